@@ -1,0 +1,30 @@
+# The project's interface: make run, make test, make check, make bench.
+GO      ?= go
+BIN     ?= bin/memory-mcp
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: build run test check bench fuzz clean
+
+build: ## build bin/memory-mcp
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
+
+run: build ## build and serve MCP over stdio on the default data directory
+	./$(BIN) stdio
+
+test: ## unit, storage, end-to-end and multi-process tests
+	$(GO) test ./...
+
+check: ## formatting, vet and staticcheck
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+bench: ## print throughput, latency and quality figures (each benchmark runs a fixed workload once)
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+fuzz: ## run each fuzz target for a short while
+	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
+
+clean:
+	rm -rf bin

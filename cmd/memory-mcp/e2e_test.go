@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The end-to-end tests build the real binary once and drive it over stdio with
+// the official go-sdk client, an MCP implementation independent of the server's.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds memory-mcp into a temporary directory shared by the test run.
+func binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "memory-mcp-e2e")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "memory-mcp")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// proc is one memory-mcp process and the client session talking to it.
+type proc struct {
+	t      testing.TB
+	cs     *mcp.ClientSession
+	stderr *bytes.Buffer
+}
+
+// options configure a started server.
+type options struct {
+	dataDir string
+	args    []string // extra flags after "stdio"
+	env     []string
+	client  *mcp.ClientOptions
+}
+
+// start runs memory-mcp stdio on dataDir (a fresh temp dir when empty) with
+// extra flags and connects a client. The process is stopped at test cleanup.
+func start(t testing.TB, o options) *proc {
+	t.Helper()
+	if o.dataDir == "" {
+		o.dataDir = t.TempDir()
+	}
+	args := append([]string{"stdio", "--data-dir", o.dataDir}, o.args...)
+	cmd := exec.Command(binary(t), args...)
+	// A clean environment: no user config file, no API keys leaking in.
+	cmd.Env = append([]string{"HOME=" + o.dataDir, "XDG_CONFIG_HOME=" + filepath.Join(o.dataDir, "config"), "PATH=" + os.Getenv("PATH")}, o.env...)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = &lockedWriter{w: stderr}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, o.client)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+	}
+	s := &proc{t: t, cs: cs, stderr: stderr}
+	t.Cleanup(func() { cs.Close() })
+	return s
+}
+
+// in returns a copy of s that reports failures to t, for subtests.
+func (s *proc) in(t testing.TB) *proc {
+	c := *s
+	c.t = t
+	return &c
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// call invokes a tool and returns its result, failing the test on a protocol
+// error (a tool error is a result, not a protocol error).
+func (s *proc) call(name string, args map[string]any) *mcp.CallToolResult {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		s.t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and decodes its structured result into out.
+func (s *proc) ok(name string, args map[string]any, out any) {
+	s.t.Helper()
+	res := s.call(name, args)
+	if res.IsError {
+		s.t.Fatalf("%s(%v) failed: %s", name, args, text(res))
+	}
+	if out != nil {
+		reflect.ValueOf(out).Elem().SetZero()
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			s.t.Fatalf("%s: decode structured result %s: %v", name, b, err)
+		}
+	}
+}
+
+// fail calls a tool that must fail with code and a message containing want.
+func (s *proc) fail(name string, args map[string]any, code, want string) {
+	s.t.Helper()
+	res := s.call(name, args)
+	msg := text(res)
+	if !res.IsError || !strings.HasPrefix(msg, code+": ") || !strings.Contains(msg, want) {
+		s.t.Fatalf("%s(%v) = %q (isError %v), want %s error containing %q", name, args, msg, res.IsError, code, want)
+	}
+}
+
+// read reads a resource and returns its text.
+func (s *proc) read(uri string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range res.Contents {
+		b.WriteString(c.Text)
+	}
+	return b.String(), nil
+}
+
+// text joins the text content of a tool result.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}

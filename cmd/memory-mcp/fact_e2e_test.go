@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+type factResult struct {
+	Fact    memory.Fact            `json:"fact"`
+	History []memory.FactOperation `json:"history"`
+}
+
+type factsResult struct {
+	Facts []memory.Fact `json:"facts"`
+}
+
+func TestFactsEndToEnd(t *testing.T) {
+	s := start(t, options{args: []string{"--agent-id", "sam", "--seniority", "senior"}})
+
+	var r factResult
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-jwt-auth", "content": "Services authenticate with JWT.",
+		"category": "core_policy", "tags": []string{"auth"}}, &r)
+	if r.Fact.ID != "policy-jwt-auth" || r.Fact.Version != 1 || r.Fact.Author.AgentID != "sam" {
+		t.Fatalf("publish = %+v", r.Fact)
+	}
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-jwt-auth", "content": "Services authenticate with short-lived JWT.",
+		"category": "core_policy", "expected_version": 1}, &r)
+	if r.Fact.Version != 2 {
+		t.Fatalf("republish version %d", r.Fact.Version)
+	}
+	v2At := time.Now().UTC()
+	time.Sleep(10 * time.Millisecond)
+
+	s.fail("publish_fact", map[string]any{"fact_id": "policy-jwt-auth", "content": "x", "category": "core_policy", "expected_version": 1},
+		"ECONFLICT", "policy-jwt-auth is at version 2, you sent expected_version 1")
+
+	s.ok("retract_fact", map[string]any{"fact_id": "policy-jwt-auth", "reason": "replaced by mTLS"}, &r)
+	if r.Fact.RetractedAt == nil || r.Fact.Version != 3 {
+		t.Fatalf("retract = %+v", r.Fact)
+	}
+	s.ok("get_fact", map[string]any{"fact_id": "policy-jwt-auth", "include_history": true}, &r)
+	if len(r.History) != 3 || r.History[2].Type != "RETRACT" || r.History[2].Reason != "replaced by mTLS" {
+		t.Fatalf("history = %+v", r.History)
+	}
+
+	// Time travel: at v2At the policy was in force with its second wording.
+	var q factsResult
+	s.ok("query_facts", map[string]any{"query": "authenticate", "as_of": v2At.Format(time.RFC3339Nano)}, &q)
+	if len(q.Facts) != 1 || q.Facts[0].Version != 2 || !strings.Contains(q.Facts[0].Content, "short-lived") {
+		t.Fatalf("as_of query = %+v", q.Facts)
+	}
+	s.ok("query_facts", map[string]any{"query": "authenticate"}, &q)
+	if len(q.Facts) != 0 {
+		t.Fatalf("retracted fact still found: %+v", q.Facts)
+	}
+
+	// Republishing reactivates it.
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-jwt-auth", "content": "Services authenticate with mTLS.", "category": "core_policy"}, &r)
+	if r.Fact.Version != 4 || r.Fact.RetractedAt != nil {
+		t.Fatalf("reactivated = %+v", r.Fact)
+	}
+
+	// Resources.
+	md, err := s.read("memory://policies/core")
+	if err != nil || !strings.Contains(md, "**policy-jwt-auth** (v4): Services authenticate with mTLS.") {
+		t.Fatalf("core policies = %q, %v", md, err)
+	}
+	snap, err := s.read("memory://facts/snapshot/" + v2At.Format(time.RFC3339Nano))
+	if err != nil || !strings.Contains(snap, "short-lived") {
+		t.Fatalf("snapshot at v2 = %q, %v", snap, err)
+	}
+	hist, err := s.read("memory://facts/policy-jwt-auth/history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct{ History []memory.FactOperation }
+	if err := json.Unmarshal([]byte(hist), &h); err != nil || len(h.History) != 4 {
+		t.Fatalf("history resource = %q, %v", hist, err)
+	}
+	if _, err := s.read("memory://facts/snapshot/yesterday"); err == nil || !strings.Contains(err.Error(), "not an RFC 3339 time") {
+		t.Fatalf("malformed as_of resource: %v", err)
+	}
+	if _, err := s.read("memory://facts/nope/history"); err == nil || !strings.Contains(err.Error(), "ENOTFOUND") {
+		t.Fatalf("unknown fact history: %v", err)
+	}
+	ctx := context.Background()
+	prompt, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "org_policies"})
+	if err != nil || !strings.Contains(prompt.Messages[0].Content.(*mcp.TextContent).Text, "policy-jwt-auth") {
+		t.Fatalf("org_policies prompt = %+v, %v", prompt, err)
+	}
+}
+
+func TestFactsBadInput(t *testing.T) {
+	s := start(t, options{args: []string{"--agent-id", "june", "--seniority", "junior", "--max-content-bytes", "64"}})
+	tests := []struct {
+		name, tool string
+		args       map[string]any
+		code, want string
+	}{
+		{"empty content", "publish_fact", map[string]any{"content": " ", "category": "adr"}, "EINVALID", "content is empty"},
+		{"oversize", "publish_fact", map[string]any{"content": strings.Repeat("a", 65), "category": "adr"}, "EINVALID", "65 bytes; the limit is 64 bytes"},
+		{"unknown category", "publish_fact", map[string]any{"content": "x", "category": "gossip"}, "EINVALID", `unknown category "gossip"`},
+		{"forbidden", "publish_fact", map[string]any{"content": "x", "category": "core_policy"}, "EFORBIDDEN", "seniority senior or above; you are agent \"june\" (junior)"},
+		{"wrong type", "publish_fact", map[string]any{"content": "x", "category": "adr", "expected_version": "two"}, "EINVALID", `argument "expected_version" must be an integer, not string`},
+		{"unknown argument", "publish_fact", map[string]any{"content": "x", "category": "adr", "agent_id": "root"}, "EINVALID", `unknown argument "agent_id"`},
+		{"unknown fact", "get_fact", map[string]any{"fact_id": "missing"}, "ENOTFOUND", `no fact with id "missing"`},
+		{"retract unknown", "retract_fact", map[string]any{"fact_id": "missing"}, "ENOTFOUND", "missing"},
+		{"malformed as_of", "query_facts", map[string]any{"as_of": "last tuesday"}, "EINVALID", "not an RFC 3339 time"},
+		{"limit", "query_facts", map[string]any{"limit": 1000}, "EINVALID", "limit 1000 is out of range"},
+		{"bad category filter", "query_facts", map[string]any{"categories": []string{"nope"}}, "EINVALID", "unknown category"},
+		{"missing id", "retract_fact", map[string]any{}, "EINVALID", "fact_id is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.in(t).fail(tt.tool, tt.args, tt.code, tt.want)
+		})
+	}
+	// The forbidden write left nothing behind.
+	var q factsResult
+	s.ok("query_facts", nil, &q)
+	if len(q.Facts) != 0 {
+		t.Fatalf("a rejected write was stored: %+v", q.Facts)
+	}
+}
+
+func TestToolListHasSchemas(t *testing.T) {
+	s := start(t, options{})
+	res, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, tool := range res.Tools {
+		seen[tool.Name] = true
+		if len(tool.Description) < 40 {
+			t.Errorf("%s: description too thin for a model: %q", tool.Name, tool.Description)
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		if !strings.Contains(string(b), `"description"`) {
+			t.Errorf("%s: input schema has no argument descriptions: %s", tool.Name, b)
+		}
+	}
+	for _, name := range []string{"publish_fact", "retract_fact", "get_fact", "query_facts"} {
+		if !seen[name] {
+			t.Errorf("tool %s not listed", name)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+// Command memory-mcp is a Model Context Protocol server that gives LLM agents
+// governed, persistent memory in one SQLite file.
+//
+// Usage:
+//
+//	memory-mcp [stdio] [flags]   serve MCP over stdin/stdout (the default)
+//	memory-mcp config [flags]    print the resolved configuration and where each value came from
+//	memory-mcp version           print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "memory-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "stdio"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "version":
+		fmt.Fprintln(stdout, "memory-mcp", buildVersion())
+		return nil
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cfg, err := LoadConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "stdio":
+		return serveStdio(ctx, cfg, stdin, stdout, stderr)
+	case "config":
+		cfg.Describe(stdout)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+const usage = `usage: memory-mcp [command] [flags]
+
+commands:
+  stdio     serve MCP over stdin/stdout (the default)
+  config    print the resolved configuration and where each value came from
+  version   print the version
+  help      print this text
+
+Run "memory-mcp stdio -h" for the flags; every flag can also be set in the
+environment (MEMORY_MCP_<FLAG>) or in the JSON config file.
+`
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}

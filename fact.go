@@ -1,0 +1,295 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FactCategory classifies an organisational fact.
+type FactCategory string
+
+// Fact categories.
+const (
+	CorePolicy FactCategory = "core_policy"
+	ADR        FactCategory = "adr"
+	Procedure  FactCategory = "procedure"
+	Convention FactCategory = "convention"
+	OtherFact  FactCategory = "other"
+)
+
+// FactCategories lists every category in display order.
+var FactCategories = []FactCategory{CorePolicy, ADR, Procedure, Convention, OtherFact}
+
+// ParseFactCategory validates a category name.
+func ParseFactCategory(s string) (FactCategory, error) {
+	c := FactCategory(strings.TrimSpace(s))
+	if slices.Contains(FactCategories, c) {
+		return c, nil
+	}
+	return "", Errorf(EINVALID, "unknown category %q: use one of core_policy, adr, procedure, convention, other", s)
+}
+
+// Fact operations recorded in the operation log.
+const (
+	OpPublish = "PUBLISH"
+	OpRetract = "RETRACT"
+)
+
+// SupersededTagPrefix marks a fact as replaced by another: the tag
+// "superseded_by:policy-jwt-v2" on a fact says policy-jwt-v2 replaces it.
+const SupersededTagPrefix = "superseded_by:"
+
+// Author is who performed an operation, as recorded at write time.
+type Author struct {
+	AgentID   string    `json:"agent_id"`
+	Seniority Seniority `json:"seniority,omitempty"`
+	Autonomy  Autonomy  `json:"autonomy,omitempty"`
+	Human     bool      `json:"is_human"`
+}
+
+// AuthorOf returns the author record for an identity.
+func AuthorOf(id Identity) Author {
+	a := Author{AgentID: id.AgentID, Human: id.Human}
+	if !id.Human {
+		a.Seniority, a.Autonomy = id.Seniority, id.Autonomy
+	}
+	return a
+}
+
+// Fact is an organisational fact as the snapshot holds it (or as it stood at
+// some earlier time, for time-travel reads).
+type Fact struct {
+	ID           string       `json:"fact_id"`
+	Content      string       `json:"content"`
+	Category     FactCategory `json:"category"`
+	Tags         []string     `json:"tags"`
+	Version      int          `json:"version"`
+	CreatedAt    time.Time    `json:"created_at"`
+	UpdatedAt    time.Time    `json:"updated_at"`
+	RetractedAt  *time.Time   `json:"retracted_at,omitempty"`
+	Author       Author       `json:"author"`
+	SupersededBy string       `json:"superseded_by,omitempty"`
+	Score        float64      `json:"score,omitempty"`
+}
+
+// Active reports whether the fact is not retracted.
+func (f *Fact) Active() bool { return f.RetractedAt == nil }
+
+// MarkSuperseded fills SupersededBy from the superseded_by tag convention.
+func (f *Fact) MarkSuperseded() {
+	f.SupersededBy = ""
+	for _, t := range f.Tags {
+		if rest, ok := strings.CutPrefix(t, SupersededTagPrefix); ok && strings.TrimSpace(rest) != "" {
+			f.SupersededBy = strings.TrimSpace(rest)
+		}
+	}
+}
+
+// FactOperation is one row of the append-only operation log.
+type FactOperation struct {
+	OperationID string       `json:"operation_id"`
+	FactID      string       `json:"fact_id"`
+	Type        string       `json:"operation_type"`
+	Content     *string      `json:"content"`
+	Category    FactCategory `json:"category"`
+	Tags        []string     `json:"tags"`
+	Author      Author       `json:"author"`
+	Timestamp   time.Time    `json:"timestamp"`
+	Version     int          `json:"version"`
+	Reason      string       `json:"reason,omitempty"`
+}
+
+// FactWrite asks to publish (create or replace) a fact.
+type FactWrite struct {
+	FactID          string // empty: derive an id from the content
+	Content         string
+	Category        FactCategory
+	Tags            []string
+	ExpectedVersion *int // compare-and-set: 0 means "must not exist yet"
+}
+
+// Validate checks the write against the structural rules and normalises tags.
+func (w *FactWrite) Validate(maxBytes int) error {
+	if w.FactID != "" {
+		if err := CheckID("fact_id", w.FactID); err != nil {
+			return err
+		}
+	}
+	if err := CheckContent("content", w.Content, maxBytes); err != nil {
+		return err
+	}
+	if _, err := ParseFactCategory(string(w.Category)); err != nil {
+		return err
+	}
+	tags, err := NormalizeTags(w.Tags)
+	if err != nil {
+		return err
+	}
+	w.Tags = tags
+	if w.ExpectedVersion != nil && *w.ExpectedVersion < 0 {
+		return Errorf(EINVALID, "expected_version %d is negative: use 0 for a new fact or the version you read", *w.ExpectedVersion)
+	}
+	return nil
+}
+
+// FactRetract asks to retract a fact.
+type FactRetract struct {
+	FactID          string
+	Reason          string
+	ExpectedVersion *int
+}
+
+// FactQuery selects facts. A zero AsOf reads the current snapshot.
+type FactQuery struct {
+	Text             string
+	Categories       []FactCategory
+	Tags             []string // all must be present
+	AsOf             time.Time
+	Limit            int
+	IncludeRetracted bool
+}
+
+// FactPage is one page of a listing with the total it was cut from.
+type FactPage struct {
+	Facts  []Fact `json:"facts"`
+	Total  int    `json:"total"`
+	Offset int    `json:"offset"`
+}
+
+// FactService is the organisational fact store: an append-only operation log
+// with a materialised snapshot. Every method reads the caller from ctx.
+type FactService interface {
+	Publish(ctx context.Context, w FactWrite) (Fact, error)
+	Retract(ctx context.Context, r FactRetract) (Fact, error)
+	Get(ctx context.Context, id string) (Fact, error)
+	History(ctx context.Context, id string) ([]FactOperation, error)
+	Query(ctx context.Context, q FactQuery) ([]Fact, error)
+	List(ctx context.Context, c FactCategory, offset, limit int) (FactPage, error)
+	// SnapshotAt returns the facts active at t; a zero t means now.
+	SnapshotAt(ctx context.Context, t time.Time) ([]Fact, error)
+}
+
+// WriteRule says who may write a category: humans always may; agents need at
+// least MinSeniority unless HumansOnly.
+type WriteRule struct {
+	MinSeniority Seniority
+	HumansOnly   bool
+}
+
+func (r WriteRule) String() string {
+	if r.HumansOnly {
+		return "human"
+	}
+	return r.MinSeniority.String()
+}
+
+// WriteAccess maps each fact category to its write rule. Categories without a
+// rule are open to every identity.
+type WriteAccess map[FactCategory]WriteRule
+
+// DefaultWriteAccess restricts core_policy to humans and senior+ agents.
+func DefaultWriteAccess() WriteAccess {
+	return WriteAccess{CorePolicy: {MinSeniority: Senior}}
+}
+
+// Check returns EFORBIDDEN naming the rule when id may not write category c.
+func (w WriteAccess) Check(id Identity, c FactCategory) error {
+	rule, ok := w[c]
+	if !ok || id.Human {
+		return nil
+	}
+	if rule.HumansOnly {
+		return Errorf(EFORBIDDEN, "%s facts may be written only by humans; you are %s", c, id.Describe())
+	}
+	if id.Seniority < rule.MinSeniority {
+		return Errorf(EFORBIDDEN, "%s facts may be written only by humans or agents of seniority %s or above; you are %s",
+			c, rule.MinSeniority, id.Describe())
+	}
+	return nil
+}
+
+// String renders the rules in the form ParseWriteAccess reads.
+func (w WriteAccess) String() string {
+	parts := make([]string, 0, len(w))
+	for c, r := range w {
+		parts = append(parts, fmt.Sprintf("%s=%s", c, r))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// ParseWriteAccess reads rules like "core_policy=senior,adr=mid,procedure=human".
+// A rule is a minimum seniority for agents, "human" (humans only) or "any".
+// Categories not named keep the default rules.
+func ParseWriteAccess(s string) (WriteAccess, error) {
+	w := DefaultWriteAccess()
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		name, rule, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, Errorf(EINVALID, "write access rule %q: use category=rule, e.g. core_policy=senior", part)
+		}
+		c, err := ParseFactCategory(name)
+		if err != nil {
+			return nil, err
+		}
+		switch rule = strings.TrimSpace(rule); rule {
+		case "human":
+			w[c] = WriteRule{HumansOnly: true}
+		case "any":
+			delete(w, c)
+		default:
+			sen, err := ParseSeniority(rule)
+			if err != nil {
+				return nil, Errorf(EINVALID, "write access rule for %s: %q is not human, any or a seniority", c, rule)
+			}
+			w[c] = WriteRule{MinSeniority: sen}
+		}
+	}
+	return w, nil
+}
+
+// CorePoliciesMarkdown renders the core policies in force as markdown for a
+// system prompt. Superseded policies are listed apart so that they are not
+// obeyed by mistake.
+func CorePoliciesMarkdown(ctx context.Context, facts FactService) (string, error) {
+	var active, superseded []Fact
+	for offset := 0; ; {
+		page, err := facts.List(ctx, CorePolicy, offset, 500)
+		if err != nil {
+			return "", err
+		}
+		for _, f := range page.Facts {
+			if f.SupersededBy != "" {
+				superseded = append(superseded, f)
+			} else {
+				active = append(active, f)
+			}
+		}
+		offset += len(page.Facts)
+		if len(page.Facts) == 0 || offset >= page.Total {
+			break
+		}
+	}
+	var b strings.Builder
+	b.WriteString("# Core policies\n\n")
+	if len(active) == 0 {
+		b.WriteString("No core policies are in force.\n")
+	}
+	for _, f := range active {
+		fmt.Fprintf(&b, "- **%s** (v%d): %s\n", f.ID, f.Version, strings.Join(strings.Fields(f.Content), " "))
+	}
+	if len(superseded) > 0 {
+		b.WriteString("\n## Superseded, pending review (do not follow)\n\n")
+		for _, f := range superseded {
+			fmt.Fprintf(&b, "- %s: replaced by %s\n", f.ID, f.SupersededBy)
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,145 @@
+// Package memory holds the domain of memory-mcp: the types every other package
+// speaks (facts, memories, notes, blocks), the caller's identity, the service
+// interfaces the MCP surface calls, and coded errors. It does no I/O.
+package memory
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Seniority orders agents for write access: junior < mid < senior < lead < principal.
+type Seniority int
+
+// Seniority levels, lowest first.
+const (
+	Junior Seniority = iota + 1
+	Mid
+	Senior
+	Lead
+	Principal
+)
+
+var seniorityNames = []string{"", "junior", "mid", "senior", "lead", "principal"}
+
+// String returns the lower-case name of s.
+func (s Seniority) String() string {
+	if s < Junior || s > Principal {
+		return "unknown"
+	}
+	return seniorityNames[s]
+}
+
+// MarshalText encodes s by name.
+func (s Seniority) MarshalText() ([]byte, error) {
+	if s == 0 {
+		return nil, nil
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText decodes a seniority name.
+func (s *Seniority) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = 0
+		return nil
+	}
+	v, err := ParseSeniority(string(b))
+	*s = v
+	return err
+}
+
+// ParseSeniority parses "junior", "mid", "senior", "lead" or "principal".
+func ParseSeniority(s string) (Seniority, error) {
+	for i, name := range seniorityNames {
+		if i > 0 && strings.EqualFold(strings.TrimSpace(s), name) {
+			return Seniority(i), nil
+		}
+	}
+	return 0, Errorf(EINVALID, "unknown seniority %q: use one of junior, mid, senior, lead, principal", s)
+}
+
+// Autonomy is how freely an agent acts without review. It is recorded with
+// every write for audit; it does not by itself grant write access.
+type Autonomy string
+
+// Autonomy levels, most restricted first.
+const (
+	Locked     Autonomy = "locked"
+	Supervised Autonomy = "supervised"
+	Semi       Autonomy = "semi"
+	Full       Autonomy = "full"
+)
+
+// ParseAutonomy parses "locked", "supervised", "semi" or "full".
+func ParseAutonomy(s string) (Autonomy, error) {
+	switch a := Autonomy(strings.ToLower(strings.TrimSpace(s))); a {
+	case Locked, Supervised, Semi, Full:
+		return a, nil
+	}
+	return "", Errorf(EINVALID, "unknown autonomy %q: use one of locked, supervised, semi, full", s)
+}
+
+// Identity is who is calling. It comes from the server's configuration (stdio)
+// or from a bearer token (HTTP), never from tool arguments.
+type Identity struct {
+	AgentID   string    `json:"agent_id"`
+	Seniority Seniority `json:"seniority,omitempty"`
+	Autonomy  Autonomy  `json:"autonomy"`
+	Human     bool      `json:"is_human"`
+	Roles     []string  `json:"roles,omitempty"`
+}
+
+// HasRole reports whether the identity carries role r.
+func (id Identity) HasRole(r string) bool {
+	for _, have := range id.Roles {
+		if have == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe names the identity for messages: `agent "bob" (junior)` or `human "alice"`.
+func (id Identity) Describe() string {
+	if id.Human {
+		return `human "` + id.AgentID + `"`
+	}
+	return `agent "` + id.AgentID + `" (` + id.Seniority.String() + `)`
+}
+
+type identityKey struct{}
+
+// WithIdentity returns a context that carries id.
+func WithIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the identity carried by ctx. The second result is false
+// when none was set, which services must treat as "no access".
+func IdentityFrom(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}
+
+// RequireIdentity returns the caller's identity or an EFORBIDDEN error.
+func RequireIdentity(ctx context.Context) (Identity, error) {
+	id, ok := IdentityFrom(ctx)
+	if !ok || id.AgentID == "" {
+		return Identity{}, Errorf(EFORBIDDEN, "no caller identity: the server was started without an agent id")
+	}
+	return id, nil
+}
+
+// Clock returns the current time. Services take one so that time travel,
+// retention and decay are testable without sleeping.
+type Clock func() time.Time
+
+// Now returns the time from c, or the wall clock in UTC when c is nil.
+func (c Clock) Now() time.Time {
+	if c == nil {
+		return time.Now().UTC()
+	}
+	return c().UTC()
+}

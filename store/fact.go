@@ -1,0 +1,514 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// FactService implements memory.FactService over the operation log and snapshot.
+type FactService struct {
+	db *DB
+	// Access decides who may write which category.
+	Access memory.WriteAccess
+	// MaxContentBytes bounds a fact's content.
+	MaxContentBytes int
+}
+
+// NewFactService returns a fact service with the default access rules and limits.
+func NewFactService(db *DB) *FactService {
+	return &FactService{db: db, Access: memory.DefaultWriteAccess(), MaxContentBytes: memory.DefaultMaxContentBytes}
+}
+
+var _ memory.FactService = (*FactService)(nil)
+
+// factState is the snapshot row a write is checked against.
+type factState struct {
+	exists      bool
+	version     int
+	category    memory.FactCategory
+	retractedAt sql.NullInt64
+	updatedAt   int64
+}
+
+// Publish appends a PUBLISH operation and upserts the snapshot in one transaction.
+func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.Fact, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	if err := w.Validate(s.MaxContentBytes); err != nil {
+		return memory.Fact{}, err
+	}
+	if err := s.Access.Check(id, w.Category); err != nil {
+		return memory.Fact{}, err
+	}
+	var out memory.Fact
+	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+		if w.FactID == "" {
+			fid, err := newFactID(ctx, tx, w.Content)
+			if err != nil {
+				return err
+			}
+			w.FactID = fid
+		}
+		st, err := loadFactState(ctx, tx, w.FactID)
+		if err != nil {
+			return err
+		}
+		if st.exists && st.category != w.Category {
+			// Moving a fact out of a guarded category is a write to that category.
+			if err := s.Access.Check(id, st.category); err != nil {
+				return err
+			}
+		}
+		if err := checkExpected(w.FactID, st, w.ExpectedVersion); err != nil {
+			return err
+		}
+		at := stamp(s.db.Now.Now(), st)
+		tags, _ := json.Marshal(w.Tags)
+		author := memory.AuthorOf(id)
+		res, err := tx.ExecContext(ctx, `INSERT INTO operation_log
+			(operation_id, fact_id, operation_type, content, category, tags,
+			 author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version)
+			VALUES (?, ?, 'PUBLISH', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			uuid.NewString(), w.FactID, w.Content, w.Category, string(tags),
+			author.AgentID, nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
+			author.Human, nanos(at), st.version+1)
+		if err != nil {
+			return fmt.Errorf("append publish: %w", err)
+		}
+		opID, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO snapshot
+			(fact_id, content, category, tags, created_at, updated_at, retracted_at, version, content_op,
+			 author_agent_id, author_seniority, author_autonomy, author_is_human)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?5, NULL, ?6, ?7, ?8, ?9, ?10, ?11)
+			ON CONFLICT (fact_id) DO UPDATE SET
+				content = excluded.content, category = excluded.category, tags = excluded.tags,
+				updated_at = excluded.updated_at, retracted_at = NULL, version = excluded.version,
+				content_op = excluded.content_op, author_agent_id = excluded.author_agent_id,
+				author_seniority = excluded.author_seniority, author_autonomy = excluded.author_autonomy,
+				author_is_human = excluded.author_is_human`,
+			w.FactID, w.Content, w.Category, string(tags), nanos(at), st.version+1, opID,
+			author.AgentID, nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""), author.Human)
+		if err != nil {
+			return fmt.Errorf("upsert snapshot: %w", err)
+		}
+		if err := RecordChange(ctx, tx, "fact", w.FactID, at); err != nil {
+			return err
+		}
+		out, err = getFact(ctx, tx, w.FactID)
+		return err
+	})
+	return out, err
+}
+
+// Retract appends a RETRACT operation and marks the snapshot row retracted.
+func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory.Fact, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	if err := memory.CheckID("fact_id", r.FactID); err != nil {
+		return memory.Fact{}, err
+	}
+	if len(r.Reason) > 1000 {
+		return memory.Fact{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; keep it under 1000", len(r.Reason))
+	}
+	var out memory.Fact
+	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+		st, err := loadFactState(ctx, tx, r.FactID)
+		if err != nil {
+			return err
+		}
+		if !st.exists {
+			return notFound(r.FactID)
+		}
+		if err := s.Access.Check(id, st.category); err != nil {
+			return err
+		}
+		if err := checkExpected(r.FactID, st, r.ExpectedVersion); err != nil {
+			return err
+		}
+		if st.retractedAt.Valid {
+			return memory.Errorf(memory.ECONFLICT, "fact %s is already retracted (version %d, at %s); publish it again to reactivate it",
+				r.FactID, st.version, fromNanos(st.retractedAt.Int64).Format(time.RFC3339))
+		}
+		at := stamp(s.db.Now.Now(), st)
+		author := memory.AuthorOf(id)
+		_, err = tx.ExecContext(ctx, `INSERT INTO operation_log
+			(operation_id, fact_id, operation_type, content, category, tags,
+			 author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version, reason)
+			SELECT ?, fact_id, 'RETRACT', NULL, category, tags, ?, ?, ?, ?, ?, ?, ? FROM snapshot WHERE fact_id = ?`,
+			uuid.NewString(), author.AgentID, nullString(author.Seniority.String(), !author.Human),
+			nullString(string(author.Autonomy), author.Autonomy != ""), author.Human, nanos(at), st.version+1,
+			nullString(r.Reason, r.Reason != ""), r.FactID)
+		if err != nil {
+			return fmt.Errorf("append retract: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
+			author_agent_id = ?3, author_seniority = ?4, author_autonomy = ?5, author_is_human = ?6 WHERE fact_id = ?7`,
+			nanos(at), st.version+1, author.AgentID, nullString(author.Seniority.String(), !author.Human),
+			nullString(string(author.Autonomy), author.Autonomy != ""), author.Human, r.FactID)
+		if err != nil {
+			return fmt.Errorf("retract snapshot: %w", err)
+		}
+		if err := RecordChange(ctx, tx, "fact", r.FactID, at); err != nil {
+			return err
+		}
+		out, err = getFact(ctx, tx, r.FactID)
+		return err
+	})
+	return out, err
+}
+
+// Get returns the fact's current snapshot row, retracted or not.
+func (s *FactService) Get(ctx context.Context, id string) (memory.Fact, error) {
+	if err := memory.CheckID("fact_id", id); err != nil {
+		return memory.Fact{}, err
+	}
+	var out memory.Fact
+	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
+		out, err = getFact(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// History returns every operation on the fact, oldest first.
+func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOperation, error) {
+	if err := memory.CheckID("fact_id", id); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.sql.QueryContext(ctx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
+		author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version, reason
+		FROM operation_log WHERE fact_id = ? ORDER BY version`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer rows.Close()
+	var ops []memory.FactOperation
+	for rows.Next() {
+		var op memory.FactOperation
+		var content, sen, aut, reason sql.NullString
+		var tags string
+		var ts int64
+		if err := rows.Scan(&op.OperationID, &op.FactID, &op.Type, &content, &op.Category, &tags,
+			&op.Author.AgentID, &sen, &aut, &op.Author.Human, &ts, &op.Version, &reason); err != nil {
+			return nil, err
+		}
+		if content.Valid {
+			op.Content = &content.String
+		}
+		op.Author.Seniority, _ = memory.ParseSeniority(sen.String)
+		op.Author.Autonomy = memory.Autonomy(aut.String)
+		op.Tags = decodeTags(tags)
+		op.Timestamp = fromNanos(ts)
+		op.Reason = reason.String
+		ops = append(ops, op)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, notFound(id)
+	}
+	return ops, nil
+}
+
+// Query finds active facts by text (ranked by BM25), category and tags, in the
+// current snapshot or, with AsOf set, as they stood at that time.
+func (s *FactService) Query(ctx context.Context, q memory.FactQuery) ([]memory.Fact, error) {
+	limit, err := memory.CheckLimit(q.Limit, 10, 100)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range q.Categories {
+		if _, err := memory.ParseFactCategory(string(c)); err != nil {
+			return nil, err
+		}
+	}
+	var match string
+	if strings.TrimSpace(q.Text) != "" {
+		if match = MatchAny(q.Text); match == "" {
+			return nil, memory.Errorf(memory.EINVALID, "query %q has no words to search for", q.Text)
+		}
+	}
+	b := factSelect(q.AsOf, match)
+	if len(q.Categories) > 0 {
+		b.where("v.category IN ("+placeholders(len(q.Categories))+")", anySlice(q.Categories)...)
+	}
+	for _, t := range q.Tags {
+		b.where("EXISTS (SELECT 1 FROM json_each(v.tags) WHERE value = ?)", t)
+	}
+	if match != "" {
+		b.order = "bm25(fact_fts) "
+	} else {
+		b.order = "v.updated_at DESC, v.fact_id "
+	}
+	b.limit = limit
+	var out []memory.Fact
+	err = s.db.View(ctx, func(tx *sql.Tx) (err error) {
+		out, err = b.run(ctx, tx)
+		return err
+	})
+	return out, err
+}
+
+// List returns a page of active facts in category c, oldest first, with the total.
+func (s *FactService) List(ctx context.Context, c memory.FactCategory, offset, limit int) (memory.FactPage, error) {
+	if _, err := memory.ParseFactCategory(string(c)); err != nil {
+		return memory.FactPage{}, err
+	}
+	limit, err := memory.CheckLimit(limit, 50, 500)
+	if err != nil {
+		return memory.FactPage{}, err
+	}
+	if offset < 0 {
+		return memory.FactPage{}, memory.Errorf(memory.EINVALID, "offset %d is negative", offset)
+	}
+	page := memory.FactPage{Offset: offset, Facts: []memory.Fact{}}
+	err = s.db.View(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot WHERE category = ? AND retracted_at IS NULL`, c).Scan(&page.Total)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, snapshotColumns+` FROM snapshot v
+			WHERE v.category = ? AND v.retracted_at IS NULL ORDER BY v.created_at, v.fact_id LIMIT ? OFFSET ?`, c, limit, offset)
+		if err != nil {
+			return err
+		}
+		page.Facts, err = scanFacts(rows, false)
+		return err
+	})
+	return page, err
+}
+
+// SnapshotAt returns every fact that was active at t, as it stood then; a zero
+// t returns the current snapshot.
+func (s *FactService) SnapshotAt(ctx context.Context, t time.Time) ([]memory.Fact, error) {
+	b := factSelect(t, "")
+	b.order = "v.fact_id "
+	var out []memory.Fact
+	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
+		out, err = b.run(ctx, tx)
+		return err
+	})
+	return out, err
+}
+
+// snapshotColumns selects a memory.Fact from an alias v shaped like snapshot.
+const snapshotColumns = `SELECT v.fact_id, v.content, v.category, v.tags, v.created_at, v.updated_at, v.retracted_at,
+	v.version, v.author_agent_id, v.author_seniority, v.author_autonomy, v.author_is_human`
+
+// factQuery builds a read over the facts active at a time.
+type factQuery struct {
+	from  string
+	args  []any
+	conds []string
+	order string
+	limit int
+	score bool
+}
+
+// factSelect reads the facts active at t as a view v; a zero t means now, read
+// straight from the snapshot. For a past time it picks, per fact, the newest
+// log row at or before t and keeps the fact if that row is a PUBLISH. A
+// non-empty match joins the full-text index on the row holding each content.
+func factSelect(t time.Time, match string) *factQuery {
+	b := &factQuery{}
+	if t.IsZero() {
+		b.from = `(SELECT * FROM snapshot WHERE retracted_at IS NULL) v`
+	} else {
+		b.from = `(SELECT s.fact_id, l.content, l.category, l.tags, s.created_at, l.timestamp AS updated_at,
+				NULL AS retracted_at, l.version, l.author_agent_id, l.author_seniority, l.author_autonomy,
+				l.author_is_human, l.id AS content_op
+			FROM snapshot s JOIN operation_log l ON l.fact_id = s.fact_id AND l.version = (
+				SELECT max(version) FROM operation_log WHERE fact_id = s.fact_id AND timestamp <= ?)
+			WHERE l.operation_type = 'PUBLISH') v`
+		b.args = []any{nanos(t)}
+	}
+	if match != "" {
+		b.from += ` JOIN fact_fts ON fact_fts.rowid = v.content_op`
+		b.where("fact_fts MATCH ?", match)
+		b.score = true
+	}
+	return b
+}
+
+func (b *factQuery) where(cond string, args ...any) {
+	b.conds = append(b.conds, cond)
+	b.args = append(b.args, args...)
+}
+
+func (b *factQuery) run(ctx context.Context, tx *sql.Tx) ([]memory.Fact, error) {
+	q := snapshotColumns
+	if b.score {
+		q += `, -bm25(fact_fts)`
+	}
+	q += " FROM " + b.from
+	if len(b.conds) > 0 {
+		q += " WHERE " + strings.Join(b.conds, " AND ")
+	}
+	q += " ORDER BY " + b.order
+	args := b.args
+	if b.limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, b.limit)
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query facts: %w", err)
+	}
+	return scanFacts(rows, b.score)
+}
+
+func scanFacts(rows *sql.Rows, score bool) ([]memory.Fact, error) {
+	defer rows.Close()
+	out := []memory.Fact{}
+	for rows.Next() {
+		f, err := scanFact(rows, score)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, error) {
+	var f memory.Fact
+	var tags string
+	var created, updated int64
+	var retracted sql.NullInt64
+	var sen, aut sql.NullString
+	dest := []any{&f.ID, &f.Content, &f.Category, &tags, &created, &updated, &retracted,
+		&f.Version, &f.Author.AgentID, &sen, &aut, &f.Author.Human}
+	if score {
+		dest = append(dest, &f.Score)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return f, err
+	}
+	f.Tags = decodeTags(tags)
+	f.CreatedAt, f.UpdatedAt, f.RetractedAt = fromNanos(created), fromNanos(updated), fromNullNanos(retracted)
+	f.Author.Seniority, _ = memory.ParseSeniority(sen.String)
+	f.Author.Autonomy = memory.Autonomy(aut.String)
+	f.MarkSuperseded()
+	return f, nil
+}
+
+func getFact(ctx context.Context, tx *sql.Tx, id string) (memory.Fact, error) {
+	f, err := scanFact(tx.QueryRowContext(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, id), false)
+	if errors.Is(err, sql.ErrNoRows) {
+		return f, notFound(id)
+	}
+	return f, err
+}
+
+func loadFactState(ctx context.Context, tx *sql.Tx, id string) (factState, error) {
+	st := factState{exists: true}
+	err := tx.QueryRowContext(ctx, `SELECT version, category, retracted_at, updated_at FROM snapshot WHERE fact_id = ?`, id).
+		Scan(&st.version, &st.category, &st.retractedAt, &st.updatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return factState{}, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("load fact %s: %w", id, err)
+	}
+	return st, nil
+}
+
+// checkExpected enforces compare-and-set when the caller sent expected_version.
+func checkExpected(id string, st factState, expected *int) error {
+	if expected == nil || *expected == st.version {
+		return nil
+	}
+	if !st.exists {
+		return memory.Errorf(memory.ECONFLICT, "fact %s does not exist yet, you sent expected_version %d: send 0 (or omit it) to create it", id, *expected)
+	}
+	return memory.Errorf(memory.ECONFLICT, "fact %s is at version %d, you sent expected_version %d: read it again with get_fact and retry",
+		id, st.version, *expected)
+}
+
+// stamp keeps timestamps non-decreasing per fact even if the clock steps back.
+func stamp(now time.Time, st factState) time.Time {
+	if st.exists && nanos(now) <= st.updatedAt {
+		return fromNanos(st.updatedAt + 1)
+	}
+	return now
+}
+
+func notFound(id string) error {
+	return memory.Errorf(memory.ENOTFOUND, "no fact with id %q; query_facts lists the facts that exist", id)
+}
+
+// newFactID derives a readable id from the first words of the content plus a
+// random suffix: "use-jwt-for-service-auth-3f9a1c".
+func newFactID(ctx context.Context, tx *sql.Tx, content string) (string, error) {
+	words := Words(content)
+	var slug string
+	for _, w := range words {
+		if len(slug)+len(w) > 40 || !isASCIIWord(w) {
+			break
+		}
+		slug += w + "-"
+	}
+	if slug == "" {
+		slug = "fact-"
+	}
+	for {
+		var b [3]byte
+		rand.Read(b[:])
+		id := slug + hex.EncodeToString(b[:])
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
+			return "", err
+		}
+		if n == 0 {
+			return id, nil
+		}
+	}
+}
+
+func isASCIIWord(w string) bool {
+	for _, r := range w {
+		if r > 127 {
+			return false
+		}
+	}
+	return true
+}
+
+func decodeTags(s string) []string {
+	tags := []string{}
+	json.Unmarshal([]byte(s), &tags)
+	return tags
+}
+
+func nullString(s string, valid bool) sql.NullString { return sql.NullString{String: s, Valid: valid} }
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func anySlice[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}

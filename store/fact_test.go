@@ -1,0 +1,303 @@
+package store_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+func intp(i int) *int { return &i }
+
+func TestPublishRepublishRetract(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+
+	f1, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "Services authenticate with JWT.", Category: memory.CorePolicy, Tags: []string{"auth", "auth", " security "}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f1.Version != 1 || !f1.Active() || strings.Join(f1.Tags, ",") != "auth,security" || f1.Author.AgentID != "sam" || f1.Author.Seniority != memory.Senior {
+		t.Fatalf("first publish = %+v", f1)
+	}
+	f2, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "Services authenticate with short-lived JWT.", Category: memory.CorePolicy, ExpectedVersion: intp(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f2.Version != 2 || !f2.CreatedAt.Equal(f1.CreatedAt) || !f2.UpdatedAt.After(f1.UpdatedAt) {
+		t.Fatalf("republish = %+v", f2)
+	}
+	f3, err := facts.Retract(ctx, memory.FactRetract{FactID: "policy-jwt", Reason: "moved to mTLS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f3.Version != 3 || f3.Active() || f3.Content != f2.Content {
+		t.Fatalf("retract = %+v", f3)
+	}
+	if _, err := facts.Retract(ctx, memory.FactRetract{FactID: "policy-jwt"}); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Fatalf("second retract: %v", err)
+	}
+	f4, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "JWT again.", Category: memory.CorePolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f4.Version != 4 || !f4.Active() {
+		t.Fatalf("reactivated = %+v", f4)
+	}
+	hist, err := facts.History(ctx, "policy-jwt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"PUBLISH", "PUBLISH", "RETRACT", "PUBLISH"}
+	for i, op := range hist {
+		if op.Type != want[i] || op.Version != i+1 {
+			t.Fatalf("history[%d] = %+v", i, op)
+		}
+		if i > 0 && op.Timestamp.Before(hist[i-1].Timestamp) {
+			t.Fatalf("timestamps go backwards at %d", i)
+		}
+	}
+	if len(hist) != 4 || hist[2].Content != nil || hist[2].Reason != "moved to mTLS" || *hist[1].Content != f2.Content {
+		t.Fatalf("history = %+v", hist)
+	}
+}
+
+func TestCompareAndSet(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "f", Content: "a", Category: memory.ADR, ExpectedVersion: intp(0)}); err != nil {
+		t.Fatalf("create with expected_version 0: %v", err)
+	}
+	_, err := facts.Publish(ctx, memory.FactWrite{FactID: "f", Content: "b", Category: memory.ADR, ExpectedVersion: intp(0)})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "is at version 1, you sent expected_version 0") {
+		t.Fatalf("stale create: %v", err)
+	}
+	_, err = facts.Retract(ctx, memory.FactRetract{FactID: "f", ExpectedVersion: intp(3)})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "version 1") {
+		t.Fatalf("stale retract: %v", err)
+	}
+	_, err = facts.Publish(ctx, memory.FactWrite{FactID: "g", Content: "b", Category: memory.ADR, ExpectedVersion: intp(2)})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "does not exist yet") {
+		t.Fatalf("expected version on missing fact: %v", err)
+	}
+	if f, _ := facts.Get(ctx, "f"); f.Version != 1 || f.Content != "a" {
+		t.Fatalf("a failed CAS changed the fact: %+v", f)
+	}
+}
+
+func TestWriteAccess(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	tests := []struct {
+		who  memory.Identity
+		cat  memory.FactCategory
+		code string
+	}{
+		{junior, memory.CorePolicy, memory.EFORBIDDEN},
+		{memory.Identity{AgentID: "m", Seniority: memory.Mid}, memory.CorePolicy, memory.EFORBIDDEN},
+		{senior, memory.CorePolicy, ""},
+		{human, memory.CorePolicy, ""},
+		{junior, memory.Convention, ""},
+	}
+	for _, tt := range tests {
+		_, err := facts.Publish(as(tt.who), memory.FactWrite{Content: "rule", Category: tt.cat})
+		if memory.ErrorCode(err) != tt.code {
+			t.Errorf("%s writing %s: %v, want code %q", tt.who.Describe(), tt.cat, err, tt.code)
+		}
+		if tt.code == memory.EFORBIDDEN && !strings.Contains(err.Error(), "seniority senior or above") {
+			t.Errorf("forbidden message does not name the rule: %v", err)
+		}
+	}
+	// A junior may not move a core policy out of its category, nor retract it.
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "core", Content: "x", Category: memory.CorePolicy}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := facts.Publish(as(junior), memory.FactWrite{FactID: "core", Content: "y", Category: memory.OtherFact}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("junior recategorised a core policy: %v", err)
+	}
+	if _, err := facts.Retract(as(junior), memory.FactRetract{FactID: "core"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("junior retracted a core policy: %v", err)
+	}
+	// No identity: no access.
+	if _, err := facts.Publish(t.Context(), memory.FactWrite{Content: "x", Category: memory.OtherFact}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("anonymous publish: %v", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	facts.MaxContentBytes = 100
+	ctx := as(senior)
+	tests := []struct {
+		name string
+		w    memory.FactWrite
+		msg  string
+	}{
+		{"empty", memory.FactWrite{Content: "  ", Category: memory.OtherFact}, "content is empty"},
+		{"oversize", memory.FactWrite{Content: strings.Repeat("x", 101), Category: memory.OtherFact}, "101 bytes; the limit is 100 bytes (1 over)"},
+		{"category", memory.FactWrite{Content: "x", Category: "rumour"}, `unknown category "rumour"`},
+		{"id", memory.FactWrite{FactID: "has space", Content: "x", Category: memory.OtherFact}, "may contain only"},
+		{"utf8", memory.FactWrite{Content: "\xff", Category: memory.OtherFact}, "not valid UTF-8"},
+	}
+	for _, tt := range tests {
+		_, err := facts.Publish(ctx, tt.w)
+		if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: %v, want EINVALID containing %q", tt.name, err, tt.msg)
+		}
+	}
+	if _, err := facts.Get(ctx, "nope"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("get unknown: %v", err)
+	}
+	if _, err := facts.History(ctx, "nope"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("history unknown: %v", err)
+	}
+	if _, err := facts.Retract(ctx, memory.FactRetract{FactID: "nope"}); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("retract unknown: %v", err)
+	}
+	if _, err := facts.Query(ctx, memory.FactQuery{Limit: 101}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("limit 101: %v", err)
+	}
+	if _, err := facts.Query(ctx, memory.FactQuery{Text: "!!!"}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("query without words: %v", err)
+	}
+}
+
+func TestQueryRanksAndFilters(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	for _, w := range []memory.FactWrite{
+		{FactID: "jwt", Content: "All services authenticate requests with JWT bearer tokens.", Category: memory.CorePolicy, Tags: []string{"auth", "security"}},
+		{FactID: "review", Content: "Code reviews need two approvals.", Category: memory.Procedure, Tags: []string{"process"}},
+		{FactID: "naming", Content: "Go packages are named by noun; tokens are never logged.", Category: memory.Convention, Tags: []string{"security"}},
+		{FactID: "old", Content: "Services authenticate with API keys.", Category: memory.ADR, Tags: []string{"auth", memory.SupersededTagPrefix + "jwt"}},
+	} {
+		if _, err := facts.Publish(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := facts.Query(ctx, memory.FactQuery{Text: "how do services authenticate? (JWT tokens)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 2 || got[0].ID != "jwt" || got[0].Score <= 0 {
+		t.Fatalf("ranked query = %+v", ids(got))
+	}
+	got, _ = facts.Query(ctx, memory.FactQuery{Text: "authenticate", Categories: []memory.FactCategory{memory.ADR}})
+	if len(got) != 1 || got[0].ID != "old" || got[0].SupersededBy != "jwt" {
+		t.Fatalf("category filter = %+v", got)
+	}
+	got, _ = facts.Query(ctx, memory.FactQuery{Tags: []string{"security", "auth"}})
+	if len(got) != 1 || got[0].ID != "jwt" {
+		t.Fatalf("tag AND filter = %v", ids(got))
+	}
+	got, _ = facts.Query(ctx, memory.FactQuery{Limit: 2})
+	if len(got) != 2 || got[0].ID != "old" {
+		t.Fatalf("unranked listing is newest first: %v", ids(got))
+	}
+	// FTS syntax in the query is searched literally, not interpreted.
+	if _, err := facts.Query(ctx, memory.FactQuery{Text: `"unbalanced NEAR( content:* OR`}); err != nil {
+		t.Fatalf("fts syntax leaked: %v", err)
+	}
+}
+
+func TestTimeTravel(t *testing.T) {
+	db, clk := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	mustPublish := func(id, content string) {
+		t.Helper()
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: content, Category: memory.ADR}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustPublish("a", "alpha one")
+	t1 := clk.Peek()
+	mustPublish("b", "beta one")
+	mustPublish("a", "alpha two")
+	t2 := clk.Peek()
+	if _, err := facts.Retract(ctx, memory.FactRetract{FactID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	t3 := clk.Peek()
+
+	snap := func(at time.Time) string {
+		fs, err := facts.SnapshotAt(ctx, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, f := range fs {
+			parts = append(parts, f.ID+"@"+f.Content)
+		}
+		return strings.Join(parts, ",")
+	}
+	for at, want := range map[time.Time]string{
+		t1.Add(-time.Hour): "",
+		t1:                 "a@alpha one",
+		t2:                 "a@alpha two,b@beta one",
+		t3:                 "a@alpha two",
+	} {
+		if got := snap(at); got != want {
+			t.Errorf("snapshot at %v = %q, want %q", at, got, want)
+		}
+	}
+	got, err := facts.Query(ctx, memory.FactQuery{Text: "alpha", AsOf: t1})
+	if err != nil || len(got) != 1 || got[0].Content != "alpha one" || got[0].Version != 1 {
+		t.Fatalf("as-of query = %+v, %v", got, err)
+	}
+	got, _ = facts.Query(ctx, memory.FactQuery{Text: "beta", AsOf: t2})
+	if len(got) != 1 {
+		t.Fatalf("retracted fact missing before its retraction: %+v", got)
+	}
+	got, _ = facts.Query(ctx, memory.FactQuery{Text: "beta"})
+	if len(got) != 0 {
+		t.Fatalf("retracted fact found now: %+v", got)
+	}
+}
+
+func TestListPaginates(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(human)
+	for i := range 5 {
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "p" + string(rune('0'+i)), Content: "policy", Category: memory.CorePolicy}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	facts.Retract(ctx, memory.FactRetract{FactID: "p0"})
+	page, err := facts.List(ctx, memory.CorePolicy, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 4 || len(page.Facts) != 2 || page.Facts[0].ID != "p2" || page.Facts[1].ID != "p3" {
+		t.Fatalf("page = total %d %v", page.Total, ids(page.Facts))
+	}
+}
+
+func TestGeneratedIDs(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	f, err := facts.Publish(as(senior), memory.FactWrite{Content: "Use UTC timestamps everywhere, always!", Category: memory.Convention})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(f.ID, "use-utc-timestamps-everywhere-always-") || memory.CheckID("fact_id", f.ID) != nil {
+		t.Fatalf("generated id %q", f.ID)
+	}
+}
+
+func ids(fs []memory.Fact) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID)
+	}
+	return out
+}
+
+var _ = store.FileName

@@ -1,0 +1,156 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// PublishFactArgs are the arguments of publish_fact.
+type PublishFactArgs struct {
+	FactID          string   `json:"fact_id,omitempty" jsonschema:"Id of the fact to create or replace, e.g. policy-jwt-auth (letters, digits, . _ : -). Omit to create a new fact with an id derived from the content."`
+	Content         string   `json:"content" jsonschema:"The fact itself, stated so that it stands alone (max 32 KiB by default)."`
+	Category        string   `json:"category" jsonschema:"One of core_policy (rules every agent must follow; humans and senior agents only by default), adr (architecture decisions), procedure (how things are done), convention (naming, style), other."`
+	Tags            []string `json:"tags,omitempty" jsonschema:"Labels for filtering. The tag superseded_by:<fact_id> marks this fact as replaced by another."`
+	ExpectedVersion *int     `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version you last read. The write fails with ECONFLICT if the fact has moved on. Use 0 to require that the fact does not exist yet."`
+}
+
+// RetractFactArgs are the arguments of retract_fact.
+type RetractFactArgs struct {
+	FactID          string `json:"fact_id" jsonschema:"Id of the fact to retract."`
+	Reason          string `json:"reason,omitempty" jsonschema:"Why it is retracted; kept in the audit log."`
+	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version you last read."`
+}
+
+// GetFactArgs are the arguments of get_fact.
+type GetFactArgs struct {
+	FactID         string `json:"fact_id" jsonschema:"Id of the fact."`
+	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"Also return every operation on the fact (who published or retracted what, and when)."`
+}
+
+// QueryFactsArgs are the arguments of query_facts.
+type QueryFactsArgs struct {
+	Query      string   `json:"query,omitempty" jsonschema:"Free text; results are ranked by relevance (BM25). Omit to list the newest facts."`
+	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: core_policy, adr, procedure, convention, other."`
+	Tags       []string `json:"tags,omitempty" jsonschema:"Only facts carrying all of these tags."`
+	AsOf       string   `json:"as_of,omitempty" jsonschema:"RFC 3339 time, e.g. 2026-03-01T00:00:00Z: search the facts as they stood then (time travel)."`
+	Limit      int      `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
+}
+
+// FactResult is the result of publish_fact, retract_fact and get_fact.
+type FactResult struct {
+	Fact    memory.Fact            `json:"fact"`
+	History []memory.FactOperation `json:"history,omitempty"`
+}
+
+// FactsResult is the result of query_facts.
+type FactsResult struct {
+	Facts []memory.Fact `json:"facts"`
+	AsOf  *time.Time    `json:"as_of,omitempty"`
+}
+
+func registerFacts(s *server.MCPServer, svc Services) {
+	facts := svc.Facts
+	add(s, svc.Log, mcp.NewTool("publish_fact",
+		mcp.WithDescription("Publish an organisational fact (policy, architecture decision, procedure, convention) "+
+			"to the shared, append-only fact log. Publishing an existing fact_id replaces its content as a new version; "+
+			"every version is kept and auditable. Use this for knowledge that should bind every agent and outlive the "+
+			"session, not for personal notes. Returns the fact id and its new version."),
+		mcp.WithInputSchema[PublishFactArgs](), mcp.WithOutputSchema[FactResult](),
+		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a PublishFactArgs) (FactResult, string, error) {
+		f, err := facts.Publish(ctx, memory.FactWrite{FactID: a.FactID, Content: a.Content,
+			Category: memory.FactCategory(a.Category), Tags: a.Tags, ExpectedVersion: a.ExpectedVersion})
+		return FactResult{Fact: f}, fmt.Sprintf("published %s version %d (%s)", f.ID, f.Version, f.Category), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("retract_fact",
+		mcp.WithDescription("Retract an organisational fact that is no longer true. Nothing is erased: the retraction "+
+			"is a new version in the log, the fact stops appearing in queries, and publishing the same fact_id again "+
+			"reactivates it."),
+		mcp.WithInputSchema[RetractFactArgs](), mcp.WithOutputSchema[FactResult](),
+		mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a RetractFactArgs) (FactResult, string, error) {
+		f, err := facts.Retract(ctx, memory.FactRetract{FactID: a.FactID, Reason: a.Reason, ExpectedVersion: a.ExpectedVersion})
+		return FactResult{Fact: f}, fmt.Sprintf("retracted %s (now version %d)", f.ID, f.Version), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("get_fact",
+		mcp.WithDescription("Read one organisational fact by id, including retracted ones, optionally with its full "+
+			"history of operations (author, time, content of each version)."),
+		mcp.WithInputSchema[GetFactArgs](), mcp.WithOutputSchema[FactResult](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a GetFactArgs) (FactResult, string, error) {
+		f, err := facts.Get(ctx, a.FactID)
+		if err != nil {
+			return FactResult{}, "", err
+		}
+		res := FactResult{Fact: f}
+		text := renderFact(f)
+		if a.IncludeHistory {
+			if res.History, err = facts.History(ctx, a.FactID); err != nil {
+				return res, "", err
+			}
+			text += "\n" + list("history", res.History, renderOperation)
+		}
+		return res, text, nil
+	})
+
+	add(s, svc.Log, mcp.NewTool("query_facts",
+		mcp.WithDescription("Search the organisational facts that are in force: free text ranked by relevance, "+
+			"filtered by category and tags. Give as_of to see the facts as they stood at an earlier time. "+
+			"Superseded facts are marked with superseded_by."),
+		mcp.WithInputSchema[QueryFactsArgs](), mcp.WithOutputSchema[FactsResult](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a QueryFactsArgs) (FactsResult, string, error) {
+		asOf, err := memory.ParseTime("as_of", a.AsOf)
+		if err != nil {
+			return FactsResult{}, "", err
+		}
+		cats := make([]memory.FactCategory, len(a.Categories))
+		for i, c := range a.Categories {
+			cats[i] = memory.FactCategory(c)
+		}
+		fs, err := facts.Query(ctx, memory.FactQuery{Text: a.Query, Categories: cats, Tags: a.Tags, AsOf: asOf, Limit: a.Limit})
+		res := FactsResult{Facts: fs}
+		heading := "facts"
+		if !asOf.IsZero() {
+			res.AsOf = &asOf
+			heading += " as of " + asOf.Format(time.RFC3339)
+		}
+		return res, list(heading, fs, renderFact), err
+	})
+}
+
+func renderFact(f memory.Fact) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s (v%d, %s", f.ID, f.Version, f.Category)
+	if len(f.Tags) > 0 {
+		fmt.Fprintf(&b, ", tags: %s", strings.Join(f.Tags, " "))
+	}
+	if f.RetractedAt != nil {
+		fmt.Fprintf(&b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
+	}
+	if f.SupersededBy != "" {
+		fmt.Fprintf(&b, ", superseded by %s", f.SupersededBy)
+	}
+	fmt.Fprintf(&b, ", by %s at %s): %s", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), f.Content)
+	return b.String()
+}
+
+func renderOperation(op memory.FactOperation) string {
+	line := fmt.Sprintf("- v%d %s by %s at %s", op.Version, op.Type, op.Author.AgentID, op.Timestamp.Format(time.RFC3339))
+	if op.Content != nil {
+		line += ": " + *op.Content
+	}
+	if op.Reason != "" {
+		line += " (reason: " + op.Reason + ")"
+	}
+	return line
+}
