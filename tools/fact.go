@@ -43,6 +43,13 @@ type QueryFactsArgs struct {
 	Limit      int      `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
 }
 
+// ListFactsArgs are the arguments of list_facts.
+type ListFactsArgs struct {
+	Category string `json:"category" jsonschema:"The category to list: core_policy, adr, procedure, convention or other."`
+	Offset   int    `json:"offset,omitempty" jsonschema:"How many facts to skip, for paging (default 0)."`
+	Limit    int    `json:"limit,omitempty" jsonschema:"Page size, 1 to 500 (default 50)."`
+}
+
 // FactResult is the result of publish_fact, retract_fact and get_fact.
 type FactResult struct {
 	Fact    memory.Fact            `json:"fact"`
@@ -56,6 +63,7 @@ type FactsResult struct {
 }
 
 func registerFacts(s *server.MCPServer, svc Services) {
+	registerFactListing(s, svc)
 	facts := svc.Facts
 	add(s, svc.Log, mcp.NewTool("publish_fact",
 		mcp.WithDescription("Publish an organisational fact (policy, architecture decision, procedure, convention) "+
@@ -125,6 +133,19 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			heading += " as of " + asOf.Format(time.RFC3339)
 		}
 		return res, list(heading, fs, renderFact), err
+	})
+}
+
+func registerFactListing(s *server.MCPServer, svc Services) {
+	add(s, svc.Log, mcp.NewTool("list_facts",
+		mcp.WithDescription("List the facts in force in one category, oldest first, a page at a time, with the total "+
+			"count. Use it to read every core policy or ADR; use query_facts to search."),
+		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
+		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, a.Limit)
+		heading := fmt.Sprintf("%s facts %d-%d of %d", a.Category, page.Offset+1, page.Offset+len(page.Facts), page.Total)
+		return page, list(heading, page.Facts, renderFact), err
 	})
 }
 

@@ -67,6 +67,14 @@ func TestFactsEndToEnd(t *testing.T) {
 		t.Fatalf("reactivated = %+v", r.Fact)
 	}
 
+	var page memory.FactPage
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-b", "content": "Reviews need two approvals.", "category": "core_policy"}, nil)
+	s.ok("list_facts", map[string]any{"category": "core_policy", "offset": 1, "limit": 1}, &page)
+	if page.Total != 2 || len(page.Facts) != 1 || page.Facts[0].ID != "policy-b" {
+		t.Fatalf("list_facts page = %+v", page)
+	}
+	s.fail("list_facts", map[string]any{"category": "core_policy", "offset": -1}, "EINVALID", "offset -1 is negative")
+
 	// Resources.
 	md, err := s.read("memory://policies/core")
 	if err != nil || !strings.Contains(md, "**policy-jwt-auth** (v4): Services authenticate with mTLS.") {
@@ -151,7 +159,7 @@ func TestToolListHasSchemas(t *testing.T) {
 			t.Errorf("%s: input schema has no argument descriptions: %s", tool.Name, b)
 		}
 	}
-	for _, name := range []string{"publish_fact", "retract_fact", "get_fact", "query_facts"} {
+	for _, name := range []string{"publish_fact", "retract_fact", "get_fact", "query_facts", "list_facts"} {
 		if !seen[name] {
 			t.Errorf("tool %s not listed", name)
 		}
