@@ -236,7 +236,7 @@ func (e *BlockEdit) Validate() error {
 		}
 	case BlockReplace:
 		if e.OldText == "" {
-			return Errorf(EINVALID, "old_text is empty: give the exact text to replace, copied from the block")
+			return errEmptyOldText()
 		}
 		if e.OldText == e.NewText {
 			return Errorf(EINVALID, "old_text and new_text are the same: nothing would change")
@@ -289,6 +289,9 @@ var lineNumbered = regexp.MustCompile(`(?m)^\s*\d+\| `)
 // when old is missing or occurs more than once, saying how many times and on
 // which lines, because replacing the wrong occurrence silently corrupts memory.
 func ReplaceText(label, value, old, new string) (string, error) {
+	if old == "" {
+		return "", errEmptyOldText()
+	}
 	switch n := strings.Count(value, old); n {
 	case 1:
 		return strings.Replace(value, old, new, 1), nil
@@ -302,6 +305,10 @@ func ReplaceText(label, value, old, new string) (string, error) {
 		return "", Errorf(EINVALID, "old_text occurs %d times in block %s (lines %s): include more of the surrounding text so that it matches exactly once",
 			n, label, joinInts(occurrenceLines(value, old)))
 	}
+}
+
+func errEmptyOldText() error {
+	return Errorf(EINVALID, "old_text is empty: give the exact text to replace, copied from the block")
 }
 
 // occurrenceLines returns the 1-based line on which each occurrence of old starts.

@@ -241,3 +241,34 @@ func TestCoreMemoryPromptFencesBlocks(t *testing.T) {
 		t.Errorf("empty prompt = %q", out)
 	}
 }
+
+// FuzzBlockEdit checks the edit rules on arbitrary text: no panic, and every
+// successful edit does exactly what it says.
+func FuzzBlockEdit(f *testing.F) {
+	f.Add("name: Ann\nrole: dev", "dev", "lead", 1, "x\ny")
+	f.Add("", "a", "", 0, "")
+	f.Add("tea\ntea", "tea", "milk", 3, "\n")
+	f.Fuzz(func(t *testing.T, value, old, new string, line int, text string) {
+		if got, err := memory.ReplaceText("b", value, old, new); err == nil {
+			if strings.Count(value, old) != 1 || len(got) != len(value)-len(old)+len(new) {
+				t.Fatalf("replace %q with %q in %q = %q", old, new, value, got)
+			}
+		} else if old != "" && strings.Count(value, old) == 1 {
+			t.Fatalf("replace of a unique %q failed: %v", old, err)
+		}
+		got, err := memory.InsertText("b", value, text, line)
+		if err != nil {
+			if line >= 0 && line <= len(memory.Lines(value)) {
+				t.Fatalf("insert at valid line %d failed: %v", line, err)
+			}
+			return
+		}
+		added := len(memory.Lines(strings.TrimSuffix(text, "\n")))
+		if n := len(memory.Lines(got)); n != len(memory.Lines(value))+added {
+			t.Fatalf("insert %q after %d into %q = %q (%d lines)", text, line, value, got, n)
+		}
+		if a := memory.AppendText(value, text); !strings.HasPrefix(a, value) || !strings.HasSuffix(a, text) {
+			t.Fatalf("append %q to %q = %q", text, value, a)
+		}
+	})
+}
