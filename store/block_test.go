@@ -287,6 +287,13 @@ func TestBlockCompareAndSetTwoHandles(t *testing.T) {
 					errs <- err
 					return
 				}
+				// Without expected_version the append applies to the value
+				// current at commit: also never lost.
+				_, err = svcs[w].Edit(as(who), memory.BlockEdit{Label: "log", Op: memory.BlockAppend, Text: fmt.Sprintf("%s free %d", who.AgentID, i)})
+				if err != nil {
+					errs <- err
+					return
+				}
 			}
 		}()
 	}
@@ -299,13 +306,15 @@ func TestBlockCompareAndSetTwoHandles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Version != 1+2*rounds {
-		t.Fatalf("version %d, want %d", b.Version, 1+2*rounds)
+	if b.Version != 1+4*rounds {
+		t.Fatalf("version %d, want %d", b.Version, 1+4*rounds)
 	}
 	for _, who := range []string{"ann", "bob"} {
 		for i := range rounds {
-			if strings.Count(b.Value+"\n", fmt.Sprintf("%s %d\n", who, i)) != 1 {
-				t.Fatalf("line %q lost or doubled in:\n%s", fmt.Sprintf("%s %d", who, i), b.Value)
+			for _, line := range []string{fmt.Sprintf("%s %d\n", who, i), fmt.Sprintf("%s free %d\n", who, i)} {
+				if strings.Count(b.Value+"\n", line) != 1 {
+					t.Fatalf("line %q lost or doubled in:\n%s", line, b.Value)
+				}
 			}
 		}
 	}
