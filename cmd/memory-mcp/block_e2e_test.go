@@ -481,3 +481,43 @@ func TestBlocksConfigFile(t *testing.T) {
 		t.Fatalf("bad blocks setting: %v, %s", err, out)
 	}
 }
+
+// TestBlockChangeNotifiesOtherProcess: an edit in one process reaches the
+// resource subscribers of another through the change feed.
+func TestBlockChangeNotifiesOtherProcess(t *testing.T) {
+	dir := t.TempDir()
+	updated := make(chan string, 16)
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}, client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	}})
+	bob := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
+	ann.ok("memory_block_create", map[string]any{"label": "board", "description": "Who does what.", "shared": true, "writers": []string{"*"}}, nil)
+	if err := ann.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://blocks/board"}); err != nil {
+		t.Fatal(err)
+	}
+	drain(updated)
+	bob.ok("memory_block_append", map[string]any{"label": "board", "text": "bob: parser"}, nil)
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case uri := <-updated:
+			if uri == "memory://blocks/board" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no notification for memory://blocks/board after bob's edit")
+		}
+	}
+}
+
+func drain(c chan string) {
+	for {
+		select {
+		case <-c:
+		case <-time.After(700 * time.Millisecond): // longer than one tick of the change feed
+			return
+		}
+	}
+}
