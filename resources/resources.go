@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/url"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -75,17 +76,22 @@ func handler(log *slog.Logger, render readFunc) readFunc {
 
 type readFunc = func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error)
 
-// arg returns template variable name, which mcp-go delivers as []string.
+// arg returns template variable name, which mcp-go delivers as []string,
+// percent-decoded (clients may encode ':' in a time as %3A).
 func arg(req mcp.ReadResourceRequest, name string) string {
-	switch v := req.Params.Arguments[name].(type) {
+	var v string
+	switch a := req.Params.Arguments[name].(type) {
 	case []string:
-		if len(v) > 0 {
-			return v[0]
+		if len(a) > 0 {
+			v = a[0]
 		}
 	case string:
-		return v
+		v = a
 	}
-	return ""
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
 }
 
 func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -35,8 +36,9 @@ const FileName = "memory.db"
 
 // DB is an open memory database.
 type DB struct {
-	sql  *sql.DB
-	path string
+	sql   *sql.DB
+	path  string
+	stmts sync.Map // query text -> *sql.Stmt, prepared once per connection
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 }
@@ -77,6 +79,46 @@ func (db *DB) Close() error { return db.sql.Close() }
 
 // SQL exposes the handle for packages that own their tables (benchmarks, replay).
 func (db *DB) SQL() *sql.DB { return db.sql }
+
+// stmt returns q prepared once per pooled connection and bound to tx, or nil
+// when q does not prepare (the caller then runs it directly to report why).
+// Parsing is a large share of a small statement's cost in SQLite, so hot
+// paths reuse their statements across transactions.
+func (db *DB) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
+	st, ok := db.stmts.Load(q)
+	if !ok {
+		prepared, err := db.sql.PrepareContext(ctx, q)
+		if err != nil {
+			return nil
+		}
+		if st, ok = db.stmts.LoadOrStore(q, prepared); ok {
+			prepared.Close()
+		}
+	}
+	return tx.StmtContext(ctx, st.(*sql.Stmt))
+}
+
+// exec, query and queryRow run q in tx through a cached prepared statement.
+func (db *DB) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
+	if st := db.stmt(ctx, tx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, q, args...)
+}
+
+func (db *DB) query(ctx context.Context, tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
+	if st := db.stmt(ctx, tx, q); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, q, args...)
+}
+
+func (db *DB) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
+	if st := db.stmt(ctx, tx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, q, args...)
+}
 
 // Update runs fn in an immediate (write) transaction and commits if fn returns nil.
 // Every public write method of the store goes through here, so a method is one
@@ -164,12 +206,14 @@ type Change struct {
 // RecordChange appends to the change feed inside a write transaction, so other
 // processes tailing the feed see the change exactly when it commits.
 func RecordChange(ctx context.Context, tx *sql.Tx, kind, ref string, at time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO changes (kind, ref, at) VALUES (?, ?, ?)`, kind, ref, at.UnixNano())
+	_, err := tx.ExecContext(ctx, insertChange, kind, ref, at.UnixNano())
 	if err != nil {
 		return fmt.Errorf("record change: %w", err)
 	}
 	return nil
 }
+
+const insertChange = `INSERT INTO changes (kind, ref, at) VALUES (?, ?, ?)`
 
 // ChangesSince returns up to limit changes after seq, oldest first.
 func (db *DB) ChangesSince(ctx context.Context, seq int64, limit int) ([]Change, error) {

@@ -38,6 +38,7 @@ type factState struct {
 	version     int
 	category    memory.FactCategory
 	retractedAt sql.NullInt64
+	createdAt   int64
 	updatedAt   int64
 }
 
@@ -53,16 +54,14 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 	if err := s.Access.Check(id, w.Category); err != nil {
 		return memory.Fact{}, err
 	}
-	var out memory.Fact
+	f := memory.Fact{Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {
-		if w.FactID == "" {
-			fid, err := newFactID(ctx, tx, w.Content)
-			if err != nil {
+		if f.ID = w.FactID; f.ID == "" {
+			if f.ID, err = s.newFactID(ctx, tx, w.Content); err != nil {
 				return err
 			}
-			w.FactID = fid
 		}
-		st, err := loadFactState(ctx, tx, w.FactID)
+		st, err := s.loadFactState(ctx, tx, f.ID)
 		if err != nil {
 			return err
 		}
@@ -72,48 +71,40 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 				return err
 			}
 		}
-		if err := checkExpected(w.FactID, st, w.ExpectedVersion); err != nil {
+		if err := checkExpected(f.ID, st, w.ExpectedVersion); err != nil {
 			return err
 		}
-		at := stamp(s.db.Now.Now(), st)
-		tags, _ := json.Marshal(w.Tags)
-		author := memory.AuthorOf(id)
-		res, err := tx.ExecContext(ctx, `INSERT INTO operation_log
-			(operation_id, fact_id, operation_type, content, category, tags,
-			 author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version)
-			VALUES (?, ?, 'PUBLISH', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			uuid.NewString(), w.FactID, w.Content, w.Category, string(tags),
-			author.AgentID, nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
-			author.Human, nanos(at), st.version+1)
-		if err != nil {
-			return fmt.Errorf("append publish: %w", err)
+		f.Version, f.UpdatedAt = st.version+1, stamp(s.db.Now.Now(), st)
+		f.CreatedAt = f.UpdatedAt
+		if st.exists {
+			f.CreatedAt = fromNanos(st.createdAt)
 		}
-		opID, err := res.LastInsertId()
+		opID, err := s.appendOp(ctx, tx, memory.OpPublish, f, "")
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO snapshot
+		_, err = s.db.exec(ctx, tx, `INSERT INTO snapshot
 			(fact_id, content, category, tags, created_at, updated_at, retracted_at, version, content_op,
 			 author_agent_id, author_seniority, author_autonomy, author_is_human)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?5, NULL, ?6, ?7, ?8, ?9, ?10, ?11)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12)
 			ON CONFLICT (fact_id) DO UPDATE SET
 				content = excluded.content, category = excluded.category, tags = excluded.tags,
 				updated_at = excluded.updated_at, retracted_at = NULL, version = excluded.version,
 				content_op = excluded.content_op, author_agent_id = excluded.author_agent_id,
 				author_seniority = excluded.author_seniority, author_autonomy = excluded.author_autonomy,
 				author_is_human = excluded.author_is_human`,
-			w.FactID, w.Content, w.Category, string(tags), nanos(at), st.version+1, opID,
-			author.AgentID, nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""), author.Human)
+			append([]any{f.ID, f.Content, f.Category, encodeTags(f.Tags), nanos(f.CreatedAt), nanos(f.UpdatedAt), f.Version, opID},
+				authorArgs(f.Author)...)...)
 		if err != nil {
 			return fmt.Errorf("upsert snapshot: %w", err)
 		}
-		if err := RecordChange(ctx, tx, "fact", w.FactID, at); err != nil {
-			return err
-		}
-		out, err = getFact(ctx, tx, w.FactID)
-		return err
+		return RecordChange(ctx, tx, "fact", f.ID, f.UpdatedAt)
 	})
-	return out, err
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	f.MarkSuperseded()
+	return f, nil
 }
 
 // Retract appends a RETRACT operation and marks the snapshot row retracted.
@@ -128,9 +119,9 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 	if len(r.Reason) > 1000 {
 		return memory.Fact{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; keep it under 1000", len(r.Reason))
 	}
-	var out memory.Fact
+	var f memory.Fact
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {
-		st, err := loadFactState(ctx, tx, r.FactID)
+		st, err := s.loadFactState(ctx, tx, r.FactID)
 		if err != nil {
 			return err
 		}
@@ -147,32 +138,48 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 			return memory.Errorf(memory.ECONFLICT, "fact %s is already retracted (version %d, at %s); publish it again to reactivate it",
 				r.FactID, st.version, fromNanos(st.retractedAt.Int64).Format(time.RFC3339))
 		}
-		at := stamp(s.db.Now.Now(), st)
-		author := memory.AuthorOf(id)
-		_, err = tx.ExecContext(ctx, `INSERT INTO operation_log
-			(operation_id, fact_id, operation_type, content, category, tags,
-			 author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version, reason)
-			SELECT ?, fact_id, 'RETRACT', NULL, category, tags, ?, ?, ?, ?, ?, ?, ? FROM snapshot WHERE fact_id = ?`,
-			uuid.NewString(), author.AgentID, nullString(author.Seniority.String(), !author.Human),
-			nullString(string(author.Autonomy), author.Autonomy != ""), author.Human, nanos(at), st.version+1,
-			nullString(r.Reason, r.Reason != ""), r.FactID)
-		if err != nil {
-			return fmt.Errorf("append retract: %w", err)
+		if f, err = s.getFact(ctx, tx, r.FactID); err != nil {
+			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
+		at := stamp(s.db.Now.Now(), st)
+		f.Version, f.UpdatedAt, f.RetractedAt, f.Author = st.version+1, at, &at, memory.AuthorOf(id)
+		if _, err := s.appendOp(ctx, tx, memory.OpRetract, f, r.Reason); err != nil {
+			return err
+		}
+		_, err = s.db.exec(ctx, tx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
 			author_agent_id = ?3, author_seniority = ?4, author_autonomy = ?5, author_is_human = ?6 WHERE fact_id = ?7`,
-			nanos(at), st.version+1, author.AgentID, nullString(author.Seniority.String(), !author.Human),
-			nullString(string(author.Autonomy), author.Autonomy != ""), author.Human, r.FactID)
+			append(append([]any{nanos(at), f.Version}, authorArgs(f.Author)...), r.FactID)...)
 		if err != nil {
 			return fmt.Errorf("retract snapshot: %w", err)
 		}
-		if err := RecordChange(ctx, tx, "fact", r.FactID, at); err != nil {
-			return err
-		}
-		out, err = getFact(ctx, tx, r.FactID)
-		return err
+		return RecordChange(ctx, tx, "fact", r.FactID, at)
 	})
-	return out, err
+	return f, err
+}
+
+// appendOp appends one operation on f (at f.Version, f.UpdatedAt, by f.Author)
+// to the log and returns its row id. A RETRACT row carries no content.
+func (s *FactService) appendOp(ctx context.Context, tx *sql.Tx, op string, f memory.Fact, reason string) (int64, error) {
+	var content any
+	if op == memory.OpPublish {
+		content = f.Content
+	}
+	res, err := s.db.exec(ctx, tx, `INSERT INTO operation_log
+		(operation_id, fact_id, operation_type, content, category, tags, timestamp, version, reason,
+		 author_agent_id, author_seniority, author_autonomy, author_is_human)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		append([]any{uuid.NewString(), f.ID, op, content, f.Category, encodeTags(f.Tags), nanos(f.UpdatedAt), f.Version,
+			nullString(reason, reason != "")}, authorArgs(f.Author)...)...)
+	if err != nil {
+		return 0, fmt.Errorf("append %s: %w", op, err)
+	}
+	return res.LastInsertId()
+}
+
+// authorArgs are the four author columns, in table order.
+func authorArgs(a memory.Author) []any {
+	return []any{a.AgentID, nullString(a.Seniority.String(), !a.Human && a.Seniority != 0),
+		nullString(string(a.Autonomy), a.Autonomy != ""), a.Human}
 }
 
 // Get returns the fact's current snapshot row, retracted or not.
@@ -182,7 +189,7 @@ func (s *FactService) Get(ctx context.Context, id string) (memory.Fact, error) {
 	}
 	var out memory.Fact
 	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
-		out, err = getFact(ctx, tx, id)
+		out, err = s.getFact(ctx, tx, id)
 		return err
 	})
 	return out, err
@@ -260,12 +267,7 @@ func (s *FactService) Query(ctx context.Context, q memory.FactQuery) ([]memory.F
 		b.order = "v.updated_at DESC, v.fact_id "
 	}
 	b.limit = limit
-	var out []memory.Fact
-	err = s.db.View(ctx, func(tx *sql.Tx) (err error) {
-		out, err = b.run(ctx, tx)
-		return err
-	})
-	return out, err
+	return b.run(ctx, s.db)
 }
 
 // List returns a page of active facts in category c, oldest first, with the total.
@@ -282,11 +284,11 @@ func (s *FactService) List(ctx context.Context, c memory.FactCategory, offset, l
 	}
 	page := memory.FactPage{Offset: offset, Facts: []memory.Fact{}}
 	err = s.db.View(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot WHERE category = ? AND retracted_at IS NULL`, c).Scan(&page.Total)
+		err := s.db.queryRow(ctx, tx, `SELECT count(*) FROM snapshot WHERE category = ? AND retracted_at IS NULL`, c).Scan(&page.Total)
 		if err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, snapshotColumns+` FROM snapshot v
+		rows, err := s.db.query(ctx, tx, snapshotColumns+` FROM snapshot v
 			WHERE v.category = ? AND v.retracted_at IS NULL ORDER BY v.created_at, v.fact_id LIMIT ? OFFSET ?`, c, limit, offset)
 		if err != nil {
 			return err
@@ -302,12 +304,7 @@ func (s *FactService) List(ctx context.Context, c memory.FactCategory, offset, l
 func (s *FactService) SnapshotAt(ctx context.Context, t time.Time) ([]memory.Fact, error) {
 	b := factSelect(t, "")
 	b.order = "v.fact_id "
-	var out []memory.Fact
-	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
-		out, err = b.run(ctx, tx)
-		return err
-	})
-	return out, err
+	return b.run(ctx, s.db)
 }
 
 // snapshotColumns selects a memory.Fact from an alias v shaped like snapshot.
@@ -333,16 +330,23 @@ func factSelect(t time.Time, match string) *factQuery {
 	if t.IsZero() {
 		b.from = `(SELECT * FROM snapshot WHERE retracted_at IS NULL) v`
 	} else {
-		b.from = `(SELECT s.fact_id, l.content, l.category, l.tags, s.created_at, l.timestamp AS updated_at,
+		// Per fact, the newest version at or before t, found from the
+		// (fact_id, timestamp, version) index alone, then joined to its row.
+		b.from = `(SELECT l.fact_id, l.content, l.category, l.tags, s.created_at, l.timestamp AS updated_at,
 				NULL AS retracted_at, l.version, l.author_agent_id, l.author_seniority, l.author_autonomy,
 				l.author_is_human, l.id AS content_op
-			FROM snapshot s JOIN operation_log l ON l.fact_id = s.fact_id AND l.version = (
-				SELECT max(version) FROM operation_log WHERE fact_id = s.fact_id AND timestamp <= ?)
+			FROM (SELECT fact_id, max(version) AS version FROM operation_log WHERE timestamp <= ? GROUP BY fact_id) m
+			JOIN operation_log l ON l.fact_id = m.fact_id AND l.version = m.version
+			JOIN snapshot s ON s.fact_id = m.fact_id
 			WHERE l.operation_type = 'PUBLISH') v`
 		b.args = []any{nanos(t)}
 	}
 	if match != "" {
-		b.from += ` JOIN fact_fts ON fact_fts.rowid = v.content_op`
+		// Drive from the full-text match: each hit is a log row, whose fact
+		// is then looked up by primary key and kept only if that row is the
+		// fact's content at the time read.
+		b.from = `fact_fts JOIN operation_log hit ON hit.id = fact_fts.rowid JOIN ` + b.from +
+			` ON v.fact_id = hit.fact_id AND v.content_op = hit.id`
 		b.where("fact_fts MATCH ?", match)
 		b.score = true
 	}
@@ -354,7 +358,8 @@ func (b *factQuery) where(cond string, args ...any) {
 	b.args = append(b.args, args...)
 }
 
-func (b *factQuery) run(ctx context.Context, tx *sql.Tx) ([]memory.Fact, error) {
+// run executes the read as one statement (one consistent snapshot).
+func (b *factQuery) run(ctx context.Context, db *DB) ([]memory.Fact, error) {
 	q := snapshotColumns
 	if b.score {
 		q += `, -bm25(fact_fts)`
@@ -369,11 +374,16 @@ func (b *factQuery) run(ctx context.Context, tx *sql.Tx) ([]memory.Fact, error) 
 		q += " LIMIT ?"
 		args = append(args, b.limit)
 	}
-	rows, err := tx.QueryContext(ctx, q, args...)
+	out := []memory.Fact{}
+	err := db.scanAll(ctx, q, args, func(row *rawRow) error {
+		f, err := scanFact(row, b.score)
+		out = append(out, f)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("query facts: %w", err)
 	}
-	return scanFacts(rows, b.score)
+	return out, nil
 }
 
 func scanFacts(rows *sql.Rows, score bool) ([]memory.Fact, error) {
@@ -391,11 +401,11 @@ func scanFacts(rows *sql.Rows, score bool) ([]memory.Fact, error) {
 
 func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, error) {
 	var f memory.Fact
-	var tags string
+	var category, tags string
 	var created, updated int64
 	var retracted sql.NullInt64
 	var sen, aut sql.NullString
-	dest := []any{&f.ID, &f.Content, &f.Category, &tags, &created, &updated, &retracted,
+	dest := []any{&f.ID, &f.Content, &category, &tags, &created, &updated, &retracted,
 		&f.Version, &f.Author.AgentID, &sen, &aut, &f.Author.Human}
 	if score {
 		dest = append(dest, &f.Score)
@@ -403,7 +413,7 @@ func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, err
 	if err := row.Scan(dest...); err != nil {
 		return f, err
 	}
-	f.Tags = decodeTags(tags)
+	f.Category, f.Tags = memory.FactCategory(category), decodeTags(tags)
 	f.CreatedAt, f.UpdatedAt, f.RetractedAt = fromNanos(created), fromNanos(updated), fromNullNanos(retracted)
 	f.Author.Seniority, _ = memory.ParseSeniority(sen.String)
 	f.Author.Autonomy = memory.Autonomy(aut.String)
@@ -411,18 +421,18 @@ func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, err
 	return f, nil
 }
 
-func getFact(ctx context.Context, tx *sql.Tx, id string) (memory.Fact, error) {
-	f, err := scanFact(tx.QueryRowContext(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, id), false)
+func (s *FactService) getFact(ctx context.Context, tx *sql.Tx, id string) (memory.Fact, error) {
+	f, err := scanFact(s.db.queryRow(ctx, tx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, id), false)
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, notFound(id)
 	}
 	return f, err
 }
 
-func loadFactState(ctx context.Context, tx *sql.Tx, id string) (factState, error) {
+func (s *FactService) loadFactState(ctx context.Context, tx *sql.Tx, id string) (factState, error) {
 	st := factState{exists: true}
-	err := tx.QueryRowContext(ctx, `SELECT version, category, retracted_at, updated_at FROM snapshot WHERE fact_id = ?`, id).
-		Scan(&st.version, &st.category, &st.retractedAt, &st.updatedAt)
+	err := s.db.queryRow(ctx, tx, `SELECT version, category, retracted_at, created_at, updated_at FROM snapshot WHERE fact_id = ?`, id).
+		Scan(&st.version, &st.category, &st.retractedAt, &st.createdAt, &st.updatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return factState{}, nil
 	}
@@ -458,7 +468,7 @@ func notFound(id string) error {
 
 // newFactID derives a readable id from the first words of the content plus a
 // random suffix: "use-jwt-for-service-auth-3f9a1c".
-func newFactID(ctx context.Context, tx *sql.Tx, content string) (string, error) {
+func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string) (string, error) {
 	words := Words(content)
 	var slug string
 	for _, w := range words {
@@ -475,7 +485,7 @@ func newFactID(ctx context.Context, tx *sql.Tx, content string) (string, error) 
 		rand.Read(b[:])
 		id := slug + hex.EncodeToString(b[:])
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
+		if err := s.db.queryRow(ctx, tx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
 			return "", err
 		}
 		if n == 0 {
@@ -493,9 +503,19 @@ func isASCIIWord(w string) bool {
 	return true
 }
 
+func encodeTags(tags []string) string {
+	if len(tags) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(tags)
+	return string(b)
+}
+
 func decodeTags(s string) []string {
 	tags := []string{}
-	json.Unmarshal([]byte(s), &tags)
+	if s != "[]" {
+		json.Unmarshal([]byte(s), &tags)
+	}
 	return tags
 }
 

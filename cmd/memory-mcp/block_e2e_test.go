@@ -427,14 +427,6 @@ func parallel(procs []*proc, fn func(i int, p *proc) (*mcp.CallToolResult, error
 	return out
 }
 
-func decode(t *testing.T, res *mcp.CallToolResult, out any) {
-	t.Helper()
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
-}
-
 func requireOnce(t *testing.T, value, line string) {
 	t.Helper()
 	if n := strings.Count(value, line); n != 1 {

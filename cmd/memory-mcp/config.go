@@ -43,6 +43,16 @@ type setting struct {
 	set   func(c *Config, v string) error
 }
 
+// flagValue records a flag's raw text; boolean settings may be given bare (--human).
+type flagValue struct {
+	text    string
+	boolean bool
+}
+
+func (v *flagValue) String() string     { return v.text }
+func (v *flagValue) Set(s string) error { v.text = s; return nil }
+func (v *flagValue) IsBoolFlag() bool   { return v.boolean }
+
 func settings() []setting {
 	return []setting{
 		{"data-dir", "directory holding memory.db (created on first run)", defaultDataDir,
@@ -101,9 +111,11 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 	fs := flag.NewFlagSet("memory-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configFlag := fs.String("config", "", "JSON config file (env MEMORY_MCP_CONFIG; default "+defaultConfigFile()+" if it exists)")
-	flagged := map[string]*string{}
+	flagged := map[string]*flagValue{}
 	for _, s := range settings() {
-		flagged[s.name] = fs.String(s.name, "", fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def()))
+		v := &flagValue{boolean: s.def() == "false" || s.def() == "true"}
+		fs.Var(v, s.name, fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def()))
+		flagged[s.name] = v
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -131,7 +143,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 			value, source = v, "env "+EnvName(s.name)
 		}
 		if set[s.name] {
-			value, source = *flagged[s.name], "flag --"+s.name
+			value, source = flagged[s.name].text, "flag --"+s.name
 		}
 		if err := s.set(c, strings.TrimSpace(value)); err != nil {
 			return nil, fmt.Errorf("%s (from %s): %s", s.name, source, errorText(err))

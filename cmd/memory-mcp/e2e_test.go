@@ -126,11 +126,17 @@ func (s *proc) ok(name string, args map[string]any, out any) {
 		s.t.Fatalf("%s(%v) failed: %s", name, args, text(res))
 	}
 	if out != nil {
-		reflect.ValueOf(out).Elem().SetZero()
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, out); err != nil {
-			s.t.Fatalf("%s: decode structured result %s: %v", name, b, err)
-		}
+		decode(s.t, res, out)
+	}
+}
+
+// decode decodes a tool result's structured content into out, zeroing it first.
+func decode(t testing.TB, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	reflect.ValueOf(out).Elem().SetZero()
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("decode structured result %s: %v", b, err)
 	}
 }
 

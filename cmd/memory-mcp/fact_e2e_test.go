@@ -76,6 +76,10 @@ func TestFactsEndToEnd(t *testing.T) {
 	if err != nil || !strings.Contains(snap, "short-lived") {
 		t.Fatalf("snapshot at v2 = %q, %v", snap, err)
 	}
+	encoded, err := s.read("memory://facts/snapshot/" + strings.ReplaceAll(v2At.Format(time.RFC3339Nano), ":", "%3A"))
+	if err != nil || encoded != snap {
+		t.Fatalf("percent-encoded as_of = %q, %v", encoded, err)
+	}
 	hist, err := s.read("memory://facts/policy-jwt-auth/history")
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +154,38 @@ func TestToolListHasSchemas(t *testing.T) {
 	for _, name := range []string{"publish_fact", "retract_fact", "get_fact", "query_facts"} {
 		if !seen[name] {
 			t.Errorf("tool %s not listed", name)
+		}
+	}
+}
+
+// TestResourceUpdatesAcrossProcesses subscribes to the core policies in one
+// process and publishes a policy through another: the subscriber is told.
+func TestResourceUpdatesAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	updated := make(chan string, 16)
+	watcher := start(t, options{dataDir: dir, client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	}})
+	if err := watcher.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://policies/core"}); err != nil {
+		t.Fatal(err)
+	}
+	writer := start(t, options{dataDir: dir, args: []string{"--human"}})
+	writer.ok("publish_fact", map[string]any{"fact_id": "p1", "content": "Never log secrets.", "category": "core_policy"}, nil)
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case uri := <-updated:
+			if uri == "memory://policies/core" {
+				md, err := watcher.read(uri)
+				if err != nil || !strings.Contains(md, "Never log secrets.") {
+					t.Fatalf("after the update the resource reads %q, %v", md, err)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no resources/updated notification for memory://policies/core")
 		}
 	}
 }

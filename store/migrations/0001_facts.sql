@@ -10,7 +10,7 @@ CREATE TABLE changes (
 -- Organisational facts (seed 000): an append-only operation log ...
 CREATE TABLE operation_log (
     id                INTEGER PRIMARY KEY,
-    operation_id      TEXT    NOT NULL UNIQUE,
+    operation_id      TEXT    NOT NULL, -- a UUID: unique by construction, not worth an index on every write
     fact_id           TEXT    NOT NULL,
     operation_type    TEXT    NOT NULL CHECK (operation_type IN ('PUBLISH', 'RETRACT')),
     content           TEXT,
@@ -26,9 +26,10 @@ CREATE TABLE operation_log (
     UNIQUE (fact_id, version),
     CHECK ((operation_type = 'PUBLISH') = (content IS NOT NULL))
 );
-CREATE INDEX operation_log_timestamp ON operation_log (timestamp);
+-- Seed 000 names three log indexes: fact_id (served by UNIQUE (fact_id, version)),
+-- timestamp and (timestamp, fact_id) (one index serves both).
 CREATE INDEX operation_log_timestamp_fact ON operation_log (timestamp, fact_id);
--- Serves snapshot_at: for each fact, the newest version at or before a time.
+-- Serves snapshot_at: per fact, the newest version at or before a time, from the index alone.
 CREATE INDEX operation_log_fact_timestamp ON operation_log (fact_id, timestamp, version);
 
 -- ... and the snapshot it materialises: the current state of every fact.
@@ -46,8 +47,9 @@ CREATE TABLE snapshot (
     author_seniority TEXT,
     author_autonomy  TEXT,
     author_is_human  INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX snapshot_category ON snapshot (category);
+) WITHOUT ROWID;
+-- Seed 000's category and active-facts indexes, as one partial index: every
+-- category read (listing, core policies) is over active facts.
 CREATE INDEX snapshot_active ON snapshot (category, created_at) WHERE retracted_at IS NULL;
 
 -- Full-text index over every published version. The log is append-only, so

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.json")
+	os.WriteFile(file, []byte(`{"agent-id": "from-file", "seniority": "lead", "human": true, "roles": ["curator", "ops"], "max-content-bytes": 100}`), 0o600)
+	env := map[string]string{"MEMORY_MCP_SENIORITY": "junior", "MEMORY_MCP_DATA_DIR": "/env/dir"}
+	cfg, err := LoadConfig([]string{"--config", file, "--data-dir", "/flag/dir"}, mapEnv(env), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DataDir != "/flag/dir" || cfg.sources["data-dir"] != "flag --data-dir" {
+		t.Errorf("flag must beat env: %q from %s", cfg.DataDir, cfg.sources["data-dir"])
+	}
+	if cfg.Identity.Seniority != memory.Junior || cfg.sources["seniority"] != "env MEMORY_MCP_SENIORITY" {
+		t.Errorf("env must beat file: %v from %s", cfg.Identity.Seniority, cfg.sources["seniority"])
+	}
+	if cfg.Identity.AgentID != "from-file" || !cfg.Identity.Human || strings.Join(cfg.Identity.Roles, ",") != "curator,ops" || cfg.MaxContentBytes != 100 {
+		t.Errorf("file values not applied: %+v max %d", cfg.Identity, cfg.MaxContentBytes)
+	}
+	if cfg.Identity.Autonomy != memory.Semi || cfg.sources["autonomy"] != "default" {
+		t.Errorf("default not applied: %v from %s", cfg.Identity.Autonomy, cfg.sources["autonomy"])
+	}
+	var b strings.Builder
+	cfg.Describe(&b)
+	if !strings.Contains(b.String(), "seniority") || !strings.Contains(b.String(), "(env MEMORY_MCP_SENIORITY)") {
+		t.Errorf("describe = %s", b.String())
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"agent-idd": "x"}`), 0o600)
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--seniority", "intern"}, nil, `seniority (from flag --seniority): unknown seniority "intern"`},
+		{nil, map[string]string{"MEMORY_MCP_HUMAN": "maybe"}, `human (from env MEMORY_MCP_HUMAN): "maybe" is not true or false`},
+		{[]string{"--config", bad}, nil, `unknown setting "agent-idd"`},
+		{[]string{"--config", filepath.Join(dir, "missing.json")}, nil, "no such file"},
+		{[]string{"--write-access", "core_policy=boss"}, nil, `"boss" is not human, any or a seniority`},
+		{[]string{"--agent-id", "has space"}, nil, "agent-id"},
+		{[]string{"stray"}, nil, `unexpected argument "stray"`},
+		{[]string{"--max-content-bytes", "-1"}, nil, "not a positive integer"},
+	}
+	for _, tt := range tests {
+		_, err := LoadConfig(tt.args, mapEnv(tt.env), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("LoadConfig(%v, %v) = %v, want error containing %q", tt.args, tt.env, err, tt.want)
+		}
+	}
+}
+
+func TestDefaultConfigFileIsOptional(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if _, err := LoadConfig(nil, mapEnv(nil), io.Discard); err != nil {
+		t.Fatalf("a missing default config file must not be an error: %v", err)
+	}
+}
+
+func mapEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
