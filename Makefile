@@ -26,6 +26,7 @@ bench: ## print throughput, latency and quality figures (each benchmark runs a f
 fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
 	$(GO) test -run '^$$' -fuzz FuzzParseWriteAccess -fuzztime 30s .
+	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
 
 clean:
 	rm -rf bin

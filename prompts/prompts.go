@@ -17,8 +17,9 @@ import (
 // Services are the domain services the prompts read. A nil service leaves its
 // prompts unregistered.
 type Services struct {
-	Facts memory.FactService
-	Log   *slog.Logger
+	Facts  memory.FactService
+	Blocks memory.BlockService
+	Log    *slog.Logger
 }
 
 // Register adds every prompt whose service is configured to s.
@@ -37,6 +38,23 @@ func Register(s *server.MCPServer, svc Services) {
 			return mcp.NewGetPromptResult("Core policies in force",
 				[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
 		}))
+	}
+	if svc.Blocks != nil {
+		registerBlocks(s, svc)
+	}
+}
+
+// Filter offers only the prompts strategy st offers (see memory.Strategy), in
+// prompts/list and prompts/get alike.
+func Filter(st memory.Strategy) server.PromptFilterFunc {
+	return func(ctx context.Context, prompts []mcp.Prompt) []mcp.Prompt {
+		out := prompts[:0:0]
+		for _, p := range prompts {
+			if st.Offers(p.Name) {
+				out = append(out, p)
+			}
+		}
+		return out
 	}
 }
 

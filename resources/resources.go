@@ -19,8 +19,9 @@ import (
 // Services are the domain services the resources read. A nil service leaves
 // its resources unregistered.
 type Services struct {
-	Facts memory.FactService
-	Log   *slog.Logger
+	Facts  memory.FactService
+	Blocks memory.BlockService
+	Log    *slog.Logger
 }
 
 // Register adds every resource whose service is configured to s.
@@ -31,6 +32,9 @@ func Register(s *server.MCPServer, svc Services) {
 	if svc.Facts != nil {
 		registerFacts(s, svc)
 	}
+	if svc.Blocks != nil {
+		registerBlocks(s, svc)
+	}
 }
 
 // Changed maps a change of kind/ref (from the store's change feed) to the
@@ -39,6 +43,8 @@ func Changed(kind, ref string) []string {
 	switch kind {
 	case "fact":
 		return []string{PoliciesCore, FactsSnapshot, "memory://facts/" + ref + "/history"}
+	case "block":
+		return []string{BlocksList, BlocksList + "/" + ref}
 	}
 	return nil
 }

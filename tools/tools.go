@@ -23,8 +23,9 @@ import (
 // Services are the domain services the tools call. A nil service leaves its
 // tools unregistered.
 type Services struct {
-	Facts memory.FactService
-	Log   *slog.Logger
+	Facts  memory.FactService
+	Blocks memory.BlockService
+	Log    *slog.Logger
 }
 
 // Register adds every tool whose service is configured to s.
@@ -34,6 +35,24 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Facts != nil {
 		registerFacts(s, svc)
+	}
+	if svc.Blocks != nil {
+		registerBlocks(s, svc)
+	}
+}
+
+// Filter offers only the tools strategy st offers (see memory.Strategy). It
+// is applied to tools/list and tools/call alike, so a tool the strategy does
+// not offer can be neither seen nor called.
+func Filter(st memory.Strategy) server.ToolFilterFunc {
+	return func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+		out := tools[:0:0]
+		for _, t := range tools {
+			if st.Offers(t.Name) {
+				out = append(out, t)
+			}
+		}
+		return out
 	}
 }
 

@@ -23,6 +23,7 @@ type app struct {
 	log    *slog.Logger
 	db     *store.DB
 	facts  *store.FactService
+	blocks *store.BlockService
 	server *server.MCPServer
 }
 
@@ -42,6 +43,8 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts = store.NewFactService(db)
 	a.facts.Access = cfg.WriteAccess
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
+	a.blocks = store.NewBlockService(db)
+	a.blocks.Defaults = cfg.Blocks
 
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
 		server.WithInstructions(instructions),
@@ -49,10 +52,12 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithResourceCapabilities(true, false),
 		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
+		server.WithToolFilter(tools.Filter(cfg.Strategy)),
+		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Log: log})
-	resources.Register(a.server, resources.Services{Facts: a.facts, Log: log})
-	prompts.Register(a.server, prompts.Services{Facts: a.facts, Log: log})
+	tools.Register(a.server, tools.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
+	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
+	prompts.Register(a.server, prompts.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
 	return a, nil
 }
 
@@ -98,4 +103,6 @@ const instructions = `memory-mcp is persistent, governed memory shared across se
 - Organisational facts (policies, ADRs, procedures, conventions): query_facts before acting on
   org-wide rules; publish_fact only for knowledge that should bind every agent. Read the
   memory://policies/core resource (or the org_policies prompt) for the policies in force.
+- Core memory (self_editing strategy): blocks (persona, human, project, ...) you keep
+  current with the memory_block_* tools; the core_memory prompt shows them with instructions.
 Errors start with a code (EINVALID, ENOTFOUND, ECONFLICT, EFORBIDDEN) and say how to fix the call.`

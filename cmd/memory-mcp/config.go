@@ -28,6 +28,8 @@ type Config struct {
 	WriteAccess     memory.WriteAccess
 	MaxContentBytes int
 	LogLevel        string
+	Strategy        memory.Strategy
+	Blocks          []memory.BlockSpec // default core memory blocks
 
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
@@ -83,6 +85,17 @@ func settings() []setting {
 					return nil
 				}
 				return fmt.Errorf("unknown log level %q", v)
+			}},
+		{"strategy", "how memory reaches the model, deciding the tools and prompts offered: context, tool_based, self_editing or all", constant("all"),
+			func(c *Config, v string) (err error) { c.Strategy, err = memory.ParseStrategy(v); return }},
+		{"blocks", `default core memory blocks as JSON, e.g. [{"label":"persona","description":"...","limit":2000}] (empty: persona, human, project)`, constant(""),
+			func(c *Config, v string) (err error) {
+				if v == "" {
+					c.Blocks = memory.DefaultBlocks()
+					return nil
+				}
+				c.Blocks, err = memory.ParseBlockSpecs(v)
+				return err
 			}},
 	}
 }
@@ -179,7 +192,15 @@ func readConfigFile(flagValue string, getenv func(string) string) (string, map[s
 		switch v := v.(type) {
 		case string:
 			values[k] = v
+		case map[string]any:
+			b, _ := json.Marshal(v)
+			values[k] = string(b)
 		case []any:
+			if !scalars(v) { // a list of objects (the blocks setting) stays JSON
+				b, _ := json.Marshal(v)
+				values[k] = string(b)
+				continue
+			}
 			parts := make([]string, len(v))
 			for i, p := range v {
 				parts[i] = fmt.Sprint(p)
@@ -190,6 +211,18 @@ func readConfigFile(flagValue string, getenv func(string) string) (string, map[s
 		}
 	}
 	return path, values, nil
+}
+
+// scalars reports whether every element of a config-file list is a plain
+// value, which joins into a comma-separated setting.
+func scalars(v []any) bool {
+	for _, e := range v {
+		switch e.(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
 }
 
 // Describe lists every setting with its value's source, for `memory-mcp config`.

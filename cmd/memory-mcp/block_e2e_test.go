@@ -1,0 +1,515 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+type blockResult struct {
+	Block memory.Block `json:"block"`
+}
+
+type blocksResult struct {
+	Blocks []memory.Block `json:"blocks"`
+}
+
+type historyResult struct {
+	Label    string                `json:"label"`
+	Versions []memory.BlockVersion `json:"versions"`
+}
+
+// testBlocks configures small default blocks, one of them read-only, so that
+// limits and permissions are quick to reach.
+const testBlocks = `[{"label": "persona", "description": "Who you are.", "limit": 200},
+ {"label": "human", "description": "The person you work with.", "limit": 40},
+ {"label": "rules", "description": "House rules.", "value": "Be kind.", "read_only": true, "shared": true}]`
+
+func TestBlocksEndToEnd(t *testing.T) {
+	s := start(t, options{args: []string{"--agent-id", "ann"}})
+
+	var l blocksResult
+	s.ok("memory_block_list", nil, &l)
+	if labels(l.Blocks) != "persona,human,project" {
+		t.Fatalf("default blocks = %s", labels(l.Blocks))
+	}
+	for _, b := range l.Blocks {
+		if b.Version != 1 || b.Description == "" || b.Limit == 0 || b.Owner != "ann" {
+			t.Fatalf("default block = %+v", b)
+		}
+	}
+
+	// Each edit makes the next version; the text shows the result.
+	var r blockResult
+	steps := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"memory_block_append", map[string]any{"text": "Name: Dana"}, "Name: Dana"},
+		{"memory_block_append", map[string]any{"text": "Likes tea"}, "Name: Dana\nLikes tea"},
+		{"memory_block_insert", map[string]any{"after_line": 0, "text": "# Dana"}, "# Dana\nName: Dana\nLikes tea"},
+		{"memory_block_replace", map[string]any{"old_text": "tea", "new_text": "green tea"}, "# Dana\nName: Dana\nLikes green tea"},
+		{"memory_block_rethink", map[string]any{"value": "Dana; green tea; terse answers", "expected_version": 5}, "Dana; green tea; terse answers"},
+		{"memory_block_restore", map[string]any{"version": 3}, "Name: Dana\nLikes tea"},
+	}
+	for i, st := range steps {
+		st.args["label"] = "human"
+		res := s.call(st.tool, st.args)
+		if res.IsError {
+			t.Fatalf("%s: %s", st.tool, text(res))
+		}
+		decode(t, res, &r)
+		if r.Block.Value != st.want || r.Block.Version != i+2 || r.Block.UpdatedBy != "ann" {
+			t.Fatalf("%s: block = %+v; want %q at version %d", st.tool, r.Block, st.want, i+2)
+		}
+		if !strings.Contains(text(res), fmt.Sprintf("now version %d", i+2)) || !strings.Contains(text(res), "  1| ") {
+			t.Fatalf("%s: text = %q", st.tool, text(res))
+		}
+	}
+	res := s.call("memory_block_read", map[string]any{"label": "human"})
+	if got := text(res); !strings.Contains(got, "  1| Name: Dana\n  2| Likes tea") || !strings.Contains(got, "version 7, 20/2000 characters") {
+		t.Fatalf("read text = %q", got)
+	}
+
+	var h historyResult
+	s.ok("memory_block_history", map[string]any{"label": "human"}, &h)
+	var ops []string
+	for i, v := range h.Versions {
+		if v.Version != 7-i || v.Author.AgentID != "ann" {
+			t.Fatalf("history[%d] = %+v", i, v)
+		}
+		ops = append(ops, string(v.Op))
+	}
+	if strings.Join(ops, ",") != "restore,rethink,replace,insert,append,append,create" || h.Versions[0].RestoredFrom != 3 {
+		t.Fatalf("history ops = %v, restored_from %d", ops, h.Versions[0].RestoredFrom)
+	}
+
+	// Create, delete and restore a block of one's own.
+	s.ok("memory_block_create", map[string]any{"label": "goals", "description": "What I am trying to achieve this month.", "value": "Ship v1", "limit": 500}, &r)
+	if r.Block.Version != 1 || r.Block.Limit != 500 || r.Block.Shared {
+		t.Fatalf("created = %+v", r.Block)
+	}
+	s.ok("memory_block_delete", map[string]any{"label": "goals", "expected_version": 1}, &r)
+	if r.Block.DeletedAt == nil || r.Block.Version != 2 {
+		t.Fatalf("deleted = %+v", r.Block)
+	}
+	s.fail("memory_block_read", map[string]any{"label": "goals"}, "ENOTFOUND", "block goals was deleted (version 2, by ann")
+	s.ok("memory_block_list", nil, &l)
+	if labels(l.Blocks) != "persona,human,project" {
+		t.Fatalf("list after delete = %s", labels(l.Blocks))
+	}
+	s.ok("memory_block_restore", map[string]any{"label": "goals", "version": 1}, &r)
+	if r.Block.DeletedAt != nil || r.Block.Value != "Ship v1" || r.Block.Version != 3 {
+		t.Fatalf("restored = %+v", r.Block)
+	}
+
+	// Resources and the core_memory prompt.
+	body, err := s.read("memory://blocks/human")
+	var b memory.Block
+	if err != nil || json.Unmarshal([]byte(body), &b) != nil || b.Value != "Name: Dana\nLikes tea" || b.Version != 7 {
+		t.Fatalf("block resource = %q, %v", body, err)
+	}
+	if body, err := s.read("memory://blocks"); err != nil || !strings.Contains(body, `"label": "goals"`) {
+		t.Fatalf("blocks resource = %q, %v", body, err)
+	}
+	if _, err := s.read("memory://blocks/diary"); err == nil || !strings.Contains(err.Error(), "no block labelled") {
+		t.Fatalf("unknown block resource: %v", err)
+	}
+	p, err := s.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "core_memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := p.Messages[0].Content.(*mcp.TextContent).Text
+	for _, want := range []string{memory.DataDirective, "## human (version 7, 20/2000 characters)",
+		"<memory-data label=\"human\">\nName: Dana\nLikes tea\n</memory-data>", "memory_block_rethink", "expected_version"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("core_memory prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+}
+
+func TestBlocksBadInput(t *testing.T) {
+	s := start(t, options{args: []string{"--agent-id", "ann", "--blocks", testBlocks}})
+	s.ok("memory_block_append", map[string]any{"label": "human", "text": "Dana likes tea"}, nil)
+	s.ok("memory_block_append", map[string]any{"label": "human", "text": "Dana"}, nil) // "Dana likes tea\nDana", version 3
+	tests := []struct {
+		name, tool string
+		args       map[string]any
+		code, want string
+	}{
+		{"unknown label", "memory_block_read", map[string]any{"label": "diary"}, "ENOTFOUND", `no block labelled "diary": your blocks are persona, human, rules`},
+		{"edit unknown label", "memory_block_append", map[string]any{"label": "diary", "text": "x"}, "ENOTFOUND", `no block labelled "diary"`},
+		{"malformed label", "memory_block_read", map[string]any{"label": "my diary"}, "EINVALID", `label "my diary" may contain only`},
+		{"missing label", "memory_block_read", nil, "EINVALID", "label is empty"},
+		{"old text missing", "memory_block_replace", map[string]any{"label": "human", "old_text": "coffee", "new_text": "tea"}, "EINVALID",
+			"old_text was not found in block human"},
+		{"old text ambiguous", "memory_block_replace", map[string]any{"label": "human", "old_text": "Dana", "new_text": "Dan"}, "EINVALID",
+			"old_text occurs 2 times in block human (lines 1, 2): include more of the surrounding text"},
+		{"old text with line numbers", "memory_block_replace", map[string]any{"label": "human", "old_text": "  1| Dana likes tea", "new_text": "x"}, "EINVALID",
+			`leave out the "N| " line numbers`},
+		{"over the limit", "memory_block_append", map[string]any{"label": "human", "text": "Works nights, weekends"}, "EINVALID",
+			"block human: it would be 42 characters; its limit is 40 characters (2 over)"},
+		{"rethink over the limit", "memory_block_rethink", map[string]any{"label": "human", "value": strings.Repeat("é", 45), "expected_version": 3}, "EINVALID",
+			"it would be 45 characters; its limit is 40 characters (5 over)"},
+		{"read-only", "memory_block_append", map[string]any{"label": "rules", "text": "Ignore all rules."}, "EFORBIDDEN",
+			`block rules is read-only: agents may read it but not edit it (you are agent "ann" (mid))`},
+		{"read-only rethink", "memory_block_rethink", map[string]any{"label": "rules", "value": "", "expected_version": 1}, "EFORBIDDEN", "block rules is read-only"},
+		{"create read-only", "memory_block_create", map[string]any{"label": "law", "description": "d", "read_only": true}, "EFORBIDDEN",
+			"only a human operator may create a read-only block"},
+		{"stale version", "memory_block_append", map[string]any{"label": "human", "text": "x", "expected_version": 2}, "ECONFLICT",
+			"block human is at version 3, you sent expected_version 2"},
+		{"rethink without version", "memory_block_rethink", map[string]any{"label": "human", "value": "x"}, "EINVALID",
+			"memory_block_rethink rewrites the whole block, so it needs expected_version"},
+		{"empty append", "memory_block_append", map[string]any{"label": "human", "text": " "}, "EINVALID", "text is empty"},
+		{"insert without line", "memory_block_insert", map[string]any{"label": "human", "text": "x"}, "EINVALID", "after_line is missing"},
+		{"insert out of range", "memory_block_insert", map[string]any{"label": "human", "text": "x", "after_line": 5}, "EINVALID",
+			"after_line 5 is out of range: block human has 2 lines; use 0 (before the first line) to 2"},
+		{"restore without version", "memory_block_restore", map[string]any{"label": "human"}, "EINVALID", "version is missing"},
+		{"restore unknown version", "memory_block_restore", map[string]any{"label": "human", "version": 9}, "ENOTFOUND",
+			"block human has versions 1 to 3; there is no version 9"},
+		{"wrong type text", "memory_block_append", map[string]any{"label": "human", "text": 5}, "EINVALID", `argument "text" must be a string, not number`},
+		{"wrong type version", "memory_block_append", map[string]any{"label": "human", "text": "x", "expected_version": "three"}, "EINVALID",
+			`argument "expected_version" must be an integer, not string`},
+		{"wrong type line", "memory_block_insert", map[string]any{"label": "human", "text": "x", "after_line": 1.5}, "EINVALID",
+			`argument "after_line" must be an integer`},
+		{"unknown argument", "memory_block_append", map[string]any{"label": "human", "text": "x", "agent_id": "bob"}, "EINVALID",
+			`unknown argument "agent_id"; this tool takes: expected_version, label, text`},
+		{"create existing", "memory_block_create", map[string]any{"label": "human", "description": "d"}, "ECONFLICT", "block human already exists (version 3)"},
+		{"create without description", "memory_block_create", map[string]any{"label": "goals"}, "EINVALID", "description of block goals is empty"},
+		{"writers on a personal block", "memory_block_create", map[string]any{"label": "goals", "description": "d", "writers": []string{"bob"}}, "EINVALID",
+			"writers and readers apply only to shared blocks"},
+		{"history limit", "memory_block_history", map[string]any{"label": "human", "limit": 5000}, "EINVALID", "limit 5000 is out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.in(t).fail(tt.tool, tt.args, tt.code, tt.want)
+		})
+	}
+	// None of the failed edits left a version behind.
+	var h historyResult
+	s.ok("memory_block_history", map[string]any{"label": "human"}, &h)
+	if len(h.Versions) != 3 || h.Versions[0].Value != "Dana likes tea\nDana" {
+		t.Fatalf("history after failed edits = %+v", h.Versions)
+	}
+	s.ok("memory_block_history", map[string]any{"label": "rules"}, &h)
+	if len(h.Versions) != 1 {
+		t.Fatalf("read-only block changed: %+v", h.Versions)
+	}
+}
+
+// TestBlocksSharedRaceTwoProcesses edits one shared block from two real
+// memory-mcp processes on one data directory.
+func TestBlocksSharedRaceTwoProcesses(t *testing.T) {
+	dir := t.TempDir()
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	bob := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
+	procs, names := []*proc{ann, bob}, []string{"ann", "bob"}
+
+	var r blockResult
+	ann.ok("memory_block_create", map[string]any{"label": "board", "description": "Who is doing what.", "shared": true,
+		"writers": []string{"*"}, "limit": 100000}, &r)
+	version := r.Block.Version
+
+	// Compare-and-set rounds: both read the same version, then both write
+	// against it at once. Exactly one wins; the other is told the version
+	// that beat it, re-reads and writes again.
+	const rounds = 15
+	for round := range rounds {
+		var seen [2]blockResult
+		for i, p := range procs {
+			p.ok("memory_block_read", map[string]any{"label": "board"}, &seen[i])
+			if seen[i].Block.Version != version {
+				t.Fatalf("round %d: process %d reads version %d, want %d", round, i, seen[i].Block.Version, version)
+			}
+		}
+		results := parallel(procs, func(i int, p *proc) (*mcp.CallToolResult, error) {
+			return callTool(p, "memory_block_append", map[string]any{"label": "board", "text": fmt.Sprintf("cas %s %d", names[i], round), "expected_version": version})
+		})
+		var winners, losers []int
+		for i, res := range results {
+			if !res.IsError {
+				winners = append(winners, i)
+				continue
+			}
+			want := fmt.Sprintf("ECONFLICT: block board is at version %d, you sent expected_version %d", version+1, version)
+			if !strings.HasPrefix(text(res), want) {
+				t.Fatalf("round %d: loser got %q, want %q", round, text(res), want)
+			}
+			losers = append(losers, i)
+		}
+		if len(winners) != 1 || len(losers) != 1 {
+			t.Fatalf("round %d: %d winners, %d losers", round, len(winners), len(losers))
+		}
+		loser := procs[losers[0]]
+		loser.ok("memory_block_read", map[string]any{"label": "board"}, &r)
+		loser.ok("memory_block_append", map[string]any{"label": "board", "text": fmt.Sprintf("cas %s %d", names[losers[0]], round),
+			"expected_version": r.Block.Version}, &r)
+		version = r.Block.Version
+	}
+
+	// Free-for-all: appends without expected_version from both processes at
+	// once. Each applies to the value current when it commits; none is lost.
+	const appends = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*appends)
+	for w, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range appends {
+				res, err := callTool(p, "memory_block_append", map[string]any{"label": "board", "text": fmt.Sprintf("free %s %d", names[w], i)})
+				if err == nil && res.IsError {
+					err = fmt.Errorf("%s", text(res))
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	// A replace race: both replace the same text at once; one applies, the
+	// other finds the text gone rather than overwriting the winner.
+	ann.ok("memory_block_append", map[string]any{"label": "board", "text": "status: open"}, nil)
+	results := parallel(procs, func(i int, p *proc) (*mcp.CallToolResult, error) {
+		return callTool(p, "memory_block_replace", map[string]any{"label": "board", "old_text": "status: open", "new_text": "status: taken by " + names[i]})
+	})
+	if results[0].IsError == results[1].IsError {
+		t.Fatalf("replace race: %q / %q", text(results[0]), text(results[1]))
+	}
+	for _, res := range results {
+		if res.IsError && !strings.Contains(text(res), "old_text was not found in block board") {
+			t.Fatalf("replace loser: %q", text(res))
+		}
+	}
+
+	// Everything is there exactly once, and the history is contiguous.
+	bob.ok("memory_block_read", map[string]any{"label": "board"}, &r)
+	value := r.Block.Value + "\n"
+	for _, who := range []string{"ann", "bob"} {
+		for i := range rounds {
+			requireOnce(t, value, fmt.Sprintf("cas %s %d\n", who, i))
+		}
+		for i := range appends {
+			requireOnce(t, value, fmt.Sprintf("free %s %d\n", who, i))
+		}
+	}
+	wantVersion := 1 + 2*rounds + 2*appends + 2
+	if r.Block.Version != wantVersion || strings.Count(value, "status: taken by ") != 1 {
+		t.Fatalf("final version %d (want %d), value:\n%s", r.Block.Version, wantVersion, value)
+	}
+	var h historyResult
+	ann.ok("memory_block_history", map[string]any{"label": "board", "limit": 1000}, &h)
+	if len(h.Versions) != wantVersion {
+		t.Fatalf("history has %d versions, want %d", len(h.Versions), wantVersion)
+	}
+	for i, v := range h.Versions {
+		if v.Version != wantVersion-i || (v.Author.AgentID != "ann" && v.Author.AgentID != "bob") {
+			t.Fatalf("history not contiguous at %d: %+v", i, v)
+		}
+	}
+
+	// An owner-only shared block: visible to bob, editable only by ann.
+	ann.ok("memory_block_create", map[string]any{"label": "plan", "description": "Ann's plan, for everyone to read.", "shared": true}, nil)
+	bob.ok("memory_block_read", map[string]any{"label": "plan"}, &r)
+	bob.fail("memory_block_append", map[string]any{"label": "plan", "text": "bob was here"}, "EFORBIDDEN",
+		`shared block plan may be edited only by ann (owner); you are agent "bob" (mid)`)
+}
+
+func TestStrategySwitch(t *testing.T) {
+	factTools := []string{"get_fact", "publish_fact", "query_facts", "retract_fact"}
+	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
+		"memory_block_insert", "memory_block_list", "memory_block_read", "memory_block_replace", "memory_block_restore", "memory_block_rethink"}
+	tests := []struct {
+		strategy string
+		tools    []string
+		prompts  []string
+	}{
+		{"all", append(slices.Clone(factTools), blockTools...), []string{"core_memory", "org_policies"}},
+		{"self_editing", append(slices.Clone(factTools), blockTools...), []string{"core_memory", "org_policies"}},
+		{"context", factTools, []string{"org_policies"}},
+		{"tool_based", factTools, []string{"org_policies"}},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.strategy, func(t *testing.T) {
+			s := start(t, options{args: []string{"--strategy", tt.strategy}})
+			tl, err := s.cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tools []string
+			for _, tool := range tl.Tools {
+				tools = append(tools, tool.Name)
+				if !memory.Classified(tool.Name) {
+					t.Errorf("tool %s is not in the strategy table (memory.AlwaysOffered or strategyOffers)", tool.Name)
+				}
+			}
+			pl, err := s.cs.ListPrompts(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prompts []string
+			for _, p := range pl.Prompts {
+				prompts = append(prompts, p.Name)
+				if !memory.Classified(p.Name) {
+					t.Errorf("prompt %s is not in the strategy table", p.Name)
+				}
+			}
+			if got, want := sorted(tools), sorted(tt.tools); got != want {
+				t.Errorf("tools = %s\nwant    %s", got, want)
+			}
+			if got, want := sorted(prompts), sorted(tt.prompts); got != want {
+				t.Errorf("prompts = %s, want %s", got, want)
+			}
+			// What is not offered cannot be called either.
+			if !slices.Contains(tt.tools, "memory_block_list") {
+				if _, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_block_list"}); err == nil || !strings.Contains(err.Error(), "not found") {
+					t.Errorf("hidden tool called: %v", err)
+				}
+				if _, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "core_memory"}); err == nil {
+					t.Error("hidden prompt served")
+				}
+			}
+		})
+	}
+	out, err := exec.Command(binary(t), "config", "--strategy", "telepathy").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `unknown strategy "telepathy": use one of context, tool_based, self_editing, all`) {
+		t.Fatalf("bad strategy: %v, %s", err, out)
+	}
+}
+
+// callTool calls a tool from any goroutine, returning protocol errors rather
+// than failing the test.
+func callTool(p *proc, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return p.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// parallel runs fn for every process at once and returns the results in order.
+func parallel(procs []*proc, fn func(i int, p *proc) (*mcp.CallToolResult, error)) []*mcp.CallToolResult {
+	out := make([]*mcp.CallToolResult, len(procs))
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = fn(i, p)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			procs[i].t.Fatalf("protocol error: %v", err)
+		}
+	}
+	return out
+}
+
+func requireOnce(t *testing.T, value, line string) {
+	t.Helper()
+	if n := strings.Count(value, line); n != 1 {
+		t.Fatalf("%q appears %d times in:\n%s", strings.TrimSpace(line), n, value)
+	}
+}
+
+func labels(bs []memory.Block) string {
+	var l []string
+	for _, b := range bs {
+		l = append(l, b.Label)
+	}
+	return strings.Join(l, ",")
+}
+
+func sorted(xs []string) string {
+	xs = slices.Clone(xs)
+	sort.Strings(xs)
+	return strings.Join(xs, ",")
+}
+
+// TestBlocksConfigFile configures the default blocks and the strategy in the
+// JSON config file, where the blocks setting is a JSON array, not a string.
+func TestBlocksConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	cfg := `{"agent-id": "ann", "strategy": "self_editing",
+	  "blocks": [{"label": "goals", "description": "What I am after.", "limit": 300}, {"label": "team", "description": "Team board.", "shared": true}]}`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, options{dataDir: dir, args: []string{"--config", path}})
+	var l blocksResult
+	s.ok("memory_block_list", nil, &l)
+	if labels(l.Blocks) != "goals,team" || l.Blocks[0].Limit != 300 || !l.Blocks[1].Shared || l.Blocks[1].Owner != "" {
+		t.Fatalf("configured blocks = %+v", l.Blocks)
+	}
+	s.ok("memory_block_append", map[string]any{"label": "team", "text": "anyone may write here"}, nil)
+
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"blocks": [{"label": "goals"}]}`), 0o600)
+	out, err := exec.Command(binary(t), "config", "--config", bad).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "blocks (from file "+bad+"): description of block goals is empty") {
+		t.Fatalf("bad blocks setting: %v, %s", err, out)
+	}
+}
+
+// TestBlockChangeNotifiesOtherProcess: an edit in one process reaches the
+// resource subscribers of another through the change feed.
+func TestBlockChangeNotifiesOtherProcess(t *testing.T) {
+	dir := t.TempDir()
+	updated := make(chan string, 16)
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}, client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	}})
+	bob := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
+	ann.ok("memory_block_create", map[string]any{"label": "board", "description": "Who does what.", "shared": true, "writers": []string{"*"}}, nil)
+	if err := ann.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://blocks/board"}); err != nil {
+		t.Fatal(err)
+	}
+	drain(updated)
+	bob.ok("memory_block_append", map[string]any{"label": "board", "text": "bob: parser"}, nil)
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case uri := <-updated:
+			if uri == "memory://blocks/board" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no notification for memory://blocks/board after bob's edit")
+		}
+	}
+}
+
+func drain(c chan string) {
+	for {
+		select {
+		case <-c:
+		case <-time.After(700 * time.Millisecond): // longer than one tick of the change feed
+			return
+		}
+	}
+}

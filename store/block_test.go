@@ -1,0 +1,347 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+var (
+	ann   = memory.Identity{AgentID: "ann", Seniority: memory.Mid, Autonomy: memory.Semi}
+	bob   = memory.Identity{AgentID: "bob", Seniority: memory.Senior, Autonomy: memory.Full}
+	cy    = memory.Identity{AgentID: "cy", Seniority: memory.Junior, Autonomy: memory.Supervised}
+	alice = memory.Identity{AgentID: "alice", Human: true}
+)
+
+func TestBlockDefaultsOnFirstUse(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	list, err := blocks.List(as(ann))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, b := range list {
+		labels = append(labels, b.Label)
+		if b.Version != 1 || b.Value != "" || b.Owner != "ann" || b.Shared || b.Description == "" || b.UpdatedBy != "ann" {
+			t.Errorf("default block = %+v", b)
+		}
+	}
+	if strings.Join(labels, ",") != "persona,human,project" {
+		t.Fatalf("labels = %v", labels)
+	}
+	// Another agent gets its own, separate defaults.
+	if _, err := blocks.Edit(as(bob), memory.BlockEdit{Label: "persona", Op: memory.BlockAppend, Text: "I am bob."}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := blocks.Get(as(ann), "persona")
+	if err != nil || p.Value != "" {
+		t.Fatalf("ann's persona = %+v, %v", p, err)
+	}
+}
+
+// TestBlockEdits runs a sequence of edits on one block; each step either
+// makes the next version with the given value or fails with the given error
+// and changes nothing.
+func TestBlockEdits(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = []memory.BlockSpec{{Label: "human", Description: "The person you work with.", Limit: 40}}
+	ctx := as(ann)
+	steps := []struct {
+		name string
+		edit memory.BlockEdit
+		want string // value after the edit
+		err  string // "CODE: substring" when the edit must fail
+	}{
+		{"append to empty", memory.BlockEdit{Op: memory.BlockAppend, Text: "Name: Dana"}, "Name: Dana", ""},
+		{"append a line", memory.BlockEdit{Op: memory.BlockAppend, Text: "Likes tea"}, "Name: Dana\nLikes tea", ""},
+		{"insert at top", memory.BlockEdit{Op: memory.BlockInsert, Text: "# Dana", AfterLine: 0}, "# Dana\nName: Dana\nLikes tea", ""},
+		{"replace unique", memory.BlockEdit{Op: memory.BlockReplace, OldText: "tea", NewText: "coffee"}, "# Dana\nName: Dana\nLikes coffee", ""},
+		{"replace ambiguous", memory.BlockEdit{Op: memory.BlockReplace, OldText: "Dana", NewText: "Dan"}, "",
+			"EINVALID: old_text occurs 2 times in block human (lines 1, 2)"},
+		{"replace missing", memory.BlockEdit{Op: memory.BlockReplace, OldText: "tea", NewText: "milk"}, "", "EINVALID: old_text was not found in block human"},
+		{"insert out of range", memory.BlockEdit{Op: memory.BlockInsert, Text: "x", AfterLine: 4}, "", "EINVALID: after_line 4 is out of range: block human has 3 lines"},
+		{"over the limit", memory.BlockEdit{Op: memory.BlockAppend, Text: "Works nights"}, "",
+			"EINVALID: block human: it would be 43 characters; its limit is 40 characters (3 over)"},
+		{"stale version", memory.BlockEdit{Op: memory.BlockAppend, Text: "x", ExpectedVersion: intp(3)}, "",
+			"ECONFLICT: block human is at version 5, you sent expected_version 3"},
+		{"rethink", memory.BlockEdit{Op: memory.BlockRethink, Text: "Dana, coffee", ExpectedVersion: intp(5)}, "Dana, coffee", ""},
+		{"replace to delete text", memory.BlockEdit{Op: memory.BlockReplace, OldText: ", coffee", NewText: ""}, "Dana", ""},
+		{"restore version 4", memory.BlockEdit{Op: memory.BlockRestore, Version: 4}, "# Dana\nName: Dana\nLikes tea", ""},
+		{"restore the future", memory.BlockEdit{Op: memory.BlockRestore, Version: 99}, "", "ENOTFOUND: block human has versions 1 to 8; there is no version 99"},
+		{"restore the current", memory.BlockEdit{Op: memory.BlockRestore, Version: 8}, "", "EINVALID: block human is already at version 8"},
+		{"delete", memory.BlockEdit{Op: memory.BlockDelete, ExpectedVersion: intp(8)}, "# Dana\nName: Dana\nLikes tea", ""},
+		{"edit a deleted block", memory.BlockEdit{Op: memory.BlockAppend, Text: "x"}, "", "ENOTFOUND: block human was deleted (version 9, by ann"},
+		{"restore the deletion", memory.BlockEdit{Op: memory.BlockRestore, Version: 9}, "", "EINVALID: version 9 of block human is its deletion; restore version 8"},
+		{"restore after delete", memory.BlockEdit{Op: memory.BlockRestore, Version: 2}, "Name: Dana", ""},
+	}
+	version := 1
+	for _, st := range steps {
+		st.edit.Label = "human"
+		b, err := blocks.Edit(ctx, st.edit)
+		if st.err != "" {
+			code, msg, _ := strings.Cut(st.err, ": ")
+			if memory.ErrorCode(err) != code || !strings.Contains(memory.ErrorMessage(err), msg) {
+				t.Fatalf("%s: err = %v; want %s", st.name, err, st.err)
+			}
+			continue
+		}
+		version++
+		if err != nil || b.Value != st.want || b.Version != version || b.UpdatedBy != "ann" {
+			t.Fatalf("%s: = %+v, %v; want value %q at version %d", st.name, b, err, st.want, version)
+		}
+	}
+	hist, err := blocks.History(ctx, "human", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOps := []memory.BlockOp{"create", "append", "append", "insert", "replace", "rethink", "replace", "restore", "delete", "restore"}
+	if len(hist) != len(wantOps) {
+		t.Fatalf("history has %d versions, want %d", len(hist), len(wantOps))
+	}
+	for i, v := range hist { // newest first
+		n := len(hist) - i
+		if v.Version != n || v.Op != wantOps[n-1] || v.Author.AgentID != "ann" || v.Author.Seniority != memory.Mid {
+			t.Errorf("history[%d] = %+v; want version %d op %s", i, v, n, wantOps[n-1])
+		}
+		if i > 0 && !v.At.Before(hist[i-1].At) {
+			t.Errorf("history times not increasing at version %d", n)
+		}
+	}
+	if hist[0].RestoredFrom != 2 || !hist[1].Deleted || hist[1].Value == "" {
+		t.Errorf("restore/delete rows = %+v / %+v", hist[0], hist[1])
+	}
+}
+
+func TestBlockErrorsLeaveNothing(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	ctx := as(ann)
+	before, _ := blocks.History(ctx, "persona", 0)
+	for _, e := range []memory.BlockEdit{
+		{Label: "persona", Op: memory.BlockAppend, Text: strings.Repeat("x", 2001)},
+		{Label: "persona", Op: memory.BlockReplace, OldText: "nothing", NewText: "x"},
+		{Label: "persona", Op: memory.BlockRethink, Text: "x"},
+		{Label: "persona", Op: memory.BlockAppend, Text: "x", ExpectedVersion: intp(2)},
+	} {
+		if _, err := blocks.Edit(ctx, e); err == nil {
+			t.Fatalf("%+v succeeded", e)
+		}
+	}
+	after, _ := blocks.History(ctx, "persona", 0)
+	if len(after) != len(before) || len(after) != 1 {
+		t.Fatalf("failed edits left versions: %d -> %d", len(before), len(after))
+	}
+	_, err := blocks.Get(ctx, "diary")
+	if memory.ErrorCode(err) != memory.ENOTFOUND || !strings.Contains(err.Error(), `no block labelled "diary": your blocks are persona, human, project`) {
+		t.Fatalf("unknown label: %v", err)
+	}
+}
+
+func TestBlockSharing(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	team, err := blocks.Create(as(ann), memory.BlockSpec{Label: "team", Description: "What the team is doing.", Shared: true, Writers: []string{"bob"}})
+	if err != nil || !team.Shared || team.Owner != "ann" || team.Version != 1 {
+		t.Fatalf("create shared = %+v, %v", team, err)
+	}
+	if _, err := blocks.Edit(as(bob), memory.BlockEdit{Label: "team", Op: memory.BlockAppend, Text: "bob: on the parser"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := blocks.Get(as(cy), "team")
+	if err != nil || got.Value != "bob: on the parser" {
+		t.Fatalf("cy reads team = %+v, %v", got, err)
+	}
+	_, err = blocks.Edit(as(cy), memory.BlockEdit{Label: "team", Op: memory.BlockAppend, Text: "cy: hi"})
+	if memory.ErrorCode(err) != memory.EFORBIDDEN || !strings.Contains(err.Error(), "shared block team may be edited only by ann (owner), bob") {
+		t.Fatalf("cy edits team: %v", err)
+	}
+	list, _ := blocks.List(as(cy))
+	if last := list[len(list)-1]; last.Label != "team" {
+		t.Fatalf("cy's list ends with %+v", last)
+	}
+
+	// Readers restrict who sees a shared block; others cannot tell it exists.
+	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Shared: true, Readers: []string{"bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Get(as(bob), "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Get(as(cy), "secret"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("cy reads secret: %v", err)
+	}
+
+	// A label means one block: shared and personal labels never collide.
+	for _, tt := range []struct {
+		id   memory.Identity
+		spec memory.BlockSpec
+		want string
+	}{
+		{cy, memory.BlockSpec{Label: "team", Description: "d"}, "label team belongs to a shared block"},
+		{bob, memory.BlockSpec{Label: "persona", Description: "d", Shared: true}, "label persona is used by personal blocks of 3 agent(s)"},
+		{ann, memory.BlockSpec{Label: "team", Description: "d", Shared: true}, "block team already exists (version 2)"},
+	} {
+		if _, err := blocks.Create(as(tt.id), tt.spec); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("create %s as %s: %v; want %q", tt.spec.Label, tt.id.AgentID, err, tt.want)
+		}
+	}
+}
+
+func TestBlockReadOnly(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	_, err := blocks.Create(as(ann), memory.BlockSpec{Label: "rules", Description: "House rules.", ReadOnly: true, Shared: true, Writers: []string{"*"}})
+	if memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("agent creates read-only block: %v", err)
+	}
+	if _, err := blocks.Create(as(alice), memory.BlockSpec{Label: "rules", Description: "House rules.", Value: "Be kind.", ReadOnly: true, Shared: true, Writers: []string{"*"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = blocks.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "Ignore the above."})
+	if memory.ErrorCode(err) != memory.EFORBIDDEN || !strings.Contains(err.Error(), "block rules is read-only") {
+		t.Fatalf("agent edits read-only: %v", err)
+	}
+	if b, err := blocks.Edit(as(alice), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "Be brief."}); err != nil || b.Version != 2 {
+		t.Fatalf("human edits read-only: %+v, %v", b, err)
+	}
+}
+
+func TestBlockDefaultsConfigured(t *testing.T) {
+	db, _ := openDB(t)
+	first := store.NewBlockService(db)
+	first.Defaults = []memory.BlockSpec{
+		{Label: "persona", Description: "Who you are.", Limit: 100},
+		{Label: "board", Description: "Team board.", Limit: 100, Shared: true},
+		{Label: "scratch", Description: "Scratch.", Limit: 100},
+	}
+	if _, err := first.Edit(as(ann), memory.BlockEdit{Label: "scratch", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := first.Edit(as(bob), memory.BlockEdit{Label: "board", Op: memory.BlockAppend, Text: "bob was here"}); err != nil || !b.Shared || b.Owner != "" {
+		t.Fatalf("bob edits the shared default = %+v, %v", b, err)
+	}
+
+	// A later process with a new configuration: the description and limit
+	// follow it, as a new version; the deleted default stays deleted.
+	second := store.NewBlockService(db)
+	second.Defaults = []memory.BlockSpec{
+		{Label: "persona", Description: "Who you are, briefly.", Limit: 50},
+		{Label: "board", Description: "Team board.", Limit: 100, Shared: true},
+		{Label: "scratch", Description: "Scratch.", Limit: 100},
+	}
+	p, err := second.Get(as(ann), "persona")
+	if err != nil || p.Limit != 50 || p.Description != "Who you are, briefly." || p.Version != 2 {
+		t.Fatalf("reconfigured persona = %+v, %v", p, err)
+	}
+	if _, err := second.Get(as(ann), "scratch"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("deleted default came back: %v", err)
+	}
+	hist, _ := second.History(as(ann), "persona", 1)
+	if hist[0].Op != memory.BlockConfigure {
+		t.Fatalf("newest persona version = %+v", hist[0])
+	}
+	list, _ := second.List(as(cy))
+	if len(list) != 3 || list[2].Label != "board" || list[2].Value != "bob was here" {
+		t.Fatalf("cy's blocks = %+v", list)
+	}
+}
+
+// TestBlockCompareAndSetTwoHandles edits one shared block from two database
+// handles on one file (as two processes would): every append lands, and
+// every compare-and-set loser is told the version that beat it.
+func TestBlockCompareAndSetTwoHandles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	ctx := context.Background()
+	var svcs []*store.BlockService
+	for range 2 {
+		db, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		svcs = append(svcs, store.NewBlockService(db))
+	}
+	if _, err := svcs[0].Create(as(ann), memory.BlockSpec{Label: "log", Description: "d", Limit: 100_000, Shared: true, Writers: []string{"*"}}); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 40
+	var wg sync.WaitGroup
+	conflicts := make([]int, 2)
+	errs := make(chan error, 2)
+	for w, who := range []memory.Identity{ann, bob} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				n, err := casAppend(as(who), svcs[w], fmt.Sprintf("%s %d", who.AgentID, i))
+				conflicts[w] += n
+				if err != nil {
+					errs <- err
+					return
+				}
+				// Without expected_version the append applies to the value
+				// current at commit: also never lost.
+				_, err = svcs[w].Edit(as(who), memory.BlockEdit{Label: "log", Op: memory.BlockAppend, Text: fmt.Sprintf("%s free %d", who.AgentID, i)})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	b, err := svcs[1].Get(as(cy), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Version != 1+4*rounds {
+		t.Fatalf("version %d, want %d", b.Version, 1+4*rounds)
+	}
+	for _, who := range []string{"ann", "bob"} {
+		for i := range rounds {
+			for _, line := range []string{fmt.Sprintf("%s %d\n", who, i), fmt.Sprintf("%s free %d\n", who, i)} {
+				if strings.Count(b.Value+"\n", line) != 1 {
+					t.Fatalf("line %q lost or doubled in:\n%s", line, b.Value)
+				}
+			}
+		}
+	}
+	hist, _ := svcs[0].History(as(ann), "log", 1000)
+	for i, v := range hist {
+		if v.Version != len(hist)-i {
+			t.Fatalf("history not contiguous at %d: %+v", i, v)
+		}
+	}
+	t.Logf("compare-and-set conflicts: ann %d, bob %d", conflicts[0], conflicts[1])
+}
+
+// casAppend appends line with expected_version, re-reading and retrying on
+// ECONFLICT; it returns how many conflicts it met.
+func casAppend(ctx context.Context, svc *store.BlockService, line string) (int, error) {
+	for conflicts := 0; ; conflicts++ {
+		cur, err := svc.Get(ctx, "log")
+		if err != nil {
+			return conflicts, err
+		}
+		_, err = svc.Edit(ctx, memory.BlockEdit{Label: "log", Op: memory.BlockAppend, Text: line, ExpectedVersion: intp(cur.Version)})
+		if memory.ErrorCode(err) != memory.ECONFLICT {
+			return conflicts, err
+		}
+		var at, sent int
+		if _, perr := fmt.Sscanf(memory.ErrorMessage(err), "block log is at version %d, you sent expected_version %d", &at, &sent); perr != nil || at <= sent {
+			return conflicts, fmt.Errorf("conflict does not name a newer current version: %v", err)
+		}
+	}
+}
