@@ -47,7 +47,7 @@ var AlwaysOffered = []string{
 	// agent memory writes (issue 3)
 	"remember", "forget", "publish_memory", "retract_memory",
 	// organisational facts
-	"publish_fact", "retract_fact", "get_fact", "query_facts", "org_policies",
+	"publish_fact", "retract_fact", "get_fact", "query_facts", "list_facts", "org_policies",
 	// governed promotion of notes into shared state
 	"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
 }
