@@ -76,6 +76,7 @@ func (o Outcome) Summary() string {
 // from and how the resolver chose its target.
 type SourceRef struct {
 	NoteID           int64       `json:"note_id,omitempty"`
+	NoteAt           time.Time   `json:"note_at"` // when the note was written
 	PendingID        int64       `json:"pending_id,omitempty"`
 	MatchedTargetID  string      `json:"matched_target_id,omitempty"`
 	CandidateMatches []Candidate `json:"candidate_matches"`

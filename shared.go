@@ -200,17 +200,12 @@ type SharedRow struct {
 	CreatedAt   time.Time        `json:"created_at"`
 	UpdatedAt   time.Time        `json:"updated_at"`
 	ClosedAt    *time.Time       `json:"closed_at,omitempty"`
-	EventID     string           `json:"event_id"` // the ledger event that last changed the row
+	NotedAt     time.Time        `json:"noted_at,omitzero"` // tracked rows: when the note that created the row was written
+	EventID     string           `json:"event_id"`          // the ledger event that last changed the row
 }
 
 // Live reports whether the row is in force.
 func (r *SharedRow) Live() bool { return r.Status == r.Bucket.LiveStatus() }
-
-// LiveAt reports whether the row was in force at t: created by then and not
-// closed before it.
-func (r *SharedRow) LiveAt(t time.Time) bool {
-	return !r.CreatedAt.After(t) && (r.ClosedAt == nil || r.ClosedAt.After(t))
-}
 
 // SharedContext is the narrow view the interpreter and resolver work from:
 // open issues, active constraints and active decisions, plus (for judging

@@ -18,21 +18,21 @@ func sharedTable(b memory.Bucket) string { return "shared_" + string(b) }
 // serves every bucket. Columns a bucket lacks are constants.
 var sharedSelect = map[memory.Bucket]string{
 	memory.Plan: `SELECT 'plan' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, version,
-		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, event_id FROM shared_plan`,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_plan`,
 	memory.Constraints: trackedSelect(memory.Constraints),
 	memory.Issues:      trackedSelect(memory.Issues),
 	memory.Decisions:   trackedSelect(memory.Decisions),
 	memory.Results: `SELECT 'results' AS bucket, id, text, '' AS state, task_id, 'active' AS status, 0 AS version,
-		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, event_id FROM shared_results`,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_results`,
 	memory.TaskState: `SELECT 'task_state' AS bucket, id, text, state, '' AS task_id, 'active' AS status, version,
-		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, event_id FROM shared_task_state`,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_task_state`,
 	memory.Learnings: `SELECT 'learnings' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, 0 AS version,
-		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, event_id FROM shared_learnings`,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_learnings`,
 }
 
 func trackedSelect(b memory.Bucket) string {
 	return `SELECT '` + string(b) + `' AS bucket, id, text, '' AS state, '' AS task_id, status, 0 AS version,
-		reference_memory_json, close_reason, created_at, updated_at, closed_at, event_id FROM ` + sharedTable(b)
+		reference_memory_json, close_reason, created_at, updated_at, closed_at, noted_at, event_id FROM ` + sharedTable(b)
 }
 
 func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
@@ -42,9 +42,9 @@ func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
 		var r memory.SharedRow
 		var ref, reason sql.NullString
 		var created, updated int64
-		var closed sql.NullInt64
+		var closed, noted sql.NullInt64
 		if err := rows.Scan(&r.Bucket, &r.ID, &r.Text, &r.State, &r.TaskID, &r.Status, &r.Version,
-			&ref, &reason, &created, &updated, &closed, &r.EventID); err != nil {
+			&ref, &reason, &created, &updated, &closed, &noted, &r.EventID); err != nil {
 			return nil, err
 		}
 		if ref.Valid {
@@ -54,6 +54,9 @@ func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
 			}
 		}
 		r.CloseReason, r.CreatedAt, r.UpdatedAt, r.ClosedAt = reason.String, fromNanos(created), fromNanos(updated), fromNullNanos(closed)
+		if noted.Valid {
+			r.NotedAt = fromNanos(noted.Int64)
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -84,7 +87,7 @@ func GetShared(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (mem
 // memory.TextKey), preferring live rows; for results it must also belong to
 // taskID. It is how near-identical writes are recognised.
 func FindByTextKey(ctx context.Context, tx *sql.Tx, b memory.Bucket, key, taskID string) (memory.SharedRow, bool, error) {
-	where, args := `text_key = ?`, []any{key}
+	where, args := `id IN (SELECT id FROM `+sharedTable(b)+` WHERE text_key = ?`, []any{key}
 	switch b {
 	case memory.Results:
 		where, args = where+` AND task_id = ?`, append(args, taskID)
@@ -92,7 +95,7 @@ func FindByTextKey(ctx context.Context, tx *sql.Tx, b memory.Bucket, key, taskID
 		return memory.SharedRow{}, false, nil // keyed by id alone
 	}
 	order := `(status = '` + b.LiveStatus() + `') DESC, created_at, id`
-	rows, err := querySharedRows(ctx, tx, b, where, order, args...)
+	rows, err := querySharedRows(ctx, tx, b, where+`)`, order, args...)
 	if err != nil || len(rows) == 0 {
 		return memory.SharedRow{}, false, err
 	}
@@ -303,9 +306,14 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 			updated_at = ?, reference_memory_json = ?, event_id = ? WHERE id = ?`,
 			ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), at, string(refJSON), ev.EventID, ev.TargetID)
 	default:
-		_, err = tx.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at, event_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at, ev.EventID)
+		noted := ev.SourceRef.NoteAt
+		if noted.IsZero() {
+			noted = ev.CreatedAt
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
+			noted_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,
+			nanos(noted), ev.EventID)
 	}
 	return err
 }

@@ -79,8 +79,10 @@ CREATE TABLE shared_plan (
     event_id   TEXT    NOT NULL
 );
 
--- The three tracked buckets share one shape: a lifecycle status and the
--- reference memory that lets later notes find the row again.
+-- The three tracked buckets share one shape: a lifecycle status, the
+-- reference memory that lets later notes find the row again, and noted_at,
+-- when the note that created the row was written (a vague note can only mean
+-- a row whose origin it could have known).
 CREATE TABLE shared_issues (
     id                    TEXT    PRIMARY KEY,
     text                  TEXT    NOT NULL,
@@ -91,6 +93,7 @@ CREATE TABLE shared_issues (
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL,
     closed_at             INTEGER,
+    noted_at              INTEGER NOT NULL,
     event_id              TEXT    NOT NULL
 );
 CREATE INDEX shared_issues_key ON shared_issues (text_key);
@@ -105,6 +108,7 @@ CREATE TABLE shared_constraints (
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL,
     closed_at             INTEGER,
+    noted_at              INTEGER NOT NULL,
     event_id              TEXT    NOT NULL
 );
 CREATE INDEX shared_constraints_key ON shared_constraints (text_key);
@@ -119,6 +123,7 @@ CREATE TABLE shared_decisions (
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL,
     closed_at             INTEGER,
+    noted_at              INTEGER NOT NULL,
     event_id              TEXT    NOT NULL
 );
 CREATE INDEX shared_decisions_key ON shared_decisions (text_key);
