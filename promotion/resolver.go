@@ -115,10 +115,29 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 	}
 	known := rv.candidates(rows, t.NoteAt)
 	res := rv.choose(score(query, known), noun, rv.MinScore)
+	if (res.Action == Bind || res.Action == Duplicate) && res.TargetID != "" && len(r.CandidateAliases) > 0 {
+		res = checkHints(res, score(queryWords(r.ReferenceText, nil), known))
+	}
 	if later := len(rows) - len(known); res.Action == Defer && later > 0 {
 		res.Reason += fmt.Sprintf(" (%d row(s) recorded after the note was written were not considered)", later)
 	}
 	return res
+}
+
+// checkHints keeps the interpreter's alias hints from overruling the note's
+// own words: a bind (or duplicate) the hints produced is kept only if, by the
+// note's words alone, no other row scores higher than the chosen one.
+func checkHints(res Resolution, byNote []memory.Candidate) Resolution {
+	if len(byNote) == 0 || byNote[0].Score == 0 || byNote[0].TargetID == res.TargetID {
+		return res
+	}
+	for _, c := range byNote {
+		if c.TargetID == res.TargetID && c.Score >= byNote[0].Score {
+			return res
+		}
+	}
+	return Resolution{Action: Defer, Candidates: res.Candidates,
+		Reason: fmt.Sprintf("the interpreter's hints point to %s but the note's own words point to %s", res.TargetID, byNote[0].TargetID)}
 }
 
 // named resolves an id the write gives outright.
