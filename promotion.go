@@ -192,12 +192,14 @@ type CuratorResult struct {
 // by everyone and written only by promotion.
 type PromotionService interface {
 	WriteNote(ctx context.Context, w NoteWrite) (Note, error)
-	// Promote runs every unpromoted note of the caller's run through the
-	// pipeline, oldest first.
-	Promote(ctx context.Context) (PromotionReport, error)
+	// Promote runs up to limit (0: a default batch) unpromoted notes of the
+	// caller's run through the pipeline, oldest first.
+	Promote(ctx context.Context, limit int) (PromotionReport, error)
 	SharedState(ctx context.Context, q SharedQuery) ([]SharedRow, error)
 	Summary(ctx context.Context) (SharedSummary, error)
-	ListPending(ctx context.Context) ([]PendingItem, error)
+	// ListPending returns the open pending items (stale included); with all,
+	// the committed and dropped ones too.
+	ListPending(ctx context.Context, all bool) ([]PendingItem, error)
 	// ResolvePending binds or drops a pending item; only humans may.
 	ResolvePending(ctx context.Context, d PendingDecision) (CuratorResult, error)
 }

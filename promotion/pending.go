@@ -63,9 +63,10 @@ func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem,
 	return out, store.UpdatePending(ctx, tx, &it)
 }
 
-// ListPending returns the open pending items, stale ones included.
-func (p *Pipeline) ListPending(ctx context.Context) ([]memory.PendingItem, error) {
-	return p.DB.ListPending(ctx, false)
+// ListPending returns the open pending items, stale ones included; with
+// all, also those that left the queue.
+func (p *Pipeline) ListPending(ctx context.Context, all bool) ([]memory.PendingItem, error) {
+	return p.DB.ListPending(ctx, all)
 }
 
 // ResolvePending is the curator's action on a pending item: bind it to a

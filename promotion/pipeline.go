@@ -59,14 +59,17 @@ func (p *Pipeline) WriteNote(ctx context.Context, w memory.NoteWrite) (memory.No
 	return p.DB.InsertNote(ctx, memory.Note{Agent: id.AgentID, Run: p.Run, Kind: w.Kind, Text: w.Text, TaskID: w.TaskID})
 }
 
-// Promote runs the caller's unpromoted notes of this run through the
-// pipeline, oldest first, each in its own transaction.
-func (p *Pipeline) Promote(ctx context.Context) (memory.PromotionReport, error) {
+// Promote runs up to limit of the caller's unpromoted notes of this run
+// through the pipeline, oldest first, each in its own transaction.
+func (p *Pipeline) Promote(ctx context.Context, limit int) (memory.PromotionReport, error) {
 	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return memory.PromotionReport{}, err
 	}
-	notes, total, err := p.DB.UnprocessedNotes(ctx, id.AgentID, p.Run, p.NoteBatch)
+	if limit, err = memory.CheckLimit(limit, p.NoteBatch, 500); err != nil {
+		return memory.PromotionReport{}, err
+	}
+	notes, total, err := p.DB.UnprocessedNotes(ctx, id.AgentID, p.Run, limit)
 	if err != nil {
 		return memory.PromotionReport{}, err
 	}

@@ -104,7 +104,7 @@ func (h *harness) note(who memory.Identity, w memory.NoteWrite, promote bool) {
 
 func (h *harness) promote(who memory.Identity) {
 	h.t.Helper()
-	rep, err := h.p.Promote(as(who))
+	rep, err := h.p.Promote(as(who), 0)
 	if err != nil {
 		h.t.Fatalf("promote: %v", err)
 	}

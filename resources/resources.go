@@ -18,8 +18,9 @@ import (
 // Services are the domain services the resources read. A nil service leaves
 // its resources unregistered.
 type Services struct {
-	Facts memory.FactService
-	Log   *slog.Logger
+	Facts     memory.FactService
+	Promotion memory.PromotionService
+	Log       *slog.Logger
 }
 
 // Register adds every resource whose service is configured to s.
@@ -30,6 +31,9 @@ func Register(s *server.MCPServer, svc Services) {
 	if svc.Facts != nil {
 		registerFacts(s, svc)
 	}
+	if svc.Promotion != nil {
+		registerShared(s, svc)
+	}
 }
 
 // Changed maps a change of kind/ref (from the store's change feed) to the
@@ -38,6 +42,8 @@ func Changed(kind, ref string) []string {
 	switch kind {
 	case "fact":
 		return []string{PoliciesCore, FactsSnapshot, "memory://facts/" + ref + "/history"}
+	case "shared", "pending":
+		return sharedChanged(kind, ref)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/llm"
+	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/prompts"
 	"github.com/memory-mcp/memory-mcp/resources"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -19,11 +23,12 @@ import (
 // app is one running memory-mcp: the database, the services over it and the
 // MCP server exposing them.
 type app struct {
-	cfg    *Config
-	log    *slog.Logger
-	db     *store.DB
-	facts  *store.FactService
-	server *server.MCPServer
+	cfg       *Config
+	log       *slog.Logger
+	db        *store.DB
+	facts     *store.FactService
+	promotion *promotion.Pipeline
+	server    *server.MCPServer
 }
 
 func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
@@ -42,6 +47,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts = store.NewFactService(db)
 	a.facts.Access = cfg.WriteAccess
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
+	a.promotion = newPromotion(cfg, db, log)
 
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
 		server.WithInstructions(instructions),
@@ -50,13 +56,32 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
 	)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Log: log})
-	resources.Register(a.server, resources.Services{Facts: a.facts, Log: log})
+	tools.Register(a.server, tools.Services{Facts: a.facts, Promotion: a.promotion, Log: log})
+	resources.Register(a.server, resources.Services{Facts: a.facts, Promotion: a.promotion, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Log: log})
 	return a, nil
 }
 
 func (a *app) Close() error { return a.db.Close() }
+
+// newPromotion wires the promotion pipeline: the rules interpreter, or the
+// LLM one (which falls back to the rules) when configured.
+func newPromotion(cfg *Config, db *store.DB, log *slog.Logger) *promotion.Pipeline {
+	run := cfg.RunID
+	if run == "" {
+		var b [3]byte
+		rand.Read(b[:])
+		run = "run-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+	}
+	p := promotion.New(db, run)
+	p.MaxAttempts, p.MaxNoteBytes, p.Log = cfg.PendingMaxAttempts, cfg.MaxContentBytes, log
+	if cfg.Interpreter == "llm" {
+		li := &promotion.LLMInterpreter{Chat: llm.New(cfg.LLM).ChatJSON, Timeout: cfg.LLM.Timeout, Log: log}
+		p.Interpret = li.Interpret
+	}
+	log.Info("promotion", "run_id", run, "interpreter", cfg.Interpreter)
+	return p
+}
 
 // context returns ctx carrying the configured caller identity.
 func (a *app) context(ctx context.Context) context.Context {
@@ -98,4 +123,7 @@ const instructions = `memory-mcp is persistent, governed memory shared across se
 - Organisational facts (policies, ADRs, procedures, conventions): query_facts before acting on
   org-wide rules; publish_fact only for knowledge that should bind every agent. Read the
   memory://policies/core resource (or the org_policies prompt) for the policies in force.
+- Shared team state (plan, issues, decisions, constraints, results, task states, learnings): read
+  memory://shared or shared_state; change it by writing notes (write_note, e.g. "fixed: <issue_id>")
+  and promoting them. Ambiguous notes wait in the pending queue rather than being guessed.
 Errors start with a code (EINVALID, ENOTFOUND, ECONFLICT, EFORBIDDEN) and say how to fix the call.`
