@@ -77,7 +77,7 @@ func withLLM(h *harness, url string) *bytes.Buffer {
 	logs := &bytes.Buffer{}
 	client := llm.New(llm.Config{BaseURL: url, Model: "m", Timeout: 200 * time.Millisecond, Retries: 1})
 	li := &promotion.LLMInterpreter{Chat: client.ChatJSON, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(logs, nil))}
-	h.p.Interpret = li.Interpret
+	h.p.Interpret, h.p.InterpreterNeedsContext = li.Interpret, true
 	return logs
 }
 

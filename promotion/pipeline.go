@@ -34,7 +34,11 @@ type Pipeline struct {
 	MaxNoteBytes int
 	// NoteBatch bounds the notes one Promote call takes.
 	NoteBatch int
-	Log       *slog.Logger
+	// InterpreterNeedsContext makes each note's interpretation read the
+	// shared context first (the LLM interpreter shows it to the model; the
+	// rules do not look at it).
+	InterpreterNeedsContext bool
+	Log                     *slog.Logger
 }
 
 // New returns a pipeline over db for run with the offline defaults: the
@@ -89,6 +93,9 @@ func (p *Pipeline) Promote(ctx context.Context, limit int) (memory.PromotionRepo
 // may take seconds), on a fresh read of the context.
 func (p *Pipeline) interpret(ctx context.Context, n memory.Note) Interpretation {
 	var c memory.SharedContext
+	if !p.InterpreterNeedsContext {
+		return p.Interpret(ctx, n, c)
+	}
 	err := p.DB.View(ctx, func(tx *sql.Tx) (err error) {
 		c, err = store.LoadContext(ctx, tx, time.Time{})
 		return err
@@ -168,9 +175,12 @@ func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time
 	if r.Confidence < p.MinConfidence {
 		return settled(out, memory.Ignored, "", fmt.Sprintf("confidence %.2f is under %.2f", r.Confidence, p.MinConfidence)), nil
 	}
-	c, err := store.LoadContext(ctx, tx, w.noteAt.Add(-p.Resolver.GhostWindow))
-	if err != nil {
-		return verdict{}, err
+	var c memory.SharedContext
+	if r.Bucket.Tracked() { // only they have rows to resolve against
+		var err error
+		if c, err = store.LoadContext(ctx, tx, w.noteAt.Add(-p.Resolver.GhostWindow), r.Bucket); err != nil {
+			return verdict{}, err
+		}
 	}
 	res := p.Resolver.Resolve(Target{Request: r, Context: c, NoteAt: w.noteAt})
 	out.Candidates, out.TargetID = res.Candidates, res.TargetID
@@ -181,6 +191,7 @@ func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time
 		return p.deferOrDuplicate(ctx, tx, out, r, res)
 	}
 	r.TargetID = res.TargetID
+	var err error
 	if v := r.CheckTarget(); v != nil {
 		return settled(out, memory.Rejected, v.Rule, v.Message), nil
 	}

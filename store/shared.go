@@ -103,11 +103,15 @@ func FindByTextKey(ctx context.Context, tx *sql.Tx, b memory.Bucket, key, taskID
 }
 
 // LoadContext returns the resolver's narrow context: open issues, active
-// constraints and active decisions, plus the tracked rows closed after since
-// (none when since is zero), which a note written at since may still mean.
-func LoadContext(ctx context.Context, tx *sql.Tx, since time.Time) (memory.SharedContext, error) {
+// constraints and active decisions (or only the buckets named), plus the
+// tracked rows closed after since (none when since is zero), which a note
+// written at since may still mean.
+func LoadContext(ctx context.Context, tx *sql.Tx, since time.Time, buckets ...memory.Bucket) (memory.SharedContext, error) {
 	var c memory.SharedContext
-	for _, b := range []memory.Bucket{memory.Issues, memory.Constraints, memory.Decisions} {
+	if len(buckets) == 0 {
+		buckets = []memory.Bucket{memory.Issues, memory.Constraints, memory.Decisions}
+	}
+	for _, b := range buckets {
 		where, args := `status = ?`, []any{b.LiveStatus()}
 		if !since.IsZero() {
 			where, args = `(status = ? OR closed_at > ?)`, append(args, nanos(since))

@@ -77,7 +77,7 @@ func newPromotion(cfg *Config, db *store.DB, log *slog.Logger) *promotion.Pipeli
 	p.MaxAttempts, p.MaxNoteBytes, p.Log = cfg.PendingMaxAttempts, cfg.MaxContentBytes, log
 	if cfg.Interpreter == "llm" {
 		li := &promotion.LLMInterpreter{Chat: llm.New(cfg.LLM).ChatJSON, Timeout: cfg.LLM.Timeout, Log: log}
-		p.Interpret = li.Interpret
+		p.Interpret, p.InterpreterNeedsContext = li.Interpret, true
 	}
 	log.Info("promotion", "run_id", run, "interpreter", cfg.Interpreter)
 	return p
