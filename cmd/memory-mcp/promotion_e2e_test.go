@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -273,5 +274,81 @@ func TestLLMInterpreterNeedsAKeyForOpenAI(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if err != nil || strings.Contains(string(out), "sk-secret") || !strings.Contains(string(out), "(set)") {
 		t.Fatalf("config with a key: %v\n%s", err, out)
+	}
+}
+
+// TestConcurrentPromotion has two processes promote overlapping notes at the
+// same time on one data directory: writes serialise, and the same issue
+// reported by both becomes one row.
+func TestConcurrentPromotion(t *testing.T) {
+	dir := t.TempDir()
+	procs := []*proc{
+		start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}}),
+		start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}}),
+	}
+	subjects := []string{"pandas import fails", "redis times out", "disk full on runner", "login page crashes",
+		"cache serves stale entries", "cron job runs twice", "search index lags", "upload size limit too low"}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[string]int{}
+	errs := make(chan error, 100)
+	for i, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j, s := range subjects {
+				notes := []string{"issue: " + s} // both report every issue
+				if j%2 == i {
+					notes = append(notes, fmt.Sprintf("result: run %d of %s", i, s)) // and results of their own
+				}
+				for _, n := range notes {
+					res, err := p.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write_note",
+						Arguments: map[string]any{"text": n, "promote": true}})
+					if err == nil && res.IsError {
+						err = fmt.Errorf("%s", text(res))
+					}
+					if err != nil {
+						errs <- err
+						continue
+					}
+					var r writeNoteResult
+					b, _ := json.Marshal(res.StructuredContent)
+					json.Unmarshal(b, &r)
+					mu.Lock()
+					for _, o := range r.Outcomes {
+						statuses[string(o.Bucket)+" "+string(o.Status)]++
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// Each issue was committed once; the other process's report was a duplicate.
+	if statuses["issues committed"] != len(subjects) || statuses["issues ignored"] != len(subjects) {
+		t.Fatalf("outcomes = %v", statuses)
+	}
+	var sh sharedResult
+	procs[0].ok("shared_state", map[string]any{"bucket": "issues"}, &sh)
+	seen := map[string]int{}
+	for _, r := range sh.Rows {
+		seen[r.Text]++
+	}
+	for text, n := range seen {
+		if n != 1 {
+			t.Errorf("issue %q has %d rows", text, n)
+		}
+	}
+	procs[1].ok("shared_state", map[string]any{"bucket": "results"}, &sh)
+	if len(seen) != len(subjects) || len(sh.Rows) != len(subjects) {
+		t.Fatalf("%d issues, %d results; want %d each", len(seen), len(sh.Rows), len(subjects))
+	}
+	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "identical") {
+		t.Fatalf("replay after concurrent writes: %v\n%s", err, out)
 	}
 }
