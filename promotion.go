@@ -63,6 +63,9 @@ func (o Outcome) Summary() string {
 	if o.Rule != "" {
 		b.WriteString(" [" + o.Rule + "]")
 	}
+	if o.Status == Deferred && o.NoteID != 0 && o.PendingID != 0 {
+		b.WriteString(" (pending item " + strconv.FormatInt(o.PendingID, 10) + ")")
+	}
 	if o.Status == Committed && !o.Applied {
 		b.WriteString(" (recorded, projection failed: replay will apply it)")
 	}

@@ -20,6 +20,7 @@ type Schema struct {
 // RefusalError is a model declining to answer. Retrying does not help.
 type RefusalError struct{ Message string }
 
+// Error implements error.
 func (e *RefusalError) Error() string { return "model refused: " + e.Message }
 
 // ErrTruncated is a reply cut off by the token limit: its JSON is incomplete.
@@ -31,10 +32,12 @@ type DecodeError struct {
 	Err   error
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("model reply is not valid JSON for the schema: %v (reply %.200q)", e.Err, e.Reply)
 }
 
+// Unwrap returns the decoding error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // determinism is the temperature sent for structured calls: go-openai drops
