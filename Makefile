@@ -27,6 +27,8 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
 	$(GO) test -run '^$$' -fuzz FuzzParseWriteAccess -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
+	$(GO) test -run '^$$' -fuzz FuzzPromoteNote -fuzztime 30s -fuzzminimizetime 10s ./promotion
+	$(GO) test -run '^$$' -fuzz FuzzLLMOutput -fuzztime 30s ./promotion
 
 clean:
 	rm -rf bin

@@ -19,9 +19,10 @@ import (
 // Services are the domain services the resources read. A nil service leaves
 // its resources unregistered.
 type Services struct {
-	Facts  memory.FactService
-	Blocks memory.BlockService
-	Log    *slog.Logger
+	Facts     memory.FactService
+	Blocks    memory.BlockService
+	Promotion memory.PromotionService
+	Log       *slog.Logger
 }
 
 // Register adds every resource whose service is configured to s.
@@ -35,6 +36,9 @@ func Register(s *server.MCPServer, svc Services) {
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)
 	}
+	if svc.Promotion != nil {
+		registerShared(s, svc)
+	}
 }
 
 // Changed maps a change of kind/ref (from the store's change feed) to the
@@ -45,6 +49,8 @@ func Changed(kind, ref string) []string {
 		return []string{PoliciesCore, FactsSnapshot, "memory://facts/" + ref + "/history"}
 	case "block":
 		return []string{BlocksList, BlocksList + "/" + ref}
+	case "shared", "pending":
+		return sharedChanged(kind, ref)
 	}
 	return nil
 }

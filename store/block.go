@@ -529,13 +529,6 @@ func authorColumns(a memory.Author) (sql.NullString, sql.NullString) {
 	return nullString(a.Seniority.String(), !a.Human), nullString(string(a.Autonomy), a.Autonomy != "")
 }
 
-func nonNil(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
-}
-
 func emptyNil(xs []string) []string {
 	if len(xs) == 0 {
 		return nil

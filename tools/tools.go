@@ -23,9 +23,10 @@ import (
 // Services are the domain services the tools call. A nil service leaves its
 // tools unregistered.
 type Services struct {
-	Facts  memory.FactService
-	Blocks memory.BlockService
-	Log    *slog.Logger
+	Facts     memory.FactService
+	Blocks    memory.BlockService
+	Promotion memory.PromotionService
+	Log       *slog.Logger
 }
 
 // Register adds every tool whose service is configured to s.
@@ -38,6 +39,10 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)
+	}
+	if svc.Promotion != nil {
+		registerNotes(s, svc)
+		registerShared(s, svc)
 	}
 }
 

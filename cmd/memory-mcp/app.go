@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/llm"
+	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/prompts"
 	"github.com/memory-mcp/memory-mcp/resources"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -19,12 +23,13 @@ import (
 // app is one running memory-mcp: the database, the services over it and the
 // MCP server exposing them.
 type app struct {
-	cfg    *Config
-	log    *slog.Logger
-	db     *store.DB
-	facts  *store.FactService
-	blocks *store.BlockService
-	server *server.MCPServer
+	cfg       *Config
+	log       *slog.Logger
+	db        *store.DB
+	facts     *store.FactService
+	blocks    *store.BlockService
+	promotion *promotion.Pipeline
+	server    *server.MCPServer
 }
 
 func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
@@ -45,6 +50,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
+	a.promotion = newPromotion(cfg, db, log)
 
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
 		server.WithInstructions(instructions),
@@ -55,13 +61,32 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithToolFilter(tools.Filter(cfg.Strategy)),
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
-	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
+	tools.Register(a.server, tools.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
+	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
 	return a, nil
 }
 
 func (a *app) Close() error { return a.db.Close() }
+
+// newPromotion wires the promotion pipeline: the rules interpreter, or the
+// LLM one (which falls back to the rules) when configured.
+func newPromotion(cfg *Config, db *store.DB, log *slog.Logger) *promotion.Pipeline {
+	run := cfg.RunID
+	if run == "" {
+		var b [3]byte
+		rand.Read(b[:])
+		run = "run-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+	}
+	p := promotion.New(db, run)
+	p.MaxAttempts, p.MaxNoteBytes, p.Log = cfg.PendingMaxAttempts, cfg.MaxContentBytes, log
+	if cfg.Interpreter == "llm" {
+		li := &promotion.LLMInterpreter{Chat: llm.New(cfg.LLM).ChatJSON, Timeout: cfg.LLM.Timeout, Log: log}
+		p.Interpret, p.InterpreterNeedsContext = li.Interpret, true
+	}
+	log.Info("promotion", "run_id", run, "interpreter", cfg.Interpreter)
+	return p
+}
 
 // context returns ctx carrying the configured caller identity.
 func (a *app) context(ctx context.Context) context.Context {
@@ -105,4 +130,7 @@ const instructions = `memory-mcp is persistent, governed memory shared across se
   memory://policies/core resource (or the org_policies prompt) for the policies in force.
 - Core memory (self_editing strategy): blocks (persona, human, project, ...) you keep
   current with the memory_block_* tools; the core_memory prompt shows them with instructions.
+- Shared team state (plan, issues, decisions, constraints, results, task states, learnings): read
+  memory://shared or shared_state; change it by writing notes (write_note, e.g. "fixed: <issue_id>")
+  and promoting them. Ambiguous notes wait in the pending queue rather than being guessed.
 Errors start with a code (EINVALID, ENOTFOUND, ECONFLICT, EFORBIDDEN) and say how to fix the call.`

@@ -336,7 +336,9 @@ func TestBlocksSharedRaceTwoProcesses(t *testing.T) {
 }
 
 func TestStrategySwitch(t *testing.T) {
-	factTools := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact"}
+	// Facts and governed promotion are offered by every strategy.
+	factTools := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
+		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
 		"memory_block_insert", "memory_block_list", "memory_block_read", "memory_block_replace", "memory_block_restore", "memory_block_rethink"}
 	tests := []struct {

@@ -13,8 +13,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/llm"
 )
 
 // Config is the resolved configuration. Every field is set by exactly one
@@ -30,6 +32,12 @@ type Config struct {
 	LogLevel        string
 	Strategy        memory.Strategy
 	Blocks          []memory.BlockSpec // default core memory blocks
+
+	// Promotion (notes -> shared state).
+	Interpreter        string     // rules or llm
+	LLM                llm.Config // the LLM interpreter's endpoint
+	PendingMaxAttempts int
+	RunID              string // "" means a new run per process
 
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
@@ -77,6 +85,39 @@ func settings() []setting {
 			func(c *Config, v string) (err error) { c.WriteAccess, err = memory.ParseWriteAccess(v); return }},
 		{"max-content-bytes", "largest fact or memory content accepted, in bytes", constant(strconv.Itoa(memory.DefaultMaxContentBytes)),
 			func(c *Config, v string) (err error) { c.MaxContentBytes, err = parsePositive(v); return }},
+		{"interpreter", "how notes are interpreted: rules (offline) or llm", constant("rules"),
+			func(c *Config, v string) error {
+				if v != "rules" && v != "llm" {
+					return fmt.Errorf("unknown interpreter %q: use rules or llm", v)
+				}
+				c.Interpreter = v
+				return nil
+			}},
+		{"llm-base-url", "OpenAI-compatible endpoint of the LLM interpreter, including /v1", constant("https://api.openai.com/v1"),
+			func(c *Config, v string) error { c.LLM.BaseURL = v; return nil }},
+		{"llm-model", "model of the LLM interpreter", constant("gpt-4o-mini"),
+			func(c *Config, v string) error { c.LLM.Model = v; return nil }},
+		{"llm-api-key", "API key of the LLM endpoint (default: $OPENAI_API_KEY)", constant(""),
+			func(c *Config, v string) error { c.LLM.APIKey = v; return nil }},
+		{"llm-timeout", "time limit of one LLM interpreter call", constant("30s"),
+			func(c *Config, v string) (err error) {
+				if c.LLM.Timeout, err = time.ParseDuration(v); err == nil && c.LLM.Timeout <= 0 {
+					err = fmt.Errorf("%q is not a positive duration", v)
+				}
+				return err
+			}},
+		{"pending-max-attempts", "retry passes before a pending write is marked stale for a curator", constant("5"),
+			func(c *Config, v string) (err error) { c.PendingMaxAttempts, err = parsePositive(v); return }},
+		{"run-id", "this process's run: notes are private per agent and run (default: a new run per process)", constant(""),
+			func(c *Config, v string) error {
+				if v != "" {
+					if err := memory.CheckID("run-id", v); err != nil {
+						return err
+					}
+				}
+				c.RunID = v
+				return nil
+			}},
 		{"log-level", "debug, info, warn or error (logs go to stderr)", constant("info"),
 			func(c *Config, v string) error {
 				switch v {
@@ -154,6 +195,13 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		if !known[k] {
 			return nil, fmt.Errorf("config file %s: unknown setting %q", file, k)
 		}
+	}
+	if key := getenv("OPENAI_API_KEY"); c.LLM.APIKey == "" && key != "" {
+		c.LLM.APIKey = key
+		c.values["llm-api-key"], c.sources["llm-api-key"] = key, "env OPENAI_API_KEY"
+	}
+	if c.Interpreter == "llm" && c.LLM.APIKey == "" && strings.Contains(c.LLM.BaseURL, "api.openai.com") {
+		return nil, fmt.Errorf("interpreter llm: %s needs an API key: set MEMORY_MCP_LLM_API_KEY or OPENAI_API_KEY, or point llm-base-url at a local server", c.LLM.BaseURL)
 	}
 	return c, nil
 }
@@ -233,7 +281,11 @@ func (c *Config) Describe(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "%-20s %-40s (%s)\n", n, c.values[n], c.sources[n])
+		v := c.values[n]
+		if strings.HasSuffix(n, "api-key") && v != "" {
+			v = "(set)" // never print a secret
+		}
+		fmt.Fprintf(w, "%-20s %-40s (%s)\n", n, v, c.sources[n])
 	}
 }
 

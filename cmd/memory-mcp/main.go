@@ -5,6 +5,7 @@
 //
 //	memory-mcp [stdio] [flags]   serve MCP over stdin/stdout (the default)
 //	memory-mcp config [flags]    print the resolved configuration and where each value came from
+//	memory-mcp replay [flags]    rebuild the shared state from the promotion ledger
 //	memory-mcp version           print the version
 package main
 
@@ -56,6 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "config":
 		cfg.Describe(stdout)
 		return nil
+	case "replay":
+		return replay(ctx, cfg, stdout)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -65,6 +68,7 @@ const usage = `usage: memory-mcp [command] [flags]
 commands:
   stdio     serve MCP over stdin/stdout (the default)
   config    print the resolved configuration and where each value came from
+  replay    rebuild every shared table from the promotion ledger (events_memory)
   version   print the version
   help      print this text
 

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+type writeNoteResult struct {
+	Note     memory.Note      `json:"note"`
+	Outcomes []memory.Outcome `json:"outcomes"`
+	Retried  []memory.Outcome `json:"retried"`
+}
+
+type sharedResult struct {
+	Rows []memory.SharedRow `json:"rows"`
+}
+
+type pendingResult struct {
+	Pending []memory.PendingItem `json:"pending"`
+}
+
+// promoteNote writes a note with promote: true and returns its outcome.
+func (s *proc) promoteNote(text string) memory.Outcome {
+	s.t.Helper()
+	var r writeNoteResult
+	s.ok("write_note", map[string]any{"text": text, "promote": true}, &r)
+	for _, o := range r.Outcomes {
+		if o.NoteID == r.Note.ID {
+			return o
+		}
+	}
+	s.t.Fatalf("no outcome for note %d: %+v", r.Note.ID, r)
+	return memory.Outcome{}
+}
+
+func TestPromotionEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	updated := map[string]bool{}
+	curator := start(t, options{dataDir: dir, args: []string{"--agent-id", "alice", "--human"},
+		client: &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			mu.Lock()
+			updated[req.Params.URI] = true
+			mu.Unlock()
+		}}})
+	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--pending-max-attempts", "2"}})
+
+	// A note stays private until it is promoted.
+	var wr writeNoteResult
+	s.ok("write_note", map[string]any{"text": "blocker: pandas import fails in the loader", "task_id": "T-1"}, &wr)
+	if wr.Note.ID == 0 || wr.Note.Agent != "sam" || wr.Note.Processed || len(wr.Outcomes) != 0 {
+		t.Fatalf("write_note = %+v", wr)
+	}
+	var rep memory.PromotionReport
+	s.ok("promote_notes", nil, &rep)
+	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Status != memory.Committed || rep.Outcomes[0].TargetID != "pandas_import_fails_in_loader" {
+		t.Fatalf("promote_notes = %+v", rep)
+	}
+	s.ok("promote_notes", nil, &rep)
+	if len(rep.Outcomes) != 0 {
+		t.Fatalf("a note was promoted twice: %+v", rep)
+	}
+
+	// The earlier blocker binds; two similar issues make a vague note wait.
+	for _, n := range []string{"issue: flaky test in the auth module", "issue: flaky test in the billing module", "plan: ship v1 on Friday", "task T-1: blocked on review"} {
+		if o := s.promoteNote(n); o.Status != memory.Committed {
+			t.Fatalf("%q: %+v", n, o)
+		}
+	}
+	if o := s.promoteNote("The earlier blocker is fixed."); o.Status != memory.Committed || o.Operation != memory.Resolve || o.TargetID != "pandas_import_fails_in_loader" {
+		t.Fatalf("earlier blocker: %+v", o)
+	}
+	o := s.promoteNote("The flaky test is fixed now.")
+	if o.Status != memory.Deferred || o.PendingID == 0 || len(o.Candidates) != 2 || !strings.Contains(o.Reason, "ambiguous") {
+		t.Fatalf("vague note: %+v", o)
+	}
+	if o := s.promoteNote("hmm, let me look at the logs"); o.Status != memory.Ignored {
+		t.Fatalf("noise: %+v", o)
+	}
+	if o := s.promoteNote("[gossip/append] tabs"); o.Status != memory.Rejected || o.Rule != memory.RuleBucket {
+		t.Fatalf("unknown bucket: %+v", o)
+	}
+
+	var sh sharedResult
+	s.ok("shared_state", map[string]any{"bucket": "issues", "status": "open"}, &sh)
+	if len(sh.Rows) != 2 {
+		t.Fatalf("open issues = %+v", sh.Rows)
+	}
+	s.ok("shared_state", map[string]any{"limit": 1}, &sh)
+	if len(sh.Rows) != 3 { // plan, issues, task_state: one row each
+		t.Fatalf("all buckets = %+v", sh.Rows)
+	}
+	var pl pendingResult
+	s.ok("list_pending", nil, &pl)
+	if len(pl.Pending) != 1 || pl.Pending[0].ID != o.PendingID || pl.Pending[0].RawInput != "The flaky test is fixed now." {
+		t.Fatalf("list_pending = %+v", pl)
+	}
+
+	// Only a human may curate.
+	s.fail("resolve_pending", map[string]any{"pending_id": o.PendingID, "target_id": "flaky_test_in_auth_module"},
+		"EFORBIDDEN", `only a human curator may bind or drop pending items; you are agent "sam" (mid)`)
+	var cr memory.CuratorResult
+	curator.ok("resolve_pending", map[string]any{"pending_id": o.PendingID, "target_id": "flaky_test_in_auth_module"}, &cr)
+	if cr.Pending.Status != memory.PendingCommitted || cr.Outcome == nil || !cr.Outcome.Applied || cr.Pending.Resolution.By != "alice" {
+		t.Fatalf("curator bind = %+v", cr)
+	}
+	curator.fail("resolve_pending", map[string]any{"pending_id": o.PendingID, "drop_reason": "noise"}, "ECONFLICT", "was already committed by alice")
+	s.ok("shared_state", map[string]any{"bucket": "issues", "status": "resolved"}, &sh)
+	if len(sh.Rows) != 2 {
+		t.Fatalf("resolved issues = %+v", sh.Rows)
+	}
+
+	// A second vague note, dropped by the curator.
+	s.promoteNote("issue: slow query in reports")
+	s.promoteNote("issue: slow query in exports")
+	o = s.promoteNote("The slow query is fixed.")
+	curator.ok("resolve_pending", map[string]any{"pending_id": o.PendingID, "drop_reason": "cannot tell which"}, &cr)
+	if cr.Pending.Status != memory.PendingDropped || cr.Pending.Resolution.Reason != "cannot tell which" {
+		t.Fatalf("curator drop = %+v", cr)
+	}
+
+	s.ok("list_pending", map[string]any{"all": true}, &pl)
+	if len(pl.Pending) != 2 || pl.Pending[0].Resolution.Action != "bind" || pl.Pending[1].Resolution.Action != "drop" {
+		t.Fatalf("list_pending all = %+v", pl)
+	}
+
+	// Resources.
+	md, err := s.read("memory://shared")
+	for _, want := range []string{"ship v1 on Friday (v1)", "**slow_query_in_reports**", "**t_1**: blocked on review"} {
+		if err != nil || !strings.Contains(md, want) {
+			t.Fatalf("memory://shared lacks %q: %q, %v", want, md, err)
+		}
+	}
+	js, err := s.read("memory://shared/issues")
+	var bucket struct{ Rows []memory.SharedRow }
+	if err != nil || json.Unmarshal([]byte(js), &bucket) != nil || len(bucket.Rows) != 5 {
+		t.Fatalf("memory://shared/issues = %q, %v", js, err)
+	}
+	if _, err := s.read("memory://shared/gossip"); err == nil || !strings.Contains(err.Error(), `unknown bucket "gossip"`) {
+		t.Fatalf("unknown bucket resource: %v", err)
+	}
+	if js, err := s.read("memory://pending"); err != nil || !strings.Contains(js, `"pending": []`) {
+		t.Fatalf("memory://pending = %q, %v", js, err)
+	}
+
+	// The curator's process heard about the other process's writes.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		got := updated["memory://shared"] && updated["memory://shared/issues"] && updated["memory://pending"]
+		mu.Unlock()
+		if got {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("resource updates seen by the other process: %v", updated)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// Replay rebuilds the same state from the ledger.
+	var before, after sharedResult
+	s.ok("shared_state", map[string]any{"limit": 500}, &before)
+	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "shared state is identical to the ledger's projection") {
+		t.Fatalf("replay: %v\n%s", err, out)
+	}
+	s.ok("shared_state", map[string]any{"limit": 500}, &after)
+	b1, _ := json.Marshal(before)
+	b2, _ := json.Marshal(after)
+	if string(b1) != string(b2) || len(before.Rows) != 7 {
+		t.Fatalf("replay changed the state:\n%s\n%s", b1, b2)
+	}
+}
+
+func TestPromotionBadInput(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "june", "--max-content-bytes", "64"}})
+	human := start(t, options{dataDir: dir, args: []string{"--agent-id", "alice", "--human"}})
+	s.promoteNote("issue: flaky test in the auth module")
+	s.promoteNote("issue: flaky test in the billing module")
+	pending := s.promoteNote("The flaky test is fixed.").PendingID
+
+	tests := []struct {
+		name string
+		p    *proc
+		tool string
+		args map[string]any
+		code string
+		want string
+	}{
+		{"empty note", s, "write_note", map[string]any{"text": "  "}, "EINVALID", "text is empty"},
+		{"oversize note", s, "write_note", map[string]any{"text": strings.Repeat("x", 65)}, "EINVALID", "65 bytes; the limit is 64 bytes (1 over)"},
+		{"bad kind", s, "write_note", map[string]any{"text": "x", "kind": "thought"}, "EINVALID", `unknown note kind "thought": use agent or tool_result`},
+		{"bad task id", s, "write_note", map[string]any{"text": "x", "task_id": "a b"}, "EINVALID", "task_id"},
+		{"wrong type", s, "write_note", map[string]any{"text": "x", "promote": "yes"}, "EINVALID", `argument "promote" must be true or false`},
+		{"unknown argument", s, "write_note", map[string]any{"text": "x", "agent_id": "root"}, "EINVALID", `unknown argument "agent_id"`},
+		{"promote unknown argument", s, "promote_notes", map[string]any{"all": true}, "EINVALID", `unknown argument "all"; this tool takes: limit`},
+		{"promote limit", s, "promote_notes", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range: use 1 to 500"},
+		{"unknown bucket", s, "shared_state", map[string]any{"bucket": "gossip"}, "EINVALID", `unknown bucket "gossip"`},
+		{"status of another bucket", s, "shared_state", map[string]any{"bucket": "issues", "status": "active"}, "EINVALID", "use one of open, resolved"},
+		{"limit", s, "shared_state", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range"},
+		{"agent curates", s, "resolve_pending", map[string]any{"pending_id": pending, "drop_reason": "x"}, "EFORBIDDEN", "only a human curator"},
+		{"no pending id", human, "resolve_pending", map[string]any{"drop_reason": "x"}, "EINVALID", "pending_id 0"},
+		{"neither", human, "resolve_pending", map[string]any{"pending_id": pending}, "EINVALID", "give target_id"},
+		{"both", human, "resolve_pending", map[string]any{"pending_id": pending, "target_id": "a", "drop_reason": "b"}, "EINVALID", "not both"},
+		{"bad target", human, "resolve_pending", map[string]any{"pending_id": pending, "target_id": "Flaky Test"}, "EINVALID", "not a slug"},
+		{"unknown target", human, "resolve_pending", map[string]any{"pending_id": pending, "target_id": "nope"}, "ENOTFOUND",
+			"no open issue nope; the open issues are: flaky_test_in_auth_module, flaky_test_in_billing_module"},
+		{"unknown pending", human, "resolve_pending", map[string]any{"pending_id": 999, "drop_reason": "x"}, "ENOTFOUND", "no pending item 999"},
+		{"pending id type", human, "resolve_pending", map[string]any{"pending_id": "one"}, "EINVALID", `argument "pending_id" must be an integer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.p.in(t).fail(tt.tool, tt.args, tt.code, tt.want) })
+	}
+	// Nothing the bad calls tried was stored.
+	var pl pendingResult
+	s.ok("list_pending", nil, &pl)
+	if len(pl.Pending) != 1 || pl.Pending[0].Status != memory.PendingOpen {
+		t.Fatalf("pending after bad calls = %+v", pl)
+	}
+}
+
+// TestLLMInterpreterEndToEnd runs the binary with the LLM interpreter
+// against a fake OpenAI-compatible server, then with the server failing.
+func TestLLMInterpreterEndToEnd(t *testing.T) {
+	var mu sync.Mutex
+	fail := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		content := `{"decision":"accept","bucket":"decisions","operation":"append","target_id":"","payload":{"text":"use Postgres for the queue","state":"","reason":"","task_id":""},"reference_text":"","candidate_aliases":[],"confidence":0.8,"rationale":"a choice"}`
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}}})
+	}))
+	defer srv.Close()
+	s := start(t, options{args: []string{"--interpreter", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "2s"}})
+	if o := s.promoteNote("Went with Postgres for the queue after the benchmark."); o.Status != memory.Committed || o.Interpreter != "llm" || o.TargetID != "use_postgres_for_queue" {
+		t.Fatalf("llm outcome = %+v", o)
+	}
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	if o := s.promoteNote("issue: disk full on the runner"); o.Status != memory.Committed || !strings.HasPrefix(o.Interpreter, "rules (llm ") {
+		t.Fatalf("fallback outcome = %+v", o)
+	}
+}
+
+func TestLLMInterpreterNeedsAKeyForOpenAI(t *testing.T) {
+	out, err := exec.Command(binary(t), "config", "--interpreter", "llm", "--data-dir", t.TempDir()).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "needs an API key") {
+		t.Fatalf("config without a key: %v\n%s", err, out)
+	}
+	cmd := exec.Command(binary(t), "config", "--interpreter", "llm", "--data-dir", t.TempDir())
+	cmd.Env = []string{"OPENAI_API_KEY=sk-secret", "HOME=" + t.TempDir()}
+	out, err = cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "sk-secret") || !strings.Contains(string(out), "(set)") {
+		t.Fatalf("config with a key: %v\n%s", err, out)
+	}
+}
+
+// TestConcurrentPromotion has two processes promote overlapping notes at the
+// same time on one data directory: writes serialise, and the same issue
+// reported by both becomes one row.
+func TestConcurrentPromotion(t *testing.T) {
+	dir := t.TempDir()
+	procs := []*proc{
+		start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}}),
+		start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}}),
+	}
+	subjects := []string{"pandas import fails", "redis times out", "disk full on runner", "login page crashes",
+		"cache serves stale entries", "cron job runs twice", "search index lags", "upload size limit too low"}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[string]int{}
+	errs := make(chan error, 100)
+	for i, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j, s := range subjects {
+				notes := []string{"issue: " + s} // both report every issue
+				if j%2 == i {
+					notes = append(notes, fmt.Sprintf("result: run %d of %s", i, s)) // and results of their own
+				}
+				for _, n := range notes {
+					res, err := p.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write_note",
+						Arguments: map[string]any{"text": n, "promote": true}})
+					if err == nil && res.IsError {
+						err = fmt.Errorf("%s", text(res))
+					}
+					if err != nil {
+						errs <- err
+						continue
+					}
+					var r writeNoteResult
+					b, _ := json.Marshal(res.StructuredContent)
+					json.Unmarshal(b, &r)
+					mu.Lock()
+					for _, o := range r.Outcomes {
+						statuses[string(o.Bucket)+" "+string(o.Status)]++
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// Each issue was committed once; the other process's report was a duplicate.
+	if statuses["issues committed"] != len(subjects) || statuses["issues ignored"] != len(subjects) {
+		t.Fatalf("outcomes = %v", statuses)
+	}
+	var sh sharedResult
+	procs[0].ok("shared_state", map[string]any{"bucket": "issues"}, &sh)
+	seen := map[string]int{}
+	for _, r := range sh.Rows {
+		seen[r.Text]++
+	}
+	for text, n := range seen {
+		if n != 1 {
+			t.Errorf("issue %q has %d rows", text, n)
+		}
+	}
+	procs[1].ok("shared_state", map[string]any{"bucket": "results"}, &sh)
+	if len(seen) != len(subjects) || len(sh.Rows) != len(subjects) {
+		t.Fatalf("%d issues, %d results; want %d each", len(seen), len(sh.Rows), len(subjects))
+	}
+	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "identical") {
+		t.Fatalf("replay after concurrent writes: %v\n%s", err, out)
+	}
+}

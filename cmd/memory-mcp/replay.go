@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// replay rebuilds every shared table from the events_memory ledger and says
+// whether the result differs from what the tables held. Events whose
+// projection failed before are applied now if they can be.
+func replay(ctx context.Context, cfg *Config, stdout io.Writer) error {
+	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	before, err := db.DumpShared(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := db.Replay(ctx, store.Project)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	after, err := db.DumpShared(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "replayed %d events from the ledger: %d applied, %d failed\n", rep.Events, rep.Applied, rep.Failed)
+	if before == after {
+		fmt.Fprintln(stdout, "shared state is identical to the ledger's projection")
+	} else {
+		fmt.Fprintln(stdout, "shared state changed: it now matches the ledger's projection")
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d events still fail to project; see projection_error in events_memory", rep.Failed)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package promotion
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// retryPending is the bounded retry pass that follows every successful
+// commit: a new commit may have given a waiting write the information it
+// lacked. Each retryable item is judged again against the current state;
+// one that still cannot commit counts an attempt and turns stale at
+// MaxAttempts. It runs inside the committing transaction.
+func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, now time.Time) ([]memory.Outcome, error) {
+	items, err := store.RetryablePending(ctx, tx, p.RetryBatch)
+	if err != nil {
+		return nil, err
+	}
+	var outs []memory.Outcome
+	for _, it := range items {
+		out, err := p.retry(ctx, tx, it, now)
+		if err != nil {
+			return outs, err
+		}
+		outs = append(outs, out)
+	}
+	return outs, nil
+}
+
+func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem, now time.Time) (memory.Outcome, error) {
+	w := write{req: it.Request, by: it.Interpreter, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt,
+		pendingID: it.ID, agent: it.Agent, run: it.Run}
+	v, err := p.judge(ctx, tx, w, now)
+	if err != nil {
+		return memory.Outcome{}, err
+	}
+	out := v.outcome
+	it.UpdatedAt = now
+	switch out.Status {
+	case memory.Committed:
+		if out, err = p.commit(ctx, tx, v); err != nil {
+			return out, err
+		}
+		it.Status = memory.PendingCommitted
+		it.Resolution = &memory.PendingResolution{Action: "retry", By: "promotion", At: now, EventID: out.EventID, TargetID: out.TargetID, Reason: out.Reason}
+	case memory.Deferred:
+		it.Attempts++
+		it.Reason, it.Candidates = out.Reason, out.Candidates
+		it.Stale = it.Attempts >= p.MaxAttempts
+		if it.Stale {
+			out.Reason += fmt.Sprintf("; stale after %d attempts: a curator must bind or drop it", it.Attempts)
+		}
+	default: // a duplicate now, or no longer valid: leaves the queue, with the reason on record
+		it.Status = memory.PendingDropped
+		it.Resolution = &memory.PendingResolution{Action: string(out.Status), By: "promotion", At: now, Reason: out.Reason}
+	}
+	out.PendingID = it.ID
+	return out, store.UpdatePending(ctx, tx, &it)
+}
+
+// ListPending returns the open pending items, stale ones included; with
+// all, also those that left the queue.
+func (p *Pipeline) ListPending(ctx context.Context, all bool) ([]memory.PendingItem, error) {
+	return p.DB.ListPending(ctx, all)
+}
+
+// ResolvePending is the curator's action on a pending item: bind it to a
+// target, which commits it like any write (ledger first, reference memory
+// grows with the note's phrasing), or drop it with a reason. Both are
+// recorded on the item; only a human identity may do either.
+func (p *Pipeline) ResolvePending(ctx context.Context, d memory.PendingDecision) (memory.CuratorResult, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.CuratorResult{}, err
+	}
+	if !id.Human {
+		return memory.CuratorResult{}, memory.Errorf(memory.EFORBIDDEN, "only a human curator may bind or drop pending items; you are %s", id.Describe())
+	}
+	if err := d.Validate(); err != nil {
+		return memory.CuratorResult{}, err
+	}
+	var res memory.CuratorResult
+	err = p.DB.Update(ctx, func(tx *sql.Tx) error {
+		res = memory.CuratorResult{}
+		it, err := store.GetPending(ctx, tx, d.PendingID)
+		if err != nil {
+			return err
+		}
+		if err := checkOpen(it); err != nil {
+			return err
+		}
+		now := p.DB.Now.Now()
+		if d.DropReason != "" {
+			it.Status, it.UpdatedAt = memory.PendingDropped, now
+			it.Resolution = &memory.PendingResolution{Action: "drop", By: id.AgentID, At: now, Reason: strings.TrimSpace(d.DropReason)}
+			res.Pending = it
+			return store.UpdatePending(ctx, tx, &it)
+		}
+		return p.bind(ctx, tx, &res, it, d.TargetID, id, now)
+	})
+	return res, err
+}
+
+func checkOpen(it memory.PendingItem) error {
+	if it.Status == memory.PendingOpen {
+		return nil
+	}
+	what := it.Status
+	if r := it.Resolution; r != nil {
+		what += " by " + r.By + " at " + r.At.Format(time.RFC3339)
+		if r.EventID != "" {
+			what += " (event " + r.EventID + ")"
+		}
+	}
+	return memory.Errorf(memory.ECONFLICT, "pending item %d was already %s", it.ID, what)
+}
+
+// bind commits a pending item's write against the target a curator chose.
+func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResult, it memory.PendingItem, target string, id memory.Identity, now time.Time) error {
+	r := it.Request
+	r.TargetID = target
+	if v := r.Check(); v != nil {
+		return memory.Errorf(memory.EINVALID, "binding pending item %d to %s breaks rule %s: %s", it.ID, target, v.Rule, v.Message)
+	}
+	if v := r.CheckTarget(); v != nil {
+		return memory.Errorf(memory.EINVALID, "binding pending item %d: %s", it.ID, v.Message)
+	}
+	if err := checkBindable(ctx, tx, r); err != nil {
+		return err
+	}
+	w := write{req: r, by: it.Interpreter, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt, pendingID: it.ID,
+		agent: it.Agent, run: it.Run, curator: id.AgentID}
+	how := Resolution{Action: Bind, TargetID: target, Candidates: it.Candidates, Reason: "bound by curator " + id.Describe()}
+	v := verdict{outcome: memory.Outcome{Status: memory.Committed, PendingID: it.ID, Bucket: r.Bucket, Operation: r.Operation,
+		TargetID: target, Reason: how.Reason, Interpreter: it.Interpreter}, event: p.event(w, r, how, now)}
+	out, err := p.commit(ctx, tx, v)
+	if err != nil {
+		return err
+	}
+	it.Status, it.UpdatedAt = memory.PendingCommitted, now
+	it.Resolution = &memory.PendingResolution{Action: "bind", By: id.AgentID, At: now, EventID: out.EventID, TargetID: target}
+	if err := store.UpdatePending(ctx, tx, &it); err != nil {
+		return err
+	}
+	res.Pending, res.Outcome = it, &out
+	if out.Applied {
+		res.Retried, err = p.retryPending(ctx, tx, now)
+	}
+	return err
+}
+
+// checkBindable requires a lifecycle target to exist and be live, with a
+// message that lists the candidates when it is not.
+func checkBindable(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) error {
+	if !r.Operation.Lifecycle() {
+		return nil
+	}
+	row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+	switch {
+	case err != nil:
+		return err
+	case ok && row.Live():
+		return nil
+	case ok:
+		return memory.Errorf(memory.ECONFLICT, "%s %s is already %s; drop the pending item instead", r.Bucket, r.TargetID, row.Status)
+	}
+	c, err := store.LoadContext(ctx, tx, time.Time{})
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, row := range c.In(r.Bucket) {
+		ids = append(ids, row.ID)
+	}
+	return memory.Errorf(memory.ENOTFOUND, "no %s %s; the %ss are: %s", r.Bucket.Noun(), r.TargetID, r.Bucket.Noun(), orDefault(strings.Join(ids, ", "), "none"))
+}

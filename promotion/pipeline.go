@@ -1,0 +1,355 @@
+package promotion
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// Pipeline is the promotion service: it keeps notes in working memory and
+// moves them into shared state through interpreter, resolver, validator and
+// inputter. It is the only code that writes the shared tables.
+type Pipeline struct {
+	DB        *store.DB
+	Interpret InterpretFunc
+	Resolver  Resolver
+	// Project is the projector the inputter runs after each ledger write.
+	Project store.ProjectFunc
+	// Run names this process's run: notes are private to an agent and a run.
+	Run string
+	// MaxAttempts is how many retry passes a pending item gets before it is
+	// marked stale (still listed, retried no more, waiting for a curator).
+	MaxAttempts int
+	// RetryBatch bounds the pending items retried after each commit.
+	RetryBatch int
+	// MinConfidence: accepted writes the interpreter is less sure of are ignored.
+	MinConfidence float64
+	// MaxNoteBytes bounds a note's text.
+	MaxNoteBytes int
+	// NoteBatch bounds the notes one Promote call takes.
+	NoteBatch int
+	// InterpreterNeedsContext makes each note's interpretation read the
+	// shared context first (the LLM interpreter shows it to the model; the
+	// rules do not look at it).
+	InterpreterNeedsContext bool
+	Log                     *slog.Logger
+}
+
+// New returns a pipeline over db for run with the offline defaults: the
+// rules interpreter, the default resolver and the real projector.
+func New(db *store.DB, run string) *Pipeline {
+	return &Pipeline{DB: db, Interpret: RulesInterpreter, Resolver: DefaultResolver, Project: store.Project, Run: run,
+		MaxAttempts: 5, RetryBatch: 16, MinConfidence: 0.5, MaxNoteBytes: memory.DefaultMaxContentBytes, NoteBatch: 200,
+		Log: slog.Default()}
+}
+
+var _ memory.PromotionService = (*Pipeline)(nil)
+
+// WriteNote adds a note to the caller's working memory for this run.
+func (p *Pipeline) WriteNote(ctx context.Context, w memory.NoteWrite) (memory.Note, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.Note{}, err
+	}
+	if err := w.Validate(p.MaxNoteBytes); err != nil {
+		return memory.Note{}, err
+	}
+	return p.DB.InsertNote(ctx, memory.Note{Agent: id.AgentID, Run: p.Run, Kind: w.Kind, Text: w.Text, TaskID: w.TaskID})
+}
+
+// Promote runs up to limit of the caller's unpromoted notes of this run
+// through the pipeline, oldest first, each in its own transaction.
+func (p *Pipeline) Promote(ctx context.Context, limit int) (memory.PromotionReport, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.PromotionReport{}, err
+	}
+	if limit, err = memory.CheckLimit(limit, p.NoteBatch, 500); err != nil {
+		return memory.PromotionReport{}, err
+	}
+	notes, total, err := p.DB.UnprocessedNotes(ctx, id.AgentID, p.Run, limit)
+	if err != nil {
+		return memory.PromotionReport{}, err
+	}
+	rep := memory.PromotionReport{Outcomes: []memory.Outcome{}, Remaining: total - len(notes)}
+	for _, n := range notes {
+		out, retried, err := p.promoteNote(ctx, n, p.interpret(ctx, n))
+		if err != nil {
+			return rep, err
+		}
+		rep.Outcomes = append(rep.Outcomes, out)
+		rep.Retried = append(rep.Retried, retried...)
+	}
+	return rep, nil
+}
+
+// interpret runs the interpreter outside any write transaction (an LLM call
+// may take seconds), on a fresh read of the context.
+func (p *Pipeline) interpret(ctx context.Context, n memory.Note) Interpretation {
+	var c memory.SharedContext
+	if !p.InterpreterNeedsContext {
+		return p.Interpret(ctx, n, c)
+	}
+	err := p.DB.View(ctx, func(tx *sql.Tx) (err error) {
+		c, err = store.LoadContext(ctx, tx, time.Time{})
+		return err
+	})
+	if err != nil {
+		p.Log.Warn("read context for the interpreter", "note", n.ID, "err", err)
+	}
+	return p.Interpret(ctx, n, c)
+}
+
+// promoteNote resolves, validates and commits (or defers) one interpreted
+// note, marks it processed with its outcome, and after a successful commit
+// retries the pending queue: all in one transaction.
+func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpretation) (memory.Outcome, []memory.Outcome, error) {
+	var out memory.Outcome
+	var retried []memory.Outcome
+	err := p.DB.Update(ctx, func(tx *sql.Tx) error {
+		out, retried = memory.Outcome{}, nil
+		if done, err := store.NoteProcessed(ctx, tx, n.ID); err != nil || done {
+			out = memory.Outcome{Status: memory.Ignored, NoteID: n.ID, Reason: "already promoted by another pass"}
+			return err
+		}
+		now := p.DB.Now.Now()
+		w := write{req: in.Request, by: in.By, raw: n.Text, noteID: n.ID, noteAt: n.CreatedAt, agent: n.Agent, run: n.Run}
+		v, err := p.judge(ctx, tx, w, now)
+		if err != nil {
+			return err
+		}
+		if out, err = p.settleNote(ctx, tx, w, v, now); err != nil {
+			return err
+		}
+		out.NoteID = n.ID
+		if err := store.MarkNoteProcessed(ctx, tx, n.ID, out, now); err != nil {
+			return err
+		}
+		if out.Status == memory.Committed && out.Applied {
+			retried, err = p.retryPending(ctx, tx, now)
+		}
+		return err
+	})
+	return out, retried, err
+}
+
+// write is one promotion attempt: the request and where it came from.
+type write struct {
+	req       memory.WriteRequest
+	by        string // interpreter
+	raw       string
+	noteID    int64
+	noteAt    time.Time
+	pendingID int64
+	agent     string
+	run       string
+	curator   string
+}
+
+// verdict is what the stages decided: the outcome so far and, for a commit,
+// the event to record.
+type verdict struct {
+	outcome memory.Outcome
+	event   *memory.Event
+}
+
+// judge runs the validator's structural rules, the resolver, the validator's
+// target rule and the duplicate check. Each decision lands in the verdict's
+// outcome with its reason.
+func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time) (verdict, error) {
+	r := w.req
+	out := memory.Outcome{Interpreter: w.by, Bucket: r.Bucket, Operation: r.Operation}
+	if r.Decision == memory.Ignore {
+		out.Bucket, out.Operation = "", ""
+		return settled(out, memory.Ignored, "", orDefault(r.Rationale, "the interpreter found nothing to record")), nil
+	}
+	if v := r.Check(); v != nil {
+		return settled(out, memory.Rejected, v.Rule, v.Message), nil
+	}
+	if r.Confidence < p.MinConfidence {
+		return settled(out, memory.Ignored, "", fmt.Sprintf("confidence %.2f is under %.2f", r.Confidence, p.MinConfidence)), nil
+	}
+	var c memory.SharedContext
+	if r.Bucket.Tracked() { // only they have rows to resolve against
+		var err error
+		if c, err = store.LoadContext(ctx, tx, w.noteAt.Add(-p.Resolver.GhostWindow), r.Bucket); err != nil {
+			return verdict{}, err
+		}
+	}
+	res := p.Resolver.Resolve(Target{Request: r, Context: c, NoteAt: w.noteAt})
+	out.Candidates, out.TargetID = res.Candidates, res.TargetID
+	switch res.Action {
+	case Duplicate:
+		return settled(out, memory.Ignored, "", "duplicate: "+res.Reason), nil
+	case Defer:
+		return p.deferOrDuplicate(ctx, tx, out, r, res)
+	}
+	r.TargetID = res.TargetID
+	var err error
+	if v := r.CheckTarget(); v != nil {
+		return settled(out, memory.Rejected, v.Rule, v.Message), nil
+	}
+	if why, err := duplicateOf(ctx, tx, r); err != nil || why != "" {
+		return settled(out, memory.Ignored, "", "duplicate: "+why), err
+	}
+	if r.TargetID, err = p.assignID(ctx, tx, r); err != nil {
+		return verdict{}, err
+	}
+	out.TargetID = r.TargetID
+	out.Status, out.Reason = memory.Committed, res.Reason
+	return verdict{outcome: out, event: p.event(w, r, res, now)}, nil
+}
+
+func settled(out memory.Outcome, status memory.OutcomeStatus, rule, reason string) verdict {
+	out.Status, out.Rule, out.Reason = status, rule, reason
+	return verdict{outcome: out}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// deferOrDuplicate: a lifecycle write naming a row that exists but is
+// already closed is a duplicate; anything else the resolver could not bind
+// waits in the pending queue.
+func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *sql.Tx, out memory.Outcome, r memory.WriteRequest, res Resolution) (verdict, error) {
+	if res.TargetID != "" && r.Operation.Lifecycle() {
+		row, ok, err := store.GetShared(ctx, tx, r.Bucket, res.TargetID)
+		if err != nil {
+			return verdict{}, err
+		}
+		if ok && !row.Live() {
+			return settled(out, memory.Ignored, "", fmt.Sprintf("duplicate: %s %s is already %s (event %s)", r.Bucket, row.ID, row.Status, row.EventID)), nil
+		}
+	}
+	return settled(out, memory.Deferred, "", res.Reason), nil
+}
+
+// assignID gives a new decision an id no other decision has, by suffixing
+// _2, _3, ...; other writes keep the resolver's target.
+func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) (string, error) {
+	if r.Bucket != memory.Decisions || r.Operation != memory.Append {
+		return r.TargetID, nil
+	}
+	base := r.TargetID
+	for i := 1; ; i++ {
+		id := base
+		if i > 1 {
+			suffix := "_" + strconv.Itoa(i)
+			id = base[:min(len(base), memory.MaxTargetIDLen-len(suffix))] + suffix
+		}
+		_, taken, err := store.GetShared(ctx, tx, r.Bucket, id)
+		if err != nil || !taken {
+			return id, err
+		}
+	}
+}
+
+// duplicateOf says why r would change nothing that is not already there
+// ("" when it would): the same text in a live row of the bucket, the same
+// plan, the same task state. Identical and near-identical writes (equal
+// memory.TextKey) are duplicates and create no rows.
+func duplicateOf(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) (string, error) {
+	switch r.Bucket {
+	case memory.Plan, memory.TaskState:
+		row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+		if err != nil || !ok {
+			return "", err
+		}
+		if memory.TextKey(row.Text) == memory.TextKey(r.Payload.Text) && memory.TextKey(row.State) == memory.TextKey(r.Payload.State) {
+			return fmt.Sprintf("%s %s already says this (version %d)", r.Bucket, row.ID, row.Version), nil
+		}
+		return "", nil
+	}
+	if r.Operation.Lifecycle() {
+		return "", nil
+	}
+	row, ok, err := store.FindByTextKey(ctx, tx, r.Bucket, memory.TextKey(r.Payload.Text), r.Payload.TaskID)
+	if err != nil || !ok || !row.Live() {
+		return "", err
+	}
+	return fmt.Sprintf("%s %s already says this (event %s)", r.Bucket, row.ID, row.EventID), nil
+}
+
+// event builds the ledger row for a commit, with the provenance and the
+// resolver's reasoning in its source_ref.
+func (p *Pipeline) event(w write, r memory.WriteRequest, res Resolution, now time.Time) *memory.Event {
+	ref := memory.SourceRef{NoteID: w.noteID, NoteAt: w.noteAt, PendingID: w.pendingID, CandidateMatches: res.Candidates,
+		ResolutionReason: res.Reason, ReferenceText: r.ReferenceText, CandidateAliases: r.CandidateAliases,
+		Interpreter: w.by, Confidence: r.Confidence, Rationale: r.Rationale, Curator: w.curator}
+	if ref.CandidateMatches == nil {
+		ref.CandidateMatches = []memory.Candidate{}
+	}
+	if res.Action == Bind {
+		ref.MatchedTargetID = r.TargetID
+	}
+	return &memory.Event{Bucket: r.Bucket, Operation: r.Operation, TargetID: r.TargetID, Payload: r.Payload,
+		RawInput: w.raw, SourceRef: ref, Agent: w.agent, Run: w.run, CreatedAt: now}
+}
+
+// commit is the inputter: the ledger row first, then the projection.
+func (p *Pipeline) commit(ctx context.Context, tx *sql.Tx, v verdict) (memory.Outcome, error) {
+	out := v.outcome
+	if err := store.AppendEvent(ctx, tx, v.event, p.Project); err != nil {
+		return out, err
+	}
+	out.EventID, out.Applied, out.ProjectionError = v.event.EventID, v.event.Applied, v.event.ProjectionError
+	if !v.event.Applied {
+		p.Log.Warn("projection failed; the event is recorded and replay will apply it",
+			"event", v.event.EventID, "bucket", v.event.Bucket, "target", v.event.TargetID, "err", v.event.ProjectionError)
+	}
+	return out, nil
+}
+
+// settleNote carries out a note's verdict: commit it, or queue it (unless
+// the same write already waits), or leave it as ignored or rejected.
+func (p *Pipeline) settleNote(ctx context.Context, tx *sql.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
+	switch v.outcome.Status {
+	case memory.Committed:
+		return p.commit(ctx, tx, v)
+	case memory.Deferred:
+		return p.enqueue(ctx, tx, w, v.outcome, now)
+	}
+	return v.outcome, nil
+}
+
+func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, out memory.Outcome, now time.Time) (memory.Outcome, error) {
+	same, err := store.OpenPendingWith(ctx, tx, w.req.Fingerprint())
+	if err != nil {
+		return out, err
+	}
+	if same != 0 {
+		out.Status, out.PendingID = memory.Ignored, same
+		out.Reason = fmt.Sprintf("duplicate: the same write already waits as pending item %d (%s)", same, out.Reason)
+		return out, nil
+	}
+	item := memory.PendingItem{Request: w.req, RawInput: w.raw, NoteID: w.noteID, Agent: w.agent, Run: w.run,
+		Interpreter: w.by, Reason: out.Reason, Candidates: out.Candidates, NoteAt: w.noteAt, CreatedAt: now, UpdatedAt: now}
+	if err := store.InsertPending(ctx, tx, &item); err != nil {
+		return out, err
+	}
+	out.PendingID = item.ID
+	return out, nil
+}
+
+// SharedState returns shared rows by bucket and status.
+func (p *Pipeline) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.SharedRow, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	return p.DB.SharedState(ctx, q)
+}
+
+// Summary returns the compact current belief.
+func (p *Pipeline) Summary(ctx context.Context) (memory.SharedSummary, error) {
+	return p.DB.Summary(ctx)
+}

@@ -1,0 +1,144 @@
+package promotion_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// TestFailedProjectionIsRecordedAndReplayed forces the projector to fail for
+// one commit: the note's outcome says so, the event is in the ledger with
+// applied = 0, no shared row changed, no retry pass ran, and replay applies it.
+func TestFailedProjectionIsRecordedAndReplayed(t *testing.T) {
+	h := newHarness(t)
+	h.note(agent, memory.NoteWrite{Text: "issue: flaky test in the auth module"}, true)
+	h.note(agent, memory.NoteWrite{Text: "issue: flaky test in the billing module"}, true)
+	h.note(agent, memory.NoteWrite{Text: "The flaky test is fixed."}, true)
+	h.outs = nil
+
+	h.p.Project = func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+		if err := store.Project(ctx, tx, ev); err != nil {
+			return err
+		}
+		return errors.New("projector bug")
+	}
+	h.note(agent, memory.NoteWrite{Text: "decision: use SQLite"}, true)
+	o := h.outs[0]
+	if o.Status != memory.Committed || o.Applied || o.ProjectionError != "projector bug" || o.EventID == "" || len(h.retried) != 0 {
+		t.Fatalf("outcome = %+v, retried %+v", o, h.retried)
+	}
+	if rows := h.rows(memory.Decisions); len(rows) != 0 {
+		t.Fatalf("the failed projection left rows: %+v", rows)
+	}
+	evs, _ := h.db.Events(context.Background(), 0, 100)
+	last := evs[len(evs)-1]
+	if last.EventID != o.EventID || last.Applied || last.RawInput != "decision: use SQLite" || last.SourceRef.NoteID != o.NoteID {
+		t.Fatalf("ledger row = %+v", last)
+	}
+	n, _ := h.db.Note(context.Background(), o.NoteID)
+	if !n.Processed || n.Outcome == nil || n.Outcome.ProjectionError != "projector bug" {
+		t.Fatalf("note = %+v", n)
+	}
+	if p, _ := h.db.ListPending(context.Background(), false); len(p) != 1 || p[0].Attempts != 0 {
+		t.Fatalf("a retry pass ran after a failed projection: %+v", p)
+	}
+
+	rep, err := h.db.Replay(context.Background(), store.Project)
+	if err != nil || rep.Failed != 0 || rep.Applied != len(evs) {
+		t.Fatalf("replay = %+v, %v", rep, err)
+	}
+	if rows := h.rows(memory.Decisions); len(rows) != 1 || rows[0].ID != "use_sqlite" || rows[0].EventID != o.EventID {
+		t.Fatalf("after replay = %+v", rows)
+	}
+}
+
+func TestPromotionNeedsAnIdentity(t *testing.T) {
+	h := newHarness(t)
+	if _, err := h.p.WriteNote(context.Background(), memory.NoteWrite{Text: "issue: x"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("write without identity: %v", err)
+	}
+	if _, err := h.p.Promote(context.Background(), 0); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("promote without identity: %v", err)
+	}
+	if _, err := h.p.ResolvePending(as(agent), memory.PendingDecision{PendingID: 1, DropReason: "x"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("agent curating: %v", err)
+	}
+	if _, err := h.p.Promote(as(agent), 501); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("limit: %v", err)
+	}
+}
+
+// TestReplayEquivalenceOnAWorkload promotes a generated workload of every
+// kind of note and checks that the ledger alone rebuilds the same state.
+func TestReplayEquivalenceOnAWorkload(t *testing.T) {
+	h := newHarness(t)
+	for _, text := range workload(rand.New(rand.NewPCG(1, 2)), 300) {
+		if _, err := h.p.WriteNote(as(agent), memory.NoteWrite{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := h.p.Promote(as(agent), 500)
+	if err != nil || len(rep.Outcomes) != 300 {
+		t.Fatalf("promote: %d outcomes, %v", len(rep.Outcomes), err)
+	}
+	counts := map[memory.OutcomeStatus]int{}
+	for _, o := range rep.Outcomes {
+		counts[o.Status]++
+	}
+	for _, s := range []memory.OutcomeStatus{memory.Committed, memory.Deferred, memory.Ignored, memory.Rejected} {
+		if counts[s] == 0 {
+			t.Errorf("the workload produced no %s outcome: %v", s, counts)
+		}
+	}
+	before, _ := h.db.DumpShared(context.Background())
+	r, err := h.db.Replay(context.Background(), store.Project)
+	if err != nil || r.Failed != 0 {
+		t.Fatalf("replay = %+v, %v", r, err)
+	}
+	if after, _ := h.db.DumpShared(context.Background()); after != before {
+		t.Fatal("replay changed the state")
+	}
+	if strings.Count(before, "\n") < 50 {
+		t.Fatalf("the workload left little state:\n%s", before)
+	}
+}
+
+// workload generates n notes over a small world of subjects so that notes
+// refer back to earlier ones: new issues, fixes (exact, vague and
+// ambiguous), decisions and their reversal, constraints, plans, task
+// states, results, learnings, duplicates, rule breaks and noise.
+func workload(rng *rand.Rand, n int) []string {
+	subjects := []string{"pandas import", "flaky auth test", "flaky billing test", "redis timeout", "disk full on runner",
+		"slow report query", "slow export query", "stale cache entries", "broken login redirect", "missing staging credentials"}
+	forms := []func(s string, i int) string{
+		func(s string, i int) string { return "issue: " + s + " fails" },
+		func(s string, i int) string { return "blocker: " + s },
+		func(s string, i int) string { return "fixed: " + s },
+		func(s string, i int) string { return "The " + s + " is fixed." },
+		func(s string, i int) string { return "The earlier blocker is resolved." },
+		func(s string, i int) string { return "decision: handle " + s + " in the worker" },
+		func(s string, i int) string { return "reverted decision: handle " + s + " in the worker" },
+		func(s string, i int) string { return "constraint: never touch " + s + " on Fridays" },
+		func(s string, i int) string { return fmt.Sprintf("plan: fix %s first, then ship v%d", s, i%3) },
+		func(s string, i int) string {
+			return fmt.Sprintf("task T-%d: %s", i%7, []string{"running", "blocked", "done"}[i%3])
+		},
+		func(s string, i int) string { return fmt.Sprintf("result: %s takes %dms", s, 10+i%5) },
+		func(s string, i int) string { return "learned: " + s + " needs a retry" },
+		func(s string, i int) string { return "[gossip/append] " + s },
+		func(s string, i int) string { return "let me look at " + s },
+		func(s string, i int) string { return "Is " + s + " fixed?" },
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = forms[rng.IntN(len(forms))](subjects[rng.IntN(len(subjects))], i)
+	}
+	return out
+}

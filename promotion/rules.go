@@ -1,0 +1,331 @@
+// Package promotion is the one governed write path into shared state (seed
+// 002): notes in working memory pass an interpreter (what does the note
+// mean?), a resolver (which existing row does it refer to?), a validator (is
+// the write structurally safe?) and the inputter (ledger first, then the
+// projection). Ambiguous lifecycle writes wait in the pending queue instead
+// of being guessed, and are retried after every commit.
+package promotion
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Interpretation is an interpreter's answer for one note, and which
+// interpreter gave it ("rules", "llm", or "rules (llm ...)" after a fallback).
+type Interpretation struct {
+	Request memory.WriteRequest
+	By      string
+}
+
+// InterpretFunc decides what a note means, given the narrow shared context.
+// It always answers: an interpreter that cannot (an LLM that fails) falls
+// back to the rules.
+type InterpretFunc func(ctx context.Context, n memory.Note, c memory.SharedContext) Interpretation
+
+// RulesInterpreter is the deterministic, offline interpreter.
+func RulesInterpreter(_ context.Context, n memory.Note, _ memory.SharedContext) Interpretation {
+	return Interpretation{Request: Rules(n), By: "rules"}
+}
+
+// Confidence the rules give their answers: explicit forms say exactly what
+// they mean; sentence heuristics only suggest it.
+const (
+	explicitConfidence  = 0.95
+	bracketConfidence   = 1
+	heuristicConfidence = 0.6
+)
+
+// Rules interprets a note by the note grammar (see the README):
+//
+//	issue: / blocker: <text>             issues upsert
+//	fixed: / resolved: <reference>       issues resolve
+//	decision: <text>                     decisions append
+//	reverted decision: / superseded: <reference>  decisions invalidate
+//	constraint: <text>                   constraints upsert
+//	lifted constraint: <reference>       constraints invalidate
+//	plan: <text>                         plan upsert
+//	result: <text>                       results append
+//	task <id>: <state>                   task_state upsert
+//	learned: / learning: <text>          learnings append
+//	[bucket/operation target_id] <text>  exactly that write
+//
+// An upsert or append form may start with an explicit snake_case id and a
+// colon ("issue: pandas_import: pandas fails to import"). Agent notes without
+// a form are read by a few conservative sentence heuristics; anything else,
+// and tool output without a form, is ignored.
+func Rules(n memory.Note) memory.WriteRequest {
+	text := trimBullet(strings.TrimSpace(n.Text))
+	if r, ok := bracketForm(text); ok {
+		return r
+	}
+	if r, ok := prefixForm(text, n); ok {
+		return r
+	}
+	if r, ok := taskForm(text, n); ok {
+		return r
+	}
+	if n.Kind == memory.ToolResultNote {
+		return ignore("tool output without an explicit form stays in working memory: state what it means in a note")
+	}
+	return sentence(text, n)
+}
+
+func ignore(why string) memory.WriteRequest {
+	return memory.WriteRequest{Decision: memory.Ignore, Rationale: why}
+}
+
+func trimBullet(s string) string {
+	for _, b := range []string{"- ", "* ", "• "} {
+		if rest, ok := strings.CutPrefix(s, b); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return s
+}
+
+// form is one "prefix:" of the grammar.
+type form struct {
+	names  []string
+	bucket memory.Bucket
+	op     memory.Operation
+	alias  string // added to the row's reference memory
+}
+
+var forms = []form{
+	{[]string{"reverted decision", "superseded"}, memory.Decisions, memory.Invalidate, ""},
+	{[]string{"lifted constraint"}, memory.Constraints, memory.Invalidate, ""},
+	{[]string{"fixed", "resolved"}, memory.Issues, memory.Resolve, ""},
+	{[]string{"issue"}, memory.Issues, memory.Upsert, ""},
+	{[]string{"blocker"}, memory.Issues, memory.Upsert, "blocker"},
+	{[]string{"decision"}, memory.Decisions, memory.Append, ""},
+	{[]string{"constraint"}, memory.Constraints, memory.Upsert, ""},
+	{[]string{"plan"}, memory.Plan, memory.Upsert, ""},
+	{[]string{"result"}, memory.Results, memory.Append, ""},
+	{[]string{"learned", "learning"}, memory.Learnings, memory.Append, ""},
+}
+
+// cutForm returns the text after "name:" (any case, spaces allowed before
+// the colon).
+func cutForm(text, name string) (string, bool) {
+	if len(text) < len(name) || !strings.EqualFold(text[:len(name)], name) {
+		return "", false
+	}
+	rest := strings.TrimLeft(text[len(name):], " \t")
+	if !strings.HasPrefix(rest, ":") {
+		return "", false
+	}
+	return strings.TrimSpace(rest[1:]), true
+}
+
+func prefixForm(text string, n memory.Note) (memory.WriteRequest, bool) {
+	for _, f := range forms {
+		for _, name := range f.names {
+			body, ok := cutForm(text, name)
+			if !ok {
+				continue
+			}
+			r := memory.WriteRequest{Decision: memory.Accept, Bucket: f.bucket, Operation: f.op,
+				Confidence: explicitConfidence, Rationale: "explicit form " + strings.ToLower(name) + ":"}
+			if f.alias != "" {
+				r.CandidateAliases = []string{f.alias}
+			}
+			fill(&r, body, n)
+			return r, true
+		}
+	}
+	return memory.WriteRequest{}, false
+}
+
+// fill puts a form's body where its bucket and operation want it.
+func fill(r *memory.WriteRequest, body string, n memory.Note) {
+	switch {
+	case r.Operation.Lifecycle():
+		if id, _ := leadingID(body, true); id != "" {
+			r.TargetID = id
+		}
+		r.ReferenceText = clip(body, memory.MaxReferenceBytes)
+		r.Payload.Reason = clip(body, memory.MaxReasonBytes)
+	case r.Bucket == memory.Plan:
+		r.TargetID, r.Payload.Text = memory.PlanID, body
+	case r.Bucket == memory.Results:
+		r.Payload.Text = body
+		if n.TaskID != "" {
+			r.Payload.TaskID = taskSlug(n.TaskID)
+		}
+	default:
+		if id, rest := leadingID(body, false); id != "" && rest != "" {
+			r.TargetID, body = id, rest
+		}
+		r.Payload.Text = body
+	}
+}
+
+// leadingID splits "pandas_import: text" into an explicit id and the rest.
+// A lifecycle body may also be "pandas_import rest" or a bare id. Only
+// snake_case ids (with an underscore) count, so "build: failing" stays text.
+func leadingID(body string, lifecycle bool) (id, rest string) {
+	head, tail, found := strings.Cut(body, ":")
+	if lifecycle && (!found || strings.ContainsAny(strings.TrimSpace(head), " \t")) {
+		head, tail, _ = strings.Cut(body, " ")
+	}
+	head = strings.TrimSpace(head)
+	if !memory.IsSlug(head) || !strings.Contains(head, "_") {
+		return "", body
+	}
+	return head, strings.TrimSpace(tail)
+}
+
+var bracketPattern = regexp.MustCompile(`(?s)^\[\s*([A-Za-z_]+)\s*/\s*([A-Za-z_]+)(?:\s+([^\]\s]+))?\s*\]\s*(.*)$`)
+
+// bracketForm reads "[bucket/operation target_id] text" into exactly that
+// write; what the bucket and operation are is left to the validator.
+func bracketForm(text string) (memory.WriteRequest, bool) {
+	m := bracketPattern.FindStringSubmatch(text)
+	if m == nil {
+		return memory.WriteRequest{}, false
+	}
+	r := memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Bucket(strings.ToLower(m[1])),
+		Operation: memory.Operation(strings.ToLower(m[2])), TargetID: m[3],
+		Confidence: bracketConfidence, Rationale: "explicit bracket form"}
+	body := strings.TrimSpace(m[4])
+	switch {
+	case r.Operation.Lifecycle():
+		r.ReferenceText = clip(body, memory.MaxReferenceBytes)
+		r.Payload.Reason = body
+	case r.Bucket == memory.TaskState:
+		r.Payload.State = body
+	case r.Bucket == memory.Plan && r.TargetID == "":
+		r.TargetID, r.Payload.Text = memory.PlanID, body
+	default:
+		r.Payload.Text = body
+	}
+	return r, true
+}
+
+var taskPattern = regexp.MustCompile(`(?is)^task(?:\s+([A-Za-z0-9][A-Za-z0-9._:-]*))?\s*:\s*(.*)$`)
+
+// taskForm reads "task <id>: <state>", or "task: <state>" in a note that
+// carries a task id. The state is the first line; later lines are detail.
+func taskForm(text string, n memory.Note) (memory.WriteRequest, bool) {
+	m := taskPattern.FindStringSubmatch(text)
+	if m == nil {
+		return memory.WriteRequest{}, false
+	}
+	id := strings.TrimSuffix(m[1], ":")
+	if id == "" {
+		id = n.TaskID
+	}
+	if id == "" {
+		return memory.WriteRequest{}, false
+	}
+	state, detail, _ := strings.Cut(strings.TrimSpace(m[2]), "\n")
+	return memory.WriteRequest{Decision: memory.Accept, Bucket: memory.TaskState, Operation: memory.Upsert,
+		TargetID: taskSlug(id), Payload: memory.Payload{State: strings.TrimSpace(state), Text: strings.TrimSpace(detail)},
+		Confidence: explicitConfidence, Rationale: "explicit form task <id>:"}, true
+}
+
+// taskSlug maps a caller's task id ("T-12", "build.42") to a target id
+// ("t_12", "build_42"): lower case, every other character '_'.
+func taskSlug(id string) string {
+	s := strings.Map(func(r rune) rune {
+		r = unicode.ToLower(r)
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, id)
+	if len(s) > memory.MaxTargetIDLen {
+		s = s[:memory.MaxTargetIDLen]
+	}
+	return s
+}
+
+// clip shortens s to at most max bytes at a rune boundary. Reference text
+// and reasons are derived from the note, so they are clipped rather than
+// rejected.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
+}
+
+// heuristic is one sentence pattern for agent notes without a form.
+type heuristic struct {
+	name   string
+	re     *regexp.Regexp
+	bucket memory.Bucket
+	op     memory.Operation
+	alias  string
+}
+
+// heuristics are tried in order; lifecycle patterns capture the reference in
+// group 1. They are deliberately few: a sentence they do not recognise is
+// ignored, and a vague lifecycle sentence is left to the resolver, which
+// defers rather than guesses.
+var heuristics = []heuristic{
+	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|were|has been|have been|got)\s+(?:now\s+|finally\s+|just\s+)?(?:fixed|resolved|solved|unblocked|gone)\b`), memory.Issues, memory.Resolve, ""},
+	{"resolution", regexp.MustCompile(`(?i)^(?:i|we)\s+(?:have\s+|just\s+|finally\s+)?(?:fixed|resolved|solved)\s+(.+)$`), memory.Issues, memory.Resolve, ""},
+	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:works|passes|is working|is passing)\s+(?:again|now)\b`), memory.Issues, memory.Resolve, ""},
+	{"reversal", regexp.MustCompile(`(?i)\b(?:reverted|reverting|reversed|abandoned|rolled back)\s+(?:the\s+|our\s+)?decision\s+(?:to\s+|on\s+)?(.+)$`), memory.Decisions, memory.Invalidate, ""},
+	{"decision", regexp.MustCompile(`(?i)^(?:we|i|the team)\s+(?:have\s+)?(?:decided|agreed|chose|settled on)\b`), memory.Decisions, memory.Append, ""},
+	{"constraint", regexp.MustCompile(`(?i)^(?:(?:we|agents?|you|nobody|no one)\s+(?:must not|must never|must always|cannot|can't|may not|should never|(?:are|is) not allowed to)|never)\s+\w+`), memory.Constraints, memory.Upsert, ""},
+	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.Issues, memory.Upsert, "blocker"},
+	{"learning", regexp.MustCompile(`(?i)^(?:til\b|today i learned|lesson learned|it turns out|turns out)|\blearned that\b`), memory.Learnings, memory.Append, ""},
+	{"plan", regexp.MustCompile(`(?i)^(?:the |our )?plan is\b`), memory.Plan, memory.Upsert, ""},
+}
+
+var (
+	hedge       = regexp.MustCompile(`(?i)\b(?:maybe|perhaps|probably|might|may be|i think|i guess|not sure|possibly|hopefully|should be)\b`)
+	conditional = regexp.MustCompile(`(?i)^(?:if|when|once|unless|whether|after|before|until|as soon as)\b`)
+	negated     = regexp.MustCompile(`(?i)\b(?:not|never|isn't|aren't|wasn't|hasn't|haven't|no longer|still not|yet to)\b`)
+	filler      = regexp.MustCompile(`(?i)^(?:ok|okay|thanks|thank you|hello|hi|hmm|sure|got it|let me|let's|i will|i'll|i am going to|i'm going to|now i|next i|checking|looking at|thinking|running|trying)\b`)
+)
+
+// sentence reads an agent note without a form. It is conservative: noise,
+// questions, hedges and conditionals are ignored.
+func sentence(text string, n memory.Note) memory.WriteRequest {
+	first, _, _ := strings.Cut(text, "\n")
+	first = strings.TrimSpace(first)
+	switch {
+	case len(strings.Fields(first)) < 3:
+		return ignore("too short to be a statement about shared state")
+	case strings.HasSuffix(first, "?"):
+		return ignore("a question, not a statement")
+	case filler.MatchString(first):
+		return ignore("narration of the agent's own work, not a statement about shared state")
+	case hedge.MatchString(first):
+		return ignore("hedged (maybe, probably, I think...): state it plainly or use an explicit form")
+	case conditional.MatchString(first):
+		return ignore("conditional: it says what would happen, not what happened")
+	}
+	sent := strings.TrimRight(first, ".! ")
+	for _, h := range heuristics {
+		m := h.re.FindStringSubmatch(sent)
+		if m == nil || (h.op.Lifecycle() || h.name == "blocker") && negated.MatchString(sent) {
+			continue
+		}
+		r := memory.WriteRequest{Decision: memory.Accept, Bucket: h.bucket, Operation: h.op,
+			Confidence: heuristicConfidence, Rationale: "plain sentence read as a " + h.name}
+		if h.alias != "" {
+			r.CandidateAliases = []string{h.alias}
+		}
+		if h.op.Lifecycle() {
+			fill(&r, strings.TrimSpace(m[1]), n)
+			r.Payload.Reason = clip(sent, memory.MaxReasonBytes)
+		} else {
+			fill(&r, sent, n)
+		}
+		return r
+	}
+	return ignore("no explicit form and no recognised statement; use a form such as issue:, fixed:, decision: to record one")
+}

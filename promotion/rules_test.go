@@ -1,0 +1,76 @@
+package promotion_test
+
+import (
+	"strings"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/promotion"
+)
+
+func TestRules(t *testing.T) {
+	tests := []struct {
+		note memory.Note
+		want string // "bucket/op target | text | state | reason | ref | aliases", or "ignore: part of the rationale"
+	}{
+		{memory.Note{Text: "issue: pandas import fails"}, "issues/upsert  | pandas import fails |  |  |  | "},
+		{memory.Note{Text: "Issue : pandas_import: pandas import fails"}, "issues/upsert pandas_import | pandas import fails |  |  |  | "},
+		{memory.Note{Text: "issue: build: failing on arm"}, "issues/upsert  | build: failing on arm |  |  |  | "},
+		{memory.Note{Text: "BLOCKER: disk full"}, "issues/upsert  | disk full |  |  |  | blocker"},
+		{memory.Note{Text: "fixed: the earlier blocker"}, "issues/resolve  |  |  | the earlier blocker | the earlier blocker | "},
+		{memory.Note{Text: "resolved: pandas_import by pinning 2.1"}, "issues/resolve pandas_import |  |  | pandas_import by pinning 2.1 | pandas_import by pinning 2.1 | "},
+		{memory.Note{Text: "decision: use Go"}, "decisions/append  | use Go |  |  |  | "},
+		{memory.Note{Text: "reverted decision: use Go"}, "decisions/invalidate  |  |  | use Go | use Go | "},
+		{memory.Note{Text: "superseded: use_go"}, "decisions/invalidate use_go |  |  | use_go | use_go | "},
+		{memory.Note{Text: "constraint: no network in CI"}, "constraints/upsert  | no network in CI |  |  |  | "},
+		{memory.Note{Text: "lifted constraint: no network"}, "constraints/invalidate  |  |  | no network | no network | "},
+		{memory.Note{Text: "plan: ship it"}, "plan/upsert main | ship it |  |  |  | "},
+		{memory.Note{Text: "result: acc 0.9", TaskID: "Eval.1"}, "results/append  | acc 0.9 |  |  |  | "},
+		{memory.Note{Text: "task T-12: blocked\nwaiting on bob"}, "task_state/upsert t_12 | waiting on bob | blocked |  |  | "},
+		{memory.Note{Text: "task: done", TaskID: "build-7"}, "task_state/upsert build_7 |  | done |  |  | "},
+		{memory.Note{Text: "learned: pin pandas"}, "learnings/append  | pin pandas |  |  |  | "},
+		{memory.Note{Text: "learning: pin pandas"}, "learnings/append  | pin pandas |  |  |  | "},
+		{memory.Note{Text: "* learned: bullets are fine"}, "learnings/append  | bullets are fine |  |  |  | "},
+		{memory.Note{Text: "[issues/resolve pandas_import] pinned"}, "issues/resolve pandas_import |  |  | pinned | pinned | "},
+		{memory.Note{Text: "[Task_State/Upsert build_7] green"}, "task_state/upsert build_7 |  | green |  |  | "},
+		{memory.Note{Text: "[plan/upsert] the plan\nin two lines"}, "plan/upsert main | the plan\nin two lines |  |  |  | "},
+		{memory.Note{Text: "[nope/x] y"}, "nope/x  | y |  |  |  | "},
+		{memory.Note{Text: "[tool_result output follows]"}, "ignore: no explicit form"},
+		{memory.Note{Text: "fixed: x", Kind: memory.ToolResultNote}, "issues/resolve  |  |  | x | x | "},
+		{memory.Note{Text: "The build is fixed", Kind: memory.ToolResultNote}, "ignore: tool output"},
+		{memory.Note{Text: "task"}, "ignore: too short"},
+		{memory.Note{Text: "The earlier blocker is fixed."}, "issues/resolve  |  |  | The earlier blocker is fixed | The earlier blocker | "},
+		{memory.Note{Text: "We finally fixed the flaky auth test"}, "issues/resolve  |  |  | We finally fixed the flaky auth test | the flaky auth test | "},
+		{memory.Note{Text: "The flaky auth test is not fixed."}, "ignore: no explicit form"},
+		{memory.Note{Text: "The flaky test is fixed, but not the auth one"}, "ignore: no explicit form"},
+		{memory.Note{Text: "Once the blocker is fixed we ship"}, "ignore: conditional"},
+		{memory.Note{Text: "The blocker is probably fixed now"}, "ignore: hedged"},
+		{memory.Note{Text: "Is the blocker fixed?"}, "ignore: question"},
+		{memory.Note{Text: "Let me check whether the blocker is fixed"}, "ignore: narration"},
+		{memory.Note{Text: "We agreed on weekly releases"}, "decisions/append  | We agreed on weekly releases |  |  |  | "},
+		{memory.Note{Text: "Agents must never write to prod"}, "constraints/upsert  | Agents must never write to prod |  |  |  | "},
+		{memory.Note{Text: "I am blocked by missing credentials"}, "issues/upsert  | I am blocked by missing credentials |  |  |  | blocker"},
+		{memory.Note{Text: "Turns out the cache needs warming"}, "learnings/append  | Turns out the cache needs warming |  |  |  | "},
+		{memory.Note{Text: "Our plan is to ship Friday"}, "plan/upsert main | Our plan is to ship Friday |  |  |  | "},
+	}
+	for _, tt := range tests {
+		r := promotion.Rules(tt.note)
+		got := "ignore: " + r.Rationale
+		if r.Decision == memory.Accept {
+			got = strings.Join([]string{string(r.Bucket) + "/" + string(r.Operation) + " " + r.TargetID, r.Payload.Text, r.Payload.State,
+				r.Payload.Reason, r.ReferenceText, strings.Join(r.CandidateAliases, ",")}, " | ")
+		}
+		if strings.HasPrefix(tt.want, "ignore: ") && r.Decision == memory.Ignore {
+			if !strings.Contains(got, strings.TrimPrefix(tt.want, "ignore: ")) {
+				t.Errorf("%q: %s", tt.note.Text, got)
+			}
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%q:\n\tgot  %q\n\twant %q", tt.note.Text, got, tt.want)
+		}
+		if r.Decision == memory.Accept && tt.note.TaskID != "" && r.Bucket == memory.Results && r.Payload.TaskID != "eval_1" {
+			t.Errorf("%q: task id %q", tt.note.Text, r.Payload.TaskID)
+		}
+	}
+}

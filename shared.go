@@ -1,0 +1,308 @@
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Bucket is one of the seven kinds of canonical shared state (seed 002).
+type Bucket string
+
+// The seven buckets.
+const (
+	Plan        Bucket = "plan"        // one row, "main": the current plan; replaced, versioned
+	Constraints Bucket = "constraints" // restrictions in force: active or invalidated
+	Issues      Bucket = "issues"      // tracked problems and blockers: open or resolved
+	Decisions   Bucket = "decisions"   // choices made: active or superseded, never deleted
+	Results     Bucket = "results"     // measurements and outcomes, append-only
+	TaskState   Bucket = "task_state"  // latest state per task id
+	Learnings   Bucket = "learnings"   // reusable knowledge, append-only
+)
+
+// Buckets lists every bucket in display order.
+var Buckets = []Bucket{Plan, Constraints, Issues, Decisions, Results, TaskState, Learnings}
+
+// Operation is what a write does to its bucket.
+type Operation string
+
+// Operations.
+const (
+	Upsert     Operation = "upsert"     // create the row or replace its content (and reopen it)
+	Append     Operation = "append"     // add a new row
+	Resolve    Operation = "resolve"    // close an open issue
+	Invalidate Operation = "invalidate" // retire an active constraint or decision
+)
+
+// bucketOps is the projection contract: which operations each bucket accepts.
+var bucketOps = map[Bucket][]Operation{
+	Plan:        {Upsert},
+	Constraints: {Upsert, Invalidate},
+	Issues:      {Upsert, Resolve},
+	Decisions:   {Append, Invalidate},
+	Results:     {Append},
+	TaskState:   {Upsert},
+	Learnings:   {Append},
+}
+
+// Row statuses.
+const (
+	StatusOpen        = "open"
+	StatusResolved    = "resolved"
+	StatusActive      = "active"
+	StatusInvalidated = "invalidated"
+	StatusSuperseded  = "superseded"
+)
+
+// PlanID is the key of the one plan row.
+const PlanID = "main"
+
+// ParseBucket validates a bucket name.
+func ParseBucket(s string) (Bucket, error) {
+	b := Bucket(strings.TrimSpace(s))
+	if slices.Contains(Buckets, b) {
+		return b, nil
+	}
+	return "", Errorf(EINVALID, "unknown bucket %q: use one of %s", s, bucketList())
+}
+
+func bucketList() string {
+	names := make([]string, len(Buckets))
+	for i, b := range Buckets {
+		names[i] = string(b)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Known reports whether b is one of the seven buckets.
+func (b Bucket) Known() bool { return bucketOps[b] != nil }
+
+// Operations returns the operations b accepts.
+func (b Bucket) Operations() []Operation { return bucketOps[b] }
+
+// Allows reports whether b accepts operation op.
+func (b Bucket) Allows(op Operation) bool { return slices.Contains(bucketOps[b], op) }
+
+// Tracked reports whether b's rows have a lifecycle that later notes refer
+// back to (issues, constraints, decisions). Only these are resolver context,
+// and only these carry reference memory.
+func (b Bucket) Tracked() bool { return b == Issues || b == Constraints || b == Decisions }
+
+// Keyed reports whether writes to b name their row (plan, task_state and the
+// tracked buckets). Results and learnings rows get their ids from the ledger.
+func (b Bucket) Keyed() bool { return b != Results && b != Learnings }
+
+// LiveStatus is the status of a row that is in force.
+func (b Bucket) LiveStatus() string {
+	if b == Issues {
+		return StatusOpen
+	}
+	return StatusActive
+}
+
+// ClosedStatus is the status a lifecycle operation moves a row to ("" for
+// buckets without one).
+func (b Bucket) ClosedStatus() string {
+	switch b {
+	case Issues:
+		return StatusResolved
+	case Constraints:
+		return StatusInvalidated
+	case Decisions:
+		return StatusSuperseded
+	}
+	return ""
+}
+
+// Statuses lists the statuses b's rows can have.
+func (b Bucket) Statuses() []string {
+	if c := b.ClosedStatus(); c != "" {
+		return []string{b.LiveStatus(), c}
+	}
+	return []string{StatusActive}
+}
+
+// Noun names one row of b in messages: "issue", "constraint", ...
+func (b Bucket) Noun() string {
+	switch b {
+	case Issues:
+		return "open issue"
+	case Constraints:
+		return "active constraint"
+	case Decisions:
+		return "active decision"
+	case TaskState:
+		return "task"
+	}
+	return strings.TrimSuffix(string(b), "s")
+}
+
+// Lifecycle reports whether op closes an existing row, which must therefore
+// be identified before the write may commit.
+func (op Operation) Lifecycle() bool { return op == Resolve || op == Invalidate }
+
+// ReferenceMemory is the phrase history of a tracked row: the aliases and
+// reference phrases later notes used for it. It grows on every bind, so that
+// "that earlier blocker" finds the row it meant last time.
+type ReferenceMemory struct {
+	Aliases []string `json:"aliases"`
+	Phrases []string `json:"phrases"`
+}
+
+// Reference memory bounds: the newest entries are kept.
+const (
+	MaxReferenceAliases = 32
+	MaxReferencePhrases = 32
+)
+
+// Merge adds aliases and a phrase, skipping blanks and entries already held
+// (compared by TextKey), and keeps the newest entries within the bounds.
+func (m *ReferenceMemory) Merge(aliases []string, phrase string) {
+	m.Aliases = mergeKeyed(m.Aliases, aliases, MaxReferenceAliases)
+	m.Phrases = mergeKeyed(m.Phrases, []string{phrase}, MaxReferencePhrases)
+}
+
+func mergeKeyed(have, add []string, max int) []string {
+	out := slices.Clone(have)
+	if out == nil {
+		out = []string{}
+	}
+	seen := map[string]bool{}
+	for _, h := range out {
+		seen[TextKey(h)] = true
+	}
+	for _, a := range add {
+		a = strings.TrimSpace(a)
+		if k := TextKey(a); k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, a)
+		}
+	}
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// SharedRow is one row of canonical shared state, in any bucket. Fields that
+// a bucket does not have are empty.
+type SharedRow struct {
+	Bucket      Bucket           `json:"bucket"`
+	ID          string           `json:"id"`
+	Text        string           `json:"text,omitempty"`
+	State       string           `json:"state,omitempty"`   // task_state
+	TaskID      string           `json:"task_id,omitempty"` // results
+	Status      string           `json:"status"`
+	Version     int              `json:"version,omitempty"` // plan, task_state
+	Reference   *ReferenceMemory `json:"reference_memory,omitempty"`
+	CloseReason string           `json:"close_reason,omitempty"`
+	CreatedAt   time.Time        `json:"created_at"`
+	UpdatedAt   time.Time        `json:"updated_at"`
+	ClosedAt    *time.Time       `json:"closed_at,omitempty"`
+	NotedAt     time.Time        `json:"noted_at,omitzero"` // tracked rows: when the note that created the row was written
+	EventID     string           `json:"event_id"`          // the ledger event that last changed the row
+}
+
+// Live reports whether the row is in force.
+func (r *SharedRow) Live() bool { return r.Status == r.Bucket.LiveStatus() }
+
+// SharedContext is the narrow view the interpreter and resolver work from:
+// open issues, active constraints and active decisions, plus (for judging
+// older notes) the tracked rows closed since a given time.
+type SharedContext struct {
+	Rows []SharedRow `json:"rows"`
+}
+
+// In returns the context rows of bucket b.
+func (c SharedContext) In(b Bucket) []SharedRow {
+	var out []SharedRow
+	for _, r := range c.Rows {
+		if r.Bucket == b {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SharedQuery selects shared rows. An empty Bucket means every bucket; an
+// empty Status means every status; Limit applies per bucket.
+type SharedQuery struct {
+	Bucket Bucket
+	Status string
+	Limit  int
+}
+
+// Validate checks the query and fills in the default limit.
+func (q *SharedQuery) Validate() error {
+	if q.Bucket != "" {
+		if _, err := ParseBucket(string(q.Bucket)); err != nil {
+			return err
+		}
+	}
+	limit, err := CheckLimit(q.Limit, 50, 500)
+	if err != nil {
+		return err
+	}
+	q.Limit = limit
+	if q.Status == "" {
+		return nil
+	}
+	if q.Bucket != "" && !slices.Contains(q.Bucket.Statuses(), q.Status) {
+		return Errorf(EINVALID, "status %q does not apply to %s: use one of %s", q.Status, q.Bucket, strings.Join(q.Bucket.Statuses(), ", "))
+	}
+	all := []string{StatusOpen, StatusResolved, StatusActive, StatusInvalidated, StatusSuperseded}
+	if !slices.Contains(all, q.Status) {
+		return Errorf(EINVALID, "unknown status %q: use one of %s", q.Status, strings.Join(all, ", "))
+	}
+	return nil
+}
+
+// SharedSummary is the compact current belief: what an agent should read
+// before acting.
+type SharedSummary struct {
+	Plan              *SharedRow  `json:"plan,omitempty"`
+	OpenIssues        []SharedRow `json:"open_issues"`
+	ActiveConstraints []SharedRow `json:"active_constraints"`
+	ActiveDecisions   []SharedRow `json:"active_decisions"`
+	Tasks             []SharedRow `json:"tasks"`
+	PendingOpen       int         `json:"pending_open"`
+	PendingStale      int         `json:"pending_stale"`
+}
+
+// Markdown renders the summary for a model to read.
+func (s SharedSummary) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# Shared state\n\n## Plan\n\n")
+	if s.Plan == nil {
+		b.WriteString("No plan yet.\n")
+	} else {
+		fmt.Fprintf(&b, "%s (v%d)\n", oneLine(s.Plan.Text), s.Plan.Version)
+	}
+	section(&b, "Open issues", s.OpenIssues, func(r SharedRow) string { return "**" + r.ID + "**: " + oneLine(r.Text) })
+	section(&b, "Active constraints", s.ActiveConstraints, func(r SharedRow) string { return "**" + r.ID + "**: " + oneLine(r.Text) })
+	section(&b, "Active decisions", s.ActiveDecisions, func(r SharedRow) string { return "**" + r.ID + "**: " + oneLine(r.Text) })
+	section(&b, "Tasks", s.Tasks, func(r SharedRow) string {
+		line := "**" + r.ID + "**: " + oneLine(r.State)
+		if r.Text != "" {
+			line += " (" + oneLine(r.Text) + ")"
+		}
+		return line
+	})
+	if s.PendingOpen+s.PendingStale > 0 {
+		fmt.Fprintf(&b, "\n%d note(s) wait in the pending queue (%d stale): read memory://pending.\n", s.PendingOpen+s.PendingStale, s.PendingStale)
+	}
+	return b.String()
+}
+
+func section(b *strings.Builder, title string, rows []SharedRow, line func(SharedRow) string) {
+	fmt.Fprintf(b, "\n## %s\n\n", title)
+	if len(rows) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, r := range rows {
+		b.WriteString("- " + line(r) + "\n")
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

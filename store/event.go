@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// ProjectFunc applies one ledger event to the shared tables. Project is the
+// real one; tests substitute failing ones.
+type ProjectFunc func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error
+
+// AppendEvent records ev in the ledger and then projects it, inside tx.
+//
+// The projection runs in a savepoint of its own: when it fails, only its own
+// writes roll back, and the event stays recorded with applied = 0 and the
+// error, so that the caller's transaction still commits the ledger row and
+// replay can apply it later. An error is returned only when the ledger itself
+// cannot be written; then the whole transaction must roll back.
+func AppendEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project ProjectFunc) error {
+	if ev.EventID == "" {
+		ev.EventID = uuid.NewString()
+	}
+	payload, err := json.Marshal(ev.Payload)
+	if err != nil {
+		return err
+	}
+	ref, err := json.Marshal(ev.SourceRef)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO events_memory
+		(event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, run_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput, string(ref),
+		ev.Agent, ev.Run, nanos(ev.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	if ev.Seq, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	return applyEvent(ctx, tx, ev, project, ev.CreatedAt)
+}
+
+// applyEvent projects ev in a savepoint and records whether it took, and when.
+func applyEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project ProjectFunc, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT projection`); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	perr := project(ctx, tx, ev)
+	if perr != nil {
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO projection`); err != nil {
+			return fmt.Errorf("roll back projection of %s: %w (projection: %v)", ev.EventID, err, perr)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE projection`); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	ev.Applied, ev.ProjectionError = perr == nil, ""
+	var err error
+	if perr != nil {
+		ev.ProjectionError = perr.Error()
+		_, err = tx.ExecContext(ctx, `UPDATE events_memory SET applied = 0, applied_at = NULL, projection_error = ? WHERE seq = ?`,
+			ev.ProjectionError, ev.Seq)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE events_memory SET applied = 1, applied_at = ?, projection_error = NULL WHERE seq = ?`,
+			nanos(at), ev.Seq)
+	}
+	if err != nil {
+		return fmt.Errorf("mark event %s: %w", ev.EventID, err)
+	}
+	return nil
+}
+
+// Events returns up to limit ledger events after seq, oldest first.
+func (db *DB) Events(ctx context.Context, after int64, limit int) ([]memory.Event, error) {
+	var out []memory.Event
+	err := db.View(ctx, func(tx *sql.Tx) (err error) {
+		out, err = events(ctx, tx, after, limit)
+		return err
+	})
+	return out, err
+}
+
+func events(ctx context.Context, tx *sql.Tx, after int64, limit int) ([]memory.Event, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
+		source_ref, agent_id, run_id, created_at, applied, projection_error
+		FROM events_memory WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	out := []memory.Event{}
+	for rows.Next() {
+		var ev memory.Event
+		var payload, ref string
+		var created int64
+		var perr sql.NullString
+		if err := rows.Scan(&ev.Seq, &ev.EventID, &ev.Bucket, &ev.Operation, &ev.TargetID, &payload, &ev.RawInput,
+			&ref, &ev.Agent, &ev.Run, &created, &ev.Applied, &perr); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(payload), &ev.Payload); err != nil {
+			return nil, fmt.Errorf("event %d payload: %w", ev.Seq, err)
+		}
+		if err := json.Unmarshal([]byte(ref), &ev.SourceRef); err != nil {
+			return nil, fmt.Errorf("event %d source_ref: %w", ev.Seq, err)
+		}
+		ev.CreatedAt, ev.ProjectionError = fromNanos(created), perr.String
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
+// ReplayReport says what a replay did.
+type ReplayReport struct {
+	Events  int `json:"events"`
+	Applied int `json:"applied"`
+	Failed  int `json:"failed"`
+}
+
+// Replay rebuilds every shared table from the ledger in one transaction:
+// it empties them and projects every event in ledger order, recording for
+// each whether it applied. Events whose projection failed before are retried;
+// a projection that fails again leaves its event unapplied and does not stop
+// the replay.
+func (db *DB) Replay(ctx context.Context, project ProjectFunc) (ReplayReport, error) {
+	var rep ReplayReport
+	err := db.Update(ctx, func(tx *sql.Tx) error {
+		rep = ReplayReport{}
+		now := db.Now.Now()
+		for _, b := range memory.Buckets {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+sharedTable(b)); err != nil {
+				return fmt.Errorf("empty %s: %w", sharedTable(b), err)
+			}
+		}
+		if err := replayEvents(ctx, tx, project, now, &rep); err != nil {
+			return err
+		}
+		return RecordChange(ctx, tx, "shared", "replay", now)
+	})
+	return rep, err
+}
+
+func replayEvents(ctx context.Context, tx *sql.Tx, project ProjectFunc, now time.Time, rep *ReplayReport) error {
+	for after := int64(0); ; {
+		batch, err := events(ctx, tx, after, 500)
+		if err != nil || len(batch) == 0 {
+			return err
+		}
+		for i := range batch {
+			if err := applyEvent(ctx, tx, &batch[i], project, now); err != nil {
+				return err
+			}
+			rep.Events++
+			if batch[i].Applied {
+				rep.Applied++
+			} else {
+				rep.Failed++
+			}
+			after = batch[i].Seq
+		}
+	}
+}

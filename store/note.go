@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// InsertNote adds a note to the working memory of its agent and run, stamped
+// with the database clock, and returns it with its id.
+func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error) {
+	n.CreatedAt = db.Now.Now()
+	err := db.Update(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO notes (agent_id, run_id, kind, text, task_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, n.Agent, n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""), nanos(n.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert note: %w", err)
+		}
+		if n.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return RecordChange(ctx, tx, "note", strconv.FormatInt(n.ID, 10), n.CreatedAt)
+	})
+	return n, err
+}
+
+// UnprocessedNotes returns up to limit notes of agent and run that promotion
+// has not taken yet, oldest first, and how many there are in all.
+func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int) ([]memory.Note, int, error) {
+	var out []memory.Note
+	var total int
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
+			agent, run).Scan(&total)
+		if err != nil {
+			return fmt.Errorf("count notes: %w", err)
+		}
+		rows, err := tx.QueryContext(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
+			ORDER BY note_id LIMIT ?`, agent, run, limit)
+		if err != nil {
+			return fmt.Errorf("read notes: %w", err)
+		}
+		out, err = scanNotes(rows)
+		return err
+	})
+	return out, total, err
+}
+
+// Note returns one note by id, whoever wrote it.
+func (db *DB) Note(ctx context.Context, id int64) (memory.Note, error) {
+	var n memory.Note
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		ns, err := scanNotes(rows)
+		if err == nil && len(ns) == 0 {
+			return memory.Errorf(memory.ENOTFOUND, "no note with id %d", id)
+		}
+		if err == nil {
+			n = ns[0]
+		}
+		return err
+	})
+	return n, err
+}
+
+// NoteProcessed reports whether the note was already promoted, so that two
+// promotion passes racing over one run never promote a note twice.
+func NoteProcessed(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
+	var at sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT processed_at FROM notes WHERE note_id = ?`, id).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	return at.Valid, err
+}
+
+// MarkNoteProcessed records that promotion took the note, and what came of it.
+func MarkNoteProcessed(ctx context.Context, tx *sql.Tx, id int64, o memory.Outcome, at time.Time) error {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
+	if err != nil {
+		return fmt.Errorf("mark note processed: %w", err)
+	}
+	return RecordChange(ctx, tx, "note", strconv.FormatInt(id, 10), at)
+}
+
+const noteColumns = `SELECT note_id, agent_id, run_id, kind, text, task_id, created_at, processed_at, outcome_json FROM notes`
+
+func scanNotes(rows *sql.Rows) ([]memory.Note, error) {
+	defer rows.Close()
+	out := []memory.Note{}
+	for rows.Next() {
+		var n memory.Note
+		var task, outcome sql.NullString
+		var created int64
+		var processed sql.NullInt64
+		if err := rows.Scan(&n.ID, &n.Agent, &n.Run, &n.Kind, &n.Text, &task, &created, &processed, &outcome); err != nil {
+			return nil, err
+		}
+		n.TaskID, n.CreatedAt, n.ProcessedAt = task.String, fromNanos(created), fromNullNanos(processed)
+		n.Processed = processed.Valid
+		if outcome.Valid {
+			n.Outcome = &memory.Outcome{}
+			if err := json.Unmarshal([]byte(outcome.String), n.Outcome); err != nil {
+				return nil, fmt.Errorf("note %d outcome: %w", n.ID, err)
+			}
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,107 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	for _, n := range []memory.Note{
+		{Agent: "sam", Run: "r1", Kind: memory.AgentNote, Text: "one"},
+		{Agent: "sam", Run: "r2", Kind: memory.AgentNote, Text: "other run"},
+		{Agent: "ann", Run: "r1", Kind: memory.AgentNote, Text: "other agent"},
+		{Agent: "sam", Run: "r1", Kind: memory.ToolResultNote, Text: "two", TaskID: "T-1"},
+	} {
+		if _, err := db.InsertNote(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes, total, err := db.UnprocessedNotes(ctx, "sam", "r1", 1)
+	if err != nil || total != 2 || len(notes) != 1 || notes[0].Text != "one" {
+		t.Fatalf("unprocessed = %+v (%d), %v", notes, total, err)
+	}
+	err = db.Update(ctx, func(tx *sql.Tx) error {
+		return store.MarkNoteProcessed(ctx, tx, notes[0].ID, memory.Outcome{Status: memory.Ignored, Reason: "noise"}, db.Now.Now())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, total, _ = db.UnprocessedNotes(ctx, "sam", "r1", 10)
+	if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.ToolResultNote {
+		t.Fatalf("after processing = %+v", notes)
+	}
+	n, err := db.Note(ctx, 1)
+	if err != nil || !n.Processed || n.Outcome == nil || n.Outcome.Reason != "noise" {
+		t.Fatalf("processed note = %+v, %v", n, err)
+	}
+	if _, err := db.Note(ctx, 99); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("missing note: %v", err)
+	}
+}
+
+func TestPendingQueue(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	req := memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve, ReferenceText: "the flaky test"}
+	var ids []int64
+	err := db.Update(ctx, func(tx *sql.Tx) error {
+		for i := range 3 {
+			now := db.Now.Now()
+			p := memory.PendingItem{Request: req, RawInput: "the flaky test is fixed", Agent: "sam", Run: "r", Reason: "ambiguous",
+				Attempts: i, NoteAt: now, CreatedAt: now, UpdatedAt: now}
+			p.Request.ReferenceText += string(rune('a' + i))
+			if err := store.InsertPending(ctx, tx, &p); err != nil {
+				return err
+			}
+			ids = append(ids, p.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(ctx, func(tx *sql.Tx) error {
+		r := req
+		r.ReferenceText += "b"
+		if id, err := store.OpenPendingWith(ctx, tx, r.Fingerprint()); err != nil || id != ids[1] {
+			t.Errorf("fingerprint lookup = %d, %v", id, err)
+		}
+		p, err := store.GetPending(ctx, tx, ids[0])
+		if err != nil {
+			return err
+		}
+		p.Stale, p.Attempts, p.Reason = true, 5, "still ambiguous"
+		if err := store.UpdatePending(ctx, tx, &p); err != nil {
+			return err
+		}
+		p, _ = store.GetPending(ctx, tx, ids[2])
+		p.Status = memory.PendingDropped
+		p.Resolution = &memory.PendingResolution{Action: "drop", By: "alice", Reason: "noise"}
+		if err := store.UpdatePending(ctx, tx, &p); err != nil {
+			return err
+		}
+		retry, err := store.RetryablePending(ctx, tx, 10)
+		if err != nil || len(retry) != 1 || retry[0].ID != ids[1] {
+			t.Errorf("retryable = %+v, %v", retry, err)
+		}
+		_, err = store.GetPending(ctx, tx, 99)
+		if memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Errorf("missing pending: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, _ := db.ListPending(ctx, false)
+	all, _ := db.ListPending(ctx, true)
+	if len(open) != 2 || !open[0].Stale || open[0].Reason != "still ambiguous" || len(all) != 3 || all[2].Resolution.By != "alice" {
+		t.Fatalf("open = %+v\nall = %+v", open, all)
+	}
+}

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// InsertPending adds p to the pending queue and sets its id.
+func InsertPending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error {
+	req, err := json.Marshal(p.Request)
+	if err != nil {
+		return err
+	}
+	cands, err := json.Marshal(nonNil(p.Candidates))
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO pending_memory_events
+		(request_json, fingerprint, raw_input, note_id, agent_id, run_id, interpreter, reason, candidates_json,
+		 attempts, stale, status, note_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
+		string(req), p.Request.Fingerprint(), p.RawInput, sql.NullInt64{Int64: p.NoteID, Valid: p.NoteID != 0},
+		p.Agent, p.Run, p.Interpreter, p.Reason, string(cands), p.Attempts, p.Stale,
+		nanos(p.NoteAt), nanos(p.CreatedAt), nanos(p.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("insert pending: %w", err)
+	}
+	if p.ID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	p.Status = memory.PendingOpen
+	return RecordChange(ctx, tx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
+}
+
+// UpdatePending stores p's reason, candidates, attempts, stale flag, status
+// and resolution.
+func UpdatePending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error {
+	cands, err := json.Marshal(nonNil(p.Candidates))
+	if err != nil {
+		return err
+	}
+	var res sql.NullString
+	if p.Resolution != nil {
+		b, err := json.Marshal(p.Resolution)
+		if err != nil {
+			return err
+		}
+		res = sql.NullString{String: string(b), Valid: true}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE pending_memory_events SET reason = ?, candidates_json = ?, attempts = ?, stale = ?,
+		status = ?, updated_at = ?, resolution_json = ? WHERE pending_id = ?`,
+		p.Reason, string(cands), p.Attempts, p.Stale, p.Status, nanos(p.UpdatedAt), res, p.ID)
+	if err != nil {
+		return fmt.Errorf("update pending %d: %w", p.ID, err)
+	}
+	return RecordChange(ctx, tx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
+}
+
+// OpenPendingWith returns the id of an open pending item with fingerprint
+// (see memory.WriteRequest.Fingerprint), or 0.
+func OpenPendingWith(ctx context.Context, tx *sql.Tx, fingerprint string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(pending_id), 0) FROM pending_memory_events
+		WHERE fingerprint = ? AND status = 'open'`, fingerprint).Scan(&id)
+	return id, err
+}
+
+// RetryablePending returns up to limit open items that are not stale, least
+// tried first, then oldest.
+func RetryablePending(ctx context.Context, tx *sql.Tx, limit int) ([]memory.PendingItem, error) {
+	return queryPending(ctx, tx, `status = 'open' AND stale = 0 ORDER BY attempts, pending_id LIMIT ?`, limit)
+}
+
+// GetPending returns one pending item in any status.
+func GetPending(ctx context.Context, tx *sql.Tx, id int64) (memory.PendingItem, error) {
+	ps, err := queryPending(ctx, tx, `pending_id = ?`, id)
+	if err != nil {
+		return memory.PendingItem{}, err
+	}
+	if len(ps) == 0 {
+		return memory.PendingItem{}, memory.Errorf(memory.ENOTFOUND, "no pending item %d: list_pending shows the open ones", id)
+	}
+	return ps[0], nil
+}
+
+// ListPending returns the open pending items (stale ones included), oldest
+// first; with all, the committed and dropped ones too.
+func (db *DB) ListPending(ctx context.Context, all bool) ([]memory.PendingItem, error) {
+	where := `status = 'open' ORDER BY pending_id`
+	if all {
+		where = `1 ORDER BY pending_id`
+	}
+	var out []memory.PendingItem
+	err := db.View(ctx, func(tx *sql.Tx) (err error) {
+		out, err = queryPending(ctx, tx, where)
+		return err
+	})
+	return out, err
+}
+
+func queryPending(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]memory.PendingItem, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT pending_id, request_json, raw_input, note_id, agent_id, run_id, interpreter,
+		reason, candidates_json, attempts, stale, status, note_at, created_at, updated_at, resolution_json
+		FROM pending_memory_events WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read pending: %w", err)
+	}
+	defer rows.Close()
+	out := []memory.PendingItem{}
+	for rows.Next() {
+		p, err := scanPending(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func scanPending(rows *sql.Rows) (memory.PendingItem, error) {
+	var p memory.PendingItem
+	var req, cands string
+	var note sql.NullInt64
+	var noteAt, created, updated int64
+	var res sql.NullString
+	if err := rows.Scan(&p.ID, &req, &p.RawInput, &note, &p.Agent, &p.Run, &p.Interpreter, &p.Reason, &cands,
+		&p.Attempts, &p.Stale, &p.Status, &noteAt, &created, &updated, &res); err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal([]byte(req), &p.Request); err != nil {
+		return p, fmt.Errorf("pending %d request: %w", p.ID, err)
+	}
+	if err := json.Unmarshal([]byte(cands), &p.Candidates); err != nil {
+		return p, fmt.Errorf("pending %d candidates: %w", p.ID, err)
+	}
+	if res.Valid {
+		p.Resolution = &memory.PendingResolution{}
+		if err := json.Unmarshal([]byte(res.String), p.Resolution); err != nil {
+			return p, fmt.Errorf("pending %d resolution: %w", p.ID, err)
+		}
+	}
+	p.NoteID, p.NoteAt, p.CreatedAt, p.UpdatedAt = note.Int64, fromNanos(noteAt), fromNanos(created), fromNanos(updated)
+	return p, nil
+}
+
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}

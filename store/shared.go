@@ -1,0 +1,323 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+func sharedTable(b memory.Bucket) string { return "shared_" + string(b) }
+
+// sharedSelect reads each bucket's table in one shape, so that one scan
+// serves every bucket. Columns a bucket lacks are constants.
+var sharedSelect = map[memory.Bucket]string{
+	memory.Plan: `SELECT 'plan' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, version,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_plan`,
+	memory.Constraints: trackedSelect(memory.Constraints),
+	memory.Issues:      trackedSelect(memory.Issues),
+	memory.Decisions:   trackedSelect(memory.Decisions),
+	memory.Results: `SELECT 'results' AS bucket, id, text, '' AS state, task_id, 'active' AS status, 0 AS version,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_results`,
+	memory.TaskState: `SELECT 'task_state' AS bucket, id, text, state, '' AS task_id, 'active' AS status, version,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_task_state`,
+	memory.Learnings: `SELECT 'learnings' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, 0 AS version,
+		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_learnings`,
+}
+
+func trackedSelect(b memory.Bucket) string {
+	return `SELECT '` + string(b) + `' AS bucket, id, text, '' AS state, '' AS task_id, status, 0 AS version,
+		reference_memory_json, close_reason, created_at, updated_at, closed_at, noted_at, event_id FROM ` + sharedTable(b)
+}
+
+func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
+	defer rows.Close()
+	out := []memory.SharedRow{}
+	for rows.Next() {
+		var r memory.SharedRow
+		var ref, reason sql.NullString
+		var created, updated int64
+		var closed, noted sql.NullInt64
+		if err := rows.Scan(&r.Bucket, &r.ID, &r.Text, &r.State, &r.TaskID, &r.Status, &r.Version,
+			&ref, &reason, &created, &updated, &closed, &noted, &r.EventID); err != nil {
+			return nil, err
+		}
+		if ref.Valid {
+			r.Reference = &memory.ReferenceMemory{}
+			if err := json.Unmarshal([]byte(ref.String), r.Reference); err != nil {
+				return nil, fmt.Errorf("%s/%s reference memory: %w", r.Bucket, r.ID, err)
+			}
+		}
+		r.CloseReason, r.CreatedAt, r.UpdatedAt, r.ClosedAt = reason.String, fromNanos(created), fromNanos(updated), fromNullNanos(closed)
+		if noted.Valid {
+			r.NotedAt = fromNanos(noted.Int64)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func querySharedRows(ctx context.Context, tx *sql.Tx, b memory.Bucket, where, order string, args ...any) ([]memory.SharedRow, error) {
+	q := `SELECT * FROM (` + sharedSelect[b] + `)`
+	if where != "" {
+		q += ` WHERE ` + where
+	}
+	rows, err := tx.QueryContext(ctx, q+` ORDER BY `+order, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", sharedTable(b), err)
+	}
+	return scanShared(rows)
+}
+
+// GetShared returns the row of bucket b with id, in any status.
+func GetShared(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (memory.SharedRow, bool, error) {
+	rows, err := querySharedRows(ctx, tx, b, `id = ?`, `id`, id)
+	if err != nil || len(rows) == 0 {
+		return memory.SharedRow{}, false, err
+	}
+	return rows[0], true, nil
+}
+
+// FindByTextKey returns a row of bucket b whose text has key (see
+// memory.TextKey), preferring live rows; for results it must also belong to
+// taskID. It is how near-identical writes are recognised.
+func FindByTextKey(ctx context.Context, tx *sql.Tx, b memory.Bucket, key, taskID string) (memory.SharedRow, bool, error) {
+	where, args := `id IN (SELECT id FROM `+sharedTable(b)+` WHERE text_key = ?`, []any{key}
+	switch b {
+	case memory.Results:
+		where, args = where+` AND task_id = ?`, append(args, taskID)
+	case memory.Plan, memory.TaskState:
+		return memory.SharedRow{}, false, nil // keyed by id alone
+	}
+	order := `(status = '` + b.LiveStatus() + `') DESC, created_at, id`
+	rows, err := querySharedRows(ctx, tx, b, where+`)`, order, args...)
+	if err != nil || len(rows) == 0 {
+		return memory.SharedRow{}, false, err
+	}
+	return rows[0], true, nil
+}
+
+// LoadContext returns the resolver's narrow context: open issues, active
+// constraints and active decisions (or only the buckets named), plus the
+// tracked rows closed after since (none when since is zero), which a note
+// written at since may still mean.
+func LoadContext(ctx context.Context, tx *sql.Tx, since time.Time, buckets ...memory.Bucket) (memory.SharedContext, error) {
+	var c memory.SharedContext
+	if len(buckets) == 0 {
+		buckets = []memory.Bucket{memory.Issues, memory.Constraints, memory.Decisions}
+	}
+	for _, b := range buckets {
+		where, args := `status = ?`, []any{b.LiveStatus()}
+		if !since.IsZero() {
+			where, args = `(status = ? OR closed_at > ?)`, append(args, nanos(since))
+		}
+		rows, err := querySharedRows(ctx, tx, b, where, `created_at, id`, args...)
+		if err != nil {
+			return c, err
+		}
+		c.Rows = append(c.Rows, rows...)
+	}
+	return c, nil
+}
+
+// SharedState returns the rows q selects: per bucket, newest change first.
+func (db *DB) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.SharedRow, error) {
+	buckets := memory.Buckets
+	if q.Bucket != "" {
+		buckets = []memory.Bucket{q.Bucket}
+	}
+	out := []memory.SharedRow{}
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		for _, b := range buckets {
+			where, args := "", []any{}
+			if q.Status != "" {
+				where, args = `status = ?`, append(args, q.Status)
+			}
+			rows, err := querySharedRows(ctx, tx, b, where, `updated_at DESC, id LIMIT ?`, append(args, q.Limit)...)
+			if err != nil {
+				return err
+			}
+			out = append(out, rows...)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Summary returns the current belief: the plan, open issues, active
+// constraints and decisions, task states, and the size of the pending queue.
+func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
+	var s memory.SharedSummary
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		plan, ok, err := GetShared(ctx, tx, memory.Plan, memory.PlanID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.Plan = &plan
+		}
+		lists := []struct {
+			b   memory.Bucket
+			dst *[]memory.SharedRow
+		}{{memory.Issues, &s.OpenIssues}, {memory.Constraints, &s.ActiveConstraints}, {memory.Decisions, &s.ActiveDecisions}, {memory.TaskState, &s.Tasks}}
+		for _, l := range lists {
+			if *l.dst, err = querySharedRows(ctx, tx, l.b, `status = ?`, `created_at, id LIMIT 200`, l.b.LiveStatus()); err != nil {
+				return err
+			}
+		}
+		return tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE stale = 0), count(*) FILTER (WHERE stale = 1)
+			FROM pending_memory_events WHERE status = 'open'`).Scan(&s.PendingOpen, &s.PendingStale)
+	})
+	return s, err
+}
+
+// DumpShared renders every shared table, every column, in key order: two
+// dumps are equal exactly when the shared state is. Replay uses it to show
+// that rebuilding from the ledger changed nothing.
+func (db *DB) DumpShared(ctx context.Context) (string, error) {
+	var b strings.Builder
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		for _, bucket := range memory.Buckets {
+			if err := dumpTable(ctx, tx, sharedTable(bucket), &b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return b.String(), err
+}
+
+func dumpTable(ctx context.Context, tx *sql.Tx, table string, b *strings.Builder) error {
+	rows, err := tx.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("dump %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "# %s (%s)\n", table, strings.Join(cols, ", "))
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			fmt.Fprintf(b, "%v", v)
+		}
+		b.WriteByte('\n')
+	}
+	return rows.Err()
+}
+
+// Project is the deterministic projector: it applies one ledger event to the
+// shared tables with its bucket's rules, reading nothing but the event and
+// the rows it changes, and stamping rows with the event's time. Replaying the
+// ledger in order therefore rebuilds the same state. It fails (and the caller
+// rolls its savepoint back) when the event does not fit the current state,
+// such as a resolve of an issue that is not open.
+func Project(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+	var err error
+	switch ev.Bucket {
+	case memory.Plan:
+		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_plan (id, text, version, created_at, updated_at, event_id)
+			VALUES (?1, ?2, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, version = version + 1, updated_at = ?4, event_id = ?5`)
+	case memory.TaskState:
+		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_task_state (id, text, state, version, created_at, updated_at, event_id)
+			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = version + 1, updated_at = ?4, event_id = ?5`)
+	case memory.Results:
+		_, err = tx.ExecContext(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
+			RowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
+	case memory.Learnings:
+		_, err = tx.ExecContext(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
+			RowID(ev), ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
+	case memory.Issues, memory.Constraints, memory.Decisions:
+		err = projectTracked(ctx, tx, ev)
+	default:
+		err = fmt.Errorf("unknown bucket %q", ev.Bucket)
+	}
+	if err != nil {
+		return fmt.Errorf("project %s/%s %s: %w", ev.Bucket, ev.Operation, ev.TargetID, err)
+	}
+	return RecordChange(ctx, tx, "shared", string(ev.Bucket)+"/"+RowID(ev), ev.CreatedAt)
+}
+
+// RowID is the id of the row an event writes: its target, or for the
+// append-only buckets an id made from its ledger position.
+func RowID(ev *memory.Event) string {
+	switch ev.Bucket {
+	case memory.Results:
+		return fmt.Sprintf("result_%d", ev.Seq)
+	case memory.Learnings:
+		return fmt.Sprintf("learning_%d", ev.Seq)
+	}
+	return ev.TargetID
+}
+
+// projectVersioned upserts a row that is replaced as a whole and versioned
+// (the plan, a task's state) with the statement q.
+func projectVersioned(ctx context.Context, tx *sql.Tx, ev *memory.Event, q string) error {
+	if ev.Operation != memory.Upsert || ev.TargetID == "" {
+		return fmt.Errorf("%s takes upsert with a target", ev.Bucket)
+	}
+	_, err := tx.ExecContext(ctx, q, ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
+	return err
+}
+
+// projectTracked applies upsert, append and the lifecycle operations to an
+// issue, constraint or decision, growing its reference memory with the
+// phrase and aliases the write was made with.
+func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+	row, exists, err := GetShared(ctx, tx, ev.Bucket, ev.TargetID)
+	if err != nil {
+		return err
+	}
+	ref := memory.ReferenceMemory{}
+	if exists && row.Reference != nil {
+		ref = *row.Reference
+	}
+	ref.Merge(ev.SourceRef.CandidateAliases, ev.SourceRef.ReferenceText)
+	refJSON, err := json.Marshal(ref)
+	if err != nil {
+		return err
+	}
+	at, table := nanos(ev.CreatedAt), sharedTable(ev.Bucket)
+	switch {
+	case ev.Operation.Lifecycle():
+		if !exists || !row.Live() {
+			return fmt.Errorf("no %s %q to %s", ev.Bucket.Noun(), ev.TargetID, ev.Operation)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
+			reference_memory_json = ?, event_id = ? WHERE id = ?`,
+			ev.Bucket.ClosedStatus(), nullString(ev.Payload.Reason, ev.Payload.Reason != ""), at, at, string(refJSON), ev.EventID, ev.TargetID)
+	case exists && ev.Operation == memory.Append:
+		return errors.New("a row with this id exists; append creates new rows")
+	case exists:
+		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
+			updated_at = ?, reference_memory_json = ?, event_id = ? WHERE id = ?`,
+			ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), at, string(refJSON), ev.EventID, ev.TargetID)
+	default:
+		noted := ev.SourceRef.NoteAt
+		if noted.IsZero() {
+			noted = ev.CreatedAt
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
+			noted_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,
+			nanos(noted), ev.EventID)
+	}
+	return err
+}

@@ -1,0 +1,253 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// commit appends one event built from the arguments with the given projector
+// in its own transaction, as the inputter does.
+func commit(t *testing.T, db *store.DB, project store.ProjectFunc, b memory.Bucket, op memory.Operation, target string, p memory.Payload, ref memory.SourceRef) memory.Event {
+	t.Helper()
+	ev := memory.Event{Bucket: b, Operation: op, TargetID: target, Payload: p, RawInput: "raw " + target,
+		SourceRef: ref, Agent: "sam", Run: "run1", CreatedAt: db.Now.Now()}
+	err := db.Update(context.Background(), func(tx *sql.Tx) error {
+		return store.AppendEvent(context.Background(), tx, &ev, project)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func row(t *testing.T, db *store.DB, b memory.Bucket, id string) (memory.SharedRow, bool) {
+	t.Helper()
+	var r memory.SharedRow
+	var ok bool
+	err := db.View(context.Background(), func(tx *sql.Tx) (err error) {
+		r, ok, err = store.GetShared(context.Background(), tx, b, id)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, ok
+}
+
+func TestProjectBucketRules(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	none := memory.SourceRef{}
+
+	// plan: one row, replaced, version increments.
+	commit(t, db, store.Project, memory.Plan, memory.Upsert, "main", memory.Payload{Text: "ship v1"}, none)
+	commit(t, db, store.Project, memory.Plan, memory.Upsert, "main", memory.Payload{Text: "ship v2"}, none)
+	if p, _ := row(t, db, memory.Plan, "main"); p.Text != "ship v2" || p.Version != 2 {
+		t.Fatalf("plan = %+v", p)
+	}
+	// task_state: latest wins per task.
+	commit(t, db, store.Project, memory.TaskState, memory.Upsert, "build_1", memory.Payload{State: "running"}, none)
+	commit(t, db, store.Project, memory.TaskState, memory.Upsert, "build_1", memory.Payload{State: "done", Text: "green"}, none)
+	if ts, _ := row(t, db, memory.TaskState, "build_1"); ts.State != "done" || ts.Text != "green" || ts.Version != 2 {
+		t.Fatalf("task = %+v", ts)
+	}
+	// results and learnings: append, ids from the ledger.
+	r1 := commit(t, db, store.Project, memory.Results, memory.Append, "", memory.Payload{Text: "acc 0.9", TaskID: "eval"}, none)
+	r2 := commit(t, db, store.Project, memory.Results, memory.Append, "", memory.Payload{Text: "acc 0.9", TaskID: "eval"}, none)
+	if _, ok := row(t, db, memory.Results, store.RowID(&r1)); !ok {
+		t.Fatal("result 1 missing")
+	}
+	if res, _ := row(t, db, memory.Results, store.RowID(&r2)); res.TaskID != "eval" || res.EventID != r2.EventID {
+		t.Fatalf("result 2 = %+v", res)
+	}
+	// issues: upsert creates with reference memory, resolve closes and grows it, upsert reopens.
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "pandas_blocker", memory.Payload{Text: "pandas import fails"},
+		memory.SourceRef{CandidateAliases: []string{"blocker"}})
+	ev := commit(t, db, store.Project, memory.Issues, memory.Resolve, "pandas_blocker", memory.Payload{Reason: "pinned 2.1"},
+		memory.SourceRef{ReferenceText: "the earlier blocker", CandidateAliases: []string{"pandas error"}})
+	is, _ := row(t, db, memory.Issues, "pandas_blocker")
+	if is.Status != memory.StatusResolved || is.CloseReason != "pinned 2.1" || is.ClosedAt == nil || is.EventID != ev.EventID ||
+		strings.Join(is.Reference.Aliases, ",") != "blocker,pandas error" || strings.Join(is.Reference.Phrases, ",") != "the earlier blocker" {
+		t.Fatalf("resolved issue = %+v %+v", is, is.Reference)
+	}
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "pandas_blocker", memory.Payload{Text: "pandas import fails again"}, none)
+	if is, _ = row(t, db, memory.Issues, "pandas_blocker"); is.Status != memory.StatusOpen || is.ClosedAt != nil || len(is.Reference.Aliases) != 2 {
+		t.Fatalf("reopened issue = %+v", is)
+	}
+	// decisions: append, invalidate -> superseded; a second append on the same id fails.
+	commit(t, db, store.Project, memory.Decisions, memory.Append, "use_sqlite", memory.Payload{Text: "use SQLite"}, none)
+	dup := commit(t, db, store.Project, memory.Decisions, memory.Append, "use_sqlite", memory.Payload{Text: "use SQLite!"}, none)
+	if dup.Applied || !strings.Contains(dup.ProjectionError, "append creates new rows") {
+		t.Fatalf("append on an existing id applied: %+v", dup)
+	}
+	commit(t, db, store.Project, memory.Decisions, memory.Invalidate, "use_sqlite", memory.Payload{}, none)
+	if d, _ := row(t, db, memory.Decisions, "use_sqlite"); d.Status != memory.StatusSuperseded {
+		t.Fatalf("decision = %+v", d)
+	}
+	// constraints: a lifecycle write on a row that is not live does not apply.
+	bad := commit(t, db, store.Project, memory.Constraints, memory.Invalidate, "no_network", memory.Payload{}, none)
+	if bad.Applied || !strings.Contains(bad.ProjectionError, `no active constraint "no_network" to invalidate`) {
+		t.Fatalf("invalidate of a missing constraint = %+v", bad)
+	}
+
+	var c memory.SharedContext
+	db.View(ctx, func(tx *sql.Tx) (err error) { c, err = store.LoadContext(ctx, tx, time.Time{}); return })
+	if len(c.Rows) != 1 || c.Rows[0].ID != "pandas_blocker" {
+		t.Fatalf("context = %+v", c.Rows)
+	}
+}
+
+// TestFailedProjectionKeepsTheEvent forces the projection to fail after it
+// has written, and checks that its writes roll back alone: the ledger row and
+// the rest of the transaction commit, and replay applies the event later.
+func TestFailedProjectionKeepsTheEvent(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	failing := func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+		if err := store.Project(ctx, tx, ev); err != nil {
+			return err
+		}
+		return errors.New("disk on fire")
+	}
+	ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: "flaky_test", Payload: memory.Payload{Text: "flaky test"},
+		RawInput: "issue: flaky test", Agent: "sam", Run: "r", CreatedAt: db.Now.Now()}
+	err := db.Update(ctx, func(tx *sql.Tx) error {
+		if err := store.AppendEvent(ctx, tx, &ev, failing); err != nil {
+			return err
+		}
+		// Work after the failed projection in the same transaction still commits.
+		return store.RecordChange(ctx, tx, "test", "after", ev.CreatedAt)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Applied || ev.ProjectionError != "disk on fire" {
+		t.Fatalf("event = %+v", ev)
+	}
+	if _, ok := row(t, db, memory.Issues, "flaky_test"); ok {
+		t.Fatal("the failed projection's write survived")
+	}
+	evs, err := db.Events(ctx, 0, 10)
+	if err != nil || len(evs) != 1 || evs[0].Applied || evs[0].ProjectionError != "disk on fire" || evs[0].RawInput != "issue: flaky test" {
+		t.Fatalf("ledger = %+v, %v", evs, err)
+	}
+	changes, _ := db.ChangesSince(ctx, 0, 100)
+	if last := changes[len(changes)-1]; last.Kind != "test" {
+		t.Fatalf("the rest of the transaction was lost: %+v", changes)
+	}
+
+	rep, err := db.Replay(ctx, store.Project)
+	if err != nil || rep != (store.ReplayReport{Events: 1, Applied: 1}) {
+		t.Fatalf("replay = %+v, %v", rep, err)
+	}
+	if r, ok := row(t, db, memory.Issues, "flaky_test"); !ok || r.Text != "flaky test" || !r.CreatedAt.Equal(ev.CreatedAt) {
+		t.Fatalf("after replay = %+v %v", r, ok)
+	}
+	if evs, _ = db.Events(ctx, 0, 10); !evs[0].Applied || evs[0].ProjectionError != "" {
+		t.Fatalf("event after replay = %+v", evs[0])
+	}
+}
+
+func TestReplayRebuildsIdenticalState(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	none := memory.SourceRef{}
+	commit(t, db, store.Project, memory.Plan, memory.Upsert, "main", memory.Payload{Text: "a"}, none)
+	commit(t, db, store.Project, memory.Plan, memory.Upsert, "main", memory.Payload{Text: "b"}, none)
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "x", memory.Payload{Text: "x fails"}, memory.SourceRef{CandidateAliases: []string{"blocker"}})
+	commit(t, db, store.Project, memory.Issues, memory.Resolve, "x", memory.Payload{Reason: "done"}, memory.SourceRef{ReferenceText: "that blocker"})
+	commit(t, db, store.Project, memory.Constraints, memory.Upsert, "no_net", memory.Payload{Text: "no network"}, none)
+	commit(t, db, store.Project, memory.Decisions, memory.Append, "use_go", memory.Payload{Text: "use Go"}, none)
+	commit(t, db, store.Project, memory.Results, memory.Append, "", memory.Payload{Text: "r"}, none)
+	commit(t, db, store.Project, memory.Learnings, memory.Append, "", memory.Payload{Text: "l"}, none)
+	commit(t, db, store.Project, memory.TaskState, memory.Upsert, "t", memory.Payload{State: "done"}, none)
+	commit(t, db, store.Project, memory.Issues, memory.Resolve, "nope", memory.Payload{}, none) // fails, stays unapplied
+
+	before, err := db.DumpShared(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := db.Replay(ctx, store.Project)
+	if err != nil || rep != (store.ReplayReport{Events: 10, Applied: 9, Failed: 1}) {
+		t.Fatalf("replay = %+v, %v", rep, err)
+	}
+	after, _ := db.DumpShared(ctx)
+	if before != after {
+		t.Fatalf("replay changed the shared state:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if !strings.Contains(before, "that blocker") || strings.Count(before, "\n") != 14 {
+		t.Fatalf("dump is missing rows or columns:\n%s", before)
+	}
+}
+
+func TestLedgerIsImmutable(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	commit(t, db, store.Project, memory.Learnings, memory.Append, "", memory.Payload{Text: "l"}, memory.SourceRef{})
+	for _, q := range []string{`UPDATE events_memory SET bucket = 'plan'`, `UPDATE events_memory SET raw_input = 'x'`, `DELETE FROM events_memory`} {
+		err := db.Update(ctx, func(tx *sql.Tx) error { _, err := tx.ExecContext(ctx, q); return err })
+		if err == nil || !strings.Contains(err.Error(), "events_memory") {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}
+
+func TestLoadContextSince(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	none := memory.SourceRef{}
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "a", memory.Payload{Text: "a"}, none)
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "b", memory.Payload{Text: "b"}, none)
+	commit(t, db, store.Project, memory.Issues, memory.Resolve, "a", memory.Payload{}, none)
+	noteAt := db.Now.Now()
+	commit(t, db, store.Project, memory.Issues, memory.Resolve, "b", memory.Payload{}, none)
+	commit(t, db, store.Project, memory.Decisions, memory.Append, "d", memory.Payload{Text: "d"}, none)
+
+	var c memory.SharedContext
+	db.View(ctx, func(tx *sql.Tx) (err error) { c, err = store.LoadContext(ctx, tx, noteAt); return })
+	var ids []string
+	for _, r := range c.Rows {
+		ids = append(ids, string(r.Bucket)+"/"+r.ID+"="+r.Status)
+	}
+	// a closed before the note and is out; b closed after it and is in.
+	if strings.Join(ids, " ") != "issues/b=resolved decisions/d=active" {
+		t.Fatalf("context since = %v", ids)
+	}
+}
+
+func TestSharedStateAndSummary(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	none := memory.SourceRef{}
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "a", memory.Payload{Text: "a fails"}, none)
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "b", memory.Payload{Text: "b fails"}, none)
+	commit(t, db, store.Project, memory.Issues, memory.Resolve, "a", memory.Payload{}, none)
+	commit(t, db, store.Project, memory.Plan, memory.Upsert, "main", memory.Payload{Text: "the plan"}, none)
+	commit(t, db, store.Project, memory.TaskState, memory.Upsert, "t1", memory.Payload{State: "blocked"}, none)
+
+	rows, err := db.SharedState(ctx, memory.SharedQuery{Bucket: memory.Issues, Status: memory.StatusOpen, Limit: 10})
+	if err != nil || len(rows) != 1 || rows[0].ID != "b" {
+		t.Fatalf("open issues = %+v, %v", rows, err)
+	}
+	rows, _ = db.SharedState(ctx, memory.SharedQuery{Limit: 1})
+	if len(rows) != 3 { // one per non-empty bucket: plan, issues, task_state
+		t.Fatalf("all buckets, limit 1 = %+v", rows)
+	}
+	s, err := db.Summary(ctx)
+	if err != nil || s.Plan == nil || len(s.OpenIssues) != 1 || len(s.Tasks) != 1 {
+		t.Fatalf("summary = %+v, %v", s, err)
+	}
+	md := s.Markdown()
+	for _, want := range []string{"the plan (v1)", "**b**: b fails", "**t1**: blocked", "## Active decisions\n\nNone."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// NoteGrammar is the note grammar the rules interpreter reads, as a model
+// should see it. The README carries the same table.
+const NoteGrammar = `One statement per note. Explicit forms (case-insensitive):
+  issue: <text> | blocker: <text>          track a problem (issues upsert)
+  fixed: <which> | resolved: <which>       close an open issue (issues resolve)
+  decision: <text>                         record a choice (decisions append)
+  reverted decision: <which> | superseded: <which>   retire a decision
+  constraint: <text>                       a restriction in force (constraints upsert)
+  lifted constraint: <which>               retire a constraint
+  plan: <text>                             replace the plan
+  result: <text>                           record a measurement or outcome
+  task <id>: <state>                       the latest state of a task
+  learned: <text> | learning: <text>       reusable knowledge
+  [bucket/operation target_id] <text>      exactly that write, e.g. [issues/resolve pandas_import] pinned 2.1
+Name rows by their snake_case id when you can ("fixed: pandas_import"; "issue: pandas_import: pandas fails to import").
+A vague reference ("the earlier blocker is fixed") is bound only when exactly one open row clearly fits;
+otherwise it waits in the pending queue. Plain sentences are read conservatively; questions, hedges and
+narration are ignored; tool output (kind tool_result) needs an explicit form.`
+
+// WriteNoteArgs are the arguments of write_note.
+type WriteNoteArgs struct {
+	Text    string `json:"text" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the tool description)."`
+	Kind    string `json:"kind,omitempty" jsonschema:"agent (your own words, the default) or tool_result (output of a tool you ran)."`
+	TaskID  string `json:"task_id,omitempty" jsonschema:"The task the note belongs to (letters, digits, . _ : -); results and 'task: <state>' notes use it."`
+	Promote bool   `json:"promote,omitempty" jsonschema:"true: promote your pending notes (this one included) into shared state now and return each outcome. Default false: the note stays in your working memory until promote_notes."`
+}
+
+// WriteNoteResult is the result of write_note.
+type WriteNoteResult struct {
+	Note      memory.Note      `json:"note"`
+	Outcomes  []memory.Outcome `json:"outcomes,omitempty"`
+	Retried   []memory.Outcome `json:"retried,omitempty"`
+	Remaining int              `json:"remaining,omitempty"`
+}
+
+// PromoteNotesArgs are the arguments of promote_notes.
+type PromoteNotesArgs struct {
+	Limit int `json:"limit,omitempty" jsonschema:"Promote at most this many notes in this call, 1 to 500 (default 200); the result says how many remain."`
+}
+
+func registerNotes(s *server.MCPServer, svc Services) {
+	p := svc.Promotion
+	add(s, svc.Log, mcp.NewTool("write_note",
+		mcp.WithDescription("Write a note to your private working memory (this agent, this run). Notes become shared "+
+			"state (plan, constraints, issues, decisions, results, task_state, learnings) only through promotion, which "+
+			"interprets each note, binds it to the row it refers to, validates it and records it in an audited ledger. "+
+			"Returns the note id and, with promote: true, the outcome per note: committed (bucket, operation, target), "+
+			"pending (why it waits), ignored (why) or rejected (which rule).\n\n"+NoteGrammar),
+		mcp.WithInputSchema[WriteNoteArgs](), mcp.WithOutputSchema[WriteNoteResult](),
+		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a WriteNoteArgs) (WriteNoteResult, string, error) {
+		n, err := p.WriteNote(ctx, memory.NoteWrite{Text: a.Text, Kind: memory.NoteKind(a.Kind), TaskID: a.TaskID})
+		if err != nil {
+			return WriteNoteResult{}, "", err
+		}
+		res := WriteNoteResult{Note: n}
+		text := fmt.Sprintf("note %d saved to working memory", n.ID)
+		if !a.Promote {
+			return res, text + " (call promote_notes, or write with promote: true, to share it)", nil
+		}
+		rep, err := p.Promote(ctx, 0)
+		res.Outcomes, res.Retried, res.Remaining = rep.Outcomes, rep.Retried, rep.Remaining
+		return res, text + "\n" + renderReport(rep), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("promote_notes",
+		mcp.WithDescription("Promote every note in your working memory that has not been promoted yet, oldest first, "+
+			"and return the outcome of each: committed, pending (an ambiguous reference waits in the pending queue "+
+			"instead of being guessed), ignored or rejected. Each commit is followed by a retry of the pending queue; "+
+			"those outcomes are listed under retried."),
+		mcp.WithInputSchema[PromoteNotesArgs](), mcp.WithOutputSchema[memory.PromotionReport](),
+		mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a PromoteNotesArgs) (memory.PromotionReport, string, error) {
+		rep, err := p.Promote(ctx, a.Limit)
+		return rep, renderReport(rep), err
+	})
+}
+
+func renderReport(rep memory.PromotionReport) string {
+	text := list("outcomes", rep.Outcomes, func(o memory.Outcome) string { return "- " + o.Summary() })
+	if len(rep.Retried) > 0 {
+		text += "\n" + list("pending retries", rep.Retried, func(o memory.Outcome) string { return "- " + o.Summary() })
+	}
+	if rep.Remaining > 0 {
+		text += fmt.Sprintf("\n%d more notes wait: call promote_notes again", rep.Remaining)
+	}
+	return text
+}

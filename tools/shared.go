@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// SharedStateArgs are the arguments of shared_state.
+type SharedStateArgs struct {
+	Bucket string `json:"bucket,omitempty" jsonschema:"One of plan, constraints, issues, decisions, results, task_state, learnings. Omit for all."`
+	Status string `json:"status,omitempty" jsonschema:"Only rows in this status: open or resolved (issues), active or invalidated (constraints), active or superseded (decisions), active (the others)."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum rows per bucket, 1 to 500 (default 50), newest change first."`
+}
+
+// SharedStateResult is the result of shared_state.
+type SharedStateResult struct {
+	Rows []memory.SharedRow `json:"rows"`
+}
+
+// ListPendingArgs are the arguments of list_pending.
+type ListPendingArgs struct {
+	All bool `json:"all,omitempty" jsonschema:"Also list items that left the queue (committed or dropped), with who resolved them and how."`
+}
+
+// ListPendingResult is the result of list_pending.
+type ListPendingResult struct {
+	Pending []memory.PendingItem `json:"pending"`
+}
+
+// ResolvePendingArgs are the arguments of resolve_pending.
+type ResolvePendingArgs struct {
+	PendingID  int64  `json:"pending_id" jsonschema:"The pending item, as list_pending shows it."`
+	TargetID   string `json:"target_id,omitempty" jsonschema:"Bind the item to this row (snake_case id) and commit it. Give this or drop_reason."`
+	DropReason string `json:"drop_reason,omitempty" jsonschema:"Drop the item, for this reason (kept on record). Give this or target_id."`
+}
+
+func registerShared(s *server.MCPServer, svc Services) {
+	p := svc.Promotion
+	add(s, svc.Log, mcp.NewTool("shared_state",
+		mcp.WithDescription("Read canonical shared state, the team's current belief: the plan, constraints, issues, "+
+			"decisions, results, task states and learnings, filtered by bucket and status. Rows change only through "+
+			"promoted notes; each names the ledger event that last changed it. Read this (or the memory://shared "+
+			"resource) before acting, rather than trusting raw notes."),
+		mcp.WithInputSchema[SharedStateArgs](), mcp.WithOutputSchema[SharedStateResult](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a SharedStateArgs) (SharedStateResult, string, error) {
+		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: a.Limit})
+		return SharedStateResult{Rows: rows}, list("shared rows", rows, renderRow), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("list_pending",
+		mcp.WithDescription("List the writes waiting in the pending queue: notes whose target could not be identified "+
+			"safely (ambiguous or unknown references), with the reason, the candidate rows and their scores, and how "+
+			"often they were retried. Stale items have used up their automatic retries and wait for a human curator."),
+		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[ListPendingResult](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a ListPendingArgs) (ListPendingResult, string, error) {
+		items, err := p.ListPending(ctx, a.All)
+		return ListPendingResult{Pending: items}, list("pending", items, renderPending), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("resolve_pending",
+		mcp.WithDescription("Curator action, for humans only: bind a pending item to a target row, which commits its "+
+			"write through the ledger and teaches the row the note's phrasing, or drop it with a reason. Both are "+
+			"recorded. Agents get EFORBIDDEN."),
+		mcp.WithInputSchema[ResolvePendingArgs](), mcp.WithOutputSchema[memory.CuratorResult](),
+		mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a ResolvePendingArgs) (memory.CuratorResult, string, error) {
+		res, err := p.ResolvePending(ctx, memory.PendingDecision{PendingID: a.PendingID, TargetID: a.TargetID, DropReason: a.DropReason})
+		if err != nil {
+			return res, "", err
+		}
+		text := fmt.Sprintf("pending item %d %s", res.Pending.ID, res.Pending.Status)
+		if res.Outcome != nil {
+			text += ": " + res.Outcome.Summary()
+		}
+		return res, text, nil
+	})
+}
+
+func renderRow(r memory.SharedRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s/%s (%s", r.Bucket, r.ID, r.Status)
+	if r.Version > 0 {
+		fmt.Fprintf(&b, ", v%d", r.Version)
+	}
+	b.WriteString(")")
+	if r.State != "" {
+		b.WriteString(" state: " + r.State)
+	}
+	if r.Text != "" {
+		b.WriteString(": " + strings.Join(strings.Fields(r.Text), " "))
+	}
+	if r.CloseReason != "" {
+		b.WriteString(" [closed: " + r.CloseReason + "]")
+	}
+	return b.String()
+}
+
+func renderPending(p memory.PendingItem) string {
+	line := fmt.Sprintf("- #%d %s/%s %q: %s (attempts %d", p.ID, p.Request.Bucket, p.Request.Operation, p.RawInput, p.Reason, p.Attempts)
+	if p.Stale {
+		line += ", STALE"
+	}
+	line += ")"
+	for _, c := range p.Candidates {
+		line += fmt.Sprintf(" %s=%.2f", c.TargetID, c.Score)
+	}
+	return line
+}
