@@ -16,8 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +28,9 @@ import (
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
+
+// migrations are the schema changes, applied in name order (NNNN_name.sql).
+var migrations, _ = fs.Sub(migrationFS, "migrations")
 
 // FileName is the database file inside a data directory.
 const FileName = "memory.db"
@@ -46,6 +47,10 @@ type DB struct {
 // Open opens (creating if needed) the database at path and brings its schema
 // up to date. path is a file, not a directory.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, migrations)
+}
+
+func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -54,7 +59,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db := &DB{sql: sdb, path: path}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrate(ctx, migrations); err != nil {
 		sdb.Close()
 		return nil, err
 	}
@@ -149,35 +154,35 @@ func (db *DB) View(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return fn(tx)
 }
 
-// migrate applies every embedded migration newer than PRAGMA user_version, in
-// order, each in its own transaction. Migration files are named NNNN_name.sql.
-func (db *DB) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+// migrate applies every embedded migration not yet applied, in name order,
+// each in its own transaction with its record in schema_migrations. Applied
+// migrations are tracked by name, not by a high-water number, so a migration
+// that lands after a higher-numbered one still runs on existing databases.
+func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
+	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
+	_, err = db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID`)
+	if err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
 	for _, name := range names {
-		n, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", name)
-		}
-		body, err := migrationFS.ReadFile(name)
+		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
 		err = db.Update(ctx, func(tx *sql.Tx) error {
-			var have int
-			if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&have); err != nil {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
 				return err
-			}
-			if have >= n {
-				return nil
 			}
 			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
 			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, n))
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().UnixNano())
 			return err
 		})
 		if err != nil {
@@ -187,11 +192,22 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// SchemaVersion returns the applied migration number.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	err := db.sql.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
-	return v, err
+// Migrations returns the names of the applied migrations, in order.
+func (db *DB) Migrations(ctx context.Context) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
 }
 
 // Change is one row of the change feed: something of kind (fact, memory, ...)

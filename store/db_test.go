@@ -2,9 +2,13 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -53,27 +57,92 @@ var (
 	human  = memory.Identity{AgentID: "alice", Human: true}
 )
 
-func TestMigrateFreshAndReopenAgree(t *testing.T) {
-	path := filepath.Join(t.TempDir(), store.FileName)
+func TestMigrationsUpgradeToTheFreshSchema(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
+	names, err := fs.Glob(store.MigrationFS, "*.sql")
+	if err != nil || len(names) < 2 {
+		t.Fatalf("migrations %v, %v", names, err)
+	}
+	seen := map[string]string{}
+	for _, n := range names {
+		num, _, ok := strings.Cut(n, "_")
+		if !ok || len(num) != 4 || strings.Trim(num, "0123456789") != "" {
+			t.Errorf("migration %s is not named NNNN_name.sql", n)
+		}
+		if prev, dup := seen[num]; dup {
+			t.Errorf("migrations %s and %s share number %s", prev, n, num)
+		}
+		seen[num] = n
+	}
+	fresh := schemaOf(t, openWith(t, store.MigrationFS))
+	// Every order in which a database can have met the migrations: one at a
+	// time, and each one missing (a branch landing after a later number).
+	for i := range names {
+		upgraded := openSubset(t, names[:i+1], names)
+		if got := schemaOf(t, upgraded); got != fresh {
+			t.Errorf("upgrading from %v gives a different schema:\n%s\nwant\n%s", names[:i+1], got, fresh)
+		}
+		without := append(append([]string{}, names[:i]...), names[i+1:]...)
+		late := openSubset(t, without, names)
+		if got := schemaOf(t, late); got != fresh {
+			t.Errorf("applying %s after the others gives a different schema", names[i])
+		}
+		applied, _ := late.Migrations(ctx)
+		if strings.Join(applied, ",") != strings.Join(names, ",") {
+			t.Errorf("applied %v, want %v", applied, names)
+		}
+	}
+}
+
+// openSubset opens a database with only the migrations named first, closes
+// it, and reopens it with the migrations named then.
+func openSubset(t *testing.T, first, then []string) *store.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), store.FileName)
+	for _, set := range [][]string{first, then} {
+		sub := fstest.MapFS{}
+		for _, n := range set {
+			b, _ := fs.ReadFile(store.MigrationFS, n)
+			sub[n] = &fstest.MapFile{Data: b}
+		}
+		db, err := store.OpenWith(context.Background(), path, sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(set) == len(then) {
+			t.Cleanup(func() { db.Close() })
+			return db
+		}
+		db.Close()
+	}
+	return nil
+}
+
+func openWith(t *testing.T, fsys fs.FS) *store.DB {
+	t.Helper()
+	db, err := store.OpenWith(context.Background(), filepath.Join(t.TempDir(), store.FileName), fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1, err := db.SchemaVersion(ctx)
-	if err != nil || v1 < 1 {
-		t.Fatalf("schema version %d, %v", v1, err)
-	}
-	db.Close()
-	db, err = store.Open(ctx, path)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// schemaOf lists every table, index, trigger and view definition.
+func schemaOf(t *testing.T, db *store.DB) string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT type, name, coalesce(sql, '') FROM sqlite_master ORDER BY type, name`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	v2, _ := db.SchemaVersion(ctx)
-	if v1 != v2 {
-		t.Fatalf("reopen changed schema version %d -> %d", v1, v2)
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var typ, name, sql string
+		rows.Scan(&typ, &name, &sql)
+		fmt.Fprintf(&b, "%s %s: %s\n", typ, name, sql)
 	}
+	return b.String()
 }
 
 func TestChangeFeed(t *testing.T) {
