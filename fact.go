@@ -24,9 +24,11 @@ const (
 // FactCategories lists every category in display order.
 var FactCategories = []FactCategory{CorePolicy, ADR, Procedure, Convention, OtherFact}
 
-// ParseFactCategory validates a category name.
+// ParseFactCategory validates a category name. Only the exact names are
+// accepted: a padded " core_policy" must not slip past the write rules keyed
+// by the exact name.
 func ParseFactCategory(s string) (FactCategory, error) {
-	c := FactCategory(strings.TrimSpace(s))
+	c := FactCategory(s)
 	if slices.Contains(FactCategories, c) {
 		return c, nil
 	}
@@ -42,6 +44,10 @@ const (
 // SupersededTagPrefix marks a fact as replaced by another: the tag
 // "superseded_by:policy-jwt-v2" on a fact says policy-jwt-v2 replaces it.
 const SupersededTagPrefix = "superseded_by:"
+
+// ReservedFactID cannot name a fact: memory://facts/snapshot/... is the
+// snapshot resource, so memory://facts/snapshot/history would be ambiguous.
+const ReservedFactID = "snapshot"
 
 // Author is who performed an operation, as recorded at write time.
 type Author struct {
@@ -118,6 +124,9 @@ func (w *FactWrite) Validate(maxBytes int) error {
 		if err := CheckID("fact_id", w.FactID); err != nil {
 			return err
 		}
+		if w.FactID == ReservedFactID {
+			return Errorf(EINVALID, "fact_id %q is reserved (memory://facts/snapshot is the snapshot resource); choose another id", w.FactID)
+		}
 	}
 	if err := CheckContent("content", w.Content, maxBytes); err != nil {
 		return err
@@ -145,12 +154,33 @@ type FactRetract struct {
 
 // FactQuery selects facts. A zero AsOf reads the current snapshot.
 type FactQuery struct {
-	Text             string
-	Categories       []FactCategory
-	Tags             []string // all must be present
-	AsOf             time.Time
-	Limit            int
-	IncludeRetracted bool
+	Text       string
+	Categories []FactCategory
+	Tags       []string // all must be present
+	AsOf       time.Time
+	Limit      int
+}
+
+// Validate checks the filters, drops duplicate categories, normalises tags
+// and resolves the default limit (10, at most 100).
+func (q *FactQuery) Validate() error {
+	limit, err := CheckLimit(q.Limit, 10, 100)
+	if err != nil {
+		return err
+	}
+	q.Limit = limit
+	var cats []FactCategory
+	for _, c := range q.Categories {
+		if _, err := ParseFactCategory(string(c)); err != nil {
+			return err
+		}
+		if !slices.Contains(cats, c) {
+			cats = append(cats, c)
+		}
+	}
+	q.Categories = cats
+	q.Tags, err = NormalizeTags(q.Tags)
+	return err
 }
 
 // FactPage is one page of a listing with the total it was cut from.
@@ -235,7 +265,7 @@ func ParseWriteAccess(s string) (WriteAccess, error) {
 		if !ok {
 			return nil, Errorf(EINVALID, "write access rule %q: use category=rule, e.g. core_policy=senior", part)
 		}
-		c, err := ParseFactCategory(name)
+		c, err := ParseFactCategory(strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
 		}

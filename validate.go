@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -70,8 +71,15 @@ func NormalizeTags(tags []string) ([]string, error) {
 	return out, nil
 }
 
+// Times are stored as int64 unix nanoseconds, which span these years.
+var (
+	minTime = time.Unix(0, math.MinInt64).UTC()
+	maxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
 // ParseTime parses an RFC 3339 timestamp given as argument field. An empty
-// string yields the zero time and no error.
+// string yields the zero time and no error; a time outside the years
+// 1678-2262 (what storage can represent) is rejected.
 func ParseTime(field, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -79,6 +87,9 @@ func ParseTime(field, s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return time.Time{}, Errorf(EINVALID, "%s %q is not an RFC 3339 time; use a form like 2026-03-01T12:00:00Z", field, s)
+	}
+	if t.Before(minTime) || t.After(maxTime) {
+		return time.Time{}, Errorf(EINVALID, "%s %s is out of range: use a time between 1678 and 2262", field, s)
 	}
 	return t.UTC(), nil
 }

@@ -56,7 +56,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		return jsonContents(req.Params.URI, map[string]any{"as_of": t, "facts": fs})
 	}))
 
-	s.AddResourceTemplate(mcp.NewResourceTemplate("memory://facts/{fact_id}/history", "Fact history",
+	s.AddResourceTemplate(mcp.NewResourceTemplate("memory://facts/{+fact_id}/history", "Fact history",
 		mcp.WithTemplateDescription("The audit trail of one fact: every publish and retract with author, time and content, as JSON."),
 		mcp.WithTemplateMIMEType("application/json"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

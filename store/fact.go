@@ -239,14 +239,8 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 // Query finds active facts by text (ranked by BM25), category and tags, in the
 // current snapshot or, with AsOf set, as they stood at that time.
 func (s *FactService) Query(ctx context.Context, q memory.FactQuery) ([]memory.Fact, error) {
-	limit, err := memory.CheckLimit(q.Limit, 10, 100)
-	if err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, err
-	}
-	for _, c := range q.Categories {
-		if _, err := memory.ParseFactCategory(string(c)); err != nil {
-			return nil, err
-		}
 	}
 	var match string
 	if strings.TrimSpace(q.Text) != "" {
@@ -266,7 +260,7 @@ func (s *FactService) Query(ctx context.Context, q memory.FactQuery) ([]memory.F
 	} else {
 		b.order = "v.updated_at DESC, v.fact_id "
 	}
-	b.limit = limit
+	b.limit = q.Limit
 	return b.run(ctx, s.db)
 }
 

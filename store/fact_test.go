@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +145,8 @@ func TestBadInput(t *testing.T) {
 		{"category", memory.FactWrite{Content: "x", Category: "rumour"}, `unknown category "rumour"`},
 		{"id", memory.FactWrite{FactID: "has space", Content: "x", Category: memory.OtherFact}, "may contain only"},
 		{"utf8", memory.FactWrite{Content: "\xff", Category: memory.OtherFact}, "not valid UTF-8"},
+		{"padded category", memory.FactWrite{Content: "x", Category: " core_policy"}, `unknown category " core_policy"`},
+		{"reserved id", memory.FactWrite{FactID: "snapshot", Content: "x", Category: memory.OtherFact}, "reserved"},
 	}
 	for _, tt := range tests {
 		_, err := facts.Publish(ctx, tt.w)
@@ -164,6 +168,24 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := facts.Query(ctx, memory.FactQuery{Text: "!!!"}); memory.ErrorCode(err) != memory.EINVALID {
 		t.Errorf("query without words: %v", err)
+	}
+	if _, err := facts.Query(ctx, memory.FactQuery{Categories: []memory.FactCategory{"core_policy\n"}}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("padded category filter: %v", err)
+	}
+	many := make([]string, 33)
+	for i := range many {
+		many[i] = fmt.Sprint("t", i)
+	}
+	if _, err := facts.Query(ctx, memory.FactQuery{Tags: many}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("33 tag filters: %v", err)
+	}
+	// Repeated filters collapse instead of overflowing SQLite's limits.
+	same := make([]memory.FactCategory, 40000)
+	for i := range same {
+		same[i] = memory.ADR
+	}
+	if _, err := facts.Query(ctx, memory.FactQuery{Categories: same, Tags: slices.Repeat([]string{"x"}, 5000)}); err != nil {
+		t.Errorf("repeated filters: %v", err)
 	}
 }
 

@@ -102,6 +102,18 @@ func TestFactsEndToEnd(t *testing.T) {
 	if _, err := s.read("memory://facts/nope/history"); err == nil || !strings.Contains(err.Error(), "ENOTFOUND") {
 		t.Fatalf("unknown fact history: %v", err)
 	}
+	// Ids may contain ':'; their history resource reads without encoding.
+	s.ok("publish_fact", map[string]any{"fact_id": "team:naming", "content": "Packages are named by noun.", "category": "convention"}, nil)
+	if h, err := s.read("memory://facts/team:naming/history"); err != nil || !strings.Contains(h, "named by noun") {
+		t.Fatalf("history of an id with ':' = %q, %v", h, err)
+	}
+	// The reserved id keeps memory://facts/snapshot/history unambiguous.
+	s.fail("publish_fact", map[string]any{"fact_id": "snapshot", "content": "x", "category": "other"}, "EINVALID", "reserved")
+	for range 4 {
+		if _, err := s.read("memory://facts/snapshot/history"); err == nil {
+			t.Fatal("memory://facts/snapshot/history read as something")
+		}
+	}
 	ctx := context.Background()
 	prompt, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "org_policies"})
 	if err != nil || !strings.Contains(prompt.Messages[0].Content.(*mcp.TextContent).Text, "policy-jwt-auth") {
@@ -125,6 +137,9 @@ func TestFactsBadInput(t *testing.T) {
 		{"unknown fact", "get_fact", map[string]any{"fact_id": "missing"}, "ENOTFOUND", `no fact with id "missing"`},
 		{"retract unknown", "retract_fact", map[string]any{"fact_id": "missing"}, "ENOTFOUND", "missing"},
 		{"malformed as_of", "query_facts", map[string]any{"as_of": "last tuesday"}, "EINVALID", "not an RFC 3339 time"},
+		{"as_of out of range", "query_facts", map[string]any{"as_of": "1600-04-12T00:00:00Z"}, "EINVALID", "between 1678 and 2262"},
+		{"as_of year one", "query_facts", map[string]any{"as_of": "0001-01-01T00:00:00Z"}, "EINVALID", "out of range"},
+		{"padded category", "publish_fact", map[string]any{"content": "x", "category": " core_policy"}, "EINVALID", `unknown category " core_policy"`},
 		{"limit", "query_facts", map[string]any{"limit": 1000}, "EINVALID", "limit 1000 is out of range"},
 		{"bad category filter", "query_facts", map[string]any{"categories": []string{"nope"}}, "EINVALID", "unknown category"},
 		{"missing id", "retract_fact", map[string]any{}, "EINVALID", "fact_id is empty"},

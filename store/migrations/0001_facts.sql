@@ -14,7 +14,7 @@ CREATE TABLE operation_log (
     fact_id           TEXT    NOT NULL,
     operation_type    TEXT    NOT NULL CHECK (operation_type IN ('PUBLISH', 'RETRACT')),
     content           TEXT,
-    category          TEXT    NOT NULL,
+    category          TEXT    NOT NULL CHECK (category IN ('core_policy', 'adr', 'procedure', 'convention', 'other')),
     tags              TEXT    NOT NULL DEFAULT '[]',
     author_agent_id   TEXT    NOT NULL,
     author_seniority  TEXT,
@@ -36,7 +36,7 @@ CREATE INDEX operation_log_fact_timestamp ON operation_log (fact_id, timestamp, 
 CREATE TABLE snapshot (
     fact_id          TEXT    PRIMARY KEY,
     content          TEXT    NOT NULL, -- last published content, kept on retraction
-    category         TEXT    NOT NULL,
+    category         TEXT    NOT NULL CHECK (category IN ('core_policy', 'adr', 'procedure', 'convention', 'other')),
     tags             TEXT    NOT NULL DEFAULT '[]',
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL,
