@@ -88,17 +88,6 @@ type Identity struct {
 	Seniority Seniority `json:"seniority,omitempty"`
 	Autonomy  Autonomy  `json:"autonomy"`
 	Human     bool      `json:"is_human"`
-	Roles     []string  `json:"roles,omitempty"`
-}
-
-// HasRole reports whether the identity carries role r.
-func (id Identity) HasRole(r string) bool {
-	for _, have := range id.Roles {
-		if have == r {
-			return true
-		}
-	}
-	return false
 }
 
 // Describe names the identity for messages: `agent "bob" (junior)` or `human "alice"`.

@@ -9,7 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -19,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
 
@@ -133,8 +131,10 @@ func (db *DB) Update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Even if fn panics, the write lock (held across every process on the
+	// file) is released; after Commit this is a no-op.
+	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -256,12 +256,6 @@ func (db *DB) LastChange(ctx context.Context) (int64, error) {
 	var seq sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT max(seq) FROM changes`).Scan(&seq)
 	return seq.Int64, err
-}
-
-// IsBusy reports whether err is SQLite refusing a lock after the busy timeout.
-func IsBusy(err error) bool {
-	var e *sqlite3.Error
-	return errors.As(err, &e) && (e.Code() == sqlite3.BUSY || e.Code() == sqlite3.LOCKED)
 }
 
 // nanos and fromNanos convert timestamps to the INTEGER unix-nanosecond form

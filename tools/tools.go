@@ -74,7 +74,10 @@ func add[A, R any](s *server.MCPServer, log *slog.Logger, t mcp.Tool, fn call[A,
 		if err := DecodeArgs(req.GetRawArguments(), &args); err != nil {
 			return toolError(ctx, log, name, err), nil
 		}
-		res, text, err := fn(ctx, args)
+		// A call that has started runs to the end even if the client goes away
+		// (stdin closing cancels every in-flight request): a write is either
+		// committed whole or not started, never cut off half way.
+		res, text, err := fn(context.WithoutCancel(ctx), args)
 		if err != nil {
 			return toolError(ctx, log, name, err), nil
 		}

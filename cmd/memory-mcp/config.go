@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -79,8 +80,6 @@ func settings() []setting {
 			func(c *Config, v string) (err error) { c.Identity.Autonomy, err = memory.ParseAutonomy(v); return }},
 		{"human", "the caller is a human operator (true/false)", constant("false"),
 			func(c *Config, v string) (err error) { c.Identity.Human, err = parseBool(v); return }},
-		{"roles", "comma-separated roles of the caller, e.g. curator", constant(""),
-			func(c *Config, v string) error { c.Identity.Roles = splitList(v); return nil }},
 		{"write-access", "who may write each fact category: category=senior|mid|...|human|any, comma-separated", constant("core_policy=senior"),
 			func(c *Config, v string) (err error) { c.WriteAccess, err = memory.ParseWriteAccess(v); return }},
 		{"max-content-bytes", "largest fact or memory content accepted, in bytes", constant(strconv.Itoa(memory.DefaultMaxContentBytes)),
@@ -232,7 +231,9 @@ func readConfigFile(flagValue string, getenv func(string) string) (string, map[s
 		return "", nil, fmt.Errorf("config file: %w", err)
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(b, &raw); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // 1000000 stays "1000000", not "1e+06"
+	if err := dec.Decode(&raw); err != nil {
 		return "", nil, fmt.Errorf("config file %s: %w", path, err)
 	}
 	values := map[string]string{}
@@ -346,14 +347,4 @@ func parsePositive(v string) (int, error) {
 		return 0, fmt.Errorf("%q is not a positive integer", v)
 	}
 	return n, nil
-}
-
-func splitList(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

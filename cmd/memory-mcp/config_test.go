@@ -13,7 +13,7 @@ import (
 func TestConfigPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.json")
-	os.WriteFile(file, []byte(`{"agent-id": "from-file", "seniority": "lead", "human": true, "roles": ["curator", "ops"], "max-content-bytes": 100}`), 0o600)
+	os.WriteFile(file, []byte(`{"agent-id": "from-file", "seniority": "lead", "human": true, "write-access": ["adr=mid", "procedure=human"], "max-content-bytes": 1000000}`), 0o600)
 	env := map[string]string{"MEMORY_MCP_SENIORITY": "junior", "MEMORY_MCP_DATA_DIR": "/env/dir"}
 	cfg, err := LoadConfig([]string{"--config", file, "--data-dir", "/flag/dir"}, mapEnv(env), io.Discard)
 	if err != nil {
@@ -25,8 +25,8 @@ func TestConfigPrecedence(t *testing.T) {
 	if cfg.Identity.Seniority != memory.Junior || cfg.sources["seniority"] != "env MEMORY_MCP_SENIORITY" {
 		t.Errorf("env must beat file: %v from %s", cfg.Identity.Seniority, cfg.sources["seniority"])
 	}
-	if cfg.Identity.AgentID != "from-file" || !cfg.Identity.Human || strings.Join(cfg.Identity.Roles, ",") != "curator,ops" || cfg.MaxContentBytes != 100 {
-		t.Errorf("file values not applied: %+v max %d", cfg.Identity, cfg.MaxContentBytes)
+	if cfg.Identity.AgentID != "from-file" || !cfg.Identity.Human || cfg.WriteAccess.String() != "adr=mid,core_policy=senior,procedure=human" || cfg.MaxContentBytes != 1000000 {
+		t.Errorf("file values not applied: %+v, %s, max %d", cfg.Identity, cfg.WriteAccess, cfg.MaxContentBytes)
 	}
 	if cfg.Identity.Autonomy != memory.Semi || cfg.sources["autonomy"] != "default" {
 		t.Errorf("default not applied: %v from %s", cfg.Identity.Autonomy, cfg.sources["autonomy"])

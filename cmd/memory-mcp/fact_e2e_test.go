@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,32 @@ func TestResourceUpdatesAcrossProcesses(t *testing.T) {
 		case <-deadline:
 			t.Fatal("no resources/updated notification for memory://policies/core")
 		}
+	}
+}
+
+// TestWriteSurvivesStdinClosing pipes a publish into the server and closes
+// stdin at once, as a one-shot script does: the write must still be committed
+// and answered, not cancelled half way.
+func TestWriteSurvivesStdinClosing(t *testing.T) {
+	dir := t.TempDir()
+	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"publish_fact","arguments":{"fact_id":"piped","content":"Written by a pipe.","category":"other"}}}
+`
+	cmd := exec.Command(binary(t), "stdio", "--data-dir", dir)
+	cmd.Stdin = strings.NewReader(input)
+	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	if !strings.Contains(string(out), `"id":2`) || strings.Contains(string(out), "internal error") {
+		t.Fatalf("answer to the piped publish: %s", out)
+	}
+	s := start(t, options{dataDir: dir})
+	var r factResult
+	s.ok("get_fact", map[string]any{"fact_id": "piped"}, &r)
+	if r.Fact.Content != "Written by a pipe." {
+		t.Fatalf("piped write = %+v", r.Fact)
 	}
 }
