@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -55,11 +56,74 @@ func Changed(kind, ref string) []string {
 	return nil
 }
 
-// Notify tells subscribed clients that the resources touched by a change
-// were updated.
-func Notify(s *server.MCPServer, kind, ref string) {
-	for _, uri := range Changed(kind, ref) {
-		s.SendNotificationToAllClients(mcp.MethodNotificationResourceUpdated, map[string]any{"uri": uri})
+// Subscriptions remembers which sessions subscribed to which resource URIs,
+// so that an update reaches only the sessions that asked for it. Clients
+// subscribe with resources/subscribe (protocol versions up to 2025-11-25) or
+// by holding a subscriptions/listen stream open (2026-07-28).
+type Subscriptions struct {
+	mu   sync.Mutex
+	uris map[string]map[string]int // session id -> URI -> open subscriptions
+}
+
+// NewSubscriptions returns a subscription registry and installs the hooks
+// that keep it current on h (pass h to the server with server.WithHooks).
+func NewSubscriptions(h *server.Hooks) *Subscriptions {
+	subs := &Subscriptions{uris: map[string]map[string]int{}}
+	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		subs.add(ctx, []string{req.Params.URI}, 1)
+	})
+	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		subs.add(ctx, []string{req.Params.URI}, -1)
+	})
+	h.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest) {
+		subs.add(ctx, req.Params.Notifications.ResourceSubscriptions, 1)
+	})
+	h.AddAfterSubscriptionsListen(func(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest, _ *mcp.SubscriptionsListenResult) {
+		subs.add(ctx, req.Params.Notifications.ResourceSubscriptions, -1)
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, session server.ClientSession) {
+		subs.mu.Lock()
+		defer subs.mu.Unlock()
+		delete(subs.uris, session.SessionID())
+	})
+	return subs
+}
+
+// add counts n more (or, negative, fewer) subscriptions of the calling session to uris.
+func (subs *Subscriptions) add(ctx context.Context, uris []string, n int) {
+	session := server.ClientSessionFromContext(ctx)
+	if session == nil {
+		return
+	}
+	subs.mu.Lock()
+	defer subs.mu.Unlock()
+	id := session.SessionID()
+	if subs.uris[id] == nil {
+		subs.uris[id] = map[string]int{}
+	}
+	for _, uri := range uris {
+		if subs.uris[id][uri] += n; subs.uris[id][uri] <= 0 {
+			delete(subs.uris[id], uri)
+		}
+	}
+}
+
+// Notify tells the sessions subscribed to a resource touched by the change
+// kind/ref that it was updated.
+func (subs *Subscriptions) Notify(s *server.MCPServer, kind, ref string) {
+	changed := Changed(kind, ref)
+	subs.mu.Lock()
+	var sends [][2]string
+	for id, uris := range subs.uris {
+		for _, uri := range changed {
+			if uris[uri] > 0 {
+				sends = append(sends, [2]string{id, uri})
+			}
+		}
+	}
+	subs.mu.Unlock()
+	for _, send := range sends {
+		s.SendNotificationToSpecificClient(send[0], mcp.MethodNotificationResourceUpdated, map[string]any{"uri": send[1]})
 	}
 }
 

@@ -30,6 +30,7 @@ type app struct {
 	blocks    *store.BlockService
 	promotion *promotion.Pipeline
 	server    *server.MCPServer
+	subs      *resources.Subscriptions
 }
 
 func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
@@ -52,8 +53,11 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.blocks.Defaults = cfg.Blocks
 	a.promotion = newPromotion(cfg, db, log)
 
+	hooks := &server.Hooks{}
+	a.subs = resources.NewSubscriptions(hooks)
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
 		server.WithInstructions(instructions),
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, false),
 		server.WithPromptCapabilities(false),
@@ -118,7 +122,7 @@ func (a *app) watch(ctx context.Context, every time.Duration) {
 			continue
 		}
 		for _, c := range changes {
-			resources.Notify(a.server, c.Kind, c.Ref)
+			a.subs.Notify(a.server, c.Kind, c.Ref)
 			seq = c.Seq
 		}
 	}

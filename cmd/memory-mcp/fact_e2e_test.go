@@ -195,6 +195,13 @@ func TestResourceUpdatesAcrossProcesses(t *testing.T) {
 	if err := watcher.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://policies/core"}); err != nil {
 		t.Fatal(err)
 	}
+	// A client that did not subscribe hears nothing.
+	unasked := make(chan string, 16)
+	start(t, options{dataDir: dir, client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			unasked <- req.Params.URI
+		},
+	}})
 	writer := start(t, options{dataDir: dir, args: []string{"--human"}})
 	writer.ok("publish_fact", map[string]any{"fact_id": "p1", "content": "Never log secrets.", "category": "core_policy"}, nil)
 	deadline := time.After(20 * time.Second)
@@ -205,6 +212,12 @@ func TestResourceUpdatesAcrossProcesses(t *testing.T) {
 				md, err := watcher.read(uri)
 				if err != nil || !strings.Contains(md, "Never log secrets.") {
 					t.Fatalf("after the update the resource reads %q, %v", md, err)
+				}
+				// The watcher's notification came from the same poll as any the
+				// unsubscribed client would get; give stragglers a moment.
+				time.Sleep(time.Second)
+				if len(unasked) > 0 {
+					t.Fatalf("an unsubscribed client was notified of %s", <-unasked)
 				}
 				return
 			}

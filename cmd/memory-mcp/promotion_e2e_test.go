@@ -56,6 +56,11 @@ func TestPromotionEndToEnd(t *testing.T) {
 			updated[req.Params.URI] = true
 			mu.Unlock()
 		}}})
+	for _, uri := range []string{"memory://shared", "memory://shared/issues", "memory://pending"} {
+		if err := curator.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--pending-max-attempts", "2"}})
 
 	// A note stays private until it is promoted.
