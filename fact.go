@@ -191,7 +191,7 @@ type FactPage struct {
 }
 
 // FactService is the organisational fact store: an append-only operation log
-// with a materialised snapshot. Every method reads the caller from ctx.
+// with a materialised snapshot. Writes take the caller's identity from ctx.
 type FactService interface {
 	Publish(ctx context.Context, w FactWrite) (Fact, error)
 	Retract(ctx context.Context, r FactRetract) (Fact, error)
@@ -210,6 +210,7 @@ type WriteRule struct {
 	HumansOnly   bool
 }
 
+// String names the rule as ParseWriteAccess reads it: "human" or a seniority.
 func (r WriteRule) String() string {
 	if r.HumansOnly {
 		return "human"

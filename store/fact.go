@@ -117,7 +117,7 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 		return memory.Fact{}, err
 	}
 	if len(r.Reason) > 1000 {
-		return memory.Fact{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; keep it under 1000", len(r.Reason))
+		return memory.Fact{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; the limit is 1000", len(r.Reason))
 	}
 	var f memory.Fact
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {

@@ -15,8 +15,8 @@ import (
 // PublishFactArgs are the arguments of publish_fact.
 type PublishFactArgs struct {
 	FactID          string   `json:"fact_id,omitempty" jsonschema:"Id of the fact to create or replace, e.g. policy-jwt-auth (letters, digits, . _ : -). Omit to create a new fact with an id derived from the content."`
-	Content         string   `json:"content" jsonschema:"The fact itself, stated so that it stands alone (max 32 KiB by default)."`
-	Category        string   `json:"category" jsonschema:"One of core_policy (rules every agent must follow; humans and senior agents only by default), adr (architecture decisions), procedure (how things are done), convention (naming, style), other."`
+	Content         string   `json:"content" jsonschema:"The fact itself, stated so that it stands alone (at most --max-content-bytes, 32 KiB by default)."`
+	Category        string   `json:"category" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"core_policy (rules every agent must follow; humans and senior agents only by default), adr (architecture decisions), procedure (how things are done), convention (naming, style) or other."`
 	Tags            []string `json:"tags,omitempty" jsonschema:"Labels for filtering. The tag superseded_by:<fact_id> marks this fact as replaced by another."`
 	ExpectedVersion *int     `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version you last read. The write fails with ECONFLICT if the fact has moved on. Use 0 to require that the fact does not exist yet."`
 }
@@ -45,7 +45,7 @@ type QueryFactsArgs struct {
 
 // ListFactsArgs are the arguments of list_facts.
 type ListFactsArgs struct {
-	Category string `json:"category" jsonschema:"The category to list: core_policy, adr, procedure, convention or other."`
+	Category string `json:"category" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"The category to list."`
 	Offset   int    `json:"offset,omitempty" jsonschema:"How many facts to skip, for paging (default 0)."`
 	Limit    int    `json:"limit,omitempty" jsonschema:"Page size, 1 to 500 (default 50)."`
 }
@@ -144,8 +144,14 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
 		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, a.Limit)
+		if err != nil {
+			return page, "", err
+		}
+		if len(page.Facts) == 0 {
+			return page, fmt.Sprintf("no %s facts at offset %d (there are %d)", a.Category, page.Offset, page.Total), nil
+		}
 		heading := fmt.Sprintf("%s facts %d-%d of %d", a.Category, page.Offset+1, page.Offset+len(page.Facts), page.Total)
-		return page, list(heading, page.Facts, renderFact), err
+		return page, list(heading, page.Facts, renderFact), nil
 	})
 }
 

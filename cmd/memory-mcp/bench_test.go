@@ -26,21 +26,21 @@ func publishRate(b *testing.B, procs, perProc int) float64 {
 		servers[i] = start(b, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("w%d", i), "--log-level", "warn"}})
 	}
 	var wg sync.WaitGroup
+	errs := make(chan error, procs)
 	begin := time.Now()
 	for p, s := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range perProc {
-				res := s.call("publish_fact", map[string]any{"fact_id": fmt.Sprintf("f-%d", (i*7+p)%500),
-					"content": fmt.Sprintf("process %d write %d: deploys need a green build", p, i), "category": "procedure"})
-				if res.IsError {
-					b.Errorf("publish: %s", text(res))
-					return
-				}
-			}
+			errs <- publishMany(s, p, perProc, 500, func(string, int, string) {})
 		}()
 	}
 	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 	return float64(procs*perProc) / time.Since(begin).Seconds()
 }

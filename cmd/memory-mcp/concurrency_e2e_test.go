@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "github.com/ncruces/go-sqlite3/driver"
 )
 
@@ -27,29 +30,24 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 		content string
 	}
 	acks := make(chan ack, procs*perProc)
+	errs := make(chan error, procs)
 	var wg sync.WaitGroup
 	for p, s := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range perProc {
-				id := fmt.Sprintf("shared-%d", (p+i)%factIDs)
-				content := fmt.Sprintf("writer %d publish %d", p, i)
-				var r factResult
-				res := s.call("publish_fact", map[string]any{"fact_id": id, "content": content, "category": "convention"})
-				if res.IsError {
-					t.Errorf("writer %d publish %d: %s", p, i, text(res))
-					return
-				}
-				decode(t, res, &r)
-				acks <- ack{id, r.Fact.Version, content}
-			}
+			errs <- publishMany(s, p, perProc, factIDs, func(id string, version int, content string) {
+				acks <- ack{id, version, content}
+			})
 		}()
 	}
 	wg.Wait()
 	close(acks)
-	if t.Failed() {
-		return
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "memory.db")+"?mode=ro")
@@ -100,4 +98,29 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 			t.Errorf("snapshot %s = v%d %q, log ends at v%d %q", id, v, content, next[id], logged[fmt.Sprintf("%s@%d", id, next[id])])
 		}
 	}
+}
+
+// publishMany publishes n times from writer p over ids fact ids and reports
+// each acknowledged (id, version, content). It runs on its own goroutine, so
+// it returns errors instead of failing the test.
+func publishMany(s *proc, p, n, ids int, acked func(id string, version int, content string)) error {
+	for i := range n {
+		id := fmt.Sprintf("shared-%d", (p+i)%ids)
+		content := fmt.Sprintf("writer %d publish %d", p, i)
+		res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "publish_fact",
+			Arguments: map[string]any{"fact_id": id, "content": content, "category": "convention"}})
+		if err != nil {
+			return fmt.Errorf("writer %d publish %d: %v", p, i, err)
+		}
+		if res.IsError {
+			return fmt.Errorf("writer %d publish %d: %s", p, i, text(res))
+		}
+		var r factResult
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("writer %d publish %d: %v", p, i, err)
+		}
+		acked(id, r.Fact.Version, content)
+	}
+	return nil
 }

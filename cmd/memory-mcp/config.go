@@ -65,7 +65,13 @@ func (v *flagValue) IsBoolFlag() bool   { return v.boolean }
 func settings() []setting {
 	return []setting{
 		{"data-dir", "directory holding memory.db (created on first run)", defaultDataDir,
-			func(c *Config, v string) error { c.DataDir = v; return nil }},
+			func(c *Config, v string) error {
+				if v == "" {
+					return errors.New("no home directory to put the data in: set --data-dir or MEMORY_MCP_DATA_DIR")
+				}
+				c.DataDir = v
+				return nil
+			}},
 		{"agent-id", "the caller's agent id (identity never comes from tool arguments)", defaultAgentID,
 			func(c *Config, v string) error {
 				if err := memory.CheckID("agent-id", v); err != nil {
@@ -301,7 +307,7 @@ func defaultDataDir() string {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "memory-mcp-data"
+		return "" // never a relative or temporary directory: the user must choose
 	}
 	switch runtime.GOOS {
 	case "darwin":

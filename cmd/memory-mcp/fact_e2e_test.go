@@ -71,15 +71,22 @@ func TestFactsEndToEnd(t *testing.T) {
 	var page memory.FactPage
 	s.ok("publish_fact", map[string]any{"fact_id": "policy-b", "content": "Reviews need two approvals.", "category": "core_policy"}, nil)
 	s.ok("list_facts", map[string]any{"category": "core_policy", "offset": 1, "limit": 1}, &page)
-	if page.Total != 2 || len(page.Facts) != 1 || page.Facts[0].ID != "policy-b" {
+	if page.Total != 2 || len(page.Facts) != 1 || page.Facts[0].ID != "policy-b" { // policy-jwt-auth, policy-b
 		t.Fatalf("list_facts page = %+v", page)
 	}
 	s.fail("list_facts", map[string]any{"category": "core_policy", "offset": -1}, "EINVALID", "offset -1 is negative")
 
 	// Resources.
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-old-auth", "content": "Services authenticate with API keys.",
+		"category": "core_policy", "tags": []string{"superseded_by:policy-jwt-auth"}}, nil)
 	md, err := s.read("memory://policies/core")
 	if err != nil || !strings.Contains(md, "**policy-jwt-auth** (v4): Services authenticate with mTLS.") {
 		t.Fatalf("core policies = %q, %v", md, err)
+	}
+	// A superseded policy is listed apart, never as a policy to follow.
+	active, superseded, _ := strings.Cut(md, "## Superseded, pending review (do not follow)")
+	if strings.Contains(active, "API keys") || !strings.Contains(superseded, "policy-old-auth: replaced by policy-jwt-auth") {
+		t.Fatalf("superseded policy not set apart:\n%s", md)
 	}
 	snap, err := s.read("memory://facts/snapshot/" + v2At.Format(time.RFC3339Nano))
 	if err != nil || !strings.Contains(snap, "short-lived") {
