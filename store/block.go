@@ -364,13 +364,11 @@ func commitBlock(ctx context.Context, tx *sql.Tx, b *blockRow, op memory.BlockOp
 	if err := upsertBlock(ctx, tx, b, prev); err != nil {
 		return err
 	}
-	author := memory.AuthorOf(id)
-	sen, aut := authorColumns(author)
 	_, err := tx.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
-		deleted, restored_from, author_agent_id, author_seniority, author_autonomy, author_is_human, at)
+		deleted, restored_from, at, author_agent_id, author_seniority, author_autonomy, author_is_human)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil, sql.NullInt64{Int64: int64(restoredFrom), Valid: restoredFrom > 0},
-		author.AgentID, sen, aut, author.Human, nanos(now))
+		append([]any{b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil,
+			sql.NullInt64{Int64: int64(restoredFrom), Valid: restoredFrom > 0}, nanos(now)}, authorArgs(memory.AuthorOf(id))...)...)
 	if err != nil {
 		return fmt.Errorf("append block version: %w", err)
 	}
@@ -493,8 +491,8 @@ func visibleBlocks(ctx context.Context, tx *sql.Tx, agent string) ([]blockRow, e
 // blockVersions returns up to limit versions of b, newest first; a non-zero
 // only selects that one version.
 func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int) ([]memory.BlockVersion, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from,
-		author_agent_id, author_seniority, author_autonomy, author_is_human, at
+	rows, err := tx.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from, at,
+		author_agent_id, author_seniority, author_autonomy, author_is_human
 		FROM block_versions WHERE block_id = ? AND (? = 0 OR version = ?) ORDER BY version DESC LIMIT ?`, b.id, only, only, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read block history: %w", err)
@@ -504,15 +502,14 @@ func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int)
 	for rows.Next() {
 		v := memory.BlockVersion{Label: b.Label}
 		var restored sql.NullInt64
-		var sen, aut sql.NullString
 		var at int64
-		if err := rows.Scan(&v.Version, &v.Op, &v.Value, &v.Description, &v.Limit, &v.Deleted, &restored,
-			&v.Author.AgentID, &sen, &aut, &v.Author.Human, &at); err != nil {
+		author, decodeAuthor := scanAuthor(&v.Author)
+		if err := rows.Scan(append([]any{&v.Version, &v.Op, &v.Value, &v.Description, &v.Limit, &v.Deleted, &restored, &at},
+			author...)...); err != nil {
 			return nil, err
 		}
+		decodeAuthor()
 		v.RestoredFrom, v.At = int(restored.Int64), fromNanos(at)
-		v.Author.Seniority, _ = memory.ParseSeniority(sen.String)
-		v.Author.Autonomy = memory.Autonomy(aut.String)
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -521,12 +518,6 @@ func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int)
 func deletedError(b blockRow) error {
 	return memory.Errorf(memory.ENOTFOUND, "block %s was deleted (version %d, by %s at %s): memory_block_restore with version %d brings it back",
 		b.Label, b.Version, b.UpdatedBy, b.DeletedAt.Format(time.RFC3339), b.Version-1)
-}
-
-// authorColumns returns the seniority and autonomy columns for an author;
-// humans have neither.
-func authorColumns(a memory.Author) (sql.NullString, sql.NullString) {
-	return nullString(a.Seniority.String(), !a.Human), nullString(string(a.Autonomy), a.Autonomy != "")
 }
 
 func emptyNil(xs []string) []string {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -343,5 +344,47 @@ func casAppend(ctx context.Context, svc *store.BlockService, line string) (int, 
 		if _, perr := fmt.Sscanf(memory.ErrorMessage(err), "block log is at version %d, you sent expected_version %d", &at, &sent); perr != nil || at <= sent {
 			return conflicts, fmt.Errorf("conflict does not name a newer current version: %v", err)
 		}
+	}
+}
+
+// TestBlockAuthorColumnsMatchFacts: block versions record their author the
+// way the fact log does, so that an agent of unknown seniority is stored as
+// NULL, not as the string "unknown".
+func TestBlockAuthorColumnsMatchFacts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	nobody := memory.Identity{AgentID: "nobody", Autonomy: memory.Semi} // no seniority configured
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = nil
+	if _, err := blocks.Create(as(nobody), memory.BlockSpec{Label: "notes", Description: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.NewFactService(db).Publish(as(nobody), memory.FactWrite{FactID: "f", Content: "c", Category: memory.ADR}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range []string{
+		`SELECT author_seniority, author_autonomy FROM block_versions`,
+		`SELECT author_seniority, author_autonomy FROM operation_log`,
+	} {
+		var sen, aut sql.NullString
+		if err := raw.QueryRow(q).Scan(&sen, &aut); err != nil {
+			t.Fatal(err)
+		}
+		if sen.Valid || aut.String != "semi" {
+			t.Errorf("%s = %v, %v; want NULL, semi", q, sen, aut)
+		}
+	}
+	hist, err := blocks.History(as(nobody), "notes", 0)
+	if err != nil || hist[0].Author != (memory.Author{AgentID: "nobody", Autonomy: memory.Semi}) {
+		t.Fatalf("history author = %+v, %v", hist, err)
 	}
 }
