@@ -321,6 +321,10 @@ func checkBlockVersion(b memory.Block, expected *int) error {
 	if expected == nil || *expected == b.Version {
 		return nil
 	}
+	if *expected > b.Version {
+		return memory.Errorf(memory.EINVALID, "block %s is at version %d, you sent expected_version %d: there is no such version yet; "+
+			"send the version memory_block_read shows", b.Label, b.Version, *expected)
+	}
 	return memory.Errorf(memory.ECONFLICT, "block %s is at version %d, you sent expected_version %d: it was edited (by %s) since you read it; "+
 		"read it again with memory_block_read and redo your edit on the current value", b.Label, b.Version, *expected, b.UpdatedBy)
 }

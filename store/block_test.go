@@ -73,6 +73,8 @@ func TestBlockEdits(t *testing.T) {
 			"EINVALID: block human: it would be 43 characters; its limit is 40 characters (3 over)"},
 		{"stale version", memory.BlockEdit{Op: memory.BlockAppend, Text: "x", ExpectedVersion: intp(3)}, "",
 			"ECONFLICT: block human is at version 5, you sent expected_version 3"},
+		{"future version", memory.BlockEdit{Op: memory.BlockAppend, Text: "x", ExpectedVersion: intp(99)}, "",
+			"EINVALID: block human is at version 5, you sent expected_version 99: there is no such version yet"},
 		{"rethink", memory.BlockEdit{Op: memory.BlockRethink, Text: "Dana, coffee", ExpectedVersion: intp(5)}, "Dana, coffee", ""},
 		{"replace to delete text", memory.BlockEdit{Op: memory.BlockReplace, OldText: ", coffee", NewText: ""}, "Dana", ""},
 		{"restore version 4", memory.BlockEdit{Op: memory.BlockRestore, Version: 4}, "# Dana\nName: Dana\nLikes tea", ""},

@@ -172,6 +172,8 @@ func TestBlocksBadInput(t *testing.T) {
 			"only a human operator may create a read-only block"},
 		{"stale version", "memory_block_append", map[string]any{"label": "human", "text": "x", "expected_version": 2}, "ECONFLICT",
 			"block human is at version 3, you sent expected_version 2"},
+		{"future version", "memory_block_append", map[string]any{"label": "human", "text": "x", "expected_version": 7}, "EINVALID",
+			"block human is at version 3, you sent expected_version 7: there is no such version yet"},
 		{"rethink without version", "memory_block_rethink", map[string]any{"label": "human", "value": "x"}, "EINVALID",
 			"memory_block_rethink rewrites the whole block, so it needs expected_version"},
 		{"empty append", "memory_block_append", map[string]any{"label": "human", "text": " "}, "EINVALID", "text is empty"},
