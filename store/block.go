@@ -100,7 +100,7 @@ func (s *BlockService) Create(ctx context.Context, spec memory.BlockSpec) (memor
 	}
 	var out memory.Block
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {
-		if err := checkBlockCount(ctx, tx, id.AgentID); err != nil {
+		if err := checkBlockCount(ctx, tx, spec.Label, id.AgentID, id.AgentID); err != nil {
 			return err
 		}
 		b, err := s.create(ctx, tx, id, id.AgentID, spec)
@@ -133,6 +133,11 @@ func (s *BlockService) Edit(ctx context.Context, e memory.BlockEdit) (memory.Blo
 		}
 		if err := checkBlockVersion(b.Block, e.ExpectedVersion); err != nil {
 			return err
+		}
+		if e.Op == memory.BlockRestore && b.DeletedAt != nil {
+			if err := checkBlockCount(ctx, tx, b.Label, b.Owner, id.AgentID); err != nil {
+				return err
+			}
 		}
 		now := s.db.Now.Now()
 		next, restoredFrom, err := applyEdit(ctx, tx, b, e, now)
@@ -305,15 +310,27 @@ func checkLabelFree(ctx context.Context, tx *sql.Tx, scope, label string) error 
 	return nil
 }
 
-func checkBlockCount(ctx context.Context, tx *sql.Tx, owner string) error {
+// checkBlockCount refuses one more live block for owner once it owns
+// MaxBlocks. Every path that makes a block live (create, create anew, a
+// restore that undeletes) passes through it; blocks made by configuration
+// (owner "") are bounded by the configuration instead.
+func checkBlockCount(ctx context.Context, tx *sql.Tx, label, owner, caller string) error {
+	if owner == "" {
+		return nil
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE owner = ? AND deleted_at IS NULL`, owner).Scan(&n); err != nil {
 		return fmt.Errorf("count blocks: %w", err)
 	}
-	if n >= memory.MaxBlocks {
-		return memory.Errorf(memory.EINVALID, "you own %d blocks; the limit is %d: fold related blocks together and delete the rest with memory_block_delete", n, memory.MaxBlocks)
+	if n < memory.MaxBlocks {
+		return nil
 	}
-	return nil
+	if owner != caller {
+		return memory.Errorf(memory.EINVALID, "block %s counts against its owner %s, who owns %d blocks; the limit is %d: ask %s to delete a block first",
+			label, owner, n, memory.MaxBlocks, owner)
+	}
+	return memory.Errorf(memory.EINVALID, "you own %d blocks; the limit is %d: fold related blocks together and delete the rest with memory_block_delete",
+		n, memory.MaxBlocks)
 }
 
 // checkBlockVersion enforces compare-and-set when the caller sent expected_version.

@@ -390,3 +390,56 @@ func TestBlockAuthorColumnsMatchFacts(t *testing.T) {
 		t.Fatalf("history author = %+v, %v", hist, err)
 	}
 }
+
+// TestBlockRestoreRespectsCount: undeleting a block counts against its
+// owner's limit, as creating one does.
+func TestBlockRestoreRespectsCount(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = nil
+	ctx := as(ann)
+	for i := range memory.MaxBlocks {
+		spec := memory.BlockSpec{Label: fmt.Sprintf("b%d", i), Description: "d"}
+		if i == 0 {
+			spec.Shared, spec.Writers = true, []string{"bob"}
+		}
+		if _, err := blocks.Create(ctx, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, label := range []string{"b0", "b1"} {
+		if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: label, Op: memory.BlockDelete}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, label := range []string{"x1", "x2"} {
+		if _, err := blocks.Create(ctx, memory.BlockSpec{Label: label, Description: "d"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := blocks.Edit(ctx, memory.BlockEdit{Label: "b1", Op: memory.BlockRestore, Version: 1})
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "you own 64 blocks; the limit is 64") {
+		t.Fatalf("restore over the limit: %v", err)
+	}
+	// A writer undeleting the owner's shared block is held to the owner's count.
+	_, err = blocks.Edit(as(bob), memory.BlockEdit{Label: "b0", Op: memory.BlockRestore, Version: 1})
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "block b0 counts against its owner ann, who owns 64 blocks; the limit is 64") {
+		t.Fatalf("writer restores over the owner's limit: %v", err)
+	}
+	if list, _ := blocks.List(ctx); len(list) != memory.MaxBlocks {
+		t.Fatalf("ann has %d live blocks", len(list))
+	}
+	// Restoring an earlier version of a live block adds no block.
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "x1", Op: memory.BlockRethink, Text: "v2", ExpectedVersion: intp(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "x1", Op: memory.BlockRestore, Version: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "x2", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "b1", Op: memory.BlockRestore, Version: 1}); err != nil {
+		t.Fatalf("restore under the limit: %v", err)
+	}
+}
