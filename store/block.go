@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +29,9 @@ type BlockService struct {
 	db *DB
 	// Defaults are the blocks every agent has from its first use.
 	Defaults []memory.BlockSpec
-	seeded   sync.Map // agent id -> true once this process made its default blocks
+	// Log receives warnings about default blocks (slog.Default when nil).
+	Log    *slog.Logger
+	seeded sync.Map // agent id -> true once this process made its default blocks
 }
 
 // NewBlockService returns a block service with the default blocks.
@@ -101,6 +104,9 @@ func (s *BlockService) Create(ctx context.Context, spec memory.BlockSpec) (memor
 	var out memory.Block
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {
 		if err := checkBlockCount(ctx, tx, spec.Label, id.AgentID, id.AgentID); err != nil {
+			return err
+		}
+		if err := checkLabelFree(ctx, tx, id.AgentID, spec); err != nil {
 			return err
 		}
 		b, err := s.create(ctx, tx, id, id.AgentID, spec)
@@ -247,10 +253,10 @@ func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, id memory.Identi
 		return err
 	}
 	if !found {
-		_, err := s.create(ctx, tx, id, owner, spec)
-		if memory.ErrorCode(err) == memory.ECONFLICT {
-			return nil // the label is taken the other way (shared vs personal): that block serves instead
+		if err := s.warnHidden(ctx, tx, id.AgentID, spec); err != nil {
+			return err
 		}
+		_, err := s.create(ctx, tx, id, owner, spec)
 		return err
 	}
 	if b.DeletedAt != nil || (b.Description == spec.Description && b.Limit == spec.Limit) {
@@ -265,9 +271,6 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 	scope := owner
 	if spec.Shared {
 		scope = sharedScope
-	}
-	if err := checkLabelFree(ctx, tx, scope, spec.Label); err != nil {
-		return blockRow{}, err
 	}
 	b, found, err := loadBlock(ctx, tx, scope, spec.Label)
 	if err != nil {
@@ -289,25 +292,90 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 	return b, err
 }
 
-// checkLabelFree enforces that a label names either one shared block or
-// personal blocks, never both, so that a label always means one block.
-func checkLabelFree(ctx context.Context, tx *sql.Tx, scope, label string) error {
-	var n int
-	var err error
-	if scope == sharedScope {
-		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE label = ? AND scope != ?`, label, sharedScope).Scan(&n)
-	} else {
-		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE label = ? AND scope = ?`, label, sharedScope).Scan(&n)
+// checkLabelFree keeps a label meaning one block to everyone who can see
+// it. An agent's own block comes first when it looks a label up, so a
+// personal block may not take the label of a shared block its owner can see,
+// and a shared block may not take a label that anyone's own block uses (it
+// would be hidden from them). A shared block the caller cannot see is never
+// named: the refusal reads as for a label personal blocks use, and counts
+// nobody; a personal block may take its label, since the caller would never
+// see the shared one anyway.
+func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+	shared, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
+	if err != nil {
+		return err
 	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("check label %s: %w", label, err)
-	case n > 0 && scope == sharedScope:
-		return memory.Errorf(memory.ECONFLICT, "label %s is used by personal blocks of %d agent(s); a shared block needs a label of its own, e.g. team-%s", label, n, label)
-	case n > 0:
-		return memory.Errorf(memory.ECONFLICT, "label %s belongs to a shared block; choose another label for a personal block", label)
+	visible := found && shared.VisibleTo(agent)
+	if !spec.Shared {
+		if visible {
+			return memory.Errorf(memory.ECONFLICT, "block %s already exists: it is a shared block (owner %s, version %d); edit it, or choose another label for a personal block",
+				spec.Label, ownerName(shared.Owner), shared.Version)
+		}
+		return nil
+	}
+	if visible {
+		return nil // create names the visible block
+	}
+	taken := found
+	if !taken {
+		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
+		if err != nil {
+			return fmt.Errorf("check label %s: %w", spec.Label, err)
+		}
+	}
+	if taken {
+		return memory.Errorf(memory.ECONFLICT, "label %s is taken: a shared block needs a label that no other block uses; choose another, e.g. team-%s",
+			spec.Label, spec.Label)
 	}
 	return nil
+}
+
+// warnHidden tells the operator when a default block about to be made will
+// hide, or be hidden by, a block of the same label: the settings of the
+// processes on this data directory disagree, or an agent took the label
+// before the default existed. The personal block wins for its owner, so a
+// shared block never stands in for a personal default.
+func (s *BlockService) warnHidden(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+	if !spec.Shared {
+		b, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
+		if found && b.VisibleTo(agent) {
+			s.log().WarnContext(ctx, "personal default block hides a shared block", "label", spec.Label, "agent", agent, "shared_owner", ownerName(b.Owner))
+		}
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT scope FROM blocks WHERE label = ? AND scope != ? ORDER BY scope`, spec.Label, sharedScope)
+	if err != nil {
+		return fmt.Errorf("check label %s: %w", spec.Label, err)
+	}
+	defer rows.Close()
+	var agents []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return err
+		}
+		agents = append(agents, a)
+	}
+	if len(agents) > 0 {
+		s.log().WarnContext(ctx, "shared default block is hidden by personal blocks", "label", spec.Label, "agents", strings.Join(agents, ","))
+	}
+	return rows.Err()
+}
+
+func (s *BlockService) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// ownerName names a block's owner in messages; configuration owns the
+// shared default blocks.
+func ownerName(owner string) string {
+	if owner == "" {
+		return "configuration"
+	}
+	return owner
 }
 
 // checkBlockCount refuses one more live block for owner once it owns
@@ -488,10 +556,14 @@ func lookup(ctx context.Context, tx *sql.Tx, agent, label string) (blockRow, err
 	return blockRow{}, memory.Errorf(memory.ENOTFOUND, "no block labelled %q: %s (memory_block_create makes a new one)", label, have)
 }
 
-// visibleBlocks returns the live blocks agent may read: its own, then shared ones.
+// visibleBlocks returns the live blocks agent may read: its own, then shared
+// ones.
 func visibleBlocks(ctx context.Context, tx *sql.Tx, agent string) ([]blockRow, error) {
-	rows, err := tx.QueryContext(ctx, blockColumns+` WHERE scope IN (?, ?) AND deleted_at IS NULL ORDER BY scope = ?, id`,
-		agent, sharedScope, sharedScope)
+	// A shared block whose label the agent uses for a block of its own is
+	// hidden from it, as lookup finds its own first.
+	rows, err := tx.QueryContext(ctx, blockColumns+` WHERE deleted_at IS NULL AND (scope = ? OR
+		(scope = ? AND label NOT IN (SELECT label FROM blocks WHERE scope = ?))) ORDER BY scope = ?, id`,
+		agent, sharedScope, agent, sharedScope)
 	if err != nil {
 		return nil, fmt.Errorf("list blocks: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -171,7 +172,8 @@ func TestBlockSharing(t *testing.T) {
 		t.Fatalf("cy's list ends with %+v", last)
 	}
 
-	// Readers restrict who sees a shared block; others cannot tell it exists.
+	// Readers restrict who sees a shared block; others cannot tell it exists
+	// (TestBlockHiddenSharedLeaksNothing tries every way to tell).
 	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Shared: true, Readers: []string{"bob"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +184,14 @@ func TestBlockSharing(t *testing.T) {
 		t.Fatalf("cy reads secret: %v", err)
 	}
 
-	// A label means one block: shared and personal labels never collide.
+	// A label means one block to every agent that can see it.
 	for _, tt := range []struct {
 		id   memory.Identity
 		spec memory.BlockSpec
 		want string
 	}{
-		{cy, memory.BlockSpec{Label: "team", Description: "d"}, "label team belongs to a shared block"},
-		{bob, memory.BlockSpec{Label: "persona", Description: "d", Shared: true}, "label persona is used by personal blocks of 3 agent(s)"},
+		{cy, memory.BlockSpec{Label: "team", Description: "d"}, "block team already exists: it is a shared block (owner ann, version 2)"},
+		{bob, memory.BlockSpec{Label: "persona", Description: "d", Shared: true}, "label persona is taken: a shared block needs a label that no other block uses"},
 		{ann, memory.BlockSpec{Label: "team", Description: "d", Shared: true}, "block team already exists (version 2)"},
 	} {
 		if _, err := blocks.Create(as(tt.id), tt.spec); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), tt.want) {
@@ -442,4 +444,117 @@ func TestBlockRestoreRespectsCount(t *testing.T) {
 	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "b1", Op: memory.BlockRestore, Version: 1}); err != nil {
 		t.Fatalf("restore under the limit: %v", err)
 	}
+}
+
+// TestBlockHiddenSharedLeaksNothing: a shared block an agent may not read
+// cannot be detected through any answer that agent gets.
+func TestBlockHiddenSharedLeaksNothing(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Value: "ann and bob only", Shared: true, Readers: []string{"bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Reading, editing, history: the same answer as for a label nobody uses.
+	for name, call := range map[string]func(label string) error{
+		"get": func(l string) error { _, err := blocks.Get(as(cy), l); return err },
+		"append": func(l string) error {
+			_, err := blocks.Edit(as(cy), memory.BlockEdit{Label: l, Op: memory.BlockAppend, Text: "x"})
+			return err
+		},
+		"history": func(l string) error { _, err := blocks.History(as(cy), l, 0); return err },
+	} {
+		hidden, unused := call("secret"), call("nosuch")
+		if hidden == nil || strings.ReplaceAll(hidden.Error(), "secret", "nosuch") != unused.Error() {
+			t.Errorf("%s: hidden label answers %v; an unused one %v", name, hidden, unused)
+		}
+	}
+	// A shared block needs a label of its own; the refusal is the same
+	// whether the label is taken by a hidden shared block (live or deleted)
+	// or by agents' personal blocks, and it counts nobody.
+	refusal := func(label string) string {
+		_, err := blocks.Create(as(cy), memory.BlockSpec{Label: label, Description: "d", Shared: true})
+		if memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Fatalf("cy creates shared %s: %v", label, err)
+		}
+		return strings.ReplaceAll(memory.ErrorMessage(err), label, "L")
+	}
+	hidden, personal := refusal("secret"), refusal("persona")
+	if hidden != personal || strings.ContainsAny(hidden, "0123456789") {
+		t.Errorf("refusals differ or say too much:\n hidden:   %s\n personal: %s", hidden, personal)
+	}
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	if deleted := refusal("secret"); deleted != personal {
+		t.Errorf("refusal for a hidden deleted block: %s", deleted)
+	}
+	// A personal block may take the label: cy could never see the shared one.
+	mine, err := blocks.Create(as(cy), memory.BlockSpec{Label: "secret", Description: "cy's own", Value: "cy"})
+	if err != nil || mine.Shared || mine.Owner != "cy" {
+		t.Fatalf("cy creates personal secret = %+v, %v", mine, err)
+	}
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockRestore, Version: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := blocks.Get(as(bob), "secret"); err != nil || b.Value != "ann and bob only" {
+		t.Fatalf("bob reads secret = %+v, %v", b, err)
+	}
+	if b, err := blocks.Get(as(cy), "secret"); err != nil || b.Value != "cy" {
+		t.Fatalf("cy reads secret = %+v, %v", b, err)
+	}
+	// A shared block the caller can see is named when it blocks a personal label.
+	_, err = blocks.Create(as(bob), memory.BlockSpec{Label: "secret", Description: "d"})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "block secret already exists: it is a shared block (owner ann") {
+		t.Fatalf("bob creates personal secret: %v", err)
+	}
+}
+
+// TestBlockSeedNeverAdoptsShared: a shared block that holds the label of a
+// personal default (made by a process with other settings, or squatted
+// before the defaults were seeded) never stands in for the personal block.
+func TestBlockSeedNeverAdoptsShared(t *testing.T) {
+	db, _ := openDB(t)
+	other := store.NewBlockService(db)
+	other.Defaults = []memory.BlockSpec{{Label: "human", Description: "Everyone's notes.", Limit: 100, Shared: true}}
+	if _, err := other.Edit(as(bob), memory.BlockEdit{Label: "human", Op: memory.BlockAppend, Text: "shared notes"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Create(as(cy), memory.BlockSpec{Label: "board", Description: "cy's own board", Value: "cy"}); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs strings.Builder
+	blocks := store.NewBlockService(db)
+	blocks.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	blocks.Defaults = append(memory.DefaultBlocks(), memory.BlockSpec{Label: "board", Description: "Team board.", Limit: 100, Shared: true})
+	b, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "human", Op: memory.BlockAppend, Text: "Dana, private"})
+	if err != nil || b.Shared || b.Owner != "ann" || b.Value != "Dana, private" {
+		t.Fatalf("ann's human = %+v, %v", b, err)
+	}
+	if shared, _ := other.Get(as(bob), "human"); shared.Value != "shared notes" {
+		t.Fatalf("shared human = %q", shared.Value)
+	}
+	list, _ := blocks.List(as(ann))
+	if labels := blockLabels(list); labels != "persona,human,project,board" {
+		t.Fatalf("ann's blocks = %s", labels)
+	}
+	// The shared default is made although cy has a personal block so
+	// labelled; cy keeps its own, and the operator is told.
+	if list, _ := blocks.List(as(cy)); blockLabels(list) != "board,persona,human,project" || list[0].Value != "cy" {
+		t.Fatalf("cy's blocks = %+v", list)
+	}
+	for _, want := range []string{`msg="personal default block hides a shared block" label=human agent=ann`,
+		`msg="shared default block is hidden by personal blocks" label=board`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+func blockLabels(bs []memory.Block) string {
+	var l []string
+	for _, b := range bs {
+		l = append(l, b.Label)
+	}
+	return strings.Join(l, ",")
 }
