@@ -22,7 +22,16 @@ const (
 	MaxBlocks = 64
 	// AnyAgent in a block's writers or readers stands for every agent.
 	AnyAgent = "*"
+	// ConfigAgent is the author of what configuration does to blocks: it
+	// makes the default blocks and applies later changes of the setting
+	// (configure versions). No agent can have this id (CheckID rejects it),
+	// so history never confuses the configuration with an agent.
+	ConfigAgent = "(config)"
 )
+
+// ConfigIdentity is the identity configuration acts as. It counts as human:
+// an operator wrote the setting, and read-only blocks are kept by people.
+var ConfigIdentity = Identity{AgentID: ConfigAgent, Human: true}
 
 // BlockOp names what produced a block version.
 type BlockOp string
@@ -36,7 +45,7 @@ const (
 	BlockRethink   BlockOp = "rethink"
 	BlockDelete    BlockOp = "delete"
 	BlockRestore   BlockOp = "restore"
-	BlockConfigure BlockOp = "configure" // description or limit changed by configuration
+	BlockConfigure BlockOp = "configure" // the block's setting in configuration changed
 )
 
 // Block is a piece of core memory: a labelled text the agent keeps in view and

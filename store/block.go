@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -219,15 +220,15 @@ func (s *BlockService) caller(ctx context.Context) (memory.Identity, error) {
 }
 
 // seed makes the caller's default blocks once per process. A default block
-// that exists is left as it is, except that its description and limit follow
-// the configuration; one that was deleted stays deleted.
+// that exists is left as it is unless its setting changed (configureDefault);
+// one that was deleted stays deleted.
 func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	if _, ok := s.seeded.Load(id.AgentID); ok || len(s.Defaults) == 0 {
 		return nil
 	}
 	err := s.db.Update(ctx, func(tx *sql.Tx) error {
 		for _, spec := range s.Defaults {
-			if err := s.seedOne(ctx, tx, id, spec); err != nil {
+			if err := s.seedOne(ctx, tx, id.AgentID, spec); err != nil {
 				return fmt.Errorf("default block %s: %w", spec.Label, err)
 			}
 		}
@@ -239,8 +240,10 @@ func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	return err
 }
 
-func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, id memory.Identity, spec memory.BlockSpec) error {
-	scope, owner := id.AgentID, id.AgentID
+// seedOne makes or reconfigures one default block for agent. Either way
+// the author is the configuration, not the agent whose call ran it.
+func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+	scope, owner := agent, agent
 	if spec.Shared {
 		// A shared default belongs to no agent; with no writers named, every agent may edit it.
 		scope, owner = sharedScope, ""
@@ -253,17 +256,64 @@ func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, id memory.Identi
 		return err
 	}
 	if !found {
-		if err := s.warnHidden(ctx, tx, id.AgentID, spec); err != nil {
+		if err := s.warnHidden(ctx, tx, agent, spec); err != nil {
 			return err
 		}
-		_, err := s.create(ctx, tx, id, owner, spec)
+		_, err := s.create(ctx, tx, memory.ConfigIdentity, owner, spec)
 		return err
 	}
-	if b.DeletedAt != nil || (b.Description == spec.Description && b.Limit == spec.Limit) {
+	if b.DeletedAt != nil {
 		return nil
 	}
-	b.Description, b.Limit = spec.Description, spec.Limit
-	return commitBlock(ctx, tx, &b, memory.BlockConfigure, 0, id, s.db.Now.Now())
+	return s.configureDefault(ctx, tx, b, spec)
+}
+
+// configureDefault makes the block follow its setting, as one configure
+// version, when the setting differs from the block: description, limit,
+// read_only, and for a shared default its writers and readers. The value of
+// an editable default is only where it starts; a read-only default's value
+// is kept by the setting, and is set when the block becomes read-only or the
+// setting's value changed since configuration last wrote it, so that a
+// human's edit in between survives restarts with the same setting.
+func (s *BlockService) configureDefault(ctx context.Context, tx *sql.Tx, b blockRow, spec memory.BlockSpec) error {
+	next := b
+	next.Description, next.Limit, next.ReadOnly = spec.Description, spec.Limit, spec.ReadOnly
+	if spec.Shared {
+		next.Writers, next.Readers = emptyNil(spec.Writers), emptyNil(spec.Readers)
+	}
+	if spec.ReadOnly {
+		last, ok, err := configuredValue(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		if !b.ReadOnly || !ok || last != spec.Value {
+			next.Value = spec.Value
+		}
+	}
+	if sameSetting(b.Block, next.Block) {
+		return nil
+	}
+	return commitBlock(ctx, tx, &next, memory.BlockConfigure, 0, memory.ConfigIdentity, s.db.Now.Now())
+}
+
+func sameSetting(a, b memory.Block) bool {
+	return a.Description == b.Description && a.Limit == b.Limit && a.ReadOnly == b.ReadOnly && a.Value == b.Value &&
+		slices.Equal(a.Writers, b.Writers) && slices.Equal(a.Readers, b.Readers)
+}
+
+// configuredValue returns the value the configuration last wrote to b, if
+// it ever did (it made the block, or configured it).
+func configuredValue(ctx context.Context, tx *sql.Tx, b blockRow) (string, bool, error) {
+	var v string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM block_versions WHERE block_id = ? AND author_agent_id = ?
+		ORDER BY version DESC LIMIT 1`, b.id, memory.ConfigAgent).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("configured value of block %s: %w", b.Label, err)
+	}
+	return v, true, nil
 }
 
 // create inserts a block owned by owner, or makes a deleted one anew.

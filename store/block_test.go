@@ -31,7 +31,8 @@ func TestBlockDefaultsOnFirstUse(t *testing.T) {
 	var labels []string
 	for _, b := range list {
 		labels = append(labels, b.Label)
-		if b.Version != 1 || b.Value != "" || b.Owner != "ann" || b.Shared || b.Description == "" || b.UpdatedBy != "ann" {
+		// The configuration made it, for ann.
+		if b.Version != 1 || b.Value != "" || b.Owner != "ann" || b.Shared || b.Description == "" || b.UpdatedBy != memory.ConfigAgent {
 			t.Errorf("default block = %+v", b)
 		}
 	}
@@ -112,7 +113,11 @@ func TestBlockEdits(t *testing.T) {
 	}
 	for i, v := range hist { // newest first
 		n := len(hist) - i
-		if v.Version != n || v.Op != wantOps[n-1] || v.Author.AgentID != "ann" || v.Author.Seniority != memory.Mid {
+		want := memory.AuthorOf(ann)
+		if n == 1 {
+			want = memory.AuthorOf(memory.ConfigIdentity) // a default block
+		}
+		if v.Version != n || v.Op != wantOps[n-1] || v.Author != want {
 			t.Errorf("history[%d] = %+v; want version %d op %s", i, v, n, wantOps[n-1])
 		}
 		if i > 0 && !v.At.Before(hist[i-1].At) {
@@ -557,4 +562,76 @@ func blockLabels(bs []memory.Block) string {
 		l = append(l, b.Label)
 	}
 	return strings.Join(l, ",")
+}
+
+// TestBlockDefaultsFollowConfiguration: a change of a default block's
+// setting takes effect at the next start, as a configure version whose
+// author is the configuration; a start with an unchanged setting changes
+// nothing, so a human's edit of a read-only block survives restarts.
+func TestBlockDefaultsFollowConfiguration(t *testing.T) {
+	db, _ := openDB(t)
+	rules := memory.BlockSpec{Label: "rules", Description: "Rules.", Value: "v1 rules", Limit: 100}
+	policy := memory.BlockSpec{Label: "policy", Description: "Team policy.", Value: "p1", Limit: 100, ReadOnly: true, Shared: true}
+	process := func(specs ...memory.BlockSpec) *store.BlockService {
+		s := store.NewBlockService(db)
+		s.Defaults = specs
+		return s
+	}
+	run := process(rules, policy)
+	if b, err := run.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "ann's note"}); err != nil || b.Version != 2 {
+		t.Fatalf("ann edits rules = %+v, %v", b, err)
+	}
+	if b, err := run.Edit(as(alice), memory.BlockEdit{Label: "policy", Op: memory.BlockAppend, Text: "amended by alice"}); err != nil || b.Version != 2 {
+		t.Fatalf("alice edits policy = %+v, %v", b, err)
+	}
+
+	// rules becomes read-only with a new value.
+	rules.ReadOnly, rules.Value = true, "v2 rules"
+	run = process(rules, policy)
+	b, err := run.Get(as(ann), "rules")
+	if err != nil || !b.ReadOnly || b.Value != "v2 rules" || b.Version != 3 || b.UpdatedBy != memory.ConfigAgent {
+		t.Fatalf("reconfigured rules = %+v, %v", b, err)
+	}
+	if _, err := run.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "x"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("ann edits read-only rules: %v", err)
+	}
+	wantConfigure(t, run, ann, "rules", 3)
+	if p, _ := run.Get(as(ann), "policy"); p.Value != "p1\namended by alice" || p.Version != 2 {
+		t.Fatalf("unchanged setting changed policy: %+v", p)
+	}
+
+	// A restart with the same setting makes no version.
+	run = process(rules, policy)
+	if b, _ := run.Get(as(ann), "rules"); b.Version != 3 {
+		t.Fatalf("restart made a version: %+v", b)
+	}
+
+	// A new value for the read-only shared default replaces alice's edit; new
+	// writers take effect; the author is the configuration, not bob, whose
+	// call happened to apply the setting.
+	policy.Value, policy.Writers = "p2", []string{"bob"}
+	run = process(rules, policy)
+	p, err := run.Get(as(bob), "policy")
+	if err != nil || p.Value != "p2" || p.Version != 3 || p.UpdatedBy != memory.ConfigAgent || strings.Join(p.Writers, ",") != "bob" {
+		t.Fatalf("reconfigured policy = %+v, %v", p, err)
+	}
+	wantConfigure(t, run, bob, "policy", 3)
+
+	// read_only lifted: the value stays, agents may edit again.
+	rules.ReadOnly = false
+	run = process(rules, policy)
+	if b, err := run.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "ann again"}); err != nil || b.Value != "v2 rules\nann again" || b.Version != 5 {
+		t.Fatalf("ann edits rules after read_only was lifted = %+v, %v", b, err)
+	}
+}
+
+// wantConfigure checks that version v, the newest of the block who sees
+// under label, is a configure version written by the configuration.
+func wantConfigure(t *testing.T, s *store.BlockService, who memory.Identity, label string, v int) {
+	t.Helper()
+	hist, err := s.History(as(who), label, 0)
+	if err != nil || len(hist) < 1 || hist[0].Version != v || hist[0].Op != memory.BlockConfigure ||
+		hist[0].Author != (memory.Author{AgentID: memory.ConfigAgent, Human: true}) {
+		t.Fatalf("history of %s = %+v, %v; want configure version %d by the configuration", label, hist, err, v)
+	}
 }

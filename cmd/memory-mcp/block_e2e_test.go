@@ -89,7 +89,11 @@ func TestBlocksEndToEnd(t *testing.T) {
 	s.ok("memory_block_history", map[string]any{"label": "human"}, &h)
 	var ops []string
 	for i, v := range h.Versions {
-		if v.Version != 7-i || v.Author.AgentID != "ann" {
+		author := "ann"
+		if v.Version == 1 {
+			author = memory.ConfigAgent // the configuration made the default block
+		}
+		if v.Version != 7-i || v.Author.AgentID != author {
 			t.Fatalf("history[%d] = %+v", i, v)
 		}
 		ops = append(ops, string(v.Op))
@@ -516,4 +520,33 @@ func drain(c chan string) {
 			return
 		}
 	}
+}
+
+// TestBlocksReconfiguredReadOnly: an operator who makes a default block
+// read-only with a new value in --blocks gets exactly that at the next
+// start, recorded as a configure version by the configuration.
+func TestBlocksReconfiguredReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	v1 := start(t, options{dataDir: dir, args: []string{"--agent-id", "cat", "--blocks", `[{"label": "rules", "description": "House rules.", "value": "v1 rules"}]`}})
+	var r blockResult
+	v1.ok("memory_block_append", map[string]any{"label": "rules", "text": "cat was here"}, &r)
+	if r.Block.Version != 2 {
+		t.Fatalf("append = %+v", r.Block)
+	}
+
+	v2 := start(t, options{dataDir: dir, args: []string{"--agent-id", "cat", "--blocks",
+		`[{"label": "rules", "description": "House rules.", "value": "v2 rules", "read_only": true}]`}})
+	v2.fail("memory_block_append", map[string]any{"label": "rules", "text": "again"}, "EFORBIDDEN", "block rules is read-only")
+	res := v2.call("memory_block_read", map[string]any{"label": "rules"})
+	decode(t, res, &r)
+	if r.Block.Value != "v2 rules" || !r.Block.ReadOnly || r.Block.Version != 3 || !strings.Contains(text(res), "last edited by (config)") {
+		t.Fatalf("rules after reconfiguration = %+v\n%s", r.Block, text(res))
+	}
+	var h historyResult
+	v2.ok("memory_block_history", map[string]any{"label": "rules"}, &h)
+	if got := h.Versions[0]; got.Op != memory.BlockConfigure || got.Author.AgentID != memory.ConfigAgent || h.Versions[1].Author.AgentID != "cat" {
+		t.Fatalf("history = %+v", h.Versions)
+	}
+	// The first process sees the change too: its next edit is refused.
+	v1.fail("memory_block_append", map[string]any{"label": "rules", "text": "sneaky"}, "EFORBIDDEN", "block rules is read-only")
 }
