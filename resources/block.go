@@ -5,6 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // BlocksList is the resource listing the caller's core memory blocks.
@@ -33,4 +35,12 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		}
 		return jsonContents(req.Params.URI, b)
 	}))
+}
+
+// blockChanged maps a block change ref (memory.BlockChangeRef: "<owner>/<label>",
+// or "*/<label>" for a shared block) to the block resources it changes. The
+// scope is for routing: a personal block's change concerns only its owner.
+func blockChanged(ref string) []string {
+	_, label := memory.ParseBlockChangeRef(ref)
+	return []string{BlocksList, BlocksList + "/" + label}
 }

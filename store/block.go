@@ -511,7 +511,7 @@ func commitBlock(ctx context.Context, tx *sql.Tx, b *blockRow, op memory.BlockOp
 	if err != nil {
 		return fmt.Errorf("append block version: %w", err)
 	}
-	return RecordChange(ctx, tx, "block", b.Label, now)
+	return RecordChange(ctx, tx, "block", memory.BlockChangeRef(b.Block), now)
 }
 
 // upsertBlock inserts a new block (prev 0) or moves an existing one from

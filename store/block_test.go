@@ -635,3 +635,38 @@ func wantConfigure(t *testing.T, s *store.BlockService, who memory.Identity, lab
 		t.Fatalf("history of %s = %+v, %v; want configure version %d by the configuration", label, hist, err, v)
 	}
 }
+
+// TestBlockChangeRefs: the change feed names a block with its scope, so that
+// a personal block's change can be routed to its owner alone.
+func TestBlockChangeRefs(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = []memory.BlockSpec{{Label: "persona", Description: "d", Limit: 100}}
+	ctx := context.Background()
+	from, _ := db.LastChange(ctx)
+	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "board", Description: "d", Shared: true, Writers: []string{"*"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(as(bob), memory.BlockEdit{Label: "persona", Op: memory.BlockAppend, Text: "I am bob."}); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := db.ChangesSince(ctx, from, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, c := range changes {
+		if c.Kind == "block" {
+			refs = append(refs, c.Ref)
+		}
+	}
+	// ann's default persona, the shared board, bob's default persona, bob's edit.
+	if got := strings.Join(refs, " "); got != "ann/persona */board bob/persona bob/persona" {
+		t.Fatalf("block change refs = %s", got)
+	}
+	for ref, want := range map[string][2]string{"bob/persona": {"bob", "persona"}, "*/board": {"*", "board"}} {
+		if scope, label := memory.ParseBlockChangeRef(ref); scope != want[0] || label != want[1] {
+			t.Errorf("ParseBlockChangeRef(%s) = %s, %s", ref, scope, label)
+		}
+	}
+}
