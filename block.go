@@ -52,21 +52,36 @@ const (
 // rewrites itself (Letta-style). A personal block belongs to one agent; a
 // shared block is visible to several and edited by its owner or its writers.
 type Block struct {
-	Label       string     `json:"label"`
-	Description string     `json:"description"`
-	Value       string     `json:"value"`
-	Chars       int        `json:"chars"`
-	Limit       int        `json:"limit"`
-	ReadOnly    bool       `json:"read_only"`
-	Shared      bool       `json:"shared"`
-	Owner       string     `json:"owner,omitempty"`
-	Writers     []string   `json:"writers,omitempty"`
-	Readers     []string   `json:"readers,omitempty"`
-	Version     int        `json:"version"`
-	UpdatedBy   string     `json:"updated_by"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	CreatedAt   time.Time  `json:"created_at"`
-	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
+	BlockSummary
+	Value     string     `json:"value"`
+	CreatedAt time.Time  `json:"created_at"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+}
+
+// BlockSummary is a block without its value: what memory_block_list shows
+// when asked for labels only, so that no block looks empty when it is not.
+type BlockSummary struct {
+	Label       string    `json:"label"`
+	Description string    `json:"description"`
+	Chars       int       `json:"chars"`
+	Limit       int       `json:"limit"`
+	ReadOnly    bool      `json:"read_only"`
+	Shared      bool      `json:"shared"`
+	Owner       string    `json:"owner,omitempty"`
+	Writers     []string  `json:"writers,omitempty"`
+	Readers     []string  `json:"readers,omitempty"`
+	Version     int       `json:"version"`
+	UpdatedBy   string    `json:"updated_by"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// OwnerName names the block's owner for messages: the configuration owns
+// the shared default blocks.
+func (b *BlockSummary) OwnerName() string {
+	if b.Owner == "" {
+		return "configuration"
+	}
+	return b.Owner
 }
 
 // Writer reports whether agent may edit the block, read-only aside: the owner
@@ -483,6 +498,15 @@ func CoreMemoryPrompt(blocks []Block, id Identity) string {
 		b.WriteString("You have no blocks. memory_block_create makes one.\n")
 		return b.String()
 	}
+	b.WriteString(RenderBlocks(blocks, id))
+	return b.String()
+}
+
+// RenderBlocks renders blocks for a model to read: the DataDirective once,
+// then each block's heading (version, size, what id may do with it) and its
+// description and value fenced as data, since agents wrote them.
+func RenderBlocks(blocks []Block, id Identity) string {
+	var b strings.Builder
 	b.WriteString(DataDirective + "\n")
 	for _, blk := range blocks {
 		fmt.Fprintf(&b, "\n## %s (version %d, %d/%d characters%s)\n", blk.Label, blk.Version, blk.Chars, blk.Limit, blockTraits(blk, id))
@@ -496,7 +520,7 @@ func CoreMemoryPrompt(blocks []Block, id Identity) string {
 func blockTraits(b Block, id Identity) string {
 	var t []string
 	if b.Shared {
-		t = append(t, "shared")
+		t = append(t, "shared by "+b.OwnerName())
 	}
 	switch {
 	case b.CheckWrite(id) == nil:

@@ -334,7 +334,7 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 		return b, memory.Errorf(memory.EFORBIDDEN, "shared block %s was deleted; only its owner may create it again, but memory_block_restore can bring back one of its versions", spec.Label)
 	}
 	if !found {
-		b = blockRow{scope: scope, Block: memory.Block{Label: spec.Label, Owner: owner, Shared: spec.Shared}}
+		b = blockRow{scope: scope, Block: memory.Block{BlockSummary: memory.BlockSummary{Label: spec.Label, Owner: owner, Shared: spec.Shared}}}
 	}
 	b.Description, b.Value, b.Limit, b.ReadOnly = spec.Description, spec.Value, spec.Limit, spec.ReadOnly
 	b.Writers, b.Readers, b.DeletedAt = spec.Writers, spec.Readers, nil
@@ -359,7 +359,7 @@ func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.B
 	if !spec.Shared {
 		if visible {
 			return memory.Errorf(memory.ECONFLICT, "block %s already exists: it is a shared block (owner %s, version %d); edit it, or choose another label for a personal block",
-				spec.Label, ownerName(shared.Owner), shared.Version)
+				spec.Label, shared.OwnerName(), shared.Version)
 		}
 		return nil
 	}
@@ -389,7 +389,7 @@ func (s *BlockService) warnHidden(ctx context.Context, tx *sql.Tx, agent string,
 	if !spec.Shared {
 		b, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
 		if found && b.VisibleTo(agent) {
-			s.log().WarnContext(ctx, "personal default block hides a shared block", "label", spec.Label, "agent", agent, "shared_owner", ownerName(b.Owner))
+			s.log().WarnContext(ctx, "personal default block hides a shared block", "label", spec.Label, "agent", agent, "shared_owner", b.OwnerName())
 		}
 		return err
 	}
@@ -417,15 +417,6 @@ func (s *BlockService) log() *slog.Logger {
 		return s.Log
 	}
 	return slog.Default()
-}
-
-// ownerName names a block's owner in messages; configuration owns the
-// shared default blocks.
-func ownerName(owner string) string {
-	if owner == "" {
-		return "configuration"
-	}
-	return owner
 }
 
 // checkBlockCount refuses one more live block for owner once it owns
