@@ -25,7 +25,9 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		return jsonContents(BlocksList, map[string]any{"blocks": bs})
 	}))
 
-	s.AddResourceTemplate(mcp.NewResourceTemplate(BlocksList+"/{label}", "Core memory block",
+	// {+label}: labels may contain ':', which simple expansion does not
+	// match; they never contain '/' (CheckID), so the label is one segment.
+	s.AddResourceTemplate(mcp.NewResourceTemplate(BlocksList+"/{+label}", "Core memory block",
 		mcp.WithTemplateDescription("One core memory block by label (e.g. memory://blocks/persona): description, value, limit, version, as JSON."),
 		mcp.WithTemplateMIMEType("application/json"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -133,6 +133,14 @@ func TestBlocksEndToEnd(t *testing.T) {
 	if _, err := s.read("memory://blocks/diary"); err == nil || !strings.Contains(err.Error(), "no block labelled") {
 		t.Fatalf("unknown block resource: %v", err)
 	}
+	// Labels may contain ':', as CheckID allows; the resource reads them raw
+	// (the form change notifications use) and percent-encoded.
+	s.ok("memory_block_create", map[string]any{"label": "team:plan", "description": "d", "value": "colon"}, nil)
+	for _, uri := range []string{"memory://blocks/team:plan", "memory://blocks/team%3Aplan"} {
+		if body, err := s.read(uri); err != nil || !strings.Contains(body, `"value": "colon"`) {
+			t.Errorf("%s = %q, %v", uri, body, err)
+		}
+	}
 	p, err := s.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "core_memory"})
 	if err != nil {
 		t.Fatal(err)
