@@ -50,6 +50,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
+	a.blocks.Log = log
 	a.promotion = newPromotion(cfg, db, log)
 
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
