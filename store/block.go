@@ -363,10 +363,9 @@ func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.B
 		}
 		return nil
 	}
-	if visible {
-		return nil // create names the visible block
-	}
-	taken := found
+	// A visible shared block is left to create, which names it; a hidden one
+	// is refused exactly like a label personal blocks use.
+	taken := found && !visible
 	if !taken {
 		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
 		if err != nil {

@@ -507,6 +507,17 @@ func TestBlockHiddenSharedLeaksNothing(t *testing.T) {
 	if b, err := blocks.Get(as(cy), "secret"); err != nil || b.Value != "cy" {
 		t.Fatalf("cy reads secret = %+v, %v", b, err)
 	}
+	// Nor may the owner make it anew for readers who now use the label.
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Shared: true, Readers: []string{"bob", "cy"}})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "label secret is taken") {
+		t.Fatalf("ann makes secret anew for cy: %v", err)
+	}
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockRestore, Version: 3}); err != nil {
+		t.Fatal(err)
+	}
 	// A shared block the caller can see is named when it blocks a personal label.
 	_, err = blocks.Create(as(bob), memory.BlockSpec{Label: "secret", Description: "d"})
 	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "block secret already exists: it is a shared block (owner ann") {
