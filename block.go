@@ -22,7 +22,16 @@ const (
 	MaxBlocks = 64
 	// AnyAgent in a block's writers or readers stands for every agent.
 	AnyAgent = "*"
+	// ConfigAgent is the author of what configuration does to blocks: it
+	// makes the default blocks and applies later changes of the setting
+	// (configure versions). No agent can have this id (CheckID rejects it),
+	// so history never confuses the configuration with an agent.
+	ConfigAgent = "(config)"
 )
+
+// ConfigIdentity is the identity configuration acts as. It counts as human:
+// an operator wrote the setting, and read-only blocks are kept by people.
+var ConfigIdentity = Identity{AgentID: ConfigAgent, Human: true}
 
 // BlockOp names what produced a block version.
 type BlockOp string
@@ -36,28 +45,43 @@ const (
 	BlockRethink   BlockOp = "rethink"
 	BlockDelete    BlockOp = "delete"
 	BlockRestore   BlockOp = "restore"
-	BlockConfigure BlockOp = "configure" // description or limit changed by configuration
+	BlockConfigure BlockOp = "configure" // the block's setting in configuration changed
 )
 
 // Block is a piece of core memory: a labelled text the agent keeps in view and
 // rewrites itself (Letta-style). A personal block belongs to one agent; a
 // shared block is visible to several and edited by its owner or its writers.
 type Block struct {
-	Label       string     `json:"label"`
-	Description string     `json:"description"`
-	Value       string     `json:"value"`
-	Chars       int        `json:"chars"`
-	Limit       int        `json:"limit"`
-	ReadOnly    bool       `json:"read_only"`
-	Shared      bool       `json:"shared"`
-	Owner       string     `json:"owner,omitempty"`
-	Writers     []string   `json:"writers,omitempty"`
-	Readers     []string   `json:"readers,omitempty"`
-	Version     int        `json:"version"`
-	UpdatedBy   string     `json:"updated_by"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	CreatedAt   time.Time  `json:"created_at"`
-	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
+	BlockSummary
+	Value     string     `json:"value"`
+	CreatedAt time.Time  `json:"created_at"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+}
+
+// BlockSummary is a block without its value: what memory_block_list shows
+// when asked for labels only, so that no block looks empty when it is not.
+type BlockSummary struct {
+	Label       string    `json:"label"`
+	Description string    `json:"description"`
+	Chars       int       `json:"chars"`
+	Limit       int       `json:"limit"`
+	ReadOnly    bool      `json:"read_only"`
+	Shared      bool      `json:"shared"`
+	Owner       string    `json:"owner,omitempty"`
+	Writers     []string  `json:"writers,omitempty"`
+	Readers     []string  `json:"readers,omitempty"`
+	Version     int       `json:"version"`
+	UpdatedBy   string    `json:"updated_by"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// OwnerName names the block's owner for messages: the configuration owns
+// the shared default blocks.
+func (b *BlockSummary) OwnerName() string {
+	if b.Owner == "" {
+		return "configuration"
+	}
+	return b.Owner
 }
 
 // Writer reports whether agent may edit the block, read-only aside: the owner
@@ -108,6 +132,25 @@ func (b *Block) writersText() string {
 		return "nobody (it has no owner and no writers)"
 	}
 	return strings.Join(names, ", ")
+}
+
+// BlockChangeRef is the change-feed ref of a change to block b:
+// "<owner>/<label>" for a personal block and "*/<label>" for a shared one,
+// so that a personal block's change can be routed to its owner alone.
+// Neither agent ids nor labels contain '/' (CheckID).
+func BlockChangeRef(b Block) string {
+	scope := b.Owner
+	if b.Shared {
+		scope = AnyAgent
+	}
+	return scope + "/" + b.Label
+}
+
+// ParseBlockChangeRef splits a BlockChangeRef into the scope (the owner's
+// agent id, or "*" for a shared block) and the label.
+func ParseBlockChangeRef(ref string) (scope, label string) {
+	scope, label, _ = strings.Cut(ref, "/")
+	return scope, label
 }
 
 // BlockSpec describes a block to create, by a tool call or by configuration
@@ -455,6 +498,15 @@ func CoreMemoryPrompt(blocks []Block, id Identity) string {
 		b.WriteString("You have no blocks. memory_block_create makes one.\n")
 		return b.String()
 	}
+	b.WriteString(RenderBlocks(blocks, id))
+	return b.String()
+}
+
+// RenderBlocks renders blocks for a model to read: the DataDirective once,
+// then each block's heading (version, size, what id may do with it) and its
+// description and value fenced as data, since agents wrote them.
+func RenderBlocks(blocks []Block, id Identity) string {
+	var b strings.Builder
 	b.WriteString(DataDirective + "\n")
 	for _, blk := range blocks {
 		fmt.Fprintf(&b, "\n## %s (version %d, %d/%d characters%s)\n", blk.Label, blk.Version, blk.Chars, blk.Limit, blockTraits(blk, id))
@@ -468,7 +520,7 @@ func CoreMemoryPrompt(blocks []Block, id Identity) string {
 func blockTraits(b Block, id Identity) string {
 	var t []string
 	if b.Shared {
-		t = append(t, "shared")
+		t = append(t, "shared by "+b.OwnerName())
 	}
 	switch {
 	case b.CheckWrite(id) == nil:

@@ -5,6 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // BlocksList is the resource listing the caller's core memory blocks.
@@ -23,7 +25,9 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		return jsonContents(BlocksList, map[string]any{"blocks": bs})
 	}))
 
-	s.AddResourceTemplate(mcp.NewResourceTemplate(BlocksList+"/{label}", "Core memory block",
+	// {+label}: labels may contain ':', which simple expansion does not
+	// match; they never contain '/' (CheckID), so the label is one segment.
+	s.AddResourceTemplate(mcp.NewResourceTemplate(BlocksList+"/{+label}", "Core memory block",
 		mcp.WithTemplateDescription("One core memory block by label (e.g. memory://blocks/persona): description, value, limit, version, as JSON."),
 		mcp.WithTemplateMIMEType("application/json"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -33,4 +37,12 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		}
 		return jsonContents(req.Params.URI, b)
 	}))
+}
+
+// blockChanged maps a block change ref (memory.BlockChangeRef: "<owner>/<label>",
+// or "*/<label>" for a shared block) to the block resources it changes. The
+// scope is for routing: a personal block's change concerns only its owner.
+func blockChanged(ref string) []string {
+	_, label := memory.ParseBlockChangeRef(ref)
+	return []string{BlocksList, BlocksList + "/" + label}
 }

@@ -49,7 +49,7 @@ func Changed(kind, ref string) []string {
 	case "fact":
 		return []string{PoliciesCore, FactsSnapshot, "memory://facts/" + ref + "/history"}
 	case "block":
-		return []string{BlocksList, BlocksList + "/" + ref}
+		return blockChanged(ref)
 	case "shared", "pending":
 		return sharedChanged(kind, ref)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +30,9 @@ type BlockService struct {
 	db *DB
 	// Defaults are the blocks every agent has from its first use.
 	Defaults []memory.BlockSpec
-	seeded   sync.Map // agent id -> true once this process made its default blocks
+	// Log receives warnings about default blocks (slog.Default when nil).
+	Log    *slog.Logger
+	seeded sync.Map // agent id -> true once this process made its default blocks
 }
 
 // NewBlockService returns a block service with the default blocks.
@@ -100,7 +104,10 @@ func (s *BlockService) Create(ctx context.Context, spec memory.BlockSpec) (memor
 	}
 	var out memory.Block
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {
-		if err := checkBlockCount(ctx, tx, id.AgentID); err != nil {
+		if err := checkBlockCount(ctx, tx, spec.Label, id.AgentID, id.AgentID); err != nil {
+			return err
+		}
+		if err := checkLabelFree(ctx, tx, id.AgentID, spec); err != nil {
 			return err
 		}
 		b, err := s.create(ctx, tx, id, id.AgentID, spec)
@@ -133,6 +140,11 @@ func (s *BlockService) Edit(ctx context.Context, e memory.BlockEdit) (memory.Blo
 		}
 		if err := checkBlockVersion(b.Block, e.ExpectedVersion); err != nil {
 			return err
+		}
+		if e.Op == memory.BlockRestore && b.DeletedAt != nil {
+			if err := checkBlockCount(ctx, tx, b.Label, b.Owner, id.AgentID); err != nil {
+				return err
+			}
 		}
 		now := s.db.Now.Now()
 		next, restoredFrom, err := applyEdit(ctx, tx, b, e, now)
@@ -208,15 +220,15 @@ func (s *BlockService) caller(ctx context.Context) (memory.Identity, error) {
 }
 
 // seed makes the caller's default blocks once per process. A default block
-// that exists is left as it is, except that its description and limit follow
-// the configuration; one that was deleted stays deleted.
+// that exists is left as it is unless its setting changed (configureDefault);
+// one that was deleted stays deleted.
 func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	if _, ok := s.seeded.Load(id.AgentID); ok || len(s.Defaults) == 0 {
 		return nil
 	}
 	err := s.db.Update(ctx, func(tx *sql.Tx) error {
 		for _, spec := range s.Defaults {
-			if err := s.seedOne(ctx, tx, id, spec); err != nil {
+			if err := s.seedOne(ctx, tx, id.AgentID, spec); err != nil {
 				return fmt.Errorf("default block %s: %w", spec.Label, err)
 			}
 		}
@@ -228,8 +240,10 @@ func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	return err
 }
 
-func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, id memory.Identity, spec memory.BlockSpec) error {
-	scope, owner := id.AgentID, id.AgentID
+// seedOne makes or reconfigures one default block for agent. Either way
+// the author is the configuration, not the agent whose call ran it.
+func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+	scope, owner := agent, agent
 	if spec.Shared {
 		// A shared default belongs to no agent; with no writers named, every agent may edit it.
 		scope, owner = sharedScope, ""
@@ -242,17 +256,64 @@ func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, id memory.Identi
 		return err
 	}
 	if !found {
-		_, err := s.create(ctx, tx, id, owner, spec)
-		if memory.ErrorCode(err) == memory.ECONFLICT {
-			return nil // the label is taken the other way (shared vs personal): that block serves instead
+		if err := s.warnHidden(ctx, tx, agent, spec); err != nil {
+			return err
 		}
+		_, err := s.create(ctx, tx, memory.ConfigIdentity, owner, spec)
 		return err
 	}
-	if b.DeletedAt != nil || (b.Description == spec.Description && b.Limit == spec.Limit) {
+	if b.DeletedAt != nil {
 		return nil
 	}
-	b.Description, b.Limit = spec.Description, spec.Limit
-	return commitBlock(ctx, tx, &b, memory.BlockConfigure, 0, id, s.db.Now.Now())
+	return s.configureDefault(ctx, tx, b, spec)
+}
+
+// configureDefault makes the block follow its setting, as one configure
+// version, when the setting differs from the block: description, limit,
+// read_only, and for a shared default its writers and readers. The value of
+// an editable default is only where it starts; a read-only default's value
+// is kept by the setting, and is set when the block becomes read-only or the
+// setting's value changed since configuration last wrote it, so that a
+// human's edit in between survives restarts with the same setting.
+func (s *BlockService) configureDefault(ctx context.Context, tx *sql.Tx, b blockRow, spec memory.BlockSpec) error {
+	next := b
+	next.Description, next.Limit, next.ReadOnly = spec.Description, spec.Limit, spec.ReadOnly
+	if spec.Shared {
+		next.Writers, next.Readers = emptyNil(spec.Writers), emptyNil(spec.Readers)
+	}
+	if spec.ReadOnly {
+		last, ok, err := configuredValue(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		if !b.ReadOnly || !ok || last != spec.Value {
+			next.Value = spec.Value
+		}
+	}
+	if sameSetting(b.Block, next.Block) {
+		return nil
+	}
+	return commitBlock(ctx, tx, &next, memory.BlockConfigure, 0, memory.ConfigIdentity, s.db.Now.Now())
+}
+
+func sameSetting(a, b memory.Block) bool {
+	return a.Description == b.Description && a.Limit == b.Limit && a.ReadOnly == b.ReadOnly && a.Value == b.Value &&
+		slices.Equal(a.Writers, b.Writers) && slices.Equal(a.Readers, b.Readers)
+}
+
+// configuredValue returns the value the configuration last wrote to b, if
+// it ever did (it made the block, or configured it).
+func configuredValue(ctx context.Context, tx *sql.Tx, b blockRow) (string, bool, error) {
+	var v string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM block_versions WHERE block_id = ? AND author_agent_id = ?
+		ORDER BY version DESC LIMIT 1`, b.id, memory.ConfigAgent).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("configured value of block %s: %w", b.Label, err)
+	}
+	return v, true, nil
 }
 
 // create inserts a block owned by owner, or makes a deleted one anew.
@@ -260,9 +321,6 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 	scope := owner
 	if spec.Shared {
 		scope = sharedScope
-	}
-	if err := checkLabelFree(ctx, tx, scope, spec.Label); err != nil {
-		return blockRow{}, err
 	}
 	b, found, err := loadBlock(ctx, tx, scope, spec.Label)
 	if err != nil {
@@ -276,7 +334,7 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 		return b, memory.Errorf(memory.EFORBIDDEN, "shared block %s was deleted; only its owner may create it again, but memory_block_restore can bring back one of its versions", spec.Label)
 	}
 	if !found {
-		b = blockRow{scope: scope, Block: memory.Block{Label: spec.Label, Owner: owner, Shared: spec.Shared}}
+		b = blockRow{scope: scope, Block: memory.Block{BlockSummary: memory.BlockSummary{Label: spec.Label, Owner: owner, Shared: spec.Shared}}}
 	}
 	b.Description, b.Value, b.Limit, b.ReadOnly = spec.Description, spec.Value, spec.Limit, spec.ReadOnly
 	b.Writers, b.Readers, b.DeletedAt = spec.Writers, spec.Readers, nil
@@ -284,42 +342,113 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 	return b, err
 }
 
-// checkLabelFree enforces that a label names either one shared block or
-// personal blocks, never both, so that a label always means one block.
-func checkLabelFree(ctx context.Context, tx *sql.Tx, scope, label string) error {
-	var n int
-	var err error
-	if scope == sharedScope {
-		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE label = ? AND scope != ?`, label, sharedScope).Scan(&n)
-	} else {
-		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE label = ? AND scope = ?`, label, sharedScope).Scan(&n)
+// checkLabelFree keeps a label meaning one block to everyone who can see
+// it. An agent's own block comes first when it looks a label up, so a
+// personal block may not take the label of a shared block its owner can see,
+// and a shared block may not take a label that anyone's own block uses (it
+// would be hidden from them). A shared block the caller cannot see is never
+// named: the refusal reads as for a label personal blocks use, and counts
+// nobody; a personal block may take its label, since the caller would never
+// see the shared one anyway.
+func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+	shared, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
+	if err != nil {
+		return err
 	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("check label %s: %w", label, err)
-	case n > 0 && scope == sharedScope:
-		return memory.Errorf(memory.ECONFLICT, "label %s is used by personal blocks of %d agent(s); a shared block needs a label of its own, e.g. team-%s", label, n, label)
-	case n > 0:
-		return memory.Errorf(memory.ECONFLICT, "label %s belongs to a shared block; choose another label for a personal block", label)
+	visible := found && shared.VisibleTo(agent)
+	if !spec.Shared {
+		if visible {
+			return memory.Errorf(memory.ECONFLICT, "block %s already exists: it is a shared block (owner %s, version %d); edit it, or choose another label for a personal block",
+				spec.Label, shared.OwnerName(), shared.Version)
+		}
+		return nil
+	}
+	// A visible shared block is left to create, which names it; a hidden one
+	// is refused exactly like a label personal blocks use.
+	taken := found && !visible
+	if !taken {
+		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
+		if err != nil {
+			return fmt.Errorf("check label %s: %w", spec.Label, err)
+		}
+	}
+	if taken {
+		return memory.Errorf(memory.ECONFLICT, "label %s is taken: a shared block needs a label that no other block uses; choose another, e.g. team-%s",
+			spec.Label, spec.Label)
 	}
 	return nil
 }
 
-func checkBlockCount(ctx context.Context, tx *sql.Tx, owner string) error {
+// warnHidden tells the operator when a default block about to be made will
+// hide, or be hidden by, a block of the same label: the settings of the
+// processes on this data directory disagree, or an agent took the label
+// before the default existed. The personal block wins for its owner, so a
+// shared block never stands in for a personal default.
+func (s *BlockService) warnHidden(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+	if !spec.Shared {
+		b, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
+		if found && b.VisibleTo(agent) {
+			s.log().WarnContext(ctx, "personal default block hides a shared block", "label", spec.Label, "agent", agent, "shared_owner", b.OwnerName())
+		}
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT scope FROM blocks WHERE label = ? AND scope != ? ORDER BY scope`, spec.Label, sharedScope)
+	if err != nil {
+		return fmt.Errorf("check label %s: %w", spec.Label, err)
+	}
+	defer rows.Close()
+	var agents []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return err
+		}
+		agents = append(agents, a)
+	}
+	if len(agents) > 0 {
+		s.log().WarnContext(ctx, "shared default block is hidden by personal blocks", "label", spec.Label, "agents", strings.Join(agents, ","))
+	}
+	return rows.Err()
+}
+
+func (s *BlockService) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// checkBlockCount refuses one more live block for owner once it owns
+// MaxBlocks. Every path that makes a block live (create, create anew, a
+// restore that undeletes) passes through it; blocks made by configuration
+// (owner "") are bounded by the configuration instead.
+func checkBlockCount(ctx context.Context, tx *sql.Tx, label, owner, caller string) error {
+	if owner == "" {
+		return nil
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE owner = ? AND deleted_at IS NULL`, owner).Scan(&n); err != nil {
 		return fmt.Errorf("count blocks: %w", err)
 	}
-	if n >= memory.MaxBlocks {
-		return memory.Errorf(memory.EINVALID, "you own %d blocks; the limit is %d: fold related blocks together and delete the rest with memory_block_delete", n, memory.MaxBlocks)
+	if n < memory.MaxBlocks {
+		return nil
 	}
-	return nil
+	if owner != caller {
+		return memory.Errorf(memory.EINVALID, "block %s counts against its owner %s, who owns %d blocks; the limit is %d: ask %s to delete a block first",
+			label, owner, n, memory.MaxBlocks, owner)
+	}
+	return memory.Errorf(memory.EINVALID, "you own %d blocks; the limit is %d: fold related blocks together and delete the rest with memory_block_delete",
+		n, memory.MaxBlocks)
 }
 
 // checkBlockVersion enforces compare-and-set when the caller sent expected_version.
 func checkBlockVersion(b memory.Block, expected *int) error {
 	if expected == nil || *expected == b.Version {
 		return nil
+	}
+	if *expected > b.Version {
+		return memory.Errorf(memory.EINVALID, "block %s is at version %d, you sent expected_version %d: there is no such version yet; "+
+			"send the version memory_block_read shows", b.Label, b.Version, *expected)
 	}
 	return memory.Errorf(memory.ECONFLICT, "block %s is at version %d, you sent expected_version %d: it was edited (by %s) since you read it; "+
 		"read it again with memory_block_read and redo your edit on the current value", b.Label, b.Version, *expected, b.UpdatedBy)
@@ -364,17 +493,15 @@ func commitBlock(ctx context.Context, tx *sql.Tx, b *blockRow, op memory.BlockOp
 	if err := upsertBlock(ctx, tx, b, prev); err != nil {
 		return err
 	}
-	author := memory.AuthorOf(id)
-	sen, aut := authorColumns(author)
 	_, err := tx.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
-		deleted, restored_from, author_agent_id, author_seniority, author_autonomy, author_is_human, at)
+		deleted, restored_from, at, author_agent_id, author_seniority, author_autonomy, author_is_human)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil, sql.NullInt64{Int64: int64(restoredFrom), Valid: restoredFrom > 0},
-		author.AgentID, sen, aut, author.Human, nanos(now))
+		append([]any{b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil,
+			sql.NullInt64{Int64: int64(restoredFrom), Valid: restoredFrom > 0}, nanos(now)}, authorArgs(memory.AuthorOf(id))...)...)
 	if err != nil {
 		return fmt.Errorf("append block version: %w", err)
 	}
-	return RecordChange(ctx, tx, "block", b.Label, now)
+	return RecordChange(ctx, tx, "block", memory.BlockChangeRef(b.Block), now)
 }
 
 // upsertBlock inserts a new block (prev 0) or moves an existing one from
@@ -469,10 +596,14 @@ func lookup(ctx context.Context, tx *sql.Tx, agent, label string) (blockRow, err
 	return blockRow{}, memory.Errorf(memory.ENOTFOUND, "no block labelled %q: %s (memory_block_create makes a new one)", label, have)
 }
 
-// visibleBlocks returns the live blocks agent may read: its own, then shared ones.
+// visibleBlocks returns the live blocks agent may read: its own, then shared
+// ones.
 func visibleBlocks(ctx context.Context, tx *sql.Tx, agent string) ([]blockRow, error) {
-	rows, err := tx.QueryContext(ctx, blockColumns+` WHERE scope IN (?, ?) AND deleted_at IS NULL ORDER BY scope = ?, id`,
-		agent, sharedScope, sharedScope)
+	// A shared block whose label the agent uses for a block of its own is
+	// hidden from it, as lookup finds its own first.
+	rows, err := tx.QueryContext(ctx, blockColumns+` WHERE deleted_at IS NULL AND (scope = ? OR
+		(scope = ? AND label NOT IN (SELECT label FROM blocks WHERE scope = ?))) ORDER BY scope = ?, id`,
+		agent, sharedScope, agent, sharedScope)
 	if err != nil {
 		return nil, fmt.Errorf("list blocks: %w", err)
 	}
@@ -493,8 +624,8 @@ func visibleBlocks(ctx context.Context, tx *sql.Tx, agent string) ([]blockRow, e
 // blockVersions returns up to limit versions of b, newest first; a non-zero
 // only selects that one version.
 func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int) ([]memory.BlockVersion, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from,
-		author_agent_id, author_seniority, author_autonomy, author_is_human, at
+	rows, err := tx.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from, at,
+		author_agent_id, author_seniority, author_autonomy, author_is_human
 		FROM block_versions WHERE block_id = ? AND (? = 0 OR version = ?) ORDER BY version DESC LIMIT ?`, b.id, only, only, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read block history: %w", err)
@@ -504,15 +635,14 @@ func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int)
 	for rows.Next() {
 		v := memory.BlockVersion{Label: b.Label}
 		var restored sql.NullInt64
-		var sen, aut sql.NullString
 		var at int64
-		if err := rows.Scan(&v.Version, &v.Op, &v.Value, &v.Description, &v.Limit, &v.Deleted, &restored,
-			&v.Author.AgentID, &sen, &aut, &v.Author.Human, &at); err != nil {
+		author, decodeAuthor := scanAuthor(&v.Author)
+		if err := rows.Scan(append([]any{&v.Version, &v.Op, &v.Value, &v.Description, &v.Limit, &v.Deleted, &restored, &at},
+			author...)...); err != nil {
 			return nil, err
 		}
+		decodeAuthor()
 		v.RestoredFrom, v.At = int(restored.Int64), fromNanos(at)
-		v.Author.Seniority, _ = memory.ParseSeniority(sen.String)
-		v.Author.Autonomy = memory.Autonomy(aut.String)
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -521,12 +651,6 @@ func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int)
 func deletedError(b blockRow) error {
 	return memory.Errorf(memory.ENOTFOUND, "block %s was deleted (version %d, by %s at %s): memory_block_restore with version %d brings it back",
 		b.Label, b.Version, b.UpdatedBy, b.DeletedAt.Format(time.RFC3339), b.Version-1)
-}
-
-// authorColumns returns the seniority and autonomy columns for an author;
-// humans have neither.
-func authorColumns(a memory.Author) (sql.NullString, sql.NullString) {
-	return nullString(a.Seniority.String(), !a.Human), nullString(string(a.Autonomy), a.Autonomy != "")
 }
 
 func emptyNil(xs []string) []string {

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,7 +31,8 @@ func TestBlockDefaultsOnFirstUse(t *testing.T) {
 	var labels []string
 	for _, b := range list {
 		labels = append(labels, b.Label)
-		if b.Version != 1 || b.Value != "" || b.Owner != "ann" || b.Shared || b.Description == "" || b.UpdatedBy != "ann" {
+		// The configuration made it, for ann.
+		if b.Version != 1 || b.Value != "" || b.Owner != "ann" || b.Shared || b.Description == "" || b.UpdatedBy != memory.ConfigAgent {
 			t.Errorf("default block = %+v", b)
 		}
 	}
@@ -72,6 +75,8 @@ func TestBlockEdits(t *testing.T) {
 			"EINVALID: block human: it would be 43 characters; its limit is 40 characters (3 over)"},
 		{"stale version", memory.BlockEdit{Op: memory.BlockAppend, Text: "x", ExpectedVersion: intp(3)}, "",
 			"ECONFLICT: block human is at version 5, you sent expected_version 3"},
+		{"future version", memory.BlockEdit{Op: memory.BlockAppend, Text: "x", ExpectedVersion: intp(99)}, "",
+			"EINVALID: block human is at version 5, you sent expected_version 99: there is no such version yet"},
 		{"rethink", memory.BlockEdit{Op: memory.BlockRethink, Text: "Dana, coffee", ExpectedVersion: intp(5)}, "Dana, coffee", ""},
 		{"replace to delete text", memory.BlockEdit{Op: memory.BlockReplace, OldText: ", coffee", NewText: ""}, "Dana", ""},
 		{"restore version 4", memory.BlockEdit{Op: memory.BlockRestore, Version: 4}, "# Dana\nName: Dana\nLikes tea", ""},
@@ -108,7 +113,11 @@ func TestBlockEdits(t *testing.T) {
 	}
 	for i, v := range hist { // newest first
 		n := len(hist) - i
-		if v.Version != n || v.Op != wantOps[n-1] || v.Author.AgentID != "ann" || v.Author.Seniority != memory.Mid {
+		want := memory.AuthorOf(ann)
+		if n == 1 {
+			want = memory.AuthorOf(memory.ConfigIdentity) // a default block
+		}
+		if v.Version != n || v.Op != wantOps[n-1] || v.Author != want {
 			t.Errorf("history[%d] = %+v; want version %d op %s", i, v, n, wantOps[n-1])
 		}
 		if i > 0 && !v.At.Before(hist[i-1].At) {
@@ -168,7 +177,8 @@ func TestBlockSharing(t *testing.T) {
 		t.Fatalf("cy's list ends with %+v", last)
 	}
 
-	// Readers restrict who sees a shared block; others cannot tell it exists.
+	// Readers restrict who sees a shared block; others cannot tell it exists
+	// (TestBlockHiddenSharedLeaksNothing tries every way to tell).
 	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Shared: true, Readers: []string{"bob"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -179,14 +189,14 @@ func TestBlockSharing(t *testing.T) {
 		t.Fatalf("cy reads secret: %v", err)
 	}
 
-	// A label means one block: shared and personal labels never collide.
+	// A label means one block to every agent that can see it.
 	for _, tt := range []struct {
 		id   memory.Identity
 		spec memory.BlockSpec
 		want string
 	}{
-		{cy, memory.BlockSpec{Label: "team", Description: "d"}, "label team belongs to a shared block"},
-		{bob, memory.BlockSpec{Label: "persona", Description: "d", Shared: true}, "label persona is used by personal blocks of 3 agent(s)"},
+		{cy, memory.BlockSpec{Label: "team", Description: "d"}, "block team already exists: it is a shared block (owner ann, version 2)"},
+		{bob, memory.BlockSpec{Label: "persona", Description: "d", Shared: true}, "label persona is taken: a shared block needs a label that no other block uses"},
 		{ann, memory.BlockSpec{Label: "team", Description: "d", Shared: true}, "block team already exists (version 2)"},
 	} {
 		if _, err := blocks.Create(as(tt.id), tt.spec); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), tt.want) {
@@ -342,6 +352,332 @@ func casAppend(ctx context.Context, svc *store.BlockService, line string) (int, 
 		var at, sent int
 		if _, perr := fmt.Sscanf(memory.ErrorMessage(err), "block log is at version %d, you sent expected_version %d", &at, &sent); perr != nil || at <= sent {
 			return conflicts, fmt.Errorf("conflict does not name a newer current version: %v", err)
+		}
+	}
+}
+
+// TestBlockAuthorColumnsMatchFacts: block versions record their author the
+// way the fact log does, so that an agent of unknown seniority is stored as
+// NULL, not as the string "unknown".
+func TestBlockAuthorColumnsMatchFacts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	nobody := memory.Identity{AgentID: "nobody", Autonomy: memory.Semi} // no seniority configured
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = nil
+	if _, err := blocks.Create(as(nobody), memory.BlockSpec{Label: "notes", Description: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.NewFactService(db).Publish(as(nobody), memory.FactWrite{FactID: "f", Content: "c", Category: memory.ADR}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range []string{
+		`SELECT author_seniority, author_autonomy FROM block_versions`,
+		`SELECT author_seniority, author_autonomy FROM operation_log`,
+	} {
+		var sen, aut sql.NullString
+		if err := raw.QueryRow(q).Scan(&sen, &aut); err != nil {
+			t.Fatal(err)
+		}
+		if sen.Valid || aut.String != "semi" {
+			t.Errorf("%s = %v, %v; want NULL, semi", q, sen, aut)
+		}
+	}
+	hist, err := blocks.History(as(nobody), "notes", 0)
+	if err != nil || hist[0].Author != (memory.Author{AgentID: "nobody", Autonomy: memory.Semi}) {
+		t.Fatalf("history author = %+v, %v", hist, err)
+	}
+}
+
+// TestBlockRestoreRespectsCount: undeleting a block counts against its
+// owner's limit, as creating one does.
+func TestBlockRestoreRespectsCount(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = nil
+	ctx := as(ann)
+	for i := range memory.MaxBlocks {
+		spec := memory.BlockSpec{Label: fmt.Sprintf("b%d", i), Description: "d"}
+		if i == 0 {
+			spec.Shared, spec.Writers = true, []string{"bob"}
+		}
+		if _, err := blocks.Create(ctx, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, label := range []string{"b0", "b1"} {
+		if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: label, Op: memory.BlockDelete}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, label := range []string{"x1", "x2"} {
+		if _, err := blocks.Create(ctx, memory.BlockSpec{Label: label, Description: "d"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := blocks.Edit(ctx, memory.BlockEdit{Label: "b1", Op: memory.BlockRestore, Version: 1})
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "you own 64 blocks; the limit is 64") {
+		t.Fatalf("restore over the limit: %v", err)
+	}
+	// A writer undeleting the owner's shared block is held to the owner's count.
+	_, err = blocks.Edit(as(bob), memory.BlockEdit{Label: "b0", Op: memory.BlockRestore, Version: 1})
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "block b0 counts against its owner ann, who owns 64 blocks; the limit is 64") {
+		t.Fatalf("writer restores over the owner's limit: %v", err)
+	}
+	if list, _ := blocks.List(ctx); len(list) != memory.MaxBlocks {
+		t.Fatalf("ann has %d live blocks", len(list))
+	}
+	// Restoring an earlier version of a live block adds no block.
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "x1", Op: memory.BlockRethink, Text: "v2", ExpectedVersion: intp(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "x1", Op: memory.BlockRestore, Version: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "x2", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "b1", Op: memory.BlockRestore, Version: 1}); err != nil {
+		t.Fatalf("restore under the limit: %v", err)
+	}
+}
+
+// TestBlockHiddenSharedLeaksNothing: a shared block an agent may not read
+// cannot be detected through any answer that agent gets.
+func TestBlockHiddenSharedLeaksNothing(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Value: "ann and bob only", Shared: true, Readers: []string{"bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Reading, editing, history: the same answer as for a label nobody uses.
+	for name, call := range map[string]func(label string) error{
+		"get": func(l string) error { _, err := blocks.Get(as(cy), l); return err },
+		"append": func(l string) error {
+			_, err := blocks.Edit(as(cy), memory.BlockEdit{Label: l, Op: memory.BlockAppend, Text: "x"})
+			return err
+		},
+		"history": func(l string) error { _, err := blocks.History(as(cy), l, 0); return err },
+	} {
+		hidden, unused := call("secret"), call("nosuch")
+		if hidden == nil || strings.ReplaceAll(hidden.Error(), "secret", "nosuch") != unused.Error() {
+			t.Errorf("%s: hidden label answers %v; an unused one %v", name, hidden, unused)
+		}
+	}
+	// A shared block needs a label of its own; the refusal is the same
+	// whether the label is taken by a hidden shared block (live or deleted)
+	// or by agents' personal blocks, and it counts nobody.
+	refusal := func(label string) string {
+		_, err := blocks.Create(as(cy), memory.BlockSpec{Label: label, Description: "d", Shared: true})
+		if memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Fatalf("cy creates shared %s: %v", label, err)
+		}
+		return strings.ReplaceAll(memory.ErrorMessage(err), label, "L")
+	}
+	hidden, personal := refusal("secret"), refusal("persona")
+	if hidden != personal || strings.ContainsAny(hidden, "0123456789") {
+		t.Errorf("refusals differ or say too much:\n hidden:   %s\n personal: %s", hidden, personal)
+	}
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	if deleted := refusal("secret"); deleted != personal {
+		t.Errorf("refusal for a hidden deleted block: %s", deleted)
+	}
+	// A personal block may take the label: cy could never see the shared one.
+	mine, err := blocks.Create(as(cy), memory.BlockSpec{Label: "secret", Description: "cy's own", Value: "cy"})
+	if err != nil || mine.Shared || mine.Owner != "cy" {
+		t.Fatalf("cy creates personal secret = %+v, %v", mine, err)
+	}
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockRestore, Version: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := blocks.Get(as(bob), "secret"); err != nil || b.Value != "ann and bob only" {
+		t.Fatalf("bob reads secret = %+v, %v", b, err)
+	}
+	if b, err := blocks.Get(as(cy), "secret"); err != nil || b.Value != "cy" {
+		t.Fatalf("cy reads secret = %+v, %v", b, err)
+	}
+	// Nor may the owner make it anew for readers who now use the label.
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockDelete}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = blocks.Create(as(ann), memory.BlockSpec{Label: "secret", Description: "d", Shared: true, Readers: []string{"bob", "cy"}})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "label secret is taken") {
+		t.Fatalf("ann makes secret anew for cy: %v", err)
+	}
+	if _, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "secret", Op: memory.BlockRestore, Version: 3}); err != nil {
+		t.Fatal(err)
+	}
+	// A shared block the caller can see is named when it blocks a personal label.
+	_, err = blocks.Create(as(bob), memory.BlockSpec{Label: "secret", Description: "d"})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "block secret already exists: it is a shared block (owner ann") {
+		t.Fatalf("bob creates personal secret: %v", err)
+	}
+}
+
+// TestBlockSeedNeverAdoptsShared: a shared block that holds the label of a
+// personal default (made by a process with other settings, or squatted
+// before the defaults were seeded) never stands in for the personal block.
+func TestBlockSeedNeverAdoptsShared(t *testing.T) {
+	db, _ := openDB(t)
+	other := store.NewBlockService(db)
+	other.Defaults = []memory.BlockSpec{{Label: "human", Description: "Everyone's notes.", Limit: 100, Shared: true}}
+	if _, err := other.Edit(as(bob), memory.BlockEdit{Label: "human", Op: memory.BlockAppend, Text: "shared notes"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Create(as(cy), memory.BlockSpec{Label: "board", Description: "cy's own board", Value: "cy"}); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs strings.Builder
+	blocks := store.NewBlockService(db)
+	blocks.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	blocks.Defaults = append(memory.DefaultBlocks(), memory.BlockSpec{Label: "board", Description: "Team board.", Limit: 100, Shared: true})
+	b, err := blocks.Edit(as(ann), memory.BlockEdit{Label: "human", Op: memory.BlockAppend, Text: "Dana, private"})
+	if err != nil || b.Shared || b.Owner != "ann" || b.Value != "Dana, private" {
+		t.Fatalf("ann's human = %+v, %v", b, err)
+	}
+	if shared, _ := other.Get(as(bob), "human"); shared.Value != "shared notes" {
+		t.Fatalf("shared human = %q", shared.Value)
+	}
+	list, _ := blocks.List(as(ann))
+	if labels := blockLabels(list); labels != "persona,human,project,board" {
+		t.Fatalf("ann's blocks = %s", labels)
+	}
+	// The shared default is made although cy has a personal block so
+	// labelled; cy keeps its own, and the operator is told.
+	if list, _ := blocks.List(as(cy)); blockLabels(list) != "board,persona,human,project" || list[0].Value != "cy" {
+		t.Fatalf("cy's blocks = %+v", list)
+	}
+	for _, want := range []string{`msg="personal default block hides a shared block" label=human agent=ann`,
+		`msg="shared default block is hidden by personal blocks" label=board`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+func blockLabels(bs []memory.Block) string {
+	var l []string
+	for _, b := range bs {
+		l = append(l, b.Label)
+	}
+	return strings.Join(l, ",")
+}
+
+// TestBlockDefaultsFollowConfiguration: a change of a default block's
+// setting takes effect at the next start, as a configure version whose
+// author is the configuration; a start with an unchanged setting changes
+// nothing, so a human's edit of a read-only block survives restarts.
+func TestBlockDefaultsFollowConfiguration(t *testing.T) {
+	db, _ := openDB(t)
+	rules := memory.BlockSpec{Label: "rules", Description: "Rules.", Value: "v1 rules", Limit: 100}
+	policy := memory.BlockSpec{Label: "policy", Description: "Team policy.", Value: "p1", Limit: 100, ReadOnly: true, Shared: true}
+	process := func(specs ...memory.BlockSpec) *store.BlockService {
+		s := store.NewBlockService(db)
+		s.Defaults = specs
+		return s
+	}
+	run := process(rules, policy)
+	if b, err := run.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "ann's note"}); err != nil || b.Version != 2 {
+		t.Fatalf("ann edits rules = %+v, %v", b, err)
+	}
+	if b, err := run.Edit(as(alice), memory.BlockEdit{Label: "policy", Op: memory.BlockAppend, Text: "amended by alice"}); err != nil || b.Version != 2 {
+		t.Fatalf("alice edits policy = %+v, %v", b, err)
+	}
+
+	// rules becomes read-only with a new value.
+	rules.ReadOnly, rules.Value = true, "v2 rules"
+	run = process(rules, policy)
+	b, err := run.Get(as(ann), "rules")
+	if err != nil || !b.ReadOnly || b.Value != "v2 rules" || b.Version != 3 || b.UpdatedBy != memory.ConfigAgent {
+		t.Fatalf("reconfigured rules = %+v, %v", b, err)
+	}
+	if _, err := run.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "x"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("ann edits read-only rules: %v", err)
+	}
+	wantConfigure(t, run, ann, "rules", 3)
+	if p, _ := run.Get(as(ann), "policy"); p.Value != "p1\namended by alice" || p.Version != 2 {
+		t.Fatalf("unchanged setting changed policy: %+v", p)
+	}
+
+	// A restart with the same setting makes no version.
+	run = process(rules, policy)
+	if b, _ := run.Get(as(ann), "rules"); b.Version != 3 {
+		t.Fatalf("restart made a version: %+v", b)
+	}
+
+	// A new value for the read-only shared default replaces alice's edit; new
+	// writers take effect; the author is the configuration, not bob, whose
+	// call happened to apply the setting.
+	policy.Value, policy.Writers = "p2", []string{"bob"}
+	run = process(rules, policy)
+	p, err := run.Get(as(bob), "policy")
+	if err != nil || p.Value != "p2" || p.Version != 3 || p.UpdatedBy != memory.ConfigAgent || strings.Join(p.Writers, ",") != "bob" {
+		t.Fatalf("reconfigured policy = %+v, %v", p, err)
+	}
+	wantConfigure(t, run, bob, "policy", 3)
+
+	// read_only lifted: the value stays, agents may edit again.
+	rules.ReadOnly = false
+	run = process(rules, policy)
+	if b, err := run.Edit(as(ann), memory.BlockEdit{Label: "rules", Op: memory.BlockAppend, Text: "ann again"}); err != nil || b.Value != "v2 rules\nann again" || b.Version != 5 {
+		t.Fatalf("ann edits rules after read_only was lifted = %+v, %v", b, err)
+	}
+}
+
+// wantConfigure checks that version v, the newest of the block who sees
+// under label, is a configure version written by the configuration.
+func wantConfigure(t *testing.T, s *store.BlockService, who memory.Identity, label string, v int) {
+	t.Helper()
+	hist, err := s.History(as(who), label, 0)
+	if err != nil || len(hist) < 1 || hist[0].Version != v || hist[0].Op != memory.BlockConfigure ||
+		hist[0].Author != (memory.Author{AgentID: memory.ConfigAgent, Human: true}) {
+		t.Fatalf("history of %s = %+v, %v; want configure version %d by the configuration", label, hist, err, v)
+	}
+}
+
+// TestBlockChangeRefs: the change feed names a block with its scope, so that
+// a personal block's change can be routed to its owner alone.
+func TestBlockChangeRefs(t *testing.T) {
+	db, _ := openDB(t)
+	blocks := store.NewBlockService(db)
+	blocks.Defaults = []memory.BlockSpec{{Label: "persona", Description: "d", Limit: 100}}
+	ctx := context.Background()
+	from, _ := db.LastChange(ctx)
+	if _, err := blocks.Create(as(ann), memory.BlockSpec{Label: "board", Description: "d", Shared: true, Writers: []string{"*"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(as(bob), memory.BlockEdit{Label: "persona", Op: memory.BlockAppend, Text: "I am bob."}); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := db.ChangesSince(ctx, from, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, c := range changes {
+		if c.Kind == "block" {
+			refs = append(refs, c.Ref)
+		}
+	}
+	// ann's default persona, the shared board, bob's default persona, bob's edit.
+	if got := strings.Join(refs, " "); got != "ann/persona */board bob/persona bob/persona" {
+		t.Fatalf("block change refs = %s", got)
+	}
+	for ref, want := range map[string][2]string{"bob/persona": {"bob", "persona"}, "*/board": {"*", "board"}} {
+		if scope, label := memory.ParseBlockChangeRef(ref); scope != want[0] || label != want[1] {
+			t.Errorf("ParseBlockChangeRef(%s) = %s, %s", ref, scope, label)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -182,6 +183,16 @@ func authorArgs(a memory.Author) []any {
 		nullString(string(a.Autonomy), a.Autonomy != ""), a.Human}
 }
 
+// scanAuthor returns Scan destinations for the four author columns (in
+// authorArgs' order) and a func that decodes them into a once Scan is done.
+func scanAuthor(a *memory.Author) (dest []any, done func()) {
+	var sen, aut sql.NullString
+	return []any{&a.AgentID, &sen, &aut, &a.Human}, func() {
+		a.Seniority, _ = memory.ParseSeniority(sen.String)
+		a.Autonomy = memory.Autonomy(aut.String)
+	}
+}
+
 // Get returns the fact's current snapshot row, retracted or not.
 func (s *FactService) Get(ctx context.Context, id string) (memory.Fact, error) {
 	if err := memory.CheckID("fact_id", id); err != nil {
@@ -210,18 +221,18 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 	var ops []memory.FactOperation
 	for rows.Next() {
 		var op memory.FactOperation
-		var content, sen, aut, reason sql.NullString
+		var content, reason sql.NullString
 		var tags string
 		var ts int64
-		if err := rows.Scan(&op.OperationID, &op.FactID, &op.Type, &content, &op.Category, &tags,
-			&op.Author.AgentID, &sen, &aut, &op.Author.Human, &ts, &op.Version, &reason); err != nil {
+		author, decodeAuthor := scanAuthor(&op.Author)
+		if err := rows.Scan(slices.Concat([]any{&op.OperationID, &op.FactID, &op.Type, &content, &op.Category, &tags},
+			author, []any{&ts, &op.Version, &reason})...); err != nil {
 			return nil, err
 		}
+		decodeAuthor()
 		if content.Valid {
 			op.Content = &content.String
 		}
-		op.Author.Seniority, _ = memory.ParseSeniority(sen.String)
-		op.Author.Autonomy = memory.Autonomy(aut.String)
 		op.Tags = decodeTags(tags)
 		op.Timestamp = fromNanos(ts)
 		op.Reason = reason.String
@@ -398,9 +409,8 @@ func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, err
 	var category, tags string
 	var created, updated int64
 	var retracted sql.NullInt64
-	var sen, aut sql.NullString
-	dest := []any{&f.ID, &f.Content, &category, &tags, &created, &updated, &retracted,
-		&f.Version, &f.Author.AgentID, &sen, &aut, &f.Author.Human}
+	author, decodeAuthor := scanAuthor(&f.Author)
+	dest := append([]any{&f.ID, &f.Content, &category, &tags, &created, &updated, &retracted, &f.Version}, author...)
 	if score {
 		dest = append(dest, &f.Score)
 	}
@@ -409,8 +419,7 @@ func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, err
 	}
 	f.Category, f.Tags = memory.FactCategory(category), decodeTags(tags)
 	f.CreatedAt, f.UpdatedAt, f.RetractedAt = fromNanos(created), fromNanos(updated), fromNullNanos(retracted)
-	f.Author.Seniority, _ = memory.ParseSeniority(sen.String)
-	f.Author.Autonomy = memory.Autonomy(aut.String)
+	decodeAuthor()
 	f.MarkSuperseded()
 	return f, nil
 }

@@ -34,27 +34,33 @@ type BlockCreateArgs struct {
 	ReadOnly    bool     `json:"read_only,omitempty" jsonschema:"Agents may read but not edit the block. Only a human operator may create or edit read-only blocks."`
 }
 
+// CASArg is the optional compare-and-set argument of the block edit tools,
+// embedded in their arguments.
+type CASArg struct {
+	ExpectedVersion *int `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version of the block you read. If someone edited it since, the edit fails with ECONFLICT naming the current version, and you should read the block again. Without it the edit applies to the current value."`
+}
+
 // BlockAppendArgs are the arguments of memory_block_append.
 type BlockAppendArgs struct {
-	Label           string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
-	Text            string `json:"text" jsonschema:"Text to add at the end of the block, on a new line."`
-	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version of the block you read. If someone edited it since, the edit fails with ECONFLICT naming the current version, and you should read the block again. Without it the edit applies to the current value."`
+	Label string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
+	Text  string `json:"text" jsonschema:"Text to add at the end of the block, on a new line."`
+	CASArg
 }
 
 // BlockReplaceArgs are the arguments of memory_block_replace.
 type BlockReplaceArgs struct {
-	Label           string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
-	OldText         string `json:"old_text" jsonschema:"Exact text to replace, copied from the block (without the line numbers memory_block_read shows). It must occur exactly once."`
-	NewText         string `json:"new_text" jsonschema:"Text to put in its place; empty deletes old_text."`
-	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version of the block you read. If someone edited it since, the edit fails with ECONFLICT naming the current version, and you should read the block again. Without it the edit applies to the current value."`
+	Label   string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
+	OldText string `json:"old_text" jsonschema:"Exact text to replace, copied from the block (without the line numbers memory_block_read shows). It must occur exactly once."`
+	NewText string `json:"new_text" jsonschema:"Text to put in its place; empty deletes old_text."`
+	CASArg
 }
 
 // BlockInsertArgs are the arguments of memory_block_insert.
 type BlockInsertArgs struct {
-	Label           string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
-	AfterLine       *int   `json:"after_line" jsonschema:"Insert after this line number, as memory_block_read numbers them; 0 inserts before the first line."`
-	Text            string `json:"text" jsonschema:"Text to insert; it may span several lines."`
-	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version of the block you read. If someone edited it since, the edit fails with ECONFLICT naming the current version, and you should read the block again. Without it the edit applies to the current value."`
+	Label     string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
+	AfterLine *int   `json:"after_line" jsonschema:"Insert after this line number, as memory_block_read numbers them; 0 inserts before the first line."`
+	Text      string `json:"text" jsonschema:"Text to insert; it may span several lines."`
+	CASArg
 }
 
 // BlockRethinkArgs are the arguments of memory_block_rethink.
@@ -66,8 +72,8 @@ type BlockRethinkArgs struct {
 
 // BlockDeleteArgs are the arguments of memory_block_delete.
 type BlockDeleteArgs struct {
-	Label           string `json:"label" jsonschema:"Label of the block to delete."`
-	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version of the block you read. If someone edited it since, the edit fails with ECONFLICT naming the current version, and you should read the block again. Without it the edit applies to the current value."`
+	Label string `json:"label" jsonschema:"Label of the block to delete."`
+	CASArg
 }
 
 // BlockHistoryArgs are the arguments of memory_block_history.
@@ -78,9 +84,9 @@ type BlockHistoryArgs struct {
 
 // BlockRestoreArgs are the arguments of memory_block_restore.
 type BlockRestoreArgs struct {
-	Label           string `json:"label" jsonschema:"Label of the block, deleted or not."`
-	Version         *int   `json:"version" jsonschema:"The earlier version whose value to bring back (memory_block_history lists them). The restore is a new version; nothing is erased."`
-	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version of the block you read. If someone edited it since, the edit fails with ECONFLICT naming the current version, and you should read the block again. Without it the edit applies to the current value."`
+	Label   string `json:"label" jsonschema:"Label of the block, deleted or not."`
+	Version *int   `json:"version" jsonschema:"The earlier version whose value to bring back (memory_block_history lists them). The restore is a new version; nothing is erased."`
+	CASArg
 }
 
 // BlockResult is the result of the tools that read or change one block.
@@ -88,9 +94,11 @@ type BlockResult struct {
 	Block memory.Block `json:"block"`
 }
 
-// BlocksResult is the result of memory_block_list.
+// BlocksResult is the result of memory_block_list: the blocks, or with
+// labels_only their summaries (no values).
 type BlocksResult struct {
-	Blocks []memory.Block `json:"blocks"`
+	Blocks    []memory.Block        `json:"blocks,omitempty"`
+	Summaries []memory.BlockSummary `json:"summaries,omitempty"`
 }
 
 // BlockHistoryResult is the result of memory_block_history.
@@ -103,18 +111,20 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 	blocks := svc.Blocks
 	add(s, svc.Log, mcp.NewTool("memory_block_list",
 		mcp.WithDescription("List your core memory blocks (personal, then shared ones you can see) with their descriptions, "+
-			"sizes against their character limits, versions and values. Core memory is what you keep in view across "+
+			"sizes against their character limits, versions and values (labels_only leaves the values out). Core memory is what you keep in view across "+
 			"conversations and edit yourself with the other memory_block_* tools."),
 		mcp.WithInputSchema[BlockListArgs](), mcp.WithOutputSchema[BlocksResult](),
 		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockListArgs) (BlocksResult, string, error) {
 		bs, err := blocks.List(ctx)
-		if a.LabelsOnly {
-			for i := range bs {
-				bs[i].Value = ""
-			}
+		if err != nil || !a.LabelsOnly {
+			return BlocksResult{Blocks: bs}, renderBlocks(ctx, bs), err
 		}
-		return BlocksResult{Blocks: bs}, list("core memory blocks", bs, renderBlockLine), err
+		sums := make([]memory.BlockSummary, len(bs))
+		for i := range bs {
+			sums[i] = bs[i].BlockSummary
+		}
+		return BlocksResult{Summaries: sums}, list("core memory blocks", bs, renderBlockLine), nil
 	})
 
 	add(s, svc.Log, mcp.NewTool("memory_block_read",
@@ -222,6 +232,16 @@ func edited(what string, b memory.Block) string {
 	return fmt.Sprintf("%s block %s: now version %d. Check the result:\n%s", what, b.Label, b.Version, renderBlock(b))
 }
 
+// renderBlocks shows the blocks with their values fenced as data: the text
+// content is what a text-only client gives the model.
+func renderBlocks(ctx context.Context, bs []memory.Block) string {
+	if len(bs) == 0 {
+		return "core memory blocks: none"
+	}
+	id, _ := memory.IdentityFrom(ctx)
+	return fmt.Sprintf("core memory blocks (%d):\n%s", len(bs), strings.TrimRight(memory.RenderBlocks(bs, id), "\n"))
+}
+
 func renderBlockLine(b memory.Block) string {
 	return fmt.Sprintf("- %s (v%d, %d/%d characters%s): %s", b.Label, b.Version, b.Chars, b.Limit, blockFlags(b), oneLine(b.Description))
 }
@@ -243,11 +263,7 @@ func renderBlock(b memory.Block) string {
 func blockFlags(b memory.Block) string {
 	var f []string
 	if b.Shared {
-		owner := b.Owner
-		if owner == "" {
-			owner = "configuration"
-		}
-		f = append(f, "shared by "+owner)
+		f = append(f, "shared by "+b.OwnerName())
 		if len(b.Writers) > 0 {
 			f = append(f, "writers: "+strings.Join(b.Writers, " "))
 		}

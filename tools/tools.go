@@ -120,7 +120,7 @@ func DecodeArgs(raw any, dst any) error {
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return memory.Errorf(memory.EINVALID, "argument %q must be %s, not %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		return memory.Errorf(memory.EINVALID, "argument %q must be %s, not %s", argPath(dst, typeErr.Field), jsonKind(typeErr.Type), typeErr.Value)
 	}
 	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return memory.Errorf(memory.EINVALID, "unknown argument %s; this tool takes: %s", field, strings.Join(argNames(dst), ", "))
@@ -148,11 +148,21 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
+// argPath drops from a decoding error's field path the names of embedded
+// argument structs, which are not part of the arguments a model sends.
+func argPath(dst any, field string) string {
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(dst).Elem()) {
+		if f.Anonymous {
+			field = strings.TrimPrefix(field, f.Name+".")
+		}
+	}
+	return field
+}
+
 func argNames(dst any) []string {
-	t := reflect.TypeOf(dst).Elem()
 	var names []string
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(dst).Elem()) { // with the fields of embedded structs
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name != "" && name != "-" {
 			names = append(names, name)
 		}

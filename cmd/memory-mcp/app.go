@@ -51,6 +51,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
+	a.blocks.Log = log
 	a.promotion = newPromotion(cfg, db, log)
 
 	hooks := &server.Hooks{}
