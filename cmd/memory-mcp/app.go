@@ -123,10 +123,27 @@ func (a *app) watch(ctx context.Context, every time.Duration) {
 			continue
 		}
 		for _, c := range changes {
-			a.subs.Notify(a.server, c.Kind, c.Ref)
+			if a.visible(ctx, c) {
+				a.subs.Notify(a.server, c.Kind, c.Ref)
+			}
 			seq = c.Seq
 		}
 	}
+}
+
+// visible reports whether this process's caller may know of a change: every
+// session of a stdio process is that one identity. Personal blocks are seen
+// only by their owner, shared blocks only by those who may read them.
+func (a *app) visible(ctx context.Context, c store.Change) bool {
+	if c.Kind != "block" {
+		return true
+	}
+	scope, label := memory.ParseBlockChangeRef(c.Ref)
+	if scope != memory.AnyAgent { // "*" scopes a shared block
+		return scope == a.cfg.Identity.AgentID
+	}
+	_, err := a.blocks.Get(a.context(ctx), label)
+	return memory.ErrorCode(err) != memory.ENOTFOUND
 }
 
 const instructions = `memory-mcp is persistent, governed memory shared across sessions and agents.

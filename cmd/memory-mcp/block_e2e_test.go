@@ -502,16 +502,25 @@ func TestBlockChangeNotifiesOtherProcess(t *testing.T) {
 	}})
 	bob := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
 	ann.ok("memory_block_create", map[string]any{"label": "board", "description": "Who does what.", "shared": true, "writers": []string{"*"}}, nil)
-	if err := ann.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://blocks/board"}); err != nil {
-		t.Fatal(err)
+	for _, uri := range []string{"memory://blocks/board", "memory://blocks/persona"} {
+		if err := ann.cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	drain(updated)
+	// Bob's personal persona is his alone: ann hears nothing of it, though she
+	// subscribed to a URI of the same name. The shared board she does hear of.
+	bob.ok("memory_block_append", map[string]any{"label": "persona", "text": "I am bob."}, nil)
 	bob.ok("memory_block_append", map[string]any{"label": "board", "text": "bob: parser"}, nil)
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
 		case uri := <-updated:
+			if uri == "memory://blocks/persona" {
+				t.Fatal("ann was told of bob's personal block")
+			}
 			if uri == "memory://blocks/board" {
+				drain(updated)
 				return
 			}
 		case <-deadline:
