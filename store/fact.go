@@ -337,12 +337,13 @@ func factSelect(t time.Time, match string) *factQuery {
 	} else {
 		// Per fact, the newest version at or before t, found from the
 		// (fact_id, timestamp, version) index alone, then joined to its row.
-		b.from = `(SELECT l.fact_id, l.content, l.category, l.tags, s.created_at, l.timestamp AS updated_at,
+		// The first operation's time is the fact's creation time.
+		b.from = `(SELECT l.fact_id, l.content, l.category, l.tags, m.created_at, l.timestamp AS updated_at,
 				NULL AS retracted_at, l.version, l.author_agent_id, l.author_seniority, l.author_autonomy,
 				l.author_is_human, l.id AS content_op
-			FROM (SELECT fact_id, max(version) AS version FROM operation_log WHERE timestamp <= ? GROUP BY fact_id) m
+			FROM (SELECT fact_id, max(version) AS version, min(timestamp) AS created_at
+				FROM operation_log WHERE timestamp <= ? GROUP BY fact_id) m
 			JOIN operation_log l ON l.fact_id = m.fact_id AND l.version = m.version
-			JOIN snapshot s ON s.fact_id = m.fact_id
 			WHERE l.operation_type = 'PUBLISH') v`
 		b.args = []any{nanos(t)}
 	}
