@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -138,6 +139,7 @@ type PendingItem struct {
 	NoteID      int64              `json:"note_id,omitempty"`
 	Agent       string             `json:"agent_id"`
 	Run         string             `json:"run_id"`
+	Kind        NoteKind           `json:"kind,omitempty"` // of the note: tool output stays untrusted
 	Interpreter string             `json:"interpreter,omitempty"`
 	Reason      string             `json:"reason"`
 	Candidates  []Candidate        `json:"candidates"`
@@ -148,6 +150,75 @@ type PendingItem struct {
 	CreatedAt   time.Time          `json:"created_at"`
 	UpdatedAt   time.Time          `json:"updated_at"`
 	Resolution  *PendingResolution `json:"resolution,omitempty"`
+	// Redacted: the note's text (raw input and what the interpreter read
+	// from it) is private to its author and shown only to them and humans.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// Redact removes the note's private text from the item: its raw input and
+// the request's text fields, which the interpreter took from the note.
+func (p *PendingItem) Redact() {
+	p.RawInput, p.Redacted = "", true
+	for i := range p.Candidates {
+		p.Candidates[i].Signals = nil // they quote the note's words
+	}
+	r := &p.Request
+	r.Payload, r.ReferenceText, r.CandidateAliases, r.Rationale = Payload{}, "", nil, ""
+}
+
+// RenderPending renders a page of the pending queue for a model to read:
+// per item its id, write, attempts, reason and candidates, and the note it
+// came from fenced as data (or a word that it is private).
+func RenderPending(l PendingList) string {
+	if len(l.Pending) == 0 {
+		return fmt.Sprintf("pending: none (%d in all)", l.Total)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pending (%d of %d):\n\n%s\n", len(l.Pending), l.Total, DataDirective)
+	for _, p := range l.Pending {
+		fmt.Fprintf(&b, "\n- #%d %s/%s", p.ID, p.Request.Bucket, p.Request.Operation)
+		if p.Request.TargetID != "" {
+			b.WriteString(" " + p.Request.TargetID)
+		}
+		fmt.Fprintf(&b, " by %s, %s, attempts %d", p.Agent, p.Status, p.Attempts)
+		if p.Stale {
+			b.WriteString(", STALE (waits for a curator)")
+		}
+		b.WriteString(": " + p.Reason)
+		for _, c := range p.Candidates {
+			fmt.Fprintf(&b, " %s=%.2f", c.TargetID, c.Score)
+		}
+		if p.Redacted {
+			fmt.Fprintf(&b, "\n  (the note is private to %s)\n", p.Agent)
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s\n", Fence(fmt.Sprintf("note %d by %s", p.NoteID, p.Agent), p.RawInput))
+	}
+	if more := l.Total - len(l.Pending); more > 0 {
+		fmt.Fprintf(&b, "\n... and %d more: raise limit to see them\n", more)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// PendingQuery selects pending items: the open ones (stale included), or
+// with All every item; at most Limit, oldest first.
+type PendingQuery struct {
+	All   bool
+	Limit int
+}
+
+// Validate checks the query and fills in the default limit.
+func (q *PendingQuery) Validate() error {
+	limit, err := CheckLimit(q.Limit, 100, 500)
+	q.Limit = limit
+	return err
+}
+
+// PendingList is a page of the pending queue and how many items the query
+// selects in all.
+type PendingList struct {
+	Pending []PendingItem `json:"pending"`
+	Total   int           `json:"total"`
 }
 
 // PendingDecision is a curator's answer to a pending item: bind it to a
@@ -200,9 +271,9 @@ type PromotionService interface {
 	Promote(ctx context.Context, limit int) (PromotionReport, error)
 	SharedState(ctx context.Context, q SharedQuery) ([]SharedRow, error)
 	Summary(ctx context.Context) (SharedSummary, error)
-	// ListPending returns the open pending items (stale included); with all,
-	// the committed and dropped ones too.
-	ListPending(ctx context.Context, all bool) ([]PendingItem, error)
+	// ListPending returns pending items; the note text of another agent's
+	// item is shown only to humans.
+	ListPending(ctx context.Context, q PendingQuery) (PendingList, error)
 	// ResolvePending binds or drops a pending item; only humans may.
 	ResolvePending(ctx context.Context, d PendingDecision) (CuratorResult, error)
 }

@@ -59,8 +59,9 @@ const (
 const PlanID = "main"
 
 // ParseBucket validates a bucket name.
+// Names are exact: " issues" is not a bucket.
 func ParseBucket(s string) (Bucket, error) {
-	b := Bucket(strings.TrimSpace(s))
+	b := Bucket(s)
 	if slices.Contains(Buckets, b) {
 		return b, nil
 	}
@@ -236,9 +237,11 @@ type SharedQuery struct {
 // Validate checks the query and fills in the default limit.
 func (q *SharedQuery) Validate() error {
 	if q.Bucket != "" {
-		if _, err := ParseBucket(string(q.Bucket)); err != nil {
+		b, err := ParseBucket(string(q.Bucket))
+		if err != nil {
 			return err
 		}
+		q.Bucket = b
 	}
 	limit, err := CheckLimit(q.Limit, 50, 500)
 	if err != nil {
@@ -268,41 +271,79 @@ type SharedSummary struct {
 	Tasks             []SharedRow `json:"tasks"`
 	PendingOpen       int         `json:"pending_open"`
 	PendingStale      int         `json:"pending_stale"`
+	// Omitted counts, per bucket, the live rows beyond SummaryRows that the
+	// summary leaves out (memory://shared/{bucket} lists them).
+	Omitted map[Bucket]int `json:"omitted,omitempty"`
 }
 
-// Markdown renders the summary for a model to read.
+// SummaryRows bounds each list of the summary.
+const SummaryRows = 200
+
+// Markdown renders the summary for a model to read. Every text in it came
+// from notes (some of them tool output), so each is fenced as data after the
+// directive; ids, statuses and versions are the system's own.
 func (s SharedSummary) Markdown() string {
 	var b strings.Builder
-	b.WriteString("# Shared state\n\n## Plan\n\n")
+	b.WriteString("# Shared state\n\n" + DataDirective + "\n\n## Plan\n\n")
 	if s.Plan == nil {
 		b.WriteString("No plan yet.\n")
 	} else {
-		fmt.Fprintf(&b, "%s (v%d)\n", oneLine(s.Plan.Text), s.Plan.Version)
+		b.WriteString(RowBlock(*s.Plan) + "\n")
 	}
-	section(&b, "Open issues", s.OpenIssues, func(r SharedRow) string { return "**" + r.ID + "**: " + oneLine(r.Text) })
-	section(&b, "Active constraints", s.ActiveConstraints, func(r SharedRow) string { return "**" + r.ID + "**: " + oneLine(r.Text) })
-	section(&b, "Active decisions", s.ActiveDecisions, func(r SharedRow) string { return "**" + r.ID + "**: " + oneLine(r.Text) })
-	section(&b, "Tasks", s.Tasks, func(r SharedRow) string {
-		line := "**" + r.ID + "**: " + oneLine(r.State)
-		if r.Text != "" {
-			line += " (" + oneLine(r.Text) + ")"
-		}
-		return line
-	})
+	section(&b, "Open issues", Issues, s.OpenIssues, s.Omitted[Issues])
+	section(&b, "Active constraints", Constraints, s.ActiveConstraints, s.Omitted[Constraints])
+	section(&b, "Active decisions", Decisions, s.ActiveDecisions, s.Omitted[Decisions])
+	section(&b, "Tasks", TaskState, s.Tasks, s.Omitted[TaskState])
 	if s.PendingOpen+s.PendingStale > 0 {
 		fmt.Fprintf(&b, "\n%d note(s) wait in the pending queue (%d stale): read memory://pending.\n", s.PendingOpen+s.PendingStale, s.PendingStale)
 	}
 	return b.String()
 }
 
-func section(b *strings.Builder, title string, rows []SharedRow, line func(SharedRow) string) {
+func section(b *strings.Builder, title string, bucket Bucket, rows []SharedRow, omitted int) {
 	fmt.Fprintf(b, "\n## %s\n\n", title)
 	if len(rows) == 0 {
 		b.WriteString("None.\n")
 	}
 	for _, r := range rows {
-		b.WriteString("- " + line(r) + "\n")
+		b.WriteString(RowBlock(r) + "\n")
+	}
+	if omitted > 0 {
+		fmt.Fprintf(b, "... and %d more: read memory://shared/%s\n", omitted, bucket)
 	}
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// RenderRows renders rows for a model to read: the data directive once, then
+// each row's block (see RowBlock).
+func RenderRows(rows []SharedRow) string {
+	if len(rows) == 0 {
+		return "shared rows: none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "shared rows (%d):\n\n%s\n", len(rows), DataDirective)
+	for _, r := range rows {
+		b.WriteString("\n" + RowBlock(r) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// RowBlock renders one row: a heading of the system's own fields (bucket,
+// id, status, version), then what notes wrote into it (text, task state,
+// close reason) fenced as data.
+func RowBlock(r SharedRow) string {
+	head := fmt.Sprintf("- %s/%s (%s", r.Bucket, r.ID, r.Status)
+	if r.Version > 0 {
+		head += fmt.Sprintf(", version %d", r.Version)
+	}
+	var body []string
+	if r.State != "" {
+		body = append(body, "state: "+r.State)
+	}
+	if r.Text != "" {
+		body = append(body, r.Text)
+	}
+	if r.CloseReason != "" {
+		body = append(body, "closed: "+r.CloseReason)
+	}
+	return head + ")\n" + Fence(string(r.Bucket)+"/"+r.ID, strings.Join(body, "\n"))
+}

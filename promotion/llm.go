@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -42,7 +43,8 @@ func (li *LLMInterpreter) Interpret(ctx context.Context, n memory.Note, c memory
 		li.log().Warn("llm interpreter failed; the rules interpret the note", "note", n.ID, "why", why, "err", err)
 		return Interpretation{Request: Rules(n), By: "rules (llm " + why + ")"}
 	}
-	return Interpretation{Request: demote(req, n.Text), By: "llm"}
+	req, hold := ground(req, n)
+	return Interpretation{Request: req, By: "llm", Hold: hold}
 }
 
 func (li *LLMInterpreter) log() *slog.Logger {
@@ -86,22 +88,136 @@ func failure(err error) string {
 	return "request failed"
 }
 
-// demote keeps a model's target_id for a lifecycle write only if the note
-// itself names that id; otherwise the id becomes an alias hint, and the
-// deterministic resolver decides from the note's words whether it binds.
-// The model proposes meaning; it cannot by itself pick the row a write closes.
-func demote(r memory.WriteRequest, note string) memory.WriteRequest {
-	if r.Decision != memory.Accept || !r.Operation.Lifecycle() || r.TargetID == "" {
-		return r
+// ground keeps of a model's answer only what the note's own words support.
+// The model may propose the bucket, the operation and the payload; every
+// input the resolver reads must come from the note: a reference_text or an
+// alias that does not occur in the note is dropped (the rules' reading of
+// the note, or its first line, stands in), and a lifecycle target_id the
+// note does not name is dropped too, so the resolver decides from the note's
+// words. A proposal the note does not support at all is held for a curator:
+// an upsert of a row the note does not name, a plan without the plan: form,
+// a task the note does not name, a payload whose words are not the note's,
+// and a lifecycle change of a note that is negated, hedged, a question or
+// reported speech, unless the rules read the note the same way.
+func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) {
+	if r.Decision != memory.Accept {
+		return r, ""
 	}
-	if slices.Contains(slugsIn(note), r.TargetID) {
-		return r
+	rules := Rules(n)
+	agrees := rules.Decision == memory.Accept && rules.Bucket == r.Bucket && rules.Operation == r.Operation
+	r.CandidateAliases = occurring(r.CandidateAliases, n.Text)
+	if !occursIn(r.ReferenceText, n.Text) {
+		r.ReferenceText = ""
 	}
-	if len(r.CandidateAliases) < memory.MaxAliases {
-		r.CandidateAliases = append(slices.Clone(r.CandidateAliases), strings.ReplaceAll(r.TargetID, "_", " "))
+	if r.Operation.Lifecycle() {
+		return groundLifecycle(r, n, rules, agrees)
 	}
-	r.TargetID = ""
-	return r
+	ids := mentions(n.Text)
+	named := slices.ContainsFunc(ids, func(m mention) bool { return m.id == r.TargetID })
+	switch {
+	case r.Bucket == memory.Plan && !(agrees && rules.TargetID == memory.PlanID):
+		return r, "the model proposes replacing the plan, but the note does not use the plan: form"
+	case r.Bucket == memory.TaskState && !namesTask(n, r.TargetID):
+		return r, fmt.Sprintf("the model proposes a state for task %q, which the note does not name", r.TargetID)
+	case r.Bucket.Tracked() && r.TargetID != "" && !named:
+		return r, fmt.Sprintf("the model proposes writing %s %s, which the note does not name", r.Bucket, r.TargetID)
+	case !agrees && !supported(r.Payload.Text+" "+r.Payload.State, n.Text):
+		return r, "the model's text for the write is not in the note's own words"
+	case !agrees:
+		if why := llmCaution(n.Text, false); why != "" {
+			return r, "the note is " + why
+		}
+	}
+	return r, ""
+}
+
+// groundLifecycle grounds a resolve or invalidate: its target only if the
+// note names it, its reference and reason from the note.
+func groundLifecycle(r memory.WriteRequest, n memory.Note, rules memory.WriteRequest, agrees bool) (memory.WriteRequest, string) {
+	if r.TargetID != "" && !slices.ContainsFunc(mentions(n.Text), func(m mention) bool { return m.id == r.TargetID }) {
+		r.TargetID = ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(n.Text), "\n")
+	switch {
+	case r.ReferenceText != "":
+	case agrees:
+		r.ReferenceText = rules.ReferenceText
+	default:
+		r.ReferenceText = clip(first, memory.MaxReferenceBytes)
+	}
+	if !occursIn(r.Payload.Reason, n.Text) {
+		r.Payload.Reason = clip(first, memory.MaxReasonBytes)
+	}
+	if !agrees {
+		if why := llmCaution(n.Text, true); why != "" {
+			return r, "the note is " + why + "; the model's reading of it is not acted on"
+		}
+	}
+	return r, ""
+}
+
+// llmCaution says why a note the rules do not read the same way must not
+// change rows on a model's word: a question, a hedge, a condition, reported
+// speech, and for lifecycle changes any negation.
+func llmCaution(note string, lifecycle bool) string {
+	switch {
+	case strings.Contains(note, "?"):
+		return "a question"
+	case hedge.MatchString(note):
+		return "hedged"
+	case conditional.MatchString(strings.TrimSpace(note)):
+		return "conditional"
+	case reported.MatchString(note):
+		return "reported speech"
+	case lifecycle && negation.MatchString(note):
+		return "negated"
+	}
+	return ""
+}
+
+// occurring keeps the phrases that occur in text.
+func occurring(phrases []string, text string) []string {
+	var out []string
+	for _, p := range phrases {
+		if occursIn(p, text) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// supported reports whether at least half of the distinctive words of a
+// model's text are words of the note.
+func supported(text, note string) bool {
+	words := distinct(contentWords(text))
+	if len(words) == 0 {
+		return true
+	}
+	have := map[string]bool{}
+	for _, w := range contentWords(note) {
+		have[w] = true
+	}
+	n := 0
+	for _, w := range words {
+		if have[w] {
+			n++
+		}
+	}
+	return 2*n >= len(words)
+}
+
+// namesTask reports whether the note names task target: by its task_id or
+// by a word that maps to it.
+func namesTask(n memory.Note, target string) bool {
+	if n.TaskID != "" && taskSlug(n.TaskID) == target {
+		return true
+	}
+	for _, f := range strings.Fields(n.Text) {
+		if f = strings.Trim(f, ".,;:!?()[]\"'`"); f != "" && taskSlug(f) == target {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteRequestSchema is the structured-output schema of memory.WriteRequest,

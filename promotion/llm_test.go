@@ -132,18 +132,20 @@ func TestLLMInterpreterFallsBackToRules(t *testing.T) {
 	}
 }
 
-func TestLLMTargetIsOnlyAHint(t *testing.T) {
+// TestLLMInputsComeFromTheNote: whatever the model answers, the resolver
+// reads only the note's own words. A target the note names is taken; one it
+// does not name is dropped, and the note's words decide (here: too few).
+func TestLLMInputsComeFromTheNote(t *testing.T) {
 	h := newHarness(t)
 	h.note(agent, memory.NoteWrite{Text: "blocker: pandas import fails in the loader"}, true)
 	h.note(agent, memory.NoteWrite{Text: "issue: flaky auth test"}, true)
 	h.outs = nil
 	m := &model{}
-	// The model names a target for every note; for the first it is wrong:
-	// the note talks about the blocker.
 	answers := map[string]memory.WriteRequest{
-		"The earlier blocker is fixed.": {TargetID: "flaky_auth_test", ReferenceText: "the earlier blocker"},
-		"flaky_auth_test passes now":    {TargetID: "flaky_auth_test", ReferenceText: "flaky_auth_test"},
-		"That loader thing is sorted.":  {TargetID: "pandas_import_fails_in_loader", ReferenceText: "that loader thing"},
+		"The earlier blocker is fixed.":  {TargetID: "flaky_auth_test", ReferenceText: "the earlier blocker", CandidateAliases: []string{"flaky auth test"}},
+		"flaky_auth_test passes now":     {TargetID: "flaky_auth_test", ReferenceText: "flaky_auth_test"},
+		"That loader thing is sorted.":   {TargetID: "pandas_import_fails_in_loader", ReferenceText: "that loader thing"},
+		"The pandas import works again.": {ReferenceText: "pandas import", CandidateAliases: []string{"pandas", "the loader"}},
 	}
 	withLLM(h, m.serve(t, func(user string) answer {
 		for note, r := range answers {
@@ -155,24 +157,33 @@ func TestLLMTargetIsOnlyAHint(t *testing.T) {
 		return answer{status: 400}
 	}))
 	h.note(agent, memory.NoteWrite{Text: "The earlier blocker is fixed."}, true)
-	if o := h.outs[0]; o.Status != memory.Deferred || !strings.Contains(o.Reason, "hints point to flaky_auth_test") {
-		t.Fatalf("a model's wrong target was bound: %+v", o)
+	if o := h.outs[0]; o.Status != memory.Deferred || o.Interpreter != "llm" || !strings.Contains(o.Reason, `calls it only "blocker"`) {
+		t.Fatalf("a model's target was bound: %+v", o)
 	}
 	// The same answer for a note that names the id itself is taken as given.
 	h.note(agent, memory.NoteWrite{Text: "flaky_auth_test passes now"}, true)
 	if o := h.outs[1]; o.Status != memory.Committed || o.TargetID != "flaky_auth_test" || o.Interpreter != "llm" {
 		t.Fatalf("outcome = %+v", o)
 	}
-	// And a right hint helps a note whose words alone are weak.
+	// A right target the note does not name does not help either.
 	h.note(agent, memory.NoteWrite{Text: "That loader thing is sorted."}, true)
-	if o := h.outs[2]; o.Status != memory.Committed || o.TargetID != "pandas_import_fails_in_loader" {
-		t.Fatalf("outcome = %+v", h.outs)
+	if o := h.outs[2]; o.Status != memory.Deferred || !strings.Contains(o.Reason, "fewer than 2 distinctive words") {
+		t.Fatalf("outcome = %+v", o)
 	}
-	// The wrongly hinted note still waits: the hint cannot make it a duplicate either.
-	if open, _ := h.db.ListPending(context.Background(), false); len(open) != 1 || open[0].Status != memory.PendingOpen {
+	// The note's own words bind; of the model's aliases only those in the
+	// note are remembered.
+	h.note(agent, memory.NoteWrite{Text: "The pandas import works again."}, true)
+	if o := h.outs[3]; o.Status != memory.Committed || o.TargetID != "pandas_import_fails_in_loader" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	evs, _ := h.db.Events(context.Background(), 0, 100)
+	if last := evs[len(evs)-1]; strings.Join(last.SourceRef.CandidateAliases, ",") != "pandas" || last.SourceRef.ReferenceText != "pandas import" {
+		t.Fatalf("model hints stored: %+v", last.SourceRef)
+	}
+	if open, _, _ := h.db.ListPending(context.Background(), false, 100); len(open) != 2 {
 		t.Fatalf("pending = %+v", open)
 	}
-	if len(m.users) != 3 || !strings.Contains(m.users[2], `<memory-data label="issues/pandas_import_fails_in_loader">`) {
+	if len(m.users) != 4 || !strings.Contains(m.users[2], `<memory-data label="issues/pandas_import_fails_in_loader">`) {
 		t.Fatalf("context not shown to the model: %q", m.users)
 	}
 }

@@ -12,12 +12,14 @@ import (
 )
 
 // retryPending is the bounded retry pass that follows every successful
-// commit: a new commit may have given a waiting write the information it
-// lacked. Each retryable item is judged again against the current state;
-// one that still cannot commit counts an attempt and turns stale at
-// MaxAttempts. It runs inside the committing transaction.
-func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, now time.Time) ([]memory.Outcome, error) {
-	items, err := store.RetryablePending(ctx, tx, p.RetryBatch)
+// commit to bucket: the commit changed that bucket's rows, which may have
+// given a write waiting on them the information it lacked. Each retryable
+// item of the bucket (and only those: an unrelated commit changes nothing
+// they depend on) is judged again against the current state; one that
+// still cannot commit counts an attempt and turns stale at MaxAttempts. It
+// runs inside the committing transaction.
+func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, bucket memory.Bucket, now time.Time) ([]memory.Outcome, error) {
+	items, err := store.RetryablePending(ctx, tx, bucket, p.RetryBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +35,7 @@ func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, now time.Time) 
 }
 
 func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem, now time.Time) (memory.Outcome, error) {
-	w := write{req: it.Request, by: it.Interpreter, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt,
+	w := write{req: it.Request, by: it.Interpreter, kind: it.Kind, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt,
 		pendingID: it.ID, agent: it.Agent, run: it.Run}
 	v, err := p.judge(ctx, tx, w, now)
 	if err != nil {
@@ -51,8 +53,8 @@ func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem,
 	case memory.Deferred:
 		it.Attempts++
 		it.Reason, it.Candidates = out.Reason, out.Candidates
-		it.Stale = it.Attempts >= p.MaxAttempts
-		if it.Stale {
+		it.Stale = it.Attempts >= p.MaxAttempts || v.curator
+		if it.Stale && !v.curator {
 			out.Reason += fmt.Sprintf("; stale after %d attempts: a curator must bind or drop it", it.Attempts)
 		}
 	default: // a duplicate now, or no longer valid: leaves the queue, with the reason on record
@@ -64,9 +66,23 @@ func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem,
 }
 
 // ListPending returns the open pending items, stale ones included; with
-// all, also those that left the queue.
-func (p *Pipeline) ListPending(ctx context.Context, all bool) ([]memory.PendingItem, error) {
-	return p.DB.ListPending(ctx, all)
+// q.All, also those that left the queue. Notes are private to their author:
+// an agent sees the text of its own items only, a human sees all.
+func (p *Pipeline) ListPending(ctx context.Context, q memory.PendingQuery) (memory.PendingList, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.PendingList{}, err
+	}
+	if err := q.Validate(); err != nil {
+		return memory.PendingList{}, err
+	}
+	items, total, err := p.DB.ListPending(ctx, q.All, q.Limit)
+	for i := range items {
+		if !id.Human && items[i].Agent != id.AgentID {
+			items[i].Redact()
+		}
+	}
+	return memory.PendingList{Pending: items, Total: total}, err
 }
 
 // ResolvePending is the curator's action on a pending item: bind it to a
@@ -133,7 +149,7 @@ func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResu
 	if err := checkBindable(ctx, tx, r); err != nil {
 		return err
 	}
-	w := write{req: r, by: it.Interpreter, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt, pendingID: it.ID,
+	w := write{req: r, by: it.Interpreter, kind: it.Kind, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt, pendingID: it.ID,
 		agent: it.Agent, run: it.Run, curator: id.AgentID}
 	how := Resolution{Action: Bind, TargetID: target, Candidates: it.Candidates, Reason: "bound by curator " + id.Describe()}
 	v := verdict{outcome: memory.Outcome{Status: memory.Committed, PendingID: it.ID, Bucket: r.Bucket, Operation: r.Operation,
@@ -149,7 +165,7 @@ func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResu
 	}
 	res.Pending, res.Outcome = it, &out
 	if out.Applied {
-		res.Retried, err = p.retryPending(ctx, tx, now)
+		res.Retried, err = p.retryPending(ctx, tx, r.Bucket, now)
 	}
 	return err
 }

@@ -114,12 +114,13 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 	var retried []memory.Outcome
 	err := p.DB.Update(ctx, func(tx *sql.Tx) error {
 		out, retried = memory.Outcome{}, nil
-		if done, err := store.NoteProcessed(ctx, tx, n.ID); err != nil || done {
-			out = memory.Outcome{Status: memory.Ignored, NoteID: n.ID, Reason: "already promoted by another pass"}
+		if prev, done, err := store.NoteOutcome(ctx, tx, n.ID); err != nil || done {
+			out = prev // another pass took the note first: report what it decided
 			return err
 		}
 		now := p.DB.Now.Now()
-		w := write{req: in.Request, by: in.By, raw: n.Text, noteID: n.ID, noteAt: n.CreatedAt, agent: n.Agent, run: n.Run}
+		w := write{req: in.Request, by: in.By, hold: in.Hold, kind: n.Kind, raw: n.Text, noteID: n.ID, noteAt: n.CreatedAt,
+			agent: n.Agent, run: n.Run}
 		v, err := p.judge(ctx, tx, w, now)
 		if err != nil {
 			return err
@@ -132,7 +133,7 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 			return err
 		}
 		if out.Status == memory.Committed && out.Applied {
-			retried, err = p.retryPending(ctx, tx, now)
+			retried, err = p.retryPending(ctx, tx, out.Bucket, now)
 		}
 		return err
 	})
@@ -143,6 +144,8 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 type write struct {
 	req       memory.WriteRequest
 	by        string // interpreter
+	hold      string // why only a curator may commit it (see Interpretation.Hold)
+	kind      memory.NoteKind
 	raw       string
 	noteID    int64
 	noteAt    time.Time
@@ -153,15 +156,17 @@ type write struct {
 }
 
 // verdict is what the stages decided: the outcome so far and, for a commit,
-// the event to record.
+// the event to record. curator marks a deferral no retry can settle.
 type verdict struct {
 	outcome memory.Outcome
 	event   *memory.Event
+	curator bool
 }
 
-// judge runs the validator's structural rules, the resolver, the validator's
-// target rule and the duplicate check. Each decision lands in the verdict's
-// outcome with its reason.
+// judge runs the validator's structural rules, the gates on untrusted
+// sources, the resolver, the validator's target rule, the ledger check and
+// the duplicate check. Each decision lands in the verdict's outcome with its
+// reason.
 func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time) (verdict, error) {
 	r := w.req
 	out := memory.Outcome{Interpreter: w.by, Bucket: r.Bucket, Operation: r.Operation}
@@ -175,6 +180,9 @@ func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time
 	if r.Confidence < p.MinConfidence {
 		return settled(out, memory.Ignored, "", fmt.Sprintf("confidence %.2f is under %.2f", r.Confidence, p.MinConfidence)), nil
 	}
+	if why := untrusted(w); why != "" {
+		return held(out, why), nil
+	}
 	var c memory.SharedContext
 	if r.Bucket.Tracked() { // only they have rows to resolve against
 		var err error
@@ -182,28 +190,69 @@ func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time
 			return verdict{}, err
 		}
 	}
-	res := p.Resolver.Resolve(Target{Request: r, Context: c, NoteAt: w.noteAt})
+	res := p.Resolver.Resolve(Target{Request: r, Context: c, NoteAt: w.noteAt, Note: w.raw})
 	out.Candidates, out.TargetID = res.Candidates, res.TargetID
 	switch res.Action {
 	case Duplicate:
 		return settled(out, memory.Ignored, "", "duplicate: "+res.Reason), nil
+	case Reject:
+		return settled(out, memory.Rejected, res.Rule, res.Reason), nil
 	case Defer:
 		return p.deferOrDuplicate(ctx, tx, out, r, res)
 	}
 	r.TargetID = res.TargetID
-	var err error
 	if v := r.CheckTarget(); v != nil {
 		return settled(out, memory.Rejected, v.Rule, v.Message), nil
+	}
+	return p.admit(ctx, tx, w, r, res, out, now)
+}
+
+// admit finishes a write the resolver placed: a target whose last event
+// failed to project waits (so that replay, which applies that event, gives
+// the same state), a duplicate is ignored, and a new row gets an id no row
+// or event has used.
+func (p *Pipeline) admit(ctx context.Context, tx *sql.Tx, w write, r memory.WriteRequest, res Resolution, out memory.Outcome, now time.Time) (verdict, error) {
+	if r.TargetID != "" && !res.Derived && r.Operation != memory.Append {
+		ev, stuck, err := store.UnappliedEvent(ctx, tx, r.Bucket, r.TargetID)
+		if err != nil {
+			return verdict{}, err
+		}
+		if stuck {
+			return settled(out, memory.Deferred, "", fmt.Sprintf("event %s for %s %s is recorded but not applied (%s): it waits until memory-mcp replay applies it",
+				ev.EventID, r.Bucket, r.TargetID, ev.ProjectionError)), nil
+		}
 	}
 	if why, err := duplicateOf(ctx, tx, r); err != nil || why != "" {
 		return settled(out, memory.Ignored, "", "duplicate: "+why), err
 	}
-	if r.TargetID, err = p.assignID(ctx, tx, r); err != nil {
+	var err error
+	if r.TargetID, err = p.assignID(ctx, tx, r, res); err != nil {
 		return verdict{}, err
 	}
 	out.TargetID = r.TargetID
 	out.Status, out.Reason = memory.Committed, res.Reason
 	return verdict{outcome: out, event: p.event(w, r, res, now)}, nil
+}
+
+// untrusted says why a write comes from a source that may not change shared
+// state on its own ("" when it may): tool output, which is not the agent's
+// word, may add results and learnings and nothing else; a model's proposal
+// the note does not support (the interpreter's hold) waits for a curator.
+func untrusted(w write) string {
+	switch {
+	case w.hold != "":
+		return w.hold + ": a curator must bind or drop it"
+	case w.kind == memory.ToolResultNote && !(w.req.Operation == memory.Append && !w.req.Bucket.Tracked()):
+		return fmt.Sprintf("tool output may add results and learnings only, not %s/%s: a curator must bind or drop it "+
+			"(or say what it means in a note of your own)", w.req.Bucket, w.req.Operation)
+	}
+	return ""
+}
+
+func held(out memory.Outcome, why string) verdict {
+	v := settled(out, memory.Deferred, "", why)
+	v.curator = true
+	return v
 }
 
 func settled(out memory.Outcome, status memory.OutcomeStatus, rule, reason string) verdict {
@@ -220,9 +269,9 @@ func orDefault(s, def string) string {
 
 // deferOrDuplicate: a lifecycle write naming a row that exists but is
 // already closed is a duplicate; anything else the resolver could not bind
-// waits in the pending queue.
+// waits in the pending queue (for a curator, when no retry can settle it).
 func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *sql.Tx, out memory.Outcome, r memory.WriteRequest, res Resolution) (verdict, error) {
-	if res.TargetID != "" && r.Operation.Lifecycle() {
+	if res.TargetID != "" && r.Operation.Lifecycle() && !res.Curator {
 		row, ok, err := store.GetShared(ctx, tx, r.Bucket, res.TargetID)
 		if err != nil {
 			return verdict{}, err
@@ -231,13 +280,18 @@ func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *sql.Tx, out memory.
 			return settled(out, memory.Ignored, "", fmt.Sprintf("duplicate: %s %s is already %s (event %s)", r.Bucket, row.ID, row.Status, row.EventID)), nil
 		}
 	}
+	if res.Curator {
+		return held(out, res.Reason), nil
+	}
 	return settled(out, memory.Deferred, "", res.Reason), nil
 }
 
-// assignID gives a new decision an id no other decision has, by suffixing
-// _2, _3, ...; other writes keep the resolver's target.
-func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) (string, error) {
-	if r.Bucket != memory.Decisions || r.Operation != memory.Append {
+// assignID gives a new row an id that no row and no ledger event of its
+// bucket has used, by suffixing _2, _3, ...: ids derived from text, and
+// appends (which always make a new row). A derived id never merges two
+// rows, and never reopens a closed one. Other writes keep their target.
+func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res Resolution) (string, error) {
+	if !res.Derived && (r.Operation != memory.Append || !r.Bucket.Keyed()) {
 		return r.TargetID, nil
 	}
 	base := r.TargetID
@@ -247,7 +301,7 @@ func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteReque
 			suffix := "_" + strconv.Itoa(i)
 			id = base[:min(len(base), memory.MaxTargetIDLen-len(suffix))] + suffix
 		}
-		_, taken, err := store.GetShared(ctx, tx, r.Bucket, id)
+		taken, err := store.IDTaken(ctx, tx, r.Bucket, id)
 		if err != nil || !taken {
 			return id, err
 		}
@@ -317,12 +371,13 @@ func (p *Pipeline) settleNote(ctx context.Context, tx *sql.Tx, w write, v verdic
 	case memory.Committed:
 		return p.commit(ctx, tx, v)
 	case memory.Deferred:
-		return p.enqueue(ctx, tx, w, v.outcome, now)
+		return p.enqueue(ctx, tx, w, v, now)
 	}
 	return v.outcome, nil
 }
 
-func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, out memory.Outcome, now time.Time) (memory.Outcome, error) {
+func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
+	out := v.outcome
 	same, err := store.OpenPendingWith(ctx, tx, w.req.Fingerprint())
 	if err != nil {
 		return out, err
@@ -333,7 +388,8 @@ func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, out memory.
 		return out, nil
 	}
 	item := memory.PendingItem{Request: w.req, RawInput: w.raw, NoteID: w.noteID, Agent: w.agent, Run: w.run,
-		Interpreter: w.by, Reason: out.Reason, Candidates: out.Candidates, NoteAt: w.noteAt, CreatedAt: now, UpdatedAt: now}
+		Interpreter: w.by, Reason: out.Reason, Candidates: out.Candidates, NoteAt: w.noteAt, CreatedAt: now, UpdatedAt: now,
+		Kind: w.kind, Stale: v.curator}
 	if err := store.InsertPending(ctx, tx, &item); err != nil {
 		return out, err
 	}

@@ -42,11 +42,12 @@ func TestFailedProjectionIsRecordedAndReplayed(t *testing.T) {
 	if last.EventID != o.EventID || last.Applied || last.RawInput != "decision: use SQLite" || last.SourceRef.NoteID != o.NoteID {
 		t.Fatalf("ledger row = %+v", last)
 	}
-	n, _ := h.db.Note(context.Background(), o.NoteID)
+	var n memory.Note
+	h.db.View(context.Background(), func(tx *sql.Tx) (err error) { n, _, err = store.GetNote(context.Background(), tx, o.NoteID); return })
 	if !n.Processed || n.Outcome == nil || n.Outcome.ProjectionError != "projector bug" {
 		t.Fatalf("note = %+v", n)
 	}
-	if p, _ := h.db.ListPending(context.Background(), false); len(p) != 1 || p[0].Attempts != 0 {
+	if p, _, _ := h.db.ListPending(context.Background(), false, 100); len(p) != 1 || p[0].Attempts != 0 {
 		t.Fatalf("a retry pass ran after a failed projection: %+v", p)
 	}
 

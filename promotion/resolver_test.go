@@ -28,65 +28,95 @@ func resolve(ref string, aliases ...string) memory.WriteRequest {
 		CandidateAliases: aliases, Confidence: 0.9}
 }
 
+func named(id string) memory.WriteRequest { r := resolve(""); r.TargetID = id; return r }
+
+func upsert(id, text string) memory.WriteRequest {
+	return memory.WriteRequest{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: id, Payload: memory.Payload{Text: text}}
+}
+
 func TestResolver(t *testing.T) {
 	pandas := issue("pandas_import_blocker", "pandas import fails in the loader", 0, "blocker")
 	auth := issue("flaky_auth_test", "flaky test in the auth module", 0)
 	billing := issue("flaky_billing_test", "flaky test in the billing module", 0)
-	later := issue("redis_blocker", "redis out of memory", 0, "blocker")
+	later := issue("redis_timeout", "redis calls time out in the worker", 0)
 	later.NotedAt = t0.Add(time.Minute)
 	phrased := issue("ci_runner_disk", "disk full", 0)
-	phrased.Reference.Phrases = []string{"the runner thing"}
+	phrased.Reference.Phrases = []string{"the runner thing on the build box"}
+	noNet := memory.SharedRow{Bucket: memory.Constraints, ID: "no_network_ci", Text: "no network access in CI", Status: memory.StatusActive, NotedAt: t0.Add(-time.Hour)}
+	netOK := memory.SharedRow{Bucket: memory.Constraints, ID: "network_ci", Text: "network access in CI for the mirror", Status: memory.StatusActive, NotedAt: t0.Add(-time.Hour)}
+	lift := func(ref string) memory.WriteRequest {
+		return memory.WriteRequest{Bucket: memory.Constraints, Operation: memory.Invalidate, ReferenceText: ref}
+	}
 	tests := []struct {
 		name   string
 		req    memory.WriteRequest
+		note   string // the note's text; empty: the reference text
 		rows   []memory.SharedRow
 		action promotion.Action
 		target string
 		reason string
 	}{
-		{"explicit id", func() memory.WriteRequest { r := resolve(""); r.TargetID = "flaky_auth_test"; return r }(),
-			[]memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "explicit target id"},
-		{"explicit id closed", func() memory.WriteRequest { r := resolve(""); r.TargetID = "flaky_auth_test"; return r }(),
-			[]memory.SharedRow{issue("flaky_auth_test", "x", time.Minute)}, promotion.Duplicate, "flaky_auth_test", "already resolved"},
-		{"explicit id unknown", func() memory.WriteRequest { r := resolve(""); r.TargetID = "nope"; return r }(),
-			[]memory.SharedRow{auth}, promotion.Defer, "nope", "no open issue nope (yet)"},
-		{"slug in text", resolve("flaky_billing_test after the retry fix"), []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_billing_test", "slug flaky_billing_test"},
-		{"unknown slug is just words", resolve("some_helper in the auth module"), []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "best match"},
-		{"earlier blocker", resolve("the earlier blocker"), []memory.SharedRow{pandas, auth}, promotion.Bind, "pandas_import_blocker", "best match pandas_import_blocker (1.00)"},
-		{"nothing to match", resolve("the earlier one"), []memory.SharedRow{pandas}, promotion.Defer, "", "does not say which open issue"},
-		{"tie", resolve("the flaky test"), []memory.SharedRow{auth, billing}, promotion.Defer, "", "ambiguous: flaky_auth_test (1.00) and flaky_billing_test (1.00)"},
-		{"distinctive word", resolve("the flaky auth test"), []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "(1.00) is ahead of the next (0.50)"},
-		{"weak", resolve("the loader cache eviction race"), []memory.SharedRow{pandas}, promotion.Defer, "", "best match pandas_import_blocker scores 0.25, under 0.50"},
-		{"no shared word", resolve("the kafka lag"), []memory.SharedRow{pandas, auth}, promotion.Defer, "", "no open issue shares a word"},
-		{"reference memory", resolve("the runner thing"), []memory.SharedRow{phrased, pandas}, promotion.Bind, "ci_runner_disk", "best match ci_runner_disk"},
-		{"row noted after the note", resolve("the blocker"), []memory.SharedRow{later}, promotion.Defer, "", "1 row(s) recorded after the note was written were not considered"},
-		{"later row does not compete", resolve("the blocker"), []memory.SharedRow{later, pandas}, promotion.Bind, "pandas_import_blocker", "best match"},
-		{"recently closed competes", resolve("the flaky test"), []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, time.Hour)}, promotion.Defer, "", "ambiguous"},
-		{"closed after the note competes", resolve("the flaky test"), []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, -time.Hour)}, promotion.Defer, "", "ambiguous"},
-		{"closed long ago does not", resolve("the flaky test"), []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, 48*time.Hour)}, promotion.Bind, "flaky_auth_test", "best match"},
-		{"closed winner is a duplicate", resolve("the flaky billing test"), []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, time.Hour)}, promotion.Duplicate, "flaky_billing_test", "already closed"},
-		{"all candidates closed", resolve("the flaky test"), []memory.SharedRow{issue("flaky_auth_test", auth.Text, time.Hour), issue("flaky_billing_test", billing.Text, time.Hour)},
-			promotion.Duplicate, "", "every row it may mean is already closed"},
-		{"hint agrees", resolve("that loader thing", "pandas import blocker"), []memory.SharedRow{pandas, auth}, promotion.Bind, "pandas_import_blocker", "best match"},
-		{"hint disagrees", resolve("the earlier blocker", "flaky auth test"), []memory.SharedRow{pandas, auth}, promotion.Defer, "", "hints point to flaky_auth_test but the note's own words point to pandas_import_blocker"},
+		// Ids the note names.
+		{"explicit id", named("flaky_auth_test"), "fixed: flaky_auth_test", []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "explicit target id"},
+		{"explicit id closed", named("flaky_auth_test"), "fixed: flaky_auth_test", []memory.SharedRow{issue("flaky_auth_test", "x", time.Minute)}, promotion.Duplicate, "flaky_auth_test", "already resolved"},
+		{"explicit id unknown", named("nope_x"), "fixed: nope_x", []memory.SharedRow{auth}, promotion.Defer, "nope_x", "no open issue nope_x (yet)"},
+		{"explicit id the note does not name", named("flaky_auth_test"), "The earlier blocker is fixed.", []memory.SharedRow{auth}, promotion.Defer, "", "the note does not name flaky_auth_test"},
+		{"explicit id negated", named("flaky_auth_test"), "fixed: flaky_auth_test is not fixed", []memory.SharedRow{auth}, promotion.Defer, "", "negated or contrasted clause"},
+		{"explicit id and another row", named("flaky_auth_test"), "fixed: flaky_auth_test and flaky_billing_test", []memory.SharedRow{auth, billing}, promotion.Defer, "", "names 2 rows (flaky_auth_test, flaky_billing_test)"},
+		{"explicit id of a row noted after the note", named("redis_timeout"), "fixed: redis_timeout", []memory.SharedRow{later}, promotion.Defer, "redis_timeout", "recorded from a note written after this one"},
+		{"sole id as the reference", resolve("the flaky_billing_test issue"), "The flaky_billing_test issue is fixed", []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_billing_test", "the note names flaky_billing_test"},
+		{"id inside a longer phrase", resolve("the flake flaky_billing_test caused"), "", []memory.SharedRow{auth, billing}, promotion.Defer, "", "names flaky_billing_test inside a longer phrase"},
+		{"contrasted id is left out", resolve("the flaky auth test"), "fixed: the flaky auth test, but flaky_billing_test is still open", []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "only flaky_auth_test"},
+		{"contrasted id is not a candidate", resolve("the flaky test"), "fixed: the flaky test, but flaky_billing_test is still open", []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "only flaky_auth_test"},
+		{"unknown id is just words", resolve("some_helper in the auth module"), "", []memory.SharedRow{auth, billing}, promotion.Defer, "", "lacks the note's word(s) helper"},
 
-		{"upsert explicit new", memory.WriteRequest{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: "x_y", Payload: memory.Payload{Text: "t"}},
-			[]memory.SharedRow{auth}, promotion.Create, "x_y", "creates or reopens"},
-		{"upsert derived id exists", memory.WriteRequest{Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "flaky auth test!"}},
-			[]memory.SharedRow{auth}, promotion.Bind, "flaky_auth_test", "derived from the text"},
-		{"upsert restated", memory.WriteRequest{Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "the pandas import still fails"}},
-			[]memory.SharedRow{pandas, auth}, promotion.Bind, "pandas_import_blocker", "best match"},
-		{"upsert new", memory.WriteRequest{Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "pandas import fails on windows"}},
-			[]memory.SharedRow{pandas}, promotion.Create, "pandas_import_fails_on_windows", "scores 0.75, under 0.90"},
-		{"upsert ambiguous", memory.WriteRequest{Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "a flaky test again"}},
-			[]memory.SharedRow{auth, billing}, promotion.Defer, "", "ambiguous"},
-		{"plan", memory.WriteRequest{Bucket: memory.Plan, Operation: memory.Upsert}, nil, promotion.Create, "main", "one row"},
-		{"decision", memory.WriteRequest{Bucket: memory.Decisions, Operation: memory.Append, Payload: memory.Payload{Text: "Use Go."}}, nil, promotion.Create, "use_go", "derived"},
-		{"result", memory.WriteRequest{Bucket: memory.Results, Operation: memory.Append}, nil, promotion.Pass, "", "no resolution"},
+		// Words.
+		{"empty reference", resolve("it"), "", []memory.SharedRow{auth}, promotion.Reject, "", "does not say which open issue"},
+		{"only generic words", resolve("the earlier blocker"), "", []memory.SharedRow{pandas, auth}, promotion.Defer, "", `calls it only "blocker"`},
+		{"two distinctive words", resolve("the flaky auth test"), "", []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "only flaky_auth_test (1.00)"},
+		{"tie", resolve("the flaky test"), "", []memory.SharedRow{auth, billing}, promotion.Defer, "", "ambiguous: flaky_auth_test (1.00) and flaky_billing_test (1.00)"},
+		{"single row, one shared word", resolve("the loader"), "", []memory.SharedRow{pandas}, promotion.Defer, "", "shares fewer than 2 distinctive words"},
+		{"single row, a word it lacks", resolve("the checkout page on safari"), "", []memory.SharedRow{issue("login_safari", "login page crashes on safari", 0)}, promotion.Defer, "", "lacks the note's word(s) checkout"},
+		{"single row, generic plus a word it lacks", resolve("the deploy blocker"), "", []memory.SharedRow{pandas}, promotion.Defer, "", "no open issue shares a word"},
+		{"single row, covered by one word", resolve("the timeouts"), "", []memory.SharedRow{issue("timeouts", "timeouts", 0)}, promotion.Bind, "timeouts", "only timeouts"},
+		{"no shared word", resolve("the kafka lag"), "", []memory.SharedRow{pandas, auth}, promotion.Defer, "", "no open issue shares a word"},
+		{"reference memory", resolve("the runner thing on the build box"), "", []memory.SharedRow{phrased, pandas}, promotion.Bind, "ci_runner_disk", "only ci_runner_disk"},
+		{"inflections meet", resolve("the crashing logins"), "", []memory.SharedRow{issue("login_crash", "login crashes", 0)}, promotion.Bind, "login_crash", "only login_crash"},
+		{"row noted after the note", resolve("the redis timeout"), "", []memory.SharedRow{later}, promotion.Defer, "", "1 row(s) recorded after the note was written were not considered"},
+		{"later row does not compete", resolve("the flaky auth test"), "", []memory.SharedRow{later, auth}, promotion.Bind, "flaky_auth_test", "only flaky_auth_test"},
+		{"recently closed competes", resolve("the flaky test"), "", []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, time.Hour)}, promotion.Defer, "", "ambiguous"},
+		{"closed after the note competes", resolve("the flaky test"), "", []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, -time.Hour)}, promotion.Defer, "", "ambiguous"},
+		{"closed long ago does not", resolve("the flaky test"), "", []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, 48*time.Hour)}, promotion.Bind, "flaky_auth_test", "only flaky_auth_test"},
+		{"closed winner is a duplicate", resolve("the flaky billing test"), "", []memory.SharedRow{auth, issue("flaky_billing_test", billing.Text, time.Hour)}, promotion.Duplicate, "flaky_billing_test", "already closed"},
+		{"all candidates closed", resolve("the flaky test"), "", []memory.SharedRow{issue("flaky_auth_test", auth.Text, time.Hour), issue("flaky_billing_test", billing.Text, time.Hour)},
+			promotion.Duplicate, "", "every row it may mean is already closed"},
+		{"aliases are not read", resolve("that loader thing", "pandas import blocker"), "", []memory.SharedRow{pandas, auth}, promotion.Defer, "", "shares fewer than 2"},
+		{"negated reference needs a negated row", lift("network access in CI"), "", []memory.SharedRow{noNet, netOK}, promotion.Defer, "", "ambiguous"},
+		{"negated reference", lift("no network access in CI"), "", []memory.SharedRow{noNet, netOK}, promotion.Bind, "no_network_ci", "only no_network_ci"},
+
+		// Upserts and appends.
+		{"upsert named id, new", upsert("x_y", "t"), "issue: x_y: t", []memory.SharedRow{auth}, promotion.Create, "x_y", "creates it"},
+		{"upsert named id, live", upsert("flaky_auth_test", "t"), "issue: flaky_auth_test: t", []memory.SharedRow{auth}, promotion.Bind, "flaky_auth_test", "updates it"},
+		{"upsert named id, noted after", upsert("redis_timeout", "t"), "issue: redis_timeout: t", []memory.SharedRow{later}, promotion.Defer, "redis_timeout", "written after this one"},
+		{"upsert id the note does not name", upsert("flaky_auth_test", "t"), "The loader looks fine.", []memory.SharedRow{auth}, promotion.Defer, "", "which the note does not name"},
+		{"upsert same text", upsert("", "Flaky test in the auth module!"), "", []memory.SharedRow{auth}, promotion.Duplicate, "flaky_auth_test", "already says this"},
+		{"upsert same words", upsert("", "the auth module test is flaky"), "", []memory.SharedRow{auth}, promotion.Duplicate, "flaky_auth_test", "in other words"},
+		{"upsert says less", upsert("", "a flaky auth test"), "", []memory.SharedRow{auth, billing}, promotion.Defer, "", "it may restate open issue flaky_auth_test"},
+		{"upsert new", upsert("", "pandas import fails on windows"), "", []memory.SharedRow{pandas}, promotion.Create, "pandas_import_fails_on_windows", "derived"},
+		{"upsert colliding id is derived", upsert("", "flaky test in the auth module on windows"), "", []memory.SharedRow{auth}, promotion.Create, "flaky_test_in_auth_module_on", "derived"},
+		{"upsert negated", upsert("", "no flaky test in the auth module"), "", []memory.SharedRow{auth}, promotion.Defer, "", "may contradict issues flaky_auth_test"},
+		{"plan", memory.WriteRequest{Bucket: memory.Plan, Operation: memory.Upsert}, "", nil, promotion.Create, "main", "one row"},
+		{"decision", memory.WriteRequest{Bucket: memory.Decisions, Operation: memory.Append, Payload: memory.Payload{Text: "Use Go."}}, "", nil, promotion.Create, "use_go", "derived"},
+		{"result", memory.WriteRequest{Bucket: memory.Results, Operation: memory.Append}, "", nil, promotion.Pass, "", "no resolution"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := promotion.DefaultResolver.Resolve(promotion.Target{Request: tt.req, Context: memory.SharedContext{Rows: tt.rows}, NoteAt: t0})
+			for i := range tt.rows {
+				if tt.rows[i].Bucket == "" {
+					tt.rows[i].Bucket = tt.req.Bucket
+				}
+			}
+			res := promotion.DefaultResolver.Resolve(promotion.Target{Request: tt.req, Context: memory.SharedContext{Rows: tt.rows}, NoteAt: t0, Note: tt.note})
 			if res.Action != tt.action || res.TargetID != tt.target || !strings.Contains(res.Reason, tt.reason) {
 				t.Fatalf("got %s %q: %s\n\tcandidates %+v", res.Action, res.TargetID, res.Reason, res.Candidates)
 			}

@@ -3,14 +3,15 @@
 // mean?), a resolver (which existing row does it refer to?), a validator (is
 // the write structurally safe?) and the inputter (ledger first, then the
 // projection). Ambiguous lifecycle writes wait in the pending queue instead
-// of being guessed, and are retried after every commit.
+// of being guessed, and are retried when their bucket changes.
 package promotion
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -21,6 +22,10 @@ import (
 type Interpretation struct {
 	Request memory.WriteRequest
 	By      string
+	// Hold, when set, says why the write may not commit without a curator
+	// (a model's proposal the note's own words do not support): it waits in
+	// the pending queue, retried no more.
+	Hold string
 }
 
 // InterpretFunc decides what a note means, given the narrow shared context.
@@ -51,14 +56,15 @@ const (
 //	lifted constraint: <reference>       constraints invalidate
 //	plan: <text>                         plan upsert
 //	result: <text>                       results append
-//	task <id>: <state>                   task_state upsert
+//	task <id>: <state>                   task_state upsert (the id has a digit, '-', '_', '.' or ':')
 //	learned: / learning: <text>          learnings append
 //	[bucket/operation target_id] <text>  exactly that write
 //
 // An upsert or append form may start with an explicit snake_case id and a
 // colon ("issue: pandas_import: pandas fails to import"). Agent notes without
 // a form are read by a few conservative sentence heuristics; anything else,
-// and tool output without a form, is ignored.
+// and tool output without a form, is ignored. (Whether tool output may
+// commit what its form says is the pipeline's decision, not the reader's.)
 func Rules(n memory.Note) memory.WriteRequest {
 	text := trimBullet(strings.TrimSpace(n.Text))
 	if r, ok := bracketForm(text); ok {
@@ -135,6 +141,9 @@ func prefixForm(text string, n memory.Note) (memory.WriteRequest, bool) {
 			if f.alias != "" {
 				r.CandidateAliases = []string{f.alias}
 			}
+			if f.op.Lifecycle() && denied.MatchString(referenceSpan(body)) {
+				return ignore("the " + strings.ToLower(name) + ": note denies the change (not, nothing, none ...)"), true
+			}
 			fill(&r, body, n)
 			return r, true
 		}
@@ -142,14 +151,21 @@ func prefixForm(text string, n memory.Note) (memory.WriteRequest, bool) {
 	return memory.WriteRequest{}, false
 }
 
-// fill puts a form's body where its bucket and operation want it.
+// denied is a lifecycle reference that says nothing changed: "fixed: not
+// db_timeout", "resolved: nothing yet". A reference that merely contains a
+// negation ("lifted constraint: no network in CI") names a row instead.
+var denied = regexp.MustCompile(`(?i)^(?:not|nothing|none|nobody|neither|no longer|never ?mind)\b`)
+
+// fill puts a form's body where its bucket and operation want it. A
+// lifecycle body's reference is the part that names the row (see
+// referenceSpan); all of it is the reason.
 func fill(r *memory.WriteRequest, body string, n memory.Note) {
 	switch {
 	case r.Operation.Lifecycle():
 		if id, _ := leadingID(body, true); id != "" {
 			r.TargetID = id
 		}
-		r.ReferenceText = clip(body, memory.MaxReferenceBytes)
+		r.ReferenceText = clip(referenceSpan(body), memory.MaxReferenceBytes)
 		r.Payload.Reason = clip(body, memory.MaxReasonBytes)
 	case r.Bucket == memory.Plan:
 		r.TargetID, r.Payload.Text = memory.PlanID, body
@@ -174,7 +190,7 @@ func leadingID(body string, lifecycle bool) (id, rest string) {
 	if lifecycle && (!found || strings.ContainsAny(strings.TrimSpace(head), " \t")) {
 		head, tail, _ = strings.Cut(body, " ")
 	}
-	head = strings.TrimSpace(head)
+	head = strings.TrimRight(strings.TrimSpace(head), ".,;!")
 	if !memory.IsSlug(head) || !strings.Contains(head, "_") {
 		return "", body
 	}
@@ -196,7 +212,7 @@ func bracketForm(text string) (memory.WriteRequest, bool) {
 	body := strings.TrimSpace(m[4])
 	switch {
 	case r.Operation.Lifecycle():
-		r.ReferenceText = clip(body, memory.MaxReferenceBytes)
+		r.ReferenceText = clip(referenceSpan(body), memory.MaxReferenceBytes)
 		r.Payload.Reason = body
 	case r.Bucket == memory.TaskState:
 		r.Payload.State = body
@@ -208,42 +224,80 @@ func bracketForm(text string) (memory.WriteRequest, bool) {
 	return r, true
 }
 
-var taskPattern = regexp.MustCompile(`(?is)^task(?:\s+([A-Za-z0-9][A-Za-z0-9._:-]*))?\s*:\s*(.*)$`)
+var (
+	taskPattern = regexp.MustCompile(`(?is)^task(?:\s+([^\s:]+(?::[^\s:]+)*))?\s*:\s*(.*)$`)
+	taskIDChars = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+)
 
 // taskForm reads "task <id>: <state>", or "task: <state>" in a note that
 // carries a task id. The state is the first line; later lines are detail.
+// A task id holds a digit or one of - _ . : (so "Task force: ..." is not a
+// task); one with other characters is kept as given, for the validator to
+// reject with a message that says so.
 func taskForm(text string, n memory.Note) (memory.WriteRequest, bool) {
 	m := taskPattern.FindStringSubmatch(text)
 	if m == nil {
 		return memory.WriteRequest{}, false
 	}
-	id := strings.TrimSuffix(m[1], ":")
-	if id == "" {
-		id = n.TaskID
-	}
-	if id == "" {
+	id, target := m[1], ""
+	switch {
+	case id == "" && n.TaskID == "":
 		return memory.WriteRequest{}, false
+	case id == "":
+		target = taskSlug(n.TaskID)
+	case !taskIDChars.MatchString(id):
+		target = id // not a slug: the validator says why
+	case !strings.ContainsAny(id, "0123456789-_.:"):
+		return memory.WriteRequest{}, false
+	default:
+		target = taskSlug(id)
 	}
 	state, detail, _ := strings.Cut(strings.TrimSpace(m[2]), "\n")
 	return memory.WriteRequest{Decision: memory.Accept, Bucket: memory.TaskState, Operation: memory.Upsert,
-		TargetID: taskSlug(id), Payload: memory.Payload{State: strings.TrimSpace(state), Text: strings.TrimSpace(detail)},
+		TargetID: target, Payload: memory.Payload{State: strings.TrimSpace(state), Text: strings.TrimSpace(detail)},
 		Confidence: explicitConfidence, Rationale: "explicit form task <id>:"}, true
 }
 
-// taskSlug maps a caller's task id ("T-12", "build.42") to a target id
-// ("t_12", "build_42"): lower case, every other character '_'.
+// taskSlug maps a caller's task id to a target id, one-to-one up to case
+// (task ids are case-insensitive: "T-12" and "t-12" are one task). Ids of
+// letters and digits joined by single dashes map plainly ("T-12" → "t_12",
+// "build-7" → "build_7"); any other id writes each character other than a
+// letter or digit as "__" and two hex digits ("t.12" → "t__2e12"), so the
+// two shapes never meet (only the second holds "__") and each decodes
+// uniquely. An id whose slug would be too long is shortened and given a
+// hash suffix after "___", which neither shape produces.
 func taskSlug(id string) string {
-	s := strings.Map(func(r rune) rune {
-		r = unicode.ToLower(r)
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			return r
+	id = strings.ToLower(id)
+	var b strings.Builder
+	plain := !strings.Contains(id, "--") && !strings.HasPrefix(id, "-") && !strings.HasSuffix(id, "-")
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == '-' && plain:
+			b.WriteByte('_')
+		default:
+			plain = false
 		}
-		return '_'
-	}, id)
-	if len(s) > memory.MaxTargetIDLen {
-		s = s[:memory.MaxTargetIDLen]
 	}
-	return s
+	if !plain {
+		b.Reset()
+		for _, r := range id {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				b.WriteRune(r)
+				continue
+			}
+			for _, c := range []byte(string(r)) {
+				b.WriteString("__" + hex.EncodeToString([]byte{c}))
+			}
+		}
+	}
+	if s := b.String(); len(s) <= memory.MaxTargetIDLen {
+		return s
+	}
+	sum := sha256.Sum256([]byte(id))
+	s := b.String()[:memory.MaxTargetIDLen-3-12]
+	return strings.TrimRight(s, "_") + "___" + hex.EncodeToString(sum[:6])
 }
 
 // clip shortens s to at most max bytes at a rune boundary. Reference text
@@ -266,66 +320,101 @@ type heuristic struct {
 	bucket memory.Bucket
 	op     memory.Operation
 	alias  string
+	// rest is the group after the pattern's own negation ("must not"), which
+	// is checked for negation instead of the whole sentence; 0: none.
+	rest int
 }
 
 // heuristics are tried in order; lifecycle patterns capture the reference in
-// group 1. They are deliberately few: a sentence they do not recognise is
-// ignored, and a vague lifecycle sentence is left to the resolver, which
-// defers rather than guesses.
+// group 1. They are deliberately few, and none writes the plan: a sentence
+// they do not recognise is ignored, and a vague lifecycle sentence is left
+// to the resolver, which defers rather than guesses.
 var heuristics = []heuristic{
-	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|were|has been|have been|got)\s+(?:now\s+|finally\s+|just\s+)?(?:fixed|resolved|solved|unblocked|gone)\b`), memory.Issues, memory.Resolve, ""},
-	{"resolution", regexp.MustCompile(`(?i)^(?:i|we)\s+(?:have\s+|just\s+|finally\s+)?(?:fixed|resolved|solved)\s+(.+)$`), memory.Issues, memory.Resolve, ""},
-	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:works|passes|is working|is passing)\s+(?:again|now)\b`), memory.Issues, memory.Resolve, ""},
-	{"reversal", regexp.MustCompile(`(?i)\b(?:reverted|reverting|reversed|abandoned|rolled back)\s+(?:the\s+|our\s+)?decision\s+(?:to\s+|on\s+)?(.+)$`), memory.Decisions, memory.Invalidate, ""},
-	{"decision", regexp.MustCompile(`(?i)^(?:we|i|the team)\s+(?:have\s+)?(?:decided|agreed|chose|settled on)\b`), memory.Decisions, memory.Append, ""},
-	{"constraint", regexp.MustCompile(`(?i)^(?:(?:we|agents?|you|nobody|no one)\s+(?:must not|must never|must always|cannot|can't|may not|should never|(?:are|is) not allowed to)|never)\s+\w+`), memory.Constraints, memory.Upsert, ""},
-	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.Issues, memory.Upsert, "blocker"},
-	{"learning", regexp.MustCompile(`(?i)^(?:til\b|today i learned|lesson learned|it turns out|turns out)|\blearned that\b`), memory.Learnings, memory.Append, ""},
-	{"plan", regexp.MustCompile(`(?i)^(?:the |our )?plan is\b`), memory.Plan, memory.Upsert, ""},
+	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|were|has been|have been|got)\s+(?:now\s+|finally\s+|just\s+)?(?:fixed|resolved|solved|unblocked)\b`), memory.Issues, memory.Resolve, "", 0},
+	{"resolution", regexp.MustCompile(`(?i)^(?:i|we)\s+(?:have\s+|just\s+|finally\s+)?(?:fixed|resolved|solved)\s+(.+)$`), memory.Issues, memory.Resolve, "", 0},
+	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:works|passes|is working|is passing)\s+(?:again|now)\b`), memory.Issues, memory.Resolve, "", 0},
+	{"reversal", regexp.MustCompile(`(?i)^(?:we|i|the team)\s+(?:have\s+|just\s+|finally\s+)?(?:reverted|reversed|abandoned|rolled back|dropped)\s+(?:the\s+|our\s+)?decision\s+(?:to\s+|on\s+)?(.+)$`), memory.Decisions, memory.Invalidate, "", 0},
+	{"decision", regexp.MustCompile(`(?i)^(?:we|the team)\s+(?:have\s+|finally\s+)?(?:decided|agreed|chose|settled)\s+(?:to\s+[a-z]+|on\s+\S+|that\s+\S+)`), memory.Decisions, memory.Append, "", 0},
+	{"constraint", regexp.MustCompile(`(?i)^(?:we|agents?|all agents|you|nobody|no one|everyone)\s+(?:must not|must never|must always|may not|should never|(?:are|is) not allowed to|(?:are|is) never allowed to)\s+[a-z]+(.*)$`), memory.Constraints, memory.Upsert, "", 1},
+	{"constraint", regexp.MustCompile(`(?i)^never\s+` + imperative + `\b(.*)$`), memory.Constraints, memory.Upsert, "", 1},
+	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.Issues, memory.Upsert, "blocker", 0},
+	{"learning", regexp.MustCompile(`(?i)^(?:til\b|today i learned|lesson learned|it turns out|turns out)|\blearned that\b`), memory.Learnings, memory.Append, "", 0},
 }
 
+// imperative lists the verbs "Never <verb> ..." is read as a rule with;
+// "Never mind", "Never seen this" are not rules.
+const imperative = `(?:run|deploy|push|merge|commit|delete|drop|use|call|write|edit|change|modify|touch|force|skip|disable|store|log|expose|share|send|release|ship|install|upgrade|downgrade|rebase|reset|restart|remove|migrate|print|hardcode|bypass|trust|rename|publish|approve|reuse|rotate|truncate|bump)`
+
 var (
-	hedge       = regexp.MustCompile(`(?i)\b(?:maybe|perhaps|probably|might|may be|i think|i guess|not sure|possibly|hopefully|should be)\b`)
+	hedge       = regexp.MustCompile(`(?i)\b(?:maybe|perhaps|probably|might|may be|i think|i guess|not sure|possibly|hopefully|should be|almost|nearly|partly|partially|mostly|kind of|sort of|seems?|appears?|looks like)\b`)
 	conditional = regexp.MustCompile(`(?i)^(?:if|when|once|unless|whether|after|before|until|as soon as)\b`)
-	negated     = regexp.MustCompile(`(?i)\b(?:not|never|isn't|aren't|wasn't|hasn't|haven't|no longer|still not|yet to)\b`)
+	reported    = regexp.MustCompile(`(?i)\b(?:asked|asks|asking|wonder|wonders|wondered|wondering|whether|said|says|told|tells|claims?|claimed|according to|reported|reports|heard|rumou?rs?|suggested|suggests|proposed|proposes|mentioned)\b`)
 	filler      = regexp.MustCompile(`(?i)^(?:ok|okay|thanks|thank you|hello|hi|hmm|sure|got it|let me|let's|i will|i'll|i am going to|i'm going to|now i|next i|checking|looking at|thinking|running|trying)\b`)
+	label       = regexp.MustCompile(`^[A-Za-z][A-Za-z ]{0,24}:\s+(\S.*)$`)
 )
 
 // sentence reads an agent note without a form. It is conservative: noise,
-// questions, hedges and conditionals are ignored.
+// questions, hedges, conditionals, reported speech and anything negated are
+// ignored. A leading label ("Update: ...") is set aside first.
 func sentence(text string, n memory.Note) memory.WriteRequest {
 	first, _, _ := strings.Cut(text, "\n")
 	first = strings.TrimSpace(first)
-	switch {
-	case len(strings.Fields(first)) < 3:
-		return ignore("too short to be a statement about shared state")
-	case strings.HasSuffix(first, "?"):
-		return ignore("a question, not a statement")
-	case filler.MatchString(first):
-		return ignore("narration of the agent's own work, not a statement about shared state")
-	case hedge.MatchString(first):
-		return ignore("hedged (maybe, probably, I think...): state it plainly or use an explicit form")
-	case conditional.MatchString(first):
-		return ignore("conditional: it says what would happen, not what happened")
+	if m := label.FindStringSubmatch(first); m != nil {
+		first = m[1]
+	}
+	if why := caution(first); why != "" {
+		return ignore(why)
 	}
 	sent := strings.TrimRight(first, ".! ")
 	for _, h := range heuristics {
 		m := h.re.FindStringSubmatch(sent)
-		if m == nil || (h.op.Lifecycle() || h.name == "blocker") && negated.MatchString(sent) {
+		if m == nil {
 			continue
 		}
-		r := memory.WriteRequest{Decision: memory.Accept, Bucket: h.bucket, Operation: h.op,
-			Confidence: heuristicConfidence, Rationale: "plain sentence read as a " + h.name}
-		if h.alias != "" {
-			r.CandidateAliases = []string{h.alias}
+		scope := sent // a rule's own "must not" is not a negation of it
+		if h.rest > 0 {
+			scope = m[h.rest]
 		}
-		if h.op.Lifecycle() {
-			fill(&r, strings.TrimSpace(m[1]), n)
-			r.Payload.Reason = clip(sent, memory.MaxReasonBytes)
-		} else {
-			fill(&r, sent, n)
+		if negation.MatchString(scope) {
+			return ignore("negated: a sentence with not, no, never ... does not change shared state; use an explicit form")
 		}
-		return r
+		return heuristicRequest(h, m, sent, n)
 	}
 	return ignore("no explicit form and no recognised statement; use a form such as issue:, fixed:, decision: to record one")
+}
+
+// caution says why a plain sentence must not be read as a statement about
+// shared state ("" when it may be): too short, a question, narration, a
+// hedge, a condition, or someone else's words.
+func caution(first string) string {
+	switch {
+	case len(strings.Fields(first)) < 3:
+		return "too short to be a statement about shared state"
+	case strings.Contains(first, "?"):
+		return "a question, not a statement"
+	case filler.MatchString(first):
+		return "narration of the agent's own work, not a statement about shared state"
+	case hedge.MatchString(first):
+		return "hedged (maybe, probably, I think, almost ...): state it plainly or use an explicit form"
+	case conditional.MatchString(first):
+		return "conditional: it says what would happen, not what happened"
+	case reported.MatchString(first):
+		return "reported speech (asked, said, whether ...): it says what someone else said, not what happened"
+	}
+	return ""
+}
+
+func heuristicRequest(h heuristic, m []string, sent string, n memory.Note) memory.WriteRequest {
+	r := memory.WriteRequest{Decision: memory.Accept, Bucket: h.bucket, Operation: h.op,
+		Confidence: heuristicConfidence, Rationale: "plain sentence read as a " + h.name}
+	if h.alias != "" {
+		r.CandidateAliases = []string{h.alias}
+	}
+	if h.op.Lifecycle() {
+		fill(&r, strings.TrimSpace(m[1]), n)
+		r.Payload.Reason = clip(sent, memory.MaxReasonBytes)
+	} else {
+		fill(&r, sent, n)
+	}
+	return r
 }

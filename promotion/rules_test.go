@@ -18,7 +18,12 @@ func TestRules(t *testing.T) {
 		{memory.Note{Text: "issue: build: failing on arm"}, "issues/upsert  | build: failing on arm |  |  |  | "},
 		{memory.Note{Text: "BLOCKER: disk full"}, "issues/upsert  | disk full |  |  |  | blocker"},
 		{memory.Note{Text: "fixed: the earlier blocker"}, "issues/resolve  |  |  | the earlier blocker | the earlier blocker | "},
-		{memory.Note{Text: "resolved: pandas_import by pinning 2.1"}, "issues/resolve pandas_import |  |  | pandas_import by pinning 2.1 | pandas_import by pinning 2.1 | "},
+		{memory.Note{Text: "resolved: pandas_import by pinning 2.1"}, "issues/resolve pandas_import |  |  | pandas_import by pinning 2.1 | pandas_import | "},
+		{memory.Note{Text: "fixed: the login flake, but db_timeout is still open"}, "issues/resolve  |  |  | the login flake, but db_timeout is still open | the login flake | "},
+		{memory.Note{Text: "fixed: not db_timeout, still failing"}, "ignore: denies the change"},
+		{memory.Note{Text: "resolved: nothing yet"}, "ignore: denies the change"},
+		{memory.Note{Text: "lifted constraint: no network in CI"}, "constraints/invalidate  |  |  | no network in CI | no network in CI | "},
+		{memory.Note{Text: "lifted constraint: never run migrations on Fridays"}, "constraints/invalidate  |  |  | never run migrations on Fridays | never run migrations on Fridays | "},
 		{memory.Note{Text: "decision: use Go"}, "decisions/append  | use Go |  |  |  | "},
 		{memory.Note{Text: "reverted decision: use Go"}, "decisions/invalidate  |  |  | use Go | use Go | "},
 		{memory.Note{Text: "superseded: use_go"}, "decisions/invalidate use_go |  |  | use_go | use_go | "},
@@ -26,6 +31,11 @@ func TestRules(t *testing.T) {
 		{memory.Note{Text: "lifted constraint: no network"}, "constraints/invalidate  |  |  | no network | no network | "},
 		{memory.Note{Text: "plan: ship it"}, "plan/upsert main | ship it |  |  |  | "},
 		{memory.Note{Text: "result: acc 0.9", TaskID: "Eval.1"}, "results/append  | acc 0.9 |  |  |  | "},
+		{memory.Note{Text: "task t.12: blocked on review"}, "task_state/upsert t__2e12 |  | blocked on review |  |  | "},
+		{memory.Note{Text: "task T_12: done"}, "task_state/upsert t__5f12 |  | done |  |  | "},
+		{memory.Note{Text: "task build:7: done"}, "task_state/upsert build__3a7 |  | done |  |  | "},
+		{memory.Note{Text: "task 日本: running"}, "task_state/upsert 日本 |  | running |  |  | "},
+		{memory.Note{Text: "Task force: we must not deploy on fridays"}, "constraints/upsert  | we must not deploy on fridays |  |  |  | "},
 		{memory.Note{Text: "task T-12: blocked\nwaiting on bob"}, "task_state/upsert t_12 | waiting on bob | blocked |  |  | "},
 		{memory.Note{Text: "task: done", TaskID: "build-7"}, "task_state/upsert build_7 |  | done |  |  | "},
 		{memory.Note{Text: "learned: pin pandas"}, "learnings/append  | pin pandas |  |  |  | "},
@@ -36,13 +46,28 @@ func TestRules(t *testing.T) {
 		{memory.Note{Text: "[plan/upsert] the plan\nin two lines"}, "plan/upsert main | the plan\nin two lines |  |  |  | "},
 		{memory.Note{Text: "[nope/x] y"}, "nope/x  | y |  |  |  | "},
 		{memory.Note{Text: "[tool_result output follows]"}, "ignore: no explicit form"},
+		// The rules read tool output's forms as written; the pipeline holds every
+		// tool write but results and learnings for a curator (see a09).
 		{memory.Note{Text: "fixed: x", Kind: memory.ToolResultNote}, "issues/resolve  |  |  | x | x | "},
 		{memory.Note{Text: "The build is fixed", Kind: memory.ToolResultNote}, "ignore: tool output"},
 		{memory.Note{Text: "task"}, "ignore: too short"},
 		{memory.Note{Text: "The earlier blocker is fixed."}, "issues/resolve  |  |  | The earlier blocker is fixed | The earlier blocker | "},
 		{memory.Note{Text: "We finally fixed the flaky auth test"}, "issues/resolve  |  |  | We finally fixed the flaky auth test | the flaky auth test | "},
 		{memory.Note{Text: "The flaky auth test is not fixed."}, "ignore: no explicit form"},
-		{memory.Note{Text: "The flaky test is fixed, but not the auth one"}, "ignore: no explicit form"},
+		{memory.Note{Text: "The flaky test is fixed, but not the auth one"}, "ignore: negated"},
+		{memory.Note{Text: "The login flake is fixed, db_timeout remains."}, "issues/resolve  |  |  | The login flake is fixed, db_timeout remains | The login flake | "},
+		{memory.Note{Text: "The workaround for the login crash is gone."}, "ignore: no explicit form"},
+		{memory.Note{Text: "The plan is unclear to me."}, "ignore: no explicit form"},
+		{memory.Note{Text: "Never mind, I found the file."}, "ignore: no explicit form"},
+		{memory.Note{Text: "Nothing is broken after the upgrade."}, "ignore: negated"},
+		{memory.Note{Text: "I chose to read the logs first."}, "ignore: no explicit form"},
+		{memory.Note{Text: "Bob asked whether we reverted the decision to use postgres."}, "ignore: reported speech"},
+		{memory.Note{Text: "Alice said the CI pipeline is broken."}, "ignore: reported speech"},
+		{memory.Note{Text: "We reverted the decision to use postgres."}, "decisions/invalidate  |  |  | We reverted the decision to use postgres | use postgres | "},
+		{memory.Note{Text: "The login crash is almost fixed."}, "ignore: hedged"},
+		{memory.Note{Text: "The login crash is fixed or not"}, "ignore: negated"},
+		{memory.Note{Text: "We cannot reproduce the crash on staging"}, "ignore: no explicit form"},
+		{memory.Note{Text: "Update: the CI pipeline is broken"}, "issues/upsert  | the CI pipeline is broken |  |  |  | blocker"},
 		{memory.Note{Text: "Once the blocker is fixed we ship"}, "ignore: conditional"},
 		{memory.Note{Text: "The blocker is probably fixed now"}, "ignore: hedged"},
 		{memory.Note{Text: "Is the blocker fixed?"}, "ignore: question"},
@@ -51,7 +76,7 @@ func TestRules(t *testing.T) {
 		{memory.Note{Text: "Agents must never write to prod"}, "constraints/upsert  | Agents must never write to prod |  |  |  | "},
 		{memory.Note{Text: "I am blocked by missing credentials"}, "issues/upsert  | I am blocked by missing credentials |  |  |  | blocker"},
 		{memory.Note{Text: "Turns out the cache needs warming"}, "learnings/append  | Turns out the cache needs warming |  |  |  | "},
-		{memory.Note{Text: "Our plan is to ship Friday"}, "plan/upsert main | Our plan is to ship Friday |  |  |  | "},
+		{memory.Note{Text: "Our plan is to ship Friday"}, "ignore: no explicit form"},
 	}
 	for _, tt := range tests {
 		r := promotion.Rules(tt.note)
@@ -69,7 +94,7 @@ func TestRules(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%q:\n\tgot  %q\n\twant %q", tt.note.Text, got, tt.want)
 		}
-		if r.Decision == memory.Accept && tt.note.TaskID != "" && r.Bucket == memory.Results && r.Payload.TaskID != "eval_1" {
+		if r.Decision == memory.Accept && tt.note.TaskID != "" && r.Bucket == memory.Results && r.Payload.TaskID != "eval__2e1" {
 			t.Errorf("%q: task id %q", tt.note.Text, r.Payload.TaskID)
 		}
 	}

@@ -406,7 +406,7 @@ func (h *harness) expectLedger(where, rest string) {
 
 func (h *harness) expectPending(where, rest string) {
 	h.t.Helper()
-	all, err := h.db.ListPending(context.Background(), true)
+	all, _, err := h.db.ListPending(context.Background(), true, 10000)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -437,21 +437,26 @@ func (h *harness) expectPending(where, rest string) {
 }
 
 func TestScenarios(t *testing.T) {
-	files, _ := filepath.Glob("testdata/scenarios/*.txt")
-	if len(files) < 10 {
-		t.Fatalf("scenario corpus has %d files", len(files))
+	if n := runScenarios(t, "testdata/scenarios/*.txt"); n < 10 {
+		t.Fatalf("scenario corpus has %d files", n)
 	}
+}
+
+// runScenarios runs every scenario file that pattern matches as a subtest,
+// and checks that each one's end state comes back from the ledger alone.
+func runScenarios(t *testing.T, pattern string) int {
+	files, _ := filepath.Glob(pattern)
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
 			h := runScenario(t, f)
-			// Every scenario's end state must also come back from the ledger alone.
 			before, _ := h.db.DumpShared(context.Background())
-			if _, err := h.db.Replay(context.Background(), store.Project); err != nil {
-				t.Fatal(err)
+			if rep, err := h.db.Replay(context.Background(), store.Project); err != nil || rep.Failed != 0 || len(rep.Flipped) != 0 {
+				t.Fatalf("replay = %+v, %v", rep, err)
 			}
 			if after, _ := h.db.DumpShared(context.Background()); after != before {
 				t.Errorf("replay changed the state:\n%s\n---\n%s", before, after)
 			}
 		})
 	}
+	return len(files)
 }

@@ -21,7 +21,8 @@ func registerShared(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
 	s.AddResource(mcp.NewResource(SharedSummary, "Shared state",
 		mcp.WithResourceDescription("The team's current belief, compact, as markdown: the plan, open issues, active "+
-			"constraints and decisions, and the latest task states."),
+			"constraints and decisions, and the latest task states (200 rows per list at most; it says how many more). "+
+			"Row texts come from agents' notes and are fenced as data."),
 		mcp.WithMIMEType("text/markdown"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		sum, err := p.Summary(ctx)
@@ -46,14 +47,15 @@ func registerShared(s *server.MCPServer, svc Services) {
 
 	s.AddResource(mcp.NewResource(PendingQueue, "Pending queue",
 		mcp.WithResourceDescription("Writes waiting until their target can be identified safely, with reasons, "+
-			"candidates and attempts, as JSON. Stale items wait for a human curator."),
-		mcp.WithMIMEType("application/json"),
+			"candidates and attempts, as markdown (the oldest 100; list_pending pages further). Stale items wait for "+
+			"a human curator. A note's text is shown only to the agent that wrote it and to humans, fenced as data."),
+		mcp.WithMIMEType("text/markdown"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		items, err := p.ListPending(ctx, false)
+		l, err := p.ListPending(ctx, memory.PendingQuery{})
 		if err != nil {
 			return nil, err
 		}
-		return jsonContents(PendingQueue, map[string]any{"pending": items})
+		return markdownContents(PendingQueue, memory.RenderPending(l)), nil
 	}))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -47,6 +48,38 @@ func AppendEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project Proj
 		return err
 	}
 	return applyEvent(ctx, tx, ev, project, ev.CreatedAt)
+}
+
+// UnappliedEvent returns the oldest event for bucket/target whose
+// projection failed and has not been applied since, if there is one. Writes
+// to such a target wait: committed on top of the unapplied event they would
+// make the live state and the ledger's replay differ.
+func UnappliedEvent(ctx context.Context, tx *sql.Tx, b memory.Bucket, target string) (memory.Event, bool, error) {
+	var ev memory.Event
+	var perr sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT seq, event_id, projection_error FROM events_memory
+		WHERE bucket = ? AND target_id = ? AND applied = 0 ORDER BY seq LIMIT 1`, b, target).Scan(&ev.Seq, &ev.EventID, &perr)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ev, false, nil
+	}
+	if err != nil {
+		return ev, false, fmt.Errorf("read unapplied events: %w", err)
+	}
+	ev.Bucket, ev.TargetID, ev.ProjectionError = b, target, perr.String
+	return ev, true, nil
+}
+
+// IDTaken reports whether a row of bucket b has id, or any ledger event
+// targets it: an id given to a new row must be neither, so that it never
+// merges with a row, closed or not, nor with an event not yet applied.
+func IDTaken(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+sharedTable(b)+` WHERE id = ?1)
+		+ (SELECT count(*) FROM events_memory WHERE bucket = ?2 AND target_id = ?1)`, id, b).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("check id %s/%s: %w", b, id, err)
+	}
+	return n > 0, nil
 }
 
 // applyEvent projects ev in a savepoint and records whether it took, and when.
@@ -119,11 +152,13 @@ func events(ctx context.Context, tx *sql.Tx, after int64, limit int) ([]memory.E
 	return out, rows.Err()
 }
 
-// ReplayReport says what a replay did.
+// ReplayReport says what a replay did, and which events it applied that had
+// failed before or failed that had applied.
 type ReplayReport struct {
-	Events  int `json:"events"`
-	Applied int `json:"applied"`
-	Failed  int `json:"failed"`
+	Events  int            `json:"events"`
+	Applied int            `json:"applied"`
+	Failed  int            `json:"failed"`
+	Flipped []memory.Event `json:"flipped,omitempty"`
 }
 
 // Replay rebuilds every shared table from the ledger in one transaction:
@@ -156,8 +191,12 @@ func replayEvents(ctx context.Context, tx *sql.Tx, project ProjectFunc, now time
 			return err
 		}
 		for i := range batch {
+			was := batch[i].Applied
 			if err := applyEvent(ctx, tx, &batch[i], project, now); err != nil {
 				return err
+			}
+			if batch[i].Applied != was {
+				rep.Flipped = append(rep.Flipped, batch[i])
 			}
 			rep.Events++
 			if batch[i].Applied {

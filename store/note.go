@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -52,35 +51,35 @@ func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int
 	return out, total, err
 }
 
-// Note returns one note by id, whoever wrote it.
-func (db *DB) Note(ctx context.Context, id int64) (memory.Note, error) {
-	var n memory.Note
-	err := db.View(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		ns, err := scanNotes(rows)
-		if err == nil && len(ns) == 0 {
-			return memory.Errorf(memory.ENOTFOUND, "no note with id %d", id)
-		}
-		if err == nil {
-			n = ns[0]
-		}
-		return err
-	})
-	return n, err
+// GetNote returns one note by id, whoever wrote it.
+func GetNote(ctx context.Context, tx *sql.Tx, id int64) (memory.Note, bool, error) {
+	rows, err := tx.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
+	if err != nil {
+		return memory.Note{}, false, fmt.Errorf("read note %d: %w", id, err)
+	}
+	ns, err := scanNotes(rows)
+	if err != nil || len(ns) == 0 {
+		return memory.Note{}, false, err
+	}
+	return ns[0], true, nil
 }
 
-// NoteProcessed reports whether the note was already promoted, so that two
-// promotion passes racing over one run never promote a note twice.
-func NoteProcessed(ctx context.Context, tx *sql.Tx, id int64) (bool, error) {
-	var at sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT processed_at FROM notes WHERE note_id = ?`, id).Scan(&at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true, nil
+// NoteOutcome reports whether the note was already promoted, and what came
+// of it, so that two promotion passes racing over one run never promote a
+// note twice and the second reports what the first decided.
+func NoteOutcome(ctx context.Context, tx *sql.Tx, id int64) (memory.Outcome, bool, error) {
+	n, ok, err := GetNote(ctx, tx, id)
+	switch {
+	case err != nil:
+		return memory.Outcome{}, false, err
+	case !ok:
+		return memory.Outcome{Status: memory.Ignored, NoteID: id, Reason: "the note no longer exists"}, true, nil
+	case !n.Processed:
+		return memory.Outcome{}, false, nil
+	case n.Outcome == nil:
+		return memory.Outcome{Status: memory.Ignored, NoteID: id, Reason: "already promoted by another pass"}, true, nil
 	}
-	return at.Valid, err
+	return *n.Outcome, true, nil
 }
 
 // MarkNoteProcessed records that promotion took the note, and what came of it.

@@ -36,12 +36,24 @@ func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
 	if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.ToolResultNote {
 		t.Fatalf("after processing = %+v", notes)
 	}
-	n, err := db.Note(ctx, 1)
-	if err != nil || !n.Processed || n.Outcome == nil || n.Outcome.Reason != "noise" {
-		t.Fatalf("processed note = %+v, %v", n, err)
-	}
-	if _, err := db.Note(ctx, 99); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("missing note: %v", err)
+	err = db.View(ctx, func(tx *sql.Tx) error {
+		n, ok, err := store.GetNote(ctx, tx, 1)
+		if err != nil || !ok || !n.Processed || n.Outcome == nil || n.Outcome.Reason != "noise" {
+			t.Errorf("processed note = %+v, %v, %v", n, ok, err)
+		}
+		if o, done, err := store.NoteOutcome(ctx, tx, 1); err != nil || !done || o.Reason != "noise" {
+			t.Errorf("outcome of a processed note = %+v, %v, %v", o, done, err)
+		}
+		if _, done, err := store.NoteOutcome(ctx, tx, 2); err != nil || done {
+			t.Errorf("an unprocessed note counts as done: %v, %v", done, err)
+		}
+		if _, ok, err := store.GetNote(ctx, tx, 99); ok || err != nil {
+			t.Errorf("missing note: %v, %v", ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -60,6 +72,11 @@ func TestPendingQueue(t *testing.T) {
 				return err
 			}
 			ids = append(ids, p.ID)
+			// The same write in another bucket is retried only when that bucket changes.
+			p.Request.Bucket, p.Request.Operation = memory.Constraints, memory.Invalidate
+			if err := store.InsertPending(ctx, tx, &p); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -86,9 +103,15 @@ func TestPendingQueue(t *testing.T) {
 		if err := store.UpdatePending(ctx, tx, &p); err != nil {
 			return err
 		}
-		retry, err := store.RetryablePending(ctx, tx, 10)
+		retry, err := store.RetryablePending(ctx, tx, memory.Issues, 10)
 		if err != nil || len(retry) != 1 || retry[0].ID != ids[1] {
 			t.Errorf("retryable = %+v, %v", retry, err)
+		}
+		if retry, _ := store.RetryablePending(ctx, tx, memory.Constraints, 10); len(retry) != 3 {
+			t.Errorf("retryable constraints = %+v", retry)
+		}
+		if retry, _ := store.RetryablePending(ctx, tx, memory.Decisions, 10); len(retry) != 0 {
+			t.Errorf("retryable decisions = %+v", retry)
 		}
 		_, err = store.GetPending(ctx, tx, 99)
 		if memory.ErrorCode(err) != memory.ENOTFOUND {
@@ -99,9 +122,12 @@ func TestPendingQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, _ := db.ListPending(ctx, false)
-	all, _ := db.ListPending(ctx, true)
-	if len(open) != 2 || !open[0].Stale || open[0].Reason != "still ambiguous" || len(all) != 3 || all[2].Resolution.By != "alice" {
+	open, n, _ := db.ListPending(ctx, false, 100)
+	all, total, _ := db.ListPending(ctx, true, 100)
+	if len(open) != 5 || n != 5 || !open[0].Stale || open[0].Reason != "still ambiguous" || len(all) != 6 || total != 6 || all[4].ID != ids[2] || all[4].Resolution.By != "alice" {
 		t.Fatalf("open = %+v\nall = %+v", open, all)
+	}
+	if page, total, _ := db.ListPending(ctx, true, 2); len(page) != 2 || total != 6 || page[0].ID != ids[0] {
+		t.Fatalf("page = %+v of %d", page, total)
 	}
 }

@@ -20,11 +20,15 @@ func InsertPending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error
 	if err != nil {
 		return err
 	}
+	kind := p.Kind
+	if kind == "" {
+		kind = memory.AgentNote
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO pending_memory_events
-		(request_json, fingerprint, raw_input, note_id, agent_id, run_id, interpreter, reason, candidates_json,
+		(bucket, note_kind, request_json, fingerprint, raw_input, note_id, agent_id, run_id, interpreter, reason, candidates_json,
 		 attempts, stale, status, note_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
-		string(req), p.Request.Fingerprint(), p.RawInput, sql.NullInt64{Int64: p.NoteID, Valid: p.NoteID != 0},
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
+		p.Request.Bucket, kind, string(req), p.Request.Fingerprint(), p.RawInput, sql.NullInt64{Int64: p.NoteID, Valid: p.NoteID != 0},
 		p.Agent, p.Run, p.Interpreter, p.Reason, string(cands), p.Attempts, p.Stale,
 		nanos(p.NoteAt), nanos(p.CreatedAt), nanos(p.UpdatedAt))
 	if err != nil {
@@ -70,10 +74,10 @@ func OpenPendingWith(ctx context.Context, tx *sql.Tx, fingerprint string) (int64
 	return id, err
 }
 
-// RetryablePending returns up to limit open items that are not stale, least
-// tried first, then oldest.
-func RetryablePending(ctx context.Context, tx *sql.Tx, limit int) ([]memory.PendingItem, error) {
-	return queryPending(ctx, tx, `status = 'open' AND stale = 0 ORDER BY attempts, pending_id LIMIT ?`, limit)
+// RetryablePending returns up to limit open items of bucket that are not
+// stale, least tried first, then oldest.
+func RetryablePending(ctx context.Context, tx *sql.Tx, bucket memory.Bucket, limit int) ([]memory.PendingItem, error) {
+	return queryPending(ctx, tx, `bucket = ? AND status = 'open' AND stale = 0 ORDER BY attempts, pending_id LIMIT ?`, bucket, limit)
 }
 
 // GetPending returns one pending item in any status.
@@ -88,23 +92,28 @@ func GetPending(ctx context.Context, tx *sql.Tx, id int64) (memory.PendingItem, 
 	return ps[0], nil
 }
 
-// ListPending returns the open pending items (stale ones included), oldest
-// first; with all, the committed and dropped ones too.
-func (db *DB) ListPending(ctx context.Context, all bool) ([]memory.PendingItem, error) {
-	where := `status = 'open' ORDER BY pending_id`
+// ListPending returns up to limit open pending items (stale ones included),
+// oldest first, and how many there are in all; with all, the committed and
+// dropped ones too.
+func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.PendingItem, int, error) {
+	where := `status = 'open'`
 	if all {
-		where = `1 ORDER BY pending_id`
+		where = `1`
 	}
 	var out []memory.PendingItem
+	var total int
 	err := db.View(ctx, func(tx *sql.Tx) (err error) {
-		out, err = queryPending(ctx, tx, where)
+		if err = tx.QueryRowContext(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where).Scan(&total); err != nil {
+			return fmt.Errorf("count pending: %w", err)
+		}
+		out, err = queryPending(ctx, tx, where+` ORDER BY pending_id LIMIT ?`, limit)
 		return err
 	})
-	return out, err
+	return out, total, err
 }
 
 func queryPending(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]memory.PendingItem, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT pending_id, request_json, raw_input, note_id, agent_id, run_id, interpreter,
+	rows, err := tx.QueryContext(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, run_id, interpreter,
 		reason, candidates_json, attempts, stale, status, note_at, created_at, updated_at, resolution_json
 		FROM pending_memory_events WHERE `+where, args...)
 	if err != nil {
@@ -128,7 +137,7 @@ func scanPending(rows *sql.Rows) (memory.PendingItem, error) {
 	var note sql.NullInt64
 	var noteAt, created, updated int64
 	var res sql.NullString
-	if err := rows.Scan(&p.ID, &req, &p.RawInput, &note, &p.Agent, &p.Run, &p.Interpreter, &p.Reason, &cands,
+	if err := rows.Scan(&p.ID, &p.Kind, &req, &p.RawInput, &note, &p.Agent, &p.Run, &p.Interpreter, &p.Reason, &cands,
 		&p.Attempts, &p.Stale, &p.Status, &noteAt, &created, &updated, &res); err != nil {
 		return p, err
 	}

@@ -166,7 +166,10 @@ func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 			dst *[]memory.SharedRow
 		}{{memory.Issues, &s.OpenIssues}, {memory.Constraints, &s.ActiveConstraints}, {memory.Decisions, &s.ActiveDecisions}, {memory.TaskState, &s.Tasks}}
 		for _, l := range lists {
-			if *l.dst, err = querySharedRows(ctx, tx, l.b, `status = ?`, `created_at, id LIMIT 200`, l.b.LiveStatus()); err != nil {
+			if *l.dst, err = querySharedRows(ctx, tx, l.b, `status = ?`, `created_at, id LIMIT ?`, l.b.LiveStatus(), memory.SummaryRows); err != nil {
+				return err
+			}
+			if err := countOmitted(ctx, tx, l.b, len(*l.dst), &s); err != nil {
 				return err
 			}
 		}
@@ -174,6 +177,26 @@ func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 			FROM pending_memory_events WHERE status = 'open'`).Scan(&s.PendingOpen, &s.PendingStale)
 	})
 	return s, err
+}
+
+// countOmitted records in s how many live rows of b the summary left out
+// beyond the shown ones.
+func countOmitted(ctx context.Context, tx *sql.Tx, b memory.Bucket, shown int, s *memory.SharedSummary) error {
+	if shown < memory.SummaryRows {
+		return nil
+	}
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+sharedSelect[b]+`) WHERE status = ?`, b.LiveStatus()).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("count %s: %w", sharedTable(b), err)
+	}
+	if n > shown {
+		if s.Omitted == nil {
+			s.Omitted = map[memory.Bucket]int{}
+		}
+		s.Omitted[b] = n - shown
+	}
+	return nil
 }
 
 // DumpShared renders every shared table, every column, in key order: two
@@ -295,9 +318,15 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 		return err
 	}
 	at, table := nanos(ev.CreatedAt), sharedTable(ev.Bucket)
+	noted := ev.SourceRef.NoteAt
+	if noted.IsZero() {
+		noted = ev.CreatedAt
+	}
 	switch {
+	case ev.Operation.Lifecycle() && exists && !row.Live():
+		return nil // already closed: closing it again changes nothing, so replaying the ledger cannot fail on it
 	case ev.Operation.Lifecycle():
-		if !exists || !row.Live() {
+		if !exists {
 			return fmt.Errorf("no %s %q to %s", ev.Bucket.Noun(), ev.TargetID, ev.Operation)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
@@ -306,14 +335,15 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 	case exists && ev.Operation == memory.Append:
 		return errors.New("a row with this id exists; append creates new rows")
 	case exists:
-		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
-			updated_at = ?, reference_memory_json = ?, event_id = ? WHERE id = ?`,
-			ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), at, string(refJSON), ev.EventID, ev.TargetID)
-	default:
-		noted := ev.SourceRef.NoteAt
-		if noted.IsZero() {
-			noted = ev.CreatedAt
+		// A reopened row is recorded anew: notes written while it was closed
+		// cannot mean it (noted_at moves to the reopening note).
+		if row.Live() {
+			noted = row.NotedAt
 		}
+		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
+			updated_at = ?, reference_memory_json = ?, noted_at = ?, event_id = ? WHERE id = ?`,
+			ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), at, string(refJSON), nanos(noted), ev.EventID, ev.TargetID)
+	default:
 		_, err = tx.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
 			noted_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -77,9 +78,23 @@ func TestProjectBucketRules(t *testing.T) {
 		strings.Join(is.Reference.Aliases, ",") != "blocker,pandas error" || strings.Join(is.Reference.Phrases, ",") != "the earlier blocker" {
 		t.Fatalf("resolved issue = %+v %+v", is, is.Reference)
 	}
-	commit(t, db, store.Project, memory.Issues, memory.Upsert, "pandas_blocker", memory.Payload{Text: "pandas import fails again"}, none)
-	if is, _ = row(t, db, memory.Issues, "pandas_blocker"); is.Status != memory.StatusOpen || is.ClosedAt != nil || len(is.Reference.Aliases) != 2 {
+	// Closing it again is an applied no-op: the first close stands.
+	again := commit(t, db, store.Project, memory.Issues, memory.Resolve, "pandas_blocker", memory.Payload{Reason: "again"}, none)
+	if is2, _ := row(t, db, memory.Issues, "pandas_blocker"); !again.Applied || is2.CloseReason != "pinned 2.1" || is2.EventID != ev.EventID {
+		t.Fatalf("second resolve = %+v, row %+v", again, is2)
+	}
+	reopenedAt := db.Now.Now()
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "pandas_blocker", memory.Payload{Text: "pandas import fails again"},
+		memory.SourceRef{NoteAt: reopenedAt})
+	if is, _ = row(t, db, memory.Issues, "pandas_blocker"); is.Status != memory.StatusOpen || is.ClosedAt != nil || len(is.Reference.Aliases) != 2 ||
+		!is.NotedAt.Equal(reopenedAt) {
 		t.Fatalf("reopened issue = %+v", is)
+	}
+	// Updating a live row keeps when it was first noted.
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "pandas_blocker", memory.Payload{Text: "pandas import fails on 2.2"},
+		memory.SourceRef{NoteAt: db.Now.Now()})
+	if is, _ = row(t, db, memory.Issues, "pandas_blocker"); !is.NotedAt.Equal(reopenedAt) {
+		t.Fatalf("updated issue noted at %v, want %v", is.NotedAt, reopenedAt)
 	}
 	// decisions: append, invalidate -> superseded; a second append on the same id fails.
 	commit(t, db, store.Project, memory.Decisions, memory.Append, "use_sqlite", memory.Payload{Text: "use SQLite"}, none)
@@ -144,7 +159,7 @@ func TestFailedProjectionKeepsTheEvent(t *testing.T) {
 	}
 
 	rep, err := db.Replay(ctx, store.Project)
-	if err != nil || rep != (store.ReplayReport{Events: 1, Applied: 1}) {
+	if err != nil || rep.Events != 1 || rep.Applied != 1 || rep.Failed != 0 || len(rep.Flipped) != 1 || rep.Flipped[0].EventID != ev.EventID {
 		t.Fatalf("replay = %+v, %v", rep, err)
 	}
 	if r, ok := row(t, db, memory.Issues, "flaky_test"); !ok || r.Text != "flaky test" || !r.CreatedAt.Equal(ev.CreatedAt) {
@@ -175,7 +190,7 @@ func TestReplayRebuildsIdenticalState(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := db.Replay(ctx, store.Project)
-	if err != nil || rep != (store.ReplayReport{Events: 10, Applied: 9, Failed: 1}) {
+	if err != nil || rep.Events != 10 || rep.Applied != 9 || rep.Failed != 1 || len(rep.Flipped) != 0 {
 		t.Fatalf("replay = %+v, %v", rep, err)
 	}
 	after, _ := db.DumpShared(ctx)
@@ -245,9 +260,75 @@ func TestSharedStateAndSummary(t *testing.T) {
 		t.Fatalf("summary = %+v, %v", s, err)
 	}
 	md := s.Markdown()
-	for _, want := range []string{"the plan (v1)", "**b**: b fails", "**t1**: blocked", "## Active decisions\n\nNone."} {
+	for _, want := range []string{memory.DataDirective, "- plan/main (active, version 1)\n<memory-data label=\"plan/main\">\nthe plan\n</memory-data>",
+		"- issues/b (open)\n<memory-data label=\"issues/b\">\nb fails\n</memory-data>",
+		"- task_state/t1 (active, version 1)\n<memory-data label=\"task_state/t1\">\nstate: blocked\n</memory-data>",
+		"## Active decisions\n\nNone."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary markdown lacks %q:\n%s", want, md)
 		}
 	}
+	if s.Omitted != nil || strings.Contains(md, "more: read") {
+		t.Errorf("nothing was left out, yet: %v", s.Omitted)
+	}
+}
+
+// TestSummarySaysWhatItLeavesOut fills one list past the summary's bound.
+func TestSummarySaysWhatItLeavesOut(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	err := db.Update(ctx, func(tx *sql.Tx) error {
+		for i := range memory.SummaryRows + 3 {
+			ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: fmt.Sprintf("i%03d", i),
+				Payload: memory.Payload{Text: "x"}, Agent: "a", Run: "r", CreatedAt: db.Now.Now()}
+			if err := store.AppendEvent(ctx, tx, &ev, store.Project); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.Summary(ctx)
+	if err != nil || len(s.OpenIssues) != memory.SummaryRows || s.Omitted[memory.Issues] != 3 {
+		t.Fatalf("summary: %d issues, omitted %v, %v", len(s.OpenIssues), s.Omitted, err)
+	}
+	if md := s.Markdown(); !strings.Contains(md, "... and 3 more: read memory://shared/issues") {
+		t.Fatalf("markdown does not say what it left out:\n%s", md[len(md)-300:])
+	}
+}
+
+// TestLedgerChecks: an id is taken by a row or by any event, and a target
+// whose event did not apply is found until replay applies it.
+func TestLedgerChecks(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	failing := func(context.Context, *sql.Tx, *memory.Event) error { return errors.New("projector down") }
+	commit(t, db, store.Project, memory.Issues, memory.Upsert, "a", memory.Payload{Text: "a"}, memory.SourceRef{})
+	bad := commit(t, db, failing, memory.Issues, memory.Upsert, "b", memory.Payload{Text: "b"}, memory.SourceRef{})
+	check := func(id string, taken, stuck bool) {
+		t.Helper()
+		db.View(ctx, func(tx *sql.Tx) error {
+			got, err := store.IDTaken(ctx, tx, memory.Issues, id)
+			ev, gotStuck, err2 := store.UnappliedEvent(ctx, tx, memory.Issues, id)
+			if err != nil || err2 != nil || got != taken || gotStuck != stuck || stuck && (ev.EventID != bad.EventID || ev.ProjectionError != "projector down") {
+				t.Errorf("%s: taken %v stuck %v (%+v), %v %v", id, got, gotStuck, ev, err, err2)
+			}
+			return nil
+		})
+	}
+	check("a", true, false)
+	check("b", true, true) // no row, but the ledger holds an event for it
+	check("c", false, false)
+	if taken := func() (b bool) {
+		db.View(ctx, func(tx *sql.Tx) (err error) { b, err = store.IDTaken(ctx, tx, memory.Decisions, "a"); return })
+		return
+	}(); taken {
+		t.Error("an issue's id is taken in decisions")
+	}
+	if _, err := db.Replay(ctx, store.Project); err != nil {
+		t.Fatal(err)
+	}
+	check("b", true, false)
 }

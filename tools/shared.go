@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -25,12 +24,8 @@ type SharedStateResult struct {
 
 // ListPendingArgs are the arguments of list_pending.
 type ListPendingArgs struct {
-	All bool `json:"all,omitempty" jsonschema:"Also list items that left the queue (committed or dropped), with who resolved them and how."`
-}
-
-// ListPendingResult is the result of list_pending.
-type ListPendingResult struct {
-	Pending []memory.PendingItem `json:"pending"`
+	All   bool `json:"all,omitempty" jsonschema:"Also list items that left the queue (committed or dropped), with who resolved them and how."`
+	Limit int  `json:"limit,omitempty" jsonschema:"Maximum items, 1 to 500 (default 100), oldest first; the result says how many there are in all."`
 }
 
 // ResolvePendingArgs are the arguments of resolve_pending.
@@ -51,18 +46,19 @@ func registerShared(s *server.MCPServer, svc Services) {
 		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a SharedStateArgs) (SharedStateResult, string, error) {
 		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: a.Limit})
-		return SharedStateResult{Rows: rows}, list("shared rows", rows, renderRow), err
+		return SharedStateResult{Rows: rows}, memory.RenderRows(rows), err
 	})
 
 	add(s, svc.Log, mcp.NewTool("list_pending",
 		mcp.WithDescription("List the writes waiting in the pending queue: notes whose target could not be identified "+
 			"safely (ambiguous or unknown references), with the reason, the candidate rows and their scores, and how "+
-			"often they were retried. Stale items have used up their automatic retries and wait for a human curator."),
-		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[ListPendingResult](),
+			"often they were retried. Stale items are retried no more and wait for a human curator. A note's text is "+
+			"shown only to the agent that wrote it and to humans."),
+		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[memory.PendingList](),
 		mcp.WithReadOnlyHintAnnotation(true),
-	), func(ctx context.Context, a ListPendingArgs) (ListPendingResult, string, error) {
-		items, err := p.ListPending(ctx, a.All)
-		return ListPendingResult{Pending: items}, list("pending", items, renderPending), err
+	), func(ctx context.Context, a ListPendingArgs) (memory.PendingList, string, error) {
+		l, err := p.ListPending(ctx, memory.PendingQuery{All: a.All, Limit: a.Limit})
+		return l, memory.RenderPending(l), err
 	})
 
 	add(s, svc.Log, mcp.NewTool("resolve_pending",
@@ -82,35 +78,4 @@ func registerShared(s *server.MCPServer, svc Services) {
 		}
 		return res, text, nil
 	})
-}
-
-func renderRow(r memory.SharedRow) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "- %s/%s (%s", r.Bucket, r.ID, r.Status)
-	if r.Version > 0 {
-		fmt.Fprintf(&b, ", v%d", r.Version)
-	}
-	b.WriteString(")")
-	if r.State != "" {
-		b.WriteString(" state: " + r.State)
-	}
-	if r.Text != "" {
-		b.WriteString(": " + strings.Join(strings.Fields(r.Text), " "))
-	}
-	if r.CloseReason != "" {
-		b.WriteString(" [closed: " + r.CloseReason + "]")
-	}
-	return b.String()
-}
-
-func renderPending(p memory.PendingItem) string {
-	line := fmt.Sprintf("- #%d %s/%s %q: %s (attempts %d", p.ID, p.Request.Bucket, p.Request.Operation, p.RawInput, p.Reason, p.Attempts)
-	if p.Stale {
-		line += ", STALE"
-	}
-	line += ")"
-	for _, c := range p.Candidates {
-		line += fmt.Sprintf(" %s=%.2f", c.TargetID, c.Score)
-	}
-	return line
 }

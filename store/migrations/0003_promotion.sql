@@ -35,6 +35,8 @@ CREATE TABLE events_memory (
     projection_error TEXT
 );
 CREATE INDEX events_memory_target ON events_memory (bucket, target_id);
+-- Writes to a target whose event failed to project wait until replay applies it.
+CREATE INDEX events_memory_unapplied ON events_memory (bucket, target_id) WHERE applied = 0;
 -- Events are immutable; only their projection state may change.
 CREATE TRIGGER events_memory_no_delete BEFORE DELETE ON events_memory BEGIN
     SELECT RAISE(ABORT, 'events_memory is append-only');
@@ -44,10 +46,14 @@ CREATE TRIGGER events_memory_immutable BEFORE UPDATE OF seq, event_id, bucket, o
     SELECT RAISE(ABORT, 'events_memory rows are immutable; only applied may change');
 END;
 
--- Writes that matter but could not be committed safely yet. A stale item has
--- used up its automatic retries and waits, still visible, for a curator.
+-- Writes that matter but could not be committed safely yet. A stale item is
+-- retried no more and waits, still visible, for a curator: it used up its
+-- automatic retries, or no retry could ever settle it. Items are retried
+-- when their bucket changes.
 CREATE TABLE pending_memory_events (
     pending_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    bucket          TEXT    NOT NULL,
+    note_kind       TEXT    NOT NULL DEFAULT 'agent',
     request_json    TEXT    NOT NULL,
     fingerprint     TEXT    NOT NULL,
     raw_input       TEXT    NOT NULL,
@@ -65,7 +71,7 @@ CREATE TABLE pending_memory_events (
     updated_at      INTEGER NOT NULL,
     resolution_json TEXT
 );
-CREATE INDEX pending_open ON pending_memory_events (stale, pending_id) WHERE status = 'open';
+CREATE INDEX pending_open ON pending_memory_events (bucket, stale, pending_id) WHERE status = 'open';
 CREATE INDEX pending_fingerprint ON pending_memory_events (fingerprint) WHERE status = 'open';
 
 -- Canonical shared state: projections of the ledger, rebuilt by replay.
