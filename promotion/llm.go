@@ -161,7 +161,7 @@ func groundLifecycle(r memory.WriteRequest, n memory.Note, rules memory.WriteReq
 // speech, and for lifecycle changes any negation.
 func llmCaution(note string, lifecycle bool) string {
 	switch {
-	case strings.Contains(note, "?"):
+	case question.MatchString(strings.TrimSpace(note)):
 		return "a question"
 	case hedge.MatchString(note):
 		return "hedged"

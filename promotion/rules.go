@@ -141,14 +141,30 @@ func prefixForm(text string, n memory.Note) (memory.WriteRequest, bool) {
 			if f.alias != "" {
 				r.CandidateAliases = []string{f.alias}
 			}
-			if f.op.Lifecycle() && denied.MatchString(referenceSpan(body)) {
-				return ignore("the " + strings.ToLower(name) + ": note denies the change (not, nothing, none ...)"), true
+			if why := doubt(f.op, body); why != "" {
+				return ignore("the " + strings.ToLower(name) + ": note " + why), true
 			}
 			fill(&r, body, n)
 			return r, true
 		}
 	}
 	return memory.WriteRequest{}, false
+}
+
+// doubt says why a lifecycle form's body does not state a change ("" when
+// it does): it denies it, asks, or hedges.
+func doubt(op memory.Operation, body string) string {
+	switch {
+	case !op.Lifecycle():
+		return ""
+	case denied.MatchString(referenceSpan(body)):
+		return "denies the change (not, nothing, none ...)"
+	case strings.Contains(body, "?"):
+		return "asks rather than states"
+	case hedge.MatchString(body):
+		return "is hedged (maybe, probably, should be ...)"
+	}
+	return ""
 }
 
 // denied is a lifecycle reference that says nothing changed: "fixed: not
@@ -348,9 +364,11 @@ const imperative = `(?:run|deploy|push|merge|commit|delete|drop|use|call|write|e
 var (
 	hedge       = regexp.MustCompile(`(?i)\b(?:maybe|perhaps|probably|might|may be|i think|i guess|not sure|possibly|hopefully|should be|almost|nearly|partly|partially|mostly|kind of|sort of|seems?|appears?|looks like)\b`)
 	conditional = regexp.MustCompile(`(?i)^(?:if|when|once|unless|whether|after|before|until|as soon as)\b`)
-	reported    = regexp.MustCompile(`(?i)\b(?:asked|asks|asking|wonder|wonders|wondered|wondering|whether|said|says|told|tells|claims?|claimed|according to|reported|reports|heard|rumou?rs?|suggested|suggests|proposed|proposes|mentioned)\b`)
-	filler      = regexp.MustCompile(`(?i)^(?:ok|okay|thanks|thank you|hello|hi|hmm|sure|got it|let me|let's|i will|i'll|i am going to|i'm going to|now i|next i|checking|looking at|thinking|running|trying)\b`)
-	label       = regexp.MustCompile(`^[A-Za-z][A-Za-z ]{0,24}:\s+(\S.*)$`)
+	// question is a sentence that asks, with or without its question mark.
+	question = regexp.MustCompile(`(?i)\?|^(?:is|are|was|were|did|does|do|has|have|had|can|could|should|will|would|why|how|what|which|who|whose)\b`)
+	reported = regexp.MustCompile(`(?i)\b(?:asked|asks|asking|wonder|wonders|wondered|wondering|whether|said|says|told|tells|claims?|claimed|according to|reported|reports|heard|rumou?rs?|suggested|suggests|proposed|proposes|mentioned)\b`)
+	filler   = regexp.MustCompile(`(?i)^(?:ok|okay|thanks|thank you|hello|hi|hmm|sure|got it|let me|let's|i will|i'll|i am going to|i'm going to|now i|next i|checking|looking at|thinking|running|trying)\b`)
+	label    = regexp.MustCompile(`^[A-Za-z][A-Za-z ]{0,24}:\s+(\S.*)$`)
 )
 
 // sentence reads an agent note without a form. It is conservative: noise,
@@ -390,7 +408,7 @@ func caution(first string) string {
 	switch {
 	case len(strings.Fields(first)) < 3:
 		return "too short to be a statement about shared state"
-	case strings.Contains(first, "?"):
+	case question.MatchString(first):
 		return "a question, not a statement"
 	case filler.MatchString(first):
 		return "narration of the agent's own work, not a statement about shared state"
