@@ -33,7 +33,9 @@ type LLMInterpreter struct {
 // Interpret implements InterpretFunc.
 func (li *LLMInterpreter) Interpret(ctx context.Context, n memory.Note, c memory.SharedContext) Interpretation {
 	req, err := li.ask(ctx, n, c)
+	var hold string
 	if err == nil {
+		req, hold = ground(req, n)
 		if v := req.Check(); v != nil {
 			err = v
 		}
@@ -43,7 +45,6 @@ func (li *LLMInterpreter) Interpret(ctx context.Context, n memory.Note, c memory
 		li.log().Warn("llm interpreter failed; the rules interpret the note", "note", n.ID, "why", why, "err", err)
 		return Interpretation{Request: Rules(n), By: "rules (llm " + why + ")"}
 	}
-	req, hold := ground(req, n)
 	return Interpretation{Request: req, By: "llm", Hold: hold}
 }
 
@@ -117,8 +118,10 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 	switch {
 	case r.Bucket == memory.Plan && !(agrees && rules.TargetID == memory.PlanID):
 		return r, "the model proposes replacing the plan, but the note does not use the plan: form"
-	case r.Bucket == memory.TaskState && !namesTask(n, r.TargetID):
+	case r.Bucket == memory.TaskState && taskNamed(n, r.TargetID) == "":
 		return r, fmt.Sprintf("the model proposes a state for task %q, which the note does not name", r.TargetID)
+	case r.Bucket == memory.TaskState:
+		r.TargetID = taskNamed(n, r.TargetID)
 	case r.Bucket.Tracked() && r.TargetID != "" && !named:
 		return r, fmt.Sprintf("the model proposes writing %s %s, which the note does not name", r.Bucket, r.TargetID)
 	case !agrees && !supported(r.Payload.Text+" "+r.Payload.State, n.Text):
@@ -206,18 +209,20 @@ func supported(text, note string) bool {
 	return 2*n >= len(words)
 }
 
-// namesTask reports whether the note names task target: by its task_id or
-// by a word that maps to it.
-func namesTask(n memory.Note, target string) bool {
-	if n.TaskID != "" && taskSlug(n.TaskID) == target {
-		return true
+// taskNamed returns the target id of the task the note names as target:
+// by its task_id or by a word of the note, given as written ("T-12") or as
+// its target id ("t_12"); "" when the note names no such task.
+func taskNamed(n memory.Note, target string) string {
+	names := strings.Fields(n.Text)
+	if n.TaskID != "" {
+		names = append(names, n.TaskID)
 	}
-	for _, f := range strings.Fields(n.Text) {
-		if f = strings.Trim(f, ".,;:!?()[]\"'`"); f != "" && taskSlug(f) == target {
-			return true
+	for _, f := range names {
+		if f = strings.Trim(f, ".,;:!?()[]\"'`"); f != "" && (taskSlug(f) == target || strings.EqualFold(f, target)) {
+			return taskSlug(f)
 		}
 	}
-	return false
+	return ""
 }
 
 // WriteRequestSchema is the structured-output schema of memory.WriteRequest,

@@ -187,3 +187,33 @@ func TestLLMInputsComeFromTheNote(t *testing.T) {
 		t.Fatalf("context not shown to the model: %q", m.users)
 	}
 }
+
+// TestLLMTaskIDs: the model gives the task id as the note writes it, or as
+// its target id; either maps to the same row, and a task the note does not
+// name is held for a curator.
+func TestLLMTaskIDs(t *testing.T) {
+	h := newHarness(t)
+	withLLM(h, (&model{}).serve(t, func(user string) answer {
+		target := "T-12"
+		switch {
+		case strings.Contains(user, "done"):
+			target = "t_12"
+		case strings.Contains(user, "parser"):
+			target = "t_13"
+		}
+		return request(memory.WriteRequest{Decision: memory.Accept, Bucket: memory.TaskState, Operation: memory.Upsert, TargetID: target,
+			Payload: memory.Payload{State: "blocked on review"}, Confidence: 0.9})
+	}))
+	for _, n := range []string{"T-12 is blocked on review", "T-12 is done, blocked on review no more", "The parser is blocked on review"} {
+		h.note(agent, memory.NoteWrite{Text: n}, true)
+	}
+	if o := h.outs[0]; o.Status != memory.Committed || o.TargetID != "t_12" || o.Interpreter != "llm" {
+		t.Fatalf("task as written: %s", o.Summary())
+	}
+	if o := h.outs[1]; o.Status != memory.Ignored || o.TargetID != "t_12" {
+		t.Fatalf("task as its target id: %s", o.Summary())
+	}
+	if o := h.outs[2]; o.Status != memory.Deferred || !strings.Contains(o.Reason, `task "t_13", which the note does not name`) {
+		t.Fatalf("task the note does not name: %s", o.Summary())
+	}
+}
