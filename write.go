@@ -65,7 +65,9 @@ type Violation struct {
 // Error implements error.
 func (v *Violation) Error() string { return v.Rule + ": " + v.Message }
 
-// Validator rule names, reported with every rejection.
+// Validator rule names, reported with every rejection. (Whether a lifecycle
+// target exists is the resolver's question: a target that does not exist yet
+// defers, it is not rejected.)
 const (
 	RuleDecision   = "decision"
 	RuleBucket     = "known_bucket"
@@ -75,7 +77,6 @@ const (
 	RulePayload    = "payload_shape"
 	RuleSize       = "size_limit"
 	RuleConfidence = "confidence_range"
-	RuleTargetLive = "target_exists"
 )
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
@@ -169,6 +170,8 @@ func checkTargetSlug(r *WriteRequest) string {
 		return ""
 	case !r.Bucket.Keyed():
 		return fmt.Sprintf("%s rows get their ids from the ledger; leave target_id empty (a result's task goes in payload.task_id)", r.Bucket)
+	case r.Bucket == TaskState && !IsSlug(r.TargetID):
+		return fmt.Sprintf("task id %q cannot name a task: task ids use ASCII letters, digits and '.', '_', ':', '-' and hold a digit or one of those (task T-12: <state>)", r.TargetID)
 	case !IsSlug(r.TargetID):
 		return fmt.Sprintf("target_id %q is not a slug: use 1 to %d lower-case letters, digits and '_', like pandas_import_blocker", r.TargetID, MaxTargetIDLen)
 	}

@@ -19,19 +19,22 @@ const NoteGrammar = `One statement per note. Explicit forms (case-insensitive):
   reverted decision: <which> | superseded: <which>   retire a decision
   constraint: <text>                       a restriction in force (constraints upsert)
   lifted constraint: <which>               retire a constraint
-  plan: <text>                             replace the plan
+  plan: <text>                             replace the plan (the only way to change it)
   result: <text>                           record a measurement or outcome
-  task <id>: <state>                       the latest state of a task
+  task <id>: <state>                       the latest state of a task (the id has a digit or - _ . :)
   learned: <text> | learning: <text>       reusable knowledge
   [bucket/operation target_id] <text>      exactly that write, e.g. [issues/resolve pandas_import] pinned 2.1
-Name rows by their snake_case id when you can ("fixed: pandas_import"; "issue: pandas_import: pandas fails to import").
-A vague reference ("the earlier blocker is fixed") is bound only when exactly one open row clearly fits;
-otherwise it waits in the pending queue. Plain sentences are read conservatively; questions, hedges and
-narration are ignored; tool output (kind tool_result) needs an explicit form.`
+Name rows by their snake_case id ("fixed: pandas_import"; "issue: pandas_import: pandas fails to import"); one id per note.
+Changing an existing row's text, or reopening a closed one, needs its id. A reference without an id binds only when
+one row holds every distinctive word of it (at least two, or most of the row's own words); generic words (the
+blocker, the issue) never bind; anything less waits in the pending queue for a later note or a human curator.
+Plain sentences are read conservatively: questions, hedges, negations, reported speech and narration are ignored.
+Tool output (kind tool_result) may add results and learnings; any other write from it waits for a curator.
+A note may be long, but a promoted statement carries at most 8192 bytes of text.`
 
 // WriteNoteArgs are the arguments of write_note.
 type WriteNoteArgs struct {
-	Text    string `json:"text" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the tool description)."`
+	Text    string `json:"text" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the tool description). Notes up to the configured size are kept; promotion rejects a statement of more than 8192 bytes (rule size_limit)."`
 	Kind    string `json:"kind,omitempty" jsonschema:"agent (your own words, the default) or tool_result (output of a tool you ran)."`
 	TaskID  string `json:"task_id,omitempty" jsonschema:"The task the note belongs to (letters, digits, . _ : -); results and 'task: <state>' notes use it."`
 	Promote bool   `json:"promote,omitempty" jsonschema:"true: promote your pending notes (this one included) into shared state now and return each outcome. Default false: the note stays in your working memory until promote_notes."`
