@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 type writeNoteResult struct {
@@ -26,10 +30,6 @@ type writeNoteResult struct {
 
 type sharedResult struct {
 	Rows []memory.SharedRow `json:"rows"`
-}
-
-type pendingResult struct {
-	Pending []memory.PendingItem `json:"pending"`
 }
 
 // promoteNote writes a note with promote: true and returns its outcome.
@@ -79,14 +79,19 @@ func TestPromotionEndToEnd(t *testing.T) {
 		t.Fatalf("a note was promoted twice: %+v", rep)
 	}
 
-	// The earlier blocker binds; two similar issues make a vague note wait.
+	// A note that names its row by words binds; "the earlier blocker" names
+	// no row and waits for a curator; two similar issues make a vague note wait.
 	for _, n := range []string{"issue: flaky test in the auth module", "issue: flaky test in the billing module", "plan: ship v1 on Friday", "task T-1: blocked on review"} {
 		if o := s.promoteNote(n); o.Status != memory.Committed {
 			t.Fatalf("%q: %+v", n, o)
 		}
 	}
-	if o := s.promoteNote("The earlier blocker is fixed."); o.Status != memory.Committed || o.Operation != memory.Resolve || o.TargetID != "pandas_import_fails_in_loader" {
-		t.Fatalf("earlier blocker: %+v", o)
+	held := s.promoteNote("The earlier blocker is fixed.")
+	if held.Status != memory.Deferred || !strings.Contains(held.Reason, `calls it only "blocker"`) {
+		t.Fatalf("earlier blocker: %+v", held)
+	}
+	if o := s.promoteNote("The pandas import in the loader works again."); o.Status != memory.Committed || o.Operation != memory.Resolve || o.TargetID != "pandas_import_fails_in_loader" {
+		t.Fatalf("pandas import: %+v", o)
 	}
 	o := s.promoteNote("The flaky test is fixed now.")
 	if o.Status != memory.Deferred || o.PendingID == 0 || len(o.Candidates) != 2 || !strings.Contains(o.Reason, "ambiguous") {
@@ -108,10 +113,31 @@ func TestPromotionEndToEnd(t *testing.T) {
 	if len(sh.Rows) != 3 { // plan, issues, task_state: one row each
 		t.Fatalf("all buckets = %+v", sh.Rows)
 	}
-	var pl pendingResult
+	// The text of shared_state fences what notes wrote.
+	if txt := text(s.call("shared_state", map[string]any{"bucket": "plan"})); !strings.Contains(txt, memory.DataDirective) ||
+		!strings.Contains(txt, "- plan/main (active, version 1)\n<memory-data label=\"plan/main\">\nship v1 on Friday\n</memory-data>") {
+		t.Fatalf("shared_state text:\n%s", txt)
+	}
+
+	// The author sees its pending notes; another agent sees that they wait,
+	// not what they say; a human sees all.
+	var pl memory.PendingList
 	s.ok("list_pending", nil, &pl)
-	if len(pl.Pending) != 1 || pl.Pending[0].ID != o.PendingID || pl.Pending[0].RawInput != "The flaky test is fixed now." {
+	if len(pl.Pending) != 2 || pl.Total != 2 || pl.Pending[1].ID != o.PendingID || pl.Pending[1].RawInput != "The flaky test is fixed now." ||
+		!pl.Pending[0].Stale || pl.Pending[1].Stale {
 		t.Fatalf("list_pending = %+v", pl)
+	}
+	other := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	other.ok("list_pending", nil, &pl)
+	if len(pl.Pending) != 2 || !pl.Pending[1].Redacted || pl.Pending[1].RawInput != "" || pl.Pending[1].Request.ReferenceText != "" {
+		t.Fatalf("another agent's list_pending = %+v", pl)
+	}
+	if md, err := other.read("memory://pending"); err != nil || strings.Contains(md, "flaky test is fixed") || !strings.Contains(md, "(the note is private to sam)") {
+		t.Fatalf("memory://pending for another agent = %q, %v", md, err)
+	}
+	if md, err := curator.read("memory://pending"); err != nil || !strings.Contains(md, memory.DataDirective) ||
+		!strings.Contains(md, "by sam\">\nThe flaky test is fixed now.\n</memory-data>") {
+		t.Fatalf("memory://pending for a human = %q, %v", md, err)
 	}
 
 	// Only a human may curate.
@@ -123,6 +149,8 @@ func TestPromotionEndToEnd(t *testing.T) {
 		t.Fatalf("curator bind = %+v", cr)
 	}
 	curator.fail("resolve_pending", map[string]any{"pending_id": o.PendingID, "drop_reason": "noise"}, "ECONFLICT", "was already committed by alice")
+	curator.fail("resolve_pending", map[string]any{"pending_id": held.PendingID, "target_id": "pandas_import_fails_in_loader"}, "ECONFLICT", "already resolved")
+	curator.ok("resolve_pending", map[string]any{"pending_id": held.PendingID, "drop_reason": "fixed by note 7"}, &cr)
 	s.ok("shared_state", map[string]any{"bucket": "issues", "status": "resolved"}, &sh)
 	if len(sh.Rows) != 2 {
 		t.Fatalf("resolved issues = %+v", sh.Rows)
@@ -137,14 +165,15 @@ func TestPromotionEndToEnd(t *testing.T) {
 		t.Fatalf("curator drop = %+v", cr)
 	}
 
-	s.ok("list_pending", map[string]any{"all": true}, &pl)
-	if len(pl.Pending) != 2 || pl.Pending[0].Resolution.Action != "bind" || pl.Pending[1].Resolution.Action != "drop" {
+	s.ok("list_pending", map[string]any{"all": true, "limit": 2}, &pl)
+	if len(pl.Pending) != 2 || pl.Total != 3 || pl.Pending[0].Resolution.Action != "drop" || pl.Pending[1].Resolution.Action != "bind" {
 		t.Fatalf("list_pending all = %+v", pl)
 	}
 
-	// Resources.
+	// Resources: the summary fences every text.
 	md, err := s.read("memory://shared")
-	for _, want := range []string{"ship v1 on Friday (v1)", "**slow_query_in_reports**", "**t_1**: blocked on review"} {
+	for _, want := range []string{memory.DataDirective, "- plan/main (active, version 1)\n<memory-data label=\"plan/main\">\nship v1 on Friday\n</memory-data>",
+		"- issues/slow_query_in_reports (open)", "- task_state/t_1 (active, version 1)\n<memory-data label=\"task_state/t_1\">\nstate: blocked on review"} {
 		if err != nil || !strings.Contains(md, want) {
 			t.Fatalf("memory://shared lacks %q: %q, %v", want, md, err)
 		}
@@ -154,11 +183,13 @@ func TestPromotionEndToEnd(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(js), &bucket) != nil || len(bucket.Rows) != 5 {
 		t.Fatalf("memory://shared/issues = %q, %v", js, err)
 	}
-	if _, err := s.read("memory://shared/gossip"); err == nil || !strings.Contains(err.Error(), `unknown bucket "gossip"`) {
-		t.Fatalf("unknown bucket resource: %v", err)
+	for _, uri := range []string{"memory://shared/gossip", "memory://shared/%20issues", "memory://shared/Issues"} {
+		if _, err := s.read(uri); err == nil || !strings.Contains(err.Error(), "unknown bucket") {
+			t.Fatalf("%s: %v", uri, err)
+		}
 	}
-	if js, err := s.read("memory://pending"); err != nil || !strings.Contains(js, `"pending": []`) {
-		t.Fatalf("memory://pending = %q, %v", js, err)
+	if md, err := s.read("memory://pending"); err != nil || !strings.Contains(md, "pending: none (0 in all)") {
+		t.Fatalf("memory://pending = %q, %v", md, err)
 	}
 
 	// The curator's process heard about the other process's writes.
@@ -216,6 +247,8 @@ func TestPromotionBadInput(t *testing.T) {
 		{"promote unknown argument", s, "promote_notes", map[string]any{"all": true}, "EINVALID", `unknown argument "all"; this tool takes: limit`},
 		{"promote limit", s, "promote_notes", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range: use 1 to 500"},
 		{"unknown bucket", s, "shared_state", map[string]any{"bucket": "gossip"}, "EINVALID", `unknown bucket "gossip"`},
+		{"padded bucket", s, "shared_state", map[string]any{"bucket": " issues"}, "EINVALID", `unknown bucket " issues": use one of plan,`},
+		{"pending limit", s, "list_pending", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range: use 1 to 500"},
 		{"status of another bucket", s, "shared_state", map[string]any{"bucket": "issues", "status": "active"}, "EINVALID", "use one of open, resolved"},
 		{"limit", s, "shared_state", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range"},
 		{"agent curates", s, "resolve_pending", map[string]any{"pending_id": pending, "drop_reason": "x"}, "EFORBIDDEN", "only a human curator"},
@@ -232,7 +265,7 @@ func TestPromotionBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { tt.p.in(t).fail(tt.tool, tt.args, tt.code, tt.want) })
 	}
 	// Nothing the bad calls tried was stored.
-	var pl pendingResult
+	var pl memory.PendingList
 	s.ok("list_pending", nil, &pl)
 	if len(pl.Pending) != 1 || pl.Pending[0].Status != memory.PendingOpen {
 		t.Fatalf("pending after bad calls = %+v", pl)
@@ -355,5 +388,37 @@ func TestConcurrentPromotion(t *testing.T) {
 	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "identical") {
 		t.Fatalf("replay after concurrent writes: %v\n%s", err, out)
+	}
+}
+
+// TestReplayListsFlippedEvents records an event whose projection fails (as
+// the inputter would, through the store), then runs the replay command: it
+// applies the event, says which event flipped, and a second replay finds
+// the state identical.
+func TestReplayListsFlippedEvents(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: "db_timeout", Payload: memory.Payload{Text: "db calls time out"},
+		RawInput: "issue: db_timeout: db calls time out", Agent: "sam", Run: "r", CreatedAt: db.Now.Now()}
+	err = db.Update(ctx, func(tx *sql.Tx) error {
+		return store.AppendEvent(ctx, tx, &ev, func(context.Context, *sql.Tx, *memory.Event) error { return errors.New("disk on fire") })
+	})
+	db.Close()
+	if err != nil || ev.Applied {
+		t.Fatalf("append: %v, %+v", err, ev)
+	}
+	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	want := fmt.Sprintf("event 1 (%s) issues/upsert db_timeout: failed before, now applied", ev.EventID)
+	if err != nil || !strings.Contains(string(out), "1 applied, 0 failed") || !strings.Contains(string(out), want) ||
+		!strings.Contains(string(out), "shared state changed") {
+		t.Fatalf("replay: %v\n%s", err, out)
+	}
+	out, err = exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "event 1") || !strings.Contains(string(out), "identical") {
+		t.Fatalf("second replay: %v\n%s", err, out)
 	}
 }

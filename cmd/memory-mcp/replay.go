@@ -10,8 +10,9 @@ import (
 )
 
 // replay rebuilds every shared table from the events_memory ledger and says
-// whether the result differs from what the tables held. Events whose
-// projection failed before are applied now if they can be.
+// whether the result differs from what the tables held, and which events
+// changed from failed to applied (or back). Events whose projection failed
+// before are applied now if they can be.
 func replay(ctx context.Context, cfg *Config, stdout io.Writer) error {
 	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
 	if err != nil {
@@ -31,6 +32,13 @@ func replay(ctx context.Context, cfg *Config, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "replayed %d events from the ledger: %d applied, %d failed\n", rep.Events, rep.Applied, rep.Failed)
+	for _, ev := range rep.Flipped {
+		was, now := "failed", "applied"
+		if !ev.Applied {
+			was, now = now, "failed: "+ev.ProjectionError
+		}
+		fmt.Fprintf(stdout, "event %d (%s) %s/%s %s: %s before, now %s\n", ev.Seq, ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, was, now)
+	}
 	if before == after {
 		fmt.Fprintln(stdout, "shared state is identical to the ledger's projection")
 	} else {
