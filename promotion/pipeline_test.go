@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
@@ -142,4 +143,27 @@ func workload(rng *rand.Rand, n int) []string {
 		out[i] = forms[rng.IntN(len(forms))](subjects[rng.IntN(len(subjects))], i)
 	}
 	return out
+}
+
+// TestConcurrentPassReportsTheStoredOutcome: when another pass promotes a
+// note between this pass reading it and judging it, this pass reports what
+// the other decided, and does not promote it again.
+func TestConcurrentPassReportsTheStoredOutcome(t *testing.T) {
+	h := newHarness(t)
+	h.note(agent, memory.NoteWrite{Text: "issue: disk_full: runner disk is full"}, false)
+	interpret := h.p.Interpret
+	h.p.Interpret = func(ctx context.Context, n memory.Note, c memory.SharedContext) promotion.Interpretation {
+		other := promotion.New(h.db, "run1") // the other pass, in the same run
+		if rep, err := other.Promote(as(agent), 0); err != nil || len(rep.Outcomes) != 1 {
+			t.Fatalf("other pass: %+v, %v", rep, err)
+		}
+		return interpret(ctx, n, c)
+	}
+	h.promote(agent)
+	if len(h.outs) != 1 || h.outs[0].Status != memory.Committed || h.outs[0].TargetID != "disk_full" || h.outs[0].EventID == "" {
+		t.Fatalf("outcome = %+v", h.outs)
+	}
+	if evs, _ := h.db.Events(context.Background(), 0, 10); len(evs) != 1 {
+		t.Fatalf("the note was promoted twice: %+v", evs)
+	}
 }
