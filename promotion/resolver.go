@@ -125,6 +125,9 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 	if inside := rowsNamed(mentions(span), rows, ""); len(inside) > 0 {
 		return Resolution{Action: Defer, Curator: true, Reason: fmt.Sprintf("the note names %s inside a longer phrase: write %s to close it", inside[0], closeForm(r, inside[0]))}
 	}
+	if plain := plainly(ms, others); len(plain) > 0 {
+		return Resolution{Action: Defer, Curator: true, Reason: fmt.Sprintf("besides the words it uses, the note names %s: write one note per row, by id", strings.Join(plain, ", "))}
+	}
 	words := contentWords(span)
 	if len(words) == 0 {
 		return Resolution{Action: Reject, Rule: memory.RuleTarget, Reason: fmt.Sprintf("the note does not say which %s it means: name it by id (%s) or by its own words", noun, closeForm(r, "<id>"))}
@@ -150,6 +153,17 @@ func notedAfter(rows []memory.SharedRow, at time.Time) int {
 		}
 	}
 	return n
+}
+
+// plainly returns the ids among ids that the note states plainly.
+func plainly(ms []mention, ids []string) []string {
+	var out []string
+	for _, m := range ms {
+		if m.plain && slices.Contains(ids, m.id) && !slices.Contains(out, m.id) {
+			out = append(out, m.id)
+		}
+	}
+	return out
 }
 
 // closeForm is the explicit note that closes row id with r's operation.

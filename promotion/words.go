@@ -148,24 +148,28 @@ var (
 )
 
 // mention is a snake_case id in a note, and whether the note states it
-// plainly: not in a negated clause and not after a contrast.
+// plainly: not in a negated clause, not after a contrast, and not in the
+// part of a clause that says how or why ("by raising disk_quota").
 type mention struct {
 	id    string
 	plain bool
 }
 
+// reasonMarker starts the part of a clause that says how or why.
+var reasonMarker = lexicon(`by via because thanks`)
+
 // mentions returns the snake_case ids (tokens with an underscore) a note
 // names, in order. A clause ends at punctuation or a contrast word; every id
-// after the first contrast, or in a clause with a negation or persistence
-// word, is not plain.
+// after the first contrast, in a clause with a negation or persistence word,
+// or after a reason marker in its clause, is not plain.
 func mentions(text string) []mention {
 	var out []mention
-	clause, contrasted, denied := []int{}, false, false
+	clause, contrasted, denied, reason := []int{}, false, false, false
 	flush := func() {
 		for _, i := range clause {
-			out[i].plain = !contrasted && !denied
+			out[i].plain = out[i].plain && !contrasted && !denied
 		}
-		clause, denied = clause[:0], false
+		clause, denied, reason = clause[:0], false, false
 	}
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) }) {
 		word := strings.TrimFunc(f, func(r rune) bool { return r != '_' && (r >= 128 || !unicode.IsLetter(r) && !unicode.IsDigit(r)) })
@@ -173,10 +177,12 @@ func mentions(text string) []mention {
 		switch {
 		case strings.Contains(word, "_") && memory.IsSlug(word):
 			clause = append(clause, len(out))
-			out = append(out, mention{id: word})
+			out = append(out, mention{id: word, plain: !reason})
 		case contrast[low]:
 			flush()
 			contrasted = true
+		case reasonMarker[low]:
+			reason = true
 		case denial.MatchString(low) || persist[low]:
 			denied = true
 		}
