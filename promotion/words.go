@@ -106,7 +106,8 @@ func lexicon(words string) map[string]bool {
 var stopwords = lexicon(`a an the this that these those it its it's is are was were be been being am
 	has have had do does did done of to in on at by for from with as and or but not no so about into
 	we i you they he she our my your their us me them there here who which what when where
-	will would shall should could can going
+	will would shall should could can may might must going
+	never nothing none nobody neither nor
 	now again still finally just already earlier previous prior before after since yesterday today
 	last first latest recent recently old older other same some any both all also too really actually
 	completely fully properly totally entirely whole entire mentioned one ones
