@@ -113,8 +113,7 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 	if r.Operation.Lifecycle() {
 		return groundLifecycle(r, n, rules, agrees)
 	}
-	ids := mentions(n.Text)
-	named := slices.ContainsFunc(ids, func(m mention) bool { return m.id == r.TargetID })
+	named := slices.ContainsFunc(mentions(n.Text), func(m mention) bool { return m.id == r.TargetID })
 	switch {
 	case r.Bucket == memory.Plan && !(agrees && rules.TargetID == memory.PlanID):
 		return r, "the model proposes replacing the plan, but the note does not use the plan: form"
@@ -124,12 +123,15 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 		r.TargetID = taskNamed(n, r.TargetID)
 	case r.Bucket.Tracked() && r.TargetID != "" && !named:
 		return r, fmt.Sprintf("the model proposes writing %s %s, which the note does not name", r.Bucket, r.TargetID)
-	case !agrees && !supported(r.Payload.Text+" "+r.Payload.State, n.Text):
+	}
+	if agrees {
+		return r, ""
+	}
+	if !supported(r.Payload.Text+" "+r.Payload.State, n.Text) {
 		return r, "the model's text for the write is not in the note's own words"
-	case !agrees:
-		if why := llmCaution(n.Text, false); why != "" {
-			return r, "the note is " + why
-		}
+	}
+	if why := llmCaution(n.Text, false); why != "" {
+		return r, "the note is " + why
 	}
 	return r, ""
 }
