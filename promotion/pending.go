@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,12 @@ func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem,
 		it.Resolution = &memory.PendingResolution{Action: string(out.Status), By: "promotion", At: now, Reason: out.Reason}
 	}
 	out.PendingID = it.ID
+	// The outcome goes to whoever made the commit that triggered the retry,
+	// maybe not the note's author: it carries no words of the note.
+	out.Candidates = slices.Clone(out.Candidates)
+	for i := range out.Candidates {
+		out.Candidates[i].Signals = nil
+	}
 	return out, store.UpdatePending(ctx, tx, &it)
 }
 
