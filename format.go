@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -74,4 +75,25 @@ func FormatContext(hits []Hit, budget int) (string, int) {
 		b.WriteString(blocks[i])
 	}
 	return strings.TrimRight(b.String(), "\n"), len(chosen)
+}
+
+// ContextLimit is how many ranked memories context injection considers
+// before packing them into the budget.
+const ContextLimit = 50
+
+// ContextFor is seed 004's context-injection strategy: search svc for q (up to
+// ContextLimit hits) and pack the ranked memories into budget tokens as
+// fenced data. It returns the text and how many memories it holds.
+func ContextFor(ctx context.Context, svc MemoryService, q Query, budget int) (string, int, error) {
+	budget, err := CheckTokenBudget(budget)
+	if err != nil {
+		return "", 0, err
+	}
+	q.Limit = ContextLimit
+	hits, err := svc.Search(ctx, q)
+	if err != nil {
+		return "", 0, err
+	}
+	text, n := FormatContext(hits, budget)
+	return text, n, nil
 }

@@ -17,8 +17,9 @@ import (
 // Services are the domain services the prompts read. A nil service leaves its
 // prompts unregistered.
 type Services struct {
-	Facts memory.FactService
-	Log   *slog.Logger
+	Facts    memory.FactService
+	Memories memory.MemoryService
+	Log      *slog.Logger
 }
 
 // Register adds every prompt whose service is configured to s.
@@ -37,6 +38,9 @@ func Register(s *server.MCPServer, svc Services) {
 			return mcp.NewGetPromptResult("Core policies in force",
 				[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
 		}))
+	}
+	if svc.Memories != nil {
+		registerMemories(s, svc)
 	}
 }
 

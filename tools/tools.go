@@ -23,8 +23,9 @@ import (
 // Services are the domain services the tools call. A nil service leaves its
 // tools unregistered.
 type Services struct {
-	Facts memory.FactService
-	Log   *slog.Logger
+	Facts    memory.FactService
+	Memories memory.MemoryService
+	Log      *slog.Logger
 }
 
 // Register adds every tool whose service is configured to s.
@@ -34,6 +35,9 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Facts != nil {
 		registerFacts(s, svc)
+	}
+	if svc.Memories != nil {
+		registerMemories(s, svc)
 	}
 }
 
