@@ -1,0 +1,183 @@
+package locomo_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memory-mcp/memory-mcp/internal/locomo"
+)
+
+func TestNormaliseEvidence(t *testing.T) {
+	known := map[string]bool{"D8:6": true, "D9:17": true, "D11:26": true, "D30:5": true, "D9:1": true, "D4:4": true, "D4:6": true}
+	tests := []struct {
+		raw                 []string
+		want                []string
+		normalised, dropped int
+	}{
+		{[]string{"D8:6"}, []string{"D8:6"}, 0, 0},
+		{[]string{"D8:6; D9:17"}, []string{"D8:6", "D9:17"}, 2, 0},
+		{[]string{"D9:1 D4:4 D4:6"}, []string{"D9:1", "D4:4", "D4:6"}, 3, 0},
+		{[]string{"D:11:26"}, []string{"D11:26"}, 1, 0},
+		{[]string{"D30:05"}, []string{"D30:5"}, 1, 0},
+		{[]string{" D8:6 "}, []string{"D8:6"}, 0, 0},
+		{[]string{"D"}, nil, 0, 1},
+		{[]string{""}, nil, 0, 1},
+		{[]string{"D10:19"}, nil, 0, 1}, // well-formed, but no such turn
+		{[]string{"D8:6", "D8:6", "D08:6"}, []string{"D8:6"}, 1, 0},
+		{[]string{"D8:6; D99:1"}, []string{"D8:6"}, 1, 1},
+	}
+	for _, tt := range tests {
+		got, n, d := locomo.NormaliseEvidence(tt.raw, known)
+		if !reflect.DeepEqual(got, tt.want) || n != tt.normalised || d != tt.dropped {
+			t.Errorf("NormaliseEvidence(%q) = %q, %d normalised, %d dropped; want %q, %d, %d",
+				tt.raw, got, n, d, tt.want, tt.normalised, tt.dropped)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	ten := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
+	tests := []struct {
+		name     string
+		ranked   []string
+		evidence []string
+		want     locomo.Metrics
+	}{
+		{"first", ten, []string{"a"}, locomo.Metrics{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1}},
+		{"third", ten, []string{"c"}, locomo.Metrics{Questions: 1, R5: 1, R10: 1, MRR: 1.0 / 3}},
+		{"sixth", ten, []string{"f"}, locomo.Metrics{Questions: 1, R10: 1, MRR: 1.0 / 6}},
+		{"eleventh is past the cut", ten, []string{"k"}, locomo.Metrics{Questions: 1}},
+		{"missing", ten, []string{"z"}, locomo.Metrics{Questions: 1}},
+		{"two of four", ten, []string{"b", "g", "y", "z"}, locomo.Metrics{Questions: 1, R5: 0.25, R10: 0.5, MRR: 0.5}},
+		{"short ranking", []string{"x", "a"}, []string{"a", "b"}, locomo.Metrics{Questions: 1, R5: 0.5, R10: 0.5, MRR: 0.5}},
+		{"empty ranking", nil, []string{"a"}, locomo.Metrics{Questions: 1}},
+		{"repeats count once", []string{"a", "a", "a"}, []string{"a", "b"}, locomo.Metrics{Questions: 1, R1: 0.5, R5: 0.5, R10: 0.5, MRR: 1}},
+	}
+	for _, tt := range tests {
+		if got := locomo.Score(tt.ranked, tt.evidence); !same(got, tt.want) {
+			t.Errorf("%s: Score = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func same(a, b locomo.Metrics) bool {
+	eq := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
+	return a.Questions == b.Questions && eq(a.R1, b.R1) && eq(a.R5, b.R5) && eq(a.R10, b.R10) && eq(a.MRR, b.MRR)
+}
+
+func TestLoadTiny(t *testing.T) {
+	ds, err := locomo.Load("testdata/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ds.Conversations[0]
+	var ids []string
+	for _, turn := range c.Turns {
+		ids = append(ids, turn.ID)
+	}
+	if want := []string{"D1:1", "D1:2", "D2:1", "D2:2"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("turn order %q, want sessions in numeric order %q", ids, want)
+	}
+	if got, want := c.Turns[3].Text, "Ada: Look at this! [shares: a photo of a red kite]"; got != want {
+		t.Errorf("turn text %q, want %q", got, want)
+	}
+	if got, want := c.Turns[0].Date, time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("session 1 date %v, want %v", got, want)
+	}
+	if got, want := c.Questions[1].Evidence, []string{"D2:2", "D1:2", "D2:1", "D1:1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("evidence %q, want %q", got, want)
+	}
+	if ds.Normalised != 3 || ds.Dropped != 2 {
+		t.Errorf("normalised %d, dropped %d; want 3, 2", ds.Normalised, ds.Dropped)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, raw := range []string{
+		`{`,
+		`[{"sample_id":"x","conversation":{"session_1":[],"session_1_date_time":"yesterday"},"qa":[]}]`,
+		`[{"sample_id":"x","conversation":{"session_1":[]},"qa":[]}]`,
+		`[{"sample_id":"x","conversation":{"session_1":{},"session_1_date_time":"1:56 pm on 8 May, 2023"},"qa":[]}]`,
+	} {
+		if _, err := locomo.Parse([]byte(raw)); err == nil {
+			t.Errorf("Parse(%s) succeeded, want an error", raw)
+		}
+	}
+}
+
+// TestEvaluate checks averaging per category and overall, the skipping of
+// category 5 and of questions without evidence, and the printed table.
+func TestEvaluate(t *testing.T) {
+	ds, err := locomo.Load("testdata/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fixed ranking: D1:1 first, then D2:2.
+	index := func(ctx context.Context, c *locomo.Conversation) (locomo.Search, error) {
+		return func(ctx context.Context, q string) ([]string, error) {
+			return []string{"D1:1", "D2:2"}, nil
+		}, nil
+	}
+	r, err := locomo.Evaluate(context.Background(), ds, "fixed", index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Category 4: evidence D1:1 at rank 1. Category 1: 2 of 4 evidence turns
+	// in the top 2, first at rank 1. Category 2 has no evidence left.
+	want4 := locomo.Metrics{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1}
+	want1 := locomo.Metrics{Questions: 1, R1: 0.25, R5: 0.5, R10: 0.5, MRR: 1}
+	wantAll := locomo.Metrics{Questions: 2, R1: 0.625, R5: 0.75, R10: 0.75, MRR: 1}
+	if !same(r.Category[4], want4) || !same(r.Category[1], want1) || !same(r.All, wantAll) {
+		t.Errorf("report %+v", r)
+	}
+	if r.NoEvidence != 1 || r.Category[2].Questions != 0 {
+		t.Errorf("no-evidence questions %d, category 2 scored %d; want 1, 0", r.NoEvidence, r.Category[2].Questions)
+	}
+	var buf bytes.Buffer
+	if err := locomo.PrintTable(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"2 questions scored, 1 without evidence", "3 normalised, 2 dropped", "1 multi-hop", "0.625  0.750  0.750  1.000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestLoadLoCoMo checks the real data set against the counts its README
+// states. The file lives outside the repository (its licence forbids
+// shipping it), so a clone without it skips this test.
+func TestLoadLoCoMo(t *testing.T) {
+	path, err := locomo.Find()
+	if err != nil {
+		t.Skip(err)
+	}
+	ds, err := locomo.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns, questions := 0, map[int]int{}
+	for _, c := range ds.Conversations {
+		turns += len(c.Turns)
+		for _, q := range c.Questions {
+			questions[q.Category]++
+		}
+	}
+	if len(ds.Conversations) != 10 || turns != 5882 {
+		t.Errorf("%d conversations, %d turns; want 10, 5882", len(ds.Conversations), turns)
+	}
+	if want := map[int]int{1: 282, 2: 321, 3: 96, 4: 841, 5: 446}; !reflect.DeepEqual(questions, want) {
+		t.Errorf("questions per category %v, want %v", questions, want)
+	}
+	// 11 ids from 3 strings holding several, "D8:6; D9:17" (2), "D:11:26",
+	// "D30:05"; dropped: "D" and two ids past the end of their session.
+	if ds.Normalised != 15 || ds.Dropped != 3 {
+		t.Errorf("evidence ids: %d normalised, %d dropped; want 15, 3", ds.Normalised, ds.Dropped)
+	}
+}

@@ -1,0 +1,141 @@
+package locomo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// Search ranks the turns of one conversation for a query, best first, as
+// turn ids. Only the first 10 are scored.
+type Search func(ctx context.Context, query string) ([]string, error)
+
+// Indexer stores the turns of one conversation in a space of its own and
+// returns the Search over it.
+type Indexer func(ctx context.Context, c *Conversation) (Search, error)
+
+// Categories are the question categories scored, by number; 5 (adversarial,
+// questions with no answer in the conversation) is left out as usual.
+var Categories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+// Metrics are recall figures averaged over Questions questions.
+type Metrics struct {
+	Questions int
+	R1        float64 // share of a question's evidence turns in the top 1
+	R5        float64 // ... in the top 5
+	R10       float64 // ... in the top 10
+	MRR       float64 // mean reciprocal rank of the first evidence turn (0 past 10)
+}
+
+// Report is the outcome of one method over the benchmark.
+type Report struct {
+	Method     string
+	Category   map[int]Metrics // by category number, 1-4
+	All        Metrics         // categories 1-4 together
+	NoEvidence int             // questions of categories 1-4 skipped: no evidence turn left
+	Normalised int             // evidence ids repaired while loading
+	Dropped    int             // evidence ids dropped while loading
+}
+
+// Score rates one ranking against the evidence turns of one question.
+// Evidence must be distinct and non-empty; repeated ids in the ranking
+// count once.
+func Score(ranked, evidence []string) Metrics {
+	want := make(map[string]bool, len(evidence))
+	for _, e := range evidence {
+		want[e] = true
+	}
+	m := Metrics{Questions: 1}
+	var found [11]int // found[k]: evidence turns among the first k results
+	for i := 0; i < 10; i++ {
+		found[i+1] = found[i]
+		if i < len(ranked) && want[ranked[i]] {
+			delete(want, ranked[i])
+			found[i+1]++
+			if m.MRR == 0 {
+				m.MRR = 1 / float64(i+1)
+			}
+		}
+	}
+	n := float64(len(evidence))
+	m.R1, m.R5, m.R10 = float64(found[1])/n, float64(found[5])/n, float64(found[10])/n
+	return m
+}
+
+// add accumulates sums; mean turns them into averages.
+func (m *Metrics) add(o Metrics) {
+	m.Questions += o.Questions
+	m.R1 += o.R1
+	m.R5 += o.R5
+	m.R10 += o.R10
+	m.MRR += o.MRR
+}
+
+func (m Metrics) mean() Metrics {
+	if m.Questions == 0 {
+		return m
+	}
+	n := float64(m.Questions)
+	return Metrics{Questions: m.Questions, R1: m.R1 / n, R5: m.R5 / n, R10: m.R10 / n, MRR: m.MRR / n}
+}
+
+// Evaluate indexes every conversation with index and scores a search for
+// each question of categories 1-4 that has evidence.
+func Evaluate(ctx context.Context, ds *Dataset, method string, index Indexer) (Report, error) {
+	r := Report{Method: method, Category: map[int]Metrics{}, Normalised: ds.Normalised, Dropped: ds.Dropped}
+	for i := range ds.Conversations {
+		c := &ds.Conversations[i]
+		search, err := index(ctx, c)
+		if err != nil {
+			return r, fmt.Errorf("index %s: %w", c.ID, err)
+		}
+		for _, q := range c.Questions {
+			if _, ok := Categories[q.Category]; !ok {
+				continue
+			}
+			if len(q.Evidence) == 0 {
+				r.NoEvidence++
+				continue
+			}
+			ranked, err := search(ctx, q.Text)
+			if err != nil {
+				return r, fmt.Errorf("search %s %q: %w", c.ID, q.Text, err)
+			}
+			s := Score(ranked, q.Evidence)
+			m := r.Category[q.Category]
+			m.add(s)
+			r.Category[q.Category] = m
+			r.All.add(s)
+		}
+	}
+	for k, m := range r.Category {
+		r.Category[k] = m.mean()
+	}
+	r.All = r.All.mean()
+	return r, nil
+}
+
+// PrintTable writes reports side by side as one table: a row per method and
+// category, then the row for categories 1-4 together.
+func PrintTable(w io.Writer, reports ...Report) error {
+	if len(reports) == 0 {
+		return nil
+	}
+	r0 := reports[0]
+	fmt.Fprintf(w, "LoCoMo retrieval recall, categories 1-4 (%d questions scored, %d without evidence skipped; evidence ids: %d normalised, %d dropped)\n",
+		r0.All.Questions, r0.NoEvidence, r0.Normalised, r0.Dropped)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tcategory\tn\tR@1\tR@5\tR@10\tMRR\t")
+	for _, r := range reports {
+		for c := 1; c <= 4; c++ {
+			row(tw, r.Method, fmt.Sprintf("%d %s", c, Categories[c]), r.Category[c])
+		}
+		row(tw, r.Method, "1-4", r.All)
+	}
+	return tw.Flush()
+}
+
+func row(w io.Writer, method, category string, m Metrics) {
+	fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", method, category, m.Questions, m.R1, m.R5, m.R10, m.MRR)
+}
