@@ -22,7 +22,6 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
-	"github.com/ncruces/go-sqlite3/ext/fts5"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -47,7 +46,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	sdb, err := driver.Open(dsn(path), fts5.Register)
+	sdb, err := driver.Open(dsn(path), registerFTS)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -18,6 +18,7 @@ import (
 type locomoSpaces struct {
 	ds   *locomo.Dataset
 	svc  *store.MemoryService
+	db   *store.DB
 	turn map[string]string // memory id -> turn id
 }
 
@@ -37,7 +38,7 @@ func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 	}
 	tb.Cleanup(func() { db.Close() })
 	svc := store.NewMemoryService(db, emb)
-	l := &locomoSpaces{ds: ds, svc: svc, turn: map[string]string{}}
+	l := &locomoSpaces{ds: ds, svc: svc, db: db, turn: map[string]string{}}
 	for _, c := range ds.Conversations {
 		ctx := as(memory.Identity{AgentID: c.ID})
 		for _, t := range c.Turns {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -34,6 +35,25 @@ type MemoryService struct {
 	MaxContentBytes int
 	// Log receives warnings the caller cannot act on (an embedder outage).
 	Log *slog.Logger
+
+	stmts sync.Map // query text -> *sql.Stmt, so searches skip SQL parsing
+}
+
+// stmt returns query prepared once and bound to tx. A search runs a handful
+// of fixed statements; parsing them anew each time was a sixth of its cost.
+func (s *MemoryService) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if st, ok := s.stmts.Load(query); ok {
+		return tx.StmtContext(ctx, st.(*sql.Stmt)), nil
+	}
+	st, err := s.db.sql.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		st = prev.(*sql.Stmt)
+	}
+	return tx.StmtContext(ctx, st), nil
 }
 
 // NewMemoryService returns a memory service with default limits and ranking.
@@ -72,12 +92,12 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 		tags, _ := json.Marshal(w.Tags)
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
-			author.Human, vec, nullString(embedder, embedder != ""))
+			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags))
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
@@ -192,10 +212,10 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
-			 embedding, embedder)
+			 embedding, embedder, filters)
 			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder
-			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID)
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4
+			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags))
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)
 		}

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +40,7 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	err = s.db.View(ctx, func(tx *sql.Tx) error {
 		cands := map[string]*memory.Candidate{}
 		if cfg.BM25Weight > 0 {
-			if err := bm25Candidates(ctx, tx, q.Text, f, pool, cands); err != nil {
+			if err := s.bm25Candidates(ctx, tx, q.Text, f, pool, cands); err != nil {
 				return err
 			}
 		}
@@ -48,7 +50,7 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 			}
 		}
 		ranked := rank(cands, cfg, now, q.Limit)
-		entries, err := loadEntries(ctx, tx, ranked)
+		entries, err := s.loadEntries(ctx, tx, ranked)
 		if err != nil {
 			return err
 		}
@@ -85,31 +87,110 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 }
 
 // bm25Candidates adds the pool best BM25 matches that pass f to cands.
-func bm25Candidates(ctx context.Context, tx *sql.Tx, text string, f filter, pool int, cands map[string]*memory.Candidate) error {
-	match := MatchAny(strings.Join(QueryTerms(text), " "))
+// FTS5 ranks inside the filtered space first (so the ranking runs only on
+// rows that can be returned); the range filters are checked on the ranked
+// rows, and when they reject so many that fewer than pool remain the ranking
+// is redone four times deeper, until the matches run out.
+func (s *MemoryService) bm25Candidates(ctx context.Context, tx *sql.Tx, text string, f filter, pool int, cands map[string]*memory.Candidate) error {
+	terms, dfs, err := s.pruneTerms(ctx, tx, QueryTerms(text))
+	if err != nil {
+		return err
+	}
+	match := f.match(terms)
 	if match == "" {
 		return nil
 	}
 	cond, args := f.sql()
-	rows, err := tx.QueryContext(ctx, `SELECT m.id, m.shared, m.occurred_at, -bm25(memory_fts)
-		FROM memory_fts JOIN memories m ON m.pk = memory_fts.rowid
-		WHERE memory_fts MATCH ? AND `+cond+` ORDER BY bm25(memory_fts) LIMIT ?`,
-		append(append([]any{match}, args...), pool)...)
-	if err != nil {
-		return fmt.Errorf("bm25 search: %w", err)
-	}
-	defer rows.Close()
-	for rank := 1; rows.Next(); rank++ {
-		var c memory.Candidate
-		var shared bool
-		var occurred int64
-		if err := rows.Scan(&c.ID, &shared, &occurred, &c.BM25); err != nil {
+	for depth := pool; ; depth *= 4 {
+		ranked, passed, err := s.bm25Ranking(ctx, tx, match, dfs, cond, args, depth, pool)
+		if err != nil {
 			return err
 		}
-		c.BM25Rank, c.Personal, c.OccurredAt = rank, !shared, fromNanos(occurred)
-		cands[c.ID] = &c
+		if len(passed) >= pool || ranked < depth {
+			for i, c := range passed {
+				c.BM25Rank = i + 1
+				cands[c.ID] = c
+			}
+			return nil
+		}
 	}
-	return rows.Err()
+}
+
+// bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
+// first pool of them that pass cond, best first.
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, match, dfs, cond string, args []any, depth, pool int) (int, []*memory.Candidate, error) {
+	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
+		FROM (SELECT rowid, memory_rank(memory_fts, ?) AS score FROM memory_fts
+		      WHERE memory_fts MATCH ? ORDER BY score DESC LIMIT ?) f
+		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := st.QueryContext(ctx, slices.Concat(args, []any{dfs, match, depth})...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("bm25 search: %w", err)
+	}
+	defer rows.Close()
+	ranked := 0
+	var out []*memory.Candidate
+	for rows.Next() {
+		c := &memory.Candidate{}
+		var shared, pass bool
+		var occurred int64
+		if err := rows.Scan(&c.ID, &shared, &occurred, &c.BM25, &pass); err != nil {
+			return 0, nil, err
+		}
+		ranked++
+		if pass && len(out) < pool {
+			c.Personal, c.OccurredAt = !shared, fromNanos(occurred)
+			out = append(out, c)
+		}
+	}
+	return ranked, out, rows.Err()
+}
+
+// matchBudget bounds how many index rows one BM25 query may match. Ranking
+// costs a few microseconds a row, so a query whose words are common in a
+// large store would spend most of a search ranking rows that cannot win.
+const matchBudget = 5000
+
+// pruneTerms counts the document frequency of each term (the ranking's IDF
+// needs it) and drops the most common terms while together they would match
+// more than matchBudget rows; the rarest term always stays. Common terms
+// carry the least weight in BM25 (lowest IDF), so the top of the ranking
+// changes little; below the budget nothing is dropped. It returns the terms
+// kept and their frequencies, comma-separated, in the same order.
+func (s *MemoryService) pruneTerms(ctx context.Context, tx *sql.Tx, terms []string) ([]string, string, error) {
+	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
+	if err != nil {
+		return nil, "", err
+	}
+	df := make(map[string]int, len(terms))
+	total := 0
+	for _, t := range terms {
+		var n int
+		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(t)).Scan(&n); err != nil {
+			return nil, "", fmt.Errorf("term frequency: %w", err)
+		}
+		df[t], total = n, total+n
+	}
+	if total > matchBudget {
+		byDF := slices.Clone(terms)
+		slices.SortStableFunc(byDF, func(a, b string) int { return df[a] - df[b] })
+		keep, sum := map[string]bool{}, 0
+		for i, t := range byDF {
+			if i > 0 && sum+df[t] > matchBudget {
+				break
+			}
+			keep[t], sum = true, sum+df[t]
+		}
+		terms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return !keep[t] })
+	}
+	dfs := make([]string, len(terms))
+	for i, t := range terms {
+		dfs[i] = strconv.Itoa(df[t])
+	}
+	return terms, strings.Join(dfs, ","), nil
 }
 
 // vectorCandidates adds the pool nearest memories that pass f to cands.
@@ -173,16 +254,21 @@ func finish(ranked []memory.Candidate, entries map[string]memory.Entry, cfg memo
 }
 
 // loadEntries reads the still-active entries of the ranked candidates.
-func loadEntries(ctx context.Context, tx *sql.Tx, ranked []memory.Candidate) (map[string]memory.Entry, error) {
+func (s *MemoryService) loadEntries(ctx context.Context, tx *sql.Tx, ranked []memory.Candidate) (map[string]memory.Entry, error) {
 	out := make(map[string]memory.Entry, len(ranked))
 	if len(ranked) == 0 {
 		return out, nil
 	}
-	ids := make([]any, len(ranked))
+	ids := make([]string, len(ranked))
 	for i, c := range ranked {
 		ids[i] = c.ID
 	}
-	rows, err := tx.QueryContext(ctx, entryColumns+` FROM memories m WHERE m.forgotten_at IS NULL AND m.id IN (`+placeholders(len(ids))+`)`, ids...)
+	list, _ := json.Marshal(ids)
+	st, err := s.stmt(ctx, tx, entryColumns+` FROM memories m WHERE m.forgotten_at IS NULL AND m.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("load hits: %w", err)
 	}
