@@ -25,6 +25,7 @@ bench: ## print throughput, latency and quality figures (each benchmark runs a f
 
 fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
+	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store
 
 clean:
 	rm -rf bin

@@ -74,3 +74,10 @@ func (f *FlatIndex) Query(vec []float32, n int) []string {
 	}
 	return out
 }
+
+// SetMatchBudget changes matchBudget for a test and returns the undo.
+func SetMatchBudget(n int) func() {
+	old := matchBudget
+	matchBudget = n
+	return func() { matchBudget = old }
+}

@@ -467,3 +467,40 @@ func TestRecall(t *testing.T) {
 	_, err = s.Recall(as(ann), make([]string, 101))
 	wantCode(t, err, memory.EINVALID, "101 ids given; the limit is 100")
 }
+
+// When the range filters reject the best BM25 matches, the ranking goes
+// deeper until it has enough candidates or none are left.
+func TestBM25RankingWidensPastFilteredRows(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	s.Retrieval.Pool, s.Retrieval.PoolMultiplier = 1, 1
+	day := func(d int) time.Time { return time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC) }
+	var last string
+	for d := 1; d <= 12; d++ {
+		// Earlier days repeat the word more, so they rank higher.
+		text := strings.Repeat("meeting ", 13-d) + "notes"
+		last = remember(t, s, ann, memory.EntryWrite{Content: text, OccurredAt: day(d)}).ID
+	}
+	got := search(t, s, ann, memory.Query{Text: "meeting", Since: day(12), Limit: 1})
+	if !slices.Equal(got, []string{last}) {
+		t.Fatalf("got %v, want the only memory since day 12, %s", got, last)
+	}
+}
+
+// Over the match budget the commonest terms are dropped; the rarest stays.
+func TestCommonTermsArePrunedOverTheBudget(t *testing.T) {
+	defer store.SetMatchBudget(5)()
+	s, _, _ := memories(t, nil)
+	for i := range 8 {
+		remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("status update number %d", i)})
+	}
+	rare := remember(t, s, ann, memory.EntryWrite{Content: "status of the zeppelin"}).ID
+	// "status" is in all 9 rows and would blow the budget of 5: only
+	// "zeppelin" is searched for, so only the rare memory matches.
+	if got := search(t, s, ann, memory.Query{Text: "status zeppelin"}); !slices.Equal(got, []string{rare}) {
+		t.Fatalf("got %v, want only %s", got, rare)
+	}
+	// A single common term is kept even over the budget.
+	if got := search(t, s, ann, memory.Query{Text: "status"}); len(got) != 9 {
+		t.Fatalf("single term: %d hits, want 9", len(got))
+	}
+}

@@ -152,7 +152,7 @@ func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, match, dfs,
 // matchBudget bounds how many index rows one BM25 query may match. Ranking
 // costs a few microseconds a row, so a query whose words are common in a
 // large store would spend most of a search ranking rows that cannot win.
-const matchBudget = 5000
+var matchBudget = 5000
 
 // pruneTerms counts the document frequency of each term (the ranking's IDF
 // needs it) and drops the most common terms while together they would match
