@@ -2,32 +2,40 @@ package store
 
 import (
 	"context"
-	"sort"
+
+	chromem "github.com/philippgille/chromem-go"
 )
 
-// ChromemQuery runs the index's vector query for an agent's personal space,
-// for benchmarks that time it apart from BM25.
-func (x *Index) ChromemQuery(ctx context.Context, vec []float32, agent string, n int) (int, error) {
-	hits, err := x.query(ctx, vectorQuery{vec: normalize(vec), spaces: []string{personalSpace(agent)}, keep: func(docMeta) bool { return true }, n: n})
-	return len(hits), err
+// SetMatchBudget changes matchBudget for a test and returns the undo.
+func SetMatchBudget(n int) func() {
+	old := matchBudget
+	matchBudget = n
+	return func() { matchBudget = old }
 }
 
-// FlatIndex is the baseline chromem is measured against: every vector of a
-// space in one contiguous slab, scanned in full for each query.
-type FlatIndex struct {
-	dim  int
-	ids  []string
-	slab []float32
+// IndexQuery runs the index's vector query over an agent's personal space
+// with no filter, for benchmarks that time it apart from BM25.
+func (x *Index) IndexQuery(vec []float32, agent string, n int) int {
+	return len(x.query(vectorQuery{vec: normalize(vec), spaces: []string{personalSpace(agent)}, keep: func(docMeta) bool { return true }, n: n}))
 }
 
-// NewFlatIndex loads the vectors of agent's personal memories.
-func NewFlatIndex(ctx context.Context, db *DB, agent string, dim int) (*FlatIndex, error) {
+// Chromem is the baseline the index is measured against: the same vectors
+// in a chromem-go v0.7.0 collection, as DESIGN.md first planned.
+type Chromem struct{ col *chromem.Collection }
+
+// NewChromem loads the vectors of agent's personal memories into chromem.
+func NewChromem(ctx context.Context, db *DB, agent string) (*Chromem, error) {
+	noEmbed := func(context.Context, string) ([]float32, error) { return nil, context.Canceled }
+	col, err := chromem.NewDB().CreateCollection("bench", nil, noEmbed)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, embedding FROM memories WHERE agent_id = ? AND shared = 0 AND forgotten_at IS NULL AND embedding IS NOT NULL`, agent)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	f := &FlatIndex{dim: dim}
+	var docs []chromem.Document
 	for rows.Next() {
 		var id string
 		var b []byte
@@ -38,46 +46,18 @@ func NewFlatIndex(ctx context.Context, db *DB, agent string, dim int) (*FlatInde
 		if err != nil {
 			return nil, err
 		}
-		f.ids = append(f.ids, id)
-		f.slab = append(f.slab, normalize(v)...)
-	}
-	return f, rows.Err()
-}
-
-// Query returns the ids of the n vectors nearest vec.
-func (f *FlatIndex) Query(vec []float32, n int) []string {
-	vec = normalize(vec)
-	type hit struct {
-		i   int
-		sim float32
-	}
-	top := make([]hit, 0, n+1)
-	for i := range f.ids {
-		row := f.slab[i*f.dim : (i+1)*f.dim]
-		var s float32
-		for j, x := range row {
-			s += x * vec[j]
-		}
-		if len(top) < n || s > top[len(top)-1].sim {
-			k := sort.Search(len(top), func(k int) bool { return top[k].sim < s })
-			top = append(top, hit{})
-			copy(top[k+1:], top[k:])
-			top[k] = hit{i, s}
-			if len(top) > n {
-				top = top[:n]
-			}
+		if !isZero(v) {
+			docs = append(docs, chromem.Document{ID: id, Embedding: normalize(v)})
 		}
 	}
-	out := make([]string, len(top))
-	for i, h := range top {
-		out[i] = f.ids[h.i]
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	return out
+	return &Chromem{col: col}, col.AddDocuments(ctx, docs, 2)
 }
 
-// SetMatchBudget changes matchBudget for a test and returns the undo.
-func SetMatchBudget(n int) func() {
-	old := matchBudget
-	matchBudget = n
-	return func() { matchBudget = old }
+// Query returns how many of the n nearest chromem found (n clamped to Count).
+func (c *Chromem) Query(ctx context.Context, vec []float32, n int) (int, error) {
+	res, err := c.col.QueryEmbedding(ctx, normalize(vec), min(n, c.col.Count()), nil, nil)
+	return len(res), err
 }

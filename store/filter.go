@@ -129,19 +129,3 @@ func (f filter) keep(m docMeta) bool {
 	}
 	return true
 }
-
-// where is the part of f chromem can filter on itself: exact matches on a
-// single namespace or category. It is nil, never empty, when there is none.
-func (f filter) where() map[string]string {
-	var w map[string]string
-	if len(f.ns) == 1 {
-		w = map[string]string{"ns": f.ns[0]}
-	}
-	if len(f.cats) == 1 {
-		if w == nil {
-			w = map[string]string{}
-		}
-		w["cat"] = string(f.cats[0])
-	}
-	return w
-}

@@ -45,9 +45,7 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 			}
 		}
 		if qvec != nil {
-			if err := s.vectorCandidates(ctx, qvec, f, pool, cands); err != nil {
-				return err
-			}
+			s.vectorCandidates(qvec, f, pool, cands)
 		}
 		ranked := rank(cands, cfg, now, q.Limit)
 		entries, err := s.loadEntries(ctx, tx, ranked)
@@ -194,21 +192,16 @@ func (s *MemoryService) pruneTerms(ctx context.Context, tx *sql.Tx, terms []stri
 }
 
 // vectorCandidates adds the pool nearest memories that pass f to cands.
-func (s *MemoryService) vectorCandidates(ctx context.Context, vec []float32, f filter, pool int, cands map[string]*memory.Candidate) error {
-	hits, err := s.Index.query(ctx, vectorQuery{vec: vec, spaces: s.Index.spaces(f.agent, f.scope), where: f.where(), keep: f.keep, n: pool})
-	if err != nil {
-		return err
-	}
+func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cands map[string]*memory.Candidate) {
+	hits := s.Index.query(vectorQuery{vec: vec, spaces: s.Index.spaceNames(f.agent, f.scope), keep: f.keep, n: pool})
 	for i, h := range hits {
 		c, ok := cands[h.id]
 		if !ok {
-			m := s.Index.meta(h.id)
-			c = &memory.Candidate{ID: h.id, Personal: !strings.HasPrefix(m.space, "s/"), OccurredAt: fromNanos(m.occurred)}
+			c = &memory.Candidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
 			cands[h.id] = c
 		}
 		c.VectorRank, c.Cosine = i+1, h.cosine
 	}
-	return nil
 }
 
 // rank fuses the candidates and keeps those at or above min_relevance: the
@@ -283,9 +276,9 @@ func (s *MemoryService) loadEntries(ctx context.Context, tx *sql.Tx, ranked []me
 	return out, rows.Err()
 }
 
-// spaces lists the collections a scope reads: the agent's personal space,
+// spaceNames lists the spaces a scope reads: the agent's personal space,
 // and every other agent's shared space.
-func (x *Index) spaces(agent string, scope memory.Scope) []string {
+func (x *Index) spaceNames(agent string, scope memory.Scope) []string {
 	var out []string
 	if scope != memory.Shared {
 		out = append(out, personalSpace(agent))
@@ -295,7 +288,7 @@ func (x *Index) spaces(agent string, scope memory.Scope) []string {
 	}
 	var shared []string
 	x.mu.RLock()
-	for name := range x.vdb.ListCollections() {
+	for name := range x.spaces {
 		if strings.HasPrefix(name, "s/") && name != sharedSpace(agent) {
 			shared = append(shared, name)
 		}
@@ -303,11 +296,4 @@ func (x *Index) spaces(agent string, scope memory.Scope) []string {
 	x.mu.RUnlock()
 	slices.Sort(shared)
 	return append(out, shared...)
-}
-
-// meta returns what the index knows of memory id.
-func (x *Index) meta(id string) docMeta {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.docs[id]
 }
