@@ -11,10 +11,10 @@ import (
 type space struct {
 	dim      int
 	personal bool // an agent's personal space, not a shared one
-	ids  []string
-	meta []docMeta
-	vecs []float32      // len(ids) × dim
-	slot map[string]int // id -> index in ids
+	ids      []string
+	meta     []docMeta
+	vecs     []float32      // len(ids) × dim
+	slot     map[string]int // id -> index in ids
 }
 
 // put adds or replaces a memory's vector and metadata.
