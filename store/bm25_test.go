@@ -4,11 +4,14 @@ import (
 	"math"
 	"strconv"
 	"testing"
+
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
-// memory_rank must score exactly as FTS5's bm25() does when the query has
+// With FTS5's k1 and b, memory_rank must score exactly as bm25() does when the query has
 // only text phrases and the table only the two text columns.
 func TestMemoryRankMatchesBuiltinBM25(t *testing.T) {
+	defer store.SetBM25(1.2, 0.75)() // FTS5's parameters
 	_, db, _ := memories(t, nil)
 	sqldb := db.SQL()
 	if _, err := sqldb.Exec(`CREATE VIRTUAL TABLE probe USING fts5(content, tags, tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {

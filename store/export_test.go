@@ -61,3 +61,10 @@ func (c *Chromem) Query(ctx context.Context, vec []float32, n int) (int, error) 
 	res, err := c.col.QueryEmbedding(ctx, normalize(vec), min(n, c.col.Count()), nil, nil)
 	return len(res), err
 }
+
+// SetBM25 changes k1 and b and returns the undo.
+func SetBM25(k1, b float64) func() {
+	oldK1, oldB := bm25K1, bm25B
+	bm25K1, bm25B = k1, b
+	return func() { bm25K1, bm25B = oldK1, oldB }
+}
