@@ -40,6 +40,9 @@ type RetrievalConfig struct {
 	// BM25Weight and VectorWeight weigh the two candidate lists, in RRF and
 	// in LINEAR's relevance alike. A zero weight switches a list off.
 	BM25Weight, VectorWeight float64
+	// TimeWeight weighs a third RRF list when the query names a period (see
+	// TimeHint): BM25 over the memories that occurred in it. 0 switches it off.
+	TimeWeight float64
 	// RelevanceWeight and RecencyWeight (LINEAR) sum to 1.
 	RelevanceWeight, RecencyWeight float64
 	// DecayPerHour is the exponential recency decay rate (LINEAR).
@@ -64,6 +67,7 @@ func DefaultRetrieval() RetrievalConfig {
 		RRFK:            60,
 		BM25Weight:      1,
 		VectorWeight:    1,
+		TimeWeight:      1,
 		RelevanceWeight: 0.8,
 		RecencyWeight:   0.2,
 		DecayPerHour:    0.005,
@@ -92,6 +96,9 @@ func (c RetrievalConfig) Validate() error {
 	}
 	if c.BM25Weight < 0 || c.VectorWeight < 0 || c.BM25Weight+c.VectorWeight == 0 {
 		return Errorf(EINVALID, "bm25 and vector weights must be non-negative and not both zero (got %v and %v)", c.BM25Weight, c.VectorWeight)
+	}
+	if math.IsNaN(c.TimeWeight) || c.TimeWeight < 0 {
+		return Errorf(EINVALID, "time weight %v is negative", c.TimeWeight)
 	}
 	for _, k := range []struct {
 		name string
@@ -125,6 +132,7 @@ type Candidate struct {
 	BM25       float64 // BM25 score, higher is better (negated FTS5 bm25())
 	VectorRank int     // 1-based rank in the vector list; 0 when absent
 	Cosine     float64
+	TimeRank   int // 1-based rank in the list of memories in the query's period; 0 when absent
 	OccurredAt time.Time
 	Personal   bool   // the caller's own memory (LINEAR's personal boost)
 	Text       string // for MMR's similarity
@@ -170,18 +178,23 @@ func LinearScore(relevance, recency float64, personal bool, c RetrievalConfig) f
 
 // Fuse scores the candidates by c's strategy and sorts them best first; ties
 // go to the better single-list rank, then to the id, so results are stable.
-func Fuse(cands []Candidate, c RetrievalConfig, now time.Time) {
+// timed says whether the query named a period, so the time list takes part
+// in RRF (LINEAR has recency instead).
+func Fuse(cands []Candidate, c RetrievalConfig, now time.Time, timed bool) {
 	maxBM25 := 0.0
 	for _, cd := range cands {
 		maxBM25 = math.Max(maxBM25, cd.BM25)
 	}
-	weights := []float64{c.BM25Weight, c.VectorWeight}
+	weights := []float64{c.BM25Weight, c.VectorWeight, 0}
+	if timed {
+		weights[2] = c.TimeWeight
+	}
 	for i := range cands {
 		cd := &cands[i]
 		if c.Fusion == Linear {
 			cd.Score = LinearScore(linearRelevance(cd, maxBM25, c), Recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
 		} else {
-			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank}, weights, c.RRFK)
+			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank}, weights, c.RRFK)
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b Candidate) int {
@@ -207,7 +220,7 @@ func linearRelevance(cd *Candidate, maxBM25 float64, c RetrievalConfig) float64 
 
 func bestRank(c Candidate) int {
 	r := math.MaxInt
-	for _, x := range []int{c.BM25Rank, c.VectorRank} {
+	for _, x := range []int{c.BM25Rank, c.VectorRank, c.TimeRank} {
 		if x > 0 && x < r {
 			r = x
 		}

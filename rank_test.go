@@ -101,7 +101,7 @@ func TestFuseRRF(t *testing.T) {
 		{ID: "vec-only-1", VectorRank: 1},
 		{ID: "bm25-only-3", BM25Rank: 3},
 	}
-	memory.Fuse(cands, c, time.Now())
+	memory.Fuse(cands, c, time.Now(), false)
 	// Both lists at rank 2 beat first place in one; the two single-list firsts
 	// tie and fall back to id order.
 	if got := ids(cands); !slices.Equal(got, []string{"both-2-2", "bm25-only-1", "vec-only-1", "bm25-only-3"}) {
@@ -112,9 +112,23 @@ func TestFuseRRF(t *testing.T) {
 	}
 
 	c.BM25Weight = 2 // BM25 counts double: its first place now beats the vector's
-	memory.Fuse(cands, c, time.Now())
+	memory.Fuse(cands, c, time.Now(), false)
 	if got := ids(cands); got[1] != "bm25-only-1" || got[2] != "bm25-only-3" {
 		t.Fatalf("weighted order = %v", got)
+	}
+}
+
+// The time list counts only when the query named a period.
+func TestFuseTimeList(t *testing.T) {
+	c := memory.DefaultRetrieval()
+	cands := []memory.Candidate{{ID: "a", BM25Rank: 1}, {ID: "b", BM25Rank: 2, TimeRank: 1}}
+	memory.Fuse(cands, c, time.Now(), false)
+	if got := ids(cands); !slices.Equal(got, []string{"a", "b"}) || !near(cands[0].Score, 0.5) {
+		t.Fatalf("untimed: %v %v", got, cands[0].Score)
+	}
+	memory.Fuse(cands, c, time.Now(), true)
+	if got := ids(cands); !slices.Equal(got, []string{"b", "a"}) || !near(cands[0].Score, (1.0/62+1.0/61)/(3.0/61)) {
+		t.Fatalf("timed: %v %v", got, cands[0].Score)
 	}
 }
 
@@ -127,7 +141,7 @@ func TestFuseLinear(t *testing.T) {
 		{ID: "new-half", BM25: 5, Cosine: 0.5, OccurredAt: now},
 		{ID: "negative-cosine", Cosine: -0.5, OccurredAt: now.Add(-1000 * time.Hour)},
 	}
-	memory.Fuse(cands, c, now)
+	memory.Fuse(cands, c, now, false)
 	// old-exact: 0.5·1 + 0.5·e^-10; new-half: 0.5·0.5 + 0.5·1.
 	if got := ids(cands); !slices.Equal(got, []string{"new-half", "old-exact", "negative-cosine"}) {
 		t.Fatalf("order = %v", got)
@@ -139,7 +153,7 @@ func TestFuseLinear(t *testing.T) {
 	// The personal boost lifts the caller's own memory over an equal shared one.
 	c.PersonalBoost = 0.2
 	eq := []memory.Candidate{{ID: "a-shared", BM25: 1, OccurredAt: now}, {ID: "b-mine", BM25: 1, OccurredAt: now, Personal: true}}
-	memory.Fuse(eq, c, now)
+	memory.Fuse(eq, c, now, false)
 	if eq[0].ID != "b-mine" {
 		t.Fatalf("boost order = %v", ids(eq))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -93,6 +94,18 @@ func anyToken[T ~string](kind string, values []T) string {
 		toks[i] = `"` + filterToken(kind, string(v)) + `"`
 	}
 	return "filters : (" + strings.Join(toks, " OR ") + ")"
+}
+
+// during narrows f to memories that occurred in [from, to); false when
+// that leaves no time at all.
+func (f filter) during(from, to time.Time) (filter, bool) {
+	if lo := nanos(from); f.since == 0 || lo > f.since {
+		f.since = lo
+	}
+	if hi := nanos(to); f.until == 0 || hi < f.until {
+		f.until = hi
+	}
+	return f, f.since < f.until
 }
 
 // sql renders the range filters, which FTS5 cannot express, as a condition

@@ -80,12 +80,14 @@ func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg memory.Retriev
 }
 
 // BenchmarkLoCoMo prints LoCoMo retrieval recall for BM25 alone, vectors
-// alone and the fused default, through the real store on a real file.
+// alone (neither with the time list) and the fused default, through the real
+// store on a real file.
 func BenchmarkLoCoMo(b *testing.B) {
 	for range b.N {
 		l := loadLoCoMo(b, benchEmbedder())
 		bm, vec, fused := memory.DefaultRetrieval(), memory.DefaultRetrieval(), memory.DefaultRetrieval()
-		bm.VectorWeight, vec.BM25Weight = 0, 0
+		bm.VectorWeight, bm.TimeWeight = 0, 0
+		vec.BM25Weight, vec.TimeWeight = 0, 0
 		reports := []locomo.Report{l.evaluate(b, "bm25", bm)}
 		if l.svc.Index != nil {
 			reports = append(reports, l.evaluate(b, "vector", vec), l.evaluate(b, "fused", fused))

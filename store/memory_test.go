@@ -504,3 +504,26 @@ func TestCommonTermsArePrunedOverTheBudget(t *testing.T) {
 		t.Fatalf("single term: %d hits, want 9", len(got))
 	}
 }
+
+// A query naming a period ranks the memories that occurred in it higher.
+func TestSearchFavoursThePeriodTheQueryNames(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	at := func(y int) time.Time { return time.Date(y, 3, 10, 0, 0, 0, 0, time.UTC) }
+	old := remember(t, s, ann, memory.EntryWrite{Content: "team offsite planning", OccurredAt: at(2024)}).ID
+	recent := remember(t, s, ann, memory.EntryWrite{Content: "team offsite planning", OccurredAt: at(2025)}).ID
+	for q, want := range map[string]string{
+		"offsite in March 2024":  old,
+		"offsite in March 2025":  recent,
+		"offsite in March":       recent, // no year: the latest March among the memories
+		"offsite on 10 Mar 2024": old,
+	} {
+		if got := search(t, s, ann, memory.Query{Text: q}); len(got) != 2 || got[0] != want {
+			t.Errorf("%q: got %v, want %s first", q, got, want)
+		}
+	}
+	s.Retrieval.TimeWeight = 0 // the period no longer matters
+	a, b := search(t, s, ann, memory.Query{Text: "offsite in March 2024"}), search(t, s, ann, memory.Query{Text: "offsite in March 2025"})
+	if !slices.Equal(a, b) {
+		t.Errorf("time list off: %v and %v differ", a, b)
+	}
+}

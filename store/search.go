@@ -38,16 +38,11 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	pool := max(cfg.Pool, q.Limit*cfg.PoolMultiplier)
 	var hits []memory.Hit
 	err = s.db.View(ctx, func(tx *sql.Tx) error {
-		cands := map[string]*memory.Candidate{}
-		if cfg.BM25Weight > 0 {
-			if err := s.bm25Candidates(ctx, tx, q.Text, f, pool, cands); err != nil {
-				return err
-			}
+		cands, timed, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
+		if err != nil {
+			return err
 		}
-		if qvec != nil {
-			s.vectorCandidates(qvec, f, pool, cands)
-		}
-		ranked := rank(cands, cfg, now, q.Limit)
+		ranked := rank(cands, cfg, now, q.Limit, timed)
 		entries, err := s.loadEntries(ctx, tx, ranked)
 		if err != nil {
 			return err
@@ -84,32 +79,86 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 	return normalize(vecs[0]), nil
 }
 
-// bm25Candidates adds the pool best BM25 matches that pass f to cands.
-// FTS5 ranks inside the filtered space first (so the ranking runs only on
-// rows that can be returned); the range filters are checked on the ranked
-// rows, and when they reject so many that fewer than pool remain the ranking
-// is redone four times deeper, until the matches run out.
-func (s *MemoryService) bm25Candidates(ctx context.Context, tx *sql.Tx, text string, f filter, pool int, cands map[string]*memory.Candidate) error {
+// candidates gathers the lists to fuse: BM25, vector, and, when the query
+// names a period and RRF is in use, BM25 over the memories that occurred in
+// it. timed reports whether that third list was searched.
+func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string, qvec []float32, f filter, pool int,
+	cfg memory.RetrievalConfig) (map[string]*memory.Candidate, bool, error) {
+	cands := map[string]*memory.Candidate{}
 	terms, dfs, err := s.pruneTerms(ctx, tx, QueryTerms(text))
 	if err != nil {
-		return err
+		return nil, false, err
 	}
+	if cfg.BM25Weight > 0 {
+		list, err := s.bm25List(ctx, tx, terms, dfs, f, pool)
+		if err != nil {
+			return nil, false, err
+		}
+		for i, c := range list {
+			got := candidate(cands, c)
+			got.BM25Rank, got.BM25 = i+1, c.BM25
+		}
+	}
+	if qvec != nil {
+		s.vectorCandidates(qvec, f, pool, cands)
+	}
+	hint, ok := memory.ParseTimeHint(text)
+	if !ok || cfg.Fusion != memory.RRF || cfg.TimeWeight == 0 {
+		return cands, false, nil
+	}
+	within, ok := f.during(hint.Window(newest(cands, f.now)))
+	if !ok {
+		return cands, false, nil
+	}
+	list, err := s.bm25List(ctx, tx, terms, dfs, within, pool)
+	if err != nil {
+		return nil, false, err
+	}
+	for i, c := range list {
+		candidate(cands, c).TimeRank = i + 1
+	}
+	return cands, true, nil
+}
+
+// candidate returns the entry for c's memory in cands, adding c if new.
+func candidate(cands map[string]*memory.Candidate, c *memory.Candidate) *memory.Candidate {
+	if got, ok := cands[c.ID]; ok {
+		return got
+	}
+	cands[c.ID] = c
+	return c
+}
+
+// newest is the latest occurred_at among the candidates (the reference that
+// resolves a period without a year), or now when there are none.
+func newest(cands map[string]*memory.Candidate, now int64) time.Time {
+	var t time.Time
+	for _, c := range cands {
+		if c.OccurredAt.After(t) {
+			t = c.OccurredAt
+		}
+	}
+	if t.IsZero() {
+		return fromNanos(now)
+	}
+	return t
+}
+
+// bm25List ranks the pool best BM25 matches for terms that pass f. FTS5
+// ranks inside the filtered space first (so the ranking runs only on rows
+// that can be returned); the range filters are checked on the ranked rows,
+// and when they reject so many that fewer than pool remain the ranking is
+// redone four times deeper, until the matches run out.
+func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []string, dfs string, f filter, pool int) ([]*memory.Candidate, error) {
 	match := f.match(terms)
 	if match == "" {
-		return nil
+		return nil, nil
 	}
 	cond, args := f.sql()
 	for depth := pool; ; depth *= 4 {
 		ranked, passed, err := s.bm25Ranking(ctx, tx, match, dfs, cond, args, depth, pool)
-		if err != nil {
-			return err
-		}
-		if len(passed) >= pool || ranked < depth {
-			for i, c := range passed {
-				c.BM25Rank = i + 1
-				cands[c.ID] = c
-			}
-			return nil
+		if err != nil || len(passed) >= pool || ranked < depth {
+			return passed, err
 		}
 	}
 }
@@ -206,12 +255,12 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cand
 
 // rank fuses the candidates and keeps those at or above min_relevance: the
 // limit, or the over-fetched pool MMR chooses from.
-func rank(cands map[string]*memory.Candidate, cfg memory.RetrievalConfig, now time.Time, limit int) []memory.Candidate {
+func rank(cands map[string]*memory.Candidate, cfg memory.RetrievalConfig, now time.Time, limit int, timed bool) []memory.Candidate {
 	list := make([]memory.Candidate, 0, len(cands))
 	for _, c := range cands {
 		list = append(list, *c)
 	}
-	memory.Fuse(list, cfg, now)
+	memory.Fuse(list, cfg, now, timed)
 	keep := limit
 	if cfg.Diversity {
 		keep = limit * cfg.PoolMultiplier
