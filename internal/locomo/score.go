@@ -136,6 +136,16 @@ func PrintTable(w io.Writer, reports ...Report) error {
 	return tw.Flush()
 }
 
+// PrintSummary writes one row per report: categories 1-4 together.
+func PrintSummary(w io.Writer, reports ...Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tcategory\tn\tR@1\tR@5\tR@10\tMRR\t")
+	for _, r := range reports {
+		row(tw, r.Method, "1-4", r.All)
+	}
+	return tw.Flush()
+}
+
 func row(w io.Writer, method, category string, m Metrics) {
 	fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", method, category, m.Questions, m.R1, m.R5, m.R10, m.MRR)
 }
