@@ -64,9 +64,9 @@ type RetrievalConfig struct {
 func DefaultRetrieval() RetrievalConfig {
 	return RetrievalConfig{
 		Fusion:          RRF,
-		RRFK:            60,
+		RRFK:            10,
 		BM25Weight:      1,
-		VectorWeight:    1,
+		VectorWeight:    0.35,
 		TimeWeight:      1,
 		RelevanceWeight: 0.8,
 		RecencyWeight:   0.2,

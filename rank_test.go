@@ -93,8 +93,15 @@ func ids(cs []memory.Candidate) []string {
 	return out
 }
 
-func TestFuseRRF(t *testing.T) {
+// rrf60 is RRF with k 60 and the two lists weighed equally.
+func rrf60() memory.RetrievalConfig {
 	c := memory.DefaultRetrieval()
+	c.Fusion, c.RRFK, c.BM25Weight, c.VectorWeight, c.TimeWeight = memory.RRF, 60, 1, 1, 1
+	return c
+}
+
+func TestFuseRRF(t *testing.T) {
+	c := rrf60()
 	cands := []memory.Candidate{
 		{ID: "bm25-only-1", BM25Rank: 1},
 		{ID: "both-2-2", BM25Rank: 2, VectorRank: 2},
@@ -120,7 +127,7 @@ func TestFuseRRF(t *testing.T) {
 
 // The time list counts only when the query named a period.
 func TestFuseTimeList(t *testing.T) {
-	c := memory.DefaultRetrieval()
+	c := rrf60()
 	cands := []memory.Candidate{{ID: "a", BM25Rank: 1}, {ID: "b", BM25Rank: 2, TimeRank: 1}}
 	memory.Fuse(cands, c, time.Now(), false)
 	if got := ids(cands); !slices.Equal(got, []string{"a", "b"}) || !near(cands[0].Score, 0.5) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ var (
 
 // rankState is memory_rank's per-query data.
 type rankState struct {
-	idf   []float64 // by phrase, for the text phrases
+	idf   []float64 // by phrase, for the text phrases: IDF times the term's weight
 	avgdl float64   // mean tokens of content and tags
 	freq  []float64 // scratch: weighted frequency per phrase
 }
@@ -102,17 +103,32 @@ func rankData(fts fts5.Context, args []sqlite3.Value) (*rankState, error) {
 		return nil, err
 	}
 	st := &rankState{avgdl: max(1, float64(content+tags)/float64(max(rows, 1)))}
-	if len(args) > 0 {
-		for _, s := range strings.Split(args[0].Text(), ",") {
-			df, err := strconv.ParseFloat(s, 64)
+	if len(args) > 0 && args[0].Text() != "" {
+		for _, term := range strings.Split(args[0].Text(), ",") {
+			df, weight, err := parseTerm(term)
 			if err != nil {
 				return nil, err
 			}
-			st.idf = append(st.idf, idf(float64(rows), df))
+			st.idf = append(st.idf, weight*idf(float64(rows), df))
 		}
 	}
 	st.freq = make([]float64, len(st.idf))
 	return st, fts.SetAuxdata(st)
+}
+
+// parseTerm reads "df" or "df:weight".
+func parseTerm(s string) (df, weight float64, err error) {
+	dfText, wText, weighted := strings.Cut(s, ":")
+	if df, err = strconv.ParseFloat(dfText, 64); err != nil {
+		return 0, 0, fmt.Errorf("memory_rank: document frequency %q: %w", dfText, err)
+	}
+	weight = 1
+	if weighted {
+		if weight, err = strconv.ParseFloat(wText, 64); err != nil {
+			return 0, 0, fmt.Errorf("memory_rank: weight %q: %w", wText, err)
+		}
+	}
+	return df, weight, nil
 }
 
 // idf is FTS5's inverse document frequency: ln((N − n + 0.5)/(n + 0.5)),

@@ -33,6 +33,8 @@ type MemoryService struct {
 	Retrieval memory.RetrievalConfig
 	// MaxContentBytes bounds a memory's content.
 	MaxContentBytes int
+	// Expand, if set, adds related words to the keyword search.
+	Expand func(words []string) []Expansion
 	// Log receives warnings the caller cannot act on (an embedder outage).
 	Log *slog.Logger
 

@@ -368,6 +368,7 @@ func TestSearchRejectsBadInput(t *testing.T) {
 
 func TestMinRelevanceDropsWeakHits(t *testing.T) {
 	s, _, _ := memories(t, nil)
+	s.Retrieval.RRFK, s.Retrieval.BM25Weight, s.Retrieval.VectorWeight = 60, 1, 1
 	strong := remember(t, s, ann, memory.EntryWrite{Content: "postgres vacuum schedule"}).ID
 	remember(t, s, ann, memory.EntryWrite{Content: "the schedule of the team offsite"})
 	if ids := search(t, s, ann, memory.Query{Text: "postgres vacuum schedule"}); len(ids) != 2 || ids[0] != strong {

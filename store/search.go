@@ -85,12 +85,12 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string, qvec []float32, f filter, pool int,
 	cfg memory.RetrievalConfig) (map[string]*memory.Candidate, bool, error) {
 	cands := map[string]*memory.Candidate{}
-	terms, dfs, err := s.pruneTerms(ctx, tx, QueryTerms(text))
+	terms, err := s.bm25Terms(ctx, tx, text)
 	if err != nil {
 		return nil, false, err
 	}
 	if cfg.BM25Weight > 0 {
-		list, err := s.bm25List(ctx, tx, terms, dfs, f, pool)
+		list, err := s.bm25List(ctx, tx, terms, f, pool)
 		if err != nil {
 			return nil, false, err
 		}
@@ -110,7 +110,7 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 	if !ok {
 		return cands, false, nil
 	}
-	list, err := s.bm25List(ctx, tx, terms, dfs, within, pool)
+	list, err := s.bm25List(ctx, tx, terms, within, pool)
 	if err != nil {
 		return nil, false, err
 	}
@@ -149,8 +149,12 @@ func newest(cands map[string]*memory.Candidate, now int64) time.Time {
 // that can be returned); the range filters are checked on the ranked rows,
 // and when they reject so many that fewer than pool remain the ranking is
 // redone four times deeper, until the matches run out.
-func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []string, dfs string, f filter, pool int) ([]*memory.Candidate, error) {
-	match := f.match(terms)
+func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryTerm, f filter, pool int) ([]*memory.Candidate, error) {
+	words := make([]string, len(terms))
+	for i, t := range terms {
+		words[i] = t.text
+	}
+	match, dfs := f.match(words), rankArgs(terms)
 	if match == "" {
 		return nil, nil
 	}
@@ -201,43 +205,90 @@ func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, match, dfs,
 // large store would spend most of a search ranking rows that cannot win.
 var matchBudget = 5000
 
-// pruneTerms counts the document frequency of each term (the ranking's IDF
-// needs it) and drops the most common terms while together they would match
-// more than matchBudget rows; the rarest term always stays. Common terms
+// queryTerm is one word a BM25 query looks for, with its weight (1 for the
+// query's own words, less for expansions) and document frequency.
+type queryTerm struct {
+	text   string
+	weight float64
+	df     int
+}
+
+// Expansion is a word related to a query word, added to the keyword search
+// at a weight below 1.
+type Expansion struct {
+	Word   string
+	Weight float64
+}
+
+// bm25Terms turns query text into the terms BM25 looks for: the query's
+// words less function words, plus the expansions of s.Expand, each with its
+// document frequency (the ranking's IDF needs it). Terms no memory contains
+// are dropped. Over matchBudget rows in total, expansions go first and then
+// the commonest words, while the rarest word always stays: common words
 // carry the least weight in BM25 (lowest IDF), so the top of the ranking
-// changes little; below the budget nothing is dropped. It returns the terms
-// kept and their frequencies, comma-separated, in the same order.
-func (s *MemoryService) pruneTerms(ctx context.Context, tx *sql.Tx, terms []string) ([]string, string, error) {
+// changes little.
+func (s *MemoryService) bm25Terms(ctx context.Context, tx *sql.Tx, text string) ([]queryTerm, error) {
+	words := QueryTerms(text)
+	terms := make([]queryTerm, 0, len(words))
+	for _, w := range words {
+		terms = append(terms, queryTerm{text: w, weight: 1})
+	}
+	if s.Expand != nil {
+		for _, e := range s.Expand(words) {
+			if !slices.ContainsFunc(terms, func(t queryTerm) bool { return t.text == e.Word }) {
+				terms = append(terms, queryTerm{text: e.Word, weight: e.Weight})
+			}
+		}
+	}
 	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	df := make(map[string]int, len(terms))
 	total := 0
-	for _, t := range terms {
-		var n int
-		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(t)).Scan(&n); err != nil {
-			return nil, "", fmt.Errorf("term frequency: %w", err)
+	for i := range terms {
+		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(terms[i].text)).Scan(&terms[i].df); err != nil {
+			return nil, fmt.Errorf("term frequency: %w", err)
 		}
-		df[t], total = n, total+n
+		total += terms[i].df
 	}
-	if total > matchBudget {
-		byDF := slices.Clone(terms)
-		slices.SortStableFunc(byDF, func(a, b string) int { return df[a] - df[b] })
-		keep, sum := map[string]bool{}, 0
-		for i, t := range byDF {
-			if i > 0 && sum+df[t] > matchBudget {
-				break
+	terms = slices.DeleteFunc(terms, func(t queryTerm) bool { return t.df == 0 })
+	if total <= matchBudget {
+		return terms, nil
+	}
+	return prune(terms), nil
+}
+
+// prune keeps the query's own words before expansions and rarer words before
+// common ones, up to matchBudget rows, and at least one term.
+func prune(terms []queryTerm) []queryTerm {
+	order := slices.Clone(terms)
+	slices.SortStableFunc(order, func(a, b queryTerm) int {
+		if (a.weight < 1) != (b.weight < 1) {
+			if a.weight < 1 {
+				return 1
 			}
-			keep[t], sum = true, sum+df[t]
+			return -1
 		}
-		terms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return !keep[t] })
+		return a.df - b.df
+	})
+	keep, sum := map[string]bool{}, 0
+	for i, t := range order {
+		if i > 0 && sum+t.df > matchBudget {
+			break
+		}
+		keep[t.text], sum = true, sum+t.df
 	}
-	dfs := make([]string, len(terms))
+	return slices.DeleteFunc(terms, func(t queryTerm) bool { return !keep[t.text] })
+}
+
+// rankArgs renders the terms for memory_rank: "df:weight" per term, in the
+// order the MATCH expression names them.
+func rankArgs(terms []queryTerm) string {
+	parts := make([]string, len(terms))
 	for i, t := range terms {
-		dfs[i] = strconv.Itoa(df[t])
+		parts[i] = strconv.Itoa(t.df) + ":" + strconv.FormatFloat(t.weight, 'g', -1, 64)
 	}
-	return terms, strings.Join(dfs, ","), nil
+	return strings.Join(parts, ",")
 }
 
 // vectorCandidates adds the pool nearest memories that pass f to cands.

@@ -40,7 +40,7 @@ type SearchMemoryArgs struct {
 	Since        string   `json:"since,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred at or after it."`
 	Until        string   `json:"until,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred before it."`
 	Limit        *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by both keyword and semantic search scores 1, first by one of them 0.5."`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every signal (keyword, semantic, and the period the query names) scores 1; one ranked first by keywords alone about 0.7 by default."`
 }
 
 // SearchHit is one search_memory result.
