@@ -19,11 +19,12 @@ import (
 // app is one running memory-mcp: the database, the services over it and the
 // MCP server exposing them.
 type app struct {
-	cfg    *Config
-	log    *slog.Logger
-	db     *store.DB
-	facts  *store.FactService
-	server *server.MCPServer
+	cfg      *Config
+	log      *slog.Logger
+	db       *store.DB
+	facts    *store.FactService
+	memories *store.MemoryService
+	server   *server.MCPServer
 }
 
 func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
@@ -42,6 +43,10 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts = store.NewFactService(db)
 	a.facts.Access = cfg.WriteAccess
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
+	if a.memories, err = openMemories(ctx, cfg, db, log); err != nil {
+		db.Close()
+		return nil, err
+	}
 
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
 		server.WithInstructions(instructions),
@@ -50,9 +55,9 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
 	)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Log: log})
+	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Log: log})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Log: log})
-	prompts.Register(a.server, prompts.Services{Facts: a.facts, Log: log})
+	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Log: log})
 	return a, nil
 }
 
@@ -95,6 +100,10 @@ func (a *app) watch(ctx context.Context, every time.Duration) {
 }
 
 const instructions = `memory-mcp is persistent, governed memory shared across sessions and agents.
+- Agent memory: search_memory at the start of a task and whenever the user refers to earlier
+  work; remember what you will need again (preferences, decisions and their reasons, facts,
+  procedures); forget what turned out wrong; publish_memory what every agent should know.
+  The memory_context prompt packs the memories relevant to a query into a token budget.
 - Organisational facts (policies, ADRs, procedures, conventions): query_facts before acting on
   org-wide rules; publish_fact only for knowledge that should bind every agent. Read the
   memory://policies/core resource (or the org_policies prompt) for the policies in force.

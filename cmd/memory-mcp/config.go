@@ -29,6 +29,19 @@ type Config struct {
 	MaxContentBytes int
 	LogLevel        string
 
+	// Embedder is offline (the built-in word vectors), openai (an
+	// OpenAI-compatible endpoint) or none (BM25 only).
+	Embedder            string
+	EmbeddingBaseURL    string
+	EmbeddingModel      string
+	EmbeddingDimensions int
+	EmbeddingBatchSize  int
+	// EmbeddingAPIKey comes only from the environment, never from a file or
+	// a flag: MEMORY_MCP_EMBEDDING_API_KEY, else OPENAI_API_KEY.
+	EmbeddingAPIKey string
+	// Retrieval tunes memory search; checked by Retrieval.Validate.
+	Retrieval memory.RetrievalConfig
+
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
 }
@@ -42,7 +55,7 @@ type setting struct {
 }
 
 func settings() []setting {
-	return []setting{
+	return append([]setting{
 		{"data-dir", "directory holding memory.db (created on first run)", defaultDataDir,
 			func(c *Config, v string) error { c.DataDir = v; return nil }},
 		{"agent-id", "the caller's agent id (identity never comes from tool arguments)", defaultAgentID,
@@ -74,7 +87,7 @@ func settings() []setting {
 				}
 				return fmt.Errorf("unknown log level %q", v)
 			}},
-	}
+	}, memorySettings()...)
 }
 
 // EnvName is the environment variable that carries setting name.
@@ -107,6 +120,10 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		return nil, err
 	}
 	c.ConfigFile = file
+	c.EmbeddingAPIKey = getenv("MEMORY_MCP_EMBEDDING_API_KEY")
+	if c.EmbeddingAPIKey == "" {
+		c.EmbeddingAPIKey = getenv("OPENAI_API_KEY")
+	}
 	known := map[string]bool{}
 	for _, s := range settings() {
 		known[s.name] = true

@@ -5,6 +5,7 @@
 //
 //	memory-mcp [stdio] [flags]   serve MCP over stdin/stdout (the default)
 //	memory-mcp config [flags]    print the resolved configuration and where each value came from
+//	memory-mcp reindex [flags]   re-embed the stored memories with the configured embedder
 //	memory-mcp version           print the version
 package main
 
@@ -46,6 +47,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	var staleOnly bool
+	if cmd == "reindex" {
+		args, staleOnly = cutFlag(args, "missing")
+	}
 	cfg, err := LoadConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -56,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "config":
 		cfg.Describe(stdout)
 		return nil
+	case "reindex":
+		return reindex(ctx, cfg, staleOnly, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -65,6 +72,8 @@ const usage = `usage: memory-mcp [command] [flags]
 commands:
   stdio     serve MCP over stdin/stdout (the default)
   config    print the resolved configuration and where each value came from
+  reindex   re-embed every memory with the configured embedder (--missing: only
+            those without a vector from it), e.g. after changing --embedder
   version   print the version
   help      print this text
 
