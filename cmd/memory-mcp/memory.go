@@ -11,6 +11,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/llm"
 	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
@@ -21,9 +22,14 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 	if err := cfg.Retrieval.Validate(); err != nil {
 		return nil, fmt.Errorf("retrieval settings: %s", errorText(err))
 	}
-	emb, err := newEmbedder(cfg)
+	emb, err := newEmbedder(ctx, cfg)
 	if err != nil {
-		return nil, err
+		// Memory must stay reachable while an embedding server is down:
+		// search by keyword, store new memories without vectors, and say
+		// how to fill them in later.
+		log.Error("embedder unavailable: searching memories by keyword only; new memories get no vector until `memory-mcp reindex --missing`",
+			"embedder", cfg.Embedder, "err", err)
+		emb = nil
 	}
 	s := store.NewMemoryService(db, emb)
 	s.Retrieval, s.MaxContentBytes, s.Log = cfg.Retrieval, cfg.MaxContentBytes, log
@@ -51,7 +57,7 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 // reindex re-embeds the stored memories with the configured embedder,
 // drawing a progress bar on stderr.
 func reindex(ctx context.Context, cfg *Config, staleOnly bool, stderr io.Writer) error {
-	emb, err := newEmbedder(cfg)
+	emb, err := newEmbedder(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -98,8 +104,9 @@ func cutFlag(args []string, name string) ([]string, bool) {
 	return slices.Delete(slices.Clone(args), i, i+1), true
 }
 
-// newEmbedder returns the configured embedder, nil for none.
-func newEmbedder(cfg *Config) (*memory.Embedder, error) {
+// newEmbedder returns the configured embedder, nil for none. The openai
+// embedder asks the server for its dimension when none is configured.
+func newEmbedder(ctx context.Context, cfg *Config) (*memory.Embedder, error) {
 	switch cfg.Embedder {
 	case "none":
 		return nil, nil
@@ -107,5 +114,10 @@ func newEmbedder(cfg *Config) (*memory.Embedder, error) {
 		e := wordvec.New()
 		return &e, nil
 	}
-	return nil, fmt.Errorf("embedder %q is not available in this build", cfg.Embedder)
+	c := llm.New(llm.Config{BaseURL: cfg.EmbeddingBaseURL, APIKey: cfg.EmbeddingAPIKey, Model: cfg.EmbeddingModel})
+	e, err := llm.NewEmbedder(ctx, c, llm.EmbedConfig{Dimensions: cfg.EmbeddingDimensions, BatchSize: cfg.EmbeddingBatchSize})
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
 }

@@ -26,8 +26,13 @@ func memorySettings() []setting {
 			func(c *Config, v string) error { c.EmbeddingBaseURL = v; return nil }},
 		{"embedding-model", "embedding model name (embedder openai)", constant("text-embedding-3-small"),
 			func(c *Config, v string) error { c.EmbeddingModel = v; return nil }},
-		{"embedding-dimensions", "dimension of the model's vectors (embedder openai)", constant("1536"),
-			func(c *Config, v string) (err error) { c.EmbeddingDimensions, err = parsePositive(v); return }},
+		{"embedding-dimensions", "vector length to request and expect (embedder openai); 0 asks the server once at start", constant("0"),
+			func(c *Config, v string) (err error) {
+				if c.EmbeddingDimensions, err = strconv.Atoi(v); err != nil || c.EmbeddingDimensions < 0 {
+					return fmt.Errorf("%q is not 0 or a positive integer", v)
+				}
+				return nil
+			}},
 		{"embedding-batch-size", "texts per embedding request (embedder openai)", constant("64"),
 			func(c *Config, v string) (err error) { c.EmbeddingBatchSize, err = parsePositive(v); return }},
 		{"fusion", "how keyword and vector rankings combine: rrf or linear", constant(string(d.Fusion)),
