@@ -38,6 +38,8 @@ type Index struct {
 	where  map[string]string // memory id -> its space
 	seq    int64             // change feed position applied
 	stats  IndexStats
+
+	scratch []float32 // decoding buffer, used under mu
 }
 
 // IndexStats counts what Load found.
@@ -202,7 +204,9 @@ func (x *Index) apply(r indexRow, counting bool) error {
 	ok := !r.forgotten && r.embedder.Valid && r.embedder.String == x.emb.ID
 	if ok {
 		var err error
-		if vec, err = decodeVector(r.vec); err != nil {
+		// Decoded into one scratch buffer that put copies from: loading a
+		// large store must not leave a garbage vector per memory behind.
+		if vec, err = decodeVectorInto(x.scratch[:0], r.vec); err != nil {
 			return fmt.Errorf("memory %s: %w", r.id, err)
 		}
 		ok = len(vec) == x.emb.Dim && !isZero(vec)
@@ -227,6 +231,7 @@ func (x *Index) apply(r indexRow, counting bool) error {
 	if _, had := x.where[r.id]; !had && counting {
 		x.stats.Indexed++
 	}
+	x.scratch = vec
 	sp.put(r.id, normalize(vec), docMeta{ns: r.ns, cat: memory.Category(r.cat), tags: decodeTags(r.tags),
 		occurred: r.occurred, expires: r.expires.Int64})
 	x.where[r.id] = r.space()

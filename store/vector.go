@@ -17,15 +17,17 @@ func encodeVector(v []float32) []byte {
 }
 
 // decodeVector reads what encodeVector wrote.
-func decodeVector(b []byte) ([]float32, error) {
+func decodeVector(b []byte) ([]float32, error) { return decodeVectorInto(nil, b) }
+
+// decodeVectorInto is decodeVector appending to dst, which it may reuse.
+func decodeVectorInto(dst []float32, b []byte) ([]float32, error) {
 	if len(b)%4 != 0 {
 		return nil, fmt.Errorf("vector blob is %d bytes, not a multiple of 4", len(b))
 	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	for i := 0; i < len(b); i += 4 {
+		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
 	}
-	return v, nil
+	return dst, nil
 }
 
 // normalize scales v to unit length in place; a zero vector stays zero.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
+	// Loading reads every stored row once; hand what it left behind back to
+	// the operating system now rather than at the collector's leisure.
+	debug.FreeOSMemory()
 	log.Info("vector index loaded", "embedder", emb.ID, "memories", st.Indexed, "took", time.Since(start).Round(time.Millisecond))
 	for id, n := range st.Foreign {
 		log.Warn("memories embedded by a different embedder are searched by keyword only until you run `memory-mcp reindex`",
