@@ -40,6 +40,9 @@ type RetrievalConfig struct {
 	// BM25Weight and VectorWeight weigh the two candidate lists, in RRF and
 	// in LINEAR's relevance alike. A zero weight switches a list off.
 	BM25Weight, VectorWeight float64
+	// SoftWeight weighs an RRF list that ranks the other lists' candidates
+	// by soft term matching (word vectors). 0 switches it off.
+	SoftWeight float64
 	// TimeWeight weighs a third RRF list when the query names a period (see
 	// TimeHint): BM25 over the memories that occurred in it. 0 switches it off.
 	TimeWeight float64
@@ -67,7 +70,8 @@ func DefaultRetrieval() RetrievalConfig {
 		RRFK:            10,
 		BM25Weight:      1,
 		VectorWeight:    0.35,
-		TimeWeight:      1,
+		TimeWeight:      2,
+		SoftWeight:      1,
 		RelevanceWeight: 0.8,
 		RecencyWeight:   0.2,
 		DecayPerHour:    0.005,
@@ -96,6 +100,9 @@ func (c RetrievalConfig) Validate() error {
 	}
 	if c.BM25Weight < 0 || c.VectorWeight < 0 || c.BM25Weight+c.VectorWeight == 0 {
 		return Errorf(EINVALID, "bm25 and vector weights must be non-negative and not both zero (got %v and %v)", c.BM25Weight, c.VectorWeight)
+	}
+	if math.IsNaN(c.SoftWeight) || c.SoftWeight < 0 {
+		return Errorf(EINVALID, "soft match weight %v is negative", c.SoftWeight)
 	}
 	if math.IsNaN(c.TimeWeight) || c.TimeWeight < 0 {
 		return Errorf(EINVALID, "time weight %v is negative", c.TimeWeight)
@@ -133,6 +140,7 @@ type Candidate struct {
 	VectorRank int     // 1-based rank in the vector list; 0 when absent
 	Cosine     float64
 	TimeRank   int // 1-based rank in the list of memories in the query's period; 0 when absent
+	SoftRank   int // 1-based rank by soft term matching; 0 when absent
 	OccurredAt time.Time
 	Personal   bool   // the caller's own memory (LINEAR's personal boost)
 	Text       string // for MMR's similarity
@@ -176,25 +184,32 @@ func LinearScore(relevance, recency float64, personal bool, c RetrievalConfig) f
 	return clamp01(c.RelevanceWeight*relevance + c.RecencyWeight*recency)
 }
 
+// Lists says which of the optional RRF lists a search ranked: the time list
+// (the query named a period) and the soft-match list. Only lists that ran
+// count towards the score's scale.
+type Lists struct{ Time, Soft bool }
+
 // Fuse scores the candidates by c's strategy and sorts them best first; ties
 // go to the better single-list rank, then to the id, so results are stable.
-// timed says whether the query named a period, so the time list takes part
-// in RRF (LINEAR has recency instead).
-func Fuse(cands []Candidate, c RetrievalConfig, now time.Time, timed bool) {
+// LINEAR has recency instead of the optional lists.
+func Fuse(cands []Candidate, c RetrievalConfig, now time.Time, ran Lists) {
 	maxBM25 := 0.0
 	for _, cd := range cands {
 		maxBM25 = math.Max(maxBM25, cd.BM25)
 	}
-	weights := []float64{c.BM25Weight, c.VectorWeight, 0}
-	if timed {
+	weights := []float64{c.BM25Weight, c.VectorWeight, 0, 0}
+	if ran.Time {
 		weights[2] = c.TimeWeight
+	}
+	if ran.Soft {
+		weights[3] = c.SoftWeight
 	}
 	for i := range cands {
 		cd := &cands[i]
 		if c.Fusion == Linear {
 			cd.Score = LinearScore(linearRelevance(cd, maxBM25, c), Recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
 		} else {
-			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank}, weights, c.RRFK)
+			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b Candidate) int {
@@ -220,7 +235,7 @@ func linearRelevance(cd *Candidate, maxBM25 float64, c RetrievalConfig) float64 
 
 func bestRank(c Candidate) int {
 	r := math.MaxInt
-	for _, x := range []int{c.BM25Rank, c.VectorRank, c.TimeRank} {
+	for _, x := range []int{c.BM25Rank, c.VectorRank, c.TimeRank, c.SoftRank} {
 		if x > 0 && x < r {
 			r = x
 		}

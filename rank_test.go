@@ -96,7 +96,7 @@ func ids(cs []memory.Candidate) []string {
 // rrf60 is RRF with k 60 and the two lists weighed equally.
 func rrf60() memory.RetrievalConfig {
 	c := memory.DefaultRetrieval()
-	c.Fusion, c.RRFK, c.BM25Weight, c.VectorWeight, c.TimeWeight = memory.RRF, 60, 1, 1, 1
+	c.Fusion, c.RRFK, c.BM25Weight, c.VectorWeight, c.TimeWeight, c.SoftWeight = memory.RRF, 60, 1, 1, 1, 0
 	return c
 }
 
@@ -108,7 +108,7 @@ func TestFuseRRF(t *testing.T) {
 		{ID: "vec-only-1", VectorRank: 1},
 		{ID: "bm25-only-3", BM25Rank: 3},
 	}
-	memory.Fuse(cands, c, time.Now(), false)
+	memory.Fuse(cands, c, time.Now(), memory.Lists{})
 	// Both lists at rank 2 beat first place in one; the two single-list firsts
 	// tie and fall back to id order.
 	if got := ids(cands); !slices.Equal(got, []string{"both-2-2", "bm25-only-1", "vec-only-1", "bm25-only-3"}) {
@@ -119,7 +119,7 @@ func TestFuseRRF(t *testing.T) {
 	}
 
 	c.BM25Weight = 2 // BM25 counts double: its first place now beats the vector's
-	memory.Fuse(cands, c, time.Now(), false)
+	memory.Fuse(cands, c, time.Now(), memory.Lists{})
 	if got := ids(cands); got[1] != "bm25-only-1" || got[2] != "bm25-only-3" {
 		t.Fatalf("weighted order = %v", got)
 	}
@@ -129,11 +129,11 @@ func TestFuseRRF(t *testing.T) {
 func TestFuseTimeList(t *testing.T) {
 	c := rrf60()
 	cands := []memory.Candidate{{ID: "a", BM25Rank: 1}, {ID: "b", BM25Rank: 2, TimeRank: 1}}
-	memory.Fuse(cands, c, time.Now(), false)
+	memory.Fuse(cands, c, time.Now(), memory.Lists{})
 	if got := ids(cands); !slices.Equal(got, []string{"a", "b"}) || !near(cands[0].Score, 0.5) {
 		t.Fatalf("untimed: %v %v", got, cands[0].Score)
 	}
-	memory.Fuse(cands, c, time.Now(), true)
+	memory.Fuse(cands, c, time.Now(), memory.Lists{Time: true})
 	if got := ids(cands); !slices.Equal(got, []string{"b", "a"}) || !near(cands[0].Score, (1.0/62+1.0/61)/(3.0/61)) {
 		t.Fatalf("timed: %v %v", got, cands[0].Score)
 	}
@@ -148,7 +148,7 @@ func TestFuseLinear(t *testing.T) {
 		{ID: "new-half", BM25: 5, Cosine: 0.5, OccurredAt: now},
 		{ID: "negative-cosine", Cosine: -0.5, OccurredAt: now.Add(-1000 * time.Hour)},
 	}
-	memory.Fuse(cands, c, now, false)
+	memory.Fuse(cands, c, now, memory.Lists{})
 	// old-exact: 0.5·1 + 0.5·e^-10; new-half: 0.5·0.5 + 0.5·1.
 	if got := ids(cands); !slices.Equal(got, []string{"new-half", "old-exact", "negative-cosine"}) {
 		t.Fatalf("order = %v", got)
@@ -160,7 +160,7 @@ func TestFuseLinear(t *testing.T) {
 	// The personal boost lifts the caller's own memory over an equal shared one.
 	c.PersonalBoost = 0.2
 	eq := []memory.Candidate{{ID: "a-shared", BM25: 1, OccurredAt: now}, {ID: "b-mine", BM25: 1, OccurredAt: now, Personal: true}}
-	memory.Fuse(eq, c, now, false)
+	memory.Fuse(eq, c, now, memory.Lists{})
 	if eq[0].ID != "b-mine" {
 		t.Fatalf("boost order = %v", ids(eq))
 	}

@@ -10,6 +10,7 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/locomo"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
 
 // locomoSpaces is LoCoMo stored through the real memory service in one real
@@ -38,6 +39,7 @@ func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 	}
 	tb.Cleanup(func() { db.Close() })
 	svc := store.NewMemoryService(db, emb)
+	svc.Words = store.NewWordVectors(wordvec.New())
 	l := &locomoSpaces{ds: ds, svc: svc, db: db, turn: map[string]string{}}
 	for _, c := range ds.Conversations {
 		ctx := as(memory.Identity{AgentID: c.ID})
@@ -86,8 +88,8 @@ func BenchmarkLoCoMo(b *testing.B) {
 	for range b.N {
 		l := loadLoCoMo(b, benchEmbedder())
 		bm, vec, fused := memory.DefaultRetrieval(), memory.DefaultRetrieval(), memory.DefaultRetrieval()
-		bm.VectorWeight, bm.TimeWeight = 0, 0
-		vec.BM25Weight, vec.TimeWeight = 0, 0
+		bm.VectorWeight, bm.TimeWeight, bm.SoftWeight = 0, 0, 0
+		vec.BM25Weight, vec.TimeWeight, vec.SoftWeight = 0, 0, 0
 		reports := []locomo.Report{l.evaluate(b, "bm25", bm)}
 		if l.svc.Index != nil {
 			reports = append(reports, l.evaluate(b, "vector", vec), l.evaluate(b, "fused", fused))
@@ -104,4 +106,7 @@ func BenchmarkLoCoMo(b *testing.B) {
 }
 
 // benchEmbedder is the product's offline default.
-func benchEmbedder() *memory.Embedder { return nil }
+func benchEmbedder() *memory.Embedder {
+	e := wordvec.New()
+	return &e
+}

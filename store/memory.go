@@ -33,12 +33,13 @@ type MemoryService struct {
 	Retrieval memory.RetrievalConfig
 	// MaxContentBytes bounds a memory's content.
 	MaxContentBytes int
-	// Expand, if set, adds related words to the keyword search.
-	Expand func(words []string) []Expansion
+	// Words, if set, compares single words for soft term matching.
+	Words *WordVectors
 	// Log receives warnings the caller cannot act on (an embedder outage).
 	Log *slog.Logger
 
 	stmts sync.Map // query text -> *sql.Stmt, so searches skip SQL parsing
+	dfs   dfCache  // document frequencies of query words
 }
 
 // stmt returns query prepared once and bound to tx. A search runs a handful

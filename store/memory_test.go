@@ -12,6 +12,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
 
 // hashEmbedder is a deterministic stand-in for a real embedder: each word
@@ -526,5 +527,38 @@ func TestSearchFavoursThePeriodTheQueryNames(t *testing.T) {
 	a, b := search(t, s, ann, memory.Query{Text: "offsite in March 2024"}), search(t, s, ann, memory.Query{Text: "offsite in March 2025"})
 	if !slices.Equal(a, b) {
 		t.Errorf("time list off: %v and %v differ", a, b)
+	}
+}
+
+// Soft term matching lifts a memory whose words are near the query's
+// ("painting" for "art") over one that only shares the exact words.
+func TestSoftMatchingFavoursRelatedWords(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	s.Words = store.NewWordVectors(wordvec.New())
+	s.Retrieval.SoftWeight = 1.5
+	plain := remember(t, s, ann, memory.EntryWrite{Content: "Melanie, Melanie: I love cooking pasta."}).ID
+	art := remember(t, s, ann, memory.EntryWrite{Content: "Melanie: I love painting landscapes."}).ID
+	if got := search(t, s, ann, memory.Query{Text: "Melanie art"}); !slices.Equal(got, []string{art, plain}) {
+		t.Fatalf("with soft matching: %v, want %s first", got, art)
+	}
+	s.Retrieval.SoftWeight = 0
+	if got := search(t, s, ann, memory.Query{Text: "Melanie art"}); !slices.Equal(got, []string{plain, art}) {
+		t.Fatalf("keywords alone: %v, want %s first", got, plain)
+	}
+}
+
+// A word no memory held when it was last searched for finds the memory
+// written since, at once.
+func TestNewWordIsFoundRightAfterItIsWritten(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	for i := range 50 {
+		remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("filler memory %d", i)})
+	}
+	if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); len(got) != 0 {
+		t.Fatalf("before: %v", got)
+	}
+	z := remember(t, s, ann, memory.EntryWrite{Content: "the zeppelin hangar"}).ID
+	if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); !slices.Equal(got, []string{z}) {
+		t.Fatalf("after: %v, want %s", got, z)
 	}
 }

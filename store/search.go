@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -38,11 +39,11 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	pool := max(cfg.Pool, q.Limit*cfg.PoolMultiplier)
 	var hits []memory.Hit
 	err = s.db.View(ctx, func(tx *sql.Tx) error {
-		cands, timed, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
+		cands, ran, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
 		if err != nil {
 			return err
 		}
-		ranked := rank(cands, cfg, now, q.Limit, timed)
+		ranked := rank(cands, cfg, now, q.Limit, ran)
 		entries, err := s.loadEntries(ctx, tx, ranked)
 		if err != nil {
 			return err
@@ -79,20 +80,23 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 	return normalize(vecs[0]), nil
 }
 
-// candidates gathers the lists to fuse: BM25, vector, and, when the query
-// names a period and RRF is in use, BM25 over the memories that occurred in
-// it. timed reports whether that third list was searched.
+// candidates gathers the lists to fuse: BM25 and vector, and with RRF, when
+// the query names a period, BM25 over the memories that occurred in it, and
+// soft term matching over all the candidates found. It reports which of
+// those optional lists ran.
 func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string, qvec []float32, f filter, pool int,
-	cfg memory.RetrievalConfig) (map[string]*memory.Candidate, bool, error) {
+	cfg memory.RetrievalConfig) (map[string]*memory.Candidate, memory.Lists, error) {
+	var ran memory.Lists
 	cands := map[string]*memory.Candidate{}
-	terms, err := s.bm25Terms(ctx, tx, text)
+	all, err := s.bm25Terms(ctx, tx, text)
 	if err != nil {
-		return nil, false, err
+		return nil, ran, err
 	}
+	terms := searchable(all)
 	if cfg.BM25Weight > 0 {
 		list, err := s.bm25List(ctx, tx, terms, f, pool)
 		if err != nil {
-			return nil, false, err
+			return nil, ran, err
 		}
 		for i, c := range list {
 			got := candidate(cands, c)
@@ -102,22 +106,39 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 	if qvec != nil {
 		s.vectorCandidates(qvec, f, pool, cands)
 	}
+	if cfg.Fusion != memory.RRF {
+		return cands, ran, nil
+	}
+	if ran.Time, err = s.timeList(ctx, tx, text, terms, f, pool, cfg, cands); err != nil {
+		return nil, ran, err
+	}
+	if s.Words == nil || cfg.SoftWeight == 0 || len(cands) == 0 {
+		return cands, ran, nil
+	}
+	ran.Soft = true
+	return cands, ran, s.softRank(ctx, tx, all, cands)
+}
+
+// timeList adds, when the query names a period, the BM25 ranking of the
+// memories that occurred in it, and reports whether it did.
+func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, terms []queryTerm, f filter, pool int,
+	cfg memory.RetrievalConfig, cands map[string]*memory.Candidate) (bool, error) {
 	hint, ok := memory.ParseTimeHint(text)
-	if !ok || cfg.Fusion != memory.RRF || cfg.TimeWeight == 0 {
-		return cands, false, nil
+	if !ok || cfg.TimeWeight == 0 {
+		return false, nil
 	}
 	within, ok := f.during(hint.Window(newest(cands, f.now)))
 	if !ok {
-		return cands, false, nil
+		return false, nil
 	}
 	list, err := s.bm25List(ctx, tx, terms, within, pool)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	for i, c := range list {
 		candidate(cands, c).TimeRank = i + 1
 	}
-	return cands, true, nil
+	return true, nil
 }
 
 // candidate returns the entry for c's memory in cands, adding c if new.
@@ -205,72 +226,93 @@ func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, match, dfs,
 // large store would spend most of a search ranking rows that cannot win.
 var matchBudget = 5000
 
-// queryTerm is one word a BM25 query looks for, with its weight (1 for the
-// query's own words, less for expansions) and document frequency.
+// queryTerm is one word a BM25 query looks for, with its document frequency.
 type queryTerm struct {
-	text   string
-	weight float64
-	df     int
+	text string
+	df   int
 }
 
-// Expansion is a word related to a query word, added to the keyword search
-// at a weight below 1.
-type Expansion struct {
-	Word   string
-	Weight float64
-}
-
-// bm25Terms turns query text into the terms BM25 looks for: the query's
-// words less function words, plus the expansions of s.Expand, each with its
-// document frequency (the ranking's IDF needs it). Terms no memory contains
-// are dropped. Over matchBudget rows in total, expansions go first and then
-// the commonest words, while the rarest word always stays: common words
-// carry the least weight in BM25 (lowest IDF), so the top of the ranking
-// changes little.
+// bm25Terms turns query text into the terms to look for: the query's words
+// less function words, each with its document frequency (the rankings' IDF
+// needs it). Frequencies are counted with one FTS5 query per word, and
+// remembered while the store grows by less than 1%: IDF hardly moves in
+// that time, and a search's words recur across searches. (Forgetting does
+// not refresh them; it moves IDF even less.)
 func (s *MemoryService) bm25Terms(ctx context.Context, tx *sql.Tx, text string) ([]queryTerm, error) {
-	words := QueryTerms(text)
-	terms := make([]queryTerm, 0, len(words))
-	for _, w := range words {
-		terms = append(terms, queryTerm{text: w, weight: 1})
+	size, err := s.stmt(ctx, tx, `SELECT coalesce(max(pk), 0) FROM memories`)
+	if err != nil {
+		return nil, err
 	}
-	if s.Expand != nil {
-		for _, e := range s.Expand(words) {
-			if !slices.ContainsFunc(terms, func(t queryTerm) bool { return t.text == e.Word }) {
-				terms = append(terms, queryTerm{text: e.Word, weight: e.Weight})
-			}
-		}
+	var gen int
+	if err := size.QueryRowContext(ctx).Scan(&gen); err != nil {
+		return nil, fmt.Errorf("count memories: %w", err)
 	}
 	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
 	if err != nil {
 		return nil, err
 	}
-	total := 0
-	for i := range terms {
-		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(terms[i].text)).Scan(&terms[i].df); err != nil {
+	words := QueryTerms(text)
+	terms := make([]queryTerm, len(words))
+	for i, w := range words {
+		terms[i].text = w
+		if df, ok := s.dfs.get(w, gen); ok {
+			terms[i].df = df
+			continue
+		}
+		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(w)).Scan(&terms[i].df); err != nil {
 			return nil, fmt.Errorf("term frequency: %w", err)
 		}
-		total += terms[i].df
+		s.dfs.put(w, terms[i].df, gen)
 	}
-	terms = slices.DeleteFunc(terms, func(t queryTerm) bool { return t.df == 0 })
-	if total <= matchBudget {
-		return terms, nil
-	}
-	return prune(terms), nil
+	return terms, nil
 }
 
-// prune keeps the query's own words before expansions and rarer words before
-// common ones, up to matchBudget rows, and at least one term.
-func prune(terms []queryTerm) []queryTerm {
+// dfCache remembers document frequencies with the store size (max pk) they
+// were counted at.
+type dfCache struct {
+	mu sync.Mutex
+	m  map[string][2]int // word -> {df, size}
+}
+
+func (c *dfCache) get(word string, size int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[word]
+	if !ok || size-e[1] > e[1]/100 || size < e[1] {
+		return 0, false
+	}
+	return e[0], true
+}
+
+// put remembers df unless it is 0: a word no memory holds yet must be
+// counted again, or a memory written since would not be found by it.
+func (c *dfCache) put(word string, df, size int) {
+	if df == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) > 100_000 {
+		c.m = map[string][2]int{}
+	}
+	c.m[word] = [2]int{df, size}
+}
+
+// searchable are the terms BM25 searches for: those some memory contains.
+// Over matchBudget rows in total the commonest go first, while the rarest
+// always stays: common words carry the least weight in BM25 (lowest IDF),
+// so the top of the ranking changes little.
+func searchable(terms []queryTerm) []queryTerm {
+	terms = slices.DeleteFunc(slices.Clone(terms), func(t queryTerm) bool { return t.df == 0 })
+	total := 0
+	for _, t := range terms {
+		total += t.df
+	}
+	if total <= matchBudget {
+		return terms
+	}
 	order := slices.Clone(terms)
-	slices.SortStableFunc(order, func(a, b queryTerm) int {
-		if (a.weight < 1) != (b.weight < 1) {
-			if a.weight < 1 {
-				return 1
-			}
-			return -1
-		}
-		return a.df - b.df
-	})
+	slices.SortStableFunc(order, func(a, b queryTerm) int { return a.df - b.df })
 	keep, sum := map[string]bool{}, 0
 	for i, t := range order {
 		if i > 0 && sum+t.df > matchBudget {
@@ -281,12 +323,12 @@ func prune(terms []queryTerm) []queryTerm {
 	return slices.DeleteFunc(terms, func(t queryTerm) bool { return !keep[t.text] })
 }
 
-// rankArgs renders the terms for memory_rank: "df:weight" per term, in the
-// order the MATCH expression names them.
+// rankArgs renders the terms' document frequencies for memory_rank,
+// comma-separated, in the order the MATCH expression names them.
 func rankArgs(terms []queryTerm) string {
 	parts := make([]string, len(terms))
 	for i, t := range terms {
-		parts[i] = strconv.Itoa(t.df) + ":" + strconv.FormatFloat(t.weight, 'g', -1, 64)
+		parts[i] = strconv.Itoa(t.df)
 	}
 	return strings.Join(parts, ",")
 }
@@ -306,12 +348,12 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cand
 
 // rank fuses the candidates and keeps those at or above min_relevance: the
 // limit, or the over-fetched pool MMR chooses from.
-func rank(cands map[string]*memory.Candidate, cfg memory.RetrievalConfig, now time.Time, limit int, timed bool) []memory.Candidate {
+func rank(cands map[string]*memory.Candidate, cfg memory.RetrievalConfig, now time.Time, limit int, ran memory.Lists) []memory.Candidate {
 	list := make([]memory.Candidate, 0, len(cands))
 	for _, c := range cands {
 		list = append(list, *c)
 	}
-	memory.Fuse(list, cfg, now, timed)
+	memory.Fuse(list, cfg, now, ran)
 	keep := limit
 	if cfg.Diversity {
 		keep = limit * cfg.PoolMultiplier

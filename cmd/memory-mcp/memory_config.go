@@ -45,6 +45,8 @@ func memorySettings() []setting {
 			func(c *Config, v string) (err error) { c.Retrieval.VectorWeight, err = parseFloat(v); return }},
 		{"time-weight", "RRF weight of the memories that occurred in a period the query names (\"in March 2024\"); 0 turns it off", f(d.TimeWeight),
 			func(c *Config, v string) (err error) { c.Retrieval.TimeWeight, err = parseFloat(v); return }},
+		{"soft-weight", "RRF weight of soft term matching (query words against memory words by word vectors); 0 turns it off", f(d.SoftWeight),
+			func(c *Config, v string) (err error) { c.Retrieval.SoftWeight, err = parseFloat(v); return }},
 		{"recency-weight", "linear fusion: weight of recency against relevance, 0 to 1", f(d.RecencyWeight),
 			func(c *Config, v string) (err error) {
 				c.Retrieval.RecencyWeight, err = parseFloat(v)
