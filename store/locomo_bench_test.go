@@ -102,7 +102,37 @@ func BenchmarkLoCoMo(b *testing.B) {
 		b.ReportMetric(last.All.R10, "R@10")
 		b.ReportMetric(last.All.MRR, "MRR")
 		fmt.Println()
+		if l.svc.Index != nil {
+			l.ablations(b, last)
+		}
 	}
+}
+
+// ablations prints the fused default beside variants with one choice undone,
+// so that each default's share of the recall is on record.
+func (l *locomoSpaces) ablations(b *testing.B, fused locomo.Report) {
+	variant := func(name string, edit func(*memory.RetrievalConfig)) locomo.Report {
+		c := memory.DefaultRetrieval()
+		edit(&c)
+		return l.evaluate(b, name, c)
+	}
+	fused.Method = "fused default"
+	reports := []locomo.Report{fused,
+		variant("- soft matching", func(c *memory.RetrievalConfig) { c.SoftWeight = 0 }),
+		variant("- time list", func(c *memory.RetrievalConfig) { c.TimeWeight = 0 }),
+		variant("- vectors", func(c *memory.RetrievalConfig) { c.VectorWeight = 0 }),
+		variant("rrf k 60, vectors at 1", func(c *memory.RetrievalConfig) { c.RRFK, c.VectorWeight = 60, 1 }),
+		variant("mmr diversity on", func(c *memory.RetrievalConfig) { c.Diversity = true }),
+		variant("linear fusion", func(c *memory.RetrievalConfig) { c.Fusion = memory.Linear }),
+	}
+	undo := store.SetBM25(1.2, 0.75)
+	reports = append(reports, variant("bm25 k1 1.2, b 0.75", func(*memory.RetrievalConfig) {}))
+	undo()
+	fmt.Println("LoCoMo ablations (categories 1-4; each row undoes one default)")
+	if err := locomo.PrintSummary(os.Stdout, reports...); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Println()
 }
 
 // benchEmbedder is the product's offline default.
