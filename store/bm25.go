@@ -125,8 +125,13 @@ func rankData(fts fts5.Context, args []sqlite3.Value) (*rankState, error) {
 }
 
 // idf is FTS5's inverse document frequency: ln((N − n + 0.5)/(n + 0.5)),
-// floored at 1e-6 so that a term in most rows still counts a little.
+// floored at 1e-6 so that a term in most rows still counts a little. n is
+// capped at N: a frequency counted earlier (or in another snapshot) may
+// exceed the rows left after memories were forgotten, and the logarithm of
+// a negative number would poison the score with NaN (which SQLite returns
+// as NULL).
 func idf(rows, df float64) float64 {
+	df = min(df, rows)
 	return max(1e-6, math.Log((rows-df+0.5)/(df+0.5)))
 }
 

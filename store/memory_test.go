@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -560,5 +561,37 @@ func TestNewWordIsFoundRightAfterItIsWritten(t *testing.T) {
 	z := remember(t, s, ann, memory.EntryWrite{Content: "the zeppelin hangar"}).ID
 	if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); !slices.Equal(got, []string{z}) {
 		t.Fatalf("after: %v, want %s", got, z)
+	}
+}
+
+// Searches, writes and forgets at once on one service (run with -race).
+func TestConcurrentSearchAndWrites(t *testing.T) {
+	emb := hashEmbedder("hash-32", 32)
+	s, _, _ := memories(t, &emb)
+	s.Words = store.NewWordVectors(emb)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 15 {
+				e := remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("writer %d note %d about caching", w, i)})
+				if i%3 == 0 {
+					if _, err := s.Forget(as(ann), e.ID, ""); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+		wg.Go(func() {
+			for range 15 {
+				if _, err := s.Search(as(ann), memory.Query{Text: "caching note in March 2026"}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got := search(t, s, ann, memory.Query{Text: "caching", Limit: 100})
+	if len(got) != 40 || s.Index.Len() != 40 {
+		t.Fatalf("%d found, %d indexed; want 40 of 60 (20 forgotten)", len(got), s.Index.Len())
 	}
 }
