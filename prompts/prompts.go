@@ -17,9 +17,10 @@ import (
 // Services are the domain services the prompts read. A nil service leaves its
 // prompts unregistered.
 type Services struct {
-	Facts  memory.FactService
-	Blocks memory.BlockService
-	Log    *slog.Logger
+	Facts    memory.FactService
+	Memories memory.MemoryService
+	Blocks   memory.BlockService
+	Log      *slog.Logger
 }
 
 // Register adds every prompt whose service is configured to s.
@@ -38,6 +39,9 @@ func Register(s *server.MCPServer, svc Services) {
 			return mcp.NewGetPromptResult("Core policies in force",
 				[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
 		}))
+	}
+	if svc.Memories != nil {
+		registerMemories(s, svc)
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3/driver"
-	"github.com/ncruces/go-sqlite3/ext/fts5"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -52,7 +51,7 @@ func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	sdb, err := driver.Open(dsn(path), fts5.Register)
+	sdb, err := driver.Open(dsn(path), registerFTS)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

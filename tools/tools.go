@@ -24,6 +24,7 @@ import (
 // tools unregistered.
 type Services struct {
 	Facts     memory.FactService
+	Memories  memory.MemoryService
 	Blocks    memory.BlockService
 	Promotion memory.PromotionService
 	Log       *slog.Logger
@@ -36,6 +37,9 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Facts != nil {
 		registerFacts(s, svc)
+	}
+	if svc.Memories != nil {
+		registerMemories(s, svc)
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)

@@ -27,6 +27,7 @@ type app struct {
 	log       *slog.Logger
 	db        *store.DB
 	facts     *store.FactService
+	memories  *store.MemoryService
 	blocks    *store.BlockService
 	promotion *promotion.Pipeline
 	server    *server.MCPServer
@@ -49,6 +50,10 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.facts = store.NewFactService(db)
 	a.facts.Access = cfg.WriteAccess
 	a.facts.MaxContentBytes = cfg.MaxContentBytes
+	if a.memories, err = openMemories(ctx, cfg, db, log); err != nil {
+		db.Close()
+		return nil, err
+	}
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
 	a.blocks.Log = log
@@ -66,9 +71,9 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithToolFilter(tools.Filter(cfg.Strategy)),
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
+	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion, Log: log})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
-	prompts.Register(a.server, prompts.Services{Facts: a.facts, Blocks: a.blocks, Log: log})
+	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})
 	return a, nil
 }
 
@@ -147,6 +152,10 @@ func (a *app) visible(ctx context.Context, c store.Change) bool {
 }
 
 const instructions = `memory-mcp is persistent, governed memory shared across sessions and agents.
+- Agent memory: search_memory at the start of a task and whenever the user refers to earlier
+  work; remember what you will need again (preferences, decisions and their reasons, facts,
+  procedures); forget what turned out wrong; publish_memory what every agent should know.
+  The memory_context prompt packs the memories relevant to a query into a token budget.
 - Organisational facts (policies, ADRs, procedures, conventions): query_facts before acting on
   org-wide rules; publish_fact only for knowledge that should bind every agent. Read the
   memory://policies/core resource (or the org_policies prompt) for the policies in force.

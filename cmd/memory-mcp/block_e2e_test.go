@@ -350,20 +350,23 @@ func TestBlocksSharedRaceTwoProcesses(t *testing.T) {
 }
 
 func TestStrategySwitch(t *testing.T) {
-	// Facts and governed promotion are offered by every strategy.
-	factTools := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
-		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending"}
+	// Facts, governed promotion and memory writes are offered by every strategy.
+	common := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
+		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
+		"remember", "forget", "publish_memory", "retract_memory"}
+	retrieval := []string{"search_memory", "recall_memory"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
 		"memory_block_insert", "memory_block_list", "memory_block_read", "memory_block_replace", "memory_block_restore", "memory_block_rethink"}
+	with := func(lists ...[]string) []string { return slices.Concat(lists...) }
 	tests := []struct {
 		strategy string
 		tools    []string
 		prompts  []string
 	}{
-		{"all", append(slices.Clone(factTools), blockTools...), []string{"core_memory", "org_policies"}},
-		{"self_editing", append(slices.Clone(factTools), blockTools...), []string{"core_memory", "org_policies"}},
-		{"context", factTools, []string{"org_policies"}},
-		{"tool_based", factTools, []string{"org_policies"}},
+		{"all", with(common, retrieval, blockTools), []string{"core_memory", "memory_context", "org_policies"}},
+		{"self_editing", with(common, blockTools), []string{"core_memory", "org_policies"}},
+		{"context", common, []string{"memory_context", "org_policies"}},
+		{"tool_based", with(common, retrieval), []string{"org_policies"}},
 	}
 	ctx := context.Background()
 	for _, tt := range tests {
@@ -398,12 +401,20 @@ func TestStrategySwitch(t *testing.T) {
 				t.Errorf("prompts = %s, want %s", got, want)
 			}
 			// What is not offered cannot be called either.
-			if !slices.Contains(tt.tools, "memory_block_list") {
-				if _, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_block_list"}); err == nil || !strings.Contains(err.Error(), "not found") {
-					t.Errorf("hidden tool called: %v", err)
+			for _, name := range []string{"memory_block_list", "search_memory"} {
+				if slices.Contains(tt.tools, name) {
+					continue
 				}
-				if _, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "core_memory"}); err == nil {
-					t.Error("hidden prompt served")
+				if _, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"query": "x"}}); err == nil || !strings.Contains(err.Error(), "not found") {
+					t.Errorf("hidden tool %s called: %v", name, err)
+				}
+			}
+			for _, name := range []string{"core_memory", "memory_context"} {
+				if slices.Contains(tt.prompts, name) {
+					continue
+				}
+				if _, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: map[string]string{"query": "x"}}); err == nil {
+					t.Errorf("hidden prompt %s served", name)
 				}
 			}
 		})

@@ -40,6 +40,19 @@ type Config struct {
 	PendingMaxAttempts int
 	RunID              string // "" means a new run per process
 
+	// Embedder is offline (the built-in word vectors), openai (an
+	// OpenAI-compatible endpoint) or none (BM25 only).
+	Embedder            string
+	EmbeddingBaseURL    string
+	EmbeddingModel      string
+	EmbeddingDimensions int
+	EmbeddingBatchSize  int
+	// EmbeddingAPIKey comes only from the environment, never from a file or
+	// a flag: MEMORY_MCP_EMBEDDING_API_KEY, else OPENAI_API_KEY.
+	EmbeddingAPIKey string
+	// Retrieval tunes memory search; checked by Retrieval.Validate.
+	Retrieval memory.RetrievalConfig
+
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
 }
@@ -63,7 +76,7 @@ func (v *flagValue) Set(s string) error { v.text = s; return nil }
 func (v *flagValue) IsBoolFlag() bool   { return v.boolean }
 
 func settings() []setting {
-	return []setting{
+	return append([]setting{
 		{"data-dir", "directory holding memory.db (created on first run)", defaultDataDir,
 			func(c *Config, v string) error {
 				if v == "" {
@@ -143,7 +156,7 @@ func settings() []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}
+	}, memorySettings()...)
 }
 
 // EnvName is the environment variable that carries setting name.
@@ -178,6 +191,10 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		return nil, err
 	}
 	c.ConfigFile = file
+	c.EmbeddingAPIKey = getenv("MEMORY_MCP_EMBEDDING_API_KEY")
+	if c.EmbeddingAPIKey == "" {
+		c.EmbeddingAPIKey = getenv("OPENAI_API_KEY")
+	}
 	known := map[string]bool{}
 	for _, s := range settings() {
 		known[s.name] = true

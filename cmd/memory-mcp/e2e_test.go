@@ -52,6 +52,7 @@ type proc struct {
 	t      testing.TB
 	cs     *mcp.ClientSession
 	stderr *bytes.Buffer
+	errw   *lockedWriter // the writer filling stderr, whose lock guards it
 }
 
 // options configure a started server.
@@ -74,7 +75,8 @@ func start(t testing.TB, o options) *proc {
 	// A clean environment: no user config file, no API keys leaking in.
 	cmd.Env = append([]string{"HOME=" + o.dataDir, "XDG_CONFIG_HOME=" + filepath.Join(o.dataDir, "config"), "PATH=" + os.Getenv("PATH")}, o.env...)
 	stderr := &bytes.Buffer{}
-	cmd.Stderr = &lockedWriter{w: stderr}
+	errw := &lockedWriter{w: stderr}
+	cmd.Stderr = errw
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, o.client)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -82,7 +84,7 @@ func start(t testing.TB, o options) *proc {
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
 	}
-	s := &proc{t: t, cs: cs, stderr: stderr}
+	s := &proc{t: t, cs: cs, stderr: stderr, errw: errw}
 	t.Cleanup(func() { cs.Close() })
 	return s
 }

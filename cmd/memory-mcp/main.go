@@ -6,6 +6,7 @@
 //	memory-mcp [stdio] [flags]   serve MCP over stdin/stdout (the default)
 //	memory-mcp config [flags]    print the resolved configuration and where each value came from
 //	memory-mcp replay [flags]    rebuild the shared state from the promotion ledger
+//	memory-mcp reindex [flags]   re-embed the stored memories with the configured embedder
 //	memory-mcp version           print the version
 package main
 
@@ -47,6 +48,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	var staleOnly bool
+	if cmd == "reindex" {
+		args, staleOnly = cutFlag(args, "missing")
+	}
 	cfg, err := LoadConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -59,6 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return nil
 	case "replay":
 		return replay(ctx, cfg, stdout)
+	case "reindex":
+		return reindex(ctx, cfg, staleOnly, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -69,6 +76,8 @@ commands:
   stdio     serve MCP over stdin/stdout (the default)
   config    print the resolved configuration and where each value came from
   replay    rebuild every shared table from the promotion ledger (events_memory)
+  reindex   re-embed every memory with the configured embedder (--missing: only
+            those without a vector from it), e.g. after changing --embedder
   version   print the version
   help      print this text
 

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/locomo"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// BenchmarkStartup100k measures the real binary as a process on a data dir
+// holding 100,000 memories: the time from exec to the first search_memory
+// answer (which includes rebuilding the vector index from SQLite) and the
+// resident memory afterwards, beside the same process with keyword search
+// only (--embedder none) as a baseline.
+func BenchmarkStartup100k(b *testing.B) {
+	for range b.N {
+		cfg := &Config{Embedder: "offline"}
+		emb, err := newEmbedder(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir := b.TempDir()
+		fill(b, dir, emb, 100_000)
+		for _, embedder := range []string{"offline", "none"} {
+			took, rss, peak := startAndAsk(b, dir, embedder)
+			fmt.Printf("startup memories=100000 embedder=%s first_answer=%.0fms rss=%.0fMB peak_rss=%.0fMB\n",
+				embedder, ms(took), rss, peak)
+			if embedder == "offline" {
+				b.ReportMetric(ms(took), "startup-ms")
+				b.ReportMetric(rss, "rss-MB")
+			}
+		}
+	}
+}
+
+// fill remembers n memories (LoCoMo turns, repeated with a suffix past the
+// end) as agent "bench" through the store, as the server would.
+func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
+	path, err := locomo.Find()
+	if err != nil {
+		b.Skip(err)
+	}
+	ds, err := locomo.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	for _, c := range ds.Conversations {
+		for _, t := range c.Turns {
+			texts = append(texts, t.Text)
+		}
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := store.NewMemoryService(db, emb)
+	ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "bench"})
+	start := time.Now()
+	for i := range n {
+		text := texts[i%len(texts)]
+		if i >= len(texts) {
+			text += fmt.Sprintf(" (note %d)", i/len(texts))
+		}
+		if _, err := s.Remember(ctx, memory.EntryWrite{Content: text, Category: memory.Episodic}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fmt.Printf("remember memories=%d rate=%.0f/s (store, one transaction each)\n", n, float64(n)/time.Since(start).Seconds())
+}
+
+// startAndAsk starts memory-mcp on dir, asks one search, and returns the time
+// to the answer and the process's resident and peak resident memory in MB.
+func startAndAsk(b *testing.B, dir, embedder string) (time.Duration, float64, float64) {
+	cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--embedder", embedder, "--log-level", "warn")
+	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_memory", Arguments: map[string]any{"query": "camping trip with the kids"}})
+	if err != nil || res.IsError {
+		b.Fatalf("search: %v %v", err, res)
+	}
+	took := time.Since(start)
+	return took, procMB(b, cmd.Process.Pid, "VmRSS"), procMB(b, cmd.Process.Pid, "VmHWM")
+}
+
+// procMB reads a memory figure (kB) from /proc/pid/status, in MB.
+func procMB(b *testing.B, pid int, field string) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatalf("%s not in /proc/%d/status", field, pid)
+	return 0
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

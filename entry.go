@@ -1,0 +1,277 @@
+package memory
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Category classifies an agent memory (seed 001's memory types).
+type Category string
+
+// Memory categories.
+const (
+	Working    Category = "working"    // the current task's context
+	Episodic   Category = "episodic"   // past events and decisions
+	Semantic   Category = "semantic"   // knowledge and facts learned
+	Procedural Category = "procedural" // skills and how-to
+	Social     Category = "social"     // people, preferences, relationships
+)
+
+// Categories lists every memory category in display order.
+var Categories = []Category{Working, Episodic, Semantic, Procedural, Social}
+
+// DefaultCategory is the category of a memory remembered without one.
+const DefaultCategory = Semantic
+
+// DefaultNamespace is the namespace of a memory remembered without one.
+const DefaultNamespace = "default"
+
+// ParseCategory validates a memory category name.
+func ParseCategory(s string) (Category, error) {
+	c := Category(strings.TrimSpace(s))
+	if slices.Contains(Categories, c) {
+		return c, nil
+	}
+	return "", Errorf(EINVALID, "unknown category %q: use one of working, episodic, semantic, procedural, social", s)
+}
+
+// ParseCategories validates a list of category names.
+func ParseCategories(names []string) ([]Category, error) {
+	out := make([]Category, 0, len(names))
+	for _, n := range names {
+		c, err := ParseCategory(n)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Scope selects whose memories a search reads.
+type Scope string
+
+// Search scopes.
+const (
+	Personal Scope = "personal" // the caller's own memories
+	Shared   Scope = "shared"   // memories other agents published to the shared space
+	All      Scope = "all"      // both
+)
+
+// ParseScope validates a scope name; empty means All.
+func ParseScope(s string) (Scope, error) {
+	switch sc := Scope(strings.TrimSpace(s)); sc {
+	case "":
+		return All, nil
+	case Personal, Shared, All:
+		return sc, nil
+	}
+	return "", Errorf(EINVALID, "unknown scope %q: use personal (your own memories), shared (memories other agents published) or all", s)
+}
+
+// Provenance says where a memory came from: who wrote it and, for a shared
+// memory, who published it, when, and from which personal entry.
+type Provenance struct {
+	Author        Author     `json:"author"`
+	Source        string     `json:"source,omitempty"`
+	PublishedFrom string     `json:"published_from,omitempty"`
+	PublishedBy   string     `json:"published_by,omitempty"`
+	PublishedAt   *time.Time `json:"published_at,omitempty"`
+	SharedAs      string     `json:"shared_as,omitempty"` // the active shared copy of a personal memory
+}
+
+// Entry is one agent memory as stored.
+type Entry struct {
+	ID         string     `json:"id"`
+	AgentID    string     `json:"agent_id"`
+	Namespace  string     `json:"namespace"`
+	Category   Category   `json:"category"`
+	Content    string     `json:"content"`
+	Tags       []string   `json:"tags"`
+	Confidence float64    `json:"confidence"`
+	Source     string     `json:"source,omitempty"`
+	Shared     bool       `json:"shared"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	OccurredAt time.Time  `json:"occurred_at"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	// ForgottenAt is set once the memory is forgotten (or, for a shared
+	// memory, retracted); the row is kept with the reason.
+	ForgottenAt  *time.Time  `json:"forgotten_at,omitempty"`
+	ForgetReason string      `json:"forget_reason,omitempty"`
+	Provenance   *Provenance `json:"provenance,omitempty"`
+}
+
+// Expired reports whether e has expired at now.
+func (e *Entry) Expired(now time.Time) bool {
+	return e.ExpiresAt != nil && !e.ExpiresAt.After(now)
+}
+
+// EntryWrite asks to remember something (seed 004's MemoryStoreRequest plus
+// occurred_at). The owner comes from the caller's identity.
+type EntryWrite struct {
+	Namespace  string
+	Category   Category
+	Content    string
+	Tags       []string
+	Confidence *float64 // nil means 1
+	Source     string
+	OccurredAt time.Time // zero means now
+	ExpiresAt  time.Time // zero means never
+}
+
+// MaxSourceLen bounds the free-text source of a memory.
+const MaxSourceLen = 512
+
+// Validate checks the write against the structural rules, fills defaults and
+// normalises tags. now is the time the write would be stamped with.
+func (w *EntryWrite) Validate(maxBytes int, now time.Time) error {
+	if err := CheckContent("content", w.Content, maxBytes); err != nil {
+		return err
+	}
+	if w.Namespace == "" {
+		w.Namespace = DefaultNamespace
+	}
+	if err := CheckID("namespace", w.Namespace); err != nil {
+		return err
+	}
+	if w.Category == "" {
+		w.Category = DefaultCategory
+	}
+	if _, err := ParseCategory(string(w.Category)); err != nil {
+		return err
+	}
+	tags, err := NormalizeTags(w.Tags)
+	if err != nil {
+		return err
+	}
+	w.Tags = tags
+	if w.Confidence != nil && (math.IsNaN(*w.Confidence) || *w.Confidence < 0 || *w.Confidence > 1) {
+		return Errorf(EINVALID, "confidence %v is out of range: use a number from 0 (a guess) to 1 (certain)", *w.Confidence)
+	}
+	if len(w.Source) > MaxSourceLen {
+		return Errorf(EINVALID, "source is %d bytes; the limit is %d", len(w.Source), MaxSourceLen)
+	}
+	if w.OccurredAt.IsZero() {
+		w.OccurredAt = now
+	}
+	if !w.ExpiresAt.IsZero() && !w.ExpiresAt.After(now) {
+		return Errorf(EINVALID, "expires_at %s is not in the future (now is %s): omit it for a memory that does not expire",
+			w.ExpiresAt.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// ConfidenceOr returns the write's confidence, 1 when none was given.
+func (w *EntryWrite) ConfidenceOr() float64 {
+	if w.Confidence == nil {
+		return 1
+	}
+	return *w.Confidence
+}
+
+// Search limits.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 100
+	MaxQueryBytes      = 4096
+	MaxNamespaces      = 32
+	MaxRecallIDs       = 100
+)
+
+// Query is a memory search (seed 004's MemoryQuery).
+type Query struct {
+	Text         string
+	Scope        Scope
+	Categories   []Category
+	Tags         []string // all must be present
+	Namespaces   []string
+	Since, Until time.Time // on occurred_at: since inclusive, until exclusive
+	Limit        int
+	MinRelevance *float64 // nil means the configured default
+}
+
+// Validate checks the query, fills defaults and normalises its lists.
+func (q *Query) Validate() error {
+	if err := CheckContent("query", q.Text, MaxQueryBytes); err != nil {
+		return err
+	}
+	var err error
+	if q.Scope, err = ParseScope(string(q.Scope)); err != nil {
+		return err
+	}
+	if q.Categories, err = ParseCategories(categoryNames(q.Categories)); err != nil {
+		return err
+	}
+	if q.Tags, err = NormalizeTags(q.Tags); err != nil {
+		return err
+	}
+	if err := q.validateNamespaces(); err != nil {
+		return err
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return Errorf(EINVALID, "since %s is not before until %s: the range would be empty",
+			q.Since.Format(time.RFC3339), q.Until.Format(time.RFC3339))
+	}
+	if q.Limit, err = CheckLimit(q.Limit, DefaultSearchLimit, MaxSearchLimit); err != nil {
+		return err
+	}
+	if m := q.MinRelevance; m != nil && (math.IsNaN(*m) || *m < 0 || *m > 1) {
+		return Errorf(EINVALID, "min_relevance %v is out of range: use a score from 0 to 1", *m)
+	}
+	return nil
+}
+
+func (q *Query) validateNamespaces() error {
+	if len(q.Namespaces) > MaxNamespaces {
+		return Errorf(EINVALID, "%d namespaces given; the limit is %d", len(q.Namespaces), MaxNamespaces)
+	}
+	out := make([]string, 0, len(q.Namespaces))
+	for _, ns := range q.Namespaces {
+		if err := CheckID("namespace", ns); err != nil {
+			return err
+		}
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	q.Namespaces = out
+	return nil
+}
+
+func categoryNames(cs []Category) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
+}
+
+// Hit is one ranked search result.
+type Hit struct {
+	Entry
+	// Score is the fused relevance in [0, 1] that ranked the hit.
+	Score float64 `json:"score"`
+}
+
+// MemoryService is agent memory: personal entries, the shared space they can
+// be published to, and hybrid search over both. Every method reads the caller
+// from ctx; another agent's personal memory is indistinguishable from one that
+// does not exist.
+type MemoryService interface {
+	Remember(ctx context.Context, w EntryWrite) (Entry, error)
+	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Recall returns the entries with these ids, in the order asked.
+	Recall(ctx context.Context, ids []string) ([]Entry, error)
+	// Forget soft-deletes one of the caller's memories, keeping it with reason.
+	Forget(ctx context.Context, id, reason string) (Entry, error)
+	// Publish copies one of the caller's personal memories to the shared space.
+	Publish(ctx context.Context, id string) (Entry, error)
+	// Retract withdraws the caller's shared copy (by its id or its original's).
+	Retract(ctx context.Context, id string) (Entry, error)
+}

@@ -1,0 +1,304 @@
+package memory
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Fusion names how the BM25 and vector candidate lists become one ranking.
+type Fusion string
+
+// Fusion strategies (seed 004's FusionStrategy).
+const (
+	// RRF is reciprocal rank fusion: only ranks count, so BM25 scores and
+	// cosines, which live on different scales, never have to be compared.
+	RRF Fusion = "rrf"
+	// Linear combines normalised relevance with recency decay and a boost
+	// for the caller's own memories.
+	Linear Fusion = "linear"
+)
+
+// ParseFusion validates a fusion strategy name.
+func ParseFusion(s string) (Fusion, error) {
+	switch f := Fusion(strings.ToLower(strings.TrimSpace(s))); f {
+	case RRF, Linear:
+		return f, nil
+	}
+	return "", Errorf(EINVALID, "unknown fusion %q: use rrf or linear", s)
+}
+
+// RetrievalConfig tunes hybrid retrieval (seed 004's MemoryRetrievalConfig).
+// The defaults were chosen on the LoCoMo benchmark; see the README.
+type RetrievalConfig struct {
+	Fusion Fusion
+	// RRFK is the RRF smoothing constant: score = Σ weight/(k + rank).
+	RRFK int
+	// BM25Weight and VectorWeight weigh the two candidate lists, in RRF and
+	// in LINEAR's relevance alike. A zero weight switches a list off.
+	BM25Weight, VectorWeight float64
+	// SoftWeight weighs an RRF list that ranks the other lists' candidates
+	// by soft term matching (word vectors). 0 switches it off.
+	SoftWeight float64
+	// TimeWeight weighs a third RRF list when the query names a period (see
+	// TimeHint): BM25 over the memories that occurred in it. 0 switches it off.
+	TimeWeight float64
+	// RelevanceWeight and RecencyWeight (LINEAR) sum to 1.
+	RelevanceWeight, RecencyWeight float64
+	// DecayPerHour is the exponential recency decay rate (LINEAR).
+	DecayPerHour float64
+	// PersonalBoost is added to the relevance of the caller's own memories (LINEAR).
+	PersonalBoost float64
+	// MinRelevance drops hits whose fused score is below it.
+	MinRelevance float64
+	// Diversity turns on MMR re-ranking over PoolMultiplier × limit candidates.
+	Diversity       bool
+	DiversityLambda float64
+	PoolMultiplier  int
+	// Pool is how many candidates each list contributes before fusion (at
+	// least the limit times the pool multiplier).
+	Pool int
+}
+
+// DefaultRetrieval returns the tuned defaults.
+func DefaultRetrieval() RetrievalConfig {
+	return RetrievalConfig{
+		Fusion:          RRF,
+		RRFK:            10,
+		BM25Weight:      1,
+		VectorWeight:    0.35,
+		TimeWeight:      2,
+		SoftWeight:      1,
+		RelevanceWeight: 0.8,
+		RecencyWeight:   0.2,
+		DecayPerHour:    0.005,
+		PersonalBoost:   0.1,
+		MinRelevance:    0,
+		Diversity:       false,
+		DiversityLambda: 0.7,
+		PoolMultiplier:  3,
+		Pool:            100,
+	}
+}
+
+// Validate checks every knob's range.
+func (c RetrievalConfig) Validate() error {
+	unit := func(name string, v float64) error {
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return Errorf(EINVALID, "%s %v is out of range: use 0 to 1", name, v)
+		}
+		return nil
+	}
+	if _, err := ParseFusion(string(c.Fusion)); err != nil {
+		return err
+	}
+	if c.RRFK < 1 || c.RRFK > 1000 {
+		return Errorf(EINVALID, "rrf_k %d is out of range: use 1 to 1000", c.RRFK)
+	}
+	if c.BM25Weight < 0 || c.VectorWeight < 0 || c.BM25Weight+c.VectorWeight == 0 {
+		return Errorf(EINVALID, "bm25 and vector weights must be non-negative and not both zero (got %v and %v)", c.BM25Weight, c.VectorWeight)
+	}
+	if math.IsNaN(c.SoftWeight) || c.SoftWeight < 0 {
+		return Errorf(EINVALID, "soft match weight %v is negative", c.SoftWeight)
+	}
+	if math.IsNaN(c.TimeWeight) || c.TimeWeight < 0 {
+		return Errorf(EINVALID, "time weight %v is negative", c.TimeWeight)
+	}
+	for _, k := range []struct {
+		name string
+		v    float64
+	}{{"relevance_weight", c.RelevanceWeight}, {"recency_weight", c.RecencyWeight}, {"personal_boost", c.PersonalBoost},
+		{"min_relevance", c.MinRelevance}, {"diversity_lambda", c.DiversityLambda}} {
+		if err := unit(k.name, k.v); err != nil {
+			return err
+		}
+	}
+	if math.Abs(c.RelevanceWeight+c.RecencyWeight-1) > 1e-6 {
+		return Errorf(EINVALID, "relevance_weight %v + recency_weight %v must sum to 1", c.RelevanceWeight, c.RecencyWeight)
+	}
+	if math.IsNaN(c.DecayPerHour) || c.DecayPerHour < 0 {
+		return Errorf(EINVALID, "recency decay %v per hour is negative", c.DecayPerHour)
+	}
+	if c.PoolMultiplier < 1 || c.PoolMultiplier > 20 {
+		return Errorf(EINVALID, "pool multiplier %d is out of range: use 1 to 20", c.PoolMultiplier)
+	}
+	if c.Pool < 1 || c.Pool > 10000 {
+		return Errorf(EINVALID, "candidate pool %d is out of range: use 1 to 10000", c.Pool)
+	}
+	return nil
+}
+
+// SearchCandidate is one memory found by BM25, by vector similarity or both, on its
+// way to a fused score.
+type SearchCandidate struct {
+	ID         string
+	BM25Rank   int     // 1-based rank in the BM25 list; 0 when absent
+	BM25       float64 // BM25 score, higher is better (negated FTS5 bm25())
+	VectorRank int     // 1-based rank in the vector list; 0 when absent
+	Cosine     float64
+	TimeRank   int // 1-based rank in the list of memories in the query's period; 0 when absent
+	SoftRank   int // 1-based rank by soft term matching; 0 when absent
+	OccurredAt time.Time
+	Personal   bool   // the caller's own memory (LINEAR's personal boost)
+	Text       string // for MMR's similarity
+	Score      float64
+}
+
+// RRFScore is reciprocal rank fusion of one document's ranks (0 = absent from
+// that list), scaled so that first place in every weighted list scores 1:
+// Σ wᵢ/(k+rankᵢ) ÷ Σ wᵢ/(k+1). An absolute scale, unlike min-max, keeps
+// min_relevance meaningful across queries.
+func RRFScore(ranks []int, weights []float64, k int) float64 {
+	var sum, max float64
+	for i, r := range ranks {
+		max += weights[i] / float64(k+1)
+		if r > 0 {
+			sum += weights[i] / float64(k+r)
+		}
+	}
+	if max == 0 {
+		return 0
+	}
+	return sum / max
+}
+
+// Recency is exp(-rate × age in hours): 1 now, decaying towards 0. Future
+// times count as now.
+func Recency(at, now time.Time, perHour float64) float64 {
+	hours := now.Sub(at).Hours()
+	if hours <= 0 {
+		return 1
+	}
+	return math.Exp(-perHour * hours)
+}
+
+// LinearScore is seed 004's LINEAR combination: relevance (plus the personal
+// boost, capped at 1) weighted against recency, clamped to [0, 1].
+func LinearScore(relevance, recency float64, personal bool, c RetrievalConfig) float64 {
+	if personal {
+		relevance = math.Min(1, relevance+c.PersonalBoost)
+	}
+	return clamp01(c.RelevanceWeight*relevance + c.RecencyWeight*recency)
+}
+
+// Lists says which of the optional RRF lists a search ranked: the time list
+// (the query named a period) and the soft-match list. Only lists that ran
+// count towards the score's scale.
+type Lists struct{ Time, Soft bool }
+
+// Fuse scores the candidates by c's strategy and sorts them best first; ties
+// go to the better single-list rank, then to the id, so results are stable.
+// LINEAR has recency instead of the optional lists.
+func Fuse(cands []SearchCandidate, c RetrievalConfig, now time.Time, ran Lists) {
+	maxBM25 := 0.0
+	for _, cd := range cands {
+		maxBM25 = math.Max(maxBM25, cd.BM25)
+	}
+	weights := []float64{c.BM25Weight, c.VectorWeight, 0, 0}
+	if ran.Time {
+		weights[2] = c.TimeWeight
+	}
+	if ran.Soft {
+		weights[3] = c.SoftWeight
+	}
+	for i := range cands {
+		cd := &cands[i]
+		if c.Fusion == Linear {
+			cd.Score = LinearScore(linearRelevance(cd, maxBM25, c), Recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
+		} else {
+			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b SearchCandidate) int {
+		if d := cmp.Compare(b.Score, a.Score); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(bestRank(a), bestRank(b)); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// linearRelevance is the weighted mean of the BM25 score relative to the best
+// in the pool and the (non-negative) cosine.
+func linearRelevance(cd *SearchCandidate, maxBM25 float64, c RetrievalConfig) float64 {
+	var bm float64
+	if maxBM25 > 0 {
+		bm = cd.BM25 / maxBM25
+	}
+	return clamp01((c.BM25Weight*bm + c.VectorWeight*math.Max(0, cd.Cosine)) / (c.BM25Weight + c.VectorWeight))
+}
+
+func bestRank(c SearchCandidate) int {
+	r := math.MaxInt
+	for _, x := range []int{c.BM25Rank, c.VectorRank, c.TimeRank, c.SoftRank} {
+		if x > 0 && x < r {
+			r = x
+		}
+	}
+	return r
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// Bigrams returns the set of adjacent lower-case word pairs in text.
+func Bigrams(text string) map[string]struct{} {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	out := make(map[string]struct{}, len(words))
+	for i := 1; i < len(words); i++ {
+		out[words[i-1]+" "+words[i]] = struct{}{}
+	}
+	return out
+}
+
+// Jaccard is |a∩b| / |a∪b|, 0 when both are empty.
+func Jaccard(a, b map[string]struct{}) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for k := range a {
+		if _, ok := b[k]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// MMR re-ranks sorted candidates by maximal marginal relevance and returns at
+// most limit of them: each step takes the candidate maximising
+// λ·score − (1−λ)·(its highest word-bigram Jaccard with those already taken).
+func MMR(cands []SearchCandidate, lambda float64, limit int) []SearchCandidate {
+	grams := make([]map[string]struct{}, len(cands))
+	for i, c := range cands {
+		grams[i] = Bigrams(c.Text)
+	}
+	taken := make([]bool, len(cands))
+	maxSim := make([]float64, len(cands))
+	out := make([]SearchCandidate, 0, min(limit, len(cands)))
+	for len(out) < limit && len(out) < len(cands) {
+		best, bestScore := -1, math.Inf(-1)
+		for i, c := range cands {
+			if taken[i] {
+				continue
+			}
+			if s := lambda*c.Score - (1-lambda)*maxSim[i]; s > bestScore {
+				best, bestScore = i, s
+			}
+		}
+		taken[best] = true
+		out = append(out, cands[best])
+		for i := range cands {
+			if !taken[i] {
+				maxSim[i] = math.Max(maxSim[i], Jaccard(grams[i], grams[best]))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+
+	chromem "github.com/philippgille/chromem-go"
+)
+
+// SetMatchBudget changes matchBudget for a test and returns the undo.
+func SetMatchBudget(n int) func() {
+	old := matchBudget
+	matchBudget = n
+	return func() { matchBudget = old }
+}
+
+// IndexQuery runs the index's vector query over an agent's personal space
+// with no filter, for benchmarks that time it apart from BM25.
+func (x *Index) IndexQuery(vec []float32, agent string, n int) int {
+	return len(x.query(vectorQuery{vec: normalize(vec), spaces: []string{personalSpace(agent)}, keep: func(docMeta) bool { return true }, n: n}))
+}
+
+// Chromem is the baseline the index is measured against: the same vectors
+// in a chromem-go v0.7.0 collection, as DESIGN.md first planned.
+type Chromem struct{ col *chromem.Collection }
+
+// NewChromem loads the vectors of agent's personal memories into chromem.
+func NewChromem(ctx context.Context, db *DB, agent string) (*Chromem, error) {
+	noEmbed := func(context.Context, string) ([]float32, error) { return nil, context.Canceled }
+	col, err := chromem.NewDB().CreateCollection("bench", nil, noEmbed)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, embedding FROM memories WHERE agent_id = ? AND shared = 0 AND forgotten_at IS NULL AND embedding IS NOT NULL`, agent)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var docs []chromem.Document
+	for rows.Next() {
+		var id string
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, err
+		}
+		v, err := decodeVector(b)
+		if err != nil {
+			return nil, err
+		}
+		if !isZero(v) {
+			docs = append(docs, chromem.Document{ID: id, Embedding: normalize(v)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return &Chromem{col: col}, col.AddDocuments(ctx, docs, 2)
+}
+
+// Query returns how many of the n nearest chromem found (n clamped to Count).
+func (c *Chromem) Query(ctx context.Context, vec []float32, n int) (int, error) {
+	res, err := c.col.QueryEmbedding(ctx, normalize(vec), min(n, c.col.Count()), nil, nil)
+	return len(res), err
+}
+
+// SetBM25 changes k1 and b and returns the undo.
+func SetBM25(k1, b float64) func() {
+	oldK1, oldB := bm25K1, bm25B
+	bm25K1, bm25B = k1, b
+	return func() { bm25K1, bm25B = oldK1, oldB }
+}

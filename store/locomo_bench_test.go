@@ -1,0 +1,142 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/locomo"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/wordvec"
+)
+
+// locomoSpaces is LoCoMo stored through the real memory service in one real
+// SQLite file: each conversation is the personal space of an agent named
+// after it, each turn one memory that occurred on its session's date.
+type locomoSpaces struct {
+	ds   *locomo.Dataset
+	svc  *store.MemoryService
+	db   *store.DB
+	turn map[string]string // memory id -> turn id
+}
+
+func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
+	tb.Helper()
+	path, err := locomo.Find()
+	if err != nil {
+		tb.Skip(err)
+	}
+	ds, err := locomo.Load(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), store.FileName))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	svc := store.NewMemoryService(db, emb)
+	svc.Words = store.NewWordVectors(wordvec.New())
+	l := &locomoSpaces{ds: ds, svc: svc, db: db, turn: map[string]string{}}
+	for _, c := range ds.Conversations {
+		ctx := as(memory.Identity{AgentID: c.ID})
+		for _, t := range c.Turns {
+			e, err := svc.Remember(ctx, memory.EntryWrite{Content: t.Text, Category: memory.Episodic, OccurredAt: t.Date,
+				Source: "locomo " + c.ID + " " + t.ID})
+			if err != nil {
+				tb.Fatal(err)
+			}
+			l.turn[e.ID] = t.ID
+		}
+	}
+	if svc.Index != nil {
+		if _, err := svc.Index.Load(context.Background()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return l
+}
+
+// evaluate scores one retrieval configuration over every question.
+func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg memory.RetrievalConfig) locomo.Report {
+	tb.Helper()
+	l.svc.Retrieval = cfg
+	r, err := locomo.Evaluate(context.Background(), l.ds, method, func(_ context.Context, c *locomo.Conversation) (locomo.Search, error) {
+		who := as(memory.Identity{AgentID: c.ID})
+		return func(_ context.Context, query string) ([]string, error) {
+			hits, err := l.svc.Search(who, memory.Query{Text: query, Scope: memory.Personal, Limit: 10})
+			ids := make([]string, len(hits))
+			for i, h := range hits {
+				ids[i] = l.turn[h.ID]
+			}
+			return ids, err
+		}, nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// BenchmarkLoCoMo prints LoCoMo retrieval recall for BM25 alone, vectors
+// alone (neither with the time list) and the fused default, through the real
+// store on a real file.
+func BenchmarkLoCoMo(b *testing.B) {
+	for range b.N {
+		l := loadLoCoMo(b, benchEmbedder())
+		bm, vec, fused := memory.DefaultRetrieval(), memory.DefaultRetrieval(), memory.DefaultRetrieval()
+		bm.VectorWeight, bm.TimeWeight, bm.SoftWeight = 0, 0, 0
+		vec.BM25Weight, vec.TimeWeight, vec.SoftWeight = 0, 0, 0
+		reports := []locomo.Report{l.evaluate(b, "bm25", bm)}
+		if l.svc.Index != nil {
+			reports = append(reports, l.evaluate(b, "vector", vec), l.evaluate(b, "fused", fused))
+		}
+		if err := locomo.PrintTable(os.Stdout, reports...); err != nil {
+			b.Fatal(err)
+		}
+		last := reports[len(reports)-1]
+		b.ReportMetric(last.All.R5, "R@5")
+		b.ReportMetric(last.All.R10, "R@10")
+		b.ReportMetric(last.All.MRR, "MRR")
+		fmt.Println()
+		if l.svc.Index != nil {
+			l.ablations(b, last)
+		}
+	}
+}
+
+// ablations prints the fused default beside variants with one choice undone,
+// so that each default's share of the recall is on record.
+func (l *locomoSpaces) ablations(b *testing.B, fused locomo.Report) {
+	variant := func(name string, edit func(*memory.RetrievalConfig)) locomo.Report {
+		c := memory.DefaultRetrieval()
+		edit(&c)
+		return l.evaluate(b, name, c)
+	}
+	fused.Method = "fused default"
+	reports := []locomo.Report{fused,
+		variant("- soft matching", func(c *memory.RetrievalConfig) { c.SoftWeight = 0 }),
+		variant("- time list", func(c *memory.RetrievalConfig) { c.TimeWeight = 0 }),
+		variant("- vectors", func(c *memory.RetrievalConfig) { c.VectorWeight = 0 }),
+		variant("rrf k 60, vectors at 1", func(c *memory.RetrievalConfig) { c.RRFK, c.VectorWeight = 60, 1 }),
+		variant("mmr diversity on", func(c *memory.RetrievalConfig) { c.Diversity = true }),
+		variant("linear fusion", func(c *memory.RetrievalConfig) { c.Fusion = memory.Linear }),
+	}
+	undo := store.SetBM25(1.2, 0.75)
+	reports = append(reports, variant("bm25 k1 1.2, b 0.75", func(*memory.RetrievalConfig) {}))
+	undo()
+	fmt.Println("LoCoMo ablations (categories 1-4; each row undoes one default)")
+	if err := locomo.PrintSummary(os.Stdout, reports...); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Println()
+}
+
+// benchEmbedder is the product's offline default.
+func benchEmbedder() *memory.Embedder {
+	e := wordvec.New()
+	return &e
+}

@@ -1,0 +1,448 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// ChangeMemory is the change-feed kind of every memory write; its ref is the
+// memory id.
+const ChangeMemory = "memory"
+
+// MemoryService implements memory.MemoryService: entries in SQLite (the source
+// of truth), BM25 over FTS5 and, when an embedder is configured, cosine over
+// an in-memory chromem index rebuilt from the stored vectors.
+type MemoryService struct {
+	db *DB
+	// Embedder makes the vector stored with each memory; nil stores none and
+	// searches by BM25 alone.
+	Embedder *memory.Embedder
+	// Index is the vector index searched alongside BM25; nil means BM25 only.
+	Index *Index
+	// Retrieval tunes ranking.
+	Retrieval memory.RetrievalConfig
+	// MaxContentBytes bounds a memory's content.
+	MaxContentBytes int
+	// Words, if set, compares single words for soft term matching.
+	Words *WordVectors
+	// Log receives warnings the caller cannot act on (an embedder outage).
+	Log *slog.Logger
+
+	stmts sync.Map // query text -> *sql.Stmt, so searches skip SQL parsing
+	dfs   dfCache  // document frequencies of query words
+}
+
+// stmt returns query prepared once and bound to tx. A search runs a handful
+// of fixed statements; parsing them anew each time was a sixth of its cost.
+func (s *MemoryService) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if st, ok := s.stmts.Load(query); ok {
+		return tx.StmtContext(ctx, st.(*sql.Stmt)), nil
+	}
+	st, err := s.db.sql.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		st = prev.(*sql.Stmt)
+	}
+	return tx.StmtContext(ctx, st), nil
+}
+
+// NewMemoryService returns a memory service with default limits and ranking.
+// With a non-nil embedder it keeps vectors and an index over them; call
+// Index.Load before serving searches.
+func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
+	s := &MemoryService{db: db, Embedder: emb, Retrieval: memory.DefaultRetrieval(),
+		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default()}
+	if emb != nil {
+		s.Index = NewIndex(db, *emb)
+	}
+	return s
+}
+
+var _ memory.MemoryService = (*MemoryService)(nil)
+
+// Remember stores a new personal memory with its vector.
+func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memory.Entry, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.Entry{}, err
+	}
+	now := s.db.Now.Now()
+	if err := w.Validate(s.MaxContentBytes, now); err != nil {
+		return memory.Entry{}, err
+	}
+	// Embed before the write transaction: a slow embedder must not hold the lock.
+	vec, embedder := s.embed(ctx, w.Content)
+	var out memory.Entry
+	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+		mid, err := newMemoryID(ctx, tx)
+		if err != nil {
+			return err
+		}
+		author := memory.AuthorOf(id)
+		tags, _ := json.Marshal(w.Tags)
+		_, err = tx.ExecContext(ctx, `INSERT INTO memories
+			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
+			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
+			nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
+			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags))
+		if err != nil {
+			return fmt.Errorf("insert memory: %w", err)
+		}
+		if err := RecordChange(ctx, tx, ChangeMemory, mid, now); err != nil {
+			return err
+		}
+		out, err = getEntry(ctx, tx, mid)
+		return err
+	})
+	return out, err
+}
+
+// embed returns the stored form of content's vector and the embedder that
+// made it, or nothing when no embedder is configured or it failed. A failed
+// embedding does not fail the write: the memory is kept and found by BM25,
+// and `memory-mcp reindex` embeds it later.
+func (s *MemoryService) embed(ctx context.Context, content string) (any, string) {
+	if s.Embedder == nil {
+		return nil, ""
+	}
+	vecs, err := s.Embedder.Embed(ctx, []string{content})
+	if err == nil && (len(vecs) != 1 || len(vecs[0]) != s.Embedder.Dim) {
+		err = fmt.Errorf("embedder %s returned %d vectors of dimension %d, want 1 of %d", s.Embedder.ID, len(vecs), dimOf(vecs), s.Embedder.Dim)
+	}
+	if err != nil {
+		s.Log.WarnContext(ctx, "memory stored without a vector; run memory-mcp reindex once the embedder works",
+			"embedder", s.Embedder.ID, "err", err)
+		return nil, ""
+	}
+	return encodeVector(vecs[0]), s.Embedder.ID
+}
+
+func dimOf(vecs [][]float32) int {
+	if len(vecs) == 0 {
+		return 0
+	}
+	return len(vecs[0])
+}
+
+// Recall returns the memories with these ids that the caller may see (its own
+// and every shared one), in the order asked, forgotten ones included and
+// marked. One id the caller may not see fails the whole call, exactly as an
+// id that does not exist would.
+func (s *MemoryService) Recall(ctx context.Context, ids []string) ([]memory.Entry, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, memory.Errorf(memory.EINVALID, "ids is empty: give the ids of the memories to recall, as search_memory returns them")
+	}
+	if len(ids) > memory.MaxRecallIDs {
+		return nil, memory.Errorf(memory.EINVALID, "%d ids given; the limit is %d", len(ids), memory.MaxRecallIDs)
+	}
+	for _, id := range ids {
+		if err := memory.CheckID("id", id); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]memory.Entry, 0, len(ids))
+	err = s.db.View(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			e, err := visibleEntry(ctx, tx, who, id)
+			if err != nil {
+				return err
+			}
+			if err := addProvenance(ctx, tx, &e); err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Forget soft-deletes one of the caller's memories: it leaves every search,
+// and the row stays with when, by whom and why.
+func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.Entry, error) {
+	if len(reason) > 1000 {
+		return memory.Entry{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; keep it under 1000", len(reason))
+	}
+	if reason == "" {
+		reason = "forgotten"
+	}
+	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
+		e, err := ownEntry(ctx, tx, who, id, "forget")
+		if err != nil {
+			return e, err
+		}
+		if err := checkActive(e); err != nil {
+			return e, err
+		}
+		return s.softDelete(ctx, tx, who, e.ID, reason)
+	})
+}
+
+// Publish copies one of the caller's active personal memories into the shared
+// space, where other agents' searches find it. The copy records who published
+// it, when, and from which entry.
+func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
+		now := s.db.Now.Now()
+		e, err := s.publishable(ctx, tx, who, id, now)
+		if err != nil {
+			return e, err
+		}
+		sid, err := newMemoryID(ctx, tx)
+		if err != nil {
+			return e, err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO memories
+			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
+			 embedding, embedder, filters)
+			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4
+			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags))
+		if err != nil {
+			return e, fmt.Errorf("publish memory: %w", err)
+		}
+		if err := RecordChange(ctx, tx, ChangeMemory, sid, now); err != nil {
+			return e, err
+		}
+		return getEntry(ctx, tx, sid)
+	})
+}
+
+// change runs one id-addressed write for the caller in a transaction and
+// returns the changed entry with its provenance.
+func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *sql.Tx, who memory.Identity) (memory.Entry, error)) (memory.Entry, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.Entry{}, err
+	}
+	if err := memory.CheckID("id", id); err != nil {
+		return memory.Entry{}, err
+	}
+	var out memory.Entry
+	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+		e, err := fn(tx, who)
+		if err != nil {
+			return err
+		}
+		if err := addProvenance(ctx, tx, &e); err != nil {
+			return err
+		}
+		out = e
+		return nil
+	})
+	return out, err
+}
+
+// publishable loads memory id for publishing and says why it cannot be.
+func (s *MemoryService) publishable(ctx context.Context, tx *sql.Tx, who memory.Identity, id string, now time.Time) (memory.Entry, error) {
+	e, err := ownEntry(ctx, tx, who, id, "publish")
+	if err != nil {
+		return e, err
+	}
+	if e.Shared {
+		return e, memory.Errorf(memory.ECONFLICT, "memory %s is already a shared memory (published from %s)", e.ID, e.Provenance.PublishedFrom)
+	}
+	if err := checkActive(e); err != nil {
+		return e, err
+	}
+	if e.Expired(now) {
+		return e, memory.Errorf(memory.ECONFLICT, "memory %s expired at %s; remember it again without expires_at to share it",
+			e.ID, e.ExpiresAt.Format(time.RFC3339))
+	}
+	copyID, err := activeCopy(ctx, tx, e.ID)
+	if err != nil {
+		return e, err
+	}
+	if copyID != "" {
+		return e, memory.Errorf(memory.ECONFLICT, "memory %s is already shared as %s; retract_memory %s first to publish it again", e.ID, copyID, copyID)
+	}
+	return e, nil
+}
+
+// Retract withdraws the caller's shared memory, named by its own id or by the
+// id of the personal memory it was published from. The row is kept.
+func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
+		e, err := ownEntry(ctx, tx, who, id, "retract")
+		if err != nil {
+			return e, err
+		}
+		if !e.Shared {
+			copyID, err := activeCopy(ctx, tx, e.ID)
+			if err != nil {
+				return e, err
+			}
+			if copyID == "" {
+				return e, memory.Errorf(memory.ECONFLICT, "memory %s is not shared: there is nothing to retract (publish_memory shares it)", e.ID)
+			}
+			if e, err = getEntry(ctx, tx, copyID); err != nil {
+				return e, err
+			}
+		}
+		if err := checkActive(e); err != nil {
+			return e, err
+		}
+		return s.softDelete(ctx, tx, who, e.ID, "retracted from the shared space by its publisher")
+	})
+}
+
+func (s *MemoryService) softDelete(ctx context.Context, tx *sql.Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
+	now := s.db.Now.Now()
+	_, err := tx.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3
+		WHERE id = ?4`, nanos(now), who.AgentID, reason, id)
+	if err != nil {
+		return memory.Entry{}, fmt.Errorf("forget memory: %w", err)
+	}
+	if err := RecordChange(ctx, tx, ChangeMemory, id, now); err != nil {
+		return memory.Entry{}, err
+	}
+	return getEntry(ctx, tx, id)
+}
+
+func checkActive(e memory.Entry) error {
+	if e.ForgottenAt == nil {
+		return nil
+	}
+	return memory.Errorf(memory.ECONFLICT, "memory %s was already forgotten at %s (%s)", e.ID, e.ForgottenAt.Format(time.RFC3339), e.ForgetReason)
+}
+
+// visibleEntry loads a memory the caller may read: its own, or a shared one.
+// Anything else is reported exactly like an id that does not exist, so that
+// another agent's personal memories cannot be probed for.
+func visibleEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id string) (memory.Entry, error) {
+	e, err := getEntry(ctx, tx, id)
+	if err != nil {
+		return e, err
+	}
+	if e.AgentID != who.AgentID && !e.Shared {
+		return memory.Entry{}, memoryNotFound(id)
+	}
+	return e, nil
+}
+
+// ownEntry loads one of the caller's memories for a change (verb). A shared
+// memory of another agent exists for the caller, so refusing it is
+// EFORBIDDEN; another agent's personal memory does not.
+func ownEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id, verb string) (memory.Entry, error) {
+	e, err := visibleEntry(ctx, tx, who, id)
+	if err != nil {
+		return e, err
+	}
+	if e.AgentID != who.AgentID {
+		return memory.Entry{}, memory.Errorf(memory.EFORBIDDEN, "memory %s was shared by agent %q; only its publisher can %s it", id, e.AgentID, verb)
+	}
+	return e, nil
+}
+
+func memoryNotFound(id string) error {
+	return memory.Errorf(memory.ENOTFOUND, "no memory with id %q: search_memory finds your memories and the shared ones", id)
+}
+
+// activeCopy returns the id of the live shared copy of personal memory id, or "".
+func activeCopy(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+	var copyID string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("find shared copy: %w", err)
+	}
+	return copyID, nil
+}
+
+// addProvenance fills the shared copy of a personal memory, when there is one.
+func addProvenance(ctx context.Context, tx *sql.Tx, e *memory.Entry) error {
+	if e.Shared {
+		return nil
+	}
+	id, err := activeCopy(ctx, tx, e.ID)
+	e.Provenance.SharedAs = id
+	return err
+}
+
+// entryColumns selects a memory.Entry from alias m.
+const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
+	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
+	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason`
+
+func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
+	var e memory.Entry
+	var tags string
+	var source, sen, aut, from, reason sql.NullString
+	var created, updated, occurred int64
+	var expires, published, forgotten sql.NullInt64
+	p := &memory.Provenance{}
+	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
+		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason)
+	if err != nil {
+		return e, err
+	}
+	e.Tags = decodeTags(tags)
+	e.Source, e.ForgetReason = source.String, reason.String
+	e.CreatedAt, e.UpdatedAt, e.OccurredAt = fromNanos(created), fromNanos(updated), fromNanos(occurred)
+	e.ExpiresAt, e.ForgottenAt = fromNullNanos(expires), fromNullNanos(forgotten)
+	p.Author.AgentID, p.Source = e.AgentID, e.Source
+	p.Author.Seniority, _ = memory.ParseSeniority(sen.String)
+	p.Author.Autonomy = memory.Autonomy(aut.String)
+	if e.Shared {
+		p.PublishedFrom, p.PublishedBy, p.PublishedAt = from.String, e.AgentID, fromNullNanos(published)
+	}
+	e.Provenance = p
+	return e, nil
+}
+
+func getEntry(ctx context.Context, tx *sql.Tx, id string) (memory.Entry, error) {
+	e, err := scanEntry(tx.QueryRowContext(ctx, entryColumns+` FROM memories m WHERE m.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, memoryNotFound(id)
+	}
+	if err != nil {
+		return e, fmt.Errorf("load memory %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// newMemoryID returns an unused id like "mem-3f9a1c7b2d4e".
+func newMemoryID(ctx context.Context, tx *sql.Tx) (string, error) {
+	for {
+		var b [6]byte
+		rand.Read(b[:])
+		id := "mem-" + hex.EncodeToString(b[:])
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
+			return "", err
+		}
+		if n == 0 {
+			return id, nil
+		}
+	}
+}
+
+func nullTime(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: nanos(t), Valid: true}
+}

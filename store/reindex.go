@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// ReindexOptions tune Reindex.
+type ReindexOptions struct {
+	// Batch is how many texts go to the embedder per call.
+	Batch int
+	// StaleOnly skips memories whose vector emb already made.
+	StaleOnly bool
+	// Progress, if set, is called after each batch with the memories done so
+	// far and the total.
+	Progress func(done, total int)
+}
+
+// Reindex re-embeds the active memories (forgotten ones are never searched)
+// with emb, a batch at a time, each batch committed in its own transaction
+// with a change-feed entry per memory so that running servers reload the new
+// vectors. It returns how many memories it embedded. Interrupted, it can
+// simply be run again.
+func Reindex(ctx context.Context, db *DB, emb memory.Embedder, o ReindexOptions) (int, error) {
+	if o.Batch < 1 {
+		o.Batch = 64
+	}
+	cond, args := `forgotten_at IS NULL`, []any{}
+	if o.StaleOnly {
+		cond, args = cond+` AND embedder IS NOT ?`, []any{emb.ID}
+	}
+	var total int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
+		return 0, fmt.Errorf("count memories: %w", err)
+	}
+	done := 0
+	for after := int64(0); ; {
+		batch, err := reindexBatch(ctx, db, cond, args, after, o.Batch)
+		if err != nil || len(batch) == 0 {
+			return done, err
+		}
+		if err := embedBatch(ctx, db, emb, batch); err != nil {
+			return done, err
+		}
+		after = batch[len(batch)-1].pk
+		done += len(batch)
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+}
+
+type reindexRow struct {
+	pk          int64
+	id, content string
+}
+
+func reindexBatch(ctx context.Context, db *DB, cond string, args []any, after int64, n int) ([]reindexRow, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT pk, id, content FROM memories WHERE `+cond+` AND pk > ? ORDER BY pk LIMIT ?`,
+		append(slices.Clone(args), after, n)...)
+	if err != nil {
+		return nil, fmt.Errorf("read memories to reindex: %w", err)
+	}
+	defer rows.Close()
+	var out []reindexRow
+	for rows.Next() {
+		var r reindexRow
+		if err := rows.Scan(&r.pk, &r.id, &r.content); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// embedBatch embeds a batch (outside any transaction: it may take a while)
+// and stores the vectors in one.
+func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reindexRow) error {
+	texts := make([]string, len(batch))
+	for i, r := range batch {
+		texts[i] = r.content
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed memories %s..%s: %w", batch[0].id, batch[len(batch)-1].id, err)
+	}
+	if len(vecs) != len(batch) {
+		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.ID, len(vecs), len(batch))
+	}
+	return db.Update(ctx, func(tx *sql.Tx) error {
+		now := db.Now.Now()
+		for i, r := range batch {
+			if len(vecs[i]) != emb.Dim {
+				return fmt.Errorf("embedder %s returned a vector of dimension %d for memory %s, want %d", emb.ID, len(vecs[i]), r.id, emb.Dim)
+			}
+			// updated_at stays: the memory did not change, its vector did.
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ?`,
+				encodeVector(vecs[i]), emb.ID, r.pk); err != nil {
+				return fmt.Errorf("store vector: %w", err)
+			}
+			if err := RecordChange(ctx, tx, ChangeMemory, r.id, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,441 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Search ranks the caller's visible memories against a query: BM25 candidates
+// from FTS5 and nearest neighbours from the vector index, fused (RRF or
+// LINEAR), thresholded by min_relevance, optionally diversified by MMR, and
+// cut to the limit. Expired and forgotten memories are never returned.
+func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hit, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := s.Retrieval
+	if q.MinRelevance != nil {
+		cfg.MinRelevance = *q.MinRelevance
+	}
+	now := s.db.Now.Now()
+	f := newFilter(who.AgentID, q, nanos(now))
+	qvec, err := s.queryVector(ctx, q.Text, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pool := max(cfg.Pool, q.Limit*cfg.PoolMultiplier)
+	var hits []memory.Hit
+	err = s.db.View(ctx, func(tx *sql.Tx) error {
+		cands, ran, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
+		if err != nil {
+			return err
+		}
+		ranked := rank(cands, cfg, now, q.Limit, ran)
+		entries, err := s.loadEntries(ctx, tx, ranked)
+		if err != nil {
+			return err
+		}
+		hits = finish(ranked, entries, cfg, q.Limit)
+		return nil
+	})
+	return hits, err
+}
+
+// queryVector embeds the query after bringing the index up to date, or
+// returns nil when vectors are off or the query has no direction.
+func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory.RetrievalConfig) ([]float32, error) {
+	if s.Index == nil || cfg.VectorWeight == 0 {
+		return nil, nil
+	}
+	if err := s.Index.Sync(ctx); err != nil {
+		return nil, err
+	}
+	emb := s.Index.Embedder()
+	vecs, err := emb.Embed(ctx, []string{text})
+	if err != nil {
+		// Keyword search still answers; an embedder outage must not make
+		// memory unreachable.
+		s.Log.WarnContext(ctx, "query embedding failed; searching by BM25 alone", "embedder", emb.ID, "err", err)
+		return nil, nil
+	}
+	if len(vecs) != 1 || len(vecs[0]) != emb.Dim {
+		return nil, fmt.Errorf("embedder %s returned %d vectors of dimension %d for a query, want 1 of %d", emb.ID, len(vecs), dimOf(vecs), emb.Dim)
+	}
+	if isZero(vecs[0]) {
+		return nil, nil
+	}
+	return normalize(vecs[0]), nil
+}
+
+// candidates gathers the lists to fuse: BM25 and vector, and with RRF, when
+// the query names a period, BM25 over the memories that occurred in it, and
+// soft term matching over all the candidates found. It reports which of
+// those optional lists ran.
+func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string, qvec []float32, f filter, pool int,
+	cfg memory.RetrievalConfig) (map[string]*memory.SearchCandidate, memory.Lists, error) {
+	var ran memory.Lists
+	cands := map[string]*memory.SearchCandidate{}
+	all, err := s.bm25Terms(ctx, tx, text)
+	if err != nil {
+		return nil, ran, err
+	}
+	terms := searchable(all)
+	if cfg.BM25Weight > 0 {
+		list, err := s.bm25List(ctx, tx, terms, f, pool)
+		if err != nil {
+			return nil, ran, err
+		}
+		for i, c := range list {
+			got := candidate(cands, c)
+			got.BM25Rank, got.BM25 = i+1, c.BM25
+		}
+	}
+	if qvec != nil {
+		s.vectorCandidates(qvec, f, pool, cands)
+	}
+	if cfg.Fusion != memory.RRF {
+		return cands, ran, nil
+	}
+	if ran.Time, err = s.timeList(ctx, tx, text, terms, f, pool, cfg, cands); err != nil {
+		return nil, ran, err
+	}
+	if s.Words == nil || cfg.SoftWeight == 0 || len(cands) == 0 {
+		return cands, ran, nil
+	}
+	ran.Soft = true
+	return cands, ran, s.softRank(ctx, tx, all, cands)
+}
+
+// timeList adds, when the query names a period, the BM25 ranking of the
+// memories that occurred in it, and reports whether it did.
+func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, terms []queryTerm, f filter, pool int,
+	cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) (bool, error) {
+	hint, ok := memory.ParseTimeHint(text)
+	if !ok || cfg.TimeWeight == 0 {
+		return false, nil
+	}
+	within, ok := f.during(hint.Window(newest(cands, f.now)))
+	if !ok {
+		return false, nil
+	}
+	list, err := s.bm25List(ctx, tx, terms, within, pool)
+	if err != nil {
+		return false, err
+	}
+	for i, c := range list {
+		candidate(cands, c).TimeRank = i + 1
+	}
+	return true, nil
+}
+
+// candidate returns the entry for c's memory in cands, adding c if new.
+func candidate(cands map[string]*memory.SearchCandidate, c *memory.SearchCandidate) *memory.SearchCandidate {
+	if got, ok := cands[c.ID]; ok {
+		return got
+	}
+	cands[c.ID] = c
+	return c
+}
+
+// newest is the latest occurred_at among the candidates (the reference that
+// resolves a period without a year), or now when there are none.
+func newest(cands map[string]*memory.SearchCandidate, now int64) time.Time {
+	var t time.Time
+	for _, c := range cands {
+		if c.OccurredAt.After(t) {
+			t = c.OccurredAt
+		}
+	}
+	if t.IsZero() {
+		return fromNanos(now)
+	}
+	return t
+}
+
+// bm25List ranks the pool best BM25 matches for terms that pass f. FTS5
+// ranks inside the filtered space first (so the ranking runs only on rows
+// that can be returned); the range filters are checked on the ranked rows,
+// and when they reject so many that fewer than pool remain the ranking is
+// redone four times deeper, until the matches run out.
+func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryTerm, f filter, pool int) ([]*memory.SearchCandidate, error) {
+	words := make([]string, len(terms))
+	for i, t := range terms {
+		words[i] = t.text
+	}
+	match, dfs := f.match(words), rankArgs(terms)
+	if match == "" {
+		return nil, nil
+	}
+	cond, args := f.sql()
+	for depth := pool; ; depth *= 4 {
+		ranked, passed, err := s.bm25Ranking(ctx, tx, match, dfs, cond, args, depth, pool)
+		if err != nil || len(passed) >= pool || ranked < depth {
+			return passed, err
+		}
+	}
+}
+
+// bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
+// first pool of them that pass cond, best first.
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, match, dfs, cond string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
+	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
+		FROM (SELECT rowid, memory_rank(memory_fts, ?) AS score FROM memory_fts
+		      WHERE memory_fts MATCH ? ORDER BY score DESC LIMIT ?) f
+		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := st.QueryContext(ctx, slices.Concat(args, []any{dfs, match, depth})...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("bm25 search: %w", err)
+	}
+	defer rows.Close()
+	ranked := 0
+	var out []*memory.SearchCandidate
+	for rows.Next() {
+		c := &memory.SearchCandidate{}
+		var shared, pass bool
+		var occurred int64
+		if err := rows.Scan(&c.ID, &shared, &occurred, &c.BM25, &pass); err != nil {
+			return 0, nil, err
+		}
+		ranked++
+		if pass && len(out) < pool {
+			c.Personal, c.OccurredAt = !shared, fromNanos(occurred)
+			out = append(out, c)
+		}
+	}
+	return ranked, out, rows.Err()
+}
+
+// matchBudget bounds how many index rows one BM25 query may match. Ranking
+// costs a few microseconds a row, so a query whose words are common in a
+// large store would spend most of a search ranking rows that cannot win.
+var matchBudget = 5000
+
+// queryTerm is one word a BM25 query looks for, with its document frequency.
+type queryTerm struct {
+	text string
+	df   int
+}
+
+// bm25Terms turns query text into the terms to look for: the query's words
+// less function words, each with its document frequency (the rankings' IDF
+// needs it). Frequencies are counted with one FTS5 query per word, and
+// remembered while the store grows by less than 1%: IDF hardly moves in
+// that time, and a search's words recur across searches. (Forgetting does
+// not refresh them; it moves IDF even less.)
+func (s *MemoryService) bm25Terms(ctx context.Context, tx *sql.Tx, text string) ([]queryTerm, error) {
+	size, err := s.stmt(ctx, tx, `SELECT coalesce(max(pk), 0) FROM memories`)
+	if err != nil {
+		return nil, err
+	}
+	var gen int
+	if err := size.QueryRowContext(ctx).Scan(&gen); err != nil {
+		return nil, fmt.Errorf("count memories: %w", err)
+	}
+	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
+	if err != nil {
+		return nil, err
+	}
+	words := QueryTerms(text)
+	terms := make([]queryTerm, len(words))
+	for i, w := range words {
+		terms[i].text = w
+		if df, ok := s.dfs.get(w, gen); ok {
+			terms[i].df = df
+			continue
+		}
+		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(w)).Scan(&terms[i].df); err != nil {
+			return nil, fmt.Errorf("term frequency: %w", err)
+		}
+		s.dfs.put(w, terms[i].df, gen)
+	}
+	return terms, nil
+}
+
+// dfCache remembers document frequencies with the store size (max pk) they
+// were counted at.
+type dfCache struct {
+	mu sync.Mutex
+	m  map[string][2]int // word -> {df, size}
+}
+
+func (c *dfCache) get(word string, size int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[word]
+	if !ok || size-e[1] > e[1]/100 || size < e[1] {
+		return 0, false
+	}
+	return e[0], true
+}
+
+// put remembers df unless it is 0: a word no memory holds yet must be
+// counted again, or a memory written since would not be found by it.
+func (c *dfCache) put(word string, df, size int) {
+	if df == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) > 100_000 {
+		c.m = map[string][2]int{}
+	}
+	c.m[word] = [2]int{df, size}
+}
+
+// searchable are the terms BM25 searches for: those some memory contains.
+// Over matchBudget rows in total the commonest go first, while the rarest
+// always stays: common words carry the least weight in BM25 (lowest IDF),
+// so the top of the ranking changes little.
+func searchable(terms []queryTerm) []queryTerm {
+	terms = slices.DeleteFunc(slices.Clone(terms), func(t queryTerm) bool { return t.df == 0 })
+	total := 0
+	for _, t := range terms {
+		total += t.df
+	}
+	if total <= matchBudget {
+		return terms
+	}
+	order := slices.Clone(terms)
+	slices.SortStableFunc(order, func(a, b queryTerm) int { return a.df - b.df })
+	keep, sum := map[string]bool{}, 0
+	for i, t := range order {
+		if i > 0 && sum+t.df > matchBudget {
+			break
+		}
+		keep[t.text], sum = true, sum+t.df
+	}
+	return slices.DeleteFunc(terms, func(t queryTerm) bool { return !keep[t.text] })
+}
+
+// rankArgs renders the terms' document frequencies for memory_rank,
+// comma-separated, in the order the MATCH expression names them.
+func rankArgs(terms []queryTerm) string {
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = strconv.Itoa(t.df)
+	}
+	return strings.Join(parts, ",")
+}
+
+// vectorCandidates adds the pool nearest memories that pass f to cands.
+func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cands map[string]*memory.SearchCandidate) {
+	hits := s.Index.query(vectorQuery{vec: vec, spaces: s.Index.spaceNames(f.agent, f.scope), keep: f.keep, n: pool})
+	for i, h := range hits {
+		c, ok := cands[h.id]
+		if !ok {
+			c = &memory.SearchCandidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
+			cands[h.id] = c
+		}
+		c.VectorRank, c.Cosine = i+1, h.cosine
+	}
+}
+
+// rank fuses the candidates and keeps those at or above min_relevance: the
+// limit, or the over-fetched pool MMR chooses from.
+func rank(cands map[string]*memory.SearchCandidate, cfg memory.RetrievalConfig, now time.Time, limit int, ran memory.Lists) []memory.SearchCandidate {
+	list := make([]memory.SearchCandidate, 0, len(cands))
+	for _, c := range cands {
+		list = append(list, *c)
+	}
+	memory.Fuse(list, cfg, now, ran)
+	keep := limit
+	if cfg.Diversity {
+		keep = limit * cfg.PoolMultiplier
+	}
+	out := list[:0]
+	for _, c := range list {
+		if c.Score >= cfg.MinRelevance && len(out) < keep {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// finish applies MMR when configured and pairs each ranked candidate with its
+// entry; candidates whose entry vanished (forgotten since the index synced)
+// are dropped.
+func finish(ranked []memory.SearchCandidate, entries map[string]memory.Entry, cfg memory.RetrievalConfig, limit int) []memory.Hit {
+	live := ranked[:0]
+	for _, c := range ranked {
+		if e, ok := entries[c.ID]; ok {
+			c.Text = e.Content
+			live = append(live, c)
+		}
+	}
+	if cfg.Diversity {
+		live = memory.MMR(live, cfg.DiversityLambda, limit)
+	}
+	hits := make([]memory.Hit, 0, min(limit, len(live)))
+	for _, c := range live[:min(limit, len(live))] {
+		hits = append(hits, memory.Hit{Entry: entries[c.ID], Score: c.Score})
+	}
+	return hits
+}
+
+// loadEntries reads the still-active entries of the ranked candidates.
+func (s *MemoryService) loadEntries(ctx context.Context, tx *sql.Tx, ranked []memory.SearchCandidate) (map[string]memory.Entry, error) {
+	out := make(map[string]memory.Entry, len(ranked))
+	if len(ranked) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(ranked))
+	for i, c := range ranked {
+		ids[i] = c.ID
+	}
+	list, _ := json.Marshal(ids)
+	st, err := s.stmt(ctx, tx, entryColumns+` FROM memories m WHERE m.forgotten_at IS NULL AND m.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("load hits: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[e.ID] = e
+	}
+	return out, rows.Err()
+}
+
+// spaceNames lists the spaces a scope reads: the agent's personal space,
+// and every other agent's shared space.
+func (x *Index) spaceNames(agent string, scope memory.Scope) []string {
+	var out []string
+	if scope != memory.Shared {
+		out = append(out, personalSpace(agent))
+	}
+	if scope == memory.Personal {
+		return out
+	}
+	var shared []string
+	x.mu.RLock()
+	for name := range x.spaces {
+		if strings.HasPrefix(name, "s/") && name != sharedSpace(agent) {
+			shared = append(shared, name)
+		}
+	}
+	x.mu.RUnlock()
+	slices.Sort(shared)
+	return append(out, shared...)
+}

@@ -1,0 +1,152 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/locomo"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/wordvec"
+)
+
+// benchCorpus returns LoCoMo's turns as memory texts and its questions as
+// queries: real conversational text of the length agents remember.
+func benchCorpus(tb testing.TB) (texts, queries []string) {
+	path, err := locomo.Find()
+	if err != nil {
+		tb.Skip(err)
+	}
+	ds, err := locomo.Load(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, c := range ds.Conversations {
+		for _, t := range c.Turns {
+			texts = append(texts, t.Text)
+		}
+		for _, q := range c.Questions {
+			queries = append(queries, q.Text)
+		}
+	}
+	return texts, queries
+}
+
+// BenchmarkMemoryScale grows one agent's memories to 1k, 10k and 100k through
+// the real Remember, and at each size prints remember throughput and search
+// latency (p50/p95 over 300 LoCoMo questions): the default fused search, BM25
+// alone and vectors alone, and the index's vector query beside chromem-go's
+// over the same vectors.
+func BenchmarkMemoryScale(b *testing.B) {
+	for range b.N {
+		texts, queries := benchCorpus(b)
+		queries = queries[:300]
+		emb := benchEmbedder()
+		db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), store.FileName))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		s := store.NewMemoryService(db, emb)
+		s.Words = store.NewWordVectors(wordvec.New())
+		if s.Index != nil {
+			if _, err := s.Index.Load(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ctx := as(memory.Identity{AgentID: "bench"})
+		have := 0
+		for _, n := range []int{1_000, 10_000, 100_000} {
+			start := time.Now()
+			for ; have < n; have++ {
+				// Past LoCoMo's 5,882 turns texts repeat with a distinguishing suffix.
+				text := texts[have%len(texts)]
+				if have >= len(texts) {
+					text += fmt.Sprintf(" (note %d)", have/len(texts))
+				}
+				if _, err := s.Remember(ctx, memory.EntryWrite{Content: text, Category: memory.Episodic}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			added := n - (n / 10)
+			if n == 1_000 {
+				added = n
+			}
+			rate := float64(added) / time.Since(start).Seconds()
+			b.Logf("remember: %d memories stored at %.0f/s", added, rate)
+			fmt.Printf("memories=%d remember=%.0f/s", n, rate)
+			for _, m := range []struct {
+				name string
+				edit func(*memory.RetrievalConfig)
+			}{{"fused", func(*memory.RetrievalConfig) {}},
+				{"bm25", func(c *memory.RetrievalConfig) { c.VectorWeight, c.TimeWeight, c.SoftWeight = 0, 0, 0 }},
+				{"vector", func(c *memory.RetrievalConfig) { c.BM25Weight, c.TimeWeight, c.SoftWeight = 0, 0, 0 }}} {
+				if s.Index == nil && m.name != "bm25" {
+					continue
+				}
+				s.Retrieval = memory.DefaultRetrieval()
+				m.edit(&s.Retrieval)
+				p50, p95 := latency(b, queries, func(q string) error {
+					_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})
+					return err
+				})
+				fmt.Printf(" search_%s_p50=%.2fms p95=%.2fms", m.name, ms(p50), ms(p95))
+				if m.name == "fused" {
+					b.ReportMetric(ms(p50), fmt.Sprintf("p50-ms@%d", n))
+					b.ReportMetric(ms(p95), fmt.Sprintf("p95-ms@%d", n))
+				}
+			}
+			if s.Index != nil {
+				chromemVsFlat(b, s, db, queries, *emb)
+			}
+			fmt.Println()
+		}
+	}
+}
+
+// chromemVsFlat prints the p50 of the vector query alone (top 100, no
+// filter) in the index and in chromem-go holding the same vectors.
+func chromemVsFlat(b *testing.B, s *store.MemoryService, db *store.DB, queries []string, emb memory.Embedder) {
+	ctx := context.Background()
+	vecs, err := emb.Embed(ctx, queries)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch, err := store.NewChromem(ctx, db, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	index, _ := latency(b, queries, func(string) error {
+		s.Index.IndexQuery(vecs[i%len(vecs)], "bench", 100)
+		i++
+		return nil
+	})
+	i = 0
+	chromem, _ := latency(b, queries, func(string) error {
+		_, err := ch.Query(ctx, vecs[i%len(vecs)], 100)
+		i++
+		return err
+	})
+	fmt.Printf(" vector_top100_index_p50=%.2fms chromem_p50=%.2fms", ms(index), ms(chromem))
+}
+
+// latency runs fn for every query and returns the median and 95th percentile.
+func latency(b *testing.B, queries []string, fn func(q string) error) (p50, p95 time.Duration) {
+	ds := make([]time.Duration, len(queries))
+	for i, q := range queries {
+		start := time.Now()
+		if err := fn(q); err != nil {
+			b.Fatal(err)
+		}
+		ds[i] = time.Since(start)
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], ds[len(ds)*95/100]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// encodeVector stores a vector as little-endian float32s: compact, exact, and
+// readable by any SQLite client.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// decodeVector reads what encodeVector wrote.
+func decodeVector(b []byte) ([]float32, error) { return decodeVectorInto(nil, b) }
+
+// decodeVectorInto is decodeVector appending to dst, which it may reuse.
+func decodeVectorInto(dst []float32, b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("vector blob is %d bytes, not a multiple of 4", len(b))
+	}
+	for i := 0; i < len(b); i += 4 {
+		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+	}
+	return dst, nil
+}
+
+// normalize scales v to unit length in place; a zero vector stays zero.
+func normalize(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// isZero reports whether v has no direction (an embedder's answer for text
+// with no known words); such vectors cannot be ranked by cosine.
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}

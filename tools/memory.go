@@ -1,0 +1,226 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// RememberArgs are the arguments of remember.
+type RememberArgs struct {
+	Content    string   `json:"content" jsonschema:"The memory, as one self-contained statement that will make sense later without this conversation: who, what, and why (max 32 KiB by default)."`
+	Category   string   `json:"category,omitempty" jsonschema:"semantic (default: facts and knowledge), episodic (events and decisions: what happened), procedural (how to do something), social (people, their preferences and relationships), working (scratch context for the current task)."`
+	Namespace  string   `json:"namespace,omitempty" jsonschema:"A project or topic to file it under, e.g. billing-service (letters, digits, . _ : -; default 'default'). Searches can be narrowed to namespaces."`
+	Tags       []string `json:"tags,omitempty" jsonschema:"Short labels for exact filtering, e.g. [\"deploy\", \"postgres\"]."`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 (a guess) to 1 (certain; the default)."`
+	Source     string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said', a tool name. Kept as provenance."`
+	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the remembered event happened, e.g. 2026-03-01T14:00:00Z, when that is not now. Recency ranking and since/until filters use it."`
+	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the memory is no longer true and must not be returned, e.g. the end of a freeze. Omit for lasting memories."`
+}
+
+// RememberResult is the result of remember.
+type RememberResult struct {
+	ID     string       `json:"id"`
+	Memory memory.Entry `json:"memory"`
+}
+
+// SearchMemoryArgs are the arguments of search_memory.
+type SearchMemoryArgs struct {
+	Query        string   `json:"query" jsonschema:"What you are looking for, in the words the memory would use: names, terms, topics (e.g. 'postgres backup schedule' rather than 'what did we decide?')."`
+	Scope        string   `json:"scope,omitempty" jsonschema:"personal: only your own memories; shared: memories other agents published; all (default): both."`
+	Categories   []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social."`
+	Tags         []string `json:"tags,omitempty" jsonschema:"Only memories carrying all of these tags."`
+	Namespaces   []string `json:"namespaces,omitempty" jsonschema:"Only memories in one of these namespaces."`
+	Since        string   `json:"since,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred at or after it."`
+	Until        string   `json:"until,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred before it."`
+	Limit        *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every signal (keyword, semantic, and the period the query names) scores 1; one ranked first by keywords alone about 0.7 by default."`
+}
+
+// SearchHit is one search_memory result.
+type SearchHit struct {
+	ID         string          `json:"id"`
+	Content    string          `json:"content"`
+	Category   memory.Category `json:"category"`
+	Namespace  string          `json:"namespace"`
+	Tags       []string        `json:"tags"`
+	Score      float64         `json:"score"`
+	CreatedAt  time.Time       `json:"created_at"`
+	OccurredAt time.Time       `json:"occurred_at"`
+	Shared     bool            `json:"shared"`
+	AgentID    string          `json:"agent_id"`
+}
+
+// SearchMemoryResult is the result of search_memory.
+type SearchMemoryResult struct {
+	Results []SearchHit `json:"results"`
+}
+
+// RecallMemoryArgs are the arguments of recall_memory.
+type RecallMemoryArgs struct {
+	IDs []string `json:"ids" jsonschema:"Ids of the memories to read in full, as search_memory returned them (1 to 100)."`
+}
+
+// RecallMemoryResult is the result of recall_memory.
+type RecallMemoryResult struct {
+	Memories []memory.Entry `json:"memories"`
+}
+
+// ForgetArgs are the arguments of forget.
+type ForgetArgs struct {
+	ID     string `json:"id" jsonschema:"Id of your memory to forget."`
+	Reason string `json:"reason,omitempty" jsonschema:"Why: wrong, obsolete, superseded by another memory. Kept with the memory."`
+}
+
+// MemoryIDArgs are the arguments of publish_memory and retract_memory.
+type MemoryIDArgs struct {
+	ID string `json:"id" jsonschema:"Id of the memory."`
+}
+
+// MemoryResult is the result of forget, publish_memory and retract_memory.
+type MemoryResult struct {
+	ID     string       `json:"id"`
+	Memory memory.Entry `json:"memory"`
+}
+
+func registerMemories(s *server.MCPServer, svc Services) {
+	mem := svc.Memories
+	add(s, svc.Log, mcp.NewTool("remember",
+		mcp.WithDescription("Store a memory that should outlive this conversation: a user's preference, a decision and "+
+			"why it was made, a fact about a project or person, how a task was done, what happened. Remember as soon as "+
+			"you learn something you or another agent will need again; skip small talk, secrets and what the code or "+
+			"docs already say. Write one self-contained statement per memory. Memories are personal to you until you "+
+			"publish_memory them. Returns the new memory's id."),
+		mcp.WithInputSchema[RememberArgs](), mcp.WithOutputSchema[RememberResult](),
+		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a RememberArgs) (RememberResult, string, error) {
+		w := memory.EntryWrite{Namespace: a.Namespace, Category: memory.Category(a.Category), Content: a.Content,
+			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source}
+		var err error
+		if w.OccurredAt, err = memory.ParseTime("occurred_at", a.OccurredAt); err != nil {
+			return RememberResult{}, "", err
+		}
+		if w.ExpiresAt, err = memory.ParseTime("expires_at", a.ExpiresAt); err != nil {
+			return RememberResult{}, "", err
+		}
+		e, err := mem.Remember(ctx, w)
+		return RememberResult{ID: e.ID, Memory: e}, fmt.Sprintf("remembered %s (%s, namespace %s)", e.ID, e.Category, e.Namespace), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("search_memory",
+		mcp.WithDescription("Search stored memories before you answer from assumptions: at the start of a task, when the "+
+			"user refers to earlier work, preferences or decisions, or before asking them something they may have told "+
+			"you already. Keyword and semantic matches are fused and ranked; expired and forgotten memories are never "+
+			"returned. Query with the names and terms the memory would contain; if nothing fits, rephrase or widen the "+
+			"filters. scope: personal (yours), shared (published by other agents) or all (default). Use recall_memory "+
+			"on a result's id for its provenance."),
+		mcp.WithInputSchema[SearchMemoryArgs](), mcp.WithOutputSchema[SearchMemoryResult](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a SearchMemoryArgs) (SearchMemoryResult, string, error) {
+		q, err := searchQuery(a)
+		if err != nil {
+			return SearchMemoryResult{}, "", err
+		}
+		hits, err := mem.Search(ctx, q)
+		res := SearchMemoryResult{Results: make([]SearchHit, len(hits))}
+		for i, h := range hits {
+			res.Results[i] = SearchHit{ID: h.ID, Content: h.Content, Category: h.Category, Namespace: h.Namespace, Tags: h.Tags,
+				Score: h.Score, CreatedAt: h.CreatedAt, OccurredAt: h.OccurredAt, Shared: h.Shared, AgentID: h.AgentID}
+		}
+		return res, list("memories", hits, renderHit), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("recall_memory",
+		mcp.WithDescription("Read memories in full by id (from search_memory): every field and the provenance: who wrote "+
+			"it, its source, and for a shared memory who published it, when, and from which memory. Forgotten memories "+
+			"are returned marked with forgotten_at and the reason."),
+		mcp.WithInputSchema[RecallMemoryArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
+		mcp.WithReadOnlyHintAnnotation(true),
+	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
+		es, err := mem.Recall(ctx, a.IDs)
+		return RecallMemoryResult{Memories: es}, list("memories", es, renderEntry), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("forget",
+		mcp.WithDescription("Forget one of your memories that is wrong or obsolete. It stops appearing in searches and is "+
+			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
+			"memory you shared is withdrawn with retract_memory."),
+		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[MemoryResult](),
+		mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a ForgetArgs) (MemoryResult, string, error) {
+		e, err := mem.Forget(ctx, a.ID, a.Reason)
+		return MemoryResult{ID: e.ID, Memory: e}, "forgot " + e.ID, err
+	})
+
+	add(s, svc.Log, mcp.NewTool("publish_memory",
+		mcp.WithDescription("Share one of your personal memories with every other agent: a copy goes to the shared space, "+
+			"where their searches (scope shared or all) find it, marked with you as publisher and the memory it came "+
+			"from. Publish what the team should know (conventions, decisions, gotchas), not private context. Returns "+
+			"the shared copy's id."),
+		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[MemoryResult](),
+		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a MemoryIDArgs) (MemoryResult, string, error) {
+		e, err := mem.Publish(ctx, a.ID)
+		return MemoryResult{ID: e.ID, Memory: e}, fmt.Sprintf("published %s as shared memory %s", a.ID, e.ID), err
+	})
+
+	add(s, svc.Log, mcp.NewTool("retract_memory",
+		mcp.WithDescription("Withdraw a memory you shared, by the shared copy's id or by the id of your memory it was "+
+			"published from. Other agents stop finding it; your personal memory is untouched, and the shared copy is "+
+			"kept for audit."),
+		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[MemoryResult](),
+		mcp.WithDestructiveHintAnnotation(false),
+	), func(ctx context.Context, a MemoryIDArgs) (MemoryResult, string, error) {
+		e, err := mem.Retract(ctx, a.ID)
+		return MemoryResult{ID: e.ID, Memory: e}, "retracted shared memory " + e.ID, err
+	})
+}
+
+// searchQuery turns search_memory's arguments into a query.
+func searchQuery(a SearchMemoryArgs) (memory.Query, error) {
+	q := memory.Query{Text: a.Query, Scope: memory.Scope(a.Scope), Tags: a.Tags, Namespaces: a.Namespaces, MinRelevance: a.MinRelevance}
+	for _, c := range a.Categories {
+		q.Categories = append(q.Categories, memory.Category(c))
+	}
+	var err error
+	if q.Since, err = memory.ParseTime("since", a.Since); err != nil {
+		return q, err
+	}
+	if q.Until, err = memory.ParseTime("until", a.Until); err != nil {
+		return q, err
+	}
+	if a.Limit != nil {
+		// An explicit 0 is out of range, not a request for the default.
+		if *a.Limit == 0 {
+			return q, memory.Errorf(memory.EINVALID, "limit 0 is out of range: use 1 to %d", memory.MaxSearchLimit)
+		}
+		q.Limit = *a.Limit
+	}
+	return q, nil
+}
+
+func renderHit(h memory.Hit) string {
+	return fmt.Sprintf("- %s (score %.2f, %s", h.ID, h.Score, strings.TrimPrefix(renderEntry(h.Entry), "- "+h.ID+" ("))
+}
+
+func renderEntry(e memory.Entry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s (%s, %s, occurred %s", e.ID, e.Category, e.Namespace, e.OccurredAt.Format(time.RFC3339))
+	if len(e.Tags) > 0 {
+		fmt.Fprintf(&b, ", tags: %s", strings.Join(e.Tags, " "))
+	}
+	if e.Shared {
+		fmt.Fprintf(&b, ", shared by %s", e.AgentID)
+	}
+	if e.ForgottenAt != nil {
+		fmt.Fprintf(&b, ", FORGOTTEN %s: %s", e.ForgottenAt.Format(time.RFC3339), e.ForgetReason)
+	}
+	fmt.Fprintf(&b, "): %s", e.Content)
+	return b.String()
+}
