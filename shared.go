@@ -195,6 +195,7 @@ type SharedRow struct {
 	State       string           `json:"state,omitempty"`   // task_state
 	TaskID      string           `json:"task_id,omitempty"` // results
 	Status      string           `json:"status"`
+	Kind        string           `json:"kind,omitempty"`    // issues: what it was reported as, KindIssue or KindBlocker
 	Version     int              `json:"version,omitempty"` // plan, task_state
 	Reference   *ReferenceMemory `json:"reference_memory,omitempty"`
 	CloseReason string           `json:"close_reason,omitempty"`
@@ -204,6 +205,14 @@ type SharedRow struct {
 	NotedAt     time.Time        `json:"noted_at,omitzero"` // tracked rows: when the note that created the row was written
 	EventID     string           `json:"event_id"`          // the ledger event that last changed the row
 }
+
+// The kinds an issue can be reported as. A write reports a blocker when it
+// carries KindBlocker among its candidate aliases (the blocker: form and the
+// blocked-by sentence do); any other issue write reports a plain issue.
+const (
+	KindIssue   = "issue"
+	KindBlocker = "blocker"
+)
 
 // Live reports whether the row is in force.
 func (r *SharedRow) Live() bool { return r.Status == r.Bucket.LiveStatus() }

@@ -14,7 +14,8 @@ import (
 // name, invent an issue, or close a row on a question (ours).
 func TestAdvLLMBypass(t *testing.T) {
 	h := newHarness(t)
-	for _, n := range []string{"blocker: pandas import fails in the loader", "issue: flaky auth test", "issue: disk_full: disk full on runner",
+	// Two blockers, so that "the earlier blocker" names neither by itself.
+	for _, n := range []string{"blocker: pandas import fails in the loader", "blocker: CI runner out of memory", "issue: flaky auth test", "issue: disk_full: disk full on runner",
 		"constraint: no_friday_deploys: never deploy on fridays", "lifted constraint: no_friday_deploys", "fixed: disk_full",
 		"issue: ci_red: CI is red on main", "plan: ship v2 by friday", "issue: db_timeout: database calls time out",
 		"issue: login_flake: login test flakes on CI", "decision: use_go: use Go for the server", "task T-7: running"} {

@@ -106,7 +106,7 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 	}
 	rules := Rules(n)
 	agrees := rules.Decision == memory.Accept && rules.Bucket == r.Bucket && rules.Operation == r.Operation
-	r.CandidateAliases = occurring(r.CandidateAliases, n.Text)
+	r.CandidateAliases = reportedKind(occurring(r.CandidateAliases, n.Text), r, rules)
 	if !occursIn(r.ReferenceText, n.Text) {
 		r.ReferenceText = ""
 	}
@@ -134,6 +134,20 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 		return r, "the note is " + why
 	}
 	return r, ""
+}
+
+// reportedKind sets, among a model's aliases, the one that reports an
+// issue's kind (memory.KindBlocker, which makes the row a blocker) as the
+// rules read the note, not as the model does: an issue upsert carries it
+// exactly when the note is a blocker by the note grammar (a blocker: form or
+// a blocked-by sentence), and no other write carries it.
+func reportedKind(aliases []string, r, rules memory.WriteRequest) []string {
+	out := slices.DeleteFunc(aliases, func(a string) bool { return memory.TextKey(a) == memory.KindBlocker })
+	upsert := func(w memory.WriteRequest) bool { return w.Bucket == memory.Issues && w.Operation == memory.Upsert }
+	if upsert(r) && upsert(rules) && slices.Contains(rules.CandidateAliases, memory.KindBlocker) {
+		out = append(out, memory.KindBlocker)
+	}
+	return out
 }
 
 // groundLifecycle grounds a resolve or invalidate: its target only if the

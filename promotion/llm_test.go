@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -134,10 +135,12 @@ func TestLLMInterpreterFallsBackToRules(t *testing.T) {
 
 // TestLLMInputsComeFromTheNote: whatever the model answers, the resolver
 // reads only the note's own words. A target the note names is taken; one it
-// does not name is dropped, and the note's words decide (here: too few).
+// does not name is dropped, and the note's words decide (here: too few, as
+// there are two blockers).
 func TestLLMInputsComeFromTheNote(t *testing.T) {
 	h := newHarness(t)
 	h.note(agent, memory.NoteWrite{Text: "blocker: pandas import fails in the loader"}, true)
+	h.note(agent, memory.NoteWrite{Text: "blocker: CI runner disk is full"}, true)
 	h.note(agent, memory.NoteWrite{Text: "issue: flaky auth test"}, true)
 	h.outs = nil
 	m := &model{}
@@ -157,7 +160,7 @@ func TestLLMInputsComeFromTheNote(t *testing.T) {
 		return answer{status: 400}
 	}))
 	h.note(agent, memory.NoteWrite{Text: "The earlier blocker is fixed."}, true)
-	if o := h.outs[0]; o.Status != memory.Deferred || o.Interpreter != "llm" || !strings.Contains(o.Reason, `calls it only "blocker"`) {
+	if o := h.outs[0]; o.Status != memory.Deferred || o.Interpreter != "llm" || !strings.Contains(o.Reason, `could be any of 2 blockers`) {
 		t.Fatalf("a model's target was bound: %+v", o)
 	}
 	// The same answer for a note that names the id itself is taken as given.
@@ -185,6 +188,62 @@ func TestLLMInputsComeFromTheNote(t *testing.T) {
 	}
 	if len(m.users) != 4 || !strings.Contains(m.users[2], `<memory-data label="issues/pandas_import_fails_in_loader">`) {
 		t.Fatalf("context not shown to the model: %q", m.users)
+	}
+}
+
+// TestLLMKindReference: the kind an issue is reported as is the note
+// grammar's reading, whatever aliases the model gives; and "the earlier
+// blocker" binds by the note's words to the one blocker, not to the row the
+// model names.
+func TestLLMKindReference(t *testing.T) {
+	h := newHarness(t)
+	answers := map[string]memory.WriteRequest{
+		"blocker: pandas import fails in the loader": {Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "pandas import fails in the loader"},
+			CandidateAliases: []string{"pandas import"}},
+		"issue: the upload is slow, not a blocker": {Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "the upload is slow, not a blocker"},
+			CandidateAliases: []string{"Blocker", "upload"}},
+		"We are blocked by the flaky auth test": {Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "blocked by the flaky auth test"}},
+		"The earlier blocker is fixed.": {Bucket: memory.Issues, Operation: memory.Resolve, TargetID: "upload_slow_not_blocker",
+			ReferenceText: "upload_slow_not_blocker"},
+		"The deploy blocker, unlike the earlier blocker, is fixed.": {Bucket: memory.Issues, Operation: memory.Resolve, ReferenceText: "the earlier blocker"},
+	}
+	withLLM(h, (&model{}).serve(t, func(user string) answer {
+		for note, r := range answers {
+			if strings.Contains(user, note) {
+				r.Decision, r.Confidence = memory.Accept, 0.9
+				return request(r)
+			}
+		}
+		return answer{status: 400}
+	}))
+	kinds := func() map[string]string {
+		out := map[string]string{}
+		for _, r := range h.rows(memory.Issues) {
+			out[r.ID] = r.Kind
+		}
+		return out
+	}
+	for _, n := range []string{"blocker: pandas import fails in the loader", "issue: the upload is slow, not a blocker"} {
+		h.note(agent, memory.NoteWrite{Text: n}, true)
+	}
+	want := map[string]string{"pandas_import_fails_in_loader": "blocker", "upload_slow_not_blocker": "issue"}
+	if got := kinds(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds = %v, want %v", got, want)
+	}
+	// The model may not pick a kind reference out of a note that says
+	// something else.
+	h.note(agent, memory.NoteWrite{Text: "The deploy blocker, unlike the earlier blocker, is fixed."}, true)
+	if o := h.outs[2]; o.Status != memory.Deferred || o.Interpreter != "llm" {
+		t.Fatalf("picked kind reference: %s", o.Summary())
+	}
+	h.note(agent, memory.NoteWrite{Text: "The earlier blocker is fixed."}, true)
+	if o := h.outs[3]; o.Status != memory.Committed || o.TargetID != "pandas_import_fails_in_loader" || o.Interpreter != "llm" {
+		t.Fatalf("outcome = %s", o.Summary())
+	}
+	// A blocked-by sentence is a blocker although the model gave no alias.
+	h.note(agent, memory.NoteWrite{Text: "We are blocked by the flaky auth test"}, true)
+	if got := kinds()["blocked_by_flaky_auth_test"]; got != "blocker" {
+		t.Fatalf("blocked-by sentence: kind %q (%s)", got, h.outs[4].Summary())
 	}
 }
 

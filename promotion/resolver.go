@@ -40,10 +40,12 @@ type Resolution struct {
 }
 
 // Resolver binds writes to existing rows, reading only the note's own words:
-// an id the note names plainly, or a reference whose distinctive words one
-// row holds and no other row fits. Generic nouns ("the blocker") never carry
-// a bind, a word of the reference the row lacks counts against it, and a
-// single open row does not lower the bar. Anything less defers.
+// an id the note names plainly, a reference whose distinctive words one row
+// holds and no other row fits, or a kind reference ("the earlier blocker")
+// that one row's recorded kind fits. Generic nouns never carry a bind among
+// other words ("the deploy blocker"), a word of the reference the row lacks
+// counts against it, and a single open row does not lower the bar. Anything
+// less defers.
 type Resolver struct {
 	// MinMatched is how many distinctive words of the reference a row must
 	// hold to be bound by words, unless the reference covers the row.
@@ -134,6 +136,9 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 	}
 	q := newQuery(span)
 	if len(q.words) == 0 {
+		if kind, ok := kindReference(span); ok && r.Bucket == memory.Issues && grammarReads(t, span) {
+			return rv.byKind(kind, span, rv.candidates(rows, t.NoteAt, others), notedAfter(rows, t.NoteAt))
+		}
 		return Resolution{Action: Defer, Curator: true, Reason: fmt.Sprintf("the note calls it only %q, which any %s could be: a curator must bind it, or name the row (%s)",
 			strings.Join(words, " "), noun, closeForm(r, "<id>"))}
 	}
@@ -142,6 +147,69 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 		res.Reason += fmt.Sprintf(" (%d row(s) recorded after the note was written were not considered)", later)
 	}
 	return res
+}
+
+// grammarReads reports whether span is the reference the note grammar
+// itself reads in the note (or there is no note apart from the request). A
+// kind reference binds on so few words that it must be the note's own
+// reference, not a phrase an interpreter picked out of it: in "The deploy
+// blocker, unlike the earlier blocker, is fixed" it is "the deploy blocker".
+func grammarReads(t Target, span string) bool {
+	if t.Note == "" {
+		return true
+	}
+	own := Rules(memory.Note{Text: t.Note, Kind: memory.AgentNote})
+	return own.Operation.Lifecycle() && memory.TextKey(referenceSpan(own.ReferenceText)) == memory.TextKey(span)
+}
+
+// byKind resolves a reference that names a row only by its kind ("the
+// earlier blocker"; see kindReference) among the rows the note could mean:
+// it binds the one row of that kind, and defers otherwise. When there is
+// none yet the write is retried (a report written earlier may be promoted
+// later); two or more stay two or more (a row closed since keeps competing),
+// so a curator decides at once.
+func (rv Resolver) byKind(kind, span string, rows []memory.SharedRow, later int) Resolution {
+	what := "issue"
+	if kind != "" {
+		what = kind
+	}
+	var fit []memory.Candidate
+	for _, row := range rows {
+		if kind == "" || row.Kind == kind {
+			fit = append(fit, memory.Candidate{TargetID: row.ID, Score: 1, Live: row.Live(), Signals: []string{"reported as a " + orDefault(row.Kind, "row")}})
+		}
+	}
+	res := Resolution{Action: Defer, Candidates: top(fit, 3)}
+	live := slices.ContainsFunc(fit, func(c memory.Candidate) bool { return c.Live })
+	switch {
+	case len(fit) == 1 && live:
+		res.Action, res.TargetID = Bind, fit[0].TargetID
+		res.Reason = fmt.Sprintf("%q names it by kind alone, and %s is the only %s recorded before the note", span, fit[0].TargetID, what)
+	case len(fit) == 1:
+		res.Action, res.TargetID = Duplicate, fit[0].TargetID
+		res.Reason = fmt.Sprintf("it most likely means %s, the only %s recorded before the note, which is already closed", fit[0].TargetID, what)
+	case len(fit) > 1 && !live:
+		res.Action = Duplicate
+		res.Reason = fmt.Sprintf("every %s it may mean (%s) is already closed", what, ids(fit))
+	case len(fit) > 1:
+		res.Curator = true
+		res.Reason = fmt.Sprintf("%q could be any of %d %ss (%s): a curator must bind it, or name the row ([issues/resolve <id>])", span, len(fit), what, ids(fit))
+	default:
+		res.Reason = fmt.Sprintf("%q names an open %s, and none was recorded before the note (yet)", span, what)
+		if later > 0 {
+			res.Reason += fmt.Sprintf("; %d row(s) recorded after the note was written were not considered", later)
+		}
+	}
+	return res
+}
+
+// ids lists the candidates' target ids.
+func ids(cands []memory.Candidate) string {
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.TargetID
+	}
+	return strings.Join(out, ", ")
 }
 
 // notedAfter counts the rows recorded from notes written after at.

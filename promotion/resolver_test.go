@@ -23,6 +23,13 @@ func issue(id, text string, closed time.Duration, aliases ...string) memory.Shar
 	return r
 }
 
+// blocker is an issue reported as a blocker (see issue).
+func blocker(id, text string, closed time.Duration) memory.SharedRow {
+	r := issue(id, text, closed, "blocker")
+	r.Kind = memory.KindBlocker
+	return r
+}
+
 func resolve(ref string, aliases ...string) memory.WriteRequest {
 	return memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve, ReferenceText: ref,
 		CandidateAliases: aliases, Confidence: 0.9}
@@ -35,7 +42,10 @@ func upsert(id, text string) memory.WriteRequest {
 }
 
 func TestResolver(t *testing.T) {
-	pandas := issue("pandas_import_blocker", "pandas import fails in the loader", 0, "blocker")
+	pandas := blocker("pandas_import_blocker", "pandas import fails in the loader", 0)
+	disk := blocker("ci_disk", "CI runner disk is full", 0)
+	laterBlocker := blocker("redis_blocker", "redis is down", 0)
+	laterBlocker.NotedAt = t0.Add(time.Minute)
 	auth := issue("flaky_auth_test", "flaky test in the auth module", 0)
 	billing := issue("flaky_billing_test", "flaky test in the billing module", 0)
 	later := issue("redis_timeout", "redis calls time out in the worker", 0)
@@ -72,7 +82,7 @@ func TestResolver(t *testing.T) {
 
 		// Words.
 		{"empty reference", resolve("it"), "", []memory.SharedRow{auth}, promotion.Reject, "", "does not say which open issue"},
-		{"only generic words", resolve("the earlier blocker"), "", []memory.SharedRow{pandas, auth}, promotion.Defer, "", `calls it only "blocker"`},
+		{"only generic words", resolve("the other blocker"), "", []memory.SharedRow{pandas, auth}, promotion.Defer, "", `calls it only "blocker"`},
 		{"two distinctive words", resolve("the flaky auth test"), "", []memory.SharedRow{auth, billing}, promotion.Bind, "flaky_auth_test", "only flaky_auth_test (1.00)"},
 		{"tie", resolve("the flaky test"), "", []memory.SharedRow{auth, billing}, promotion.Defer, "", "ambiguous: flaky_auth_test (1.00) and flaky_billing_test (1.00)"},
 		{"single row, one shared word", resolve("the loader"), "", []memory.SharedRow{pandas}, promotion.Defer, "", "shares fewer than 2 distinctive words"},
@@ -93,6 +103,32 @@ func TestResolver(t *testing.T) {
 		{"aliases are not read", resolve("that loader thing", "pandas import blocker"), "", []memory.SharedRow{pandas, auth}, promotion.Defer, "", "shares fewer than 2"},
 		{"negated reference needs a negated row", lift("network access in CI"), "", []memory.SharedRow{noNet, netOK}, promotion.Defer, "", "ambiguous"},
 		{"negated reference", lift("no network access in CI"), "", []memory.SharedRow{noNet, netOK}, promotion.Bind, "no_network_ci", "only no_network_ci"},
+
+		// Kind references: a pointer back and a kind noun, nothing else.
+		{"the earlier blocker among issues", resolve("The earlier blocker"), "", []memory.SharedRow{auth, pandas, billing}, promotion.Bind, "pandas_import_blocker", "the only blocker recorded before the note"},
+		{"that earlier blocker", resolve("that earlier blocker"), "I fixed that earlier blocker.", []memory.SharedRow{pandas, auth}, promotion.Bind, "pandas_import_blocker", "by kind alone"},
+		{"our blocker", resolve("our blocker"), "", []memory.SharedRow{pandas, auth}, promotion.Bind, "pandas_import_blocker", "by kind alone"},
+		{"two blockers", resolve("the earlier blocker"), "", []memory.SharedRow{pandas, auth, disk}, promotion.Defer, "", "could be any of 2 blockers (pandas_import_blocker, ci_disk)"},
+		{"no blocker", resolve("the earlier blocker"), "", []memory.SharedRow{auth}, promotion.Defer, "", "none was recorded before the note (yet)"},
+		{"a blocker's alias alone is not its kind", resolve("the earlier blocker"), "", []memory.SharedRow{issue("x_y", "x fails", 0, "blocker")}, promotion.Defer, "", "none was recorded"},
+		{"blocker noted after the note", resolve("the earlier blocker"), "", []memory.SharedRow{laterBlocker, auth}, promotion.Defer, "", "1 row(s) recorded after the note was written were not considered"},
+		{"later blocker does not compete", resolve("the earlier blocker"), "", []memory.SharedRow{laterBlocker, pandas}, promotion.Bind, "pandas_import_blocker", "the only blocker"},
+		{"blocker closed since competes", resolve("the earlier blocker"), "", []memory.SharedRow{pandas, blocker("ci_disk", disk.Text, -time.Hour)}, promotion.Defer, "", "could be any of 2 blockers"},
+		{"blocker closed long ago does not", resolve("the earlier blocker"), "", []memory.SharedRow{pandas, blocker("ci_disk", disk.Text, 48*time.Hour)}, promotion.Bind, "pandas_import_blocker", "the only blocker"},
+		{"only blocker closed", resolve("the earlier blocker"), "", []memory.SharedRow{auth, blocker("ci_disk", disk.Text, time.Hour)}, promotion.Duplicate, "ci_disk", "already closed"},
+		{"contrasted blocker is left out", resolve("the earlier blocker"), "fixed: the earlier blocker, but pandas_import_blocker is still open", []memory.SharedRow{pandas, disk}, promotion.Bind, "ci_disk", "the only blocker"},
+		{"the deploy blocker", resolve("the deploy blocker"), "", []memory.SharedRow{pandas}, promotion.Defer, "", "no open issue shares a word"},
+		{"my blocker may be another's", resolve("my blocker"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
+		{"a kind reference the grammar does not read", resolve("the earlier blocker"), "The deploy blocker, unlike the earlier blocker, is fixed.", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
+		{"a kind reference in a note the grammar ignores", resolve("the earlier blocker"), "Honestly the earlier blocker got sorted out", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
+		{"plural blockers", resolve("the blockers"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
+		{"no pointer", resolve("earlier blocker"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
+		{"the bug, one issue", resolve("The bug"), "", []memory.SharedRow{auth}, promotion.Defer, "", `calls it only "bug"`},
+		{"the earlier bug, one issue", resolve("the earlier bug"), "", []memory.SharedRow{auth}, promotion.Bind, "flaky_auth_test", "the only issue recorded"},
+		{"that issue, one blocker", resolve("that issue"), "", []memory.SharedRow{pandas}, promotion.Bind, "pandas_import_blocker", "the only issue recorded"},
+		{"the same problem, two issues", resolve("the same problem"), "", []memory.SharedRow{auth, pandas}, promotion.Defer, "", "could be any of 2 issues"},
+		{"the earlier decision", memory.WriteRequest{Bucket: memory.Decisions, Operation: memory.Invalidate, ReferenceText: "the earlier decision"}, "",
+			[]memory.SharedRow{{Bucket: memory.Decisions, ID: "use_go", Text: "use Go", Status: memory.StatusActive, NotedAt: t0.Add(-time.Hour)}}, promotion.Defer, "", `calls it only "decision"`},
 
 		// Upserts and appends.
 		{"upsert named id, new", upsert("x_y", "t"), "issue: x_y: t", []memory.SharedRow{auth}, promotion.Create, "x_y", "creates it"},

@@ -100,7 +100,7 @@ type form struct {
 	names  []string
 	bucket memory.Bucket
 	op     memory.Operation
-	alias  string // added to the row's reference memory
+	alias  string // added to the row's reference memory; memory.KindBlocker also sets the issue's kind
 }
 
 var forms = []form{
@@ -108,7 +108,7 @@ var forms = []form{
 	{[]string{"lifted constraint"}, memory.Constraints, memory.Invalidate, ""},
 	{[]string{"fixed", "resolved"}, memory.Issues, memory.Resolve, ""},
 	{[]string{"issue"}, memory.Issues, memory.Upsert, ""},
-	{[]string{"blocker"}, memory.Issues, memory.Upsert, "blocker"},
+	{[]string{"blocker"}, memory.Issues, memory.Upsert, memory.KindBlocker},
 	{[]string{"decision"}, memory.Decisions, memory.Append, ""},
 	{[]string{"constraint"}, memory.Constraints, memory.Upsert, ""},
 	{[]string{"plan"}, memory.Plan, memory.Upsert, ""},
@@ -353,7 +353,7 @@ var heuristics = []heuristic{
 	{"decision", regexp.MustCompile(`(?i)^(?:we|the team)\s+(?:have\s+|finally\s+)?(?:decided|agreed|chose|settled)\s+(?:to\s+[a-z]+|on\s+\S+|that\s+\S+)`), memory.Decisions, memory.Append, "", 0},
 	{"constraint", regexp.MustCompile(`(?i)^(?:we|agents?|all agents|you|nobody|no one|everyone)\s+(?:must not|must never|must always|may not|should never|(?:are|is) not allowed to|(?:are|is) never allowed to)\s+[a-z]+(.*)$`), memory.Constraints, memory.Upsert, "", 1},
 	{"constraint", regexp.MustCompile(`(?i)^never\s+` + imperative + `\b(.*)$`), memory.Constraints, memory.Upsert, "", 1},
-	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.Issues, memory.Upsert, "blocker", 0},
+	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.Issues, memory.Upsert, memory.KindBlocker, 0},
 	{"learning", regexp.MustCompile(`(?i)^(?:til\b|today i learned|lesson learned|it turns out|turns out)|\blearned that\b`), memory.Learnings, memory.Append, "", 0},
 }
 

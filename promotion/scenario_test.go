@@ -29,6 +29,7 @@ import (
 //	curator bind|drop <pending_id> <target|reason>   as the human curator; its outcome is an '='
 //	clock +<duration>          move the clock forward
 //	state bucket/id status ["text part"]   a row and its status
+//	kind issues/id blocker|issue   the kind an issue was reported as
 //	refs bucket/id "phrase"    a row's reference memory holds phrase (or alias)
 //	count bucket n             rows in a bucket
 //	ledger bucket/op target, ...   the whole ledger in order ("ledger none")
@@ -181,6 +182,8 @@ func (h *harness) step(where, cmd, rest, lastNote string) {
 		h.clk.advance(d)
 	case "state":
 		h.expectState(where, rest)
+	case "kind":
+		h.expectKind(where, rest)
 	case "count":
 		h.expectCount(where, rest)
 	case "ledger":
@@ -336,6 +339,21 @@ func (h *harness) expectState(where, rest string) {
 			h.t.Errorf("%s\n\tgot %s %q %q", where, r.Status, r.Text, r.State)
 		}
 		return
+	}
+	h.t.Errorf("%s: no such row; %s has %s", where, bucket, ids(h.rows(memory.Bucket(bucket))))
+}
+
+func (h *harness) expectKind(where, rest string) {
+	h.t.Helper()
+	f := strings.Fields(rest) // "bucket/id kind"
+	bucket, id, _ := strings.Cut(f[0], "/")
+	for _, r := range h.rows(memory.Bucket(bucket)) {
+		if r.ID == id {
+			if r.Kind != f[1] {
+				h.t.Errorf("%s\n\tgot kind %q", where, r.Kind)
+			}
+			return
+		}
 	}
 	h.t.Errorf("%s: no such row; %s has %s", where, bucket, ids(h.rows(memory.Bucket(bucket))))
 }

@@ -117,7 +117,8 @@ var stopwords = lexicon(`a an the this that these those it its it's is are was w
 	don doesn didn isn wasn aren weren hasn haven hadn couldn shouldn wouldn won ain t s d ll ve re m`)
 
 // generic are nouns any row could be called ("the blocker", "the issue"):
-// they never carry a bind, though they keep a reference from being empty.
+// they never carry a bind by words, though they keep a reference from being
+// empty (and a few of them, alone, make a kind reference: kindReference).
 var generic = stems(`blocker issue bug problem error thing stuff matter defect ticket item
 	decision constraint rule choice`)
 
@@ -235,6 +236,44 @@ func soleID(span string) string {
 		}
 	}
 	return id
+}
+
+// Kind references point back at a row by its kind alone ("the earlier
+// blocker", "that issue"). The lexicons are kept small on purpose: each word
+// in them lets a note with no distinctive word close a row.
+var (
+	// pointers are the determiners a kind reference starts with.
+	// "my" is not one: the one blocker recorded may be another agent's.
+	pointers = lexicon(`the that our`)
+	// anaphora say the row was spoken of before ("the earlier bug").
+	anaphora = lexicon(`earlier previous same last`)
+	// kindNouns maps a noun to the issue kind it names ("": any issue).
+	kindNouns = map[string]string{"blocker": memory.KindBlocker, "issue": "", "bug": "", "problem": ""}
+)
+
+// kindReference reads a reference that names a row only by its kind: a
+// pointer (the, that, our), at most one anaphoric word and a singular kind
+// noun, nothing else. It returns the issue kind meant ("" for any issue).
+// "blocker" may follow any pointer, since it is a kind notes report
+// ("blocker: ...");
+// "issue", "bug" and "problem" are what agents call anything, including
+// what they just fixed in their own work and never recorded, so they point
+// back only after "that" or an anaphoric word ("the earlier bug", not "the
+// bug").
+func kindReference(span string) (kind string, ok bool) {
+	ws := tokens(span)
+	if len(ws) < 2 || len(ws) > 3 || !pointers[ws[0]] {
+		return "", false
+	}
+	back := ws[0] == "that"
+	if len(ws) == 3 {
+		if !anaphora[ws[1]] {
+			return "", false
+		}
+		back = true
+	}
+	kind, ok = kindNouns[ws[len(ws)-1]]
+	return kind, ok && (back || kind == memory.KindBlocker)
 }
 
 // occursIn reports whether phrase occurs in text, ignoring case and runs of

@@ -17,21 +17,25 @@ func sharedTable(b memory.Bucket) string { return "shared_" + string(b) }
 // sharedSelect reads each bucket's table in one shape, so that one scan
 // serves every bucket. Columns a bucket lacks are constants.
 var sharedSelect = map[memory.Bucket]string{
-	memory.Plan: `SELECT 'plan' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, version,
+	memory.Plan: `SELECT 'plan' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, '' AS kind, version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_plan`,
 	memory.Constraints: trackedSelect(memory.Constraints),
 	memory.Issues:      trackedSelect(memory.Issues),
 	memory.Decisions:   trackedSelect(memory.Decisions),
-	memory.Results: `SELECT 'results' AS bucket, id, text, '' AS state, task_id, 'active' AS status, 0 AS version,
+	memory.Results: `SELECT 'results' AS bucket, id, text, '' AS state, task_id, 'active' AS status, '' AS kind, 0 AS version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_results`,
-	memory.TaskState: `SELECT 'task_state' AS bucket, id, text, state, '' AS task_id, 'active' AS status, version,
+	memory.TaskState: `SELECT 'task_state' AS bucket, id, text, state, '' AS task_id, 'active' AS status, '' AS kind, version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_task_state`,
-	memory.Learnings: `SELECT 'learnings' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, 0 AS version,
+	memory.Learnings: `SELECT 'learnings' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, '' AS kind, 0 AS version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_learnings`,
 }
 
 func trackedSelect(b memory.Bucket) string {
-	return `SELECT '` + string(b) + `' AS bucket, id, text, '' AS state, '' AS task_id, status, 0 AS version,
+	kind := `'' AS kind` // only issues are reported as a kind
+	if b == memory.Issues {
+		kind = `kind`
+	}
+	return `SELECT '` + string(b) + `' AS bucket, id, text, '' AS state, '' AS task_id, status, ` + kind + `, 0 AS version,
 		reference_memory_json, close_reason, created_at, updated_at, closed_at, noted_at, event_id FROM ` + sharedTable(b)
 }
 
@@ -43,7 +47,7 @@ func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
 		var ref, reason sql.NullString
 		var created, updated int64
 		var closed, noted sql.NullInt64
-		if err := rows.Scan(&r.Bucket, &r.ID, &r.Text, &r.State, &r.TaskID, &r.Status, &r.Version,
+		if err := rows.Scan(&r.Bucket, &r.ID, &r.Text, &r.State, &r.TaskID, &r.Status, &r.Kind, &r.Version,
 			&ref, &reason, &created, &updated, &closed, &noted, &r.EventID); err != nil {
 			return nil, err
 		}
@@ -349,5 +353,28 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,
 			nanos(noted), ev.EventID)
 	}
+	if err != nil || ev.Bucket != memory.Issues || ev.Operation != memory.Upsert {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE shared_issues SET kind = ? WHERE id = ?`, reportedKind(ev, row, exists), ev.TargetID)
 	return err
+}
+
+// reportedKind is the kind an issue upsert leaves its row with. A row is
+// of the kind of the report that recorded it, when it was created or
+// reopened: a blocker when that write carried memory.KindBlocker among its
+// aliases, otherwise a plain issue. An update of a live row keeps its kind,
+// just as it keeps noted_at: a note may mean a row by its kind only as it
+// was when the note was written. It reads only the event and the row, so
+// replay gives every row the same kind.
+func reportedKind(ev *memory.Event, row memory.SharedRow, exists bool) string {
+	if exists && row.Live() {
+		return row.Kind
+	}
+	for _, a := range ev.SourceRef.CandidateAliases {
+		if memory.TextKey(a) == memory.KindBlocker {
+			return memory.KindBlocker
+		}
+	}
+	return memory.KindIssue
 }

@@ -202,6 +202,70 @@ func TestReplayRebuildsIdenticalState(t *testing.T) {
 	}
 }
 
+// TestIssueKind checks that an issue keeps the kind it was reported as: an
+// upsert with the blocker alias records a blocker, an update of a live row
+// keeps its kind either way, a reopening takes its new report's kind,
+// lifecycle writes (whatever aliases they carry) change nothing, and replay
+// gives the same.
+func TestIssueKind(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	none, blocker := memory.SourceRef{}, memory.SourceRef{CandidateAliases: []string{"pandas", "Blocker"}}
+	kind := func(id string) string {
+		t.Helper()
+		r, ok := row(t, db, memory.Issues, id)
+		if !ok {
+			t.Fatalf("no issue %s", id)
+		}
+		return r.Kind
+	}
+	steps := []struct {
+		op   memory.Operation
+		id   string
+		ref  memory.SourceRef
+		want string
+	}{
+		{memory.Upsert, "a", blocker, memory.KindBlocker},
+		{memory.Upsert, "b", none, memory.KindIssue},
+		{memory.Upsert, "b", blocker, memory.KindIssue}, // restated as a blocker: notes written before knew an issue
+		{memory.Upsert, "a", none, memory.KindBlocker},  // restated in other words: still blocking
+		{memory.Resolve, "a", blocker, memory.KindBlocker},
+		{memory.Upsert, "a", none, memory.KindIssue}, // reopened as a plain issue
+		{memory.Resolve, "a", none, memory.KindIssue},
+		{memory.Upsert, "a", blocker, memory.KindBlocker}, // reopened as a blocker
+		{memory.Upsert, "c", memory.SourceRef{CandidateAliases: []string{"blockers", "deploy blocker"}}, memory.KindIssue},
+	}
+	for i, s := range steps {
+		text := memory.Payload{Text: fmt.Sprintf("%s fails (%d)", s.id, i)}
+		if s.op.Lifecycle() {
+			text = memory.Payload{Reason: "done"}
+		}
+		if ev := commit(t, db, store.Project, memory.Issues, s.op, s.id, text, s.ref); !ev.Applied {
+			t.Fatalf("step %d: %s", i, ev.ProjectionError)
+		}
+		if got := kind(s.id); got != s.want {
+			t.Fatalf("step %d: %s %s: kind %q, want %q", i, s.op, s.id, got, s.want)
+		}
+	}
+	commit(t, db, store.Project, memory.Constraints, memory.Upsert, "no_net", memory.Payload{Text: "no network"}, blocker)
+	var c memory.SharedContext
+	db.View(ctx, func(tx *sql.Tx) (err error) { c, err = store.LoadContext(ctx, tx, time.Time{}); return })
+	var got []string
+	for _, r := range c.Rows {
+		got = append(got, r.ID+"="+r.Kind)
+	}
+	if strings.Join(got, " ") != "a=blocker b=issue c=issue no_net=" {
+		t.Fatalf("context kinds = %v", got)
+	}
+	before, _ := db.DumpShared(ctx)
+	if rep, err := db.Replay(ctx, store.Project); err != nil || rep.Failed != 0 {
+		t.Fatalf("replay = %+v, %v", rep, err)
+	}
+	if after, _ := db.DumpShared(ctx); after != before || !strings.Contains(before, "| blocker |") {
+		t.Fatalf("replay changed the kinds:\n%s\n---\n%s", before, after)
+	}
+}
+
 func TestLedgerIsImmutable(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()

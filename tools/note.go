@@ -26,8 +26,11 @@ const NoteGrammar = `One statement per note. Explicit forms (case-insensitive):
   [bucket/operation target_id] <text>      exactly that write, e.g. [issues/resolve pandas_import] pinned 2.1
 Name rows by their snake_case id ("fixed: pandas_import"; "issue: pandas_import: pandas fails to import"); one id per note.
 Changing an existing row's text, or reopening a closed one, needs its id. A reference without an id binds only when
-one row holds every distinctive word of it (at least two, or most of the row's own words); generic words (the
-blocker, the issue) never bind; anything less waits in the pending queue for a later note or a human curator.
+one row holds every distinctive word of it (at least two, or most of the row's own words); generic words (blocker,
+issue, bug) never bind among other words. Alone after a pointer back they name a kind: "the earlier blocker" (or
+that / the previous / the same blocker) closes the one issue reported with blocker:, "that issue" or "the earlier
+bug" the one open issue; a bare "the bug" names nothing. Anything less waits in the pending queue for a later note
+or a human curator.
 Plain sentences are read conservatively: questions, hedges, negations, reported speech and narration are ignored.
 Tool output (kind tool_result) may add results and learnings; any other write from it waits for a curator.
 A note may be long, but a promoted statement carries at most 8192 bytes of text.`

@@ -79,18 +79,22 @@ func TestPromotionEndToEnd(t *testing.T) {
 		t.Fatalf("a note was promoted twice: %+v", rep)
 	}
 
-	// A note that names its row by words binds; "the earlier blocker" names
-	// no row and waits for a curator; two similar issues make a vague note wait.
+	// "The bug" names no row and waits for a curator; "the earlier blocker"
+	// names the one issue reported as a blocker; saying it again in the
+	// row's own words is a duplicate; two similar issues make a vague note wait.
 	for _, n := range []string{"issue: flaky test in the auth module", "issue: flaky test in the billing module", "plan: ship v1 on Friday", "task T-1: blocked on review"} {
 		if o := s.promoteNote(n); o.Status != memory.Committed {
 			t.Fatalf("%q: %+v", n, o)
 		}
 	}
-	held := s.promoteNote("The earlier blocker is fixed.")
-	if held.Status != memory.Deferred || !strings.Contains(held.Reason, `calls it only "blocker"`) {
-		t.Fatalf("earlier blocker: %+v", held)
+	held := s.promoteNote("The bug is fixed.")
+	if held.Status != memory.Deferred || !strings.Contains(held.Reason, `calls it only "bug"`) {
+		t.Fatalf("the bug: %+v", held)
 	}
-	if o := s.promoteNote("The pandas import in the loader works again."); o.Status != memory.Committed || o.Operation != memory.Resolve || o.TargetID != "pandas_import_fails_in_loader" {
+	if o := s.promoteNote("The earlier blocker is fixed."); o.Status != memory.Committed || o.Operation != memory.Resolve || o.TargetID != "pandas_import_fails_in_loader" {
+		t.Fatalf("earlier blocker: %+v", o)
+	}
+	if o := s.promoteNote("The pandas import in the loader works again."); o.Status != memory.Ignored || !strings.Contains(o.Reason, "already closed") {
 		t.Fatalf("pandas import: %+v", o)
 	}
 	o := s.promoteNote("The flaky test is fixed now.")
@@ -182,6 +186,11 @@ func TestPromotionEndToEnd(t *testing.T) {
 	var bucket struct{ Rows []memory.SharedRow }
 	if err != nil || json.Unmarshal([]byte(js), &bucket) != nil || len(bucket.Rows) != 5 {
 		t.Fatalf("memory://shared/issues = %q, %v", js, err)
+	}
+	for _, r := range bucket.Rows {
+		if want := map[bool]string{true: memory.KindBlocker, false: memory.KindIssue}[r.ID == "pandas_import_fails_in_loader"]; r.Kind != want {
+			t.Fatalf("issue %s is of kind %q, want %q", r.ID, r.Kind, want)
+		}
 	}
 	for _, uri := range []string{"memory://shared/gossip", "memory://shared/%20issues", "memory://shared/Issues"} {
 		if _, err := s.read(uri); err == nil || !strings.Contains(err.Error(), "unknown bucket") {

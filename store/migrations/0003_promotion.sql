@@ -88,12 +88,17 @@ CREATE TABLE shared_plan (
 -- The three tracked buckets share one shape: a lifecycle status, the
 -- reference memory that lets later notes find the row again, and noted_at,
 -- when the note that created the row was written (a vague note can only mean
--- a row whose origin it could have known).
+-- a row whose origin it could have known). An issue also keeps the kind it
+-- was reported as when it was recorded or reopened (a blocker: note or a
+-- blocked-by sentence makes a blocker), so that "the earlier blocker" can
+-- name the one blocker there is; it is derived from the reporting event, so
+-- replay reproduces it.
 CREATE TABLE shared_issues (
     id                    TEXT    PRIMARY KEY,
     text                  TEXT    NOT NULL,
     text_key              TEXT    NOT NULL,
     status                TEXT    NOT NULL CHECK (status IN ('open', 'resolved')),
+    kind                  TEXT    NOT NULL DEFAULT 'issue' CHECK (kind IN ('issue', 'blocker')),
     reference_memory_json TEXT    NOT NULL,
     close_reason          TEXT,
     created_at            INTEGER NOT NULL,
