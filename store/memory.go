@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -95,12 +97,13 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 		tags, _ := json.Marshal(w.Tags)
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
-			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags))
+			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
+			indexedLength(w.Content, w.Tags))
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
@@ -131,6 +134,16 @@ func (s *MemoryService) embed(ctx context.Context, content string) (any, string)
 		return nil, ""
 	}
 	return encodeVector(vecs[0]), s.Embedder.ID
+}
+
+// indexedLength counts the tokens the full-text index makes of a memory's
+// content and tags: runs of letters and digits, as its tokenizer splits them.
+func indexedLength(content string, tags []string) int {
+	n := 0
+	for _, text := range append([]string{content}, tags...) {
+		n += len(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
+	}
+	return n
 }
 
 func dimOf(vecs [][]float32) int {
@@ -215,9 +228,9 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
-			 embedding, embedder, filters)
+			 embedding, embedder, filters, length)
 			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4, length
 			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags))
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)

@@ -82,7 +82,7 @@ var SoftDepth = 50
 // soft term matching against the query's words: Σ over query words of IDF ×
 // the best match among the memory's words. Those with any match get their
 // SoftRank.
-func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, cands map[string]*memory.SearchCandidate) error {
+func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) error {
 	var ids []string
 	for id, c := range cands {
 		if near(c.BM25Rank) || near(c.VectorRank) || near(c.TimeRank) {
@@ -109,10 +109,7 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 	if err != nil {
 		return err
 	}
-	var rows float64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(pk), 0) FROM memories`).Scan(&rows); err != nil {
-		return fmt.Errorf("count memories: %w", err)
-	}
+	rows := float64(st.rows)
 	type scored struct {
 		id    string
 		score float64
