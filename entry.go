@@ -102,13 +102,16 @@ type Entry struct {
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 	// ForgottenAt is set once the memory is forgotten (or, for a shared
 	// memory, retracted); the row is kept with the reason.
-	ForgottenAt  *time.Time  `json:"forgotten_at,omitempty"`
-	ForgetReason string      `json:"forget_reason,omitempty"`
-	Provenance   *Provenance `json:"provenance,omitempty"`
+	ForgottenAt  *time.Time `json:"forgotten_at,omitempty"`
+	ForgetReason string     `json:"forget_reason,omitempty"`
+	// Expired marks a memory past its expires_at when it was read. Only its
+	// author is ever shown one (recall_memory); searches never return them.
+	Expired    bool        `json:"expired,omitempty"`
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
-// Expired reports whether e has expired at now.
-func (e *Entry) Expired(now time.Time) bool {
+// HasExpired reports whether e has expired at now.
+func (e *Entry) HasExpired(now time.Time) bool {
 	return e.ExpiresAt != nil && !e.ExpiresAt.After(now)
 }
 
