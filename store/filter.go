@@ -110,16 +110,16 @@ func anyToken[T ~string](kind string, values []T) string {
 	return "filters : (" + strings.Join(toks, " OR ") + ")"
 }
 
-// during narrows f to memories that occurred in [from, to); false when
-// that leaves no time at all.
+// during narrows f to memories that occurred in [from, to), where a zero
+// bound is open; false when that leaves no time at all.
 func (f filter) during(from, to time.Time) (filter, bool) {
-	if lo := nanos(from); f.since == 0 || lo > f.since {
+	if lo := nanos(from); !from.IsZero() && (f.since == 0 || lo > f.since) {
 		f.since = lo
 	}
-	if hi := nanos(to); f.until == 0 || hi < f.until {
+	if hi := nanos(to); !to.IsZero() && (f.until == 0 || hi < f.until) {
 		f.until = hi
 	}
-	return f, f.since < f.until
+	return f, f.until == 0 || f.since < f.until
 }
 
 // sql renders the range filters, which FTS5 cannot express, as a condition
