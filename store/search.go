@@ -108,9 +108,10 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 			got := candidate(cands, c)
 			got.BM25Rank, got.BM25 = i+1, c.BM25
 		}
+		ran.BM25 = len(list) > 0
 	}
 	if qvec != nil {
-		s.vectorCandidates(qvec, f, pool, cands)
+		ran.Vector = s.vectorCandidates(qvec, f, pool, cfg, cands)
 	}
 	if cfg.Fusion != memory.RRF {
 		return cands, ran, nil
@@ -121,8 +122,8 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 	if s.Words == nil || cfg.SoftWeight == 0 || len(cands) == 0 {
 		return cands, ran, nil
 	}
-	ran.Soft = true
-	return cands, ran, s.softRank(ctx, tx, all, st, cands)
+	ran.Soft, err = s.softRank(ctx, tx, all, st, cands)
+	return cands, ran, err
 }
 
 // timeList adds, when the query names a period, the BM25 ranking of the
@@ -144,7 +145,7 @@ func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, t
 	for i, c := range list {
 		candidate(cands, c).TimeRank = i + 1
 	}
-	return true, nil
+	return len(list) > 0, nil
 }
 
 // candidate returns the entry for c's memory in cands, adding c if new.
@@ -366,17 +367,36 @@ func rankArgs(terms []queryTerm) string {
 	return strings.Join(parts, ",")
 }
 
-// vectorCandidates adds the pool nearest memories that pass f to cands.
-func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cands map[string]*memory.SearchCandidate) {
+// VectorSpread, when positive, also drops vector-only candidates whose
+// cosine is more than it below the best one's. (Exploration knob.)
+var VectorSpread = 0.0
+
+// vectorCandidates ranks the pool nearest memories that pass f, adding to
+// cands those at or above the vector floor; it reports whether the list
+// produced any candidate.
+func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) bool {
 	hits := s.Index.query(vectorQuery{vec: vec, spaces: s.Index.spaceNames(f.agent, f.scope), keep: f.keep, n: pool})
+	if len(hits) == 0 {
+		return false
+	}
+	floor := cfg.VectorFloor
+	if VectorSpread > 0 {
+		floor = max(floor, hits[0].cosine-VectorSpread)
+	}
+	produced := false
 	for i, h := range hits {
 		c, ok := cands[h.id]
 		if !ok {
+			if h.cosine < floor {
+				continue
+			}
 			c = &memory.SearchCandidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
 			cands[h.id] = c
 		}
 		c.VectorRank, c.Cosine = i+1, h.cosine
+		produced = true
 	}
+	return produced
 }
 
 // rank fuses the candidates and keeps those at or above min_relevance: the

@@ -81,8 +81,8 @@ var SoftDepth = 50
 // softRank ranks the candidates within SoftDepth of the top of some list by
 // soft term matching against the query's words: Σ over query words of IDF ×
 // the best match among the memory's words. Those with any match get their
-// SoftRank.
-func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) error {
+// SoftRank; it reports whether any did.
+func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) (bool, error) {
 	var ids []string
 	for id, c := range cands {
 		if near(c.BM25Rank) || near(c.VectorRank) || near(c.TimeRank) {
@@ -90,11 +90,11 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 		}
 	}
 	if len(ids) == 0 || len(terms) == 0 {
-		return nil
+		return false, nil
 	}
 	contents, err := s.contents(ctx, tx, ids)
 	if err != nil {
-		return err
+		return false, err
 	}
 	docWords := make(map[string][]string, len(contents))
 	all := make([]string, 0, len(terms))
@@ -107,7 +107,7 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 	}
 	vecs, err := s.Words.vectors(ctx, all)
 	if err != nil {
-		return err
+		return false, err
 	}
 	rows := float64(st.rows)
 	type scored struct {
@@ -129,7 +129,7 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 	for i, sc := range list {
 		cands[sc.id].SoftRank = i + 1
 	}
-	return nil
+	return len(list) > 0, nil
 }
 
 func near(rank int) bool { return rank > 0 && rank <= SoftDepth }

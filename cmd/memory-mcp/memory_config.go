@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -70,10 +71,11 @@ func memorySettings() []setting {
 	}
 }
 
+// parseFloat reads a finite number: NaN and infinities are not settings.
 func parseFloat(v string) (float64, error) {
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", v)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", v)
 	}
 	return x, nil
 }
