@@ -43,6 +43,8 @@ type RetrievalConfig struct {
 	// VectorFloor is the least cosine at which the vector list adds a
 	// memory no keyword matched; below it, a nearest neighbour is only the
 	// least unrelated memory. Memories BM25 found keep their vector rank.
+	// The server sets it from the embedder (Embedder.Floor) unless
+	// configured; 1 admits no memory on its vector alone.
 	VectorFloor float64
 	// SoftWeight weighs an RRF list that ranks the other lists' candidates
 	// by soft term matching (word vectors). 0 switches it off.

@@ -69,6 +69,7 @@ func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
 		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default()}
 	if emb != nil {
 		s.Index = NewIndex(db, *emb)
+		s.Retrieval.VectorFloor = emb.Floor
 	}
 	return s
 }
@@ -221,7 +222,12 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		if err := checkActive(e); err != nil {
 			return e, err
 		}
-		return s.softDelete(ctx, tx, who, e.ID, reason)
+		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+			return e, err
+		}
+		// Forgetting is private: a shared copy stays until it is retracted,
+		// and the answer says so.
+		return e, addProvenance(ctx, tx, &e)
 	})
 }
 

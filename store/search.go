@@ -367,10 +367,6 @@ func rankArgs(terms []queryTerm) string {
 	return strings.Join(parts, ",")
 }
 
-// VectorSpread, when positive, also drops vector-only candidates whose
-// cosine is more than it below the best one's. (Exploration knob.)
-var VectorSpread = 0.0
-
 // vectorCandidates ranks the pool nearest memories that pass f, adding to
 // cands those at or above the vector floor; it reports whether the list
 // produced any candidate.
@@ -380,9 +376,6 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 		return false
 	}
 	floor := cfg.VectorFloor
-	if VectorSpread > 0 {
-		floor = max(floor, hits[0].cosine-VectorSpread)
-	}
 	produced := false
 	for i, h := range hits {
 		c, ok := cands[h.id]

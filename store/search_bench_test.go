@@ -59,6 +59,7 @@ func BenchmarkMemoryScale(b *testing.B) {
 			}
 		}
 		ctx := as(memory.Identity{AgentID: "bench"})
+		defaults := s.Retrieval
 		have := 0
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			start := time.Now()
@@ -84,11 +85,11 @@ func BenchmarkMemoryScale(b *testing.B) {
 				edit func(*memory.RetrievalConfig)
 			}{{"fused", func(*memory.RetrievalConfig) {}},
 				{"bm25", func(c *memory.RetrievalConfig) { c.VectorWeight, c.TimeWeight, c.SoftWeight = 0, 0, 0 }},
-				{"vector", func(c *memory.RetrievalConfig) { c.BM25Weight, c.TimeWeight, c.SoftWeight = 0, 0, 0 }}} {
+				{"vector", func(c *memory.RetrievalConfig) { c.BM25Weight, c.TimeWeight, c.SoftWeight, c.VectorFloor = 0, 0, 0, -1 }}} {
 				if s.Index == nil && m.name != "bm25" {
 					continue
 				}
-				s.Retrieval = memory.DefaultRetrieval()
+				s.Retrieval = defaults
 				m.edit(&s.Retrieval)
 				p50, p95 := latency(b, queries, func(q string) error {
 					_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})

@@ -34,6 +34,9 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 	}
 	s := store.NewMemoryService(db, emb)
 	s.Retrieval, s.MaxContentBytes, s.Log = cfg.Retrieval, cfg.MaxContentBytes, log
+	if cfg.EmbedderFloor && emb != nil {
+		s.Retrieval.VectorFloor = emb.Floor
+	}
 	if cfg.Retrieval.SoftWeight > 0 {
 		// Soft matching compares single words with the built-in word
 		// vectors, whichever embedder makes the memories' vectors.
