@@ -100,6 +100,10 @@ func BenchmarkLoCoMo(b *testing.B) {
 		if err := locomo.PrintTable(os.Stdout, reports...); err != nil {
 			b.Fatal(err)
 		}
+		fmt.Println("\nLoCoMo recall of one conversation at a time (categories 1-4)")
+		if err := locomo.PrintSpread(os.Stdout, reports...); err != nil {
+			b.Fatal(err)
+		}
 		last := reports[len(reports)-1]
 		b.ReportMetric(last.All.R5, "R@5")
 		b.ReportMetric(last.All.R10, "R@10")
