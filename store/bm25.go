@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,8 +12,20 @@ import (
 )
 
 // registerFTS registers FTS5 on a new connection together with memory_rank,
-// the BM25 ranking memory search uses.
+// the BM25 ranking memory search uses, and memory_length, which migration
+// 0005 uses to count the tokens of the memories stored before it.
 func registerFTS(c *sqlite3.Conn) error {
+	err := c.CreateFunction("memory_length", 2, sqlite3.DETERMINISTIC, func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+		var tags []string
+		if err := json.Unmarshal([]byte(arg[1].Text()), &tags); err != nil {
+			ctx.ResultError(fmt.Errorf("memory_length: tags: %w", err))
+			return
+		}
+		ctx.ResultInt(indexedLength(arg[0].Text(), tags))
+	})
+	if err != nil {
+		return err
+	}
 	return fts5.RegisterCustom(c, func(api *fts5.API) error {
 		return api.CreateFunction("memory_rank", memoryRank)
 	})

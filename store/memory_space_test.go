@@ -1,9 +1,13 @@
 package store_test
 
 import (
+	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"reflect"
 	"testing"
+	"testing/fstest"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -107,5 +111,75 @@ func TestSpaceTokensMatchTheIndex(t *testing.T) {
 	}
 	if indexed != kept || rows != 3 {
 		t.Fatalf("index holds %d tokens, memory_spaces %d over %d rows (want 3)", indexed, kept, rows)
+	}
+}
+
+// A database made before migration 0005 keeps its memories' statistics:
+// the migration counts every existing memory's tokens (as the index does)
+// and every live memory into its space.
+func TestSpacesMigrationCountsEarlierMemories(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	before := fstest.MapFS{}
+	names, _ := fs.Glob(store.MigrationFS, "*.sql")
+	for _, n := range names {
+		if n < "0005" {
+			b, _ := fs.ReadFile(store.MigrationFS, n)
+			before[n] = &fstest.MapFile{Data: b}
+		}
+	}
+	old, err := store.OpenWith(context.Background(), path, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range []struct {
+		id, agent, content, tags string
+		shared, forgotten        bool
+	}{
+		{"mem-a1", "ann", "Deploy v2.3 to staging; the API's p99 is 120ms", `["deploy","api-latency"]`, false, false},
+		{"mem-a2", "ann", "Ünïcödé ✓ 部署 naïve café — done", `["i18n"]`, false, false},
+		{"mem-a3", "ann", "forgotten before the upgrade", `[]`, false, true},
+		{"mem-b1", "bob", "bob's only memory", `[]`, false, false},
+		{"mem-b2", "bob", "bob's only memory", `[]`, true, false},
+	} {
+		var from any
+		if m.shared {
+			from = "mem-b1"
+		}
+		var forgotten any
+		if m.forgotten {
+			forgotten = int64(i + 1)
+		}
+		_, err := old.SQL().Exec(`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, published_from, forgotten_at, filters)
+			VALUES (?, ?, 'default', 'semantic', ?, ?, 1, ?, 1, 1, 1, ?, ?, '')`, m.id, m.agent, m.content, m.tags, m.shared, from, forgotten)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+
+	db, err := store.OpenWith(context.Background(), path, store.MigrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := map[string][2]int{}
+	rows, err := db.SQL().Query(`SELECT agent_id, shared, rows, tokens FROM memory_spaces`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var agent string
+		var shared, n, tokens int
+		rows.Scan(&agent, &shared, &n, &tokens)
+		got[fmt.Sprintf("%s/%d", agent, shared)] = [2]int{n, tokens}
+	}
+	// ann: 11 + 3 tag tokens ("v2.3", "API's" and "api-latency" are two
+	// each), then 5 + 1 (✓ and — are no tokens); bob: 4 each ("bob's").
+	// ann's forgotten memory counts nowhere.
+	want := map[string][2]int{"ann/0": {2, 11 + 3 + 5 + 1}, "bob/0": {1, 4}, "bob/1": {1, 4}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("memory_spaces after the upgrade = %v, want %v", got, want)
 	}
 }

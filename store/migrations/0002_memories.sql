@@ -31,9 +31,6 @@ CREATE TABLE memories (
     -- category and tags, so that a search filters inside FTS5 instead of
     -- joining every match (see store/filter.go).
     filters          TEXT    NOT NULL,
-    -- Tokens of content and tags as the full-text index counts them, for the
-    -- mean document length of a space (see memory_spaces).
-    length           INTEGER NOT NULL DEFAULT 0 CHECK (length >= 0),
     CHECK ((shared = 1) = (published_from IS NOT NULL)),
     CHECK ((embedding IS NULL) = (embedder IS NULL))
 );
@@ -59,32 +56,9 @@ END;
 -- Content and ownership never change after the write; only the vector, the
 -- soft-delete columns and updated_at do.
 CREATE TRIGGER memories_immutable BEFORE UPDATE OF id, agent_id, namespace, category, content, tags, shared,
-    created_at, occurred_at, published_from, filters, length ON memories BEGIN
+    created_at, occurred_at, published_from, filters ON memories BEGIN
     SELECT RAISE(ABORT, 'memory content and ownership are immutable');
 END;
 CREATE TRIGGER memories_no_delete BEFORE DELETE ON memories BEGIN
     SELECT RAISE(ABORT, 'memories are soft-deleted: set forgotten_at');
-END;
-
--- Search statistics per space (an agent's personal memories, an agent's
--- shared ones), kept by triggers: how many memories the full-text index holds
--- and their tokens, which give BM25 its N and mean length, and a generation
--- that moves on every change. A search counts inside the spaces it may read,
--- so another agent's private memories never move its scores.
-CREATE TABLE memory_spaces (
-    agent_id TEXT    NOT NULL,
-    shared   INTEGER NOT NULL,
-    rows     INTEGER NOT NULL,
-    tokens   INTEGER NOT NULL,
-    gen      INTEGER NOT NULL,
-    PRIMARY KEY (agent_id, shared)
-) WITHOUT ROWID;
-CREATE TRIGGER memories_space_insert AFTER INSERT ON memories WHEN new.forgotten_at IS NULL BEGIN
-    INSERT INTO memory_spaces (agent_id, shared, rows, tokens, gen) VALUES (new.agent_id, new.shared, 1, new.length, 1)
-    ON CONFLICT (agent_id, shared) DO UPDATE SET rows = rows + 1, tokens = tokens + excluded.tokens, gen = gen + 1;
-END;
-CREATE TRIGGER memories_space_forget AFTER UPDATE OF forgotten_at ON memories
-WHEN old.forgotten_at IS NULL AND new.forgotten_at IS NOT NULL BEGIN
-    UPDATE memory_spaces SET rows = rows - 1, tokens = tokens - old.length, gen = gen + 1
-    WHERE agent_id = old.agent_id AND shared = old.shared;
 END;
