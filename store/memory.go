@@ -23,7 +23,7 @@ const ChangeMemory = "memory"
 
 // MemoryService implements memory.MemoryService: entries in SQLite (the source
 // of truth), BM25 over FTS5 and, when an embedder is configured, cosine over
-// an in-memory chromem index rebuilt from the stored vectors.
+// an in-memory vector index (Index) rebuilt from the stored vectors.
 type MemoryService struct {
 	db *DB
 	// Embedder makes the vector stored with each memory; nil stores none and
