@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,15 @@ func benchCorpus(tb testing.TB) (texts, queries []string) {
 	return texts, queries
 }
 
+// grownText is the i-th memory text of a store grown from texts: past the
+// end (LoCoMo has 5,882 turns) they repeat with a distinguishing suffix.
+func grownText(texts []string, i int) string {
+	if i < len(texts) {
+		return texts[i]
+	}
+	return texts[i%len(texts)] + fmt.Sprintf(" (note %d)", i/len(texts))
+}
+
 // BenchmarkMemoryScale grows one agent's memories to 1k, 10k and 100k through
 // the real Remember, and at each size prints remember throughput and search
 // latency (p50/p95 over 300 LoCoMo questions): the default fused search, BM25
@@ -63,12 +73,7 @@ func BenchmarkMemoryScale(b *testing.B) {
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			start := time.Now()
 			for ; have < n; have++ {
-				// Past LoCoMo's 5,882 turns texts repeat with a distinguishing suffix.
-				text := texts[have%len(texts)]
-				if have >= len(texts) {
-					text += fmt.Sprintf(" (note %d)", have/len(texts))
-				}
-				if _, err := s.Remember(ctx, memory.EntryWrite{Content: text, Category: memory.Episodic}); err != nil {
+				if _, err := s.Remember(ctx, memory.EntryWrite{Content: grownText(texts, have), Category: memory.Episodic}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -150,3 +155,59 @@ func latency(b *testing.B, queries []string, fn func(q string) error) (p50, p95 
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkLongQuery searches one agent's 10k memories with queries of
+// MaxQueryBytes of real conversation (consecutive LoCoMo turns, a different
+// stretch each time, so most words are new to the caches): the "what is the
+// conversation about" query memory_context invites. ns/op is one search.
+func BenchmarkLongQuery(b *testing.B) {
+	texts, _ := benchCorpus(b)
+	s, ctx := benchStore(b, texts, 10_000)
+	queries := longQueries(texts, 64)
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.Search(ctx, memory.Query{Text: queries[i%len(queries)], Scope: memory.Personal, Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchStore stores the first n grown texts as one agent's memories through
+// the real service (offline embedder, soft matching, loaded index).
+func benchStore(b *testing.B, texts []string, n int) (*store.MemoryService, context.Context) {
+	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), store.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s := store.NewMemoryService(db, benchEmbedder())
+	s.Words = store.NewWordVectors(wordvec.New())
+	ctx := as(memory.Identity{AgentID: "bench"})
+	for i := range n {
+		if _, err := s.Remember(ctx, memory.EntryWrite{Content: grownText(texts, i), Category: memory.Episodic}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.Index.Load(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return s, ctx
+}
+
+// longQueries returns n queries of up to MaxQueryBytes, each consecutive
+// texts from its own starting point, cut at a word boundary.
+func longQueries(texts []string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		var q strings.Builder
+		for j := i * len(texts) / n; ; j++ {
+			t := texts[j%len(texts)]
+			if q.Len()+1+len(t) > memory.MaxQueryBytes {
+				break
+			}
+			q.WriteString(t + " ")
+		}
+		out[i] = q.String()
+	}
+	return out
+}
