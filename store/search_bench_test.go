@@ -3,8 +3,13 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,3 +216,75 @@ func longQueries(texts []string, n int) []string {
 	}
 	return out
 }
+
+// BenchmarkSearchNewWords measures what soft matching's word vectors cost a
+// long-running process: 10k memories of 12 words drawn from 200k made-up
+// ones (the ids, names and typos real memories are full of), then 300
+// searches that each bring a thousand or so words the process has not seen.
+// It prints the growth of RSS and of the live heap (after a collection)
+// over those searches, and the p50 of the same searches run again.
+func BenchmarkSearchNewWords(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	syll := []string{"ka", "lo", "mi", "nu", "re", "sa", "to", "vi", "zo", "pe", "gu", "ba", "di", "fe", "ho", "ju"}
+	word := func() string {
+		n := rng.IntN(200_000)
+		var w strings.Builder
+		for range 5 {
+			w.WriteString(syll[n%len(syll)])
+			n /= len(syll)
+		}
+		return w.String()
+	}
+	text := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = word()
+		}
+		return strings.Join(ws, " ")
+	}
+	texts := make([]string, 10_000)
+	for i := range texts {
+		texts[i] = text(12)
+	}
+	queries := make([]string, 300)
+	for i := range queries {
+		queries[i] = text(8)
+	}
+	s, ctx := benchStore(b, texts, len(texts))
+	heap0, rss0 := settled(b)
+	first, _ := latency(b, queries, func(q string) error {
+		_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})
+		return err
+	})
+	heap1, rss1 := settled(b)
+	again, _ := latency(b, queries, func(q string) error {
+		_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})
+		return err
+	})
+	fmt.Printf("300 searches bringing new words: heap +%.1f MB, rss +%.1f MB; p50 first %.2fms, again %.2fms\n",
+		mb(heap1-heap0), mb(rss1-rss0), ms(first), ms(again))
+	b.ReportMetric(mb(rss1-rss0), "rss-growth-MB")
+	b.ReportMetric(mb(heap1-heap0), "heap-growth-MB")
+	b.ReportMetric(ms(again), "p50-ms")
+}
+
+// settled collects garbage, returns it to the system, and reads the live
+// heap and the process's resident set.
+func settled(b *testing.B) (heap, rss int64) {
+	debug.FreeOSMemory()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status: ", err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
+			rss = n << 10
+		}
+	}
+	return int64(m.HeapInuse), rss
+}
+
+func mb(n int64) float64 { return float64(n) / (1 << 20) }
