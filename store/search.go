@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,6 +100,9 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 		return nil, ran, err
 	}
 	terms := searchable(all)
+	// Soft matching weighs by IDF too; its rarest terms include those no
+	// memory holds, which it can still match to similar words.
+	all = rarest(all, maxQueryTerms, math.MaxInt)
 	if cfg.BM25Weight > 0 {
 		list, err := s.bm25List(ctx, tx, terms, f, st, pool)
 		if err != nil {
@@ -332,29 +336,37 @@ func (c *dfCache) put(st spaceStats, word string, df int) {
 	c.m[st.scope+"\x00"+word] = dfEntry{df: df, gen: st.gen, rows: st.rows}
 }
 
-// searchable are the terms BM25 searches for: those some memory contains.
-// Over matchBudget rows in total the commonest go first, while the rarest
-// always stays: common words carry the least weight in BM25 (lowest IDF),
-// so the top of the ranking changes little.
+// maxQueryTerms bounds the distinct words one search ranks by. A long query
+// (memory_context invites "what the conversation is about") has hundreds;
+// ranking by all of them costs time in proportion (each is looked up in
+// every matching row, and softly matched against every candidate's words)
+// while the commonest add almost nothing: BM25 weighs a word by its IDF, so
+// the rarest words decide the ranking. LoCoMo's questions have far fewer.
+var maxQueryTerms = 32
+
+// searchable are the terms BM25 searches for: the maxQueryTerms rarest of
+// those some memory contains. Over matchBudget rows in total the commonest
+// go first too, while the rarest always stays: common words carry the least
+// weight in BM25 (lowest IDF), so the top of the ranking changes little.
 func searchable(terms []queryTerm) []queryTerm {
 	terms = slices.DeleteFunc(slices.Clone(terms), func(t queryTerm) bool { return t.df == 0 })
-	total := 0
-	for _, t := range terms {
-		total += t.df
-	}
-	if total <= matchBudget {
-		return terms
-	}
+	return rarest(terms, maxQueryTerms, matchBudget)
+}
+
+// rarest keeps, in the query's order, the n terms of lowest document
+// frequency, fewer if their frequencies add up to more than budget (but
+// always the rarest one).
+func rarest(terms []queryTerm, n, budget int) []queryTerm {
 	order := slices.Clone(terms)
 	slices.SortStableFunc(order, func(a, b queryTerm) int { return a.df - b.df })
 	keep, sum := map[string]bool{}, 0
 	for i, t := range order {
-		if i > 0 && sum+t.df > matchBudget {
+		if i == n || i > 0 && sum+t.df > budget {
 			break
 		}
 		keep[t.text], sum = true, sum+t.df
 	}
-	return slices.DeleteFunc(terms, func(t queryTerm) bool { return !keep[t.text] })
+	return slices.DeleteFunc(slices.Clone(terms), func(t queryTerm) bool { return !keep[t.text] })
 }
 
 // rankArgs renders the terms' document frequencies for memory_rank,
