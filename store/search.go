@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -192,8 +193,17 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 	}
 	cond, args := f.sql()
 	args = slices.Concat(args, []any{rankArgs(terms), st.rows, st.avgdl(), match})
+	// A period (the time list, since, until) is applied before ranking:
+	// FTS5 ranks only the matches that occurred in it, found through the
+	// occurred_at index, instead of ranking ever deeper for a period that
+	// holds few of them.
+	window := ""
+	if f.since != 0 || f.until != 0 {
+		window = " AND rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
+		args = append(args, f.since, cmp.Or(f.until, math.MaxInt64))
+	}
 	for depth := pool; ; depth *= 4 {
-		ranked, passed, err := s.bm25Ranking(ctx, tx, cond, args, depth, pool)
+		ranked, passed, err := s.bm25Ranking(ctx, tx, cond, window, args, depth, pool)
 		if err != nil || len(passed) >= pool || ranked < depth {
 			return passed, err
 		}
@@ -202,11 +212,11 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 
 // bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
 // first pool of them that pass cond, best first. args are cond's, then
-// memory_rank's and the MATCH expression.
-func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, cond string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
+// memory_rank's, the MATCH expression's and window's.
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, cond, window string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
 	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
 		FROM (SELECT rowid, memory_rank(memory_fts, ?, ?, ?) AS score FROM memory_fts
-		      WHERE memory_fts MATCH ? ORDER BY score DESC LIMIT ?) f
+		      WHERE memory_fts MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
 		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
 	if err != nil {
 		return 0, nil, err

@@ -36,3 +36,7 @@ WHEN old.forgotten_at IS NULL AND new.forgotten_at IS NOT NULL BEGIN
     UPDATE memory_spaces SET rows = rows - 1, tokens = tokens - old.length, gen = gen + 1
     WHERE agent_id = old.agent_id AND shared = old.shared;
 END;
+
+-- A period a search names (since, until, "in May 2023") is applied before
+-- BM25 ranks anything, through this index (see store.bm25List).
+CREATE INDEX memories_occurred ON memories (occurred_at) WHERE forgotten_at IS NULL;
