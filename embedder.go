@@ -12,4 +12,7 @@ type Embedder struct {
 	ID    string
 	Dim   int
 	Embed EmbedFunc
+	// Floor is the cosine below which this embedder's nearest neighbours
+	// are typically unrelated: the default vector_floor (see RetrievalConfig).
+	Floor float64
 }

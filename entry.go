@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Category classifies an agent memory (seed 001's memory types).
@@ -29,9 +30,9 @@ const DefaultCategory = Semantic
 // DefaultNamespace is the namespace of a memory remembered without one.
 const DefaultNamespace = "default"
 
-// ParseCategory validates a memory category name.
+// ParseCategory validates a memory category name, in any case.
 func ParseCategory(s string) (Category, error) {
-	c := Category(strings.TrimSpace(s))
+	c := Category(strings.ToLower(strings.TrimSpace(s)))
 	if slices.Contains(Categories, c) {
 		return c, nil
 	}
@@ -63,9 +64,9 @@ const (
 	All      Scope = "all"      // both
 )
 
-// ParseScope validates a scope name; empty means All.
+// ParseScope validates a scope name, in any case; empty means All.
 func ParseScope(s string) (Scope, error) {
-	switch sc := Scope(strings.TrimSpace(s)); sc {
+	switch sc := Scope(strings.ToLower(strings.TrimSpace(s))); sc {
 	case "":
 		return All, nil
 	case Personal, Shared, All:
@@ -102,13 +103,16 @@ type Entry struct {
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 	// ForgottenAt is set once the memory is forgotten (or, for a shared
 	// memory, retracted); the row is kept with the reason.
-	ForgottenAt  *time.Time  `json:"forgotten_at,omitempty"`
-	ForgetReason string      `json:"forget_reason,omitempty"`
-	Provenance   *Provenance `json:"provenance,omitempty"`
+	ForgottenAt  *time.Time `json:"forgotten_at,omitempty"`
+	ForgetReason string     `json:"forget_reason,omitempty"`
+	// Expired marks a memory past its expires_at when it was read. Only its
+	// author is ever shown one (recall_memory); searches never return them.
+	Expired    bool        `json:"expired,omitempty"`
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
-// Expired reports whether e has expired at now.
-func (e *Entry) Expired(now time.Time) bool {
+// HasExpired reports whether e has expired at now.
+func (e *Entry) HasExpired(now time.Time) bool {
 	return e.ExpiresAt != nil && !e.ExpiresAt.After(now)
 }
 
@@ -143,9 +147,11 @@ func (w *EntryWrite) Validate(maxBytes int, now time.Time) error {
 	if w.Category == "" {
 		w.Category = DefaultCategory
 	}
-	if _, err := ParseCategory(string(w.Category)); err != nil {
+	c, err := ParseCategory(string(w.Category))
+	if err != nil {
 		return err
 	}
+	w.Category = c
 	tags, err := NormalizeTags(w.Tags)
 	if err != nil {
 		return err
@@ -198,7 +204,7 @@ type Query struct {
 
 // Validate checks the query, fills defaults and normalises its lists.
 func (q *Query) Validate() error {
-	if err := CheckContent("query", q.Text, MaxQueryBytes); err != nil {
+	if err := checkQueryText(q.Text); err != nil {
 		return err
 	}
 	var err error
@@ -223,6 +229,23 @@ func (q *Query) Validate() error {
 	}
 	if m := q.MinRelevance; m != nil && (math.IsNaN(*m) || *m < 0 || *m > 1) {
 		return Errorf(EINVALID, "min_relevance %v is out of range: use a score from 0 to 1", *m)
+	}
+	return nil
+}
+
+// checkQueryText rejects query text that is empty, too long or has no word
+// to search for: "!!!" matches no keyword, and its vector would only be the
+// embedder's guess for no text at all.
+func checkQueryText(text string) error {
+	if err := CheckContent("query", text, 0); err != nil {
+		return err
+	}
+	if len(text) > MaxQueryBytes {
+		return Errorf(EINVALID, "query is %d bytes; the limit is %d bytes (%d over): search with the key words, not a whole text",
+			len(text), MaxQueryBytes, len(text)-MaxQueryBytes)
+	}
+	if strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+		return Errorf(EINVALID, "query %q has no searchable words: use the names and terms the memory would contain", clip(text, 64))
 	}
 	return nil
 }

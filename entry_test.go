@@ -14,8 +14,11 @@ func TestParseCategoryAndScope(t *testing.T) {
 			t.Fatalf("ParseCategory(%q) = %q, %v", c, got, err)
 		}
 	}
-	if _, err := memory.ParseCategory("Semantic"); err == nil {
-		t.Fatal("categories are case-sensitive names")
+	if got, err := memory.ParseCategory("Semantic"); err != nil || got != memory.Semantic {
+		t.Fatalf("ParseCategory(Semantic) = %q, %v", got, err)
+	}
+	if got, err := memory.ParseScope(" PERSONAL"); err != nil || got != memory.Personal {
+		t.Fatalf("ParseScope(PERSONAL) = %q, %v", got, err)
 	}
 	cs, err := memory.ParseCategories([]string{"social", "social", "working"})
 	if err != nil || len(cs) != 2 {
@@ -38,6 +41,10 @@ func TestEntryWriteValidateFillsDefaults(t *testing.T) {
 	if w.Namespace != "default" || w.Category != memory.Semantic || !w.OccurredAt.Equal(now) || len(w.Tags) != 1 || w.ConfidenceOr() != 1 {
 		t.Fatalf("defaults = %+v", w)
 	}
+	w = memory.EntryWrite{Content: "x", Category: "Episodic"}
+	if err := w.Validate(100, now); err != nil || w.Category != memory.Episodic {
+		t.Fatalf("category in capitals: %q, %v", w.Category, err)
+	}
 	zero := 0.0
 	w = memory.EntryWrite{Content: "x", Confidence: &zero}
 	if err := w.Validate(100, now); err != nil || w.ConfidenceOr() != 0 {
@@ -46,5 +53,17 @@ func TestEntryWriteValidateFillsDefaults(t *testing.T) {
 	w = memory.EntryWrite{Content: "x", ExpiresAt: now}
 	if err := w.Validate(100, now); err == nil || !strings.Contains(err.Error(), "expires_at 2026-01-01T00:00:00Z is not in the future") {
 		t.Fatalf("expires now: %v", err)
+	}
+}
+
+// A huge tag or query is not echoed back whole in the error.
+func TestErrorsClipHugeArguments(t *testing.T) {
+	_, err := memory.NormalizeTags([]string{strings.Repeat("t", 5000)})
+	if err == nil || !strings.Contains(err.Error(), "5000 characters long, longer than 64") || len(err.Error()) > 200 {
+		t.Fatalf("long tag: %v", err)
+	}
+	q := memory.Query{Text: strings.Repeat("!", 4000)}
+	if err := q.Validate(); err == nil || !strings.Contains(err.Error(), "no searchable words") || len(err.Error()) > 200 {
+		t.Fatalf("punctuation query: %v", err)
 	}
 }

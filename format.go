@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Token budgets for formatted memory context.
@@ -26,8 +27,20 @@ func CheckTokenBudget(budget int) (int, error) {
 }
 
 // EstimateTokens approximates what text costs a model in tokens. English runs
-// at about four bytes a token; rounding up keeps packing on the safe side.
-func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+// at about four bytes a token; Chinese, Japanese and most other scripts at a
+// token a character or more, so every character outside ASCII counts as one.
+// Rounding up keeps packing on the safe side.
+func EstimateTokens(text string) int {
+	ascii, other := 0, 0
+	for _, r := range text {
+		if r < utf8.RuneSelf {
+			ascii++
+		} else {
+			other++
+		}
+	}
+	return (ascii+3)/4 + other
+}
 
 // Pack chooses greedily, in rank order, the items whose costs fit in budget:
 // an item that does not fit is skipped and later, smaller ones still get
@@ -77,6 +90,11 @@ func FormatContext(hits []Hit, budget int) (string, int) {
 	return strings.TrimRight(b.String(), "\n"), len(chosen)
 }
 
+// ContextMinRelevance is context injection's default min_relevance: a
+// memory scoring below it ranked low in every list that found it, and would
+// only dilute what is injected.
+const ContextMinRelevance = 0.2
+
 // ContextLimit is how many ranked memories context injection considers
 // before packing them into the budget.
 const ContextLimit = 50
@@ -90,6 +108,10 @@ func ContextFor(ctx context.Context, svc MemoryService, q Query, budget int) (st
 		return "", 0, err
 	}
 	q.Limit = ContextLimit
+	if q.MinRelevance == nil {
+		m := ContextMinRelevance
+		q.MinRelevance = &m
+	}
 	hits, err := svc.Search(ctx, q)
 	if err != nil {
 		return "", 0, err

@@ -32,6 +32,24 @@ func TestPack(t *testing.T) {
 	}
 }
 
+func TestEstimateTokens(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"abcd", 1},
+		{"abcde", 2},
+		{"数据库迁移在周五完成", 10},          // ten characters, a token or more each
+		{"Deploy 数据库", 2 + 3},       // "Deploy " is 7 ASCII bytes: 2 tokens; then 3 characters
+		{strings.Repeat("é", 8), 8}, // accented letters are multi-byte and often a token each
+	} {
+		if got := memory.EstimateTokens(tc.text); got != tc.want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
 func hit(id, content string, shared bool) memory.Hit {
 	return memory.Hit{Entry: memory.Entry{ID: id, AgentID: "bob", Category: memory.Semantic, Content: content, Shared: shared,
 		OccurredAt: time.Date(2025, 5, 4, 0, 0, 0, 0, time.UTC)}}

@@ -40,6 +40,12 @@ type RetrievalConfig struct {
 	// BM25Weight and VectorWeight weigh the two candidate lists, in RRF and
 	// in LINEAR's relevance alike. A zero weight switches a list off.
 	BM25Weight, VectorWeight float64
+	// VectorFloor is the least cosine at which the vector list adds a
+	// memory no keyword matched; below it, a nearest neighbour is only the
+	// least unrelated memory. Memories BM25 found keep their vector rank.
+	// The server sets it from the embedder (Embedder.Floor) unless
+	// configured; 1 admits no memory on its vector alone.
+	VectorFloor float64
 	// SoftWeight weighs an RRF list that ranks the other lists' candidates
 	// by soft term matching (word vectors). 0 switches it off.
 	SoftWeight float64
@@ -84,49 +90,56 @@ func DefaultRetrieval() RetrievalConfig {
 	}
 }
 
-// Validate checks every knob's range.
+// Validate checks every knob's range. Every number must be finite: a NaN
+// or infinite weight would make every score NaN and every search empty.
 func (c RetrievalConfig) Validate() error {
-	unit := func(name string, v float64) error {
-		if math.IsNaN(v) || v < 0 || v > 1 {
-			return Errorf(EINVALID, "%s %v is out of range: use 0 to 1", name, v)
-		}
-		return nil
-	}
 	if _, err := ParseFusion(string(c.Fusion)); err != nil {
 		return err
 	}
 	if c.RRFK < 1 || c.RRFK > 1000 {
 		return Errorf(EINVALID, "rrf_k %d is out of range: use 1 to 1000", c.RRFK)
 	}
-	if c.BM25Weight < 0 || c.VectorWeight < 0 || c.BM25Weight+c.VectorWeight == 0 {
-		return Errorf(EINVALID, "bm25 and vector weights must be non-negative and not both zero (got %v and %v)", c.BM25Weight, c.VectorWeight)
-	}
-	if math.IsNaN(c.SoftWeight) || c.SoftWeight < 0 {
-		return Errorf(EINVALID, "soft match weight %v is negative", c.SoftWeight)
-	}
-	if math.IsNaN(c.TimeWeight) || c.TimeWeight < 0 {
-		return Errorf(EINVALID, "time weight %v is negative", c.TimeWeight)
-	}
 	for _, k := range []struct {
-		name string
-		v    float64
-	}{{"relevance_weight", c.RelevanceWeight}, {"recency_weight", c.RecencyWeight}, {"personal_boost", c.PersonalBoost},
-		{"min_relevance", c.MinRelevance}, {"diversity_lambda", c.DiversityLambda}} {
-		if err := unit(k.name, k.v); err != nil {
+		name   string
+		v      float64
+		lo, hi float64
+	}{
+		{"bm25_weight", c.BM25Weight, 0, math.MaxFloat64}, {"vector_weight", c.VectorWeight, 0, math.MaxFloat64},
+		{"time_weight", c.TimeWeight, 0, math.MaxFloat64}, {"soft_weight", c.SoftWeight, 0, math.MaxFloat64},
+		{"vector_floor", c.VectorFloor, -1, 1}, {"recency_decay", c.DecayPerHour, 0, math.MaxFloat64},
+		{"relevance_weight", c.RelevanceWeight, 0, 1}, {"recency_weight", c.RecencyWeight, 0, 1},
+		{"personal_boost", c.PersonalBoost, 0, 1}, {"min_relevance", c.MinRelevance, 0, 1},
+		{"diversity_lambda", c.DiversityLambda, 0, 1},
+	} {
+		if err := checkRange(k.name, k.v, k.lo, k.hi); err != nil {
 			return err
 		}
 	}
+	if c.BM25Weight+c.VectorWeight == 0 {
+		return Errorf(EINVALID, "bm25 and vector weights must not both be zero: one list must find the candidates")
+	}
 	if math.Abs(c.RelevanceWeight+c.RecencyWeight-1) > 1e-6 {
 		return Errorf(EINVALID, "relevance_weight %v + recency_weight %v must sum to 1", c.RelevanceWeight, c.RecencyWeight)
-	}
-	if math.IsNaN(c.DecayPerHour) || c.DecayPerHour < 0 {
-		return Errorf(EINVALID, "recency decay %v per hour is negative", c.DecayPerHour)
 	}
 	if c.PoolMultiplier < 1 || c.PoolMultiplier > 20 {
 		return Errorf(EINVALID, "pool multiplier %d is out of range: use 1 to 20", c.PoolMultiplier)
 	}
 	if c.Pool < 1 || c.Pool > 10000 {
 		return Errorf(EINVALID, "candidate pool %d is out of range: use 1 to 10000", c.Pool)
+	}
+	return nil
+}
+
+// checkRange rejects a number that is not finite or lies outside [lo, hi]
+// (hi math.MaxFloat64: no upper bound).
+func checkRange(name string, v, lo, hi float64) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return Errorf(EINVALID, "%s %v is not a finite number", name, v)
+	case v < lo && lo == 0:
+		return Errorf(EINVALID, "%s %v is negative", name, v)
+	case v < lo || v > hi:
+		return Errorf(EINVALID, "%s %v is out of range: use %v to %v", name, v, lo, hi)
 	}
 	return nil
 }
@@ -184,10 +197,22 @@ func LinearScore(relevance, recency float64, personal bool, c RetrievalConfig) f
 	return clamp01(c.RelevanceWeight*relevance + c.RecencyWeight*recency)
 }
 
-// Lists says which of the optional RRF lists a search ranked: the time list
-// (the query named a period) and the soft-match list. Only lists that ran
-// count towards the score's scale.
-type Lists struct{ Time, Soft bool }
+// Lists says which rankings produced at least one candidate. Only those
+// count towards the score's scale: a list that found nothing cannot have
+// ranked the best memory first.
+type Lists struct{ BM25, Vector, Time, Soft bool }
+
+// weights are c's list weights, 0 for the lists that produced nothing, in
+// the order BM25, vector, time, soft.
+func (ran Lists) weights(c RetrievalConfig) []float64 {
+	w := []float64{0, 0, 0, 0}
+	for i, on := range []bool{ran.BM25, ran.Vector, ran.Time, ran.Soft} {
+		if on {
+			w[i] = []float64{c.BM25Weight, c.VectorWeight, c.TimeWeight, c.SoftWeight}[i]
+		}
+	}
+	return w
+}
 
 // Fuse scores the candidates by c's strategy and sorts them best first; ties
 // go to the better single-list rank, then to the id, so results are stable.
@@ -197,17 +222,11 @@ func Fuse(cands []SearchCandidate, c RetrievalConfig, now time.Time, ran Lists) 
 	for _, cd := range cands {
 		maxBM25 = math.Max(maxBM25, cd.BM25)
 	}
-	weights := []float64{c.BM25Weight, c.VectorWeight, 0, 0}
-	if ran.Time {
-		weights[2] = c.TimeWeight
-	}
-	if ran.Soft {
-		weights[3] = c.SoftWeight
-	}
+	weights := ran.weights(c)
 	for i := range cands {
 		cd := &cands[i]
 		if c.Fusion == Linear {
-			cd.Score = LinearScore(linearRelevance(cd, maxBM25, c), Recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
+			cd.Score = LinearScore(linearRelevance(cd, maxBM25, c, ran), Recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
 		} else {
 			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
 		}
@@ -224,13 +243,18 @@ func Fuse(cands []SearchCandidate, c RetrievalConfig, now time.Time, ran Lists) 
 }
 
 // linearRelevance is the weighted mean of the BM25 score relative to the best
-// in the pool and the (non-negative) cosine.
-func linearRelevance(cd *SearchCandidate, maxBM25 float64, c RetrievalConfig) float64 {
+// in the pool and the (non-negative) cosine, over the lists that produced
+// candidates.
+func linearRelevance(cd *SearchCandidate, maxBM25 float64, c RetrievalConfig, ran Lists) float64 {
+	w := ran.weights(c)
+	if w[0]+w[1] == 0 {
+		return 0
+	}
 	var bm float64
 	if maxBM25 > 0 {
 		bm = cd.BM25 / maxBM25
 	}
-	return clamp01((c.BM25Weight*bm + c.VectorWeight*math.Max(0, cd.Cosine)) / (c.BM25Weight + c.VectorWeight))
+	return clamp01((w[0]*bm + w[1]*math.Max(0, cd.Cosine)) / (w[0] + w[1]))
 }
 
 func bestRank(c SearchCandidate) int {

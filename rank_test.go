@@ -108,7 +108,8 @@ func TestFuseRRF(t *testing.T) {
 		{ID: "vec-only-1", VectorRank: 1},
 		{ID: "bm25-only-3", BM25Rank: 3},
 	}
-	memory.Fuse(cands, c, time.Now(), memory.Lists{})
+	both := memory.Lists{BM25: true, Vector: true}
+	memory.Fuse(cands, c, time.Now(), both)
 	// Both lists at rank 2 beat first place in one; the two single-list firsts
 	// tie and fall back to id order.
 	if got := ids(cands); !slices.Equal(got, []string{"both-2-2", "bm25-only-1", "vec-only-1", "bm25-only-3"}) {
@@ -119,23 +120,33 @@ func TestFuseRRF(t *testing.T) {
 	}
 
 	c.BM25Weight = 2 // BM25 counts double: its first place now beats the vector's
-	memory.Fuse(cands, c, time.Now(), memory.Lists{})
+	memory.Fuse(cands, c, time.Now(), both)
 	if got := ids(cands); got[1] != "bm25-only-1" || got[2] != "bm25-only-3" {
 		t.Fatalf("weighted order = %v", got)
 	}
 }
 
-// The time list counts only when the query named a period.
-func TestFuseTimeList(t *testing.T) {
+// A list counts towards the scale only when it produced candidates: the
+// time list when the query named a period with memories in it, the vector
+// list when there was a query vector and something above the floor.
+func TestFuseCountsOnlyListsThatProduced(t *testing.T) {
 	c := rrf60()
 	cands := []memory.SearchCandidate{{ID: "a", BM25Rank: 1}, {ID: "b", BM25Rank: 2, TimeRank: 1}}
-	memory.Fuse(cands, c, time.Now(), memory.Lists{})
-	if got := ids(cands); !slices.Equal(got, []string{"a", "b"}) || !near(cands[0].Score, 0.5) {
+	memory.Fuse(cands, c, time.Now(), memory.Lists{BM25: true})
+	if got := ids(cands); !slices.Equal(got, []string{"a", "b"}) || !near(cands[0].Score, 1) {
 		t.Fatalf("untimed: %v %v", got, cands[0].Score)
 	}
-	memory.Fuse(cands, c, time.Now(), memory.Lists{Time: true})
-	if got := ids(cands); !slices.Equal(got, []string{"b", "a"}) || !near(cands[0].Score, (1.0/62+1.0/61)/(3.0/61)) {
+	memory.Fuse(cands, c, time.Now(), memory.Lists{BM25: true, Time: true})
+	if got := ids(cands); !slices.Equal(got, []string{"b", "a"}) || !near(cands[0].Score, (1.0/62+1.0/61)/(2.0/61)) {
 		t.Fatalf("timed: %v %v", got, cands[0].Score)
+	}
+	// BM25 first with nothing else produced: the top scores 1, whatever the
+	// vector weight.
+	c.VectorWeight = 5
+	only := []memory.SearchCandidate{{ID: "a", BM25Rank: 1}, {ID: "b", BM25Rank: 2}}
+	memory.Fuse(only, c, time.Now(), memory.Lists{BM25: true})
+	if !near(only[0].Score, 1) || !near(only[1].Score, 61.0/62) {
+		t.Fatalf("bm25 alone: %v", only)
 	}
 }
 
@@ -148,7 +159,8 @@ func TestFuseLinear(t *testing.T) {
 		{ID: "new-half", BM25: 5, Cosine: 0.5, OccurredAt: now},
 		{ID: "negative-cosine", Cosine: -0.5, OccurredAt: now.Add(-1000 * time.Hour)},
 	}
-	memory.Fuse(cands, c, now, memory.Lists{})
+	both := memory.Lists{BM25: true, Vector: true}
+	memory.Fuse(cands, c, now, both)
 	// old-exact: 0.5·1 + 0.5·e^-10; new-half: 0.5·0.5 + 0.5·1.
 	if got := ids(cands); !slices.Equal(got, []string{"new-half", "old-exact", "negative-cosine"}) {
 		t.Fatalf("order = %v", got)
@@ -160,7 +172,7 @@ func TestFuseLinear(t *testing.T) {
 	// The personal boost lifts the caller's own memory over an equal shared one.
 	c.PersonalBoost = 0.2
 	eq := []memory.SearchCandidate{{ID: "a-shared", BM25: 1, OccurredAt: now}, {ID: "b-mine", BM25: 1, OccurredAt: now, Personal: true}}
-	memory.Fuse(eq, c, now, memory.Lists{})
+	memory.Fuse(eq, c, now, both)
 	if eq[0].ID != "b-mine" {
 		t.Fatalf("boost order = %v", ids(eq))
 	}
@@ -222,11 +234,18 @@ func TestRetrievalConfigValidate(t *testing.T) {
 	}{
 		{"fusion", func(c *memory.RetrievalConfig) { c.Fusion = "max" }, `unknown fusion "max"`},
 		{"rrf k", func(c *memory.RetrievalConfig) { c.RRFK = 0 }, "rrf_k 0 is out of range"},
-		{"weights", func(c *memory.RetrievalConfig) { c.BM25Weight, c.VectorWeight = 0, 0 }, "not both zero"},
+		{"weights", func(c *memory.RetrievalConfig) { c.BM25Weight, c.VectorWeight = 0, 0 }, "not both be zero"},
+		{"negative weight", func(c *memory.RetrievalConfig) { c.VectorWeight = -1 }, "vector_weight -1 is negative"},
+		{"NaN bm25 weight", func(c *memory.RetrievalConfig) { c.BM25Weight = math.NaN() }, "bm25_weight NaN is not a finite number"},
+		{"infinite vector weight", func(c *memory.RetrievalConfig) { c.VectorWeight = math.Inf(1) }, "vector_weight +Inf is not a finite number"},
+		{"infinite soft weight", func(c *memory.RetrievalConfig) { c.SoftWeight = math.Inf(1) }, "soft_weight +Inf is not a finite number"},
+		{"infinite time weight", func(c *memory.RetrievalConfig) { c.TimeWeight = math.Inf(1) }, "time_weight +Inf"},
+		{"NaN decay", func(c *memory.RetrievalConfig) { c.DecayPerHour = math.NaN() }, "recency_decay NaN"},
+		{"vector floor", func(c *memory.RetrievalConfig) { c.VectorFloor = 1.5 }, "vector_floor 1.5 is out of range: use -1 to 1"},
 		{"weight sum", func(c *memory.RetrievalConfig) { c.RelevanceWeight = 0.5 }, "must sum to 1"},
 		{"min relevance", func(c *memory.RetrievalConfig) { c.MinRelevance = 2 }, "min_relevance 2 is out of range"},
 		{"lambda", func(c *memory.RetrievalConfig) { c.DiversityLambda = -1 }, "diversity_lambda -1"},
-		{"decay", func(c *memory.RetrievalConfig) { c.DecayPerHour = -1 }, "decay -1 per hour"},
+		{"decay", func(c *memory.RetrievalConfig) { c.DecayPerHour = -1 }, "recency_decay -1 is negative"},
 		{"pool multiplier", func(c *memory.RetrievalConfig) { c.PoolMultiplier = 0 }, "pool multiplier 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,14 +7,17 @@ import (
 	"time"
 )
 
-// TimeHint is a period a search query names: a day ("on 1 February, 2023"),
-// a month ("in June", "October 2023") or a year ("in 2022"). Search ranks
-// the memories that occurred then as one more list, so that "what did we
-// decide in March 2024" favours what happened in March 2024.
+// TimeHint is a period a search query names: a day ("on 1 February, 2023",
+// "2024-03-01"), a month ("in June", "October 2023") or a year ("in 2022"),
+// and how the query relates to it ("since 2022"). Search ranks the memories
+// that occurred then as one more list, so that "what did we decide in March
+// 2024" favours what happened in March 2024.
 type TimeHint struct {
 	Year  int        // 0: the query names no year
 	Month time.Month // 0: no month
 	Day   int        // 0: no day
+	// Relation is "in" (the period itself), "since", "after" or "before".
+	Relation string
 }
 
 var (
@@ -27,50 +30,107 @@ var (
 		`jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
 	dayRE  = `(\d{1,2})(?:st|nd|rd|th)?`
 	yearRE = `((?:19|20)\d\d)`
-	// Tried in order; the first that matches wins.
-	hintPatterns = []struct {
-		re         *regexp.Regexp
-		day, month int // submatch indexes; year is the last
-		year       bool
-	}{
-		{regexp.MustCompile(`(?i)\b` + dayRE + `\s+(?:of\s+)?` + monthRE + `,?\s+` + yearRE + `\b`), 1, 2, true},
-		{regexp.MustCompile(`(?i)\b` + monthRE + `\s+` + dayRE + `,?\s+` + yearRE + `\b`), 2, 1, true},
-		{regexp.MustCompile(`(?i)\b` + monthRE + `,?\s+(?:of\s+)?` + yearRE + `\b`), 0, 1, true},
-		{regexp.MustCompile(`(?i)\b` + dayRE + `\s+(?:of\s+)?` + monthRE + `\b`), 1, 2, false},
-		{regexp.MustCompile(`(?i)\b` + monthRE + `\s+` + dayRE + `\b`), 2, 1, false},
-		{regexp.MustCompile(`(?i)\b` + yearRE + `\b`), 0, 0, true},
-		{regexp.MustCompile(`(?i)\b` + monthRE + `\b`), 0, 1, false},
+	// A preposition that puts what follows in time.
+	prepRE = `\b(in|on|during|since|before|after|until)\s+(?:the\s+)?`
+	// Tried in order, most specific first; the first that matches wins.
+	hintPatterns = []hintPattern{
+		{re: `\b` + yearRE + `-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b`, year: 1, month: 2, day: 3},
+		{re: `(?:` + prepRE + `)?\b` + dayRE + `\s+(?:of\s+)?` + monthRE + `,?\s+` + yearRE + `\b`, prep: 1, day: 2, month: 3, year: 4},
+		{re: `(?:` + prepRE + `)?\b` + monthRE + `\s+` + dayRE + `,?\s+` + yearRE + `\b`, prep: 1, month: 2, day: 3, year: 4},
+		{re: `(?:` + prepRE + `)?\b` + monthRE + `,?\s+(?:of\s+)?` + yearRE + `\b`, prep: 1, month: 2, year: 3},
+		{re: `(?:` + prepRE + `)?\b` + dayRE + `\s+(?:of\s+)?` + monthRE + `\b`, prep: 1, day: 2, month: 3},
+		{re: `(?:` + prepRE + `)?\b` + monthRE + `\s+` + dayRE + `\b`, prep: 1, month: 2, day: 3},
+		// A bare year or month only right after a preposition: "2048" is
+		// a port as often as a year, and June, May and Jan are people.
+		{re: `\b(in|during|since|before|after|until)\s+` + yearRE + `\b`, prep: 1, year: 2, needPrep: true},
+		{re: `\b(in|during|since|before|after|until)\s+(?:early\s+|mid\s+|late\s+)?` + monthRE + `('s\b|’s)?`, prep: 1, month: 2, possessive: 3, needPrep: true},
 	}
 )
 
-// ParseTimeHint finds the first period text names. "May" and "March" count
-// as months only when capitalised or next to a day or year, so that "may I"
-// and "march on" name nothing.
+// hintPattern is one shape of date expression and where its parts are.
+type hintPattern struct {
+	re                     string
+	prep, day, month, year int // submatch indexes; 0: the shape has no such part
+	possessive             int // submatch of a trailing "'s": "in June's notes" names a person
+	needPrep               bool
+	compiled               *regexp.Regexp
+}
+
+func init() {
+	for i := range hintPatterns {
+		hintPatterns[i].compiled = regexp.MustCompile(`(?i)` + hintPatterns[i].re)
+	}
+}
+
+// ParseTimeHint finds the first date expression in text: an ISO date, a
+// month with a day or a year, or a month or year right after a preposition
+// (in, during, since, before, after, until). A capitalised month word alone
+// ("Jan owns billing", "May I ask") and a bare number ("port 2048") name
+// nothing; "may" and "march" in lower case count only beside a year or
+// after a preposition.
 func ParseTimeHint(text string) (TimeHint, bool) {
 	for _, p := range hintPatterns {
-		m := p.re.FindStringSubmatch(text)
-		if m == nil {
-			continue
-		}
-		var h TimeHint
-		if p.month > 0 {
-			h.Month = monthNames[strings.ToLower(m[p.month])]
-			if p.day == 0 && !p.year && (m[p.month] == "may" || m[p.month] == "march" || m[p.month] == "mar") {
-				continue
+		for _, m := range p.compiled.FindAllStringSubmatchIndex(text, -1) {
+			if h, ok := p.hint(text, m); ok {
+				return h, true
 			}
 		}
-		if p.day > 0 {
-			h.Day, _ = strconv.Atoi(m[p.day])
-			if h.Day < 1 || h.Day > 31 {
-				continue
-			}
-		}
-		if p.year {
-			h.Year, _ = strconv.Atoi(m[len(m)-1])
-		}
-		return h, true
 	}
 	return TimeHint{}, false
+}
+
+// hint reads one match of p; false when it is not a date after all.
+func (p hintPattern) hint(text string, m []int) (TimeHint, bool) {
+	part := func(i int) string {
+		if i == 0 || m[2*i] < 0 {
+			return ""
+		}
+		return text[m[2*i]:m[2*i+1]]
+	}
+	h := TimeHint{Relation: relation(part(p.prep))}
+	if p.possessive > 0 && part(p.possessive) != "" {
+		return h, false
+	}
+	if mo := part(p.month); mo != "" {
+		h.Month = monthNames[strings.ToLower(mo)]
+		if h.Month == 0 {
+			n, _ := strconv.Atoi(mo) // ISO: a number
+			h.Month = time.Month(n)
+		}
+		if p.year == 0 && part(p.prep) == "" && ambiguousMonth(mo) {
+			return h, false
+		}
+	}
+	if p.day > 0 {
+		h.Day, _ = strconv.Atoi(part(p.day))
+		if h.Day < 1 || h.Day > 31 {
+			return h, false
+		}
+	}
+	if p.year > 0 {
+		h.Year, _ = strconv.Atoi(part(p.year))
+	}
+	return h, true
+}
+
+// ambiguousMonth reports whether a month word written so is as likely an
+// ordinary word: "3 may fail", "march 2 miles".
+func ambiguousMonth(word string) bool {
+	switch word {
+	case "may", "march", "mar", "mar.":
+		return true
+	}
+	return false
+}
+
+func relation(prep string) string {
+	switch p := strings.ToLower(prep); p {
+	case "since", "after", "before":
+		return p
+	case "until":
+		return "before"
+	}
+	return "in"
 }
 
 // Slack after a hinted period: memories are often written (and events
@@ -80,10 +140,12 @@ const (
 	PeriodSlack = 15 * 24 * time.Hour
 )
 
-// Window is the period [from, to) the hint covers, widened by the slack after
-// its end. A hint without a year means the latest such period that began at
-// or before ref (the newest memory searched, so that "in June" over a 2023
-// conversation means June 2023).
+// Window is the time [from, to) the hint covers; a zero bound is open. The
+// period itself is widened by the slack after its end; "since" runs from
+// its start on, "after" from its end on, "before" up to its start. A hint
+// without a year means the latest such period that began at or before ref
+// (the newest memory searched, so that "in June" over a 2023 conversation
+// means June 2023).
 func (h TimeHint) Window(ref time.Time) (from, to time.Time) {
 	ref = ref.UTC()
 	year := h.Year
@@ -94,13 +156,25 @@ func (h TimeHint) Window(ref time.Time) (from, to time.Time) {
 		}
 	}
 	from = h.start(year)
+	end := from.AddDate(1, 0, 0)
 	switch {
 	case h.Day > 0:
-		return from, from.AddDate(0, 0, 1).Add(DaySlack)
+		end = from.AddDate(0, 0, 1)
 	case h.Month > 0:
-		return from, from.AddDate(0, 1, 0).Add(PeriodSlack)
+		end = from.AddDate(0, 1, 0)
 	}
-	return from, from.AddDate(1, 0, 0).Add(PeriodSlack)
+	switch h.Relation {
+	case "since":
+		return from, time.Time{}
+	case "after":
+		return end, time.Time{}
+	case "before":
+		return time.Time{}, from
+	}
+	if h.Day > 0 {
+		return from, end.Add(DaySlack)
+	}
+	return from, end.Add(PeriodSlack)
 }
 
 func (h TimeHint) start(year int) time.Time {

@@ -59,8 +59,8 @@ func NormalizeTags(tags []string) ([]string, error) {
 		if t == "" || seen[t] {
 			continue
 		}
-		if utf8.RuneCountInString(t) > MaxTagLen {
-			return nil, Errorf(EINVALID, "tag %q is longer than %d characters", t, MaxTagLen)
+		if n := utf8.RuneCountInString(t); n > MaxTagLen {
+			return nil, Errorf(EINVALID, "tag %q is %d characters long, longer than %d characters", clip(t, MaxTagLen), n, MaxTagLen)
 		}
 		seen[t] = true
 		out = append(out, t)
@@ -69,6 +69,15 @@ func NormalizeTags(tags []string) ([]string, error) {
 		return nil, Errorf(EINVALID, "%d tags given; the limit is %d", len(out), MaxTags)
 	}
 	return out, nil
+}
+
+// clip shortens text to its first n characters, marking the cut with "…",
+// so that a message never echoes a huge argument back whole.
+func clip(text string, n int) string {
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	return string([]rune(text)[:n]) + "…"
 }
 
 // Times are stored as int64 unix nanoseconds, which span these years.

@@ -63,7 +63,9 @@ func NewEmbedder(ctx context.Context, c *Client, cfg EmbedConfig) (memory.Embedd
 		}
 		e.dim = len(v[0])
 	}
-	return memory.Embedder{ID: fmt.Sprintf("openai:%s:%d", c.cfg.Model, e.dim), Dim: e.dim, Embed: e.embed}, nil
+	// Trained embedding models spread unrelated texts out: OpenAI's
+	// text-embedding-3 models put unrelated pairs mostly below 0.25.
+	return memory.Embedder{ID: fmt.Sprintf("openai:%s:%d", c.cfg.Model, e.dim), Dim: e.dim, Embed: e.embed, Floor: 0.25}, nil
 }
 
 type embedder struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,8 +25,13 @@ func registerMemories(s *server.MCPServer, svc Services) {
 				memory.MinTokenBudget, memory.MaxTokenBudget, memory.DefaultTokenBudget))),
 		mcp.WithArgument("categories",
 			mcp.ArgumentDescription("Only these categories, comma-separated or a JSON array: working, episodic, semantic, procedural, social.")),
+		mcp.WithArgument("min_relevance",
+			mcp.ArgumentDescription(fmt.Sprintf("Leave out memories scoring below this, 0 to 1 (default %g).", memory.ContextMinRelevance))),
 	), handler(svc.Log, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args := req.Params.Arguments
+		if err := knownArgs(args, "query", "token_budget", "categories", "min_relevance"); err != nil {
+			return nil, err
+		}
 		budget, err := intArg("token_budget", args["token_budget"])
 		if err != nil {
 			return nil, err
@@ -35,6 +41,13 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			return nil, err
 		}
 		q := memory.Query{Text: args["query"]}
+		if v := strings.TrimSpace(args["min_relevance"]); v != "" {
+			m, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, memory.Errorf(memory.EINVALID, "min_relevance %.64q is not a number from 0 to 1", v)
+			}
+			q.MinRelevance = &m
+		}
 		for _, c := range cats {
 			q.Categories = append(q.Categories, memory.Category(c))
 		}
@@ -48,6 +61,17 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		return mcp.NewGetPromptResult(fmt.Sprintf("%d relevant memories", n),
 			[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
 	}))
+}
+
+// knownArgs rejects an argument the prompt does not take, so that a
+// misspelt one is not silently ignored.
+func knownArgs(args map[string]string, known ...string) error {
+	for name := range args {
+		if !slices.Contains(known, name) {
+			return memory.Errorf(memory.EINVALID, "unknown argument %.64q: this prompt takes %s", name, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // intArg reads an optional integer prompt argument (prompt arguments are strings).

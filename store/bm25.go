@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,8 +12,20 @@ import (
 )
 
 // registerFTS registers FTS5 on a new connection together with memory_rank,
-// the BM25 ranking memory search uses.
+// the BM25 ranking memory search uses, and memory_length, which migration
+// 0005 uses to count the tokens of the memories stored before it.
 func registerFTS(c *sqlite3.Conn) error {
+	err := c.CreateFunction("memory_length", 2, sqlite3.DETERMINISTIC, func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+		var tags []string
+		if err := json.Unmarshal([]byte(arg[1].Text()), &tags); err != nil {
+			ctx.ResultError(fmt.Errorf("memory_length: tags: %w", err))
+			return
+		}
+		ctx.ResultInt(indexedLength(arg[0].Text(), tags))
+	})
+	if err != nil {
+		return err
+	}
 	return fts5.RegisterCustom(c, func(api *fts5.API) error {
 		return api.CreateFunction("memory_rank", memoryRank)
 	})
@@ -36,16 +49,20 @@ type rankState struct {
 	freq  []float64 // scratch: weighted frequency per phrase
 }
 
-// memoryRank is memory_rank(memory_fts, dfs): Okapi BM25 as FTS5's bm25()
-// computes it (with k1 and b above), over the content and tags columns only, for the first
-// len(dfs) phrases of the query. dfs are those phrases' document frequencies,
-// comma-separated, which the search has already counted to prune its terms.
+// memoryRank is memory_rank(memory_fts, dfs[, rows, avgdl]): Okapi BM25 as
+// FTS5's bm25() computes it (with k1 and b above), over the content and tags
+// columns only, for the first len(dfs) phrases of the query. dfs are those
+// phrases' document frequencies, comma-separated, which the search has
+// already counted to prune its terms; rows and avgdl are N and the mean
+// length of the spaces it searches. Without them the whole table's are used,
+// as bm25() does.
 //
 // Why not bm25(): it scores every phrase of the query, and to find each
 // phrase's IDF it scans the phrase's whole document list. The search's filter
 // phrases (its space, namespace, category, tags) match every memory of the
 // space, so bm25() spent most of a search over a large store scanning them,
-// only to give them no weight.
+// only to give them no weight. And its statistics are the whole table's:
+// they would let other agents' private memories move a search's scores.
 func memoryRank(fts fts5.Context, ctx sqlite3.Context, args ...sqlite3.Value) {
 	st, err := rankData(fts, args)
 	if err != nil {
@@ -101,27 +118,40 @@ func rankData(fts fts5.Context, args []sqlite3.Value) (*rankState, error) {
 	if st, ok := fts.GetAuxdata(false).(*rankState); ok {
 		return st, nil
 	}
-	rows, err := fts.RowCount()
+	rows, avgdl, err := collection(fts, args)
 	if err != nil {
 		return nil, err
 	}
-	content, err1 := fts.ColumnTotalSize(0)
-	tags, err2 := fts.ColumnTotalSize(1)
-	if err := cmpErr(err1, err2); err != nil {
-		return nil, err
-	}
-	st := &rankState{avgdl: max(1, float64(content+tags)/float64(max(rows, 1)))}
+	st := &rankState{avgdl: avgdl}
 	if len(args) > 0 && args[0].Text() != "" {
 		for _, term := range strings.Split(args[0].Text(), ",") {
 			df, err := strconv.ParseFloat(term, 64)
 			if err != nil {
 				return nil, fmt.Errorf("memory_rank: document frequency %q: %w", term, err)
 			}
-			st.idf = append(st.idf, idf(float64(rows), df))
+			st.idf = append(st.idf, idf(rows, df))
 		}
 	}
 	st.freq = make([]float64, len(st.idf))
 	return st, fts.SetAuxdata(st)
+}
+
+// collection returns N and the mean document length: from the arguments
+// when given, else over the whole table.
+func collection(fts fts5.Context, args []sqlite3.Value) (rows, avgdl float64, err error) {
+	if len(args) >= 3 {
+		return float64(args[1].Int64()), max(1, args[2].Float()), nil
+	}
+	n, err := fts.RowCount()
+	if err != nil {
+		return 0, 0, err
+	}
+	content, err1 := fts.ColumnTotalSize(0)
+	tags, err2 := fts.ColumnTotalSize(1)
+	if err := cmpErr(err1, err2); err != nil {
+		return 0, 0, err
+	}
+	return float64(n), max(1, float64(content+tags)/float64(max(n, 1))), nil
 }
 
 // idf is FTS5's inverse document frequency: ln((N − n + 0.5)/(n + 0.5)),

@@ -66,22 +66,36 @@ func (f filter) match(terms []string) string {
 	if text == "" {
 		return ""
 	}
-	parts := []string{"{content tags} : (" + text + ")"}
-	me := `"` + filterToken("p", f.agent) + `"`
-	notMine := ` NOT filters : "` + filterToken("s", f.agent) + `"`
-	switch f.scope {
-	case memory.Personal:
-		parts = append(parts, "filters : "+me)
-	case memory.Shared:
-		parts = append(parts, `(filters : "`+sharedToken+`"`+notMine+")")
-	default:
-		parts = append(parts, "(filters : ("+me+` OR "`+sharedToken+`")`+notMine+")")
-	}
-	parts = append(parts, anyToken("c", f.cats), anyToken("n", f.ns))
+	parts := []string{"{content tags} : (" + text + ")", f.scopeMatch(), anyToken("c", f.cats), anyToken("n", f.ns)}
 	for _, t := range f.tags {
 		parts = append(parts, anyToken("t", []string{t}))
 	}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " AND ")
+}
+
+// scopeMatch restricts a match to the spaces f's scope reads: the caller's
+// personal memories, other agents' shared ones, or both.
+func (f filter) scopeMatch() string {
+	me := `"` + filterToken("p", f.agent) + `"`
+	notMine := ` NOT filters : "` + filterToken("s", f.agent) + `"`
+	switch f.scope {
+	case memory.Personal:
+		return "filters : " + me
+	case memory.Shared:
+		return `(filters : "` + sharedToken + `"` + notMine + ")"
+	}
+	return "(filters : (" + me + ` OR "` + sharedToken + `")` + notMine + ")"
+}
+
+// spaceSQL selects, in memory_spaces, the spaces f's scope reads.
+func (f filter) spaceSQL() (string, []any) {
+	switch f.scope {
+	case memory.Personal:
+		return "agent_id = ? AND shared = 0", []any{f.agent}
+	case memory.Shared:
+		return "shared = 1 AND agent_id <> ?", []any{f.agent}
+	}
+	return "(agent_id = ?1 AND shared = 0) OR (shared = 1 AND agent_id <> ?1)", []any{f.agent}
 }
 
 // anyToken matches any of values of one kind; "" when there are none.
@@ -96,16 +110,16 @@ func anyToken[T ~string](kind string, values []T) string {
 	return "filters : (" + strings.Join(toks, " OR ") + ")"
 }
 
-// during narrows f to memories that occurred in [from, to); false when
-// that leaves no time at all.
+// during narrows f to memories that occurred in [from, to), where a zero
+// bound is open; false when that leaves no time at all.
 func (f filter) during(from, to time.Time) (filter, bool) {
-	if lo := nanos(from); f.since == 0 || lo > f.since {
+	if lo := nanos(from); !from.IsZero() && (f.since == 0 || lo > f.since) {
 		f.since = lo
 	}
-	if hi := nanos(to); f.until == 0 || hi < f.until {
+	if hi := nanos(to); !to.IsZero() && (f.until == 0 || hi < f.until) {
 		f.until = hi
 	}
-	return f, f.since < f.until
+	return f, f.until == 0 || f.since < f.until
 }
 
 // sql renders the range filters, which FTS5 cannot express, as a condition

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,8 @@ import (
 type Index struct {
 	db  *DB
 	emb memory.Embedder
+	// Log receives warnings about stored vectors the index cannot use.
+	Log *slog.Logger
 
 	syncMu sync.Mutex   // one Sync at a time
 	mu     sync.RWMutex // writers: apply; readers: queries
@@ -46,7 +49,7 @@ type Index struct {
 type IndexStats struct {
 	Indexed int            // memories in the index
 	Foreign map[string]int // active memories whose vectors another embedder made, by embedder id
-	Missing int            // active memories stored without a vector
+	Missing int            // active memories stored without a usable vector
 }
 
 // docMeta is what the index keeps of a memory to filter vector candidates
@@ -61,7 +64,7 @@ type docMeta struct {
 
 // NewIndex returns an empty index for vectors made by emb.
 func NewIndex(db *DB, emb memory.Embedder) *Index {
-	return &Index{db: db, emb: emb, spaces: map[string]*space{}, where: map[string]string{}}
+	return &Index{db: db, emb: emb, Log: slog.Default(), spaces: map[string]*space{}, where: map[string]string{}}
 }
 
 // Embedder returns the embedder whose vectors the index holds.
@@ -95,9 +98,7 @@ func (x *Index) Load(ctx context.Context) (IndexStats, error) {
 			if err != nil {
 				return err
 			}
-			if err := x.apply(r, true); err != nil {
-				return err
-			}
+			x.apply(r, true)
 		}
 		return rows.Err()
 	})
@@ -163,9 +164,7 @@ func (x *Index) refresh(ctx context.Context, ids []string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, r := range rows {
-		if err := x.apply(r, false); err != nil {
-			return err
-		}
+		x.apply(r, false)
 	}
 	return nil
 }
@@ -199,21 +198,17 @@ func (r indexRow) space() string {
 
 // apply adds, replaces or removes one memory; mu must be held for writing.
 // counting records why a memory was left out (during Load).
-func (x *Index) apply(r indexRow, counting bool) error {
+func (x *Index) apply(r indexRow, counting bool) {
 	var vec []float32
 	ok := !r.forgotten && r.embedder.Valid && r.embedder.String == x.emb.ID
+	broken := false
 	if ok {
-		var err error
-		// Decoded into one scratch buffer that put copies from: loading a
-		// large store must not leave a garbage vector per memory behind.
-		if vec, err = decodeVectorInto(x.scratch[:0], r.vec); err != nil {
-			return fmt.Errorf("memory %s: %w", r.id, err)
-		}
-		ok = len(vec) == x.emb.Dim && !isZero(vec)
+		vec, broken = x.decode(r)
+		ok = !broken && !isZero(vec)
 	}
 	if counting && !r.forgotten {
 		switch {
-		case !r.embedder.Valid:
+		case !r.embedder.Valid || broken:
 			x.stats.Missing++
 		case r.embedder.String != x.emb.ID:
 			x.stats.Foreign[r.embedder.String]++
@@ -221,7 +216,7 @@ func (x *Index) apply(r indexRow, counting bool) error {
 	}
 	if !ok {
 		x.remove(r.id)
-		return nil
+		return
 	}
 	sp := x.spaces[r.space()]
 	if sp == nil {
@@ -235,7 +230,25 @@ func (x *Index) apply(r indexRow, counting bool) error {
 	sp.put(r.id, normalize(vec), docMeta{ns: r.ns, cat: memory.Category(r.cat), tags: decodeTags(r.tags),
 		occurred: r.occurred, expires: r.expires.Int64})
 	x.where[r.id] = r.space()
-	return nil
+}
+
+// decode reads r's vector into the scratch buffer (put copies from it:
+// loading a large store must not leave a garbage vector per memory behind).
+// A vector that cannot be read (a damaged or hand-edited row) is reported
+// broken and logged: one such row must neither keep the server from
+// starting nor stop Sync for good. Its memory is found by keyword until
+// `memory-mcp reindex --missing` writes it a new vector.
+func (x *Index) decode(r indexRow) ([]float32, bool) {
+	vec, err := decodeVectorInto(x.scratch[:0], r.vec)
+	if err == nil && len(vec) != x.emb.Dim {
+		err = fmt.Errorf("vector has %d dimensions, want %d", len(vec), x.emb.Dim)
+	}
+	if err != nil {
+		x.Log.Warn("unreadable memory vector: the memory is searched by keyword only until `memory-mcp reindex --missing`",
+			"memory", r.id, "err", err)
+		return nil, true
+	}
+	return vec, false
 }
 
 // remove drops memory id from the index if it is there.

@@ -21,6 +21,9 @@ type locomoSpaces struct {
 	svc  *store.MemoryService
 	db   *store.DB
 	turn map[string]string // memory id -> turn id
+	// defaults is the service's retrieval configuration as the product
+	// starts it: DefaultRetrieval with the embedder's vector floor.
+	defaults memory.RetrievalConfig
 }
 
 func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
@@ -40,7 +43,7 @@ func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 	tb.Cleanup(func() { db.Close() })
 	svc := store.NewMemoryService(db, emb)
 	svc.Words = store.NewWordVectors(wordvec.New())
-	l := &locomoSpaces{ds: ds, svc: svc, db: db, turn: map[string]string{}}
+	l := &locomoSpaces{ds: ds, svc: svc, db: db, turn: map[string]string{}, defaults: svc.Retrieval}
 	for _, c := range ds.Conversations {
 		ctx := as(memory.Identity{AgentID: c.ID})
 		for _, t := range c.Turns {
@@ -87,14 +90,18 @@ func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg memory.Retriev
 func BenchmarkLoCoMo(b *testing.B) {
 	for range b.N {
 		l := loadLoCoMo(b, benchEmbedder())
-		bm, vec, fused := memory.DefaultRetrieval(), memory.DefaultRetrieval(), memory.DefaultRetrieval()
+		bm, vec, fused := l.defaults, l.defaults, l.defaults
 		bm.VectorWeight, bm.TimeWeight, bm.SoftWeight = 0, 0, 0
-		vec.BM25Weight, vec.TimeWeight, vec.SoftWeight = 0, 0, 0
+		vec.BM25Weight, vec.TimeWeight, vec.SoftWeight, vec.VectorFloor = 0, 0, 0, -1
 		reports := []locomo.Report{l.evaluate(b, "bm25", bm)}
 		if l.svc.Index != nil {
 			reports = append(reports, l.evaluate(b, "vector", vec), l.evaluate(b, "fused", fused))
 		}
 		if err := locomo.PrintTable(os.Stdout, reports...); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Println("\nLoCoMo recall of one conversation at a time (categories 1-4)")
+		if err := locomo.PrintSpread(os.Stdout, reports...); err != nil {
 			b.Fatal(err)
 		}
 		last := reports[len(reports)-1]
@@ -112,7 +119,7 @@ func BenchmarkLoCoMo(b *testing.B) {
 // so that each default's share of the recall is on record.
 func (l *locomoSpaces) ablations(b *testing.B, fused locomo.Report) {
 	variant := func(name string, edit func(*memory.RetrievalConfig)) locomo.Report {
-		c := memory.DefaultRetrieval()
+		c := l.defaults
 		edit(&c)
 		return l.evaluate(b, name, c)
 	}
@@ -121,6 +128,7 @@ func (l *locomoSpaces) ablations(b *testing.B, fused locomo.Report) {
 		variant("- soft matching", func(c *memory.RetrievalConfig) { c.SoftWeight = 0 }),
 		variant("- time list", func(c *memory.RetrievalConfig) { c.TimeWeight = 0 }),
 		variant("- vectors", func(c *memory.RetrievalConfig) { c.VectorWeight = 0 }),
+		variant("vectors find alone (floor 0)", func(c *memory.RetrievalConfig) { c.VectorFloor = 0 }),
 		variant("rrf k 60, vectors at 1", func(c *memory.RetrievalConfig) { c.RRFK, c.VectorWeight = 60, 1 }),
 		variant("mmr diversity on", func(c *memory.RetrievalConfig) { c.Diversity = true }),
 		variant("linear fusion", func(c *memory.RetrievalConfig) { c.Fusion = memory.Linear }),

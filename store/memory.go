@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -21,7 +23,7 @@ const ChangeMemory = "memory"
 
 // MemoryService implements memory.MemoryService: entries in SQLite (the source
 // of truth), BM25 over FTS5 and, when an embedder is configured, cosine over
-// an in-memory chromem index rebuilt from the stored vectors.
+// an in-memory vector index (Index) rebuilt from the stored vectors.
 type MemoryService struct {
 	db *DB
 	// Embedder makes the vector stored with each memory; nil stores none and
@@ -67,6 +69,7 @@ func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
 		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default()}
 	if emb != nil {
 		s.Index = NewIndex(db, *emb)
+		s.Retrieval.VectorFloor = emb.Floor
 	}
 	return s
 }
@@ -95,12 +98,13 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 		tags, _ := json.Marshal(w.Tags)
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
-			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags))
+			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
+			indexedLength(w.Content, w.Tags))
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
@@ -133,6 +137,16 @@ func (s *MemoryService) embed(ctx context.Context, content string) (any, string)
 	return encodeVector(vecs[0]), s.Embedder.ID
 }
 
+// indexedLength counts the tokens the full-text index makes of a memory's
+// content and tags: runs of letters and digits, as its tokenizer splits them.
+func indexedLength(content string, tags []string) int {
+	n := 0
+	for _, text := range append([]string{content}, tags...) {
+		n += len(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
+	}
+	return n
+}
+
 func dimOf(vecs [][]float32) int {
 	if len(vecs) == 0 {
 		return 0
@@ -140,30 +154,23 @@ func dimOf(vecs [][]float32) int {
 	return len(vecs[0])
 }
 
-// Recall returns the memories with these ids that the caller may see (its own
-// and every shared one), in the order asked, forgotten ones included and
-// marked. One id the caller may not see fails the whole call, exactly as an
-// id that does not exist would.
+// Recall returns the memories with these ids that the caller may see, in the
+// order asked: its own, forgotten and expired ones included and marked, and
+// other agents' live shared memories. A shared memory its publisher retracted
+// or that has expired is gone for everyone else. One id the caller may not
+// see fails the whole call, exactly as an id that does not exist would.
 func (s *MemoryService) Recall(ctx context.Context, ids []string) ([]memory.Entry, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
-		return nil, memory.Errorf(memory.EINVALID, "ids is empty: give the ids of the memories to recall, as search_memory returns them")
-	}
-	if len(ids) > memory.MaxRecallIDs {
-		return nil, memory.Errorf(memory.EINVALID, "%d ids given; the limit is %d", len(ids), memory.MaxRecallIDs)
-	}
-	for _, id := range ids {
-		if err := memory.CheckID("id", id); err != nil {
-			return nil, err
-		}
+	if err := checkRecallIDs(ids); err != nil {
+		return nil, err
 	}
 	out := make([]memory.Entry, 0, len(ids))
 	err = s.db.View(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			e, err := visibleEntry(ctx, tx, who, id)
+			e, err := s.visibleEntry(ctx, tx, who, id)
 			if err != nil {
 				return err
 			}
@@ -177,6 +184,27 @@ func (s *MemoryService) Recall(ctx context.Context, ids []string) ([]memory.Entr
 	return out, err
 }
 
+// checkRecallIDs rejects an empty, oversize, malformed or repeated id list.
+func checkRecallIDs(ids []string) error {
+	if len(ids) == 0 {
+		return memory.Errorf(memory.EINVALID, "ids is empty: give the ids of the memories to recall, as search_memory returns them")
+	}
+	if len(ids) > memory.MaxRecallIDs {
+		return memory.Errorf(memory.EINVALID, "%d ids given; the limit is %d", len(ids), memory.MaxRecallIDs)
+	}
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if err := memory.CheckID("id", id); err != nil {
+			return err
+		}
+		if seen[id] {
+			return memory.Errorf(memory.EINVALID, "id %q is given twice: list each id once", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
 // Forget soft-deletes one of the caller's memories: it leaves every search,
 // and the row stays with when, by whom and why.
 func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.Entry, error) {
@@ -187,14 +215,19 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		reason = "forgotten"
 	}
 	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
-		e, err := ownEntry(ctx, tx, who, id, "forget")
+		e, err := s.ownEntry(ctx, tx, who, id, "forget")
 		if err != nil {
 			return e, err
 		}
 		if err := checkActive(e); err != nil {
 			return e, err
 		}
-		return s.softDelete(ctx, tx, who, e.ID, reason)
+		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+			return e, err
+		}
+		// Forgetting is private: a shared copy stays until it is retracted,
+		// and the answer says so.
+		return e, addProvenance(ctx, tx, &e)
 	})
 }
 
@@ -215,9 +248,9 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
-			 embedding, embedder, filters)
+			 embedding, embedder, filters, length)
 			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4, length
 			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags))
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)
@@ -256,7 +289,7 @@ func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *sql.T
 
 // publishable loads memory id for publishing and says why it cannot be.
 func (s *MemoryService) publishable(ctx context.Context, tx *sql.Tx, who memory.Identity, id string, now time.Time) (memory.Entry, error) {
-	e, err := ownEntry(ctx, tx, who, id, "publish")
+	e, err := s.ownEntry(ctx, tx, who, id, "publish")
 	if err != nil {
 		return e, err
 	}
@@ -266,7 +299,7 @@ func (s *MemoryService) publishable(ctx context.Context, tx *sql.Tx, who memory.
 	if err := checkActive(e); err != nil {
 		return e, err
 	}
-	if e.Expired(now) {
+	if e.HasExpired(now) {
 		return e, memory.Errorf(memory.ECONFLICT, "memory %s expired at %s; remember it again without expires_at to share it",
 			e.ID, e.ExpiresAt.Format(time.RFC3339))
 	}
@@ -284,7 +317,7 @@ func (s *MemoryService) publishable(ctx context.Context, tx *sql.Tx, who memory.
 // id of the personal memory it was published from. The row is kept.
 func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, error) {
 	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
-		e, err := ownEntry(ctx, tx, who, id, "retract")
+		e, err := s.ownEntry(ctx, tx, who, id, "retract")
 		if err != nil {
 			return e, err
 		}
@@ -327,25 +360,34 @@ func checkActive(e memory.Entry) error {
 	return memory.Errorf(memory.ECONFLICT, "memory %s was already forgotten at %s (%s)", e.ID, e.ForgottenAt.Format(time.RFC3339), e.ForgetReason)
 }
 
-// visibleEntry loads a memory the caller may read: its own, or a shared one.
-// Anything else is reported exactly like an id that does not exist, so that
-// another agent's personal memories cannot be probed for.
-func visibleEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id string) (memory.Entry, error) {
-	e, err := getEntry(ctx, tx, id)
+// visibleEntry loads a memory the caller may read: any of its own, or
+// another agent's shared memory that is neither retracted nor expired.
+// Anything else is reported exactly like an id that does not exist, and is
+// looked up by the same single query, so that neither the answer nor the
+// time it takes tells another agent's personal memories from unknown ids.
+func (s *MemoryService) visibleEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id string) (memory.Entry, error) {
+	now := s.db.Now.Now()
+	st, err := s.stmt(ctx, tx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
+		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`)
 	if err != nil {
-		return e, err
+		return memory.Entry{}, err
 	}
-	if e.AgentID != who.AgentID && !e.Shared {
+	e, err := scanEntry(st.QueryRowContext(ctx, id, who.AgentID, nanos(now)))
+	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Entry{}, memoryNotFound(id)
 	}
+	if err != nil {
+		return memory.Entry{}, fmt.Errorf("load memory %s: %w", id, err)
+	}
+	e.Expired = e.HasExpired(now)
 	return e, nil
 }
 
-// ownEntry loads one of the caller's memories for a change (verb). A shared
-// memory of another agent exists for the caller, so refusing it is
+// ownEntry loads one of the caller's memories for a change (verb). A live
+// shared memory of another agent exists for the caller, so refusing it is
 // EFORBIDDEN; another agent's personal memory does not.
-func ownEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id, verb string) (memory.Entry, error) {
-	e, err := visibleEntry(ctx, tx, who, id)
+func (s *MemoryService) ownEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id, verb string) (memory.Entry, error) {
+	e, err := s.visibleEntry(ctx, tx, who, id)
 	if err != nil {
 		return e, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -356,7 +357,9 @@ func TestSearchRejectsBadInput(t *testing.T) {
 		{"bad namespace", memory.Query{Text: "x", Namespaces: []string{"no/slash"}}, `namespace "no/slash"`},
 		{"min_relevance", memory.Query{Text: "x", MinRelevance: &neg}, "min_relevance -0.5 is out of range"},
 		{"empty range", memory.Query{Text: "x", Since: day, Until: day}, "is not before until"},
-		{"oversize query", memory.Query{Text: strings.Repeat("q", 5000)}, "query is 5000 bytes; the limit is 4096"},
+		{"oversize query", memory.Query{Text: strings.Repeat("q", 5000)}, "query is 5000 bytes; the limit is 4096 bytes (904 over): search with the key words"},
+		{"no words", memory.Query{Text: "!!! ?"}, `query "!!! ?" has no searchable words`},
+		{"punctuation only", memory.Query{Text: "-- ; */"}, "has no searchable words"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.Search(as(ann), tc.q)
@@ -369,14 +372,19 @@ func TestMinRelevanceDropsWeakHits(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	s.Retrieval.RRFK, s.Retrieval.BM25Weight, s.Retrieval.VectorWeight = 60, 1, 1
 	strong := remember(t, s, ann, memory.EntryWrite{Content: "postgres vacuum schedule"}).ID
-	remember(t, s, ann, memory.EntryWrite{Content: "the schedule of the team offsite"})
-	if ids := search(t, s, ann, memory.Query{Text: "postgres vacuum schedule"}); len(ids) != 2 || ids[0] != strong {
-		t.Fatalf("unfiltered: %v", ids)
+	weak := remember(t, s, ann, memory.EntryWrite{Content: "the schedule of the team offsite"}).ID
+	hits, err := s.Search(as(ann), memory.Query{Text: "postgres vacuum schedule"})
+	if err != nil || len(hits) != 2 || hits[0].ID != strong || hits[1].ID != weak {
+		t.Fatalf("unfiltered: %+v, %v", hits, err)
 	}
-	// BM25 alone: first place scores 1/2 of the two-list maximum, second 61/62 of that.
-	half := 0.5
-	if ids := search(t, s, ann, memory.Query{Text: "postgres vacuum schedule", MinRelevance: &half}); !slices.Equal(ids, []string{strong}) {
-		t.Fatalf("min_relevance 0.5: %v", ids)
+	// No vector list ran (no embedder): BM25's first place scores 1 and its
+	// second 61/62, whatever the vector weight.
+	if hits[0].Score != 1 || math.Abs(hits[1].Score-61.0/62) > 1e-9 {
+		t.Fatalf("scores %v, %v; want 1 and 61/62", hits[0].Score, hits[1].Score)
+	}
+	floor := 0.99
+	if ids := search(t, s, ann, memory.Query{Text: "postgres vacuum schedule", MinRelevance: &floor}); !slices.Equal(ids, []string{strong}) {
+		t.Fatalf("min_relevance 0.99: %v", ids)
 	}
 }
 

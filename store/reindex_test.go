@@ -1,9 +1,14 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -67,5 +72,60 @@ func TestReindexRejectsWrongDimension(t *testing.T) {
 	liar.Dim = 16
 	if _, err := store.Reindex(context.Background(), db, liar, store.ReindexOptions{}); err == nil {
 		t.Fatal("a vector of the wrong dimension was stored")
+	}
+}
+
+// A vector blob that cannot be read (not a whole number of float32s, or
+// the wrong dimension) is skipped and logged, never fatal: the index still
+// loads, a running index's Sync still advances, the memory is still found
+// by keyword, and it counts as missing so that `reindex --missing` (a
+// StaleOnly reindex) gives it a new vector.
+func TestIndexSkipsMalformedVectors(t *testing.T) {
+	emb := hashEmbedder("hash-16", 16)
+	s, db, _ := memories(t, &emb)
+	var logs bytes.Buffer
+	s.Index.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	var ids []string
+	for _, c := range []string{"torn vector note", "short vector note", "sound vector note"} {
+		ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c}).ID)
+	}
+	ctx := context.Background()
+	for id, blob := range map[string]string{ids[0]: "x'010203'", ids[1]: "zeroblob(32)"} {
+		err := db.Update(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = `+blob+` WHERE id = ?`, id); err != nil {
+				return err
+			}
+			return store.RecordChange(ctx, tx, store.ChangeMemory, id, db.Now.Now())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s.Retrieval = configs()["vector"]
+	if got := search(t, s, ann, memory.Query{Text: "vector note"}); !slices.Equal(got, ids[2:]) {
+		t.Fatalf("vector search after the damage = %v, want only the sound memory %v", got, ids[2:])
+	}
+	s.Retrieval = configs()["bm25"]
+	if got := search(t, s, ann, memory.Query{Text: "torn"}); !slices.Equal(got, ids[:1]) {
+		t.Fatalf("keyword search = %v, want %v", got, ids[:1])
+	}
+	for _, id := range ids[:2] {
+		if !strings.Contains(logs.String(), id) || !strings.Contains(logs.String(), "reindex --missing") {
+			t.Fatalf("log does not name %s and the fix:\n%s", id, logs.String())
+		}
+	}
+
+	fresh := store.NewMemoryService(db, &emb)
+	fresh.Index.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := fresh.Index.Load(ctx)
+	if err != nil || st.Indexed != 1 || st.Missing != 2 {
+		t.Fatalf("load = %+v, %v; want 1 indexed, 2 missing", st, err)
+	}
+	if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 2 {
+		t.Fatalf("reindex --missing = %d, %v; want the 2 damaged memories", n, err)
+	}
+	if st, err := fresh.Index.Load(ctx); err != nil || st.Indexed != 3 || st.Missing != 0 {
+		t.Fatalf("load after reindex = %+v, %v", st, err)
 	}
 }

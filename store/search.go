@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,19 +84,28 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 
 // candidates gathers the lists to fuse: BM25 and vector, and with RRF, when
 // the query names a period, BM25 over the memories that occurred in it, and
-// soft term matching over all the candidates found. It reports which of
-// those optional lists ran.
+// soft term matching over all the candidates found. It reports which lists
+// produced candidates. Every statistic the rankings use (document
+// frequencies, N, mean length) is counted inside the spaces the caller may
+// read, so that what other agents keep privately never moves its scores.
 func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string, qvec []float32, f filter, pool int,
 	cfg memory.RetrievalConfig) (map[string]*memory.SearchCandidate, memory.Lists, error) {
 	var ran memory.Lists
 	cands := map[string]*memory.SearchCandidate{}
-	all, err := s.bm25Terms(ctx, tx, text)
+	st, err := s.spaceStats(ctx, tx, f)
+	if err != nil {
+		return nil, ran, err
+	}
+	all, err := s.bm25Terms(ctx, tx, QueryTerms(text), f, st)
 	if err != nil {
 		return nil, ran, err
 	}
 	terms := searchable(all)
+	// Soft matching weighs by IDF too; its rarest terms include those no
+	// memory holds, which it can still match to similar words.
+	all = rarest(all, maxQueryTerms, math.MaxInt)
 	if cfg.BM25Weight > 0 {
-		list, err := s.bm25List(ctx, tx, terms, f, pool)
+		list, err := s.bm25List(ctx, tx, terms, f, st, pool)
 		if err != nil {
 			return nil, ran, err
 		}
@@ -102,26 +113,27 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 			got := candidate(cands, c)
 			got.BM25Rank, got.BM25 = i+1, c.BM25
 		}
+		ran.BM25 = len(list) > 0
 	}
 	if qvec != nil {
-		s.vectorCandidates(qvec, f, pool, cands)
+		ran.Vector = s.vectorCandidates(qvec, f, pool, cfg, cands)
 	}
 	if cfg.Fusion != memory.RRF {
 		return cands, ran, nil
 	}
-	if ran.Time, err = s.timeList(ctx, tx, text, terms, f, pool, cfg, cands); err != nil {
+	if ran.Time, err = s.timeList(ctx, tx, text, terms, f, st, pool, cfg, cands); err != nil {
 		return nil, ran, err
 	}
 	if s.Words == nil || cfg.SoftWeight == 0 || len(cands) == 0 {
 		return cands, ran, nil
 	}
-	ran.Soft = true
-	return cands, ran, s.softRank(ctx, tx, all, cands)
+	ran.Soft, err = s.softRank(ctx, tx, all, st, cands)
+	return cands, ran, err
 }
 
 // timeList adds, when the query names a period, the BM25 ranking of the
 // memories that occurred in it, and reports whether it did.
-func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, terms []queryTerm, f filter, pool int,
+func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, terms []queryTerm, f filter, st spaceStats, pool int,
 	cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) (bool, error) {
 	hint, ok := memory.ParseTimeHint(text)
 	if !ok || cfg.TimeWeight == 0 {
@@ -131,14 +143,14 @@ func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, t
 	if !ok {
 		return false, nil
 	}
-	list, err := s.bm25List(ctx, tx, terms, within, pool)
+	list, err := s.bm25List(ctx, tx, terms, within, st, pool)
 	if err != nil {
 		return false, err
 	}
 	for i, c := range list {
 		candidate(cands, c).TimeRank = i + 1
 	}
-	return true, nil
+	return len(list) > 0, nil
 }
 
 // candidate returns the entry for c's memory in cands, adding c if new.
@@ -170,18 +182,28 @@ func newest(cands map[string]*memory.SearchCandidate, now int64) time.Time {
 // that can be returned); the range filters are checked on the ranked rows,
 // and when they reject so many that fewer than pool remain the ranking is
 // redone four times deeper, until the matches run out.
-func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryTerm, f filter, pool int) ([]*memory.SearchCandidate, error) {
+func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*memory.SearchCandidate, error) {
 	words := make([]string, len(terms))
 	for i, t := range terms {
 		words[i] = t.text
 	}
-	match, dfs := f.match(words), rankArgs(terms)
+	match := f.match(words)
 	if match == "" {
 		return nil, nil
 	}
 	cond, args := f.sql()
+	args = slices.Concat(args, []any{rankArgs(terms), st.rows, st.avgdl(), match})
+	// A period (the time list, since, until) is applied before ranking:
+	// FTS5 ranks only the matches that occurred in it, found through the
+	// occurred_at index, instead of ranking ever deeper for a period that
+	// holds few of them.
+	window := ""
+	if f.since != 0 || f.until != 0 {
+		window = " AND rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
+		args = append(args, f.since, cmp.Or(f.until, math.MaxInt64))
+	}
 	for depth := pool; ; depth *= 4 {
-		ranked, passed, err := s.bm25Ranking(ctx, tx, match, dfs, cond, args, depth, pool)
+		ranked, passed, err := s.bm25Ranking(ctx, tx, cond, window, args, depth, pool)
 		if err != nil || len(passed) >= pool || ranked < depth {
 			return passed, err
 		}
@@ -189,16 +211,17 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 }
 
 // bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
-// first pool of them that pass cond, best first.
-func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, match, dfs, cond string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
+// first pool of them that pass cond, best first. args are cond's, then
+// memory_rank's, the MATCH expression's and window's.
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, cond, window string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
 	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
-		FROM (SELECT rowid, memory_rank(memory_fts, ?) AS score FROM memory_fts
-		      WHERE memory_fts MATCH ? ORDER BY score DESC LIMIT ?) f
+		FROM (SELECT rowid, memory_rank(memory_fts, ?, ?, ?) AS score FROM memory_fts
+		      WHERE memory_fts MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
 		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
 	if err != nil {
 		return 0, nil, err
 	}
-	rows, err := st.QueryContext(ctx, slices.Concat(args, []any{dfs, match, depth})...)
+	rows, err := st.QueryContext(ctx, append(slices.Clone(args), depth)...)
 	if err != nil {
 		return 0, nil, fmt.Errorf("bm25 search: %w", err)
 	}
@@ -232,95 +255,128 @@ type queryTerm struct {
 	df   int
 }
 
-// bm25Terms turns query text into the terms to look for: the query's words
-// less function words, each with its document frequency (the rankings' IDF
-// needs it). Frequencies are counted with one FTS5 query per word, and
-// remembered while the store grows by less than 1%: IDF hardly moves in
-// that time, and a search's words recur across searches. (Forgetting does
-// not refresh them; it moves IDF even less.)
-func (s *MemoryService) bm25Terms(ctx context.Context, tx *sql.Tx, text string) ([]queryTerm, error) {
-	size, err := s.stmt(ctx, tx, `SELECT coalesce(max(pk), 0) FROM memories`)
+// spaceStats are BM25's collection statistics over the spaces a search reads.
+type spaceStats struct {
+	scope  string // the spaces, as a cache key
+	rows   int64  // memories the full-text index holds in them
+	tokens int64  // their tokens
+	gen    int64  // moves on every memory written or forgotten in them
+}
+
+// avgdl is the mean length of a memory in tokens.
+func (st spaceStats) avgdl() float64 { return max(1, float64(st.tokens)/float64(max(st.rows, 1))) }
+
+// spaceStats reads the statistics of the spaces f's scope reads.
+func (s *MemoryService) spaceStats(ctx context.Context, tx *sql.Tx, f filter) (spaceStats, error) {
+	cond, args := f.spaceSQL()
+	q, err := s.stmt(ctx, tx, `SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0), coalesce(sum(gen), 0)
+		FROM memory_spaces WHERE `+cond)
 	if err != nil {
-		return nil, err
+		return spaceStats{}, err
 	}
-	var gen int
-	if err := size.QueryRowContext(ctx).Scan(&gen); err != nil {
-		return nil, fmt.Errorf("count memories: %w", err)
+	st := spaceStats{scope: string(f.scope) + "/" + f.agent}
+	if err := q.QueryRowContext(ctx, args...).Scan(&st.rows, &st.tokens, &st.gen); err != nil {
+		return st, fmt.Errorf("space statistics: %w", err)
 	}
+	return st, nil
+}
+
+// bm25Terms pairs the query's words with their document frequencies in the
+// spaces f reads (the rankings' IDF needs them). Frequencies are counted
+// with one FTS5 query per word, and remembered while those spaces change
+// by less than 1%: IDF hardly moves in that time, and a search's words
+// recur across searches.
+func (s *MemoryService) bm25Terms(ctx context.Context, tx *sql.Tx, words []string, f filter, st spaceStats) ([]queryTerm, error) {
 	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
 	if err != nil {
 		return nil, err
 	}
-	words := QueryTerms(text)
+	scope := f.scopeMatch()
 	terms := make([]queryTerm, len(words))
 	for i, w := range words {
 		terms[i].text = w
-		if df, ok := s.dfs.get(w, gen); ok {
+		if df, ok := s.dfs.get(st, w); ok {
 			terms[i].df = df
 			continue
 		}
-		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(w)).Scan(&terms[i].df); err != nil {
+		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(w)+" AND "+scope).Scan(&terms[i].df); err != nil {
 			return nil, fmt.Errorf("term frequency: %w", err)
 		}
-		s.dfs.put(w, terms[i].df, gen)
+		s.dfs.put(st, w, terms[i].df)
 	}
 	return terms, nil
 }
 
-// dfCache remembers document frequencies with the store size (max pk) they
-// were counted at.
+// dfCache remembers document frequencies per scope and word, with the
+// generation and size of the spaces they were counted in.
 type dfCache struct {
 	mu sync.Mutex
-	m  map[string][2]int // word -> {df, size}
+	m  map[string]dfEntry
 }
 
-func (c *dfCache) get(word string, size int) (int, bool) {
+type dfEntry struct {
+	df        int
+	gen, rows int64
+}
+
+// maxCachedFrequencies bounds the cache (about 100 bytes an entry).
+const maxCachedFrequencies = 100_000
+
+func (c *dfCache) get(st spaceStats, word string) (int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[word]
-	if !ok || size-e[1] > e[1]/100 || size < e[1] {
+	e, ok := c.m[st.scope+"\x00"+word]
+	if !ok || st.gen < e.gen || st.gen-e.gen > e.rows/100 {
 		return 0, false
 	}
-	return e[0], true
+	return e.df, true
 }
 
 // put remembers df unless it is 0: a word no memory holds yet must be
 // counted again, or a memory written since would not be found by it.
-func (c *dfCache) put(word string, df, size int) {
+func (c *dfCache) put(st spaceStats, word string, df int) {
 	if df == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) > 100_000 {
-		c.m = map[string][2]int{}
+	if c.m == nil || len(c.m) >= maxCachedFrequencies {
+		c.m = map[string]dfEntry{}
 	}
-	c.m[word] = [2]int{df, size}
+	c.m[st.scope+"\x00"+word] = dfEntry{df: df, gen: st.gen, rows: st.rows}
 }
 
-// searchable are the terms BM25 searches for: those some memory contains.
-// Over matchBudget rows in total the commonest go first, while the rarest
-// always stays: common words carry the least weight in BM25 (lowest IDF),
-// so the top of the ranking changes little.
+// maxQueryTerms bounds the distinct words one search ranks by. A long query
+// (memory_context invites "what the conversation is about") has hundreds;
+// ranking by all of them costs time in proportion (each is looked up in
+// every matching row, and softly matched against every candidate's words)
+// while the commonest add almost nothing: BM25 weighs a word by its IDF, so
+// the rarest words decide the ranking. LoCoMo's questions have far fewer.
+var maxQueryTerms = 32
+
+// searchable are the terms BM25 searches for: the maxQueryTerms rarest of
+// those some memory contains. Over matchBudget rows in total the commonest
+// go first too, while the rarest always stays: common words carry the least
+// weight in BM25 (lowest IDF), so the top of the ranking changes little.
 func searchable(terms []queryTerm) []queryTerm {
 	terms = slices.DeleteFunc(slices.Clone(terms), func(t queryTerm) bool { return t.df == 0 })
-	total := 0
-	for _, t := range terms {
-		total += t.df
-	}
-	if total <= matchBudget {
-		return terms
-	}
+	return rarest(terms, maxQueryTerms, matchBudget)
+}
+
+// rarest keeps, in the query's order, the n terms of lowest document
+// frequency, fewer if their frequencies add up to more than budget (but
+// always the rarest one).
+func rarest(terms []queryTerm, n, budget int) []queryTerm {
 	order := slices.Clone(terms)
 	slices.SortStableFunc(order, func(a, b queryTerm) int { return a.df - b.df })
 	keep, sum := map[string]bool{}, 0
 	for i, t := range order {
-		if i > 0 && sum+t.df > matchBudget {
+		if i == n || i > 0 && sum+t.df > budget {
 			break
 		}
 		keep[t.text], sum = true, sum+t.df
 	}
-	return slices.DeleteFunc(terms, func(t queryTerm) bool { return !keep[t.text] })
+	return slices.DeleteFunc(slices.Clone(terms), func(t queryTerm) bool { return !keep[t.text] })
 }
 
 // rankArgs renders the terms' document frequencies for memory_rank,
@@ -333,17 +389,29 @@ func rankArgs(terms []queryTerm) string {
 	return strings.Join(parts, ",")
 }
 
-// vectorCandidates adds the pool nearest memories that pass f to cands.
-func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cands map[string]*memory.SearchCandidate) {
+// vectorCandidates ranks the pool nearest memories that pass f, adding to
+// cands those at or above the vector floor; it reports whether the list
+// produced any candidate.
+func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) bool {
 	hits := s.Index.query(vectorQuery{vec: vec, spaces: s.Index.spaceNames(f.agent, f.scope), keep: f.keep, n: pool})
+	if len(hits) == 0 {
+		return false
+	}
+	floor := cfg.VectorFloor
+	produced := false
 	for i, h := range hits {
 		c, ok := cands[h.id]
 		if !ok {
+			if h.cosine < floor {
+				continue
+			}
 			c = &memory.SearchCandidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
 			cands[h.id] = c
 		}
 		c.VectorRank, c.Cosine = i+1, h.cosine
+		produced = true
 	}
+	return produced
 }
 
 // rank fuses the candidates and keeps those at or above min_relevance: the

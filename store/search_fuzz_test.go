@@ -16,6 +16,13 @@ func FuzzSearch(f *testing.F) {
 	for _, c := range []string{"deploy the api", `he said "hi" NEAR(x y)`, "tags: secret", "filters : zp0",
 		"{content tags} : x", "a* OR b AND NOT c", "ünïcödé ✓ 部署", "-- ; DROP TABLE memories", ""} {
 		remember(f, s, ann, memory.EntryWrite{Content: "memory about " + c + " and more", Tags: []string{"t"}})
+		// bob holds the same words privately, and publishes some of them:
+		// ann must find his shared copies and never his personal ones.
+		e := remember(f, s, bob, memory.EntryWrite{Content: "memory about " + c + " and more", Tags: []string{"t"}})
+		if _, err := s.Publish(as(bob), e.ID); err != nil {
+			f.Fatal(err)
+		}
+		remember(f, s, bob, memory.EntryWrite{Content: "private memory about " + c, Tags: []string{"t"}})
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -24,8 +31,8 @@ func FuzzSearch(f *testing.F) {
 			t.Fatalf("query %q: %v", q, err)
 		}
 		for _, h := range hits {
-			if h.AgentID != "ann" {
-				t.Fatalf("query %q found another agent's memory %+v", q, h)
+			if h.AgentID != "ann" && !h.Shared {
+				t.Fatalf("query %q found another agent's personal memory %+v", q, h)
 			}
 		}
 	})

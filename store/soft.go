@@ -8,44 +8,72 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
 
-// WordVectors embeds single words, each once, for soft term matching: the
-// search's fourth list ranks the candidates the other lists found by how
-// closely their words match the query's words ("art" meets "painting",
-// "pets" meets "cat"), which exact keyword matching cannot see.
+// WordVectors embeds single words for soft term matching: the search's
+// fourth list ranks the candidates the other lists found by how closely
+// their words match the query's words ("art" meets "painting", "pets" meets
+// "cat"), which exact keyword matching cannot see.
+//
+// A search compares a few thousand words (its candidates' and its own), and
+// embedding a word is a table lookup plus a little arithmetic, so vectors
+// are kept for the words seen lately, compactly (one flat slab of floats and
+// an index, not a slice per word) and within maxWordBytes: a steady stream
+// of new words (ids, names, typos) must not grow the process. The cache is
+// two generations: when the newer fills, the older is dropped and the newer
+// takes its place, and a word found in the older moves up, so the words in
+// use stay while the rest age out.
 type WordVectors struct {
-	emb   memory.Embedder
-	mu    sync.RWMutex
-	cache map[string][]float32 // word -> unit vector
+	emb      memory.Embedder
+	mu       sync.Mutex
+	cur, old wordSlab
+	perSlab  int // words a generation holds
 }
 
-// maxCachedWords bounds the word vector cache (about 500 bytes a word).
-const maxCachedWords = 200_000
+// wordSlab is one generation of the cache: word -> its vector's number in
+// chunks of wordChunk vectors each. A chunk's capacity is fixed, so vectors
+// handed out never move, and a generation takes memory as it fills.
+type wordSlab struct {
+	at     map[string]int32
+	chunks [][]float32
+}
+
+const wordChunk = 1024
+
+// maxWordBytes bounds the word vector cache: with the offline embedder's
+// 101 floats a word, about 36,000 words (LoCoMo's 10 conversations use
+// about 12,000 distinct ones).
+var maxWordBytes = 16 << 20
 
 // NewWordVectors returns word vectors made by emb (the offline word-vector
 // embedder: one word is one table lookup).
 func NewWordVectors(emb memory.Embedder) *WordVectors {
-	return &WordVectors{emb: emb, cache: map[string][]float32{}}
+	// A map entry costs about 50 bytes beside the key, which is cloned.
+	per := maxWordBytes / 2 / (4*emb.Dim + 50 + 8)
+	return &WordVectors{emb: emb, perSlab: max(per, 1)}
 }
 
-// vectors returns the vector of every word, embedding the ones not seen
-// before in one call.
+// vectors returns the unit vector of every word, embedding the ones not
+// cached in one call.
 func (w *WordVectors) vectors(ctx context.Context, words []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(words))
 	var missing []string
-	w.mu.RLock()
+	w.mu.Lock()
 	for _, word := range words {
-		if v, ok := w.cache[word]; ok {
+		if _, ok := out[word]; ok {
+			continue
+		}
+		if v, ok := w.lookup(word); ok {
 			out[word] = v
 		} else if !slices.Contains(missing, word) {
 			missing = append(missing, word)
 		}
 	}
-	w.mu.RUnlock()
+	w.mu.Unlock()
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -53,18 +81,54 @@ func (w *WordVectors) vectors(ctx context.Context, words []string) (map[string][
 	if err != nil {
 		return nil, fmt.Errorf("embed words: %w", err)
 	}
+	if len(vecs) != len(missing) {
+		return nil, fmt.Errorf("embedder %s returned %d vectors for %d words", w.emb.ID, len(vecs), len(missing))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.cache)+len(missing) > maxCachedWords {
-		// A vocabulary this large is mostly ids and typos: start over
-		// rather than grow without bound.
-		w.cache = map[string][]float32{}
-	}
 	for i, word := range missing {
-		v := normalize(vecs[i])
-		w.cache[word], out[word] = v, v
+		out[word] = w.add(word, normalize(vecs[i]))
 	}
 	return out, nil
+}
+
+// lookup finds word's vector in either generation, moving it up from the
+// older; mu must be held.
+func (w *WordVectors) lookup(word string) ([]float32, bool) {
+	if i, ok := w.cur.at[word]; ok {
+		return w.cur.vec(i, w.emb.Dim), true
+	}
+	if i, ok := w.old.at[word]; ok {
+		return w.add(word, w.old.vec(i, w.emb.Dim)), true
+	}
+	return nil, false
+}
+
+// add copies v into the newer generation, starting a new one when it is
+// full, and returns the copy; mu must be held.
+func (w *WordVectors) add(word string, v []float32) []float32 {
+	if len(v) != w.emb.Dim {
+		return v // an embedder fault; matched as it is, not kept
+	}
+	if w.cur.at == nil || len(w.cur.at) >= w.perSlab {
+		w.old = w.cur
+		w.cur = wordSlab{at: map[string]int32{}}
+	}
+	i := len(w.cur.at)
+	if i%wordChunk == 0 {
+		w.cur.chunks = append(w.cur.chunks, make([]float32, 0, wordChunk*w.emb.Dim))
+	}
+	last := len(w.cur.chunks) - 1
+	w.cur.chunks[last] = append(w.cur.chunks[last], v...)
+	w.cur.at[strings.Clone(word)] = int32(i)
+	return w.cur.vec(int32(i), w.emb.Dim)
+}
+
+// vec is vector number i; the full slice expression keeps callers from
+// appending into the next one.
+func (s *wordSlab) vec(i int32, dim int) []float32 {
+	at := int(i%wordChunk) * dim
+	return s.chunks[i/wordChunk][at : at+dim : at+dim]
 }
 
 // SoftFloor is the cosine below which two different words do not match at
@@ -81,8 +145,8 @@ var SoftDepth = 50
 // softRank ranks the candidates within SoftDepth of the top of some list by
 // soft term matching against the query's words: Σ over query words of IDF ×
 // the best match among the memory's words. Those with any match get their
-// SoftRank.
-func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, cands map[string]*memory.SearchCandidate) error {
+// SoftRank; it reports whether any did.
+func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) (bool, error) {
 	var ids []string
 	for id, c := range cands {
 		if near(c.BM25Rank) || near(c.VectorRank) || near(c.TimeRank) {
@@ -90,11 +154,11 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 		}
 	}
 	if len(ids) == 0 || len(terms) == 0 {
-		return nil
+		return false, nil
 	}
 	contents, err := s.contents(ctx, tx, ids)
 	if err != nil {
-		return err
+		return false, err
 	}
 	docWords := make(map[string][]string, len(contents))
 	all := make([]string, 0, len(terms))
@@ -107,12 +171,9 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 	}
 	vecs, err := s.Words.vectors(ctx, all)
 	if err != nil {
-		return err
+		return false, err
 	}
-	var rows float64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(pk), 0) FROM memories`).Scan(&rows); err != nil {
-		return fmt.Errorf("count memories: %w", err)
-	}
+	rows := float64(st.rows)
 	type scored struct {
 		id    string
 		score float64
@@ -132,7 +193,7 @@ func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryT
 	for i, sc := range list {
 		cands[sc.id].SoftRank = i + 1
 	}
-	return nil
+	return len(list) > 0, nil
 }
 
 func near(rank int) bool { return rank > 0 && rank <= SoftDepth }

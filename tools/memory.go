@@ -40,7 +40,7 @@ type SearchMemoryArgs struct {
 	Since        string   `json:"since,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred at or after it."`
 	Until        string   `json:"until,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred before it."`
 	Limit        *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every signal (keyword, semantic, and the period the query names) scores 1; one ranked first by keywords alone about 0.7 by default."`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every ranking that found anything (keywords, word similarity, vectors, the period the query names) scores 1; one far down every ranking scores near 0. Default 0."`
 }
 
 // SearchHit is one search_memory result.
@@ -133,7 +133,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			res.Results[i] = SearchHit{ID: h.ID, Content: h.Content, Category: h.Category, Namespace: h.Namespace, Tags: h.Tags,
 				Score: h.Score, CreatedAt: h.CreatedAt, OccurredAt: h.OccurredAt, Shared: h.Shared, AgentID: h.AgentID}
 		}
-		return res, list("memories", hits, renderHit), err
+		return res, renderMemories(hits, renderHit), err
 	})
 
 	add(s, svc.Log, mcp.NewTool("recall_memory",
@@ -144,18 +144,25 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
 		es, err := mem.Recall(ctx, a.IDs)
-		return RecallMemoryResult{Memories: es}, list("memories", es, renderEntry), err
+		return RecallMemoryResult{Memories: es}, renderMemories(es, renderEntry), err
 	})
 
 	add(s, svc.Log, mcp.NewTool("forget",
 		mcp.WithDescription("Forget one of your memories that is wrong or obsolete. It stops appearing in searches and is "+
 			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
-			"memory you shared is withdrawn with retract_memory."),
+			"memory you shared stays shared until you retract_memory it."),
 		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[MemoryResult](),
 		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a ForgetArgs) (MemoryResult, string, error) {
 		e, err := mem.Forget(ctx, a.ID, a.Reason)
-		return MemoryResult{ID: e.ID, Memory: e}, "forgot " + e.ID, err
+		if err != nil {
+			return MemoryResult{}, "", err
+		}
+		text := "forgot " + e.ID
+		if e.Provenance != nil && e.Provenance.SharedAs != "" {
+			text += fmt.Sprintf("; it is still shared as %s, which other agents find until you retract_memory it", e.Provenance.SharedAs)
+		}
+		return MemoryResult{ID: e.ID, Memory: e}, text, err
 	})
 
 	add(s, svc.Log, mcp.NewTool("publish_memory",
@@ -205,11 +212,28 @@ func searchQuery(a SearchMemoryArgs) (memory.Query, error) {
 	return q, nil
 }
 
-func renderHit(h memory.Hit) string {
-	return fmt.Sprintf("- %s (score %.2f, %s", h.ID, h.Score, strings.TrimPrefix(renderEntry(h.Entry), "- "+h.ID+" ("))
+// renderMemories renders memories for a model to read: the data directive
+// once, then for each memory a heading of the system's own fields and its
+// content fenced as data, since another agent may have written it.
+func renderMemories[T any](items []T, render func(T) (head, id, content string)) string {
+	if len(items) == 0 {
+		return "memories: none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "memories (%d):\n\n%s\n", len(items), memory.DataDirective)
+	for _, it := range items {
+		head, id, content := render(it)
+		b.WriteString("\n" + head + "\n" + memory.Fence("memory "+id, content) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
-func renderEntry(e memory.Entry) string {
+func renderHit(h memory.Hit) (head, id, content string) {
+	head, id, content = renderEntry(h.Entry)
+	return fmt.Sprintf("- %s (score %.2f, %s", h.ID, h.Score, strings.TrimPrefix(head, "- "+h.ID+" (")), id, content
+}
+
+func renderEntry(e memory.Entry) (head, id, content string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- %s (%s, %s, occurred %s", e.ID, e.Category, e.Namespace, e.OccurredAt.Format(time.RFC3339))
 	if len(e.Tags) > 0 {
@@ -219,8 +243,12 @@ func renderEntry(e memory.Entry) string {
 		fmt.Fprintf(&b, ", shared by %s", e.AgentID)
 	}
 	if e.ForgottenAt != nil {
-		fmt.Fprintf(&b, ", FORGOTTEN %s: %s", e.ForgottenAt.Format(time.RFC3339), e.ForgetReason)
+		fmt.Fprintf(&b, ", FORGOTTEN %s", e.ForgottenAt.Format(time.RFC3339))
 	}
-	fmt.Fprintf(&b, "): %s", e.Content)
-	return b.String()
+	b.WriteString(")")
+	content = e.Content
+	if e.ForgottenAt != nil && e.ForgetReason != "" {
+		content += "\n\nforgotten because: " + e.ForgetReason
+	}
+	return b.String(), e.ID, content
 }

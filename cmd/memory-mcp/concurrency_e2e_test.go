@@ -124,3 +124,92 @@ func publishMany(s *proc, p, n, ids int, acked func(id string, version int, cont
 	}
 	return nil
 }
+
+// TestConcurrentProcessesRememberAndSearch runs 3 real processes, one agent
+// each, on one data directory, remembering and searching at once: every
+// process finds each memory it wrote on its very next search, every agent
+// finds the others' published memories, nothing is lost, and the per-space
+// statistics the triggers keep match the rows.
+func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
+	const procs, perProc = 3, 40
+	dir := t.TempDir()
+	servers := make([]*proc, procs)
+	for i := range servers {
+		servers[i] = start(t, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("agent-%d", i)}})
+	}
+	// word is a token no other memory contains.
+	word := func(p, i int) string { return fmt.Sprintf("zq%dx%d", p, i) }
+	call := func(s *proc, name string, args map[string]any, out any) error {
+		res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("%s: %s", name, text(res))
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return json.Unmarshal(b, out)
+	}
+	errs := make(chan error, procs)
+	var wg sync.WaitGroup
+	for p, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- func() error {
+				for i := range perProc {
+					var r memoryResult
+					if err := call(s, "remember", map[string]any{"content": fmt.Sprintf("agent %d wrote item %s", p, word(p, i))}, &r); err != nil {
+						return err
+					}
+					var sr searchResult
+					if err := call(s, "search_memory", map[string]any{"query": word(p, i), "scope": "personal"}, &sr); err != nil {
+						return err
+					}
+					if len(sr.Results) != 1 || sr.Results[0].ID != r.ID {
+						return fmt.Errorf("agent %d: search for %s right after writing it found %v", p, word(p, i), sr.ids())
+					}
+					if i%10 == 0 {
+						var pub memoryResult
+						if err := call(s, "publish_memory", map[string]any{"id": r.ID}, &pub); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, s := range servers {
+		for q := range procs {
+			for i := 0; i < perProc; i += 10 {
+				var sr searchResult
+				s.ok("search_memory", map[string]any{"query": word(q, i)}, &sr)
+				if len(sr.Results) != 1 || (p != q) != sr.Results[0].Shared {
+					t.Fatalf("agent %d searching agent %d's %s: %+v", p, q, word(q, i), sr.Results)
+				}
+			}
+		}
+	}
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "memory.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mismatched, total int
+	err = db.QueryRow(`SELECT (SELECT count(*) FROM memory_spaces s WHERE rows != (SELECT count(*) FROM memories m
+		WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL)), (SELECT count(*) FROM memories)`).Scan(&mismatched, &total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mismatched != 0 || total != procs*(perProc+perProc/10) {
+		t.Fatalf("%d spaces miscounted; %d memories stored, want %d", mismatched, total, procs*(perProc+perProc/10))
+	}
+}

@@ -52,6 +52,8 @@ type Config struct {
 	EmbeddingAPIKey string
 	// Retrieval tunes memory search; checked by Retrieval.Validate.
 	Retrieval memory.RetrievalConfig
+	// EmbedderFloor takes Retrieval.VectorFloor from the embedder.
+	EmbedderFloor bool
 
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +42,71 @@ func BenchmarkStartup100k(b *testing.B) {
 				b.ReportMetric(rss, "rss-MB")
 			}
 		}
+	}
+}
+
+// BenchmarkSearchBinary10k measures search_memory as a client sees it: the
+// real binary over stdio on 10,000 memories, LoCoMo's questions as queries,
+// in scope personal and all, beside a recall_memory of one id (the protocol's
+// own round trip) as the baseline; then the process's resident memory after
+// every question has passed through it.
+func BenchmarkSearchBinary10k(b *testing.B) {
+	for range b.N {
+		cfg := &Config{Embedder: "offline"}
+		emb, err := newEmbedder(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir := b.TempDir()
+		fill(b, dir, emb, 10_000)
+		cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--log-level", "warn")
+		cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
+		cmd.Stderr = os.Stderr
+		ctx := context.Background()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		call := func(name string, args map[string]any) *mcp.CallToolResult {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatalf("%s: %v %v", name, err, res)
+			}
+			return res
+		}
+		first := call("search_memory", map[string]any{"query": "camping trip with the kids", "limit": 1})
+		id := first.StructuredContent.(map[string]any)["results"].([]any)[0].(map[string]any)["id"].(string)
+		path, _ := locomo.Find()
+		ds, err := locomo.Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var queries []string
+		for _, c := range ds.Conversations {
+			for _, q := range c.Questions {
+				queries = append(queries, q.Text)
+			}
+		}
+		measure := func(name string, do func(q string)) {
+			lat := make([]time.Duration, len(queries))
+			for i, q := range queries {
+				start := time.Now()
+				do(q)
+				lat[i] = time.Since(start)
+			}
+			slices.Sort(lat)
+			p50, p95 := lat[len(lat)/2], lat[len(lat)*95/100]
+			fmt.Printf("binary memories=10000 %s n=%d p50=%.2fms p95=%.2fms\n", name, len(lat), ms(p50), ms(p95))
+			if name == "search_memory_all" {
+				b.ReportMetric(ms(p50), "p50-ms")
+			}
+		}
+		measure("recall_memory_one_id", func(string) { call("recall_memory", map[string]any{"ids": []string{id}}) })
+		measure("search_memory_personal", func(q string) { call("search_memory", map[string]any{"query": q, "scope": "personal"}) })
+		measure("search_memory_all", func(q string) { call("search_memory", map[string]any{"query": q}) })
+		fmt.Printf("binary memories=10000 after %d searches rss=%.0fMB peak_rss=%.0fMB\n", 2*len(queries),
+			procMB(b, cmd.Process.Pid, "VmRSS"), procMB(b, cmd.Process.Pid, "VmHWM"))
+		cs.Close()
 	}
 }
 

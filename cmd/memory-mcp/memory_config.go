@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -57,6 +58,15 @@ func memorySettings() []setting {
 			func(c *Config, v string) (err error) { c.Retrieval.DecayPerHour, err = parseFloat(v); return }},
 		{"personal-boost", "linear fusion: relevance added to your own memories over shared ones, 0 to 1", f(d.PersonalBoost),
 			func(c *Config, v string) (err error) { c.Retrieval.PersonalBoost, err = parseFloat(v); return }},
+		{"vector-floor", "least cosine at which the vector ranking adds a memory no word matched, -1 to 1; \"embedder\" takes the embedder's own (offline: 1, none; openai: 0.25)",
+			constant("embedder"),
+			func(c *Config, v string) (err error) {
+				if c.EmbedderFloor = v == "embedder"; c.EmbedderFloor {
+					return nil
+				}
+				c.Retrieval.VectorFloor, err = parseFloat(v)
+				return
+			}},
 		{"min-relevance", "default floor on a search result's score, 0 to 1", f(d.MinRelevance),
 			func(c *Config, v string) (err error) { c.Retrieval.MinRelevance, err = parseFloat(v); return }},
 		{"diversity", "re-rank search results by MMR so near-duplicates do not crowd out the rest (true/false)", constant(strconv.FormatBool(d.Diversity)),
@@ -70,10 +80,11 @@ func memorySettings() []setting {
 	}
 }
 
+// parseFloat reads a finite number: NaN and infinities are not settings.
 func parseFloat(v string) (float64, error) {
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", v)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", v)
 	}
 	return x, nil
 }

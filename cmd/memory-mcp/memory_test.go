@@ -1,8 +1,15 @@
 package main
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 func TestCutFlag(t *testing.T) {
@@ -19,6 +26,47 @@ func TestCutFlag(t *testing.T) {
 		rest, had := cutFlag(tc.args, "missing")
 		if !slices.Equal(rest, tc.rest) || had != tc.had {
 			t.Errorf("cutFlag(%v) = %v, %v; want %v, %v", tc.args, rest, had, tc.rest, tc.had)
+		}
+	}
+}
+
+// A NaN or infinite retrieval setting is refused at start, from a flag, the
+// environment or a config file alike.
+func TestNonFiniteRetrievalSettingsAreRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bm25-weight", "NaN"}, {"--vector-weight", "+Inf"}, {"--soft-weight", "inf"},
+		{"--time-weight", "-Inf"}, {"--recency-decay", "nan"}, {"--min-relevance", "NaN"},
+	} {
+		_, err := LoadConfig(args, func(string) string { return "" }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "is not a finite number") {
+			t.Errorf("LoadConfig(%v) = %v, want a refusal", args, err)
+		}
+	}
+}
+
+// With the vector weight at 0 no search reads the vector index, so none is
+// loaded; new memories are still embedded, ready for when it is raised.
+func TestVectorIndexIsNotLoadedWhenVectorsAreOff(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		index bool
+	}{{nil, true}, {[]string{"--vector-weight", "0"}, false}, {[]string{"--embedder", "none"}, false}} {
+		cfg, err := LoadConfig(append([]string{"--data-dir", t.TempDir()}, tc.args...), func(string) string { return "" }, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		s, err := openMemories(ctx, cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (s.Index != nil) != tc.index || (s.Embedder != nil) != (cfg.Embedder != "none") {
+			t.Errorf("%v: index %v, embedder %v; want index %v", tc.args, s.Index != nil, s.Embedder != nil, tc.index)
 		}
 	}
 }

@@ -135,6 +135,16 @@ func TestEvaluate(t *testing.T) {
 	if !same(r.Category[4], want4) || !same(r.Category[1], want1) || !same(r.All, wantAll) {
 		t.Errorf("report %+v", r)
 	}
+	if len(r.Conversations) != len(ds.Conversations) {
+		t.Fatalf("%d conversation rows for %d conversations", len(r.Conversations), len(ds.Conversations))
+	}
+	var sum locomo.Metrics
+	for _, m := range r.Conversations {
+		sum.Questions += m.Questions
+	}
+	if sum.Questions != r.All.Questions {
+		t.Errorf("conversations hold %d questions, all %d", sum.Questions, r.All.Questions)
+	}
 	if r.NoEvidence != 1 || r.Category[2].Questions != 0 {
 		t.Errorf("no-evidence questions %d, category 2 scored %d; want 1, 0", r.NoEvidence, r.Category[2].Questions)
 	}
@@ -154,6 +164,14 @@ func TestEvaluate(t *testing.T) {
 	}
 	if got := strings.Count(buf.String(), "fixed       1-4  2  0.625  0.750  0.750  1.000"); got != 2 {
 		t.Errorf("summary has %d rows for the two reports:\n%s", got, buf.String())
+	}
+	buf.Reset()
+	r.Conversations = []locomo.Metrics{{R5: 0.5, R10: 0.6}, {R5: 0.9, R10: 1}, {R5: 0.7, R10: 0.8}, {R5: 0.1, R10: 0.2}}
+	if err := locomo.PrintSpread(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "fixed              4    0.100   0.600  0.900     0.200   0.700  1.000"; !strings.Contains(buf.String(), want) {
+		t.Errorf("spread lacks %q:\n%s", want, buf.String())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -30,12 +31,15 @@ type Metrics struct {
 
 // Report is the outcome of one method over the benchmark.
 type Report struct {
-	Method     string
-	Category   map[int]Metrics // by category number, 1-4
-	All        Metrics         // categories 1-4 together
-	NoEvidence int             // questions of categories 1-4 skipped: no evidence turn left
-	Normalised int             // evidence ids repaired while loading
-	Dropped    int             // evidence ids dropped while loading
+	Method   string
+	Category map[int]Metrics // by category number, 1-4
+	All      Metrics         // categories 1-4 together
+	// Conversations are categories 1-4 of each conversation on its own, in
+	// the data set's order: the spread says how much one figure can be trusted.
+	Conversations []Metrics
+	NoEvidence    int // questions of categories 1-4 skipped: no evidence turn left
+	Normalised    int // evidence ids repaired while loading
+	Dropped       int // evidence ids dropped while loading
 }
 
 // Score rates one ranking against the evidence turns of one question.
@@ -90,6 +94,7 @@ func Evaluate(ctx context.Context, ds *Dataset, method string, index Indexer) (R
 		if err != nil {
 			return r, fmt.Errorf("index %s: %w", c.ID, err)
 		}
+		var conv Metrics
 		for _, q := range c.Questions {
 			if _, ok := Categories[q.Category]; !ok {
 				continue
@@ -107,7 +112,9 @@ func Evaluate(ctx context.Context, ds *Dataset, method string, index Indexer) (R
 			m.add(s)
 			r.Category[q.Category] = m
 			r.All.add(s)
+			conv.add(s)
 		}
+		r.Conversations = append(r.Conversations, conv.mean())
 	}
 	for k, m := range r.Category {
 		r.Category[k] = m.mean()
@@ -132,6 +139,28 @@ func PrintTable(w io.Writer, reports ...Report) error {
 			row(tw, r.Method, fmt.Sprintf("%d %s", c, Categories[c]), r.Category[c])
 		}
 		row(tw, r.Method, "1-4", r.All)
+	}
+	return tw.Flush()
+}
+
+// PrintSpread writes, for each report, the least, median and greatest R@5
+// and R@10 of a single conversation.
+func PrintSpread(w io.Writer, reports ...Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tconversations\tR@5 min\tmedian\tmax\tR@10 min\tmedian\tmax\t")
+	for _, r := range reports {
+		r5, r10 := make([]float64, len(r.Conversations)), make([]float64, len(r.Conversations))
+		for i, m := range r.Conversations {
+			r5[i], r10[i] = m.R5, m.R10
+		}
+		slices.Sort(r5)
+		slices.Sort(r10)
+		if len(r5) == 0 {
+			continue
+		}
+		mid := func(v []float64) float64 { return (v[(len(v)-1)/2] + v[len(v)/2]) / 2 }
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", r.Method, len(r5), r5[0], mid(r5), r5[len(r5)-1],
+			r10[0], mid(r10), r10[len(r10)-1])
 	}
 	return tw.Flush()
 }

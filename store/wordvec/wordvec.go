@@ -41,7 +41,11 @@ const Dim = 101
 // New returns the default embedder. The table is decoded on the first call
 // of Embed (about 20 ms), not here, so a server that never embeds pays nothing.
 func New() memory.Embedder {
-	return memory.Embedder{ID: ID, Dim: Dim, Embed: embed}
+	// Averaged word vectors put every English text close together: on
+	// LoCoMo the best match of an off-topic query scores 0.95 to 0.98,
+	// as high as the turns that answer a real question. So these vectors
+	// re-rank the memories that words found and never find one alone.
+	return memory.Embedder{ID: ID, Dim: Dim, Embed: embed, Floor: 1}
 }
 
 // params are the embedding choices, measured on LoCoMo (see the benchmark).

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store/wordvec"
+)
+
+// The word vector cache stays within its byte bound however many new words
+// pass through it, hands out the vectors the embedder makes, and keeps a
+// word in steady use while the rest age out.
+func TestWordVectorsStayBoundedAndKeepWordsInUse(t *testing.T) {
+	old := maxWordBytes
+	maxWordBytes = 64 << 10 // 2 generations of about 70 words
+	t.Cleanup(func() { maxWordBytes = old })
+	base := wordvec.New()
+	embedded := map[string]int{}
+	counting := memory.Embedder{ID: base.ID, Dim: base.Dim, Embed: func(ctx context.Context, words []string) ([][]float32, error) {
+		for _, w := range words {
+			embedded[w]++
+		}
+		return base.Embed(ctx, words)
+	}}
+	w := NewWordVectors(counting)
+	ctx := context.Background()
+	for batch := range 50 {
+		words := []string{"anchor"}
+		for i := range 20 {
+			words = append(words, fmt.Sprintf("w%d", batch*20+i))
+		}
+		got, err := w.vectors(ctx, words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := base.Embed(ctx, words)
+		for i, word := range words {
+			if !slices.Equal(got[word], normalize(want[i])) {
+				t.Fatalf("batch %d: vector of %q differs from the embedder's", batch, word)
+			}
+		}
+		if n := len(w.cur.at) + len(w.old.at); n > 2*w.perSlab {
+			t.Fatalf("batch %d: %d words cached, bound %d", batch, n, 2*w.perSlab)
+		}
+	}
+	if bytes := (len(w.cur.at) + len(w.old.at)) * 4 * base.Dim; bytes > maxWordBytes {
+		t.Fatalf("cache holds %d bytes of vectors, bound %d", bytes, maxWordBytes)
+	}
+	if embedded["anchor"] != 1 || embedded["w0"] != 1 {
+		t.Fatalf("anchor embedded %d times, w0 %d; want once each", embedded["anchor"], embedded["w0"])
+	}
+	if _, err := w.vectors(ctx, []string{"w0"}); err != nil || embedded["w0"] != 2 {
+		t.Fatalf("w0, long unused, was embedded %d times after asking again (%v); want it aged out and embedded again", embedded["w0"], err)
+	}
+}
