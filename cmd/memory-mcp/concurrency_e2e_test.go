@@ -30,24 +30,14 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 		content string
 	}
 	acks := make(chan ack, procs*perProc)
-	errs := make(chan error, procs)
-	var wg sync.WaitGroup
-	for p, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- publishMany(s, p, perProc, factIDs, func(id string, version int, content string) {
-				acks <- ack{id, version, content}
-			})
-		}()
-	}
-	wg.Wait()
+	err := concurrently(servers, func(p int, s *proc) error {
+		return publishMany(s, p, perProc, factIDs, func(id string, version int, content string) {
+			acks <- ack{id, version, content}
+		})
+	})
 	close(acks)
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "memory.db")+"?mode=ro")
@@ -150,42 +140,30 @@ func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
 		b, _ := json.Marshal(res.StructuredContent)
 		return json.Unmarshal(b, out)
 	}
-	errs := make(chan error, procs)
-	var wg sync.WaitGroup
-	for p, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- func() error {
-				for i := range perProc {
-					var r memoryResult
-					if err := call(s, "remember", map[string]any{"content": fmt.Sprintf("agent %d wrote item %s", p, word(p, i))}, &r); err != nil {
-						return err
-					}
-					var sr searchResult
-					if err := call(s, "search_memory", map[string]any{"query": word(p, i), "scope": "personal"}, &sr); err != nil {
-						return err
-					}
-					if len(sr.Results) != 1 || sr.Results[0].ID != r.ID {
-						return fmt.Errorf("agent %d: search for %s right after writing it found %v", p, word(p, i), sr.ids())
-					}
-					if i%10 == 0 {
-						var pub memoryResult
-						if err := call(s, "publish_memory", map[string]any{"id": r.ID}, &pub); err != nil {
-							return err
-						}
-					}
+	err := concurrently(servers, func(p int, s *proc) error {
+		for i := range perProc {
+			var r memoryResult
+			if err := call(s, "remember", map[string]any{"content": fmt.Sprintf("agent %d wrote item %s", p, word(p, i))}, &r); err != nil {
+				return err
+			}
+			var sr searchResult
+			if err := call(s, "search_memory", map[string]any{"query": word(p, i), "scope": "personal"}, &sr); err != nil {
+				return err
+			}
+			if len(sr.Results) != 1 || sr.Results[0].ID != r.ID {
+				return fmt.Errorf("agent %d: search for %s right after writing it found %v", p, word(p, i), sr.ids())
+			}
+			if i%10 == 0 {
+				var pub memoryResult
+				if err := call(s, "publish_memory", map[string]any{"id": r.ID}, &pub); err != nil {
+					return err
 				}
-				return nil
-			}()
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for p, s := range servers {
 		for q := range procs {
@@ -212,4 +190,22 @@ func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
 	if mismatched != 0 || total != procs*(perProc+perProc/10) {
 		t.Fatalf("%d spaces miscounted; %d memories stored, want %d", mismatched, total, procs*(perProc+perProc/10))
 	}
+}
+
+// concurrently runs do for every server at once, each on its own goroutine,
+// and returns the first error any of them returned.
+func concurrently(servers []*proc, do func(p int, s *proc) error) error {
+	errs := make(chan error, len(servers))
+	var wg sync.WaitGroup
+	for p, s := range servers {
+		wg.Go(func() { errs <- do(p, s) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

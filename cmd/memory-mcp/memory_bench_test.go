@@ -26,13 +26,7 @@ import (
 // only (--embedder none) as a baseline.
 func BenchmarkStartup100k(b *testing.B) {
 	for range b.N {
-		cfg := &Config{Embedder: "offline"}
-		emb, err := newEmbedder(context.Background(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		dir := b.TempDir()
-		fill(b, dir, emb, 100_000)
+		dir := filled(b, 100_000)
 		for _, embedder := range []string{"offline", "none"} {
 			took, rss, peak := startAndAsk(b, dir, embedder)
 			fmt.Printf("startup memories=100000 embedder=%s first_answer=%.0fms rss=%.0fMB peak_rss=%.0fMB\n",
@@ -52,21 +46,8 @@ func BenchmarkStartup100k(b *testing.B) {
 // every question has passed through it.
 func BenchmarkSearchBinary10k(b *testing.B) {
 	for range b.N {
-		cfg := &Config{Embedder: "offline"}
-		emb, err := newEmbedder(context.Background(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		dir := b.TempDir()
-		fill(b, dir, emb, 10_000)
-		cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--log-level", "warn")
-		cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
-		cmd.Stderr = os.Stderr
 		ctx := context.Background()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cs, cmd := serve(b, ctx, filled(b, 10_000), "offline")
 		call := func(name string, args map[string]any) *mcp.CallToolResult {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 			if err != nil || res.IsError {
@@ -110,6 +91,30 @@ func BenchmarkSearchBinary10k(b *testing.B) {
 	}
 }
 
+// filled is a new data directory holding n memories embedded offline.
+func filled(b *testing.B, n int) string {
+	emb, err := newEmbedder(context.Background(), &Config{Embedder: "offline"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	fill(b, dir, emb, n)
+	return dir
+}
+
+// serve starts the real binary on dir as agent "bench" with embedder and
+// connects a client to it.
+func serve(b *testing.B, ctx context.Context, dir, embedder string) (*mcp.ClientSession, *exec.Cmd) {
+	cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--embedder", embedder, "--log-level", "warn")
+	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs, cmd
+}
+
 // fill remembers n memories (LoCoMo turns, repeated with a suffix past the
 // end) as agent "bench" through the store, as the server would.
 func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
@@ -150,16 +155,10 @@ func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
 // startAndAsk starts memory-mcp on dir, asks one search, and returns the time
 // to the answer and the process's resident and peak resident memory in MB.
 func startAndAsk(b *testing.B, dir, embedder string) (time.Duration, float64, float64) {
-	cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--embedder", embedder, "--log-level", "warn")
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
-	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cs, cmd := serve(b, ctx, dir, embedder)
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_memory", Arguments: map[string]any{"query": "camping trip with the kids"}})
 	if err != nil || res.IsError {
