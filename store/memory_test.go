@@ -600,3 +600,22 @@ func TestConcurrentSearchAndWrites(t *testing.T) {
 		t.Fatalf("%d found, %d indexed; want 40 of 60 (20 forgotten)", len(got), s.Index.Len())
 	}
 }
+
+// A period bounded on one side reaches back before 1970: occurred_at is
+// signed, and an unset since is no bound at all.
+func TestUntilReachesBefore1970(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	old := remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers flew at Kitty Hawk",
+		OccurredAt: time.Date(1903, 12, 17, 0, 0, 0, 0, time.UTC)})
+	remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers museum reopened",
+		OccurredAt: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)})
+	for _, q := range []memory.Query{
+		{Text: "wright brothers", Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{Text: "wright brothers", Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{Text: "what did the wright brothers do in 1903"},
+	} {
+		if ids := search(t, s, ann, q); len(ids) == 0 || ids[0] != old.ID {
+			t.Errorf("%+v found %v, want %s first", q, ids, old.ID)
+		}
+	}
+}

@@ -200,7 +200,7 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 	window := ""
 	if f.since != 0 || f.until != 0 {
 		window = " AND rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
-		args = append(args, f.since, cmp.Or(f.until, math.MaxInt64))
+		args = append(args, cmp.Or(f.since, math.MinInt64), cmp.Or(f.until, math.MaxInt64))
 	}
 	for depth := pool; ; depth *= 4 {
 		ranked, passed, err := s.bm25Ranking(ctx, tx, cond, window, args, depth, pool)
