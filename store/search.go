@@ -196,10 +196,12 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 	// A period (the time list, since, until) is applied before ranking:
 	// FTS5 ranks only the matches that occurred in it, found through the
 	// occurred_at index, instead of ranking ever deeper for a period that
-	// holds few of them.
+	// holds few of them. The unary + keeps the IN list a filter on FTS5's
+	// matches: offered to FTS5 as a rowid constraint, it would rerun the
+	// whole match once per memory in the period (seconds for a wide one).
 	window := ""
 	if f.since != 0 || f.until != 0 {
-		window = " AND rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
+		window = " AND +rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
 		args = append(args, cmp.Or(f.since, math.MinInt64), cmp.Or(f.until, math.MaxInt64))
 	}
 	for depth := pool; ; depth *= 4 {
