@@ -26,6 +26,15 @@ func registerFTS(c *sqlite3.Conn) error {
 	if err != nil {
 		return err
 	}
+	// memory_vector_ok(blob, dim) tells `reindex --missing` which stored
+	// vectors the index cannot use.
+	err = c.CreateFunction("memory_vector_ok", 2, sqlite3.DETERMINISTIC, func(ctx sqlite3.Context, arg ...sqlite3.Value) {
+		_, err := decodeVectorDim(nil, arg[0].RawBlob(), arg[1].Int())
+		ctx.ResultBool(err == nil)
+	})
+	if err != nil {
+		return err
+	}
 	return fts5.RegisterCustom(c, func(api *fts5.API) error {
 		return api.CreateFunction("memory_rank", memoryRank)
 	})

@@ -239,10 +239,7 @@ func (x *Index) apply(r indexRow, counting bool) {
 // starting nor stop Sync for good. Its memory is found by keyword until
 // `memory-mcp reindex --missing` writes it a new vector.
 func (x *Index) decode(r indexRow) ([]float32, bool) {
-	vec, err := decodeVectorInto(x.scratch[:0], r.vec)
-	if err == nil && len(vec) != x.emb.Dim {
-		err = fmt.Errorf("vector has %d dimensions, want %d", len(vec), x.emb.Dim)
-	}
+	vec, err := decodeVectorDim(x.scratch[:0], r.vec, x.emb.Dim)
 	if err != nil {
 		x.Log.Warn("unreadable memory vector: the memory is searched by keyword only until `memory-mcp reindex --missing`",
 			"memory", r.id, "err", err)

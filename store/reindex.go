@@ -14,7 +14,7 @@ type ReindexOptions struct {
 	// Batch is how many texts go to the embedder per call.
 	Batch int
 	// StaleOnly skips memories whose vector emb already made, unless the
-	// vector is unreadable (not emb.Dim float32s).
+	// vector is unusable (not emb.Dim finite float32s).
 	StaleOnly bool
 	// Progress, if set, is called after each batch with the memories done so
 	// far and the total.
@@ -32,7 +32,7 @@ func Reindex(ctx context.Context, db *DB, emb memory.Embedder, o ReindexOptions)
 	}
 	cond, args := `forgotten_at IS NULL`, []any{}
 	if o.StaleOnly {
-		cond, args = cond+` AND (embedder IS NOT ? OR length(embedding) IS NOT ?)`, []any{emb.ID, 4 * emb.Dim}
+		cond, args = cond+` AND (embedder IS NOT ? OR NOT memory_vector_ok(embedding, ?))`, []any{emb.ID, emb.Dim}
 	}
 	var total int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {

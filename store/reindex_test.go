@@ -86,11 +86,12 @@ func TestIndexSkipsMalformedVectors(t *testing.T) {
 	var logs bytes.Buffer
 	s.Index.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	var ids []string
-	for _, c := range []string{"torn vector note", "short vector note", "sound vector note"} {
+	for _, c := range []string{"torn vector note", "short vector note", "nan vector note", "sound vector note"} {
 		ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c}).ID)
 	}
 	ctx := context.Background()
-	for id, blob := range map[string]string{ids[0]: "x'010203'", ids[1]: "zeroblob(32)"} {
+	nan := "x'" + strings.Repeat("0000c07f", 16) + "'" // 16 float32 NaNs, the right length
+	for id, blob := range map[string]string{ids[0]: "x'010203'", ids[1]: "zeroblob(32)", ids[2]: nan} {
 		err := db.Update(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = `+blob+` WHERE id = ?`, id); err != nil {
 				return err
@@ -103,14 +104,14 @@ func TestIndexSkipsMalformedVectors(t *testing.T) {
 	}
 
 	s.Retrieval = configs()["vector"]
-	if got := search(t, s, ann, memory.Query{Text: "vector note"}); !slices.Equal(got, ids[2:]) {
-		t.Fatalf("vector search after the damage = %v, want only the sound memory %v", got, ids[2:])
+	if got := search(t, s, ann, memory.Query{Text: "vector note"}); !slices.Equal(got, ids[3:]) {
+		t.Fatalf("vector search after the damage = %v, want only the sound memory %v", got, ids[3:])
 	}
 	s.Retrieval = configs()["bm25"]
 	if got := search(t, s, ann, memory.Query{Text: "torn"}); !slices.Equal(got, ids[:1]) {
 		t.Fatalf("keyword search = %v, want %v", got, ids[:1])
 	}
-	for _, id := range ids[:2] {
+	for _, id := range ids[:3] {
 		if !strings.Contains(logs.String(), id) || !strings.Contains(logs.String(), "reindex --missing") {
 			t.Fatalf("log does not name %s and the fix:\n%s", id, logs.String())
 		}
@@ -119,13 +120,13 @@ func TestIndexSkipsMalformedVectors(t *testing.T) {
 	fresh := store.NewMemoryService(db, &emb)
 	fresh.Index.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	st, err := fresh.Index.Load(ctx)
-	if err != nil || st.Indexed != 1 || st.Missing != 2 {
-		t.Fatalf("load = %+v, %v; want 1 indexed, 2 missing", st, err)
+	if err != nil || st.Indexed != 1 || st.Missing != 3 {
+		t.Fatalf("load = %+v, %v; want 1 indexed, 3 missing", st, err)
 	}
-	if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 2 {
-		t.Fatalf("reindex --missing = %d, %v; want the 2 damaged memories", n, err)
+	if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 3 {
+		t.Fatalf("reindex --missing = %d, %v; want the 3 damaged memories", n, err)
 	}
-	if st, err := fresh.Index.Load(ctx); err != nil || st.Indexed != 3 || st.Missing != 0 {
+	if st, err := fresh.Index.Load(ctx); err != nil || st.Indexed != 4 || st.Missing != 0 {
 		t.Fatalf("load after reindex = %+v, %v", st, err)
 	}
 }

@@ -404,7 +404,7 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 	for i, h := range hits {
 		c, ok := cands[h.id]
 		if !ok {
-			if h.cosine < floor {
+			if !(h.cosine >= floor) { // NaN included
 				continue
 			}
 			c = &memory.SearchCandidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}

@@ -19,15 +19,30 @@ func encodeVector(v []float32) []byte {
 // decodeVector reads what encodeVector wrote.
 func decodeVector(b []byte) ([]float32, error) { return decodeVectorInto(nil, b) }
 
-// decodeVectorInto is decodeVector appending to dst, which it may reuse.
+// decodeVectorInto is decodeVector appending to dst, which it may reuse. A
+// NaN or infinite component is an error: such a vector has no cosine.
 func decodeVectorInto(dst []float32, b []byte) ([]float32, error) {
 	if len(b)%4 != 0 {
 		return nil, fmt.Errorf("vector blob is %d bytes, not a multiple of 4", len(b))
 	}
 	for i := 0; i < len(b); i += 4 {
-		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+		x := math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("vector component %d is %v", i/4, x)
+		}
+		dst = append(dst, x)
 	}
 	return dst, nil
+}
+
+// decodeVectorDim is decodeVectorInto for a vector that must have dim
+// dimensions; the error says what makes blob unusable.
+func decodeVectorDim(dst []float32, blob []byte, dim int) ([]float32, error) {
+	vec, err := decodeVectorInto(dst, blob)
+	if err == nil && len(vec) != dim {
+		err = fmt.Errorf("vector has %d dimensions, want %d", len(vec), dim)
+	}
+	return vec, err
 }
 
 // normalize scales v to unit length in place; a zero vector stays zero.
