@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -61,6 +62,9 @@ func NormalizeTags(tags []string) ([]string, error) {
 		}
 		if n := utf8.RuneCountInString(t); n > MaxTagLen {
 			return nil, Errorf(EINVALID, "tag %q is %d characters long, longer than %d characters", clip(t, MaxTagLen), n, MaxTagLen)
+		}
+		if !utf8.ValidString(t) || strings.ContainsFunc(t, unicode.IsControl) {
+			return nil, Errorf(EINVALID, "tag %q is not a one-line label: it holds a line break, tab or other control character, or invalid UTF-8", clip(t, MaxTagLen))
 		}
 		seen[t] = true
 		out = append(out, t)

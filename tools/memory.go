@@ -236,9 +236,6 @@ func renderHit(h memory.Hit) (head, id, content string) {
 func renderEntry(e memory.Entry) (head, id, content string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- %s (%s, %s, occurred %s", e.ID, e.Category, e.Namespace, e.OccurredAt.Format(time.RFC3339))
-	if len(e.Tags) > 0 {
-		fmt.Fprintf(&b, ", tags: %s", strings.Join(e.Tags, " "))
-	}
 	if e.Shared {
 		fmt.Fprintf(&b, ", shared by %s", e.AgentID)
 	}
@@ -246,7 +243,11 @@ func renderEntry(e memory.Entry) (head, id, content string) {
 		fmt.Fprintf(&b, ", FORGOTTEN %s", e.ForgottenAt.Format(time.RFC3339))
 	}
 	b.WriteString(")")
+	// Tags are the writer's words too, so they go inside the fence.
 	content = e.Content
+	if len(e.Tags) > 0 {
+		content += "\n\ntags: " + strings.Join(e.Tags, ", ")
+	}
 	if e.ForgottenAt != nil && e.ForgetReason != "" {
 		content += "\n\nforgotten because: " + e.ForgetReason
 	}
