@@ -49,11 +49,16 @@ const wordChunk = 1024
 // about 12,000 distinct ones).
 var maxWordBytes = 16 << 20
 
+// maxCachedWord is the longest word the cache keeps (in bytes); a longer
+// one (a hash, a blob, minified code) is embedded again whenever it comes
+// up, so the keys stay within the bound too.
+const maxCachedWord = 32
+
 // NewWordVectors returns word vectors made by emb (the offline word-vector
 // embedder: one word is one table lookup).
 func NewWordVectors(emb memory.Embedder) *WordVectors {
 	// A map entry costs about 50 bytes beside the key, which is cloned.
-	per := maxWordBytes / 2 / (4*emb.Dim + 50 + 8)
+	per := maxWordBytes / 2 / (4*emb.Dim + 50 + 8 + maxCachedWord)
 	return &WordVectors{emb: emb, perSlab: max(per, 1)}
 }
 
@@ -67,11 +72,11 @@ func (w *WordVectors) vectors(ctx context.Context, words []string) (map[string][
 		if _, ok := out[word]; ok {
 			continue
 		}
-		if v, ok := w.lookup(word); ok {
-			out[word] = v
-		} else if !slices.Contains(missing, word) {
+		v, ok := w.lookup(word)
+		if !ok {
 			missing = append(missing, word)
 		}
+		out[word] = v // nil until embedded below: marks the word seen
 	}
 	w.mu.Unlock()
 	if len(missing) == 0 {
@@ -107,8 +112,8 @@ func (w *WordVectors) lookup(word string) ([]float32, bool) {
 // add copies v into the newer generation, starting a new one when it is
 // full, and returns the copy; mu must be held.
 func (w *WordVectors) add(word string, v []float32) []float32 {
-	if len(v) != w.emb.Dim {
-		return v // an embedder fault; matched as it is, not kept
+	if len(v) != w.emb.Dim || len(word) > maxCachedWord {
+		return v // an embedder fault, or too long to keep: matched as it is
 	}
 	if w.cur.at == nil || len(w.cur.at) >= w.perSlab {
 		w.old = w.cur

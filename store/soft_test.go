@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -32,6 +33,9 @@ func TestWordVectorsStayBoundedAndKeepWordsInUse(t *testing.T) {
 		for i := range 20 {
 			words = append(words, fmt.Sprintf("w%d", batch*20+i))
 		}
+		// A word as long as a blob of base64 must not carry its length into
+		// the cache.
+		words = append(words, fmt.Sprintf("%s%d", strings.Repeat("q", 2000), batch))
 		got, err := w.vectors(ctx, words)
 		if err != nil {
 			t.Fatal(err)
@@ -45,9 +49,9 @@ func TestWordVectorsStayBoundedAndKeepWordsInUse(t *testing.T) {
 		if n := len(w.cur.at) + len(w.old.at); n > 2*w.perSlab {
 			t.Fatalf("batch %d: %d words cached, bound %d", batch, n, 2*w.perSlab)
 		}
-	}
-	if bytes := (len(w.cur.at) + len(w.old.at)) * 4 * base.Dim; bytes > maxWordBytes {
-		t.Fatalf("cache holds %d bytes of vectors, bound %d", bytes, maxWordBytes)
+		if bytes := cachedBytes(w); bytes > maxWordBytes {
+			t.Fatalf("batch %d: cache holds %d bytes of vectors and keys, bound %d", batch, bytes, maxWordBytes)
+		}
 	}
 	if embedded["anchor"] != 1 || embedded["w0"] != 1 {
 		t.Fatalf("anchor embedded %d times, w0 %d; want once each", embedded["anchor"], embedded["w0"])
@@ -55,4 +59,15 @@ func TestWordVectorsStayBoundedAndKeepWordsInUse(t *testing.T) {
 	if _, err := w.vectors(ctx, []string{"w0"}); err != nil || embedded["w0"] != 2 {
 		t.Fatalf("w0, long unused, was embedded %d times after asking again (%v); want it aged out and embedded again", embedded["w0"], err)
 	}
+}
+
+// cachedBytes is what w's generations hold: vectors, keys and map entries.
+func cachedBytes(w *WordVectors) int {
+	bytes := 0
+	for _, at := range []map[string]int32{w.cur.at, w.old.at} {
+		for word := range at {
+			bytes += 4*w.emb.Dim + len(word) + 58
+		}
+	}
+	return bytes
 }
