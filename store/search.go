@@ -426,8 +426,8 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 		return false
 	}
 	floor := cfg.VectorFloor
-	produced := false
-	for i, h := range hits {
+	rank := 0 // among the memories the list keeps, so first place is 1 whatever the floor left out
+	for _, h := range hits {
 		c, ok := cands[h.id]
 		if !ok {
 			if !(h.cosine >= floor) { // NaN included
@@ -436,10 +436,10 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 			c = &memory.SearchCandidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
 			cands[h.id] = c
 		}
-		c.VectorRank, c.Cosine = i+1, h.cosine
-		produced = true
+		rank++
+		c.VectorRank, c.Cosine = rank, h.cosine
 	}
-	return produced
+	return rank > 0
 }
 
 // rank fuses the candidates and keeps those at or above min_relevance: the
