@@ -104,6 +104,10 @@ func BenchmarkLoCoMo(b *testing.B) {
 		if err := locomo.PrintSpread(os.Stdout, reports...); err != nil {
 			b.Fatal(err)
 		}
+		fmt.Println("\nLoCoMo recall of conversations 1-5 (tune), 6-10 (held out) and all (categories 1-4)")
+		if err := locomo.PrintSplit(os.Stdout, reports...); err != nil {
+			b.Fatal(err)
+		}
 		last := reports[len(reports)-1]
 		b.ReportMetric(last.All.R5, "R@5")
 		b.ReportMetric(last.All.R10, "R@10")
@@ -138,6 +142,10 @@ func (l *locomoSpaces) ablations(b *testing.B, fused locomo.Report) {
 	undo()
 	fmt.Println("LoCoMo ablations (categories 1-4; each row undoes one default)")
 	if err := locomo.PrintSummary(os.Stdout, reports...); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Println("\nThe ablations on conversations 1-5 (tune), 6-10 (held out) and all")
+	if err := locomo.PrintSplit(os.Stdout, reports...); err != nil {
 		b.Fatal(err)
 	}
 	fmt.Println()

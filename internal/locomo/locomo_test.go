@@ -206,3 +206,36 @@ func TestLoadLoCoMo(t *testing.T) {
 		t.Errorf("evidence ids: %d normalised, %d dropped; want 15, 3", ds.Normalised, ds.Dropped)
 	}
 }
+
+// TestPooled checks that a split weighs each conversation by its questions,
+// as scoring those conversations alone would, and prints tune, held-out and
+// all side by side.
+func TestPooled(t *testing.T) {
+	r := locomo.Report{Method: "m", All: locomo.Metrics{Questions: 10, R5: 0.5, R10: 0.6, MRR: 0.4},
+		Conversations: []locomo.Metrics{
+			{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1},
+			{Questions: 3, R5: 0.2, R10: 0.4, MRR: 0.2},
+			{Questions: 2, R5: 0.5, R10: 0.5, MRR: 0.5},
+			{Questions: 4, R5: 0.25, R10: 1},
+		}}
+	for _, tt := range []struct {
+		from, to int
+		want     locomo.Metrics
+	}{
+		{0, 2, locomo.Metrics{Questions: 4, R1: 0.25, R5: 0.4, R10: 0.55, MRR: 0.4}},
+		{2, 4, locomo.Metrics{Questions: 6, R5: 2.0 / 6, R10: 5.0 / 6, MRR: 1.0 / 6}},
+		{3, 9, locomo.Metrics{Questions: 4, R5: 0.25, R10: 1}},
+		{4, 4, locomo.Metrics{}},
+	} {
+		if got := r.Pooled(tt.from, tt.to); !same(got, tt.want) {
+			t.Errorf("Pooled(%d, %d) = %+v, want %+v", tt.from, tt.to, got, tt.want)
+		}
+	}
+	var buf bytes.Buffer
+	if err := locomo.PrintSplit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "m     0.400  0.550  0.400         0.333  0.833  0.167    0.500  0.600  0.400"; !strings.Contains(buf.String(), want) {
+		t.Errorf("split lacks %q:\n%s", want, buf.String())
+	}
+}
