@@ -6,6 +6,13 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 )
 
+// SetPeriodListLimit changes periodListLimit for a test and returns the undo.
+func SetPeriodListLimit(n int) func() {
+	old := periodListLimit
+	periodListLimit = n
+	return func() { periodListLimit = old }
+}
+
 // SetMatchBudget changes matchBudget for a test and returns the undo.
 func SetMatchBudget(n int) func() {
 	old := matchBudget

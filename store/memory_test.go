@@ -318,17 +318,22 @@ func TestSearchFilters(t *testing.T) {
 	}
 	for name, cfg := range configs() {
 		s.Retrieval = cfg
-		for _, tc := range cases {
-			t.Run(name+"/"+tc.name, func(t *testing.T) {
-				tc.q.Text = "kafka lag"
-				got := search(t, s, ann, tc.q)
-				slices.Sort(got)
-				want := slices.Clone(tc.want)
-				slices.Sort(want)
-				if !slices.Equal(got, want) {
-					t.Fatalf("got %v, want %v", got, want)
-				}
-			})
+		// A period is ranked inside (limit 4000) or filtered after ranking (0).
+		for _, limit := range []int{4000, 0} {
+			undo := store.SetPeriodListLimit(limit)
+			for _, tc := range cases {
+				t.Run(fmt.Sprintf("%s/%s/period-limit-%d", name, tc.name, limit), func(t *testing.T) {
+					tc.q.Text = "kafka lag"
+					got := search(t, s, ann, tc.q)
+					slices.Sort(got)
+					want := slices.Clone(tc.want)
+					slices.Sort(want)
+					if !slices.Equal(got, want) {
+						t.Fatalf("got %v, want %v", got, want)
+					}
+				})
+			}
+			undo()
 		}
 	}
 	clk.advance(time.Hour)
@@ -609,6 +614,7 @@ func TestUntilReachesBefore1970(t *testing.T) {
 		OccurredAt: time.Date(1903, 12, 17, 0, 0, 0, 0, time.UTC)})
 	remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers museum reopened",
 		OccurredAt: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)})
+	defer store.SetPeriodListLimit(4000)() // ranked inside the period; the filter path is TestSearchFilters'
 	for _, q := range []memory.Query{
 		{Text: "wright brothers", Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{Text: "wright brothers", Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},

@@ -193,16 +193,25 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 	}
 	cond, args := f.sql()
 	args = slices.Concat(args, []any{rankArgs(terms), st.rows, st.avgdl(), match})
-	// A period (the time list, since, until) is applied before ranking:
-	// FTS5 ranks only the matches that occurred in it, found through the
-	// occurred_at index, instead of ranking ever deeper for a period that
-	// holds few of them. The unary + keeps the IN list a filter on FTS5's
-	// matches: offered to FTS5 as a rowid constraint, it would rerun the
-	// whole match once per memory in the period (seconds for a wide one).
+	// A period (the time list, since, until) that holds few memories is
+	// applied before ranking: FTS5 ranks only the matches that occurred in
+	// it, found through the occurred_at index, instead of ranking ever
+	// deeper. The unary + keeps the IN list a filter on FTS5's matches:
+	// offered to FTS5 as a rowid constraint, it would rerun the whole match
+	// once per memory in the period. A period holding many memories is
+	// checked on the ranked rows instead, as every other filter is, since
+	// building its list would cost more than ranking a little deeper.
 	window := ""
 	if f.since != 0 || f.until != 0 {
-		window = " AND +rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
-		args = append(args, cmp.Or(f.since, math.MinInt64), cmp.Or(f.until, math.MaxInt64))
+		lo, hi := cmp.Or(f.since, math.MinInt64), cmp.Or(f.until, math.MaxInt64)
+		n, err := s.inPeriod(ctx, tx, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		if n < periodListLimit {
+			window = " AND +rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
+			args = append(args, lo, hi)
+		}
 	}
 	for depth := pool; ; depth *= 4 {
 		ranked, passed, err := s.bm25Ranking(ctx, tx, cond, window, args, depth, pool)
@@ -210,6 +219,25 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryT
 			return passed, err
 		}
 	}
+}
+
+// periodListLimit is the most memories a period may hold for bm25List to
+// rank inside it rather than filter the ranking.
+var periodListLimit = 4000
+
+// inPeriod counts the active memories of every space that occurred in
+// [lo, hi), up to periodListLimit.
+func (s *MemoryService) inPeriod(ctx context.Context, tx *sql.Tx, lo, hi int64) (int, error) {
+	st, err := s.stmt(ctx, tx, `SELECT count(*) FROM (SELECT 1 FROM memories
+		WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL LIMIT ?)`)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := st.QueryRowContext(ctx, lo, hi, periodListLimit).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count memories in period: %w", err)
+	}
+	return n, nil
 }
 
 // bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
