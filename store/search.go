@@ -512,6 +512,20 @@ func finish(ranked []memory.SearchCandidate, entries map[string]memory.Entry, cf
 	return hits
 }
 
+// idList stands in a query for the ids byIDs binds, as a set of memory ids.
+const idList = `(SELECT value FROM json_each(?))`
+
+// byIDs runs query (a cached statement) with ids bound, as one JSON array,
+// to its one idList.
+func (s *MemoryService) byIDs(ctx context.Context, tx *sql.Tx, query string, ids []string) (*sql.Rows, error) {
+	list, _ := json.Marshal(ids)
+	st, err := s.stmt(ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, string(list))
+}
+
 // loadEntries reads the still-active entries of the ranked candidates.
 func (s *MemoryService) loadEntries(ctx context.Context, tx *sql.Tx, ranked []memory.SearchCandidate) (map[string]memory.Entry, error) {
 	out := make(map[string]memory.Entry, len(ranked))
@@ -522,12 +536,7 @@ func (s *MemoryService) loadEntries(ctx context.Context, tx *sql.Tx, ranked []me
 	for i, c := range ranked {
 		ids[i] = c.ID
 	}
-	list, _ := json.Marshal(ids)
-	st, err := s.stmt(ctx, tx, entryColumns+` FROM memories m WHERE m.forgotten_at IS NULL AND m.id IN (SELECT value FROM json_each(?))`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, string(list))
+	rows, err := s.byIDs(ctx, tx, entryColumns+` FROM memories m WHERE m.forgotten_at IS NULL AND m.id IN `+idList, ids)
 	if err != nil {
 		return nil, fmt.Errorf("load hits: %w", err)
 	}

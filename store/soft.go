@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -228,12 +227,7 @@ func softScore(terms []queryTerm, words []string, vecs map[string][]float32, row
 
 // contents reads the content of memories ids.
 func (s *MemoryService) contents(ctx context.Context, tx *sql.Tx, ids []string) (map[string]string, error) {
-	list, _ := json.Marshal(ids)
-	st, err := s.stmt(ctx, tx, `SELECT id, content FROM memories WHERE id IN (SELECT value FROM json_each(?))`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, string(list))
+	rows, err := s.byIDs(ctx, tx, `SELECT id, content FROM memories WHERE id IN `+idList, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
 	}
