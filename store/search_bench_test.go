@@ -31,24 +31,7 @@ func benchCorpus(tb testing.TB) (texts, queries []string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, c := range ds.Conversations {
-		for _, t := range c.Turns {
-			texts = append(texts, t.Text)
-		}
-		for _, q := range c.Questions {
-			queries = append(queries, q.Text)
-		}
-	}
-	return texts, queries
-}
-
-// grownText is the i-th memory text of a store grown from texts: past the
-// end (LoCoMo has 5,882 turns) they repeat with a distinguishing suffix.
-func grownText(texts []string, i int) string {
-	if i < len(texts) {
-		return texts[i]
-	}
-	return texts[i%len(texts)] + fmt.Sprintf(" (note %d)", i/len(texts))
+	return ds.Corpus()
 }
 
 // BenchmarkMemoryScale grows one agent's memories to 1k, 10k and 100k through
@@ -79,7 +62,7 @@ func BenchmarkMemoryScale(b *testing.B) {
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			start := time.Now()
 			for ; have < n; have++ {
-				if _, err := s.Remember(ctx, memory.EntryWrite{Content: grownText(texts, have), Category: memory.Episodic}); err != nil {
+				if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, have), Category: memory.Episodic}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -199,7 +182,7 @@ func benchStore(b *testing.B, texts []string, n int) (*store.MemoryService, cont
 	s.Words = store.NewWordVectors(wordvec.New())
 	ctx := as(memory.Identity{AgentID: "bench"})
 	for i := range n {
-		if _, err := s.Remember(ctx, memory.EntryWrite{Content: grownText(texts, i), Category: memory.Episodic}); err != nil {
+		if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.Episodic}); err != nil {
 			b.Fatal(err)
 		}
 	}

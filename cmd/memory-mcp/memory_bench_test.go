@@ -62,12 +62,7 @@ func BenchmarkSearchBinary10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var queries []string
-		for _, c := range ds.Conversations {
-			for _, q := range c.Questions {
-				queries = append(queries, q.Text)
-			}
-		}
+		_, queries := ds.Corpus()
 		measure := func(name string, do func(q string)) {
 			lat := make([]time.Duration, len(queries))
 			for i, q := range queries {
@@ -126,12 +121,7 @@ func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var texts []string
-	for _, c := range ds.Conversations {
-		for _, t := range c.Turns {
-			texts = append(texts, t.Text)
-		}
-	}
+	texts, _ := ds.Corpus()
 	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
 	if err != nil {
 		b.Fatal(err)
@@ -141,11 +131,7 @@ func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
 	ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "bench"})
 	start := time.Now()
 	for i := range n {
-		text := texts[i%len(texts)]
-		if i >= len(texts) {
-			text += fmt.Sprintf(" (note %d)", i/len(texts))
-		}
-		if _, err := s.Remember(ctx, memory.EntryWrite{Content: text, Category: memory.Episodic}); err != nil {
+		if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.Episodic}); err != nil {
 			b.Fatal(err)
 		}
 	}

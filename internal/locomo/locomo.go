@@ -230,3 +230,26 @@ func NormaliseEvidence(raw []string, known map[string]bool) (ids []string, norma
 	}
 	return ids, normalised, dropped
 }
+
+// Corpus returns the text of every turn and of every question, in order:
+// real conversational text of the length agents remember, and queries for it.
+func (d *Dataset) Corpus() (texts, queries []string) {
+	for _, c := range d.Conversations {
+		for _, t := range c.Turns {
+			texts = append(texts, t.Text)
+		}
+		for _, q := range c.Questions {
+			queries = append(queries, q.Text)
+		}
+	}
+	return texts, queries
+}
+
+// Grown is the i-th text of a store grown from texts to any size: past the
+// end they repeat with a suffix that keeps each one distinct.
+func Grown(texts []string, i int) string {
+	if i < len(texts) {
+		return texts[i]
+	}
+	return fmt.Sprintf("%s (note %d)", texts[i%len(texts)], i/len(texts))
+}

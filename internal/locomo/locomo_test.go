@@ -239,3 +239,24 @@ func TestPooled(t *testing.T) {
 		t.Errorf("split lacks %q:\n%s", want, buf.String())
 	}
 }
+
+func TestCorpusAndGrown(t *testing.T) {
+	ds, err := locomo.Load("testdata/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, queries := ds.Corpus()
+	turns, questions := 0, 0
+	for _, c := range ds.Conversations {
+		turns += len(c.Turns)
+		questions += len(c.Questions)
+	}
+	if len(texts) != turns || len(queries) != questions || texts[0] != ds.Conversations[0].Turns[0].Text {
+		t.Fatalf("corpus: %d texts for %d turns, %d queries for %d questions", len(texts), turns, len(queries), questions)
+	}
+	for i, want := range map[int]string{0: "a", 2: "c", 3: "a (note 1)", 7: "b (note 2)"} {
+		if got := locomo.Grown([]string{"a", "b", "c"}, i); got != want {
+			t.Errorf("Grown(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
