@@ -49,7 +49,7 @@ func NewChromem(ctx context.Context, db *DB, agent string) (*Chromem, error) {
 		if err := rows.Scan(&id, &b); err != nil {
 			return nil, err
 		}
-		v, err := decodeVector(b)
+		v, err := decodeVectorInto(nil, b)
 		if err != nil {
 			return nil, err
 		}

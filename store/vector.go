@@ -16,11 +16,9 @@ func encodeVector(v []float32) []byte {
 	return b
 }
 
-// decodeVector reads what encodeVector wrote.
-func decodeVector(b []byte) ([]float32, error) { return decodeVectorInto(nil, b) }
-
-// decodeVectorInto is decodeVector appending to dst, which it may reuse. A
-// NaN or infinite component is an error: such a vector has no cosine.
+// decodeVectorInto reads what encodeVector wrote, appending to dst, which it
+// may reuse. A NaN or infinite component is an error: such a vector has no
+// cosine.
 func decodeVectorInto(dst []float32, b []byte) ([]float32, error) {
 	if len(b)%4 != 0 {
 		return nil, fmt.Errorf("vector blob is %d bytes, not a multiple of 4", len(b))

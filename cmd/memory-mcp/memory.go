@@ -33,9 +33,10 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 		emb = nil
 	}
 	s := store.NewMemoryService(db, emb)
+	floor := s.Retrieval.VectorFloor // the embedder's own
 	s.Retrieval, s.MaxContentBytes, s.Log = cfg.Retrieval, cfg.MaxContentBytes, log
-	if cfg.EmbedderFloor && emb != nil {
-		s.Retrieval.VectorFloor = emb.Floor
+	if cfg.EmbedderFloor {
+		s.Retrieval.VectorFloor = floor
 	}
 	if cfg.Retrieval.SoftWeight > 0 {
 		// Soft matching compares single words with the built-in word
