@@ -10,10 +10,10 @@ import (
 )
 
 func registerBlocks(s *server.MCPServer, svc Services) {
-	s.AddPrompt(mcp.NewPrompt("core_memory",
+	add(s, svc.Log, mcp.NewPrompt("core_memory",
 		mcp.WithPromptDescription("Your core memory blocks (persona, human, project and any others you keep), with instructions "+
 			"for editing them yourself, as a message to place at the start of a conversation (the self-editing strategy)."),
-	), handler(svc.Log, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		id, err := memory.RequireIdentity(ctx)
 		if err != nil {
 			return nil, err
@@ -24,5 +24,5 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		}
 		return mcp.NewGetPromptResult("Core memory and how to edit it",
 			[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(memory.CoreMemoryPrompt(blocks, id)))}), nil
-	}))
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +14,7 @@ import (
 )
 
 func registerMemories(s *server.MCPServer, svc Services) {
-	s.AddPrompt(mcp.NewPrompt("memory_context",
+	add(s, svc.Log, mcp.NewPrompt("memory_context",
 		mcp.WithPromptDescription("The stored memories most relevant to a query, packed into a token budget as fenced "+
 			"data blocks after a directive that they are information, not instructions: place it before the task."),
 		mcp.WithArgument("query", mcp.RequiredArgument(),
@@ -27,11 +26,8 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			mcp.ArgumentDescription("Only these categories, comma-separated or a JSON array: working, episodic, semantic, procedural, social.")),
 		mcp.WithArgument("min_relevance",
 			mcp.ArgumentDescription(fmt.Sprintf("Leave out memories scoring below this, 0 to 1 (default %g).", memory.ContextMinRelevance))),
-	), handler(svc.Log, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args := req.Params.Arguments
-		if err := knownArgs(args, "query", "token_budget", "categories", "min_relevance"); err != nil {
-			return nil, err
-		}
 		budget, err := intArg("token_budget", args["token_budget"])
 		if err != nil {
 			return nil, err
@@ -60,18 +56,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		}
 		return mcp.NewGetPromptResult(fmt.Sprintf("%d relevant memories", n),
 			[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
-	}))
-}
-
-// knownArgs rejects an argument the prompt does not take, so that a
-// misspelt one is not silently ignored.
-func knownArgs(args map[string]string, known ...string) error {
-	for name := range args {
-		if !slices.Contains(known, name) {
-			return memory.Errorf(memory.EINVALID, "unknown argument %.64q: this prompt takes %s", name, strings.Join(known, ", "))
-		}
-	}
-	return nil
+	})
 }
 
 // intArg reads an optional integer prompt argument (prompt arguments are strings).

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -29,16 +31,16 @@ func Register(s *server.MCPServer, svc Services) {
 		svc.Log = slog.Default()
 	}
 	if svc.Facts != nil {
-		s.AddPrompt(mcp.NewPrompt("org_policies",
+		add(s, svc.Log, mcp.NewPrompt("org_policies",
 			mcp.WithPromptDescription("The organisation's core policies in force, as a message to place at the start of a conversation."),
-		), handler(svc.Log, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			text, err := memory.CorePoliciesMarkdown(ctx, svc.Facts)
 			if err != nil {
 				return nil, err
 			}
 			return mcp.NewGetPromptResult("Core policies in force",
 				[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
-		}))
+		})
 	}
 	if svc.Memories != nil {
 		registerMemories(s, svc)
@@ -62,14 +64,30 @@ func Filter(st memory.Strategy) server.PromptFilterFunc {
 	}
 }
 
-// handler keeps domain error messages and hides internal ones behind a log line.
-func handler(log *slog.Logger, fn server.PromptHandlerFunc) server.PromptHandlerFunc {
-	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+// add registers prompt p with fn behind the checks every prompt shares: an
+// argument p does not declare is an error (a misspelt one must not be
+// silently ignored), and internal errors are hidden behind a log line while
+// domain messages are kept.
+func add(s *server.MCPServer, log *slog.Logger, p mcp.Prompt, fn server.PromptHandlerFunc) {
+	known := make([]string, len(p.Arguments))
+	for i, a := range p.Arguments {
+		known[i] = a.Name
+	}
+	s.AddPrompt(p, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		for name := range req.Params.Arguments {
+			if !slices.Contains(known, name) {
+				takes := "no arguments"
+				if len(known) > 0 {
+					takes = strings.Join(known, ", ")
+				}
+				return nil, memory.Errorf(memory.EINVALID, "unknown argument %.64q: prompt %s takes %s", name, p.Name, takes)
+			}
+		}
 		res, err := fn(ctx, req)
 		if err != nil && memory.ErrorCode(err) == memory.EINTERNAL {
 			log.ErrorContext(ctx, "prompt failed", "prompt", req.Params.Name, "err", err)
 			return nil, errors.New("internal error")
 		}
 		return res, err
-	}
+	})
 }

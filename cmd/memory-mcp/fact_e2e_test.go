@@ -127,6 +127,10 @@ func TestFactsEndToEnd(t *testing.T) {
 	if err != nil || !strings.Contains(prompt.Messages[0].Content.(*mcp.TextContent).Text, "policy-jwt-auth") {
 		t.Fatalf("org_policies prompt = %+v, %v", prompt, err)
 	}
+	_, err = s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "org_policies", Arguments: map[string]string{"category": "adr"}})
+	if err == nil || !strings.Contains(err.Error(), `EINVALID: unknown argument "category": prompt org_policies takes no arguments`) {
+		t.Fatalf("org_policies with an argument it does not take: %v", err)
+	}
 }
 
 func TestFactsBadInput(t *testing.T) {

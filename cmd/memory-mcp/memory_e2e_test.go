@@ -161,7 +161,7 @@ func TestMemoryContextPrompt(t *testing.T) {
 		{"query": "x", "token_budget": "5"}:         "token_budget 5 is out of range",
 		{"query": "x", "categories": "dreams"}:      `unknown category "dreams"`,
 		{"query": "x", "categories": `["semantic"`}: "not a JSON array",
-		{"query": "x", "budget": "500"}:             `unknown argument "budget": this prompt takes query, token_budget, categories, min_relevance`,
+		{"query": "x", "budget": "500"}:             `unknown argument "budget": prompt memory_context takes query, token_budget, categories, min_relevance`,
 		{"query": "x", "min_relevance": "high"}:     `min_relevance "high" is not a number from 0 to 1`,
 		{"query": "x", "min_relevance": "2"}:        "min_relevance 2 is out of range",
 	} {
