@@ -236,7 +236,7 @@ func (w WriteAccess) Check(id Identity, c FactCategory) error {
 	if rule.HumansOnly {
 		return Errorf(EFORBIDDEN, "%s facts may be written only by humans; you are %s", c, id.Describe())
 	}
-	if id.Seniority < rule.MinSeniority {
+	if !id.Seniority.AtLeast(rule.MinSeniority) {
 		return Errorf(EFORBIDDEN, "%s facts may be written only by humans or agents of seniority %s or above; you are %s",
 			c, rule.MinSeniority, id.Describe())
 	}

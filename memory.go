@@ -5,59 +5,49 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Seniority orders agents for write access: junior < mid < senior < lead < principal.
-type Seniority int
+// Seniority orders agents for write access: junior < mid < senior < lead <
+// principal. It is a string because that is how it is stored, sent and
+// described in every schema; Rank gives the order.
+type Seniority string
 
 // Seniority levels, lowest first.
 const (
-	Junior Seniority = iota + 1
-	Mid
-	Senior
-	Lead
-	Principal
+	Junior    Seniority = "junior"
+	Mid       Seniority = "mid"
+	Senior    Seniority = "senior"
+	Lead      Seniority = "lead"
+	Principal Seniority = "principal"
 )
 
-var seniorityNames = []string{"", "junior", "mid", "senior", "lead", "principal"}
+// Seniorities lists every seniority, lowest first.
+var Seniorities = []Seniority{Junior, Mid, Senior, Lead, Principal}
 
-// String returns the lower-case name of s.
+// Rank is s's place in the order, 1 (junior) to 5 (principal); 0 for none.
+func (s Seniority) Rank() int { return slices.Index(Seniorities, s) + 1 }
+
+// AtLeast reports whether s is min or above. No seniority is below every level.
+func (s Seniority) AtLeast(min Seniority) bool { return s.Rank() >= min.Rank() && s.Rank() > 0 }
+
+// String returns s, or "unknown" when it is not a seniority.
 func (s Seniority) String() string {
-	if s < Junior || s > Principal {
+	if s.Rank() == 0 {
 		return "unknown"
 	}
-	return seniorityNames[s]
+	return string(s)
 }
 
-// MarshalText encodes s by name.
-func (s Seniority) MarshalText() ([]byte, error) {
-	if s == 0 {
-		return nil, nil
-	}
-	return []byte(s.String()), nil
-}
-
-// UnmarshalText decodes a seniority name.
-func (s *Seniority) UnmarshalText(b []byte) error {
-	if len(b) == 0 {
-		*s = 0
-		return nil
-	}
-	v, err := ParseSeniority(string(b))
-	*s = v
-	return err
-}
-
-// ParseSeniority parses "junior", "mid", "senior", "lead" or "principal".
+// ParseSeniority parses "junior", "mid", "senior", "lead" or "principal", in any case.
 func ParseSeniority(s string) (Seniority, error) {
-	for i, name := range seniorityNames {
-		if i > 0 && strings.EqualFold(strings.TrimSpace(s), name) {
-			return Seniority(i), nil
-		}
+	v := Seniority(strings.ToLower(strings.TrimSpace(s)))
+	if v.Rank() > 0 {
+		return v, nil
 	}
-	return 0, Errorf(EINVALID, "unknown seniority %q: use one of junior, mid, senior, lead, principal", s)
+	return "", Errorf(EINVALID, "unknown seniority %q: use one of junior, mid, senior, lead, principal", s)
 }
 
 // Autonomy is how freely an agent acts without review. It is recorded with

@@ -179,7 +179,7 @@ func (s *FactService) appendOp(ctx context.Context, tx *sql.Tx, op string, f mem
 
 // authorArgs are the four author columns, in table order.
 func authorArgs(a memory.Author) []any {
-	return []any{a.AgentID, nullString(a.Seniority.String(), !a.Human && a.Seniority != 0),
+	return []any{a.AgentID, nullString(string(a.Seniority), !a.Human && a.Seniority != ""),
 		nullString(string(a.Autonomy), a.Autonomy != ""), a.Human}
 }
 

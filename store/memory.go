@@ -102,7 +102,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
-			nullString(author.Seniority.String(), !author.Human), nullString(string(author.Autonomy), author.Autonomy != ""),
+			nullString(string(author.Seniority), !author.Human && author.Seniority != ""), nullString(string(author.Autonomy), author.Autonomy != ""),
 			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
 			indexedLength(w.Content, w.Tags))
 		if err != nil {
