@@ -114,7 +114,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 			"sizes against their character limits, versions and values (labels_only leaves the values out). Core memory is what you keep in view across "+
 			"conversations and edit yourself with the other memory_block_* tools."),
 		mcp.WithInputSchema[BlockListArgs](), mcp.WithOutputSchema[BlocksResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockListArgs) (BlocksResult, string, error) {
 		bs, err := blocks.List(ctx)
 		if err != nil || !a.LabelsOnly {
@@ -131,7 +130,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Read one core memory block: its description, version, size and value with numbered lines "+
 			"(the numbers are for memory_block_insert; they are not part of the text)."),
 		mcp.WithInputSchema[BlockReadArgs](), mcp.WithOutputSchema[BlockResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockReadArgs) (BlockResult, string, error) {
 		b, err := blocks.Get(ctx, a.Label)
 		return BlockResult{Block: b}, renderBlock(b), err
@@ -142,7 +140,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 			"description saying what belongs there. Prefer the blocks you have (persona, human, project) and create one only "+
 			"for a distinct, lasting subject."),
 		mcp.WithInputSchema[BlockCreateArgs](), mcp.WithOutputSchema[BlockResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a BlockCreateArgs) (BlockResult, string, error) {
 		b, err := blocks.Create(ctx, memory.BlockSpec{Label: a.Label, Description: a.Description, Value: a.Value, Limit: a.Limit,
 			Shared: a.Shared, Writers: a.Writers, Readers: a.Readers, ReadOnly: a.ReadOnly})
@@ -187,7 +184,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("List the versions of a core memory block, newest first: each edit's value, operation, author and "+
 			"time. Use it to see who changed what, or to pick a version for memory_block_restore."),
 		mcp.WithInputSchema[BlockHistoryArgs](), mcp.WithOutputSchema[BlockHistoryResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockHistoryArgs) (BlockHistoryResult, string, error) {
 		vs, err := blocks.History(ctx, a.Label, a.Limit)
 		return BlockHistoryResult{Label: a.Label, Versions: vs}, list("versions of block "+a.Label, vs, renderBlockVersion), err
@@ -198,7 +194,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 func addBlockEdit[A any](s *server.MCPServer, svc Services, name, desc string, edit func(A) (memory.BlockEdit, error)) {
 	add(s, svc.Log, mcp.NewTool(name, mcp.WithDescription(desc),
 		mcp.WithInputSchema[A](), mcp.WithOutputSchema[BlockResult](),
-		mcp.WithDestructiveHintAnnotation(false), mcp.WithIdempotentHintAnnotation(false),
 	), func(ctx context.Context, a A) (BlockResult, string, error) {
 		e, err := edit(a)
 		if err != nil {

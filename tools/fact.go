@@ -71,7 +71,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			"every version is kept and auditable. Use this for knowledge that should bind every agent and outlive the "+
 			"session, not for personal notes. Returns the fact id and its new version."),
 		mcp.WithInputSchema[PublishFactArgs](), mcp.WithOutputSchema[FactResult](),
-		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a PublishFactArgs) (FactResult, string, error) {
 		f, err := facts.Publish(ctx, memory.FactWrite{FactID: a.FactID, Content: a.Content,
 			Category: memory.FactCategory(a.Category), Tags: a.Tags, ExpectedVersion: a.ExpectedVersion})
@@ -83,7 +82,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			"is a new version in the log, the fact stops appearing in queries, and publishing the same fact_id again "+
 			"reactivates it."),
 		mcp.WithInputSchema[RetractFactArgs](), mcp.WithOutputSchema[FactResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a RetractFactArgs) (FactResult, string, error) {
 		f, err := facts.Retract(ctx, memory.FactRetract{FactID: a.FactID, Reason: a.Reason, ExpectedVersion: a.ExpectedVersion})
 		return FactResult{Fact: f}, fmt.Sprintf("retracted %s (now version %d)", f.ID, f.Version), err
@@ -93,7 +91,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Read one organisational fact by id, including retracted ones, optionally with its full "+
 			"history of operations (author, time, content of each version)."),
 		mcp.WithInputSchema[GetFactArgs](), mcp.WithOutputSchema[FactResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a GetFactArgs) (FactResult, string, error) {
 		f, err := facts.Get(ctx, a.FactID)
 		if err != nil {
@@ -115,7 +112,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			"filtered by category and tags. Give as_of to see the facts as they stood at an earlier time. "+
 			"Superseded facts are marked with superseded_by."),
 		mcp.WithInputSchema[QueryFactsArgs](), mcp.WithOutputSchema[FactsResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a QueryFactsArgs) (FactsResult, string, error) {
 		asOf, err := memory.ParseTime("as_of", a.AsOf)
 		if err != nil {
@@ -141,7 +137,6 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("List the facts in force in one category, oldest first, a page at a time, with the total "+
 			"count. Use it to read every core policy or ADR; use query_facts to search."),
 		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
 		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, a.Limit)
 		if err != nil {

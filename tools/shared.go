@@ -43,7 +43,6 @@ func registerShared(s *server.MCPServer, svc Services) {
 			"promoted notes; each names the ledger event that last changed it. Read this (or the memory://shared "+
 			"resource) before acting, rather than trusting raw notes."),
 		mcp.WithInputSchema[SharedStateArgs](), mcp.WithOutputSchema[SharedStateResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a SharedStateArgs) (SharedStateResult, string, error) {
 		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: a.Limit})
 		return SharedStateResult{Rows: rows}, memory.RenderRows(rows), err
@@ -55,7 +54,6 @@ func registerShared(s *server.MCPServer, svc Services) {
 			"often they were retried. Stale items are retried no more and wait for a human curator. A note's text is "+
 			"shown only to the agent that wrote it and to humans."),
 		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[memory.PendingList](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a ListPendingArgs) (memory.PendingList, string, error) {
 		l, err := p.ListPending(ctx, memory.PendingQuery{All: a.All, Limit: a.Limit})
 		return l, memory.RenderPending(l), err
@@ -66,7 +64,6 @@ func registerShared(s *server.MCPServer, svc Services) {
 			"write through the ledger and teaches the row the note's phrasing, or drop it with a reason. Both are "+
 			"recorded. Agents get EFORBIDDEN."),
 		mcp.WithInputSchema[ResolvePendingArgs](), mcp.WithOutputSchema[memory.CuratorResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a ResolvePendingArgs) (memory.CuratorResult, string, error) {
 		res, err := p.ResolvePending(ctx, memory.PendingDecision{PendingID: a.PendingID, TargetID: a.TargetID, DropReason: a.DropReason})
 		if err != nil {

@@ -24,6 +24,9 @@ import (
 // what the server declares (tools/list, prompts/list, resources/list,
 // resources/templates/list) and holds every later exchange to it:
 //
+//   - tools/list: every tool has a title and says, rather than leaves to
+//     the client's default, whether it is read-only, destructive, idempotent
+//     and open-world;
 //   - tools/call: a result that is not an error carries structuredContent
 //     that validates (JSON Schema 2020-12) against the tool's outputSchema;
 //   - prompts/get: a prompt answers only arguments it declares, with every
@@ -179,14 +182,24 @@ func (s *surface) learnTools(raw json.RawMessage) error {
 	var r struct {
 		Tools []struct {
 			Name         string          `json:"name"`
+			Title        string          `json:"title"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  map[string]any  `json:"annotations"`
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return err
 	}
 	for _, tool := range r.Tools {
+		if tool.Title == "" {
+			return fmt.Errorf("tool %s has no title", tool.Name)
+		}
+		for _, hint := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			if _, ok := tool.Annotations[hint].(bool); !ok {
+				return fmt.Errorf("tool %s leaves %s to the client's default", tool.Name, hint)
+			}
+		}
 		if _, err := compileSchema(tool.Name+"/input", tool.InputSchema); err != nil {
 			return fmt.Errorf("tool %s: input schema: %v", tool.Name, err)
 		}
