@@ -40,14 +40,14 @@ type QueryFactsArgs struct {
 	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: core_policy, adr, procedure, convention, other."`
 	Tags       []string `json:"tags,omitempty" jsonschema:"Only facts carrying all of these tags."`
 	AsOf       string   `json:"as_of,omitempty" jsonschema:"RFC 3339 time, e.g. 2026-03-01T00:00:00Z: search the facts as they stood then (time travel)."`
-	Limit      int      `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
+	Limit      *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
 }
 
 // ListFactsArgs are the arguments of list_facts.
 type ListFactsArgs struct {
 	Category string `json:"category" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"The category to list."`
 	Offset   int    `json:"offset,omitempty" jsonschema:"How many facts to skip, for paging (default 0)."`
-	Limit    int    `json:"limit,omitempty" jsonschema:"Page size, 1 to 500 (default 50)."`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"Page size, 1 to 500 (default 50)."`
 }
 
 // FactResult is the result of publish_fact, retract_fact and get_fact.
@@ -117,11 +117,15 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		if err != nil {
 			return FactsResult{}, "", err
 		}
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return FactsResult{}, "", err
+		}
 		cats := make([]memory.FactCategory, len(a.Categories))
 		for i, c := range a.Categories {
 			cats[i] = memory.FactCategory(c)
 		}
-		fs, err := facts.Query(ctx, memory.FactQuery{Text: a.Query, Categories: cats, Tags: a.Tags, AsOf: asOf, Limit: a.Limit})
+		fs, err := facts.Query(ctx, memory.FactQuery{Text: a.Query, Categories: cats, Tags: a.Tags, AsOf: asOf, Limit: limit})
 		res := FactsResult{Facts: fs}
 		heading := "facts"
 		if !asOf.IsZero() {
@@ -138,7 +142,11 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 			"count. Use it to read every core policy or ADR; use query_facts to search."),
 		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),
 	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
-		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, a.Limit)
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return memory.FactPage{}, "", err
+		}
+		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, limit)
 		if err != nil {
 			return page, "", err
 		}

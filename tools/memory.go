@@ -196,14 +196,8 @@ func searchQuery(a SearchMemoryArgs) (memory.Query, error) {
 	if q.Until, err = memory.ParseTime("until", a.Until); err != nil {
 		return q, err
 	}
-	if a.Limit != nil {
-		// An explicit 0 is out of range, not a request for the default.
-		if *a.Limit == 0 {
-			return q, memory.Errorf(memory.EINVALID, "limit 0 is out of range: use 1 to %d", memory.MaxSearchLimit)
-		}
-		q.Limit = *a.Limit
-	}
-	return q, nil
+	q.Limit, err = count("limit", a.Limit)
+	return q, err
 }
 
 // renderMemories renders memories for a model to read: the data directive

@@ -53,7 +53,7 @@ type WriteNoteResult struct {
 
 // PromoteNotesArgs are the arguments of promote_notes.
 type PromoteNotesArgs struct {
-	Limit int `json:"limit,omitempty" jsonschema:"Promote at most this many notes in this call, 1 to 500 (default 200); the result says how many remain."`
+	Limit *int `json:"limit,omitempty" jsonschema:"Promote at most this many notes in this call, 1 to 500 (default 200); the result says how many remain."`
 }
 
 func registerNotes(s *server.MCPServer, svc Services) {
@@ -87,7 +87,11 @@ func registerNotes(s *server.MCPServer, svc Services) {
 			"those outcomes are listed under retried."),
 		mcp.WithInputSchema[PromoteNotesArgs](), mcp.WithOutputSchema[memory.PromotionReport](),
 	), func(ctx context.Context, a PromoteNotesArgs) (memory.PromotionReport, string, error) {
-		rep, err := p.Promote(ctx, a.Limit)
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return memory.PromotionReport{}, "", err
+		}
+		rep, err := p.Promote(ctx, limit)
 		return rep, renderReport(rep), err
 	})
 }

@@ -247,6 +247,19 @@ func argNames(dst any) []string {
 	return names
 }
 
+// count reads an optional count argument (a limit): absent is 0, which the
+// services read as their default; an explicit 0 is out of range, not a
+// request for the default, in every tool alike.
+func count(name string, p *int) (int, error) {
+	switch {
+	case p == nil:
+		return 0, nil
+	case *p == 0:
+		return 0, memory.Errorf(memory.EINVALID, "%s 0 is out of range: give at least 1, or leave %s out for the default", name, name)
+	}
+	return *p, nil
+}
+
 // list renders items one per line with a heading, or a "none" line.
 func list[T any](heading string, items []T, line func(T) string) string {
 	if len(items) == 0 {
