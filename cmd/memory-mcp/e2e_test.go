@@ -113,9 +113,8 @@ func startIn(t testing.TB, o options) *proc {
 		done <- err
 	}()
 	s := connectClient(t, o, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, stderr, errw)
-	// Cleanups run last-in first-out: the client closes (ending the server's
-	// stdin) before this waits for run to return.
 	t.Cleanup(func() {
+		s.cs.Close() // ends the server's stdin
 		select {
 		case err := <-done:
 			if err != nil {
