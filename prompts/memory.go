@@ -59,14 +59,17 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 }
 
-// intArg reads an optional integer prompt argument (prompt arguments are strings).
+// intArg reads an optional positive integer prompt argument (prompt arguments are strings).
 func intArg(name, v string) (int, error) {
 	if strings.TrimSpace(v) == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, memory.Errorf(memory.EINVALID, "%s %q is not an integer", name, v)
+	case n == 0: // as in every tool: an explicit 0 is out of range, not the default
+		return 0, memory.Errorf(memory.EINVALID, "%s 0 is out of range: give a positive number, or leave %s out for the default", name, name)
 	}
 	return n, nil
 }

@@ -27,7 +27,7 @@ type BlockCreateArgs struct {
 	Label       string   `json:"label" jsonschema:"Label of the new block: letters, digits, . _ : - (e.g. goals, team-plan)."`
 	Description string   `json:"description" jsonschema:"What belongs in the block, so that you and other agents know when to edit it (max 1000 characters)."`
 	Value       string   `json:"value,omitempty" jsonschema:"Initial text (default empty)."`
-	Limit       int      `json:"limit,omitempty" jsonschema:"Character limit of the block, 1 to 100000 (default 5000). Keep core memory small: it is meant to stay in view."`
+	Limit       *int     `json:"limit,omitempty" jsonschema:"Character limit of the block, 1 to 100000 (default 5000). Keep core memory small: it is meant to stay in view."`
 	Shared      bool     `json:"shared,omitempty" jsonschema:"Make a shared block other agents can see (default: a personal block only you see)."`
 	Writers     []string `json:"writers,omitempty" jsonschema:"Shared blocks only: agent ids that may edit it besides you, or [\"*\"] for every agent (default: only you)."`
 	Readers     []string `json:"readers,omitempty" jsonschema:"Shared blocks only: agent ids that may read it (writers always can). Default: every agent."`
@@ -79,7 +79,7 @@ type BlockDeleteArgs struct {
 // BlockHistoryArgs are the arguments of memory_block_history.
 type BlockHistoryArgs struct {
 	Label string `json:"label" jsonschema:"Label of the block, deleted or not."`
-	Limit int    `json:"limit,omitempty" jsonschema:"Maximum versions, newest first, 1 to 1000 (default 50)."`
+	Limit *int   `json:"limit,omitempty" jsonschema:"Maximum versions, newest first, 1 to 1000 (default 50)."`
 }
 
 // BlockRestoreArgs are the arguments of memory_block_restore.
@@ -114,7 +114,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 			"sizes against their character limits, versions and values (labels_only leaves the values out). Core memory is what you keep in view across "+
 			"conversations and edit yourself with the other memory_block_* tools."),
 		mcp.WithInputSchema[BlockListArgs](), mcp.WithOutputSchema[BlocksResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockListArgs) (BlocksResult, string, error) {
 		bs, err := blocks.List(ctx)
 		if err != nil || !a.LabelsOnly {
@@ -131,7 +130,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Read one core memory block: its description, version, size and value with numbered lines "+
 			"(the numbers are for memory_block_insert; they are not part of the text)."),
 		mcp.WithInputSchema[BlockReadArgs](), mcp.WithOutputSchema[BlockResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockReadArgs) (BlockResult, string, error) {
 		b, err := blocks.Get(ctx, a.Label)
 		return BlockResult{Block: b}, renderBlock(b), err
@@ -142,9 +140,12 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 			"description saying what belongs there. Prefer the blocks you have (persona, human, project) and create one only "+
 			"for a distinct, lasting subject."),
 		mcp.WithInputSchema[BlockCreateArgs](), mcp.WithOutputSchema[BlockResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a BlockCreateArgs) (BlockResult, string, error) {
-		b, err := blocks.Create(ctx, memory.BlockSpec{Label: a.Label, Description: a.Description, Value: a.Value, Limit: a.Limit,
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return BlockResult{}, "", err
+		}
+		b, err := blocks.Create(ctx, memory.BlockSpec{Label: a.Label, Description: a.Description, Value: a.Value, Limit: limit,
 			Shared: a.Shared, Writers: a.Writers, Readers: a.Readers, ReadOnly: a.ReadOnly})
 		return BlockResult{Block: b}, edited("created", b), err
 	})
@@ -187,9 +188,12 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("List the versions of a core memory block, newest first: each edit's value, operation, author and "+
 			"time. Use it to see who changed what, or to pick a version for memory_block_restore."),
 		mcp.WithInputSchema[BlockHistoryArgs](), mcp.WithOutputSchema[BlockHistoryResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a BlockHistoryArgs) (BlockHistoryResult, string, error) {
-		vs, err := blocks.History(ctx, a.Label, a.Limit)
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return BlockHistoryResult{}, "", err
+		}
+		vs, err := blocks.History(ctx, a.Label, limit)
 		return BlockHistoryResult{Label: a.Label, Versions: vs}, list("versions of block "+a.Label, vs, renderBlockVersion), err
 	})
 }
@@ -198,7 +202,6 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 func addBlockEdit[A any](s *server.MCPServer, svc Services, name, desc string, edit func(A) (memory.BlockEdit, error)) {
 	add(s, svc.Log, mcp.NewTool(name, mcp.WithDescription(desc),
 		mcp.WithInputSchema[A](), mcp.WithOutputSchema[BlockResult](),
-		mcp.WithDestructiveHintAnnotation(false), mcp.WithIdempotentHintAnnotation(false),
 	), func(ctx context.Context, a A) (BlockResult, string, error) {
 		e, err := edit(a)
 		if err != nil {

@@ -40,14 +40,14 @@ type QueryFactsArgs struct {
 	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: core_policy, adr, procedure, convention, other."`
 	Tags       []string `json:"tags,omitempty" jsonschema:"Only facts carrying all of these tags."`
 	AsOf       string   `json:"as_of,omitempty" jsonschema:"RFC 3339 time, e.g. 2026-03-01T00:00:00Z: search the facts as they stood then (time travel)."`
-	Limit      int      `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
+	Limit      *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
 }
 
 // ListFactsArgs are the arguments of list_facts.
 type ListFactsArgs struct {
 	Category string `json:"category" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"The category to list."`
 	Offset   int    `json:"offset,omitempty" jsonschema:"How many facts to skip, for paging (default 0)."`
-	Limit    int    `json:"limit,omitempty" jsonschema:"Page size, 1 to 500 (default 50)."`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"Page size, 1 to 500 (default 50)."`
 }
 
 // FactResult is the result of publish_fact, retract_fact and get_fact.
@@ -71,7 +71,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			"every version is kept and auditable. Use this for knowledge that should bind every agent and outlive the "+
 			"session, not for personal notes. Returns the fact id and its new version."),
 		mcp.WithInputSchema[PublishFactArgs](), mcp.WithOutputSchema[FactResult](),
-		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a PublishFactArgs) (FactResult, string, error) {
 		f, err := facts.Publish(ctx, memory.FactWrite{FactID: a.FactID, Content: a.Content,
 			Category: memory.FactCategory(a.Category), Tags: a.Tags, ExpectedVersion: a.ExpectedVersion})
@@ -83,7 +82,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			"is a new version in the log, the fact stops appearing in queries, and publishing the same fact_id again "+
 			"reactivates it."),
 		mcp.WithInputSchema[RetractFactArgs](), mcp.WithOutputSchema[FactResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a RetractFactArgs) (FactResult, string, error) {
 		f, err := facts.Retract(ctx, memory.FactRetract{FactID: a.FactID, Reason: a.Reason, ExpectedVersion: a.ExpectedVersion})
 		return FactResult{Fact: f}, fmt.Sprintf("retracted %s (now version %d)", f.ID, f.Version), err
@@ -93,7 +91,6 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Read one organisational fact by id, including retracted ones, optionally with its full "+
 			"history of operations (author, time, content of each version)."),
 		mcp.WithInputSchema[GetFactArgs](), mcp.WithOutputSchema[FactResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a GetFactArgs) (FactResult, string, error) {
 		f, err := facts.Get(ctx, a.FactID)
 		if err != nil {
@@ -115,9 +112,12 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			"filtered by category and tags. Give as_of to see the facts as they stood at an earlier time. "+
 			"Superseded facts are marked with superseded_by."),
 		mcp.WithInputSchema[QueryFactsArgs](), mcp.WithOutputSchema[FactsResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a QueryFactsArgs) (FactsResult, string, error) {
 		asOf, err := memory.ParseTime("as_of", a.AsOf)
+		if err != nil {
+			return FactsResult{}, "", err
+		}
+		limit, err := count("limit", a.Limit)
 		if err != nil {
 			return FactsResult{}, "", err
 		}
@@ -125,7 +125,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		for i, c := range a.Categories {
 			cats[i] = memory.FactCategory(c)
 		}
-		fs, err := facts.Query(ctx, memory.FactQuery{Text: a.Query, Categories: cats, Tags: a.Tags, AsOf: asOf, Limit: a.Limit})
+		fs, err := facts.Query(ctx, memory.FactQuery{Text: a.Query, Categories: cats, Tags: a.Tags, AsOf: asOf, Limit: limit})
 		res := FactsResult{Facts: fs}
 		heading := "facts"
 		if !asOf.IsZero() {
@@ -141,9 +141,12 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("List the facts in force in one category, oldest first, a page at a time, with the total "+
 			"count. Use it to read every core policy or ADR; use query_facts to search."),
 		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
-		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, a.Limit)
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return memory.FactPage{}, "", err
+		}
+		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, limit)
 		if err != nil {
 			return page, "", err
 		}

@@ -98,7 +98,6 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"docs already say. Write one self-contained statement per memory. Memories are personal to you until you "+
 			"publish_memory them. Returns the new memory's id."),
 		mcp.WithInputSchema[RememberArgs](), mcp.WithOutputSchema[RememberResult](),
-		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a RememberArgs) (RememberResult, string, error) {
 		w := memory.EntryWrite{Namespace: a.Namespace, Category: memory.Category(a.Category), Content: a.Content,
 			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source}
@@ -121,7 +120,6 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"filters. scope: personal (yours), shared (published by other agents) or all (default). Use recall_memory "+
 			"on a result's id for its provenance."),
 		mcp.WithInputSchema[SearchMemoryArgs](), mcp.WithOutputSchema[SearchMemoryResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a SearchMemoryArgs) (SearchMemoryResult, string, error) {
 		q, err := searchQuery(a)
 		if err != nil {
@@ -141,7 +139,6 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"it, its source, and for a shared memory who published it, when, and from which memory. Forgotten memories "+
 			"are returned marked with forgotten_at and the reason."),
 		mcp.WithInputSchema[RecallMemoryArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
 		es, err := mem.Recall(ctx, a.IDs)
 		return RecallMemoryResult{Memories: es}, renderMemories(es, renderEntry), err
@@ -152,7 +149,6 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
 			"memory you shared stays shared until you retract_memory it."),
 		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[MemoryResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a ForgetArgs) (MemoryResult, string, error) {
 		e, err := mem.Forget(ctx, a.ID, a.Reason)
 		if err != nil {
@@ -171,7 +167,6 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"from. Publish what the team should know (conventions, decisions, gotchas), not private context. Returns "+
 			"the shared copy's id."),
 		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[MemoryResult](),
-		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a MemoryIDArgs) (MemoryResult, string, error) {
 		e, err := mem.Publish(ctx, a.ID)
 		return MemoryResult{ID: e.ID, Memory: e}, fmt.Sprintf("published %s as shared memory %s", a.ID, e.ID), err
@@ -182,7 +177,6 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"published from. Other agents stop finding it; your personal memory is untouched, and the shared copy is "+
 			"kept for audit."),
 		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[MemoryResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a MemoryIDArgs) (MemoryResult, string, error) {
 		e, err := mem.Retract(ctx, a.ID)
 		return MemoryResult{ID: e.ID, Memory: e}, "retracted shared memory " + e.ID, err
@@ -202,14 +196,8 @@ func searchQuery(a SearchMemoryArgs) (memory.Query, error) {
 	if q.Until, err = memory.ParseTime("until", a.Until); err != nil {
 		return q, err
 	}
-	if a.Limit != nil {
-		// An explicit 0 is out of range, not a request for the default.
-		if *a.Limit == 0 {
-			return q, memory.Errorf(memory.EINVALID, "limit 0 is out of range: use 1 to %d", memory.MaxSearchLimit)
-		}
-		q.Limit = *a.Limit
-	}
-	return q, nil
+	q.Limit, err = count("limit", a.Limit)
+	return q, err
 }
 
 // renderMemories renders memories for a model to read: the data directive

@@ -53,7 +53,7 @@ type WriteNoteResult struct {
 
 // PromoteNotesArgs are the arguments of promote_notes.
 type PromoteNotesArgs struct {
-	Limit int `json:"limit,omitempty" jsonschema:"Promote at most this many notes in this call, 1 to 500 (default 200); the result says how many remain."`
+	Limit *int `json:"limit,omitempty" jsonschema:"Promote at most this many notes in this call, 1 to 500 (default 200); the result says how many remain."`
 }
 
 func registerNotes(s *server.MCPServer, svc Services) {
@@ -65,7 +65,6 @@ func registerNotes(s *server.MCPServer, svc Services) {
 			"Returns the note id and, with promote: true, the outcome per note: committed (bucket, operation, target), "+
 			"pending (why it waits), ignored (why) or rejected (which rule).\n\n"+NoteGrammar),
 		mcp.WithInputSchema[WriteNoteArgs](), mcp.WithOutputSchema[WriteNoteResult](),
-		mcp.WithIdempotentHintAnnotation(false), mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a WriteNoteArgs) (WriteNoteResult, string, error) {
 		n, err := p.WriteNote(ctx, memory.NoteWrite{Text: a.Text, Kind: memory.NoteKind(a.Kind), TaskID: a.TaskID})
 		if err != nil {
@@ -87,9 +86,12 @@ func registerNotes(s *server.MCPServer, svc Services) {
 			"instead of being guessed), ignored or rejected. Each commit is followed by a retry of the pending queue; "+
 			"those outcomes are listed under retried."),
 		mcp.WithInputSchema[PromoteNotesArgs](), mcp.WithOutputSchema[memory.PromotionReport](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a PromoteNotesArgs) (memory.PromotionReport, string, error) {
-		rep, err := p.Promote(ctx, a.Limit)
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return memory.PromotionReport{}, "", err
+		}
+		rep, err := p.Promote(ctx, limit)
 		return rep, renderReport(rep), err
 	})
 }

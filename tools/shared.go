@@ -14,7 +14,7 @@ import (
 type SharedStateArgs struct {
 	Bucket string `json:"bucket,omitempty" jsonschema:"One of plan, constraints, issues, decisions, results, task_state, learnings. Omit for all."`
 	Status string `json:"status,omitempty" jsonschema:"Only rows in this status: open or resolved (issues), active or invalidated (constraints), active or superseded (decisions), active (the others)."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum rows per bucket, 1 to 500 (default 50), newest change first."`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"Maximum rows per bucket, 1 to 500 (default 50), newest change first."`
 }
 
 // SharedStateResult is the result of shared_state.
@@ -25,7 +25,7 @@ type SharedStateResult struct {
 // ListPendingArgs are the arguments of list_pending.
 type ListPendingArgs struct {
 	All   bool `json:"all,omitempty" jsonschema:"Also list items that left the queue (committed or dropped), with who resolved them and how."`
-	Limit int  `json:"limit,omitempty" jsonschema:"Maximum items, 1 to 500 (default 100), oldest first; the result says how many there are in all."`
+	Limit *int `json:"limit,omitempty" jsonschema:"Maximum items, 1 to 500 (default 100), oldest first; the result says how many there are in all."`
 }
 
 // ResolvePendingArgs are the arguments of resolve_pending.
@@ -43,9 +43,12 @@ func registerShared(s *server.MCPServer, svc Services) {
 			"promoted notes; each names the ledger event that last changed it. Read this (or the memory://shared "+
 			"resource) before acting, rather than trusting raw notes."),
 		mcp.WithInputSchema[SharedStateArgs](), mcp.WithOutputSchema[SharedStateResult](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a SharedStateArgs) (SharedStateResult, string, error) {
-		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: a.Limit})
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return SharedStateResult{}, "", err
+		}
+		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: limit})
 		return SharedStateResult{Rows: rows}, memory.RenderRows(rows), err
 	})
 
@@ -55,9 +58,12 @@ func registerShared(s *server.MCPServer, svc Services) {
 			"often they were retried. Stale items are retried no more and wait for a human curator. A note's text is "+
 			"shown only to the agent that wrote it and to humans."),
 		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[memory.PendingList](),
-		mcp.WithReadOnlyHintAnnotation(true),
 	), func(ctx context.Context, a ListPendingArgs) (memory.PendingList, string, error) {
-		l, err := p.ListPending(ctx, memory.PendingQuery{All: a.All, Limit: a.Limit})
+		limit, err := count("limit", a.Limit)
+		if err != nil {
+			return memory.PendingList{}, "", err
+		}
+		l, err := p.ListPending(ctx, memory.PendingQuery{All: a.All, Limit: limit})
 		return l, memory.RenderPending(l), err
 	})
 
@@ -66,7 +72,6 @@ func registerShared(s *server.MCPServer, svc Services) {
 			"write through the ledger and teaches the row the note's phrasing, or drop it with a reason. Both are "+
 			"recorded. Agents get EFORBIDDEN."),
 		mcp.WithInputSchema[ResolvePendingArgs](), mcp.WithOutputSchema[memory.CuratorResult](),
-		mcp.WithDestructiveHintAnnotation(false),
 	), func(ctx context.Context, a ResolvePendingArgs) (memory.CuratorResult, string, error) {
 		res, err := p.ResolvePending(ctx, memory.PendingDecision{PendingID: a.PendingID, TargetID: a.TargetID, DropReason: a.DropReason})
 		if err != nil {

@@ -65,6 +65,77 @@ func Filter(st memory.Strategy) server.ToolFilterFunc {
 	}
 }
 
+// annotation is what a tool tells clients about its effect on the store, so
+// that they can tell a user what it does, confirm what hides or removes
+// data, and retry what is safe to repeat. Every tool has one in annotations,
+// and add refuses to register a tool without one.
+type annotation struct {
+	title       string
+	readOnly    bool // reads and changes nothing
+	destructive bool // hides or removes data (it stays recoverable, but a user may want to confirm)
+	idempotent  bool // a repeat with the same arguments is harmless: it changes nothing more
+}
+
+// reads is a read-only tool; writes adds or changes data; hides hides or
+// removes it.
+func reads(title string) annotation {
+	return annotation{title: title, readOnly: true, idempotent: true}
+}
+func writes(title string, idempotent bool) annotation {
+	return annotation{title: title, idempotent: idempotent}
+}
+func hides(title string, idempotent bool) annotation {
+	return annotation{title: title, destructive: true, idempotent: idempotent}
+}
+
+// annotations declares every tool's effect. A repeat that fails because the
+// first call already did its work (retracting a retracted fact, creating a
+// block that exists) is harmless, so those tools are idempotent; a repeat
+// that adds again (remember, append, a new fact version) is not.
+var annotations = map[string]annotation{
+	"publish_fact": writes("Publish an organisational fact", false),
+	"retract_fact": hides("Retract an organisational fact", true),
+	"get_fact":     reads("Read an organisational fact"),
+	"query_facts":  reads("Search organisational facts"),
+	"list_facts":   reads("List organisational facts by category"),
+
+	"remember":       writes("Remember something", false),
+	"search_memory":  reads("Search memories"),
+	"recall_memory":  reads("Recall memories by id"),
+	"forget":         hides("Forget a memory", true),
+	"publish_memory": writes("Share a memory with every agent", true),
+	"retract_memory": hides("Withdraw a shared memory", true),
+
+	"memory_block_list":    reads("List core memory blocks"),
+	"memory_block_read":    reads("Read a core memory block"),
+	"memory_block_create":  writes("Create a core memory block", true),
+	"memory_block_append":  writes("Append to a core memory block", false),
+	"memory_block_replace": writes("Replace text in a core memory block", false),
+	"memory_block_insert":  writes("Insert text into a core memory block", false),
+	"memory_block_rethink": writes("Rewrite a core memory block", true), // expected_version is required: a repeat is stale
+	"memory_block_delete":  hides("Delete a core memory block", true),
+	"memory_block_history": reads("Core memory block history"),
+	"memory_block_restore": writes("Restore an earlier block version", false),
+
+	"write_note":      writes("Write a note to working memory", false),
+	"promote_notes":   writes("Promote notes into shared state", true),
+	"shared_state":    reads("Read the shared team state"),
+	"list_pending":    reads("List writes waiting for review"),
+	"resolve_pending": hides("Bind or drop a pending write", true), // dropping removes it from the queue
+}
+
+// annotate sets t's title and annotations from the table. A local store is
+// a closed world: no tool reaches anything outside it.
+func annotate(t *mcp.Tool) {
+	a, ok := annotations[t.Name]
+	if !ok {
+		panic("tool " + t.Name + " has no entry in the annotations table (tools/tools.go)")
+	}
+	t.Title = a.title
+	t.Annotations = mcp.ToolAnnotation{Title: a.title, ReadOnlyHint: &a.readOnly, DestructiveHint: &a.destructive,
+		IdempotentHint: &a.idempotent, OpenWorldHint: new(false)}
+}
+
 // call is a tool body: typed arguments in, a structured result and its
 // readable rendering out.
 type call[A, R any] func(ctx context.Context, args A) (R, string, error)
@@ -72,6 +143,7 @@ type call[A, R any] func(ctx context.Context, args A) (R, string, error)
 // add registers tool t with a handler that decodes arguments strictly into A,
 // runs fn, and turns domain errors into tool errors a model can act on.
 func add[A, R any](s *server.MCPServer, log *slog.Logger, t mcp.Tool, fn call[A, R]) {
+	annotate(&t)
 	name := t.Name
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args A
@@ -173,6 +245,19 @@ func argNames(dst any) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// count reads an optional count argument (a limit): absent is 0, which the
+// services read as their default; an explicit 0 is out of range, not a
+// request for the default, in every tool alike.
+func count(name string, p *int) (int, error) {
+	switch {
+	case p == nil:
+		return 0, nil
+	case *p == 0:
+		return 0, memory.Errorf(memory.EINVALID, "%s 0 is out of range: give at least 1, or leave %s out for the default", name, name)
+	}
+	return *p, nil
 }
 
 // list renders items one per line with a heading, or a "none" line.

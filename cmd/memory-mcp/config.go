@@ -77,9 +77,9 @@ func (v *flagValue) String() string     { return v.text }
 func (v *flagValue) Set(s string) error { v.text = s; return nil }
 func (v *flagValue) IsBoolFlag() bool   { return v.boolean }
 
-func settings() []setting {
+func settings(getenv func(string) string) []setting {
 	return append([]setting{
-		{"data-dir", "directory holding memory.db (created on first run)", defaultDataDir,
+		{"data-dir", "directory holding memory.db (created on first run)", func() string { return defaultDataDir(getenv) },
 			func(c *Config, v string) error {
 				if v == "" {
 					return errors.New("no home directory to put the data in: set --data-dir or MEMORY_MCP_DATA_DIR")
@@ -171,9 +171,9 @@ func EnvName(name string) string {
 func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
 	fs := flag.NewFlagSet("memory-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configFlag := fs.String("config", "", "JSON config file (env MEMORY_MCP_CONFIG; default "+defaultConfigFile()+" if it exists)")
+	configFlag := fs.String("config", "", "JSON config file (env MEMORY_MCP_CONFIG; default "+defaultConfigFile(getenv)+" if it exists)")
 	flagged := map[string]*flagValue{}
-	for _, s := range settings() {
+	for _, s := range settings(getenv) {
 		v := &flagValue{boolean: s.def() == "false" || s.def() == "true"}
 		fs.Var(v, s.name, fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def()))
 		flagged[s.name] = v
@@ -198,7 +198,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		c.EmbeddingAPIKey = getenv("OPENAI_API_KEY")
 	}
 	known := map[string]bool{}
-	for _, s := range settings() {
+	for _, s := range settings(getenv) {
 		known[s.name] = true
 		value, source := s.def(), "default"
 		if v, ok := fileValues[s.name]; ok {
@@ -246,7 +246,10 @@ func readConfigFile(flagValue string, getenv func(string) string) (string, map[s
 		path = getenv("MEMORY_MCP_CONFIG")
 	}
 	if path == "" {
-		path, explicit = defaultConfigFile(), false
+		path, explicit = defaultConfigFile(getenv), false
+	}
+	if path == "" {
+		return "", nil, nil
 	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) && !explicit {
@@ -319,30 +322,46 @@ func constant(v string) func() string { return func() string { return v } }
 
 // defaultDataDir is a stable per-user directory: $XDG_DATA_HOME/memory-mcp,
 // ~/.local/share/memory-mcp, ~/Library/Application Support/memory-mcp on macOS,
-// %LocalAppData%\memory-mcp on Windows.
-func defaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+// %LocalAppData%\memory-mcp on Windows. The environment is read through
+// getenv, so that run is given its whole environment (tests run it in process).
+func defaultDataDir(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "memory-mcp")
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "" // never a relative or temporary directory: the user must choose
-	}
-	switch runtime.GOOS {
-	case "darwin":
-		return filepath.Join(home, "Library", "Application Support", "memory-mcp")
-	case "windows":
-		if d := os.Getenv("LocalAppData"); d != "" {
+	home := getenv("HOME")
+	if runtime.GOOS == "windows" {
+		if d := getenv("LocalAppData"); d != "" {
 			return filepath.Join(d, "memory-mcp")
 		}
+		home = getenv("USERPROFILE")
+	}
+	switch {
+	case home == "":
+		return "" // never a relative or temporary directory: the user must choose
+	case runtime.GOOS == "darwin":
+		return filepath.Join(home, "Library", "Application Support", "memory-mcp")
 	}
 	return filepath.Join(home, ".local", "share", "memory-mcp")
 }
 
-func defaultConfigFile() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "memory-mcp.json"
+// defaultConfigFile is memory-mcp/config.json in the user configuration
+// directory (os.UserConfigDir's, read through getenv), or "" when there is none.
+func defaultConfigFile(getenv func(string) string) string {
+	var dir string
+	switch runtime.GOOS {
+	case "windows":
+		dir = getenv("AppData")
+	case "darwin":
+		if h := getenv("HOME"); h != "" {
+			dir = filepath.Join(h, "Library", "Application Support")
+		}
+	default:
+		if dir = getenv("XDG_CONFIG_HOME"); dir == "" && getenv("HOME") != "" {
+			dir = filepath.Join(getenv("HOME"), ".config")
+		}
+	}
+	if dir == "" {
+		return ""
 	}
 	return filepath.Join(dir, "memory-mcp", "config.json")
 }

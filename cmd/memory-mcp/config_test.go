@@ -71,6 +71,24 @@ func TestDefaultConfigFileIsOptional(t *testing.T) {
 	}
 }
 
+// mapEnv is an environment of m's variables and a HOME (where no config file
+// exists) unless m sets one.
 func mapEnv(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
+	return func(k string) string {
+		if v, ok := m[k]; ok || k != "HOME" {
+			return v
+		}
+		return "/nonexistent/home"
+	}
+}
+
+func TestNoHomeNeedsADataDir(t *testing.T) {
+	_, err := LoadConfig(nil, mapEnv(map[string]string{"HOME": ""}), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "set --data-dir or MEMORY_MCP_DATA_DIR") {
+		t.Fatalf("no home and no data dir: %v", err)
+	}
+	cfg, err := LoadConfig(nil, mapEnv(map[string]string{"HOME": "/home/sam"}), io.Discard)
+	if err != nil || cfg.DataDir != filepath.Join("/home/sam", ".local", "share", "memory-mcp") {
+		t.Fatalf("default data dir = %q, %v", cfg.DataDir, err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +48,8 @@ func binary(t testing.TB) string {
 	return binPath
 }
 
-// proc is one memory-mcp process and the client session talking to it.
+// proc is one memory-mcp server (a process, or run in this one) and the
+// client session talking to it.
 type proc struct {
 	t      testing.TB
 	cs     *mcp.ClientSession
@@ -61,10 +63,14 @@ type options struct {
 	args    []string // extra flags after "stdio"
 	env     []string
 	client  *mcp.ClientOptions
+	// protocol is the revision the client asks for; empty: the newest.
+	protocol string
 }
 
 // start runs memory-mcp stdio on dataDir (a fresh temp dir when empty) with
-// extra flags and connects a client. The process is stopped at test cleanup.
+// extra flags as a real process and connects a client. The process is
+// stopped at test cleanup. Use it for what needs a process (stdio itself,
+// several processes, crashes); startIn serves the rest.
 func start(t testing.TB, o options) *proc {
 	t.Helper()
 	if o.dataDir == "" {
@@ -73,19 +79,81 @@ func start(t testing.TB, o options) *proc {
 	args := append([]string{"stdio", "--data-dir", o.dataDir}, o.args...)
 	cmd := exec.Command(binary(t), args...)
 	// A clean environment: no user config file, no API keys leaking in.
-	cmd.Env = append([]string{"HOME=" + o.dataDir, "XDG_CONFIG_HOME=" + filepath.Join(o.dataDir, "config"), "PATH=" + os.Getenv("PATH")}, o.env...)
+	cmd.Env = append(cleanEnv(o.dataDir), o.env...)
 	stderr := &bytes.Buffer{}
 	errw := &lockedWriter{w: stderr}
 	cmd.Stderr = errw
+	return connectClient(t, o, &mcp.CommandTransport{Command: cmd}, stderr, errw)
+}
+
+// startIn runs memory-mcp stdio in this process, over pipes, exactly as
+// main runs it (run with its arguments, environment and standard streams),
+// and connects a client. It starts in milliseconds where start needs a
+// process; behaviour tests use it.
+func startIn(t testing.TB, o options) *proc {
+	t.Helper()
+	if o.dataDir == "" {
+		o.dataDir = t.TempDir()
+	}
+	args := append([]string{"stdio", "--data-dir", o.dataDir}, o.args...)
+	env := map[string]string{}
+	for _, kv := range append(cleanEnv(o.dataDir), o.env...) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	stderr := &bytes.Buffer{}
+	errw := &lockedWriter{w: stderr}
+	done := make(chan error, 1)
+	go func() {
+		err := run(context.Background(), args, func(k string) string { return env[k] }, serverIn, serverOut, errw)
+		serverOut.CloseWithError(io.EOF)
+		serverIn.Close()
+		done <- err
+	}()
+	s := connectClient(t, o, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, stderr, errw)
+	// Cleanups run last-in first-out: the client closes (ending the server's
+	// stdin) before this waits for run to return.
+	t.Cleanup(func() {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v\nstderr:\n%s", err, errw.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("the server did not stop after its stdin closed\nstderr:\n%s", errw.String())
+		}
+	})
+	return s
+}
+
+// cleanEnv is the environment a test server runs in: home and configuration
+// inside its data directory, so that no user config file is read.
+func cleanEnv(dir string) []string {
+	return []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
+}
+
+// connectClient connects the go-sdk client through the checking wire (see
+// wire_test.go) and has it learn what the server declares.
+func connectClient(t testing.TB, o options, tr mcp.Transport, stderr *bytes.Buffer, errw *lockedWriter) *proc {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, o.client)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	var so *mcp.ClientSessionOptions
+	if o.protocol != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
+	}
+	cs, err := client.Connect(ctx, &wire{inner: tr, t: t, spec: newSurface()}, so)
 	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+		t.Fatalf("connect: %v\nstderr:\n%s", err, errw.String())
 	}
 	s := &proc{t: t, cs: cs, stderr: stderr, errw: errw}
 	t.Cleanup(func() { cs.Close() })
+	if err := declared(ctx, cs); err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, errw.String())
+	}
 	return s
 }
 
@@ -105,6 +173,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
 }
 
 // call invokes a tool and returns its result, failing the test on a protocol

@@ -37,7 +37,7 @@ func TestNonFiniteRetrievalSettingsAreRefused(t *testing.T) {
 		{"--bm25-weight", "NaN"}, {"--vector-weight", "+Inf"}, {"--soft-weight", "inf"},
 		{"--time-weight", "-Inf"}, {"--recency-decay", "nan"}, {"--min-relevance", "NaN"},
 	} {
-		_, err := LoadConfig(args, func(string) string { return "" }, io.Discard)
+		_, err := LoadConfig(args, mapEnv(nil), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "is not a finite number") {
 			t.Errorf("LoadConfig(%v) = %v, want a refusal", args, err)
 		}
@@ -51,7 +51,7 @@ func TestVectorIndexIsNotLoadedWhenVectorsAreOff(t *testing.T) {
 		args  []string
 		index bool
 	}{{nil, true}, {[]string{"--vector-weight", "0"}, false}, {[]string{"--embedder", "none"}, false}} {
-		cfg, err := LoadConfig(append([]string{"--data-dir", t.TempDir()}, tc.args...), func(string) string { return "" }, io.Discard)
+		cfg, err := LoadConfig(append([]string{"--data-dir", t.TempDir()}, tc.args...), mapEnv(nil), io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

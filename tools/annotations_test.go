@@ -1,0 +1,68 @@
+package tools_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memory-mcp/memory-mcp/promotion"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/tools"
+)
+
+// registered returns every tool Register adds when every service is there.
+// The services are never called: registering only reads their presence.
+func registered(t *testing.T) map[string]*server.ServerTool {
+	s := server.NewMCPServer("test", "1")
+	tools.Register(s, tools.Services{Facts: (*store.FactService)(nil), Memories: (*store.MemoryService)(nil),
+		Blocks: (*store.BlockService)(nil), Promotion: (*promotion.Pipeline)(nil)})
+	return s.ListTools()
+}
+
+func TestEveryToolTellsClientsWhatItDoes(t *testing.T) {
+	all := registered(t)
+	if len(all) < 26 {
+		t.Fatalf("only %d tools registered", len(all))
+	}
+	for name, st := range all {
+		a := st.Tool.Annotations
+		switch {
+		case st.Tool.Title == "" || a.Title != st.Tool.Title:
+			t.Errorf("%s: title %q, annotations title %q", name, st.Tool.Title, a.Title)
+		case a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil:
+			t.Errorf("%s: a hint is left to the client's default (mcp-go and the spec default destructive and open-world to true): %+v", name, a)
+		case *a.OpenWorldHint:
+			t.Errorf("%s: says it reaches an open world; a local store is closed", name)
+		case *a.ReadOnlyHint && (*a.DestructiveHint || !*a.IdempotentHint):
+			t.Errorf("%s: read-only but destructive or not idempotent", name)
+		}
+	}
+}
+
+// TestAnnotationsSayWhatTheToolsDo holds the table to what the tools do:
+// reads change nothing, and what hides or removes data says so.
+func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
+	all := registered(t)
+	reads := []string{"get_fact", "query_facts", "list_facts", "search_memory", "recall_memory", "memory_block_list",
+		"memory_block_read", "memory_block_history", "shared_state", "list_pending"}
+	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending"}
+	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note"}
+	for name, st := range all {
+		a := st.Tool.Annotations
+		if got, want := *a.ReadOnlyHint, slices.Contains(reads, name); got != want {
+			t.Errorf("%s: readOnlyHint %v, want %v", name, got, want)
+		}
+		if got, want := *a.DestructiveHint, slices.Contains(hides, name); got != want {
+			t.Errorf("%s: destructiveHint %v, want %v", name, got, want)
+		}
+		if slices.Contains(repeatsAdd, name) && *a.IdempotentHint {
+			t.Errorf("%s: a repeat adds again, but it says it is idempotent", name)
+		}
+	}
+	for _, name := range slices.Concat(reads, hides, repeatsAdd) {
+		if all[name] == nil {
+			t.Errorf("%s is not registered", name)
+		}
+	}
+}
