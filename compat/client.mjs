@@ -242,8 +242,8 @@ const TOOLS = {
     publish_memory: async ctx => {
         if (!need(ctx, 'publish_memory', { mem2: ctx.mem2 })) return;
         const r = await call(ctx, 'publish_memory', { id: ctx.mem2 });
-        ctx.shared2 = r?.shared_id ?? r?.id;
-        await call(ctx, 'recall_memory', { ids: [ctx.mem2] }); // now with its publication
+        if (!need(ctx, 'publish_memory', { 'shared copy id': r?.id })) return;
+        await call(ctx, 'recall_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
     },
     retract_memory: async ctx => {
         if (!need(ctx, 'retract_memory', { mem2: ctx.mem2 })) return;
@@ -369,7 +369,7 @@ const NO_REQUIRED_ONLY_CALL = { resolve_pending: 'a human must pass target_id or
 function templateValues(ctx) {
     return {
         'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:shared' }],
-        'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3].filter(Boolean).map(fact_id => ({ fact_id })),
+        'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3, ctx.policy].filter(Boolean).map(fact_id => ({ fact_id })),
         'memory://facts/snapshot/{+as_of}': [{ as_of: now() }, { as_of: '2001-01-01T00:00:00Z' }],
         'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket }))
     };
