@@ -1,10 +1,10 @@
-# The project's interface: make run, make test, make check, make bench.
+# The project's interface: make run, make test, make check, make bench, make compat.
 GO      ?= go
 BIN     ?= bin/memory-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check bench fuzz wordvec clean
+.PHONY: build run test check bench compat fuzz wordvec clean
 
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
@@ -22,6 +22,11 @@ check: ## formatting, vet and staticcheck
 
 bench: ## print throughput, latency and quality figures (each benchmark runs a fixed workload once)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+compat: build ## run the official MCP TypeScript SDK client and the MCP Inspector CLI against the binary (needs node and npm)
+	cd compat && npm ci --ignore-scripts --no-audit --no-fund
+	node compat/client.mjs $(BIN)
+	compat/inspector.sh
 
 fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools

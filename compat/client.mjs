@@ -1,0 +1,649 @@
+// Runs the official MCP TypeScript SDK client (@modelcontextprotocol/sdk, pinned in
+// package-lock.json) against bin/memory-mcp over stdio, the way Claude Desktop and the IDE
+// clients built on it do, and fails on anything such a client would reject.
+//
+// For each identity (a mid agent, the default configuration; a senior agent; a human) on a
+// fresh data directory it lists and calls every tool, reads every resource and every
+// resource template, gets every prompt, and once checks that a subscription reports a
+// change made by a second server process on the same data directory.
+//
+// Where the SDK checks a tool's structured output (node_modules/@modelcontextprotocol/sdk/
+// dist/esm/client/index.js, SDK 1.32): Client.listTools() calls cacheToolMetadata(), which
+// compiles each tool's outputSchema with Ajv (validation/ajv-provider.js: formats such as
+// date-time are checked too); Client.callTool() then looks up that validator, fails a
+// result without structuredContent unless isError, and throws McpError "Structured content
+// does not match the tool's output schema: ..." on a mismatch. So the validation is only
+// active after listTools(), which every run does first; selfCheckValidation() proves it is
+// active by calling a tool through a deliberately stricter schema and expecting the throw.
+//
+// Usage: node client.mjs [path/to/memory-mcp]   (default ../bin/memory-mcp)
+// Exit status 0 only if every call succeeded or failed exactly as expected.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.resolve(process.argv[2] ?? path.join(here, '..', 'bin', 'memory-mcp'));
+const SDK_VERSION = JSON.parse(
+    fs.readFileSync(path.join(here, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8')
+).version;
+const UPDATE_TIMEOUT_MS = 10_000; // the server polls its change feed every 500 ms
+const WATCHDOG_MS = 240_000;
+const VERBOSE = process.env.COMPAT_VERBOSE === '1'; // print every structured result
+
+const failures = []; // what failed, in words a reader can act on
+const expected = []; // documented tool errors the suite asked for
+let calls = 0;
+const negotiated = new Set();
+
+function fail(where, what) {
+    failures.push(`${where}: ${what}`);
+    console.log(`FAIL  ${where}: ${what}`);
+}
+
+function short(v) {
+    const s = JSON.stringify(v);
+    return s.length > 160 ? s.slice(0, 157) + '...' : s;
+}
+
+function textOf(result) {
+    return (result?.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Connections
+
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-mcp-compat-'));
+
+async function connect(name, dataDir, flags) {
+    const transport = new StdioClientTransport({
+        command: BIN,
+        args: ['stdio', '--data-dir', dataDir, ...flags],
+        // Only these reach the server (the SDK passes no other variable by default): HOME
+        // points into the temp root, so no user config file or default data directory is
+        // ever read or written.
+        env: { HOME: tmpRoot, PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stderr: 'pipe'
+    });
+    const stderr = [];
+    transport.stderr?.on('data', d => stderr.push(d.toString()));
+    const client = new Client({ name: 'memory-mcp-compat', version: '1.0.0' }, { capabilities: {} });
+    // Record the negotiated protocol version and each raw tools/call result. The wrapper
+    // only observes: callTool() still runs its own output validation on the same result,
+    // and the raw result lets the suite keep going (and report the data) after a mismatch.
+    const conn = { name, client, transport, stderr, protocol: undefined, lastRaw: undefined };
+    const request = client.request.bind(client);
+    client.request = async (req, schema, options) => {
+        const res = await request(req, schema, options);
+        if (req.method === 'initialize') conn.protocol = res.protocolVersion;
+        if (req.method === 'tools/call') conn.lastRaw = res;
+        return res;
+    };
+    await client.connect(transport);
+    negotiated.add(conn.protocol);
+    console.log(`connected ${name}: protocol ${conn.protocol} (SDK ${SDK_VERSION} asks for ${LATEST_PROTOCOL_VERSION}), ` +
+        `server ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}`);
+    return conn;
+}
+
+async function close(conn) {
+    try {
+        await conn.client.close();
+    } catch (e) {
+        fail(conn.name, `close: ${e.message}`);
+    }
+}
+
+function serverLog(conn) {
+    const s = conn.stderr.join('');
+    return s.length > 4000 ? '...' + s.slice(-4000) : s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tool calls
+
+// call runs one tool call through the SDK's callTool (which validates structuredContent).
+// expect: 'ok' or an error code the call must fail with as a tool error (isError result).
+// It returns the structured result, also when the SDK rejected it, so later steps go on.
+async function call(ctx, tool, args, expect = 'ok') {
+    calls++;
+    ctx.called.set(tool, [...(ctx.called.get(tool) ?? []), Object.keys(args)]);
+    const where = `${ctx.name} ${tool} ${short(args)}`;
+    ctx.conn.lastRaw = undefined;
+    let result;
+    try {
+        result = await ctx.conn.client.callTool({ name: tool, arguments: args });
+    } catch (e) {
+        const raw = ctx.conn.lastRaw;
+        fail(where, `${e.message}${raw ? `\n      structuredContent: ${JSON.stringify(raw.structuredContent)}` : ''}`);
+        return raw && !raw.isError ? raw.structuredContent : undefined;
+    }
+    const text = textOf(result);
+    if (expect === 'ok') {
+        if (result.isError) {
+            fail(where, `tool error: ${text}`);
+            return undefined;
+        }
+        if (!text) fail(where, 'no text content');
+        console.log(`ok    ${where}`);
+        if (VERBOSE) console.log(`      ${JSON.stringify(result.structuredContent)}`);
+        return result.structuredContent;
+    }
+    if (result.isError && text.startsWith(expect)) {
+        expected.push(`${where}: ${text}`);
+        console.log(`ok    ${where} -> expected ${expect}`);
+        return undefined;
+    }
+    fail(where, `expected a tool error ${expect}, got ${result.isError ? 'tool error: ' + text : 'success: ' + text}`);
+    return undefined;
+}
+
+// need skips a step whose input an earlier (failed) step should have produced.
+function need(ctx, tool, values) {
+    const missing = Object.entries(values).filter(([, v]) => v === undefined || v === null).map(([k]) => k);
+    if (missing.length === 0) return true;
+    calls++;
+    fail(`${ctx.name} ${tool}`, `skipped: no ${missing.join(', ')} from an earlier step`);
+    return false;
+}
+
+const inAYear = () => new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
+const now = () => new Date().toISOString();
+
+// TOOLS: every tool the server may list, in the order that makes each call meaningful,
+// with its calls: one with only the required arguments and one with every argument (so
+// optional result fields are both absent and present), plus empty results where arrays
+// could come back empty. A tool the server lists that is not here fails the suite.
+const TOOLS = {
+    // Organisational facts
+    publish_fact: async ctx => {
+        ctx.fact1 = (await call(ctx, 'publish_fact', { content: 'All services authenticate with JWT.', category: 'adr' }))?.fact?.fact_id;
+        ctx.fact2 = (await call(ctx, 'publish_fact', {
+            fact_id: 'compat-deploy-procedure',
+            content: 'Deploys go through the release pipeline, never by hand.',
+            category: 'procedure',
+            tags: ['deploy', 'ci'],
+            expected_version: 0
+        }))?.fact?.fact_id;
+        // Superseded marker in every read.
+        ctx.fact3 = (await call(ctx, 'publish_fact', {
+            content: 'Deploys are done by hand on Fridays.',
+            category: 'convention',
+            tags: ['superseded_by:compat-deploy-procedure']
+        }))?.fact?.fact_id;
+        // core_policy needs a human or an agent of seniority senior or above.
+        const r = await call(ctx, 'publish_fact', { content: 'Never store secrets in memory.', category: 'core_policy' },
+            ctx.human || ctx.senior ? 'ok' : 'EFORBIDDEN');
+        if (r) ctx.policy = r.fact?.fact_id;
+    },
+    get_fact: async ctx => {
+        if (!need(ctx, 'get_fact', { fact1: ctx.fact1, fact2: ctx.fact2, fact3: ctx.fact3 })) return;
+        await call(ctx, 'get_fact', { fact_id: ctx.fact1 });
+        await call(ctx, 'get_fact', { fact_id: ctx.fact2, include_history: true });
+        await call(ctx, 'get_fact', { fact_id: ctx.fact3, include_history: false });
+    },
+    query_facts: async ctx => {
+        await call(ctx, 'query_facts', {});
+        await call(ctx, 'query_facts', { query: 'release pipeline', categories: ['procedure', 'adr'], tags: ['deploy'], as_of: now(), limit: 5 });
+        // Nothing matches: empty lists must still match the schema.
+        await call(ctx, 'query_facts', { query: 'zebra xylophone', as_of: '2001-01-01T00:00:00Z' });
+    },
+    list_facts: async ctx => {
+        await call(ctx, 'list_facts', { category: 'adr' });
+        await call(ctx, 'list_facts', { category: 'procedure', offset: 0, limit: 10 });
+        await call(ctx, 'list_facts', { category: 'other' }); // empty
+    },
+    retract_fact: async ctx => {
+        if (!need(ctx, 'retract_fact', { fact1: ctx.fact1, fact2: ctx.fact2 })) return;
+        await call(ctx, 'retract_fact', { fact_id: ctx.fact1 });
+        await call(ctx, 'retract_fact', { fact_id: ctx.fact2, reason: 'replaced by the compat suite', expected_version: 1 });
+        await call(ctx, 'get_fact', { fact_id: ctx.fact2, include_history: true }); // retracted, with its log
+    },
+
+    // Agent memory
+    remember: async ctx => {
+        ctx.mem1 = (await call(ctx, 'remember', { content: 'The staging database lives in eu-west-1.' }))?.id;
+        ctx.mem2 = (await call(ctx, 'remember', {
+            content: 'On 1 March 2026 the staging database ran out of disk during the nightly backup.',
+            category: 'episodic',
+            namespace: 'compat',
+            tags: ['infra', 'incident'],
+            confidence: 0.9,
+            source: 'compat-suite',
+            occurred_at: '2026-03-01T10:00:00Z',
+            expires_at: inAYear()
+        }))?.id;
+    },
+    search_memory: async ctx => {
+        await call(ctx, 'search_memory', { query: 'staging database' });
+        await call(ctx, 'search_memory', {
+            query: 'staging database disk',
+            scope: 'all',
+            categories: ['episodic', 'semantic'],
+            tags: ['infra'],
+            namespaces: ['compat'],
+            since: '2026-01-01T00:00:00Z',
+            until: '2026-06-01T00:00:00Z',
+            limit: 5,
+            min_relevance: 0
+        });
+        await call(ctx, 'search_memory', { query: 'zebra xylophone', scope: 'shared' }); // empty
+    },
+    recall_memory: async ctx => {
+        if (!need(ctx, 'recall_memory', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
+        await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] });
+    },
+    publish_memory: async ctx => {
+        if (!need(ctx, 'publish_memory', { mem2: ctx.mem2 })) return;
+        const r = await call(ctx, 'publish_memory', { id: ctx.mem2 });
+        if (!need(ctx, 'publish_memory', { 'shared copy id': r?.id })) return;
+        await call(ctx, 'recall_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
+    },
+    retract_memory: async ctx => {
+        if (!need(ctx, 'retract_memory', { mem2: ctx.mem2 })) return;
+        await call(ctx, 'retract_memory', { id: ctx.mem2 });
+    },
+    forget: async ctx => {
+        if (!need(ctx, 'forget', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
+        await call(ctx, 'forget', { id: ctx.mem1 });
+        await call(ctx, 'forget', { id: ctx.mem2, reason: 'obsolete: the disk was replaced' });
+        await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
+    },
+
+    // Core memory blocks
+    memory_block_list: async ctx => {
+        await call(ctx, 'memory_block_list', {});
+        await call(ctx, 'memory_block_list', { labels_only: true });
+    },
+    memory_block_read: async ctx => {
+        await call(ctx, 'memory_block_read', { label: 'persona' });
+    },
+    memory_block_create: async ctx => {
+        ctx.notesVersion = (await call(ctx, 'memory_block_create', { label: 'compat-notes', description: 'Notes of the compat suite.' }))?.block?.version;
+        ctx.sharedVersion = (await call(ctx, 'memory_block_create', {
+            label: 'compat:shared',
+            description: 'A shared block of the compat suite.',
+            value: 'first line',
+            limit: 500,
+            shared: true,
+            writers: ['*'],
+            readers: [ctx.agentId, 'compat-peer'],
+            read_only: false
+        }))?.block?.version;
+        await call(ctx, 'memory_block_create', { label: 'compat-scratch', description: 'Deleted by the compat suite.' });
+        await call(ctx, 'memory_block_read', { label: 'compat:shared' });
+    },
+    memory_block_append: async ctx => {
+        await call(ctx, 'memory_block_append', { label: 'compat-notes', text: 'line one' });
+        const v = (await call(ctx, 'memory_block_read', { label: 'compat-notes' }))?.block?.version;
+        if (!need(ctx, 'memory_block_append', { version: v })) return;
+        await call(ctx, 'memory_block_append', { label: 'compat-notes', text: 'line two', expected_version: v });
+    },
+    memory_block_insert: async ctx => {
+        const b = await call(ctx, 'memory_block_insert', { label: 'compat-notes', after_line: 0, text: 'top line' });
+        if (!need(ctx, 'memory_block_insert', { version: b?.block?.version })) return;
+        await call(ctx, 'memory_block_insert', { label: 'compat-notes', after_line: 1, text: 'second line', expected_version: b.block.version });
+    },
+    memory_block_replace: async ctx => {
+        const b = await call(ctx, 'memory_block_replace', { label: 'compat-notes', old_text: 'line one', new_text: 'line 1' });
+        if (!need(ctx, 'memory_block_replace', { version: b?.block?.version })) return;
+        await call(ctx, 'memory_block_replace', { label: 'compat-notes', old_text: 'line two', new_text: 'line 2', expected_version: b.block.version });
+    },
+    memory_block_rethink: async ctx => {
+        const v = (await call(ctx, 'memory_block_read', { label: 'compat-notes' }))?.block?.version;
+        if (!need(ctx, 'memory_block_rethink', { version: v })) return;
+        ctx.notesVersion = (await call(ctx, 'memory_block_rethink', { label: 'compat-notes', value: 'rewritten by the compat suite', expected_version: v }))?.block?.version;
+    },
+    memory_block_history: async ctx => {
+        await call(ctx, 'memory_block_history', { label: 'compat-notes' });
+        await call(ctx, 'memory_block_history', { label: 'compat-notes', limit: 3 });
+    },
+    memory_block_delete: async ctx => {
+        await call(ctx, 'memory_block_delete', { label: 'compat-scratch' });
+        if (!need(ctx, 'memory_block_delete', { version: ctx.notesVersion })) return;
+        ctx.notesVersion = (await call(ctx, 'memory_block_delete', { label: 'compat-notes', expected_version: ctx.notesVersion }))?.block?.version;
+        await call(ctx, 'memory_block_history', { label: 'compat-notes', limit: 2 }); // a deleted block's history
+    },
+    memory_block_restore: async ctx => {
+        const b = await call(ctx, 'memory_block_restore', { label: 'compat-notes', version: 2 }); // undeletes
+        if (!need(ctx, 'memory_block_restore', { version: b?.block?.version })) return;
+        await call(ctx, 'memory_block_restore', { label: 'compat-notes', version: 1, expected_version: b.block.version });
+    },
+
+    // Governed shared state
+    write_note: async ctx => {
+        await call(ctx, 'write_note', { text: 'issue: db_timeout: the staging database times out under load' });
+        await call(ctx, 'write_note', { text: 'result: p95 latency is 120 ms after the index change', kind: 'agent', task_id: 'T-1', promote: true });
+        // Tool output may not open an issue or record a decision: each waits for a curator.
+        await call(ctx, 'write_note', { text: 'issue: disk_full: the build disk is full', kind: 'tool_result', promote: true });
+        await call(ctx, 'write_note', { text: 'decision: use_postgres: we move the ledger to Postgres', kind: 'tool_result', promote: true });
+        await call(ctx, 'write_note', { text: 'plan: ship the compat suite, then the HTTP server' });
+        await call(ctx, 'write_note', { text: 'fixed: db_timeout' });
+    },
+    promote_notes: async ctx => {
+        await call(ctx, 'promote_notes', {});
+        await call(ctx, 'write_note', { text: 'learned: the pipeline caches the Go build' });
+        await call(ctx, 'promote_notes', { limit: 10 });
+        await call(ctx, 'promote_notes', { limit: 10 }); // nothing left: empty outcomes
+    },
+    shared_state: async ctx => {
+        await call(ctx, 'shared_state', {});
+        await call(ctx, 'shared_state', { bucket: 'issues', status: 'resolved', limit: 10 });
+        await call(ctx, 'shared_state', { bucket: 'constraints', status: 'active', limit: 10 }); // empty
+    },
+    list_pending: async ctx => {
+        const l = await call(ctx, 'list_pending', {});
+        ctx.pending = (l?.pending ?? []).map(p => p.pending_id);
+        await call(ctx, 'list_pending', { all: true, limit: 10 });
+    },
+    resolve_pending: async ctx => {
+        const [p1, p2] = ctx.pending ?? [];
+        if (!need(ctx, 'resolve_pending', { 'first pending item': p1, 'second pending item': p2 })) return;
+        if (!ctx.human) {
+            // Curator action: agents get EFORBIDDEN, whatever they pass.
+            await call(ctx, 'resolve_pending', { pending_id: p1 }, 'EFORBIDDEN');
+            await call(ctx, 'resolve_pending', { pending_id: p1, target_id: 'disk_full' }, 'EFORBIDDEN');
+            await call(ctx, 'resolve_pending', { pending_id: p2, drop_reason: 'tool output is not a decision' }, 'EFORBIDDEN');
+            return;
+        }
+        // target_id and drop_reason exclude each other and one is needed, so a human's calls
+        // pass one each (pending_id alone is EINVALID by design).
+        await call(ctx, 'resolve_pending', { pending_id: p1, target_id: 'disk_full' });
+        await call(ctx, 'resolve_pending', { pending_id: p2, drop_reason: 'tool output is not a decision' });
+        await call(ctx, 'list_pending', { all: true }); // resolved items, with curator and outcome
+    }
+};
+
+// Tools whose calls cannot include one with only the required arguments, and why.
+const NO_REQUIRED_ONLY_CALL = { resolve_pending: 'a human must pass target_id or drop_reason' };
+
+// ---------------------------------------------------------------------------------------
+// Resources and prompts
+
+function templateValues(ctx) {
+    return {
+        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:shared' }],
+        'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3, ctx.policy].filter(Boolean).map(fact_id => ({ fact_id })),
+        'memory://facts/snapshot/{+as_of}': [{ as_of: now() }, { as_of: '2001-01-01T00:00:00Z' }],
+        'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket }))
+    };
+}
+
+const PROMPT_ARGS = {
+    core_memory: [{}],
+    memory_context: [
+        { query: 'staging database' },
+        { query: 'staging database', token_budget: '500', categories: 'semantic,episodic', min_relevance: '0.1' }
+    ],
+    org_policies: [{}]
+};
+
+async function readResource(ctx, uri) {
+    const where = `${ctx.name} resources/read ${uri}`;
+    calls++;
+    try {
+        const r = await ctx.conn.client.readResource({ uri });
+        if (!r.contents?.length) return fail(where, 'no contents');
+        for (const c of r.contents) {
+            if (c.uri !== uri) fail(where, `content uri ${c.uri}`);
+            if (typeof c.text !== 'string') fail(where, 'content without text');
+            else if (c.mimeType === 'application/json') {
+                try {
+                    JSON.parse(c.text);
+                } catch (e) {
+                    fail(where, `mimeType application/json but not JSON: ${e.message}`);
+                }
+            }
+        }
+        console.log(`ok    ${where} (${r.contents[0].mimeType})`);
+    } catch (e) {
+        fail(where, e.message);
+    }
+}
+
+async function resourcesAndPrompts(ctx) {
+    const { client } = ctx.conn;
+    try {
+        const { resources } = await client.listResources();
+        console.log(`${ctx.name}: ${resources.length} resources`);
+        for (const r of resources) await readResource(ctx, r.uri);
+    } catch (e) {
+        fail(`${ctx.name} resources/list`, e.message);
+    }
+    try {
+        const { resourceTemplates } = await client.listResourceTemplates();
+        const values = templateValues(ctx);
+        for (const t of resourceTemplates) {
+            if (!values[t.uriTemplate]?.length) {
+                fail(`${ctx.name} resources/templates/list`, `no values for template ${t.uriTemplate}: add it to templateValues in compat/client.mjs`);
+                continue;
+            }
+            for (const v of values[t.uriTemplate]) await readResource(ctx, new UriTemplate(t.uriTemplate).expand(v));
+        }
+        for (const t of Object.keys(values)) {
+            if (!resourceTemplates.some(rt => rt.uriTemplate === t)) fail(`${ctx.name} resources/templates/list`, `template ${t} is no longer listed`);
+        }
+    } catch (e) {
+        fail(`${ctx.name} resources/templates/list`, e.message);
+    }
+    try {
+        const { prompts } = await client.listPrompts();
+        for (const p of prompts) {
+            if (!PROMPT_ARGS[p.name]) {
+                fail(`${ctx.name} prompts/list`, `prompt ${p.name} is not covered: add it to PROMPT_ARGS in compat/client.mjs`);
+                continue;
+            }
+            for (const args of PROMPT_ARGS[p.name]) {
+                const where = `${ctx.name} prompts/get ${p.name} ${short(args)}`;
+                calls++;
+                try {
+                    const r = await client.getPrompt({ name: p.name, arguments: args });
+                    if (!r.messages?.length) fail(where, 'no messages');
+                    else console.log(`ok    ${where}`);
+                } catch (e) {
+                    fail(where, e.message);
+                }
+            }
+        }
+        for (const name of Object.keys(PROMPT_ARGS)) {
+            if (!prompts.some(p => p.name === name)) fail(`${ctx.name} prompts/list`, `prompt ${name} is no longer listed`);
+        }
+    } catch (e) {
+        fail(`${ctx.name} prompts/list`, e.message);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks around the tool calls
+
+// selfCheckValidation proves that callTool() validates structuredContent: every tool with an
+// outputSchema has a compiled validator, and a call checked against a deliberately stricter
+// schema (one more required property) is rejected by the SDK. Then the real schemas are back.
+async function selfCheckValidation(ctx, tools) {
+    const { client } = ctx.conn;
+    for (const t of tools) {
+        if (!t.outputSchema) fail(`${ctx.name} tools/list`, `tool ${t.name} declares no outputSchema`);
+        else if (typeof client.getToolOutputValidator(t.name) !== 'function') fail(`${ctx.name} self-check`, `the SDK holds no output validator for ${t.name}`);
+    }
+    const probe = 'query_facts';
+    const stricter = tools.map(t => t.name !== probe ? t : {
+        ...t,
+        outputSchema: { ...t.outputSchema, required: [...(t.outputSchema.required ?? []), 'compat_self_check'] }
+    });
+    client.cacheToolMetadata(stricter);
+    calls++;
+    try {
+        await client.callTool({ name: probe, arguments: {} });
+        fail(`${ctx.name} self-check`, 'the SDK accepted structuredContent that misses a required property: output validation is not active');
+    } catch (e) {
+        if (/does not match the tool's output schema/.test(e.message) && e.message.includes('compat_self_check')) {
+            console.log(`ok    ${ctx.name} self-check: the SDK rejects a mismatch (${e.message})`);
+        } else {
+            fail(`${ctx.name} self-check`, `unexpected error: ${e.message}`);
+        }
+    } finally {
+        client.cacheToolMetadata(tools);
+    }
+}
+
+// checkArgumentCoverage: every declared argument was passed by some call, and (unless a
+// reason is given) one call passed only the required ones.
+function checkArgumentCoverage(ctx, tools) {
+    for (const t of tools) {
+        const made = ctx.called.get(t.name);
+        if (!made) {
+            fail(`${ctx.name} ${t.name}`, 'listed but never called');
+            continue;
+        }
+        const props = Object.keys(t.inputSchema.properties ?? {});
+        const required = [...(t.inputSchema.required ?? [])].sort();
+        const passed = new Set(made.flat());
+        const unused = props.filter(p => !passed.has(p));
+        if (unused.length) fail(`${ctx.name} ${t.name}`, `no call passes ${unused.join(', ')}: add a call with every argument`);
+        const requiredOnly = made.some(keys => JSON.stringify([...keys].sort()) === JSON.stringify(required));
+        if (!requiredOnly && !(NO_REQUIRED_ONLY_CALL[t.name] && ctx.human)) {
+            fail(`${ctx.name} ${t.name}`, `no call passes only the required arguments (${required.join(', ') || 'none'})`);
+        }
+    }
+}
+
+// subscription: a subscriber is told about a change another process made.
+async function subscription(ctx) {
+    const { client } = ctx.conn;
+    const updates = [];
+    const waiters = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, n => {
+        updates.push(n.params.uri);
+        for (const w of [...waiters]) w();
+    });
+    const waitFor = (uri, since) => new Promise(resolve => {
+        const check = () => {
+            if (updates.slice(since).includes(uri)) {
+                waiters.splice(waiters.indexOf(check), 1);
+                clearTimeout(timer);
+                resolve(true);
+            }
+        };
+        const timer = setTimeout(() => {
+            waiters.splice(waiters.indexOf(check), 1);
+            resolve(false);
+        }, UPDATE_TIMEOUT_MS);
+        waiters.push(check);
+        check();
+    });
+    const uris = ['memory://facts/snapshot', 'memory://policies/core'];
+    for (const uri of uris) {
+        calls++;
+        try {
+            await client.subscribeResource({ uri });
+        } catch (e) {
+            fail(`${ctx.name} resources/subscribe ${uri}`, e.message);
+            return;
+        }
+    }
+    // A second process on the same data directory, through the same SDK client.
+    const peer = await connect(`${ctx.name} peer`, ctx.dataDir, ['--agent-id', 'compat-peer', '--seniority', 'senior']);
+    const pctx = { name: `${ctx.name} peer`, conn: peer, called: new Map() };
+    try {
+        await peer.client.listTools(); // activates the peer's output validation
+        const cases = [
+            [uris[0], { content: 'The peer process publishes this fact.', category: 'adr' }],
+            [uris[1], { content: 'Every write is reviewed.', category: 'core_policy' }]
+        ];
+        for (const [uri, args] of cases) {
+            const since = updates.length;
+            const t0 = Date.now();
+            await call(pctx, 'publish_fact', args);
+            calls++;
+            if (await waitFor(uri, since)) console.log(`ok    ${ctx.name} notifications/resources/updated ${uri} after ${Date.now() - t0} ms`);
+            else fail(`${ctx.name} resources/subscribe ${uri}`, `no notifications/resources/updated within ${UPDATE_TIMEOUT_MS} ms of another process's publish_fact (got: ${short(updates.slice(since))})`);
+        }
+    } finally {
+        await close(peer);
+    }
+    for (const uri of uris) {
+        calls++;
+        try {
+            await client.unsubscribeResource({ uri });
+        } catch (e) {
+            fail(`${ctx.name} resources/unsubscribe ${uri}`, e.message);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Runs
+
+const RUNS = [
+    { name: 'agent', agentId: 'compat-agent', flags: [], subscription: true },
+    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior'], senior: true },
+    { name: 'human', agentId: 'compat-human', flags: ['--human'], human: true }
+];
+
+async function run(spec) {
+    const dataDir = fs.mkdtempSync(path.join(tmpRoot, `${spec.name}-`));
+    const ctx = { ...spec, dataDir, called: new Map() };
+    console.log(`\n== ${spec.name}: memory-mcp stdio --data-dir ${dataDir} --agent-id ${spec.agentId} ${spec.flags.join(' ')}`);
+    ctx.conn = await connect(spec.name, dataDir, ['--agent-id', spec.agentId, ...spec.flags]);
+    const before = failures.length;
+    try {
+        if (spec.subscription) await subscription(ctx);
+        const { tools, nextCursor } = await ctx.conn.client.listTools();
+        if (nextCursor) fail(`${spec.name} tools/list`, 'paginated: the SDK caches output validators of the last page only');
+        console.log(`${spec.name}: ${tools.length} tools`);
+        const listed = new Set(tools.map(t => t.name));
+        for (const name of listed) {
+            if (!TOOLS[name]) fail(`${spec.name} tools/list`, `tool ${name} is not covered: add its calls to TOOLS in compat/client.mjs`);
+        }
+        for (const name of Object.keys(TOOLS)) {
+            if (!listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+        }
+        await selfCheckValidation(ctx, tools);
+        for (const [name, steps] of Object.entries(TOOLS)) {
+            if (listed.has(name)) await steps(ctx);
+        }
+        checkArgumentCoverage(ctx, tools);
+        await resourcesAndPrompts(ctx);
+    } catch (e) {
+        fail(spec.name, `aborted: ${e.stack ?? e}`);
+    } finally {
+        await close(ctx.conn);
+        if (failures.length > before) console.log(`-- server log (${spec.name}):\n${serverLog(ctx.conn)}`);
+    }
+}
+
+const watchdog = setTimeout(() => {
+    fail('compat', `still running after ${WATCHDOG_MS / 1000} s`);
+    finish();
+}, WATCHDOG_MS);
+
+function finish() {
+    clearTimeout(watchdog);
+    fs.rmSync(tmpRoot, { recursive: true, force: true });
+    console.log(`\nSDK ${SDK_VERSION}; negotiated protocol version: ${[...negotiated].join(', ')}`);
+    console.log(`${calls} checks, ${expected.length} expected tool errors, ${failures.length} failures`);
+    if (failures.length) {
+        console.log('\nFailures:');
+        for (const f of failures) console.log(`- ${f.split('\n')[0]}`); // details are above
+    }
+    process.exit(failures.length ? 1 : 0);
+}
+
+if (!fs.existsSync(BIN)) {
+    console.error(`no binary at ${BIN}: run make build`);
+    process.exit(2);
+}
+for (const spec of RUNS) {
+    try {
+        await run(spec);
+    } catch (e) {
+        fail(spec.name, `could not start: ${e.stack ?? e}`);
+    }
+}
+finish();
