@@ -53,6 +53,7 @@ func binary(t testing.TB) string {
 type proc struct {
 	t      testing.TB
 	cs     *mcp.ClientSession
+	spec   *surface // what the server declared, and the methods the client sent
 	stderr *bytes.Buffer
 	errw   *lockedWriter // the writer filling stderr, whose lock guards it
 }
@@ -144,11 +145,12 @@ func connectClient(t testing.TB, o options, tr mcp.Transport, stderr *bytes.Buff
 	if o.protocol != "" {
 		so = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
 	}
-	cs, err := client.Connect(ctx, &wire{inner: tr, t: t, spec: newSurface()}, so)
+	spec := newSurface()
+	cs, err := client.Connect(ctx, &wire{inner: tr, t: t, spec: spec}, so)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, errw.String())
 	}
-	s := &proc{t: t, cs: cs, stderr: stderr, errw: errw}
+	s := &proc{t: t, cs: cs, spec: spec, stderr: stderr, errw: errw}
 	t.Cleanup(func() { cs.Close() })
 	if err := declared(ctx, cs); err != nil {
 		t.Fatalf("%v\nstderr:\n%s", err, errw.String())

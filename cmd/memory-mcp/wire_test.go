@@ -48,6 +48,7 @@ type surface struct {
 	prompts   map[string]*mcp.Prompt
 	resources map[string]*mcp.Resource
 	templates []declaredTemplate
+	methods   []string // every request method the client sent, in order
 }
 
 type declaredTemplate struct {
@@ -79,6 +80,9 @@ type wireConn struct {
 
 func (c *wireConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.w.spec.mu.Lock()
+		c.w.spec.methods = append(c.w.spec.methods, req.Method)
+		c.w.spec.mu.Unlock()
 		c.mu.Lock()
 		c.sent[req.ID.Raw()] = req
 		c.mu.Unlock()
