@@ -14,6 +14,7 @@ const (
 	ENOTFOUND  = "ENOTFOUND"  // the named thing does not exist (for this caller)
 	ECONFLICT  = "ECONFLICT"  // the state moved on: stale version, already retracted
 	EFORBIDDEN = "EFORBIDDEN" // the caller's identity may not do this
+	EBUSY      = "EBUSY"      // another program held the database's lock too long; retry the call
 	EINTERNAL  = "EINTERNAL"  // a bug or an I/O failure; details are logged, not returned
 )
 

@@ -9,15 +9,18 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -32,11 +35,17 @@ var migrations, _ = fs.Sub(migrationFS, "migrations")
 // FileName is the database file inside a data directory.
 const FileName = "memory.db"
 
+// busyTimeout is how long a statement waits for a lock another connection
+// (this process's or another program's) holds before SQLite gives up with
+// SQLITE_BUSY, which callers then see as EBUSY. Tests shorten it.
+var busyTimeout = 10 * time.Second
+
 // DB is an open memory database.
 type DB struct {
 	sql   *sql.DB
 	path  string
-	stmts sync.Map // query text -> *sql.Stmt, prepared once per connection
+	busy  time.Duration // the busy timeout the connections were opened with
+	stmts sync.Map      // query text -> *sql.Stmt, prepared once per connection
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 }
@@ -51,11 +60,11 @@ func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	sdb, err := driver.Open(dsn(path), registerFTS)
+	sdb, err := driver.Open(dsn(path, busyTimeout), registerFTS)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{sql: sdb, path: path}
+	db := &DB{sql: sdb, path: path, busy: busyTimeout}
 	if err := db.migrate(ctx, migrations); err != nil {
 		sdb.Close()
 		return nil, err
@@ -63,9 +72,9 @@ func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	return db, nil
 }
 
-func dsn(path string) string {
+func dsn(path string, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(wal)")
 	q.Add("_pragma", "synchronous(normal)")
 	q.Add("_pragma", "foreign_keys(on)")
@@ -126,6 +135,10 @@ func (db *DB) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *
 // Every public write method of the store goes through here, so a method is one
 // transaction: it commits whole or not at all.
 func (db *DB) Update(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.busyError(db.update(ctx, fn))
+}
+
+func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -147,10 +160,27 @@ func (db *DB) Update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func (db *DB) View(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("begin read: %w", err)
+		return db.busyError(fmt.Errorf("begin read: %w", err))
 	}
 	defer tx.Rollback()
-	return fn(tx)
+	return db.busyError(fn(tx))
+}
+
+// busyError turns a lock SQLite waited for in vain (SQLITE_BUSY once the busy
+// timeout ran out, SQLITE_LOCKED) into EBUSY, which tells the caller to retry;
+// any other error is returned as it is. The transaction it happened in has
+// rolled back, so a retry starts clean.
+func (db *DB) busyError(err error) error {
+	if !errors.Is(err, sqlite3.BUSY) && !errors.Is(err, sqlite3.LOCKED) {
+		return err
+	}
+	return memory.Errorf(memory.EBUSY, "the database is busy: another program holds a write lock on %s for longer than %s; retry the call in a few seconds",
+		db.path, seconds(db.busy))
+}
+
+// seconds renders d as "10 s" or "0.1 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // migrate applies every embedded migration not yet applied, in name order,

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"io/fs"
+	"time"
 )
 
 // OpenWith opens path applying only the migrations in fsys, for upgrade tests.
@@ -12,3 +13,11 @@ func OpenWith(ctx context.Context, path string, fsys fs.FS) (*DB, error) {
 
 // MigrationFS is the embedded migration set.
 var MigrationFS = migrations
+
+// SetBusyTimeout changes the busy timeout of databases opened after it, for
+// a test, and returns the undo.
+func SetBusyTimeout(d time.Duration) func() {
+	old := busyTimeout
+	busyTimeout = d
+	return func() { busyTimeout = old }
+}

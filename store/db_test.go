@@ -195,3 +195,72 @@ func TestChangeFeed(t *testing.T) {
 		t.Fatalf("last change %d, want %d", last, ch[2].Seq)
 	}
 }
+
+// TestBusyDatabaseIsRetryable: a lock another connection holds past the busy
+// timeout is EBUSY naming the file, for writes and for reads, not an
+// internal error; once the lock is gone the same call succeeds.
+func TestBusyDatabaseIsRetryable(t *testing.T) {
+	defer store.SetBusyTimeout(100 * time.Millisecond)()
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "f", Content: "x", Category: memory.ADR}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := store.Open(t.Context(), db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	hold := func(stmts ...string) func() {
+		conn, err := other.SQL().Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stmts {
+			if _, err := conn.ExecContext(t.Context(), s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		return func() {
+			conn.ExecContext(t.Context(), "ROLLBACK") // fails harmlessly after COMMIT
+			conn.ExecContext(t.Context(), "PRAGMA locking_mode = NORMAL")
+			conn.ExecContext(t.Context(), "SELECT 1 FROM snapshot") // drops the exclusive lock
+			conn.Close()
+		}
+	}
+	wantBusy := func(what string, err error) {
+		t.Helper()
+		want := "the database is busy: another program holds a write lock on " + db.Path() + " for longer than 0.1 s; retry the call in a few seconds"
+		if memory.ErrorCode(err) != memory.EBUSY || memory.ErrorMessage(err) != want {
+			t.Fatalf("%s under another connection's lock: %v", what, err)
+		}
+	}
+
+	release := hold("BEGIN IMMEDIATE")
+	_, err = facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.ADR})
+	wantBusy("publish", err)
+	if _, err := facts.Get(as(senior), "f"); err != nil {
+		t.Fatalf("a reader waits for no writer in WAL mode: %v", err)
+	}
+	release()
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.ADR}); err != nil {
+		t.Fatalf("publish once the lock is gone: %v", err)
+	}
+
+	// An exclusive lock keeps readers out too: the transaction path (Get,
+	// History) and the raw scan path (Query) both say EBUSY. (In WAL mode a
+	// connection gets one only while no other connection is open.)
+	db.SQL().SetMaxIdleConns(0)
+	other.SQL().SetMaxIdleConns(0)
+	release = hold("PRAGMA locking_mode = EXCLUSIVE", "BEGIN IMMEDIATE", "UPDATE snapshot SET version = version WHERE 0", "COMMIT")
+	_, err = facts.Get(as(senior), "f")
+	wantBusy("get", err)
+	_, err = facts.History(as(senior), "f")
+	wantBusy("history", err)
+	_, err = facts.Query(as(senior), memory.FactQuery{Text: "x"})
+	wantBusy("query", err)
+	release()
+	if _, err := facts.Query(as(senior), memory.FactQuery{Text: "x"}); err != nil {
+		t.Fatalf("query once the lock is gone: %v", err)
+	}
+}

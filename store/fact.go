@@ -211,7 +211,22 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 	if err := memory.CheckID("fact_id", id); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.sql.QueryContext(ctx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
+	var ops []memory.FactOperation
+	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
+		ops, err = s.history(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, notFound(id)
+	}
+	return ops, nil
+}
+
+func (s *FactService) history(ctx context.Context, tx *sql.Tx, id string) ([]memory.FactOperation, error) {
+	rows, err := s.db.query(ctx, tx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
 		author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version, reason
 		FROM operation_log WHERE fact_id = ? ORDER BY version`, id)
 	if err != nil {
@@ -238,13 +253,7 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 		op.Reason = reason.String
 		ops = append(ops, op)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(ops) == 0 {
-		return nil, notFound(id)
-	}
-	return ops, nil
+	return ops, rows.Err()
 }
 
 // Query finds active facts by text (ranked by BM25), category and tags, in the
