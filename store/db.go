@@ -15,8 +15,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,9 +69,33 @@ func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	db := &DB{sql: sdb, path: path, busy: busyTimeout}
 	if err := db.migrate(ctx, migrations); err != nil {
 		sdb.Close()
-		return nil, err
+		return nil, notADatabase(path, err)
 	}
 	return db, nil
+}
+
+// notADatabase says plainly that the file at path is not a database (or is a
+// damaged one) when err, from the first statements run on it, says so.
+// SQLite only finds out once it reads the file, which is when the schema is
+// checked, so err would otherwise blame a schema step.
+func notADatabase(path string, err error) error {
+	if !errors.Is(err, sqlite3.NOTADB) && !errors.Is(err, sqlite3.CORRUPT) {
+		return err
+	}
+	// SQLite's own words, without the steps that led to them: a full error
+	// when it carries a message, else the bare code.
+	var why error
+	var e *sqlite3.Error
+	var code sqlite3.ErrorCode
+	switch {
+	case errors.As(err, &e):
+		why = e
+	case errors.As(err, &code):
+		why = code
+	default:
+		why = err
+	}
+	return fmt.Errorf("%s is not a memory-mcp database or is corrupt: %w", path, why)
 }
 
 func dsn(path string, busy time.Duration) string {
@@ -193,6 +219,9 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	sort.Strings(names)
+	if err := db.checkSchema(ctx, names); err != nil {
+		return err
+	}
 	_, err = db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID`)
 	if err != nil {
@@ -221,22 +250,71 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 	return nil
 }
 
+// checkSchema refuses a file this build must not change: a SQLite database
+// of another program (tables, but no record of migrations), or one that has
+// a migration this build does not know (a newer memory-mcp wrote it, and this
+// build would misread or damage its schema).
+func (db *DB) checkSchema(ctx context.Context, known []string) error {
+	var tables []string
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+		if err != nil {
+			return err
+		}
+		tables, err = scanStrings(rows)
+		return err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("read schema: %w", err)
+	case len(tables) == 0:
+		return nil // a new file
+	case !slices.Contains(tables, "schema_migrations"):
+		return fmt.Errorf("%s is not a memory-mcp database: it holds tables (%s) but no schema_migrations; use another data directory",
+			db.path, strings.Join(tables[:min(len(tables), 5)], ", "))
+	}
+	applied, err := db.Migrations(ctx)
+	if err != nil {
+		return fmt.Errorf("read applied migrations: %w", err)
+	}
+	var unknown []string
+	for _, name := range applied {
+		if !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	switch len(unknown) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s was written by a newer memory-mcp (it has migration %s, which this build does not know); upgrade memory-mcp",
+			db.path, unknown[0])
+	}
+	return fmt.Errorf("%s was written by a newer memory-mcp (it has migrations %s, which this build does not know); upgrade memory-mcp",
+		db.path, strings.Join(unknown, ", "))
+}
+
 // Migrations returns the names of the applied migrations, in order.
 func (db *DB) Migrations(ctx context.Context) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
+	return scanStrings(rows)
+}
+
+// scanStrings reads a one-column result of text and closes rows.
+func scanStrings(rows *sql.Rows) ([]string, error) {
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		names = append(names, n)
+		out = append(out, s)
 	}
-	return names, rows.Err()
+	return out, rows.Err()
 }
 
 // Change is one row of the change feed: something of kind (fact, memory, ...)

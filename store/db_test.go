@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -262,5 +264,93 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	release()
 	if _, err := facts.Query(as(senior), memory.FactQuery{Text: "x"}); err != nil {
 		t.Fatalf("query once the lock is gone: %v", err)
+	}
+}
+
+// TestOpenRefusesNewerSchema: a database that has a migration this build does
+// not know was written by a newer build, and is left untouched.
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	db, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (name, applied_at) VALUES ('9998_future.sql', 1), ('9999_later.sql', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = store.Open(t.Context(), path)
+	want := path + " was written by a newer memory-mcp (it has migrations 9998_future.sql, 9999_later.sql, which this build does not know); upgrade memory-mcp"
+	if err == nil || err.Error() != want {
+		t.Fatalf("open = %v\nwant %s", err, want)
+	}
+	// One unknown migration is named alone.
+	db, err = store.OpenWith(t.Context(), filepath.Join(t.TempDir(), store.FileName), store.MigrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	names, _ := fs.Glob(store.MigrationFS, "*.sql")
+	older := fstest.MapFS{}
+	for _, n := range names[:len(names)-1] {
+		b, _ := fs.ReadFile(store.MigrationFS, n)
+		older[n] = &fstest.MapFile{Data: b}
+	}
+	_, err = store.OpenWith(t.Context(), db.Path(), older)
+	if err == nil || !strings.Contains(err.Error(), "(it has migration "+names[len(names)-1]+", which this build does not know); upgrade memory-mcp") {
+		t.Fatalf("open by an older build = %v", err)
+	}
+}
+
+// TestOpenNamesABadFile: a file that is not SQLite, a damaged database and
+// another program's database are refused with a message that names the file
+// and says what is wrong with it.
+func TestOpenNamesABadFile(t *testing.T) {
+	good := filepath.Join(t.TempDir(), store.FileName)
+	db, err := store.Open(t.Context(), good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	real, err := os.ReadFile(good)
+	if err != nil || len(real) < 3*4096 {
+		t.Fatalf("database file: %d bytes, %v", len(real), err)
+	}
+	foreign := filepath.Join(t.TempDir(), store.FileName)
+	sqldb, err := sql.Open("sqlite3", "file:"+foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqldb.Exec(`CREATE TABLE recipes (name TEXT); CREATE TABLE cooks (name TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	sqldb.Close()
+	tests := []struct {
+		name string
+		data []byte // nil: the file is already there
+		path string
+		want string
+	}{
+		{"garbage", []byte(strings.Repeat("not a database at all \x00\x01\x02 ", 200)), "",
+			" is not a memory-mcp database or is corrupt: sqlite3: file is not a database"},
+		{"truncated", real[:len(real)/2], "", " is not a memory-mcp database or is corrupt: sqlite3: database disk image is malformed"},
+		{"truncated header", real[:100], "", " is not a memory-mcp database or is corrupt: sqlite3: database disk image is malformed"},
+		{"another program's", nil, foreign, " is not a memory-mcp database: it holds tables (cooks, recipes) but no schema_migrations; use another data directory"},
+	}
+	for _, tt := range tests {
+		path := tt.path
+		if path == "" {
+			path = filepath.Join(t.TempDir(), store.FileName)
+			if err := os.WriteFile(path, tt.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db, err := store.Open(t.Context(), path)
+		if err == nil {
+			db.Close()
+		}
+		if err == nil || err.Error() != path+tt.want {
+			t.Errorf("%s: open = %v\nwant %s%s", tt.name, err, path, tt.want)
+		}
 	}
 }
