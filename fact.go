@@ -139,8 +139,26 @@ func (w *FactWrite) Validate(maxBytes int) error {
 		return err
 	}
 	w.Tags = tags
+	if w.FactID != "" { // a derived id is checked once it is known
+		if err := CheckSupersededBy(w.FactID, w.Tags); err != nil {
+			return err
+		}
+	}
 	if w.ExpectedVersion != nil && *w.ExpectedVersion < 0 {
 		return Errorf(EINVALID, "expected_version %d is negative: use 0 for a new fact or the version you read", *w.ExpectedVersion)
+	}
+	return nil
+}
+
+// CheckSupersededBy refuses a superseded_by tag that names the fact id
+// itself: a fact cannot replace itself, and every read would mark it
+// superseded with nothing in force in its place.
+func CheckSupersededBy(id string, tags []string) error {
+	for _, t := range tags {
+		if rest, ok := strings.CutPrefix(t, SupersededTagPrefix); ok && strings.TrimSpace(rest) == id {
+			return Errorf(EINVALID, "tag %q names fact %s itself: a fact cannot be superseded by itself; "+
+				"tag it with the id of the fact that replaces it, or publish the new content under this id", t, id)
+		}
 	}
 	return nil
 }

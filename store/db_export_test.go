@@ -21,3 +21,11 @@ func SetBusyTimeout(d time.Duration) func() {
 	busyTimeout = d
 	return func() { busyTimeout = old }
 }
+
+// SetFactIDSuffix makes derived fact ids end in suffix, for a test, and
+// returns the undo.
+func SetFactIDSuffix(suffix string) func() {
+	old := factIDSuffix
+	factIDSuffix = func() string { return suffix }
+	return func() { factIDSuffix = old }
+}

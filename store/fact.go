@@ -61,6 +61,9 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 			if f.ID, err = s.newFactID(ctx, tx, w.Content); err != nil {
 				return err
 			}
+			if err := memory.CheckSupersededBy(f.ID, w.Tags); err != nil {
+				return err
+			}
 		}
 		st, err := s.loadFactState(ctx, tx, f.ID)
 		if err != nil {
@@ -494,9 +497,7 @@ func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string)
 		slug = "fact-"
 	}
 	for {
-		var b [3]byte
-		rand.Read(b[:])
-		id := slug + hex.EncodeToString(b[:])
+		id := slug + factIDSuffix()
 		var n int
 		if err := s.db.queryRow(ctx, tx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
 			return "", err
@@ -505,6 +506,13 @@ func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string)
 			return id, nil
 		}
 	}
+}
+
+// factIDSuffix makes the random end of a derived fact id; tests fix it.
+var factIDSuffix = func() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func isASCIIWord(w string) bool {

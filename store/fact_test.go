@@ -191,6 +191,7 @@ func TestWriteAccessBindsHumans(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	defer store.SetFactIDSuffix("abc123")()
 	db, _ := openDB(t)
 	facts := store.NewFactService(db)
 	facts.MaxContentBytes = 100
@@ -207,6 +208,10 @@ func TestBadInput(t *testing.T) {
 		{"utf8", memory.FactWrite{Content: "\xff", Category: memory.OtherFact}, "not valid UTF-8"},
 		{"padded category", memory.FactWrite{Content: "x", Category: " core_policy"}, `unknown category " core_policy"`},
 		{"reserved id", memory.FactWrite{FactID: "snapshot", Content: "x", Category: memory.OtherFact}, "reserved"},
+		{"superseded by itself", memory.FactWrite{FactID: "jwt", Content: "x", Category: memory.OtherFact, Tags: []string{"superseded_by:jwt"}},
+			`tag "superseded_by:jwt" names fact jwt itself: a fact cannot be superseded by itself`},
+		{"superseded by its derived id", memory.FactWrite{Content: "Use JWT.", Category: memory.OtherFact, Tags: []string{"superseded_by: use-jwt-abc123"}},
+			`tag "superseded_by: use-jwt-abc123" names fact use-jwt-abc123 itself`},
 	}
 	for _, tt := range tests {
 		_, err := facts.Publish(ctx, tt.w)
