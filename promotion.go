@@ -240,10 +240,8 @@ func (d PendingDecision) Validate() error {
 		return Errorf(EINVALID, "give target_id or drop_reason, not both")
 	case d.TargetID != "" && !IsSlug(d.TargetID):
 		return Errorf(EINVALID, "target_id %q is not a slug: use lower-case letters, digits and '_'", d.TargetID)
-	case len(d.DropReason) > MaxReasonBytes:
-		return Errorf(EINVALID, "drop_reason is %d bytes; the limit is %d", len(d.DropReason), MaxReasonBytes)
 	}
-	return nil
+	return CheckReason("drop_reason", d.DropReason)
 }
 
 // PromotionReport is what a promotion pass did: one outcome per note, and the

@@ -120,8 +120,8 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 	if err := memory.CheckID("fact_id", r.FactID); err != nil {
 		return memory.Fact{}, err
 	}
-	if len(r.Reason) > 1000 {
-		return memory.Fact{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; the limit is 1000", len(r.Reason))
+	if err := memory.CheckReason("reason", r.Reason); err != nil {
+		return memory.Fact{}, err
 	}
 	var f memory.Fact
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {

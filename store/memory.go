@@ -208,8 +208,8 @@ func checkRecallIDs(ids []string) error {
 // Forget soft-deletes one of the caller's memories: it leaves every search,
 // and the row stays with when, by whom and why.
 func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.Entry, error) {
-	if len(reason) > 1000 {
-		return memory.Entry{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; keep it under 1000", len(reason))
+	if err := memory.CheckReason("reason", reason); err != nil {
+		return memory.Entry{}, err
 	}
 	if reason == "" {
 		reason = "forgotten"
