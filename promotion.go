@@ -105,7 +105,8 @@ type Event struct {
 	Payload         Payload   `json:"payload"`
 	RawInput        string    `json:"raw_input"`
 	SourceRef       SourceRef `json:"source_ref"`
-	Agent           string    `json:"agent_id"`
+	Agent           string    `json:"agent_id"`           // the note's author
+	Autonomy        Autonomy  `json:"autonomy,omitempty"` // the note author's, as the note recorded it
 	Run             string    `json:"run_id"`
 	CreatedAt       time.Time `json:"created_at"`
 	Applied         bool      `json:"applied"`
@@ -138,6 +139,7 @@ type PendingItem struct {
 	RawInput    string             `json:"raw_input"`
 	NoteID      int64              `json:"note_id,omitempty"`
 	Agent       string             `json:"agent_id"`
+	Autonomy    Autonomy           `json:"autonomy,omitempty"` // the note author's, as the note recorded it
 	Run         string             `json:"run_id"`
 	Kind        NoteKind           `json:"kind,omitempty"` // of the note: tool output stays untrusted
 	Interpreter string             `json:"interpreter,omitempty"`
