@@ -225,7 +225,7 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 	_, err = db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID`)
 	if err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+		return db.busyError(fmt.Errorf("create schema_migrations: %w", err))
 	}
 	for _, name := range names {
 		body, err := fs.ReadFile(fsys, name)

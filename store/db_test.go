@@ -245,6 +245,8 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	if _, err := facts.Get(as(senior), "f"); err != nil {
 		t.Fatalf("a reader waits for no writer in WAL mode: %v", err)
 	}
+	_, err = store.Open(t.Context(), db.Path()) // a second server starting
+	wantBusy("open", err)
 	release()
 	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.ADR}); err != nil {
 		t.Fatalf("publish once the lock is gone: %v", err)
