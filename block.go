@@ -198,11 +198,13 @@ func (s *BlockSpec) Validate() error {
 }
 
 func checkDescription(label, d string) error {
-	switch n := utf8.RuneCountInString(d); {
-	case strings.TrimSpace(d) == "":
+	if strings.TrimSpace(d) == "" {
 		return Errorf(EINVALID, "description of block %s is empty: say what belongs in the block, so that you (and other agents) know when to edit it", label)
-	case !utf8.ValidString(d):
-		return Errorf(EINVALID, "description of block %s is not valid UTF-8", label)
+	}
+	if err := CheckText("description of block "+label, d, 0); err != nil {
+		return err
+	}
+	switch n := utf8.RuneCountInString(d); {
 	case n > MaxBlockDescription:
 		return Errorf(EINVALID, "description of block %s is %d characters; the limit is %d (%d over)", label, n, MaxBlockDescription, n-MaxBlockDescription)
 	}
@@ -229,13 +231,11 @@ func checkAgents(field string, agents []string) ([]string, error) {
 	return out, nil
 }
 
-// checkText rejects text that is not valid UTF-8. Empty text is the caller's
-// business: a rethink may clear a block, an append may not add nothing.
+// checkText rejects text a block may not hold (see CheckText). Empty text is
+// the caller's business: a rethink may clear a block, an append may not add
+// nothing. Limits count characters and are checked against the block.
 func checkText(field, text string) error {
-	if !utf8.ValidString(text) {
-		return Errorf(EINVALID, "%s is not valid UTF-8", field)
-	}
-	return nil
+	return CheckText(field, text, 0)
 }
 
 // BlockEdit is one change to a block. Op selects which fields matter:
@@ -264,10 +264,15 @@ func (e *BlockEdit) Validate() error {
 	if e.ExpectedVersion != nil && *e.ExpectedVersion < 1 {
 		return Errorf(EINVALID, "expected_version %d is not a version: blocks start at version 1; send the version memory_block_read shows", *e.ExpectedVersion)
 	}
-	for field, text := range map[string]string{"text": e.Text, "old_text": e.OldText, "new_text": e.NewText} {
+	for field, text := range map[string]string{"text": e.Text, "new_text": e.NewText} {
 		if err := checkText(field, text); err != nil {
 			return err
 		}
+	}
+	// old_text is only looked for, never stored: it may name a control
+	// character a block took in before they were refused, to remove it.
+	if !utf8.ValidString(e.OldText) {
+		return Errorf(EINVALID, "old_text is not valid UTF-8")
 	}
 	switch e.Op {
 	case BlockAppend, BlockInsert:

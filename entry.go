@@ -160,6 +160,9 @@ func (w *EntryWrite) Validate(maxBytes int, now time.Time) error {
 	if w.Confidence != nil && (math.IsNaN(*w.Confidence) || *w.Confidence < 0 || *w.Confidence > 1) {
 		return Errorf(EINVALID, "confidence %v is out of range: use a number from 0 (a guess) to 1 (certain)", *w.Confidence)
 	}
+	if err := CheckText("source", w.Source, 0); err != nil {
+		return err
+	}
 	if len(w.Source) > MaxSourceLen {
 		return Errorf(EINVALID, "source is %d bytes; the limit is %d", len(w.Source), MaxSourceLen)
 	}

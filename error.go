@@ -6,13 +6,15 @@ import (
 )
 
 // Error codes. Every error a caller can act on carries one of these; anything
-// else is internal and reaches clients only as "internal error".
+// else is internal and reaches clients only as "internal error". A write that
+// waits (a note's pending outcome) is a result, not an error, so there is no
+// code for it.
 const (
 	EINVALID   = "EINVALID"   // the input is malformed or breaks a rule
 	ENOTFOUND  = "ENOTFOUND"  // the named thing does not exist (for this caller)
 	ECONFLICT  = "ECONFLICT"  // the state moved on: stale version, already retracted
 	EFORBIDDEN = "EFORBIDDEN" // the caller's identity may not do this
-	EDEFERRED  = "EDEFERRED"  // accepted but parked until it can be resolved
+	EBUSY      = "EBUSY"      // another program held the database's lock too long; retry the call
 	EINTERNAL  = "EINTERNAL"  // a bug or an I/O failure; details are logged, not returned
 )
 

@@ -139,8 +139,26 @@ func (w *FactWrite) Validate(maxBytes int) error {
 		return err
 	}
 	w.Tags = tags
+	if w.FactID != "" { // a derived id is checked once it is known
+		if err := CheckSupersededBy(w.FactID, w.Tags); err != nil {
+			return err
+		}
+	}
 	if w.ExpectedVersion != nil && *w.ExpectedVersion < 0 {
 		return Errorf(EINVALID, "expected_version %d is negative: use 0 for a new fact or the version you read", *w.ExpectedVersion)
+	}
+	return nil
+}
+
+// CheckSupersededBy refuses a superseded_by tag that names the fact id
+// itself: a fact cannot replace itself, and every read would mark it
+// superseded with nothing in force in its place.
+func CheckSupersededBy(id string, tags []string) error {
+	for _, t := range tags {
+		if rest, ok := strings.CutPrefix(t, SupersededTagPrefix); ok && strings.TrimSpace(rest) == id {
+			return Errorf(EINVALID, "tag %q names fact %s itself: a fact cannot be superseded by itself; "+
+				"tag it with the id of the fact that replaces it, or publish the new content under this id", t, id)
+		}
 	}
 	return nil
 }
@@ -203,19 +221,74 @@ type FactService interface {
 	SnapshotAt(ctx context.Context, t time.Time) ([]Fact, error)
 }
 
-// WriteRule says who may write a category: humans always may; agents need at
-// least MinSeniority unless HumansOnly.
+// WriteRule says who may write a category (seed 004's CategoryWriteRule):
+// agents of at least MinSeniority ("" admits no agent) and, if Humans,
+// human operators. The zero rule admits nobody.
 type WriteRule struct {
 	MinSeniority Seniority
-	HumansOnly   bool
+	Humans       bool
 }
 
-// String names the rule as ParseWriteAccess reads it: "human" or a seniority.
-func (r WriteRule) String() string {
-	if r.HumansOnly {
-		return "human"
+// Write rules by name, as ParseWriteAccess reads them besides a seniority
+// (humans and agents of at least that seniority) and agents:<seniority>.
+// ("any" is no rule: the category is open to every identity.)
+var (
+	RuleHumans = WriteRule{Humans: true} // humans only
+	RuleNone   = WriteRule{}             // nobody
+)
+
+// Allows reports whether id may write under the rule.
+func (r WriteRule) Allows(id Identity) bool {
+	if id.Human {
+		return r.Humans
 	}
-	return r.MinSeniority.String()
+	return r.MinSeniority != "" && id.Seniority.AtLeast(r.MinSeniority)
+}
+
+// String names the rule as ParseWriteAccess reads it: "human", "none", a
+// seniority (humans and agents) or "agents:<seniority>".
+func (r WriteRule) String() string {
+	switch {
+	case r == RuleHumans:
+		return "human"
+	case r == RuleNone:
+		return "none"
+	case r.Humans:
+		return r.MinSeniority.String()
+	}
+	return "agents:" + r.MinSeniority.String()
+}
+
+// who says in words who may write under the rule.
+func (r WriteRule) who() string {
+	switch {
+	case r == RuleHumans:
+		return "only by humans"
+	case r == RuleNone:
+		return "by nobody"
+	case r.Humans:
+		return fmt.Sprintf("only by humans or agents of seniority %s or above", r.MinSeniority)
+	}
+	return fmt.Sprintf("only by agents of seniority %s or above, not by humans", r.MinSeniority)
+}
+
+// parseWriteRule reads one rule other than "any"; see ParseWriteAccess.
+func parseWriteRule(s string) (WriteRule, bool) {
+	switch s {
+	case "human":
+		return RuleHumans, true
+	case "none":
+		return RuleNone, true
+	}
+	agentsOnly := false
+	if rest, ok := strings.CutPrefix(s, "agents:"); ok {
+		s, agentsOnly = rest, true
+	}
+	sen, err := ParseSeniority(s)
+	if err != nil {
+		return WriteRule{}, false
+	}
+	return WriteRule{MinSeniority: sen, Humans: !agentsOnly}, true
 }
 
 // WriteAccess maps each fact category to its write rule. Categories without a
@@ -224,45 +297,49 @@ type WriteAccess map[FactCategory]WriteRule
 
 // DefaultWriteAccess restricts core_policy to humans and senior+ agents.
 func DefaultWriteAccess() WriteAccess {
-	return WriteAccess{CorePolicy: {MinSeniority: Senior}}
+	return WriteAccess{CorePolicy: {MinSeniority: Senior, Humans: true}}
 }
 
 // Check returns EFORBIDDEN naming the rule when id may not write category c.
+// The rule binds humans too: a category may be closed to them (agents:<s>,
+// none).
 func (w WriteAccess) Check(id Identity, c FactCategory) error {
 	rule, ok := w[c]
-	if !ok || id.Human {
+	if !ok || rule.Allows(id) {
 		return nil
 	}
-	if rule.HumansOnly {
-		return Errorf(EFORBIDDEN, "%s facts may be written only by humans; you are %s", c, id.Describe())
-	}
-	if !id.Seniority.AtLeast(rule.MinSeniority) {
-		return Errorf(EFORBIDDEN, "%s facts may be written only by humans or agents of seniority %s or above; you are %s",
-			c, rule.MinSeniority, id.Describe())
-	}
-	return nil
+	return Errorf(EFORBIDDEN, "%s facts may be written %s; you are %s (write-access rule %s=%s)", c, rule.who(), id.Describe(), c, rule)
 }
 
-// String renders the rules in the form ParseWriteAccess reads.
+// String renders the rules in the form ParseWriteAccess reads. A category
+// the defaults guard but w leaves open is written "=any", so that the text
+// read again does not bring the default back.
 func (w WriteAccess) String() string {
 	parts := make([]string, 0, len(w))
 	for c, r := range w {
 		parts = append(parts, fmt.Sprintf("%s=%s", c, r))
 	}
+	for c := range DefaultWriteAccess() {
+		if _, ok := w[c]; !ok {
+			parts = append(parts, fmt.Sprintf("%s=any", c))
+		}
+	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
 
-// ParseWriteAccess reads rules like "core_policy=senior,adr=mid,procedure=human".
-// A rule is a minimum seniority for agents, "human" (humans only) or "any".
-// Categories not named keep the default rules.
+// ParseWriteAccess reads rules like "core_policy=senior,adr=agents:mid,procedure=human".
+// A rule is a seniority (humans and agents of at least that seniority),
+// "agents:<seniority>" (such agents only, no human), "human" (humans only),
+// "any" (everyone) or "none" (nobody). Categories not named keep the default
+// rules.
 func ParseWriteAccess(s string) (WriteAccess, error) {
 	w := DefaultWriteAccess()
 	for _, part := range strings.Split(s, ",") {
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
-		name, rule, ok := strings.Cut(part, "=")
+		name, text, ok := strings.Cut(part, "=")
 		if !ok {
 			return nil, Errorf(EINVALID, "write access rule %q: use category=rule, e.g. core_policy=senior", part)
 		}
@@ -270,18 +347,16 @@ func ParseWriteAccess(s string) (WriteAccess, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch rule = strings.TrimSpace(rule); rule {
-		case "human":
-			w[c] = WriteRule{HumansOnly: true}
-		case "any":
+		text = strings.TrimSpace(text)
+		if text == "any" {
 			delete(w, c)
-		default:
-			sen, err := ParseSeniority(rule)
-			if err != nil {
-				return nil, Errorf(EINVALID, "write access rule for %s: %q is not human, any or a seniority", c, rule)
-			}
-			w[c] = WriteRule{MinSeniority: sen}
+			continue
 		}
+		rule, ok := parseWriteRule(text)
+		if !ok {
+			return nil, Errorf(EINVALID, "write access rule for %s: %q is not a seniority, agents:<seniority>, human, any or none", c, text)
+		}
+		w[c] = rule
 	}
 	return w, nil
 }

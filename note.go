@@ -35,6 +35,7 @@ type Note struct {
 	Text        string     `json:"text"`
 	TaskID      string     `json:"task_id,omitempty"`
 	Agent       string     `json:"agent_id"`
+	Autonomy    Autonomy   `json:"autonomy,omitempty"` // the author's, at write time; none for a human
 	Run         string     `json:"run_id"`
 	CreatedAt   time.Time  `json:"created_at"`
 	Processed   bool       `json:"processed"`

@@ -105,7 +105,8 @@ type Event struct {
 	Payload         Payload   `json:"payload"`
 	RawInput        string    `json:"raw_input"`
 	SourceRef       SourceRef `json:"source_ref"`
-	Agent           string    `json:"agent_id"`
+	Agent           string    `json:"agent_id"`           // the note's author
+	Autonomy        Autonomy  `json:"autonomy,omitempty"` // the note author's, as the note recorded it
 	Run             string    `json:"run_id"`
 	CreatedAt       time.Time `json:"created_at"`
 	Applied         bool      `json:"applied"`
@@ -138,6 +139,7 @@ type PendingItem struct {
 	RawInput    string             `json:"raw_input"`
 	NoteID      int64              `json:"note_id,omitempty"`
 	Agent       string             `json:"agent_id"`
+	Autonomy    Autonomy           `json:"autonomy,omitempty"` // the note author's, as the note recorded it
 	Run         string             `json:"run_id"`
 	Kind        NoteKind           `json:"kind,omitempty"` // of the note: tool output stays untrusted
 	Interpreter string             `json:"interpreter,omitempty"`
@@ -240,10 +242,8 @@ func (d PendingDecision) Validate() error {
 		return Errorf(EINVALID, "give target_id or drop_reason, not both")
 	case d.TargetID != "" && !IsSlug(d.TargetID):
 		return Errorf(EINVALID, "target_id %q is not a slug: use lower-case letters, digits and '_'", d.TargetID)
-	case len(d.DropReason) > MaxReasonBytes:
-		return Errorf(EINVALID, "drop_reason is %d bytes; the limit is %d", len(d.DropReason), MaxReasonBytes)
 	}
-	return nil
+	return CheckReason("drop_reason", d.DropReason)
 }
 
 // PromotionReport is what a promotion pass did: one outcome per note, and the

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -35,19 +36,78 @@ func CheckID(kind, id string) error {
 	return nil
 }
 
-// CheckContent rejects text that is empty (or only white space), not valid
-// UTF-8, or larger than maxBytes. field names the argument in the message.
+// CheckContent rejects text that is empty (or only white space), or that
+// CheckText rejects. field names the argument in the message.
 func CheckContent(field, text string, maxBytes int) error {
-	switch {
-	case strings.TrimSpace(text) == "":
+	if strings.TrimSpace(text) == "" {
 		return Errorf(EINVALID, "%s is empty", field)
-	case !utf8.ValidString(text):
+	}
+	return CheckText(field, text, maxBytes)
+}
+
+// CheckText rejects text a caller may not store: invalid UTF-8, a control
+// character other than tab, line feed and carriage return, or more than
+// maxBytes bytes (0: no limit). Empty text passes; whether it may be empty is
+// the caller's rule. Stored text is shown to other models and printed in
+// terminals and logs, where NUL ends strings and ESC starts a terminal
+// command, so such characters are refused rather than kept or replaced.
+func CheckText(field, text string, maxBytes int) error {
+	if !utf8.ValidString(text) {
 		return Errorf(EINVALID, "%s is not valid UTF-8", field)
-	case maxBytes > 0 && len(text) > maxBytes:
+	}
+	if i := strings.IndexFunc(text, forbiddenControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(text[i:])
+		return Errorf(EINVALID, "%s holds control character %s at byte %d: remove it", field, controlName(r), i)
+	}
+	if maxBytes > 0 && len(text) > maxBytes {
 		return Errorf(EINVALID, "%s is %d bytes; the limit is %d bytes (%d over): shorten it or split it into several entries",
 			field, len(text), maxBytes, len(text)-maxBytes)
 	}
 	return nil
+}
+
+// CheckReason rejects a reason (why a fact is retracted, a memory forgotten)
+// that CheckText rejects or that is longer than MaxReasonBytes.
+func CheckReason(field, reason string) error {
+	if err := CheckText(field, reason, 0); err != nil {
+		return err
+	}
+	if len(reason) > MaxReasonBytes {
+		return Errorf(EINVALID, "%s is %d bytes; the limit is %d", field, len(reason), MaxReasonBytes)
+	}
+	return nil
+}
+
+// forbiddenControl reports whether r is a control character stored text may
+// not hold: C0 (NUL, ESC, ...) but tab, line feed and carriage return; DEL;
+// and C1 (U+0080-U+009F, among them CSI, which terminals read as ESC [).
+func forbiddenControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r <= 0x9f
+}
+
+// controlNames are the standard abbreviations of the C0 and C1 controls.
+var controlNames = [...]string{
+	"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR", "SO", "SI",
+	"DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US",
+	"PAD", "HOP", "BPH", "NBH", "IND", "NEL", "SSA", "ESA", "HTS", "HTJ", "VTS", "PLD", "PLU", "RI", "SS2", "SS3",
+	"DCS", "PU1", "PU2", "STS", "CCH", "MW", "SPA", "EPA", "SOS", "SGCI", "SCI", "CSI", "ST", "OSC", "PM", "APC",
+}
+
+// controlName names a control character for a message: "U+001B (ESC)".
+func controlName(r rune) string {
+	name := ""
+	switch {
+	case r < 0x20:
+		name = controlNames[r]
+	case r == 0x7f:
+		name = "DEL"
+	case r >= 0x80 && r <= 0x9f:
+		name = controlNames[r-0x80+0x20]
+	}
+	if name == "" {
+		return fmt.Sprintf("U+%04X", r)
+	}
+	return fmt.Sprintf("U+%04X (%s)", r, name)
 }
 
 // NormalizeTags trims tags, drops empty ones and duplicates (keeping the first

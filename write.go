@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Decision is the interpreter's verdict on a note.
@@ -178,7 +177,9 @@ func checkTargetSlug(r *WriteRequest) string {
 	return ""
 }
 
-// checkSizes bounds every string and rejects invalid UTF-8.
+// checkSizes bounds every string and rejects invalid UTF-8 and the control
+// characters stored text may not hold (see CheckText): the interpreter, a
+// model's among them, must not put into the ledger what a caller may not.
 func checkSizes(r *WriteRequest) string {
 	fields := []struct {
 		name string
@@ -193,8 +194,8 @@ func checkSizes(r *WriteRequest) string {
 		{"rationale", r.Rationale, MaxRationaleBytes},
 	}
 	for _, f := range fields {
-		if !utf8.ValidString(f.v) {
-			return f.name + " is not valid UTF-8"
+		if err := CheckText(f.name, f.v, 0); err != nil {
+			return ErrorMessage(err)
 		}
 		if len(f.v) > f.max {
 			return fmt.Sprintf("%s is %d bytes; the limit is %d bytes (%d over)", f.name, len(f.v), f.max, len(f.v)-f.max)
@@ -204,8 +205,8 @@ func checkSizes(r *WriteRequest) string {
 		return fmt.Sprintf("%d candidate_aliases; the limit is %d", len(r.CandidateAliases), MaxAliases)
 	}
 	for _, a := range r.CandidateAliases {
-		if !utf8.ValidString(a) || len(a) > MaxAliasBytes {
-			return fmt.Sprintf("alias %.40q is not valid UTF-8 of at most %d bytes", a, MaxAliasBytes)
+		if CheckText("alias", a, 0) != nil || len(a) > MaxAliasBytes {
+			return fmt.Sprintf("alias %.40q is not valid UTF-8 of at most %d bytes without control characters", a, MaxAliasBytes)
 		}
 	}
 	return ""

@@ -37,7 +37,7 @@ func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, bucket memory.B
 
 func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem, now time.Time) (memory.Outcome, error) {
 	w := write{req: it.Request, by: it.Interpreter, kind: it.Kind, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt,
-		pendingID: it.ID, agent: it.Agent, run: it.Run}
+		pendingID: it.ID, agent: it.Agent, autonomy: it.Autonomy, run: it.Run}
 	v, err := p.judge(ctx, tx, w, now)
 	if err != nil {
 		return memory.Outcome{}, err
@@ -157,7 +157,7 @@ func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResu
 		return err
 	}
 	w := write{req: r, by: it.Interpreter, kind: it.Kind, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt, pendingID: it.ID,
-		agent: it.Agent, run: it.Run, curator: id.AgentID}
+		agent: it.Agent, autonomy: it.Autonomy, run: it.Run, curator: id.AgentID}
 	how := Resolution{Action: Bind, TargetID: target, Candidates: it.Candidates, Reason: "bound by curator " + id.Describe()}
 	v := verdict{outcome: memory.Outcome{Status: memory.Committed, PendingID: it.ID, Bucket: r.Bucket, Operation: r.Operation,
 		TargetID: target, Reason: how.Reason, Interpreter: it.Interpreter}, event: p.event(w, r, how, now)}

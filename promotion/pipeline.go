@@ -60,7 +60,8 @@ func (p *Pipeline) WriteNote(ctx context.Context, w memory.NoteWrite) (memory.No
 	if err := w.Validate(p.MaxNoteBytes); err != nil {
 		return memory.Note{}, err
 	}
-	return p.DB.InsertNote(ctx, memory.Note{Agent: id.AgentID, Run: p.Run, Kind: w.Kind, Text: w.Text, TaskID: w.TaskID})
+	return p.DB.InsertNote(ctx, memory.Note{Agent: id.AgentID, Autonomy: memory.AuthorOf(id).Autonomy, Run: p.Run,
+		Kind: w.Kind, Text: w.Text, TaskID: w.TaskID})
 }
 
 // Promote runs up to limit of the caller's unpromoted notes of this run
@@ -120,7 +121,7 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 		}
 		now := p.DB.Now.Now()
 		w := write{req: in.Request, by: in.By, hold: in.Hold, kind: n.Kind, raw: n.Text, noteID: n.ID, noteAt: n.CreatedAt,
-			agent: n.Agent, run: n.Run}
+			agent: n.Agent, autonomy: n.Autonomy, run: n.Run}
 		v, err := p.judge(ctx, tx, w, now)
 		if err != nil {
 			return err
@@ -150,7 +151,8 @@ type write struct {
 	noteID    int64
 	noteAt    time.Time
 	pendingID int64
-	agent     string
+	agent     string          // the note's author, whoever commits the write
+	autonomy  memory.Autonomy // the author's, as the note recorded it
 	run       string
 	curator   string
 }
@@ -347,7 +349,7 @@ func (p *Pipeline) event(w write, r memory.WriteRequest, res Resolution, now tim
 		ref.MatchedTargetID = r.TargetID
 	}
 	return &memory.Event{Bucket: r.Bucket, Operation: r.Operation, TargetID: r.TargetID, Payload: r.Payload,
-		RawInput: w.raw, SourceRef: ref, Agent: w.agent, Run: w.run, CreatedAt: now}
+		RawInput: w.raw, SourceRef: ref, Agent: w.agent, Autonomy: w.autonomy, Run: w.run, CreatedAt: now}
 }
 
 // commit is the inputter: the ledger row first, then the projection.
@@ -387,7 +389,7 @@ func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, v verdict, 
 		out.Reason = fmt.Sprintf("duplicate: the same write already waits as pending item %d (%s)", same, out.Reason)
 		return out, nil
 	}
-	item := memory.PendingItem{Request: w.req, RawInput: w.raw, NoteID: w.noteID, Agent: w.agent, Run: w.run,
+	item := memory.PendingItem{Request: w.req, RawInput: w.raw, NoteID: w.noteID, Agent: w.agent, Autonomy: w.autonomy, Run: w.run,
 		Interpreter: w.by, Reason: out.Reason, Candidates: out.Candidates, NoteAt: w.noteAt, CreatedAt: now, UpdatedAt: now,
 		Kind: w.kind, Stale: v.curator}
 	if err := store.InsertPending(ctx, tx, &item); err != nil {

@@ -167,3 +167,59 @@ func TestConcurrentPassReportsTheStoredOutcome(t *testing.T) {
 		t.Fatalf("the note was promoted twice: %+v", evs)
 	}
 }
+
+// TestAutonomyFollowsTheNote: a note records its author's autonomy, and so
+// does every ledger event and pending item made from it, whoever's call
+// commits it: a retry triggered by another agent, or a curator's bind.
+func TestAutonomyFollowsTheNote(t *testing.T) {
+	h := newHarness(t)
+	full := memory.Identity{AgentID: "fay", Seniority: memory.Senior, Autonomy: memory.Full}
+	h.note(agent, memory.NoteWrite{Text: "issue: flaky test in the auth module"}, true)
+	h.note(agent, memory.NoteWrite{Text: "issue: flaky test in the billing module"}, true)
+	h.note(agent, memory.NoteWrite{Text: "issue: pandas_import: pandas fails to import"}, false)
+	n, err := h.p.WriteNote(as(full), memory.NoteWrite{Text: "fixed: pandas_import"})
+	if err != nil || n.Autonomy != memory.Full {
+		t.Fatalf("note = %+v, %v", n, err)
+	}
+	h.note(full, memory.NoteWrite{Text: "The flaky login test is fixed."}, true)
+	pending, _, _ := h.db.ListPending(context.Background(), false, 10)
+	if len(pending) != 2 || pending[0].Autonomy != memory.Full || pending[1].Autonomy != memory.Full {
+		t.Fatalf("pending = %+v", pending)
+	}
+	// agent (semi) promotes its issue note; the retry its commit runs commits
+	// fay's fix, as fay's. A curator binds fay's other note.
+	h.promote(agent)
+	if len(h.retried) == 0 || h.retried[0].Status != memory.Committed {
+		t.Fatalf("retried = %+v", h.retried)
+	}
+	if _, err := h.p.ResolvePending(as(curator), memory.PendingDecision{PendingID: pending[1].ID, TargetID: "flaky_test_in_auth_module"}); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := h.db.Events(context.Background(), 0, 100)
+	want := map[string]memory.Autonomy{"flaky_test_in_auth_module/upsert": memory.Semi, "flaky_test_in_billing_module/upsert": memory.Semi,
+		"pandas_import/upsert": memory.Semi, "pandas_import/resolve": memory.Full, "flaky_test_in_auth_module/resolve": memory.Full}
+	for _, ev := range evs {
+		key := ev.TargetID + "/" + string(ev.Operation)
+		if w, ok := want[key]; !ok || ev.Autonomy != w {
+			t.Errorf("event %s by %s: autonomy %q, want %q", key, ev.Agent, ev.Autonomy, w)
+		}
+		delete(want, key)
+	}
+	if len(want) != 0 {
+		t.Fatalf("events missing: %v", want)
+	}
+	// A human's note records no autonomy: autonomy is an agent's.
+	if n, err := h.p.WriteNote(as(curator), memory.NoteWrite{Text: "learned: pin pandas"}); err != nil || n.Autonomy != "" {
+		t.Fatalf("human note = %+v, %v", n, err)
+	}
+	rep, err := h.db.Replay(context.Background(), store.Project)
+	if err != nil || len(rep.Flipped) != 0 {
+		t.Fatalf("replay = %+v, %v", rep, err)
+	}
+	again, _ := h.db.Events(context.Background(), 0, 100)
+	for i := range again {
+		if again[i].Autonomy != evs[i].Autonomy {
+			t.Fatalf("replay changed event %d's autonomy: %q -> %q", i, evs[i].Autonomy, again[i].Autonomy)
+		}
+	}
+}

@@ -9,15 +9,20 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -32,11 +37,17 @@ var migrations, _ = fs.Sub(migrationFS, "migrations")
 // FileName is the database file inside a data directory.
 const FileName = "memory.db"
 
+// busyTimeout is how long a statement waits for a lock another connection
+// (this process's or another program's) holds before SQLite gives up with
+// SQLITE_BUSY, which callers then see as EBUSY. Tests shorten it.
+var busyTimeout = 10 * time.Second
+
 // DB is an open memory database.
 type DB struct {
 	sql   *sql.DB
 	path  string
-	stmts sync.Map // query text -> *sql.Stmt, prepared once per connection
+	busy  time.Duration // the busy timeout the connections were opened with
+	stmts sync.Map      // query text -> *sql.Stmt, prepared once per connection
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 }
@@ -51,21 +62,45 @@ func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	sdb, err := driver.Open(dsn(path), registerFTS)
+	sdb, err := driver.Open(dsn(path, busyTimeout), registerFTS)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{sql: sdb, path: path}
+	db := &DB{sql: sdb, path: path, busy: busyTimeout}
 	if err := db.migrate(ctx, migrations); err != nil {
 		sdb.Close()
-		return nil, err
+		return nil, notADatabase(path, err)
 	}
 	return db, nil
 }
 
-func dsn(path string) string {
+// notADatabase says plainly that the file at path is not a database (or is a
+// damaged one) when err, from the first statements run on it, says so.
+// SQLite only finds out once it reads the file, which is when the schema is
+// checked, so err would otherwise blame a schema step.
+func notADatabase(path string, err error) error {
+	if !errors.Is(err, sqlite3.NOTADB) && !errors.Is(err, sqlite3.CORRUPT) {
+		return err
+	}
+	// SQLite's own words, without the steps that led to them: a full error
+	// when it carries a message, else the bare code.
+	var why error
+	var e *sqlite3.Error
+	var code sqlite3.ErrorCode
+	switch {
+	case errors.As(err, &e):
+		why = e
+	case errors.As(err, &code):
+		why = code
+	default:
+		why = err
+	}
+	return fmt.Errorf("%s is not a memory-mcp database or is corrupt: %w", path, why)
+}
+
+func dsn(path string, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(wal)")
 	q.Add("_pragma", "synchronous(normal)")
 	q.Add("_pragma", "foreign_keys(on)")
@@ -126,6 +161,10 @@ func (db *DB) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *
 // Every public write method of the store goes through here, so a method is one
 // transaction: it commits whole or not at all.
 func (db *DB) Update(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.busyError(db.update(ctx, fn))
+}
+
+func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -147,10 +186,27 @@ func (db *DB) Update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func (db *DB) View(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("begin read: %w", err)
+		return db.busyError(fmt.Errorf("begin read: %w", err))
 	}
 	defer tx.Rollback()
-	return fn(tx)
+	return db.busyError(fn(tx))
+}
+
+// busyError turns a lock SQLite waited for in vain (SQLITE_BUSY once the busy
+// timeout ran out, SQLITE_LOCKED) into EBUSY, which tells the caller to retry;
+// any other error is returned as it is. The transaction it happened in has
+// rolled back, so a retry starts clean.
+func (db *DB) busyError(err error) error {
+	if !errors.Is(err, sqlite3.BUSY) && !errors.Is(err, sqlite3.LOCKED) {
+		return err
+	}
+	return memory.Errorf(memory.EBUSY, "the database is busy: another program holds a write lock on %s for longer than %s; retry the call in a few seconds",
+		db.path, seconds(db.busy))
+}
+
+// seconds renders d as "10 s" or "0.1 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // migrate applies every embedded migration not yet applied, in name order,
@@ -163,10 +219,13 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	sort.Strings(names)
+	if err := db.checkSchema(ctx, names); err != nil {
+		return err
+	}
 	_, err = db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) WITHOUT ROWID`)
 	if err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+		return db.busyError(fmt.Errorf("create schema_migrations: %w", err))
 	}
 	for _, name := range names {
 		body, err := fs.ReadFile(fsys, name)
@@ -191,22 +250,71 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 	return nil
 }
 
+// checkSchema refuses a file this build must not change: a SQLite database
+// of another program (tables, but no record of migrations), or one that has
+// a migration this build does not know (a newer memory-mcp wrote it, and this
+// build would misread or damage its schema).
+func (db *DB) checkSchema(ctx context.Context, known []string) error {
+	var tables []string
+	err := db.View(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+		if err != nil {
+			return err
+		}
+		tables, err = scanStrings(rows)
+		return err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("read schema: %w", err)
+	case len(tables) == 0:
+		return nil // a new file
+	case !slices.Contains(tables, "schema_migrations"):
+		return fmt.Errorf("%s is not a memory-mcp database: it holds tables (%s) but no schema_migrations; use another data directory",
+			db.path, strings.Join(tables[:min(len(tables), 5)], ", "))
+	}
+	applied, err := db.Migrations(ctx)
+	if err != nil {
+		return fmt.Errorf("read applied migrations: %w", err)
+	}
+	var unknown []string
+	for _, name := range applied {
+		if !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	switch len(unknown) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s was written by a newer memory-mcp (it has migration %s, which this build does not know); upgrade memory-mcp",
+			db.path, unknown[0])
+	}
+	return fmt.Errorf("%s was written by a newer memory-mcp (it has migrations %s, which this build does not know); upgrade memory-mcp",
+		db.path, strings.Join(unknown, ", "))
+}
+
 // Migrations returns the names of the applied migrations, in order.
 func (db *DB) Migrations(ctx context.Context) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
+	return scanStrings(rows)
+}
+
+// scanStrings reads a one-column result of text and closes rows.
+func scanStrings(rows *sql.Rows) ([]string, error) {
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		names = append(names, n)
+		out = append(out, s)
 	}
-	return names, rows.Err()
+	return out, rows.Err()
 }
 
 // Change is one row of the change feed: something of kind (fact, memory, ...)

@@ -37,10 +37,10 @@ func AppendEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project Proj
 		return err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO events_memory
-		(event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, run_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, autonomy, run_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput, string(ref),
-		ev.Agent, ev.Run, nanos(ev.CreatedAt))
+		ev.Agent, autonomyArg(ev.Autonomy), ev.Run, nanos(ev.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -124,7 +124,7 @@ func (db *DB) Events(ctx context.Context, after int64, limit int) ([]memory.Even
 
 func events(ctx context.Context, tx *sql.Tx, after int64, limit int) ([]memory.Event, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
-		source_ref, agent_id, run_id, created_at, applied, projection_error
+		source_ref, agent_id, autonomy, run_id, created_at, applied, projection_error
 		FROM events_memory WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
@@ -135,11 +135,12 @@ func events(ctx context.Context, tx *sql.Tx, after int64, limit int) ([]memory.E
 		var ev memory.Event
 		var payload, ref string
 		var created int64
-		var perr sql.NullString
+		var autonomy, perr sql.NullString
 		if err := rows.Scan(&ev.Seq, &ev.EventID, &ev.Bucket, &ev.Operation, &ev.TargetID, &payload, &ev.RawInput,
-			&ref, &ev.Agent, &ev.Run, &created, &ev.Applied, &perr); err != nil {
+			&ref, &ev.Agent, &autonomy, &ev.Run, &created, &ev.Applied, &perr); err != nil {
 			return nil, err
 		}
+		ev.Autonomy = memory.Autonomy(autonomy.String)
 		if err := json.Unmarshal([]byte(payload), &ev.Payload); err != nil {
 			return nil, fmt.Errorf("event %d payload: %w", ev.Seq, err)
 		}

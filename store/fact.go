@@ -61,6 +61,9 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 			if f.ID, err = s.newFactID(ctx, tx, w.Content); err != nil {
 				return err
 			}
+			if err := memory.CheckSupersededBy(f.ID, w.Tags); err != nil {
+				return err
+			}
 		}
 		st, err := s.loadFactState(ctx, tx, f.ID)
 		if err != nil {
@@ -117,8 +120,8 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 	if err := memory.CheckID("fact_id", r.FactID); err != nil {
 		return memory.Fact{}, err
 	}
-	if len(r.Reason) > 1000 {
-		return memory.Fact{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; the limit is 1000", len(r.Reason))
+	if err := memory.CheckReason("reason", r.Reason); err != nil {
+		return memory.Fact{}, err
 	}
 	var f memory.Fact
 	err = s.db.Update(ctx, func(tx *sql.Tx) error {
@@ -211,7 +214,22 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 	if err := memory.CheckID("fact_id", id); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.sql.QueryContext(ctx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
+	var ops []memory.FactOperation
+	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
+		ops, err = s.history(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, notFound(id)
+	}
+	return ops, nil
+}
+
+func (s *FactService) history(ctx context.Context, tx *sql.Tx, id string) ([]memory.FactOperation, error) {
+	rows, err := s.db.query(ctx, tx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
 		author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version, reason
 		FROM operation_log WHERE fact_id = ? ORDER BY version`, id)
 	if err != nil {
@@ -238,13 +256,7 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 		op.Reason = reason.String
 		ops = append(ops, op)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(ops) == 0 {
-		return nil, notFound(id)
-	}
-	return ops, nil
+	return ops, rows.Err()
 }
 
 // Query finds active facts by text (ranked by BM25), category and tags, in the
@@ -485,9 +497,7 @@ func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string)
 		slug = "fact-"
 	}
 	for {
-		var b [3]byte
-		rand.Read(b[:])
-		id := slug + hex.EncodeToString(b[:])
+		id := slug + factIDSuffix()
 		var n int
 		if err := s.db.queryRow(ctx, tx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
 			return "", err
@@ -496,6 +506,13 @@ func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string)
 			return id, nil
 		}
 	}
+}
+
+// factIDSuffix makes the random end of a derived fact id; tests fix it.
+var factIDSuffix = func() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func isASCIIWord(w string) bool {

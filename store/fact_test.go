@@ -130,7 +130,68 @@ func TestWriteAccess(t *testing.T) {
 	}
 }
 
+// TestWriteAccessBindsHumans: a rule that closes a category to humans holds
+// for every write a human makes to it: publishing, retracting, and moving a
+// fact into or out of it.
+func TestWriteAccessBindsHumans(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	var err error
+	if facts.Access, err = memory.ParseWriteAccess("adr=agents:senior,procedure=none"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "adr-1", Content: "We use SQLite.", Category: memory.ADR}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := facts.Publish(as(human), memory.FactWrite{FactID: "conv-1", Content: "Tabs.", Category: memory.Convention}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		do   func() error
+		rule string
+	}{
+		{"publish", func() error {
+			_, err := facts.Publish(as(human), memory.FactWrite{Content: "We use Postgres.", Category: memory.ADR})
+			return err
+		}, "adr=agents:senior"},
+		{"republish", func() error {
+			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "adr-1", Content: "We use Postgres.", Category: memory.ADR})
+			return err
+		}, "adr=agents:senior"},
+		{"retract", func() error {
+			_, err := facts.Retract(as(human), memory.FactRetract{FactID: "adr-1"})
+			return err
+		}, "adr=agents:senior"},
+		{"move out", func() error {
+			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "adr-1", Content: "We use SQLite.", Category: memory.Convention})
+			return err
+		}, "adr=agents:senior"},
+		{"move in", func() error {
+			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "conv-1", Content: "Tabs.", Category: memory.ADR})
+			return err
+		}, "adr=agents:senior"},
+		{"none", func() error {
+			_, err := facts.Publish(as(senior), memory.FactWrite{Content: "Deploy on Fridays.", Category: memory.Procedure})
+			return err
+		}, "procedure=none"},
+	}
+	for _, tt := range tests {
+		err := tt.do()
+		if memory.ErrorCode(err) != memory.EFORBIDDEN || !strings.Contains(err.Error(), "write-access rule "+tt.rule) {
+			t.Errorf("%s: %v, want EFORBIDDEN naming %s", tt.name, err, tt.rule)
+		}
+	}
+	if f, err := facts.Get(as(human), "adr-1"); err != nil || f.Version != 1 || f.Category != memory.ADR || !f.Active() {
+		t.Fatalf("a refused write changed adr-1: %+v, %v", f, err)
+	}
+	if _, err := facts.Retract(as(senior), memory.FactRetract{FactID: "adr-1"}); err != nil {
+		t.Fatalf("a senior agent may retract under agents:senior: %v", err)
+	}
+}
+
 func TestBadInput(t *testing.T) {
+	defer store.SetFactIDSuffix("abc123")()
 	db, _ := openDB(t)
 	facts := store.NewFactService(db)
 	facts.MaxContentBytes = 100
@@ -147,6 +208,10 @@ func TestBadInput(t *testing.T) {
 		{"utf8", memory.FactWrite{Content: "\xff", Category: memory.OtherFact}, "not valid UTF-8"},
 		{"padded category", memory.FactWrite{Content: "x", Category: " core_policy"}, `unknown category " core_policy"`},
 		{"reserved id", memory.FactWrite{FactID: "snapshot", Content: "x", Category: memory.OtherFact}, "reserved"},
+		{"superseded by itself", memory.FactWrite{FactID: "jwt", Content: "x", Category: memory.OtherFact, Tags: []string{"superseded_by:jwt"}},
+			`tag "superseded_by:jwt" names fact jwt itself: a fact cannot be superseded by itself`},
+		{"superseded by its derived id", memory.FactWrite{Content: "Use JWT.", Category: memory.OtherFact, Tags: []string{"superseded_by: use-jwt-abc123"}},
+			`tag "superseded_by: use-jwt-abc123" names fact use-jwt-abc123 itself`},
 	}
 	for _, tt := range tests {
 		_, err := facts.Publish(ctx, tt.w)

@@ -208,8 +208,8 @@ func checkRecallIDs(ids []string) error {
 // Forget soft-deletes one of the caller's memories: it leaves every search,
 // and the row stays with when, by whom and why.
 func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.Entry, error) {
-	if len(reason) > 1000 {
-		return memory.Entry{}, memory.Errorf(memory.EINVALID, "reason is %d bytes; keep it under 1000", len(reason))
+	if err := memory.CheckReason("reason", reason); err != nil {
+		return memory.Entry{}, err
 	}
 	if reason == "" {
 		reason = "forgotten"
@@ -248,10 +248,11 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
-			 embedding, embedder, filters, length)
+			 published_autonomy, embedding, embedder, filters, length)
 			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, embedding, embedder, ?4, length
-			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags))
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, ?5, embedding, embedder, ?4, length
+			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags),
+			autonomyArg(memory.AuthorOf(who).Autonomy))
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)
 		}
@@ -342,8 +343,8 @@ func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, e
 
 func (s *MemoryService) softDelete(ctx context.Context, tx *sql.Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	_, err := tx.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3
-		WHERE id = ?4`, nanos(now), who.AgentID, reason, id)
+	_, err := tx.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
+		forgotten_autonomy = ?5 WHERE id = ?4`, nanos(now), who.AgentID, reason, id, autonomyArg(memory.AuthorOf(who).Autonomy))
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("forget memory: %w", err)
 	}

@@ -16,8 +16,9 @@ import (
 func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error) {
 	n.CreatedAt = db.Now.Now()
 	err := db.Update(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO notes (agent_id, run_id, kind, text, task_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, n.Agent, n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""), nanos(n.CreatedAt))
+		res, err := tx.ExecContext(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.Agent, autonomyArg(n.Autonomy), n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""),
+			nanos(n.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("insert note: %w", err)
 		}
@@ -95,20 +96,25 @@ func MarkNoteProcessed(ctx context.Context, tx *sql.Tx, id int64, o memory.Outco
 	return RecordChange(ctx, tx, "note", strconv.FormatInt(id, 10), at)
 }
 
-const noteColumns = `SELECT note_id, agent_id, run_id, kind, text, task_id, created_at, processed_at, outcome_json FROM notes`
+// autonomyArg stores an autonomy, NULL when there is none (a human author,
+// or a row written before autonomy was recorded).
+func autonomyArg(a memory.Autonomy) sql.NullString { return nullString(string(a), a != "") }
+
+const noteColumns = `SELECT note_id, agent_id, autonomy, run_id, kind, text, task_id, created_at, processed_at, outcome_json FROM notes`
 
 func scanNotes(rows *sql.Rows) ([]memory.Note, error) {
 	defer rows.Close()
 	out := []memory.Note{}
 	for rows.Next() {
 		var n memory.Note
-		var task, outcome sql.NullString
+		var autonomy, task, outcome sql.NullString
 		var created int64
 		var processed sql.NullInt64
-		if err := rows.Scan(&n.ID, &n.Agent, &n.Run, &n.Kind, &n.Text, &task, &created, &processed, &outcome); err != nil {
+		if err := rows.Scan(&n.ID, &n.Agent, &autonomy, &n.Run, &n.Kind, &n.Text, &task, &created, &processed, &outcome); err != nil {
 			return nil, err
 		}
-		n.TaskID, n.CreatedAt, n.ProcessedAt = task.String, fromNanos(created), fromNullNanos(processed)
+		n.Autonomy, n.TaskID = memory.Autonomy(autonomy.String), task.String
+		n.CreatedAt, n.ProcessedAt = fromNanos(created), fromNullNanos(processed)
 		n.Processed = processed.Valid
 		if outcome.Valid {
 			n.Outcome = &memory.Outcome{}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -129,5 +130,74 @@ func TestPendingQueue(t *testing.T) {
 	}
 	if page, total, _ := db.ListPending(ctx, true, 2); len(page) != 2 || total != 6 || page[0].ID != ids[0] {
 		t.Fatalf("page = %+v of %d", page, total)
+	}
+}
+
+// TestAutonomyIsRecorded: notes, ledger events and pending items store the
+// autonomy they are given and read it back (none for a human's); an event's
+// is immutable like the rest of it; forgetting and publishing a memory keep
+// the autonomy of who did it.
+func TestAutonomyIsRecorded(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	n, err := db.InsertNote(ctx, memory.Note{Agent: "sam", Autonomy: memory.Full, Run: "r", Kind: memory.AgentNote, Text: "issue: x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertNote(ctx, memory.Note{Agent: "alice", Run: "r", Kind: memory.AgentNote, Text: "issue: y"}); err != nil {
+		t.Fatal(err)
+	}
+	notes, _, err := db.UnprocessedNotes(ctx, "sam", "r", 10)
+	if err != nil || len(notes) != 1 || notes[0].Autonomy != memory.Full {
+		t.Fatalf("notes = %+v, %v", notes, err)
+	}
+	if notes, _, _ := db.UnprocessedNotes(ctx, "alice", "r", 10); len(notes) != 1 || notes[0].Autonomy != "" {
+		t.Fatalf("a human's note = %+v", notes)
+	}
+	now := db.Now.Now()
+	err = db.Update(ctx, func(tx *sql.Tx) error {
+		ev := memory.Event{Bucket: memory.Learnings, Operation: memory.Append, Payload: memory.Payload{Text: "pin pandas"},
+			RawInput: "learned: pin pandas", SourceRef: memory.SourceRef{NoteID: n.ID}, Agent: "sam", Autonomy: memory.Full, Run: "r", CreatedAt: now}
+		if err := store.AppendEvent(ctx, tx, &ev, store.Project); err != nil {
+			return err
+		}
+		p := memory.PendingItem{Request: memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve},
+			RawInput: "fixed: x", NoteID: n.ID, Agent: "sam", Autonomy: memory.Full, Run: "r", Reason: "waits", NoteAt: now, CreatedAt: now, UpdatedAt: now}
+		if err := store.InsertPending(ctx, tx, &p); err != nil {
+			return err
+		}
+		p.Attempts++
+		return store.UpdatePending(ctx, tx, &p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := db.Events(ctx, 0, 10)
+	if err != nil || len(evs) != 1 || evs[0].Autonomy != memory.Full {
+		t.Fatalf("events = %+v, %v", evs, err)
+	}
+	if pending, _, err := db.ListPending(ctx, false, 10); err != nil || len(pending) != 1 || pending[0].Autonomy != memory.Full || pending[0].Attempts != 1 {
+		t.Fatalf("pending = %+v, %v", pending, err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE events_memory SET autonomy = 'locked'`); err == nil || !strings.Contains(err.Error(), "immutable") {
+		t.Fatalf("an event's autonomy changed: %v", err)
+	}
+
+	mem := store.NewMemoryService(db, nil)
+	e, err := mem.Remember(as(senior), memory.EntryWrite{Content: "The staging database is db-2."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Publish(as(senior), e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Forget(as(senior), e.ID, "moved"); err != nil {
+		t.Fatal(err)
+	}
+	var published, forgotten string
+	err = db.SQL().QueryRow(`SELECT (SELECT published_autonomy FROM memories WHERE published_from = ?1),
+		(SELECT forgotten_autonomy FROM memories WHERE id = ?1)`, e.ID).Scan(&published, &forgotten)
+	if err != nil || published != string(senior.Autonomy) || forgotten != string(senior.Autonomy) {
+		t.Fatalf("published by autonomy %q, forgotten by %q (%v); want %q", published, forgotten, err, senior.Autonomy)
 	}
 }

@@ -25,11 +25,11 @@ func InsertPending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error
 		kind = memory.AgentNote
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO pending_memory_events
-		(bucket, note_kind, request_json, fingerprint, raw_input, note_id, agent_id, run_id, interpreter, reason, candidates_json,
+		(bucket, note_kind, request_json, fingerprint, raw_input, note_id, agent_id, autonomy, run_id, interpreter, reason, candidates_json,
 		 attempts, stale, status, note_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
 		p.Request.Bucket, kind, string(req), p.Request.Fingerprint(), p.RawInput, sql.NullInt64{Int64: p.NoteID, Valid: p.NoteID != 0},
-		p.Agent, p.Run, p.Interpreter, p.Reason, string(cands), p.Attempts, p.Stale,
+		p.Agent, autonomyArg(p.Autonomy), p.Run, p.Interpreter, p.Reason, string(cands), p.Attempts, p.Stale,
 		nanos(p.NoteAt), nanos(p.CreatedAt), nanos(p.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("insert pending: %w", err)
@@ -113,7 +113,7 @@ func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.Pe
 }
 
 func queryPending(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]memory.PendingItem, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, run_id, interpreter,
+	rows, err := tx.QueryContext(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, autonomy, run_id, interpreter,
 		reason, candidates_json, attempts, stale, status, note_at, created_at, updated_at, resolution_json
 		FROM pending_memory_events WHERE `+where, args...)
 	if err != nil {
@@ -136,11 +136,12 @@ func scanPending(rows *sql.Rows) (memory.PendingItem, error) {
 	var req, cands string
 	var note sql.NullInt64
 	var noteAt, created, updated int64
-	var res sql.NullString
-	if err := rows.Scan(&p.ID, &p.Kind, &req, &p.RawInput, &note, &p.Agent, &p.Run, &p.Interpreter, &p.Reason, &cands,
+	var autonomy, res sql.NullString
+	if err := rows.Scan(&p.ID, &p.Kind, &req, &p.RawInput, &note, &p.Agent, &autonomy, &p.Run, &p.Interpreter, &p.Reason, &cands,
 		&p.Attempts, &p.Stale, &p.Status, &noteAt, &created, &updated, &res); err != nil {
 		return p, err
 	}
+	p.Autonomy = memory.Autonomy(autonomy.String)
 	if err := json.Unmarshal([]byte(req), &p.Request); err != nil {
 		return p, fmt.Errorf("pending %d request: %w", p.ID, err)
 	}

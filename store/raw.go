@@ -18,6 +18,10 @@ import (
 // this way against 142 ms through database/sql, measured in one process.
 // One statement is one consistent snapshot.
 func (db *DB) scanAll(ctx context.Context, q string, args []any, fn func(row *rawRow) error) error {
+	return db.busyError(db.scanRaw(ctx, q, args, fn))
+}
+
+func (db *DB) scanRaw(ctx context.Context, q string, args []any, fn func(row *rawRow) error) error {
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("get connection: %w", err)

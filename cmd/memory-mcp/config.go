@@ -101,7 +101,8 @@ func settings(getenv func(string) string) []setting {
 			func(c *Config, v string) (err error) { c.Identity.Autonomy, err = memory.ParseAutonomy(v); return }},
 		{"human", "the caller is a human operator (true/false)", constant("false"),
 			func(c *Config, v string) (err error) { c.Identity.Human, err = parseBool(v); return }},
-		{"write-access", "who may write each fact category: category=senior|mid|...|human|any, comma-separated", constant("core_policy=senior"),
+		{"write-access", "who may write each fact category, as comma-separated category=rule: a seniority (humans and agents of at least it), " +
+			"agents:<seniority> (those agents, no human), human (humans only), any or none", constant("core_policy=senior"),
 			func(c *Config, v string) (err error) { c.WriteAccess, err = memory.ParseWriteAccess(v); return }},
 		{"max-content-bytes", "largest fact or memory content accepted, in bytes", constant(strconv.Itoa(memory.DefaultMaxContentBytes)),
 			func(c *Config, v string) (err error) { c.MaxContentBytes, err = parsePositive(v); return }},

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/ncruces/go-sqlite3/driver"
+
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// TestRefusesADatabaseItCannotUse: the server does not start on a data
+// directory whose memory.db is not a database, or was written by a newer
+// build; it exits saying which file and why.
+func TestRefusesADatabaseItCannotUse(t *testing.T) {
+	garbage := t.TempDir()
+	if err := os.WriteFile(filepath.Join(garbage, store.FileName), bytes.Repeat([]byte("garbage\x00\xff"), 500), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newer := t.TempDir()
+	db, err := store.Open(t.Context(), filepath.Join(newer, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite3", "file:"+filepath.Join(newer, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future.sql', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	tests := []struct {
+		dir, want string
+	}{
+		{garbage, filepath.Join(garbage, store.FileName) + " is not a memory-mcp database or is corrupt: sqlite3: file is not a database"},
+		{newer, filepath.Join(newer, store.FileName) + " was written by a newer memory-mcp (it has migration 9999_future.sql, which this build does not know); upgrade memory-mcp"},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(binary(t), "stdio", "--data-dir", tt.dir)
+		cmd.Env = []string{"HOME=" + tt.dir, "XDG_CONFIG_HOME=" + filepath.Join(tt.dir, "config")}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "memory-mcp: "+tt.want+"\n") {
+			t.Errorf("started on %s: %v\nstderr: %s\nwant: %s", tt.dir, err, stderr.String(), tt.want)
+		}
+	}
+}
