@@ -186,7 +186,8 @@ func checkBindable(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) error
 		if err != nil || !taken {
 			return err
 		}
-		return memory.Errorf(memory.ECONFLICT, "%s %s already exists (or did), and %ss are append-only: bind the item to a new id", r.Bucket.Noun(), r.TargetID, r.Bucket.Noun())
+		noun := strings.TrimSuffix(string(r.Bucket), "s")
+		return memory.Errorf(memory.ECONFLICT, "%s %s already exists (or did), and %ss are append-only: bind the item to a new id", noun, r.TargetID, noun)
 	}
 	if !r.Operation.Lifecycle() {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -303,10 +304,17 @@ func statedIDTaken(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res R
 	if err != nil || !taken {
 		return "", err
 	}
-	noun := r.Bucket.Noun()
-	return fmt.Sprintf("%s %s already exists (or did): %ss are append-only, so a new one cannot take its id. "+
-		"To replace it, write \"superseded: %s\" and state the new %s with an id of its own; a curator may bind this one to a new id",
-		noun, r.TargetID, noun, r.TargetID, noun), nil
+	row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+	if err != nil {
+		return "", err
+	}
+	noun := strings.TrimSuffix(string(r.Bucket), "s") // "decision", live or not
+	advice := fmt.Sprintf("State the new %s with an id of its own", noun)
+	if ok && row.Live() {
+		advice = fmt.Sprintf("To replace it, write \"superseded: %s\" and state the new %s with an id of its own", r.TargetID, noun)
+	}
+	return fmt.Sprintf("%s %s already exists (or did): %ss are append-only, so a new one cannot take its id. %s; a curator may bind this one to a new id",
+		noun, r.TargetID, noun, advice), nil
 }
 
 // assignID gives a new row an id that no row and no ledger event of its
