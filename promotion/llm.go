@@ -96,11 +96,12 @@ func failure(err error) string {
 // the note, or its first line, stands in), and a lifecycle target_id the
 // note does not name is dropped too, so the resolver decides from the note's
 // words. An id the note states for its row is kept even when the model
-// leaves it out (keepStatedID). A proposal the note does not support at all is held for a curator:
-// an upsert of a row the note does not name, a plan without the plan: form,
-// a task the note does not name, a payload whose words are not the note's,
-// and a lifecycle change of a note that is negated, hedged, a question or
-// reported speech, unless the rules read the note the same way.
+// leaves it out (keepStatedID). A proposal the note does not support at all
+// is held for a curator: an upsert of a row the note does not name, a plan
+// without the plan: form, a task the note does not name, a payload whose
+// words are not the note's, and a lifecycle change of a note that is
+// negated, hedged, a question or reported speech, unless the rules read the
+// note the same way.
 func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) {
 	if r.Decision != memory.Accept {
 		return r, ""
