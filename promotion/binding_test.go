@@ -20,12 +20,13 @@ type bindCase struct {
 
 // bindingParts are the gold binding corpus files: the one the resolver's
 // bar was set on, the adversarial one (written while fixing the review, so
-// it shaped the rules too), and the held-out one (written before the new bar
-// and not used to set it).
+// it shaped the rules too), and the held-out ones (written before the new
+// bar, and before stated ids and the stemmer, and not used to set them).
 var bindingParts = []struct{ name, file string }{
 	{"tuning", "testdata/binding.txt"},
 	{"adversarial", "testdata/binding_adv.txt"},
 	{"held-out", "testdata/binding_heldout.txt"},
+	{"held-out ids", "testdata/binding_heldout_ids.txt"},
 }
 
 func loadBindingCases(t testing.TB, file string) []bindCase {

@@ -95,17 +95,22 @@ func failure(err error) string {
 // alias that does not occur in the note is dropped (the rules' reading of
 // the note, or its first line, stands in), and a lifecycle target_id the
 // note does not name is dropped too, so the resolver decides from the note's
-// words. A proposal the note does not support at all is held for a curator:
-// an upsert of a row the note does not name, a plan without the plan: form,
-// a task the note does not name, a payload whose words are not the note's,
-// and a lifecycle change of a note that is negated, hedged, a question or
-// reported speech, unless the rules read the note the same way.
+// words. An id the note states for its row is kept even when the model
+// leaves it out (keepStatedID). A proposal the note does not support at all
+// is held for a curator: an upsert of a row the note does not name, a plan
+// without the plan: form, a task the note does not name, a payload whose
+// words are not the note's, and a lifecycle change of a note that is
+// negated, hedged, a question or reported speech, unless the rules read the
+// note the same way.
 func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) {
 	if r.Decision != memory.Accept {
 		return r, ""
 	}
 	rules := Rules(n)
 	agrees := rules.Decision == memory.Accept && rules.Bucket == r.Bucket && rules.Operation == r.Operation
+	if agrees {
+		r = keepStatedID(r, rules)
+	}
 	r.CandidateAliases = reportedKind(occurring(r.CandidateAliases, n.Text), r, rules)
 	if !occursIn(r.ReferenceText, n.Text) {
 		r.ReferenceText = ""
@@ -134,6 +139,25 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 		return r, "the note is " + why
 	}
 	return r, ""
+}
+
+// keepStatedID gives a model's write for an issue, decision or constraint
+// the id the note states for its row (as the rules read it: "issue: ...
+// (upload_retry_flake)"), when the model left the target empty, and keeps
+// that id out of the row's text. The id is the note's own word for the row;
+// without it the row would get an id derived from its text, and later notes
+// naming the id would find nothing.
+func keepStatedID(r, rules memory.WriteRequest) memory.WriteRequest {
+	if !r.Bucket.Tracked() || rules.TargetID == "" {
+		return r
+	}
+	if r.TargetID == "" {
+		r.TargetID = rules.TargetID
+	}
+	if id, rest := statedID(r.Payload.Text); id == r.TargetID && rest != "" {
+		r.Payload.Text = rest
+	}
+	return r
 }
 
 // reportedKind sets, among a model's aliases, the one that reports an

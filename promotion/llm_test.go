@@ -191,6 +191,39 @@ func TestLLMInputsComeFromTheNote(t *testing.T) {
 	}
 }
 
+// TestLLMKeepsStatedIDs: a model that leaves out the id a note states for
+// its row (or copies it into the text) does not make the row anonymous: the
+// row gets the stated id, so a later note naming it binds.
+func TestLLMKeepsStatedIDs(t *testing.T) {
+	h := newHarness(t)
+	answers := map[string]memory.WriteRequest{
+		"(upload_retry_flake)":      {Bucket: memory.Issues, Operation: memory.Upsert, Payload: memory.Payload{Text: "uploads retry forever on slow networks (upload_retry_flake)"}},
+		"(session_store_redis)":     {Bucket: memory.Decisions, Operation: memory.Append, Payload: memory.Payload{Text: "keep sessions in Redis"}},
+		"fixed: upload_retry_flake": {Bucket: memory.Issues, Operation: memory.Resolve, ReferenceText: "upload_retry_flake"},
+	}
+	withLLM(h, (&model{}).serve(t, func(user string) answer {
+		for key, r := range answers {
+			if strings.Contains(user, key) {
+				r.Decision, r.Confidence = memory.Accept, 0.9
+				return request(r)
+			}
+		}
+		return answer{status: 400}
+	}))
+	h.note(agent, memory.NoteWrite{Text: "issue: uploads retry forever on slow networks (upload_retry_flake)"}, true)
+	h.note(agent, memory.NoteWrite{Text: "decision: keep sessions in Redis (session_store_redis)"}, true)
+	h.note(agent, memory.NoteWrite{Text: "fixed: upload_retry_flake"}, true)
+	want := []string{"issues/upsert upload_retry_flake", "decisions/append session_store_redis", "issues/resolve upload_retry_flake"}
+	for i, o := range h.outs {
+		if got := string(o.Bucket) + "/" + string(o.Operation) + " " + o.TargetID; o.Status != memory.Committed || o.Interpreter != "llm" || got != want[i] {
+			t.Errorf("note %d: %s", i+1, o.Summary())
+		}
+	}
+	if rows := h.rows(memory.Issues); len(rows) != 1 || rows[0].Text != "uploads retry forever on slow networks" {
+		t.Fatalf("issues = %+v", rows)
+	}
+}
+
 // TestLLMKindReference: the kind an issue is reported as is the note
 // grammar's reading, whatever aliases the model gives; and "the earlier
 // blocker" binds by the note's words to the one blocker, not to the row the

@@ -178,8 +178,17 @@ func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResu
 }
 
 // checkBindable requires a lifecycle target to exist and be live, with a
-// message that lists the candidates when it is not.
+// message that lists the candidates when it is not, and an append's target
+// to be new.
 func checkBindable(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) error {
+	if r.Operation == memory.Append && r.Bucket.Keyed() {
+		taken, err := store.IDTaken(ctx, tx, r.Bucket, r.TargetID)
+		if err != nil || !taken {
+			return err
+		}
+		noun := strings.TrimSuffix(string(r.Bucket), "s")
+		return memory.Errorf(memory.ECONFLICT, "%s %s already exists (or did), and %ss are append-only: bind the item to a new id", noun, r.TargetID, noun)
+	}
 	if !r.Operation.Lifecycle() {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -227,6 +228,9 @@ func (p *Pipeline) admit(ctx context.Context, tx *sql.Tx, w write, r memory.Writ
 	if why, err := duplicateOf(ctx, tx, r); err != nil || why != "" {
 		return settled(out, memory.Ignored, "", "duplicate: "+why), err
 	}
+	if why, err := statedIDTaken(ctx, tx, r, res); err != nil || why != "" {
+		return held(out, why), err
+	}
 	var err error
 	if r.TargetID, err = p.assignID(ctx, tx, r, res); err != nil {
 		return verdict{}, err
@@ -288,10 +292,38 @@ func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *sql.Tx, out memory.
 	return settled(out, memory.Deferred, "", res.Reason), nil
 }
 
+// statedIDTaken says why an append may not have the id its note states
+// ("" when it may): a row or ledger event of the bucket already has it.
+// Decisions are append-only, so the new decision cannot replace the old
+// one; and it may not quietly take another id either, since a later
+// "superseded: <id>" would then retire the old decision, not the one the
+// author named. No retry changes that, so a curator decides.
+func statedIDTaken(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res Resolution) (string, error) {
+	if res.Derived || r.Operation != memory.Append || !r.Bucket.Keyed() || r.TargetID == "" {
+		return "", nil
+	}
+	taken, err := store.IDTaken(ctx, tx, r.Bucket, r.TargetID)
+	if err != nil || !taken {
+		return "", err
+	}
+	row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+	if err != nil {
+		return "", err
+	}
+	noun := strings.TrimSuffix(string(r.Bucket), "s") // "decision", live or not
+	advice := fmt.Sprintf("State the new %s with an id of its own", noun)
+	if ok && row.Live() {
+		advice = fmt.Sprintf("To replace it, write \"superseded: %s\" and state the new %s with an id of its own", r.TargetID, noun)
+	}
+	return fmt.Sprintf("%s %s already exists (or did): %ss are append-only, so a new one cannot take its id. %s; a curator may bind this one to a new id",
+		noun, r.TargetID, noun, advice), nil
+}
+
 // assignID gives a new row an id that no row and no ledger event of its
 // bucket has used, by suffixing _2, _3, ...: ids derived from text, and
-// appends (which always make a new row). A derived id never merges two
-// rows, and never reopens a closed one. Other writes keep their target.
+// appends (which always make a new row; an id the note states is free by
+// now, see statedIDTaken). A derived id never merges two rows, and never
+// reopens a closed one. Other writes keep their target.
 func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res Resolution) (string, error) {
 	if !res.Derived && (r.Operation != memory.Append || !r.Bucket.Keyed()) {
 		return r.TargetID, nil

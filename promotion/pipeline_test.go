@@ -77,6 +77,30 @@ func TestPromotionNeedsAnIdentity(t *testing.T) {
 	}
 }
 
+// TestCuratorBindsATakenDecisionIDToANewOne: a decision whose stated id is
+// taken waits for a curator, who may give it a new id but not the taken one
+// (decisions are append-only: the append would not apply).
+func TestCuratorBindsATakenDecisionIDToANewOne(t *testing.T) {
+	h := newHarness(t)
+	h.note(agent, memory.NoteWrite{Text: "decision: keep sessions in Redis (session_store)"}, true)
+	h.note(agent, memory.NoteWrite{Text: "decision: keep sessions in Postgres (session_store)"}, true)
+	o := h.outs[1]
+	if o.Status != memory.Deferred || !strings.Contains(o.Reason, `write "superseded: session_store"`) {
+		t.Fatalf("taken id: %s", o.Summary())
+	}
+	_, err := h.p.ResolvePending(as(curator), memory.PendingDecision{PendingID: o.PendingID, TargetID: "session_store"})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "bind the item to a new id") {
+		t.Fatalf("bind to the taken id: %v", err)
+	}
+	res, err := h.p.ResolvePending(as(curator), memory.PendingDecision{PendingID: o.PendingID, TargetID: "session_store_pg"})
+	if err != nil || res.Outcome == nil || res.Outcome.Status != memory.Committed || !res.Outcome.Applied {
+		t.Fatalf("bind to a new id: %+v, %v", res, err)
+	}
+	if rows := h.rows(memory.Decisions); len(rows) != 2 {
+		t.Fatalf("decisions = %+v", rows)
+	}
+}
+
 // TestReplayEquivalenceOnAWorkload promotes a generated workload of every
 // kind of note and checks that the ledger alone rebuilds the same state.
 func TestReplayEquivalenceOnAWorkload(t *testing.T) {

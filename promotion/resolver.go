@@ -130,7 +130,7 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 	if plain := plainly(ms, others); len(plain) > 0 {
 		return Resolution{Action: Defer, Curator: true, Reason: fmt.Sprintf("besides the words it uses, the note names %s: write one note per row, by id", strings.Join(plain, ", "))}
 	}
-	words := contentWords(span)
+	words := writtenWords(span)
 	if len(words) == 0 {
 		return Resolution{Action: Reject, Rule: memory.RuleTarget, Reason: fmt.Sprintf("the note does not say which %s it means: name it by id (%s) or by its own words", noun, closeForm(r, "<id>"))}
 	}

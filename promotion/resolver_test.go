@@ -121,7 +121,7 @@ func TestResolver(t *testing.T) {
 		{"my blocker may be another's", resolve("my blocker"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
 		{"a kind reference the grammar does not read", resolve("the earlier blocker"), "The deploy blocker, unlike the earlier blocker, is fixed.", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
 		{"a kind reference in a note the grammar ignores", resolve("the earlier blocker"), "Honestly the earlier blocker got sorted out", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
-		{"plural blockers", resolve("the blockers"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
+		{"plural blockers", resolve("the blockers"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blockers"`},
 		{"no pointer", resolve("earlier blocker"), "", []memory.SharedRow{pandas}, promotion.Defer, "", `calls it only "blocker"`},
 		{"the bug, one issue", resolve("The bug"), "", []memory.SharedRow{auth}, promotion.Defer, "", `calls it only "bug"`},
 		{"the earlier bug, one issue", resolve("the earlier bug"), "", []memory.SharedRow{auth}, promotion.Bind, "flaky_auth_test", "the only issue recorded"},

@@ -60,8 +60,13 @@ const (
 //	learned: / learning: <text>          learnings append
 //	[bucket/operation target_id] <text>  exactly that write
 //
-// An upsert or append form may start with an explicit snake_case id and a
-// colon ("issue: pandas_import: pandas fails to import"). Agent notes without
+// An upsert or append form of an issue, decision or constraint may start
+// with an explicit snake_case id and a colon ("issue: pandas_import: pandas
+// fails to import"), or end with one in parentheses or square brackets
+// ("issue: pandas fails to import (pandas_import)"): the id the author
+// states is the row's. A lifecycle form may name its row either way too.
+// Results and learnings keep such an id as text: their rows get ids from
+// the ledger, and no note ever changes one by id. Agent notes without
 // a form are read by a few conservative sentence heuristics; anything else,
 // and tool output without a form, is ignored. (Whether tool output may
 // commit what its form says is the pipeline's decision, not the reader's.)
@@ -178,10 +183,13 @@ var denied = regexp.MustCompile(`(?i)^(?:not|nothing|none|nobody|neither|no long
 func fill(r *memory.WriteRequest, body string, n memory.Note) {
 	switch {
 	case r.Operation.Lifecycle():
+		ref := body
 		if id, _ := leadingID(body, true); id != "" {
 			r.TargetID = id
+		} else if id, rest := statedID(body); id != "" {
+			r.TargetID, ref = id, rest
 		}
-		r.ReferenceText = clip(referenceSpan(body), memory.MaxReferenceBytes)
+		r.ReferenceText = clip(referenceSpan(ref), memory.MaxReferenceBytes)
 		r.Payload.Reason = clip(body, memory.MaxReasonBytes)
 	case r.Bucket == memory.Plan:
 		r.TargetID, r.Payload.Text = memory.PlanID, body
@@ -190,12 +198,50 @@ func fill(r *memory.WriteRequest, body string, n memory.Note) {
 		if n.TaskID != "" {
 			r.Payload.TaskID = taskSlug(n.TaskID)
 		}
-	default:
-		if id, rest := leadingID(body, false); id != "" && rest != "" {
-			r.TargetID, body = id, rest
-		}
+	case r.Bucket.Keyed():
+		r.TargetID, r.Payload.Text = ownID(body)
+	default: // learnings: like results, ids from the ledger
 		r.Payload.Text = body
 	}
+}
+
+// ownID splits an upsert or append body into the id its author states and
+// the row's text: a leading "pandas_import: text", else a trailing "text
+// (pandas_import)" or "text [pandas_import]". A trailing id that repeats the
+// leading one is dropped from the text; a different one stays text (the
+// leading id is the one the grammar reads). A body that is only an id is
+// text, so a row never has empty text.
+func ownID(body string) (id, text string) {
+	if id, rest := leadingID(body, false); id != "" && rest != "" {
+		if again, bare := statedID(rest); again == id && bare != "" {
+			rest = bare
+		}
+		return id, rest
+	}
+	if id, rest := statedID(body); id != "" && rest != "" {
+		return id, rest
+	}
+	return "", body
+}
+
+// statedPattern is a body that ends with a parenthesised or bracketed word,
+// the way authors label what they write: "uploads retry forever
+// (upload_retry_flake)".
+var statedPattern = regexp.MustCompile(`(?s)^(.*?)\s*(?:\(\s*([^()\s]+)\s*\)|\[\s*([^\[\]\s]+)\s*\])[\s.!]*$`)
+
+// statedID splits "text (snake_case_id)" or "text [snake_case_id]" into
+// the id and the text before it. Only a snake_case id (with an underscore,
+// as leadingID requires) counts, so "(v2)" and "(see docs)" stay text.
+func statedID(body string) (id, rest string) {
+	m := statedPattern.FindStringSubmatch(body)
+	if m == nil {
+		return "", body
+	}
+	id = m[2] + m[3]
+	if !memory.IsSlug(id) || !strings.Contains(id, "_") {
+		return "", body
+	}
+	return id, strings.TrimSpace(strings.TrimRight(m[1], ":;,-–— \t"))
 }
 
 // leadingID splits "pandas_import: text" into an explicit id and the rest.
@@ -216,7 +262,9 @@ func leadingID(body string, lifecycle bool) (id, rest string) {
 var bracketPattern = regexp.MustCompile(`(?s)^\[\s*([A-Za-z_]+)\s*/\s*([A-Za-z_]+)(?:\s+([^\]\s]+))?\s*\]\s*(.*)$`)
 
 // bracketForm reads "[bucket/operation target_id] text" into exactly that
-// write; what the bucket and operation are is left to the validator.
+// write; what the bucket and operation are is left to the validator. For an
+// issue, decision or constraint, "[bucket/operation] text (target_id)"
+// names the target too.
 func bracketForm(text string) (memory.WriteRequest, bool) {
 	m := bracketPattern.FindStringSubmatch(text)
 	if m == nil {
@@ -226,16 +274,20 @@ func bracketForm(text string) (memory.WriteRequest, bool) {
 		Operation: memory.Operation(strings.ToLower(m[2])), TargetID: m[3],
 		Confidence: bracketConfidence, Rationale: "explicit bracket form"}
 	body := strings.TrimSpace(m[4])
+	own := body // the body without a trailing id the note states (see statedID)
+	if id, rest := statedID(body); id != "" && r.TargetID == "" && r.Bucket.Tracked() && (rest != "" || r.Operation.Lifecycle()) {
+		r.TargetID, own = id, rest
+	}
 	switch {
 	case r.Operation.Lifecycle():
-		r.ReferenceText = clip(referenceSpan(body), memory.MaxReferenceBytes)
+		r.ReferenceText = clip(referenceSpan(own), memory.MaxReferenceBytes)
 		r.Payload.Reason = body
 	case r.Bucket == memory.TaskState:
 		r.Payload.State = body
 	case r.Bucket == memory.Plan && r.TargetID == "":
 		r.TargetID, r.Payload.Text = memory.PlanID, body
 	default:
-		r.Payload.Text = body
+		r.Payload.Text = own
 	}
 	return r, true
 }
@@ -384,19 +436,22 @@ func sentence(text string, n memory.Note) memory.WriteRequest {
 		return ignore(why)
 	}
 	sent := strings.TrimRight(first, ".! ")
+	// The patterns read the sentence without a trailing id it states
+	// ("The upload flake is fixed (upload_retry_flake)").
+	id, bare := statedID(sent)
 	for _, h := range heuristics {
-		m := h.re.FindStringSubmatch(sent)
+		m := h.re.FindStringSubmatch(bare)
 		if m == nil {
 			continue
 		}
-		scope := sent // a rule's own "must not" is not a negation of it
+		scope := bare // a rule's own "must not" is not a negation of it
 		if h.rest > 0 {
 			scope = m[h.rest]
 		}
 		if negation.MatchString(scope) {
 			return ignore("negated: a sentence with not, no, never ... does not change shared state; use an explicit form")
 		}
-		return heuristicRequest(h, m, sent, n)
+		return heuristicRequest(h, m, sent, id, n)
 	}
 	return ignore("no explicit form and no recognised statement; use a form such as issue:, fixed:, decision: to record one")
 }
@@ -422,7 +477,11 @@ func caution(first string) string {
 	return ""
 }
 
-func heuristicRequest(h heuristic, m []string, sent string, n memory.Note) memory.WriteRequest {
+// heuristicRequest builds the write a sentence pattern reads. id is a
+// trailing id the sentence states: a lifecycle sentence's target when its
+// reference has no id of its own (fill reads it from the whole sentence for
+// the other forms).
+func heuristicRequest(h heuristic, m []string, sent, id string, n memory.Note) memory.WriteRequest {
 	r := memory.WriteRequest{Decision: memory.Accept, Bucket: h.bucket, Operation: h.op,
 		Confidence: heuristicConfidence, Rationale: "plain sentence read as a " + h.name}
 	if h.alias != "" {
@@ -430,6 +489,9 @@ func heuristicRequest(h heuristic, m []string, sent string, n memory.Note) memor
 	}
 	if h.op.Lifecycle() {
 		fill(&r, strings.TrimSpace(m[1]), n)
+		if r.TargetID == "" {
+			r.TargetID = id
+		}
 		r.Payload.Reason = clip(sent, memory.MaxReasonBytes)
 	} else {
 		fill(&r, sent, n)

@@ -8,26 +8,40 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 )
 
-// This file holds how every stage reads a note's own words: tokens, light
-// stemming, the small lexicons (function words, generic nouns, negation,
+// This file holds how every stage reads a note's own words: tokens, their
+// stems (stem.go), the small lexicons (function words, generic nouns, negation,
 // contrast) and the snake_case ids a note mentions. The lexicons were chosen
 // while reading testdata/binding.txt and the scenario corpus; the held-out
 // corpus (testdata/binding_heldout.txt) was not used to choose them.
 
-// contentWords splits text into lower-case, lightly stemmed words, without
+// contentWords splits text into lower-case, stemmed words, without
 // function words and without the words every lifecycle note uses ("fixed",
 // "earlier", "now"), which say nothing about which row is meant.
 func contentWords(text string) []string {
 	var out []string
+	eachContentWord(text, func(_, s string) { out = append(out, s) })
+	return out
+}
+
+// writtenWords are the words contentWords keeps, as the text wrote them
+// (lower-case): what a reason quotes back to the note's author.
+func writtenWords(text string) []string {
+	var out []string
+	eachContentWord(text, func(w, _ string) { out = append(out, w) })
+	return out
+}
+
+// eachContentWord calls f with each word of text that is not a function
+// word, before and after stemming, and its stem.
+func eachContentWord(text string, f func(word, stem string)) {
 	for _, w := range tokens(text) {
 		if stopwords[w] {
 			continue
 		}
-		if w = stem(w); !stopwords[w] && w != "" {
-			out = append(out, w)
+		if s := stem(w); !stopwords[s] && s != "" {
+			f(w, s)
 		}
 	}
-	return out
 }
 
 // query is the distinctive words of a reference (stemmed, generic nouns
@@ -71,29 +85,6 @@ func distinct(ws []string) []string {
 	return out
 }
 
-// stem folds the common English inflections so "fails", "failed" and
-// "failing" meet, as do "crash" and "crashes", "cache" and "caching". Both
-// sides of every comparison use it, so consistency matters more than
-// linguistics.
-func stem(w string) string {
-	switch n := len(w); {
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = w[:n-3]
-	case n > 4 && (strings.HasSuffix(w, "ied") || strings.HasSuffix(w, "ies")):
-		w = w[:n-3] + "y"
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = w[:n-2]
-	case n > 4 && (strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "sses")):
-		w = w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:n-1]
-	}
-	if n := len(w); n > 3 && (w[n-1] == 'e' || n > 4 && w[n-1] == 'y') {
-		w = w[:n-1]
-	}
-	return w
-}
-
 // lexicon builds a word set from a whitespace-separated list.
 func lexicon(words string) map[string]bool {
 	m := map[string]bool{}
@@ -110,10 +101,11 @@ var stopwords = lexicon(`a an the this that these those it its it's is are was w
 	never nothing none nobody neither nor
 	now again still finally just already earlier previous prior before after since yesterday today
 	last first latest recent recently old older other same some any both all also too really actually
-	completely fully properly totally entirely whole entire mentioned one ones
-	fix fixe fixed resolve resolved solve solved close closed unblock unblocked work works working
-	sorted handled pass passes passing ok okay fine good green
-	decide decided agree agreed chose choose settle settled
+	completely fully properly totally entirely whole entire mentioned noted one ones
+	fix fixes fixed fixing resolve resolves resolved resolving solve solves solved solving
+	close closes closed closing unblock unblocks unblocked unblocking work works worked working
+	sorted handled pass passes passed passing ok okay fine good green
+	decide decides decided deciding agree agrees agreed chose choose chosen settle settles settled settling
 	don doesn didn isn wasn aren weren hasn haven hadn couldn shouldn wouldn won ain t s d ll ve re m`)
 
 // generic are nouns any row could be called ("the blocker", "the issue"):

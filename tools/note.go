@@ -24,8 +24,11 @@ const NoteGrammar = `One statement per note. Explicit forms (case-insensitive):
   task <id>: <state>                       the latest state of a task (the id has a digit or - _ . :)
   learned: <text> | learning: <text>       reusable knowledge
   [bucket/operation target_id] <text>      exactly that write, e.g. [issues/resolve pandas_import] pinned 2.1
-Name rows by their snake_case id ("fixed: pandas_import"; "issue: pandas_import: pandas fails to import"); one id per note.
-Changing an existing row's text, or reopening a closed one, needs its id. A reference without an id binds only when
+Name rows by their snake_case id ("fixed: pandas_import"; "issue: pandas_import: pandas fails to import", or with the id
+at the end: "issue: pandas fails to import (pandas_import)" or "[pandas_import]"); one id per note. The id you state
+is the row's id, so "fixed: pandas_import" finds it later. Only a lower-case id with an underscore counts ("(v2)" is text).
+Changing an existing row's text, or reopening a closed one, needs its id. Decisions are append-only: a new decision
+cannot take an id another decision has or had (supersede the old one and give the new one its own id). A reference without an id binds only when
 one row holds every distinctive word of it (at least two, or most of the row's own words); generic words (blocker,
 issue, bug) never bind among other words. Alone after a pointer back they name a kind: "the earlier blocker" (or
 that / the previous / the same blocker) closes the one issue reported with blocker:, "that issue" or "the earlier

@@ -1,0 +1,106 @@
+package promotion
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStemKnownOutputs checks stem against outputs of the Porter2 (English)
+// stemmer from the Snowball project's published sample vocabulary and
+// description, including its exceptional forms.
+func TestStemKnownOutputs(t *testing.T) {
+	for w, want := range map[string]string{
+		// From the sample vocabulary.
+		"consign": "consign", "consigned": "consign", "consigning": "consign", "consignment": "consign",
+		"consist": "consist", "consisted": "consist", "consistency": "consist", "consistent": "consist",
+		"consistently": "consist", "consisting": "consist", "consists": "consist",
+		"consolation": "consol", "consolations": "consol", "consolatory": "consolatori", "console": "consol",
+		"consoled": "consol", "consoles": "consol", "consolidate": "consolid", "consolidated": "consolid",
+		"consolidating": "consolid", "consoling": "consol", "consolingly": "consol", "consols": "consol",
+		"consonant": "conson", "consort": "consort", "consorted": "consort", "consorting": "consort",
+		"conspicuous": "conspicu", "conspicuously": "conspicu", "conspiracy": "conspiraci",
+		"conspirator": "conspir", "conspirators": "conspir", "conspire": "conspir", "conspired": "conspir",
+		"conspiring": "conspir", "constable": "constabl", "constables": "constabl", "constance": "constanc",
+		"constancy": "constanc", "constant": "constant",
+		"knack": "knack", "knackeries": "knackeri", "knave": "knave", "knaves": "knave", "knavish": "knavish",
+		"kneaded": "knead", "kneading": "knead", "knee": "knee", "kneeled": "kneel", "kneeling": "kneel",
+		"knees": "knee", "knelt": "knelt", "knife": "knife", "knightly": "knight", "knits": "knit",
+		"knitted": "knit", "knitting": "knit", "knives": "knive", "knocker": "knocker", "knocking": "knock",
+		// From the description: regions, special prefixes, short syllables.
+		"generously": "generous", "generate": "generat", "general": "general", "communism": "communism",
+		"hoped": "hope", "hopping": "hop", "hopeful": "hope", "agreed": "agre", "feed": "feed",
+		"ties": "tie", "cries": "cri", "gas": "gas", "gaps": "gap", "kiwis": "kiwi", "this": "this",
+		"cry": "cri", "by": "by", "say": "say", "caresses": "caress", "ponies": "poni",
+		"luxuriated": "luxuri", "happily": "happili", "relational": "relat", "conditional": "condit",
+		"rational": "ration", "valency": "valenc", "digitizer": "digit", "operator": "oper",
+		"fullness": "full", "hopefulness": "hope", "sensitivity": "sensit", "electrical": "electr",
+		"adjustable": "adjust", "adoption": "adopt", "rate": "rate", "cease": "ceas", "controll": "control",
+		// Exceptional forms.
+		"skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie", "idly": "idl",
+		"gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli", "singly": "singl",
+		"news": "news", "atlas": "atlas", "cosmos": "cosmos", "bias": "bias",
+		"inning": "inning", "outings": "outing", "proceed": "proceed", "exceed": "exceed", "succeed": "succeed",
+		// Left alone: short words, digits, non-ASCII.
+		"is": "is", "ok": "ok", "v2": "v2", "500s": "500s", "café": "café",
+	} {
+		if got := stem(w); got != want {
+			t.Errorf("stem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// TestStemWordForms checks the inflections notes and rows use for the same
+// thing meet (and a few that must not).
+func TestStemWordForms(t *testing.T) {
+	for _, forms := range [][]string{
+		{"fail", "fails", "failed", "failing"},
+		{"deploy", "deploys", "deployed", "deploying", "deployment", "deployments"},
+		{"cache", "caches", "cached", "caching"},
+		{"crash", "crashes", "crashed", "crashing"},
+		{"fix", "fixes", "fixed", "fixing"},
+		{"timeout", "timeouts"},
+		{"connect", "connects", "connected", "connecting", "connection", "connections"},
+		{"stage", "staging"},
+		{"retry", "retries", "retried"},
+		{"flake", "flakes"},
+		{"upload", "uploads", "uploaded", "uploading"},
+		{"migrate", "migrated", "migrating", "migration", "migrations"},
+	} {
+		for _, w := range forms[1:] {
+			if stem(w) != stem(forms[0]) {
+				t.Errorf("stem(%q) = %q, stem(%q) = %q: they should meet", w, stem(w), forms[0], stem(forms[0]))
+			}
+		}
+	}
+	// Apart: different words, and the algorithm's known limits ("-ure",
+	// adjectives in "-y"), listed so that a change to them is noticed.
+	for _, pair := range [][2]string{{"general", "generic"}, {"news", "new"}, {"worker", "work"}, {"failure", "fail"}, {"flaky", "flake"}} {
+		if stem(pair[0]) == stem(pair[1]) {
+			t.Errorf("stem(%q) = stem(%q) = %q: they should not meet", pair[0], pair[1], stem(pair[0]))
+		}
+	}
+}
+
+// TestLexiconsAfterStemming checks that the lexicons in words.go, which are
+// compared with both a word and its stem, still hold every inflection of
+// the words lifecycle notes use, and keep nouns that share a stem with them.
+func TestLexiconsAfterStemming(t *testing.T) {
+	for _, w := range strings.Fields(`fix fixes fixed fixing resolve resolves resolved resolving solve solves solved
+		solving close closes closed closing unblock unblocks unblocked unblocking work works worked working passes
+		passed passing decide decides decided deciding agree agrees agreed chose chosen settle settles settled
+		settling noted mentioned doing having being`) {
+		if got := contentWords(w); len(got) > 0 {
+			t.Errorf("%q is a content word (%v): lifecycle notes all use it", w, got)
+		}
+	}
+	for _, w := range strings.Fields(`note notes resolver handle worker password fixture closure`) {
+		if len(contentWords(w)) == 0 {
+			t.Errorf("%q is dropped as a function word: it can name a row", w)
+		}
+	}
+	for _, w := range strings.Fields(`blocker blockers issue issues bug bugs problems errors decision decisions rules choices`) {
+		if !generic[stem(w)] {
+			t.Errorf("%q (stem %q) is not generic", w, stem(w))
+		}
+	}
+}
