@@ -30,6 +30,7 @@ compat: build ## run the official MCP TypeScript SDK client and the MCP Inspecto
 
 fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
+	$(GO) test -run '^$$' -fuzz FuzzNotText -fuzztime 30s ./cmd/memory-mcp
 	$(GO) test -run '^$$' -fuzz FuzzParseWriteAccess -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzPromoteNote -fuzztime 30s -fuzzminimizetime 10s ./promotion

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -29,4 +31,46 @@ func TestNotText(t *testing.T) {
 			t.Errorf("notText(%q) = %q, want %q", tt.line, got, tt.want)
 		}
 	}
+}
+
+// FuzzNotText holds notText to what it is for: a message it passes decodes
+// to exactly the text sent (encoding/json puts U+FFFD only where the message
+// itself has one), and a valid JSON message it refuses would not have.
+func FuzzNotText(f *testing.F) {
+	for _, s := range []string{`{"a":"plain"}`, `{"a":"\ud83d\ude80"}`, `{"a":"\udc80"}`, "{\"a\":\"\xc3\"}", `{"\ud83d":1}`,
+		`{"a":["\\\udc80",{"b":"\uFFFD"}]}`, "{\"a\":\"\xef\xbf\xbd\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		problem := notText(line)
+		var v any
+		if json.Unmarshal(line, &v) != nil {
+			return // not JSON: mcp-go refuses it, whatever notText says
+		}
+		sent := bytes.Contains(line, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(line), []byte(`\ufffd`))
+		replaced := strings.Contains(strings.Join(decodedStrings(v, nil), "\x00"), "\uFFFD")
+		switch {
+		case problem == "" && replaced && !sent:
+			t.Errorf("notText passed %q, which decodes with U+FFFD in place of what was sent", line)
+		case problem != "" && !replaced:
+			t.Errorf("notText refused %q (%s), which decodes to what was sent", line, problem)
+		}
+	})
+}
+
+// decodedStrings collects every string, keys included, of a decoded JSON value.
+func decodedStrings(v any, out []string) []string {
+	switch v := v.(type) {
+	case string:
+		out = append(out, v)
+	case []any:
+		for _, e := range v {
+			out = decodedStrings(e, out)
+		}
+	case map[string]any:
+		for k, e := range v {
+			out = decodedStrings(e, append(out, k))
+		}
+	}
+	return out
 }
