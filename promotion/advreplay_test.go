@@ -2,7 +2,6 @@ package promotion_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -20,7 +19,7 @@ func TestAdvReplayAfterFailedProjection(t *testing.T) {
 	ctx := context.Background()
 	h.note(agent, memory.NoteWrite{Text: "issue: db_timeout: database calls time out"}, true)
 	fail := true
-	h.p.Project = func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+	h.p.Project = func(ctx context.Context, tx *store.Tx, ev *memory.Event) error {
 		if fail && ev.Operation == memory.Resolve {
 			return errors.New("transient projector failure")
 		}

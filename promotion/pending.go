@@ -2,7 +2,6 @@ package promotion
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,8 +18,8 @@ import (
 // they depend on) is judged again against the current state; one that
 // still cannot commit counts an attempt and turns stale at MaxAttempts. It
 // runs inside the committing transaction.
-func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, bucket memory.Bucket, now time.Time) ([]memory.Outcome, error) {
-	items, err := store.RetryablePending(ctx, tx, bucket, p.RetryBatch)
+func (p *Pipeline) retryPending(ctx context.Context, tx *store.Tx, bucket memory.Bucket, now time.Time) ([]memory.Outcome, error) {
+	items, err := tx.RetryablePending(ctx, bucket, p.RetryBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +34,7 @@ func (p *Pipeline) retryPending(ctx context.Context, tx *sql.Tx, bucket memory.B
 	return outs, nil
 }
 
-func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem, now time.Time) (memory.Outcome, error) {
+func (p *Pipeline) retry(ctx context.Context, tx *store.Tx, it memory.PendingItem, now time.Time) (memory.Outcome, error) {
 	w := write{req: it.Request, by: it.Interpreter, kind: it.Kind, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt,
 		pendingID: it.ID, agent: it.Agent, autonomy: it.Autonomy, run: it.Run}
 	v, err := p.judge(ctx, tx, w, now)
@@ -69,7 +68,7 @@ func (p *Pipeline) retry(ctx context.Context, tx *sql.Tx, it memory.PendingItem,
 	for i := range out.Candidates {
 		out.Candidates[i].Signals = nil
 	}
-	return out, store.UpdatePending(ctx, tx, &it)
+	return out, tx.UpdatePending(ctx, &it)
 }
 
 // ListPending returns the open pending items, stale ones included; with
@@ -108,9 +107,9 @@ func (p *Pipeline) ResolvePending(ctx context.Context, d memory.PendingDecision)
 		return memory.CuratorResult{}, err
 	}
 	var res memory.CuratorResult
-	err = p.DB.Update(ctx, func(tx *sql.Tx) error {
+	err = p.DB.Update(ctx, func(tx *store.Tx) error {
 		res = memory.CuratorResult{}
-		it, err := store.GetPending(ctx, tx, d.PendingID)
+		it, err := tx.GetPending(ctx, d.PendingID)
 		if err != nil {
 			return err
 		}
@@ -122,7 +121,7 @@ func (p *Pipeline) ResolvePending(ctx context.Context, d memory.PendingDecision)
 			it.Status, it.UpdatedAt = memory.PendingDropped, now
 			it.Resolution = &memory.PendingResolution{Action: "drop", By: id.AgentID, At: now, Reason: strings.TrimSpace(d.DropReason)}
 			res.Pending = it
-			return store.UpdatePending(ctx, tx, &it)
+			return tx.UpdatePending(ctx, &it)
 		}
 		return p.bind(ctx, tx, &res, it, d.TargetID, id, now)
 	})
@@ -144,7 +143,7 @@ func checkOpen(it memory.PendingItem) error {
 }
 
 // bind commits a pending item's write against the target a curator chose.
-func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResult, it memory.PendingItem, target string, id memory.Identity, now time.Time) error {
+func (p *Pipeline) bind(ctx context.Context, tx *store.Tx, res *memory.CuratorResult, it memory.PendingItem, target string, id memory.Identity, now time.Time) error {
 	r := it.Request
 	r.TargetID = target
 	if v := r.Check(); v != nil {
@@ -167,7 +166,7 @@ func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResu
 	}
 	it.Status, it.UpdatedAt = memory.PendingCommitted, now
 	it.Resolution = &memory.PendingResolution{Action: "bind", By: id.AgentID, At: now, EventID: out.EventID, TargetID: target}
-	if err := store.UpdatePending(ctx, tx, &it); err != nil {
+	if err := tx.UpdatePending(ctx, &it); err != nil {
 		return err
 	}
 	res.Pending, res.Outcome = it, &out
@@ -180,9 +179,9 @@ func (p *Pipeline) bind(ctx context.Context, tx *sql.Tx, res *memory.CuratorResu
 // checkBindable requires a lifecycle target to exist and be live, with a
 // message that lists the candidates when it is not, and an append's target
 // to be new.
-func checkBindable(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) error {
+func checkBindable(ctx context.Context, tx *store.Tx, r memory.WriteRequest) error {
 	if r.Operation == memory.Append && r.Bucket.Keyed() {
-		taken, err := store.IDTaken(ctx, tx, r.Bucket, r.TargetID)
+		taken, err := tx.IDTaken(ctx, r.Bucket, r.TargetID)
 		if err != nil || !taken {
 			return err
 		}
@@ -192,7 +191,7 @@ func checkBindable(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) error
 	if !r.Operation.Lifecycle() {
 		return nil
 	}
-	row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+	row, ok, err := tx.GetShared(ctx, r.Bucket, r.TargetID)
 	switch {
 	case err != nil:
 		return err
@@ -201,7 +200,7 @@ func checkBindable(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) error
 	case ok:
 		return memory.Errorf(memory.ECONFLICT, "%s %s is already %s; drop the pending item instead", r.Bucket, r.TargetID, row.Status)
 	}
-	c, err := store.LoadContext(ctx, tx, time.Time{})
+	c, err := tx.LoadContext(ctx, time.Time{})
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package promotion
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -98,8 +97,8 @@ func (p *Pipeline) interpret(ctx context.Context, n memory.Note) Interpretation 
 	if !p.InterpreterNeedsContext {
 		return p.Interpret(ctx, n, c)
 	}
-	err := p.DB.View(ctx, func(tx *sql.Tx) (err error) {
-		c, err = store.LoadContext(ctx, tx, time.Time{})
+	err := p.DB.View(ctx, func(tx *store.Tx) (err error) {
+		c, err = tx.LoadContext(ctx, time.Time{})
 		return err
 	})
 	if err != nil {
@@ -114,9 +113,9 @@ func (p *Pipeline) interpret(ctx context.Context, n memory.Note) Interpretation 
 func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpretation) (memory.Outcome, []memory.Outcome, error) {
 	var out memory.Outcome
 	var retried []memory.Outcome
-	err := p.DB.Update(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Update(ctx, func(tx *store.Tx) error {
 		out, retried = memory.Outcome{}, nil
-		if prev, done, err := store.NoteOutcome(ctx, tx, n.ID); err != nil || done {
+		if prev, done, err := tx.NoteOutcome(ctx, n.ID); err != nil || done {
 			out = prev // another pass took the note first: report what it decided
 			return err
 		}
@@ -131,7 +130,7 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 			return err
 		}
 		out.NoteID = n.ID
-		if err := store.MarkNoteProcessed(ctx, tx, n.ID, out, now); err != nil {
+		if err := tx.MarkNoteProcessed(ctx, n.ID, out, now); err != nil {
 			return err
 		}
 		if out.Status == memory.Committed && out.Applied {
@@ -170,7 +169,7 @@ type verdict struct {
 // sources, the resolver, the validator's target rule, the ledger check and
 // the duplicate check. Each decision lands in the verdict's outcome with its
 // reason.
-func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time) (verdict, error) {
+func (p *Pipeline) judge(ctx context.Context, tx *store.Tx, w write, now time.Time) (verdict, error) {
 	r := w.req
 	out := memory.Outcome{Interpreter: w.by, Bucket: r.Bucket, Operation: r.Operation}
 	if r.Decision == memory.Ignore {
@@ -189,7 +188,7 @@ func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time
 	var c memory.SharedContext
 	if r.Bucket.Tracked() { // only they have rows to resolve against
 		var err error
-		if c, err = store.LoadContext(ctx, tx, w.noteAt.Add(-p.Resolver.GhostWindow), r.Bucket); err != nil {
+		if c, err = tx.LoadContext(ctx, w.noteAt.Add(-p.Resolver.GhostWindow), r.Bucket); err != nil {
 			return verdict{}, err
 		}
 	}
@@ -214,9 +213,9 @@ func (p *Pipeline) judge(ctx context.Context, tx *sql.Tx, w write, now time.Time
 // failed to project waits (so that replay, which applies that event, gives
 // the same state), a duplicate is ignored, and a new row gets an id no row
 // or event has used.
-func (p *Pipeline) admit(ctx context.Context, tx *sql.Tx, w write, r memory.WriteRequest, res Resolution, out memory.Outcome, now time.Time) (verdict, error) {
+func (p *Pipeline) admit(ctx context.Context, tx *store.Tx, w write, r memory.WriteRequest, res Resolution, out memory.Outcome, now time.Time) (verdict, error) {
 	if r.TargetID != "" && !res.Derived && r.Operation != memory.Append {
-		ev, stuck, err := store.UnappliedEvent(ctx, tx, r.Bucket, r.TargetID)
+		ev, stuck, err := tx.UnappliedEvent(ctx, r.Bucket, r.TargetID)
 		if err != nil {
 			return verdict{}, err
 		}
@@ -276,9 +275,9 @@ func orDefault(s, def string) string {
 // deferOrDuplicate: a lifecycle write naming a row that exists but is
 // already closed is a duplicate; anything else the resolver could not bind
 // waits in the pending queue (for a curator, when no retry can settle it).
-func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *sql.Tx, out memory.Outcome, r memory.WriteRequest, res Resolution) (verdict, error) {
+func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *store.Tx, out memory.Outcome, r memory.WriteRequest, res Resolution) (verdict, error) {
 	if res.TargetID != "" && r.Operation.Lifecycle() && !res.Curator {
-		row, ok, err := store.GetShared(ctx, tx, r.Bucket, res.TargetID)
+		row, ok, err := tx.GetShared(ctx, r.Bucket, res.TargetID)
 		if err != nil {
 			return verdict{}, err
 		}
@@ -298,15 +297,15 @@ func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *sql.Tx, out memory.
 // one; and it may not quietly take another id either, since a later
 // "superseded: <id>" would then retire the old decision, not the one the
 // author named. No retry changes that, so a curator decides.
-func statedIDTaken(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res Resolution) (string, error) {
+func statedIDTaken(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res Resolution) (string, error) {
 	if res.Derived || r.Operation != memory.Append || !r.Bucket.Keyed() || r.TargetID == "" {
 		return "", nil
 	}
-	taken, err := store.IDTaken(ctx, tx, r.Bucket, r.TargetID)
+	taken, err := tx.IDTaken(ctx, r.Bucket, r.TargetID)
 	if err != nil || !taken {
 		return "", err
 	}
-	row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+	row, ok, err := tx.GetShared(ctx, r.Bucket, r.TargetID)
 	if err != nil {
 		return "", err
 	}
@@ -324,7 +323,7 @@ func statedIDTaken(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res R
 // appends (which always make a new row; an id the note states is free by
 // now, see statedIDTaken). A derived id never merges two rows, and never
 // reopens a closed one. Other writes keep their target.
-func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteRequest, res Resolution) (string, error) {
+func (p *Pipeline) assignID(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res Resolution) (string, error) {
 	if !res.Derived && (r.Operation != memory.Append || !r.Bucket.Keyed()) {
 		return r.TargetID, nil
 	}
@@ -335,7 +334,7 @@ func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteReque
 			suffix := "_" + strconv.Itoa(i)
 			id = base[:min(len(base), memory.MaxTargetIDLen-len(suffix))] + suffix
 		}
-		taken, err := store.IDTaken(ctx, tx, r.Bucket, id)
+		taken, err := tx.IDTaken(ctx, r.Bucket, id)
 		if err != nil || !taken {
 			return id, err
 		}
@@ -346,10 +345,10 @@ func (p *Pipeline) assignID(ctx context.Context, tx *sql.Tx, r memory.WriteReque
 // ("" when it would): the same text in a live row of the bucket, the same
 // plan, the same task state. Identical and near-identical writes (equal
 // memory.TextKey) are duplicates and create no rows.
-func duplicateOf(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) (string, error) {
+func duplicateOf(ctx context.Context, tx *store.Tx, r memory.WriteRequest) (string, error) {
 	switch r.Bucket {
 	case memory.Plan, memory.TaskState:
-		row, ok, err := store.GetShared(ctx, tx, r.Bucket, r.TargetID)
+		row, ok, err := tx.GetShared(ctx, r.Bucket, r.TargetID)
 		if err != nil || !ok {
 			return "", err
 		}
@@ -361,7 +360,7 @@ func duplicateOf(ctx context.Context, tx *sql.Tx, r memory.WriteRequest) (string
 	if r.Operation.Lifecycle() {
 		return "", nil
 	}
-	row, ok, err := store.FindByTextKey(ctx, tx, r.Bucket, memory.TextKey(r.Payload.Text), r.Payload.TaskID)
+	row, ok, err := tx.FindByTextKey(ctx, r.Bucket, memory.TextKey(r.Payload.Text), r.Payload.TaskID)
 	if err != nil || !ok || !row.Live() {
 		return "", err
 	}
@@ -385,9 +384,9 @@ func (p *Pipeline) event(w write, r memory.WriteRequest, res Resolution, now tim
 }
 
 // commit is the inputter: the ledger row first, then the projection.
-func (p *Pipeline) commit(ctx context.Context, tx *sql.Tx, v verdict) (memory.Outcome, error) {
+func (p *Pipeline) commit(ctx context.Context, tx *store.Tx, v verdict) (memory.Outcome, error) {
 	out := v.outcome
-	if err := store.AppendEvent(ctx, tx, v.event, p.Project); err != nil {
+	if err := tx.AppendEvent(ctx, v.event, p.Project); err != nil {
 		return out, err
 	}
 	out.EventID, out.Applied, out.ProjectionError = v.event.EventID, v.event.Applied, v.event.ProjectionError
@@ -400,7 +399,7 @@ func (p *Pipeline) commit(ctx context.Context, tx *sql.Tx, v verdict) (memory.Ou
 
 // settleNote carries out a note's verdict: commit it, or queue it (unless
 // the same write already waits), or leave it as ignored or rejected.
-func (p *Pipeline) settleNote(ctx context.Context, tx *sql.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
+func (p *Pipeline) settleNote(ctx context.Context, tx *store.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
 	switch v.outcome.Status {
 	case memory.Committed:
 		return p.commit(ctx, tx, v)
@@ -410,9 +409,9 @@ func (p *Pipeline) settleNote(ctx context.Context, tx *sql.Tx, w write, v verdic
 	return v.outcome, nil
 }
 
-func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
+func (p *Pipeline) enqueue(ctx context.Context, tx *store.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
 	out := v.outcome
-	same, err := store.OpenPendingWith(ctx, tx, w.req.Fingerprint())
+	same, err := tx.OpenPendingWith(ctx, w.req.Fingerprint())
 	if err != nil {
 		return out, err
 	}
@@ -424,7 +423,7 @@ func (p *Pipeline) enqueue(ctx context.Context, tx *sql.Tx, w write, v verdict, 
 	item := memory.PendingItem{Request: w.req, RawInput: w.raw, NoteID: w.noteID, Agent: w.agent, Autonomy: w.autonomy, Run: w.run,
 		Interpreter: w.by, Reason: out.Reason, Candidates: out.Candidates, NoteAt: w.noteAt, CreatedAt: now, UpdatedAt: now,
 		Kind: w.kind, Stale: v.curator}
-	if err := store.InsertPending(ctx, tx, &item); err != nil {
+	if err := tx.InsertPending(ctx, &item); err != nil {
 		return out, err
 	}
 	out.PendingID = item.ID

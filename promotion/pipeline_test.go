@@ -2,7 +2,6 @@ package promotion_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -24,7 +23,7 @@ func TestFailedProjectionIsRecordedAndReplayed(t *testing.T) {
 	h.note(agent, memory.NoteWrite{Text: "The flaky test is fixed."}, true)
 	h.outs = nil
 
-	h.p.Project = func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+	h.p.Project = func(ctx context.Context, tx *store.Tx, ev *memory.Event) error {
 		if err := store.Project(ctx, tx, ev); err != nil {
 			return err
 		}
@@ -44,7 +43,7 @@ func TestFailedProjectionIsRecordedAndReplayed(t *testing.T) {
 		t.Fatalf("ledger row = %+v", last)
 	}
 	var n memory.Note
-	h.db.View(context.Background(), func(tx *sql.Tx) (err error) { n, _, err = store.GetNote(context.Background(), tx, o.NoteID); return })
+	h.db.View(context.Background(), func(tx *store.Tx) (err error) { n, _, err = tx.GetNote(context.Background(), o.NoteID); return })
 	if !n.Processed || n.Outcome == nil || n.Outcome.ProjectionError != "projector bug" {
 		t.Fatalf("note = %+v", n)
 	}

@@ -57,7 +57,7 @@ func (s *BlockService) List(ctx context.Context) ([]memory.Block, error) {
 		return nil, err
 	}
 	out := []memory.Block{}
-	err = s.db.View(ctx, func(tx *sql.Tx) error {
+	err = s.db.View(ctx, func(tx *Tx) error {
 		rows, err := visibleBlocks(ctx, tx, id.AgentID)
 		for _, r := range rows {
 			out = append(out, r.Block)
@@ -77,7 +77,7 @@ func (s *BlockService) Get(ctx context.Context, label string) (memory.Block, err
 		return memory.Block{}, err
 	}
 	var out blockRow
-	err = s.db.View(ctx, func(tx *sql.Tx) error {
+	err = s.db.View(ctx, func(tx *Tx) error {
 		if out, err = lookup(ctx, tx, id.AgentID, label); err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (s *BlockService) Create(ctx context.Context, spec memory.BlockSpec) (memor
 		return memory.Block{}, memory.Errorf(memory.EFORBIDDEN, "only a human operator may create a read-only block; you are %s", id.Describe())
 	}
 	var out memory.Block
-	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+	err = s.db.Update(ctx, func(tx *Tx) error {
 		if err := checkBlockCount(ctx, tx, spec.Label, id.AgentID, id.AgentID); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (s *BlockService) Edit(ctx context.Context, e memory.BlockEdit) (memory.Blo
 		return memory.Block{}, err
 	}
 	var out memory.Block
-	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+	err = s.db.Update(ctx, func(tx *Tx) error {
 		b, err := lookup(ctx, tx, id.AgentID, e.Label)
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func (s *BlockService) Edit(ctx context.Context, e memory.BlockEdit) (memory.Blo
 
 // applyEdit computes the block after e from its current state b, and for a
 // restore the version it restores.
-func applyEdit(ctx context.Context, tx *sql.Tx, b blockRow, e memory.BlockEdit, now time.Time) (blockRow, int, error) {
+func applyEdit(ctx context.Context, tx *Tx, b blockRow, e memory.BlockEdit, now time.Time) (blockRow, int, error) {
 	next, restoredFrom := b, 0
 	switch e.Op {
 	case memory.BlockDelete:
@@ -199,7 +199,7 @@ func (s *BlockService) History(ctx context.Context, label string, limit int) ([]
 		return nil, err
 	}
 	var out []memory.BlockVersion
-	err = s.db.View(ctx, func(tx *sql.Tx) error {
+	err = s.db.View(ctx, func(tx *Tx) error {
 		b, err := lookup(ctx, tx, id.AgentID, label)
 		if err != nil {
 			return err
@@ -226,7 +226,7 @@ func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	if _, ok := s.seeded.Load(id.AgentID); ok || len(s.Defaults) == 0 {
 		return nil
 	}
-	err := s.db.Update(ctx, func(tx *sql.Tx) error {
+	err := s.db.Update(ctx, func(tx *Tx) error {
 		for _, spec := range s.Defaults {
 			if err := s.seedOne(ctx, tx, id.AgentID, spec); err != nil {
 				return fmt.Errorf("default block %s: %w", spec.Label, err)
@@ -242,7 +242,7 @@ func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 
 // seedOne makes or reconfigures one default block for agent. Either way
 // the author is the configuration, not the agent whose call ran it.
-func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+func (s *BlockService) seedOne(ctx context.Context, tx *Tx, agent string, spec memory.BlockSpec) error {
 	scope, owner := agent, agent
 	if spec.Shared {
 		// A shared default belongs to no agent; with no writers named, every agent may edit it.
@@ -275,7 +275,7 @@ func (s *BlockService) seedOne(ctx context.Context, tx *sql.Tx, agent string, sp
 // is kept by the setting, and is set when the block becomes read-only or the
 // setting's value changed since configuration last wrote it, so that a
 // human's edit in between survives restarts with the same setting.
-func (s *BlockService) configureDefault(ctx context.Context, tx *sql.Tx, b blockRow, spec memory.BlockSpec) error {
+func (s *BlockService) configureDefault(ctx context.Context, tx *Tx, b blockRow, spec memory.BlockSpec) error {
 	next := b
 	next.Description, next.Limit, next.ReadOnly = spec.Description, spec.Limit, spec.ReadOnly
 	if spec.Shared {
@@ -303,9 +303,9 @@ func sameSetting(a, b memory.Block) bool {
 
 // configuredValue returns the value the configuration last wrote to b, if
 // it ever did (it made the block, or configured it).
-func configuredValue(ctx context.Context, tx *sql.Tx, b blockRow) (string, bool, error) {
+func configuredValue(ctx context.Context, tx *Tx, b blockRow) (string, bool, error) {
 	var v string
-	err := tx.QueryRowContext(ctx, `SELECT value FROM block_versions WHERE block_id = ? AND author_agent_id = ?
+	err := tx.sql.QueryRowContext(ctx, `SELECT value FROM block_versions WHERE block_id = ? AND author_agent_id = ?
 		ORDER BY version DESC LIMIT 1`, b.id, memory.ConfigAgent).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
@@ -317,7 +317,7 @@ func configuredValue(ctx context.Context, tx *sql.Tx, b blockRow) (string, bool,
 }
 
 // create inserts a block owned by owner, or makes a deleted one anew.
-func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identity, owner string, spec memory.BlockSpec) (blockRow, error) {
+func (s *BlockService) create(ctx context.Context, tx *Tx, id memory.Identity, owner string, spec memory.BlockSpec) (blockRow, error) {
 	scope := owner
 	if spec.Shared {
 		scope = sharedScope
@@ -350,7 +350,7 @@ func (s *BlockService) create(ctx context.Context, tx *sql.Tx, id memory.Identit
 // named: the refusal reads as for a label personal blocks use, and counts
 // nobody; a personal block may take its label, since the caller would never
 // see the shared one anyway.
-func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+func checkLabelFree(ctx context.Context, tx *Tx, agent string, spec memory.BlockSpec) error {
 	shared, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
 	if err != nil {
 		return err
@@ -367,7 +367,7 @@ func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.B
 	// is refused exactly like a label personal blocks use.
 	taken := found && !visible
 	if !taken {
-		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
+		err = tx.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
 		if err != nil {
 			return fmt.Errorf("check label %s: %w", spec.Label, err)
 		}
@@ -384,7 +384,7 @@ func checkLabelFree(ctx context.Context, tx *sql.Tx, agent string, spec memory.B
 // processes on this data directory disagree, or an agent took the label
 // before the default existed. The personal block wins for its owner, so a
 // shared block never stands in for a personal default.
-func (s *BlockService) warnHidden(ctx context.Context, tx *sql.Tx, agent string, spec memory.BlockSpec) error {
+func (s *BlockService) warnHidden(ctx context.Context, tx *Tx, agent string, spec memory.BlockSpec) error {
 	if !spec.Shared {
 		b, found, err := loadBlock(ctx, tx, sharedScope, spec.Label)
 		if found && b.VisibleTo(agent) {
@@ -392,7 +392,7 @@ func (s *BlockService) warnHidden(ctx context.Context, tx *sql.Tx, agent string,
 		}
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT scope FROM blocks WHERE label = ? AND scope != ? ORDER BY scope`, spec.Label, sharedScope)
+	rows, err := tx.sql.QueryContext(ctx, `SELECT scope FROM blocks WHERE label = ? AND scope != ? ORDER BY scope`, spec.Label, sharedScope)
 	if err != nil {
 		return fmt.Errorf("check label %s: %w", spec.Label, err)
 	}
@@ -422,12 +422,12 @@ func (s *BlockService) log() *slog.Logger {
 // MaxBlocks. Every path that makes a block live (create, create anew, a
 // restore that undeletes) passes through it; blocks made by configuration
 // (owner "") are bounded by the configuration instead.
-func checkBlockCount(ctx context.Context, tx *sql.Tx, label, owner, caller string) error {
+func checkBlockCount(ctx context.Context, tx *Tx, label, owner, caller string) error {
 	if owner == "" {
 		return nil
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE owner = ? AND deleted_at IS NULL`, owner).Scan(&n); err != nil {
+	if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE owner = ? AND deleted_at IS NULL`, owner).Scan(&n); err != nil {
 		return fmt.Errorf("count blocks: %w", err)
 	}
 	if n < memory.MaxBlocks {
@@ -455,7 +455,7 @@ func checkBlockVersion(b memory.Block, expected *int) error {
 }
 
 // restorable returns version v of b, if it is one that can be brought back.
-func restorable(ctx context.Context, tx *sql.Tx, b blockRow, v int) (memory.BlockVersion, error) {
+func restorable(ctx context.Context, tx *Tx, b blockRow, v int) (memory.BlockVersion, error) {
 	if v > b.Version {
 		return memory.BlockVersion{}, memory.Errorf(memory.ENOTFOUND, "block %s has versions 1 to %d; there is no version %d", b.Label, b.Version, v)
 	}
@@ -477,7 +477,7 @@ func restorable(ctx context.Context, tx *sql.Tx, b blockRow, v int) (memory.Bloc
 
 // commitBlock writes b as its next version: the blocks row (guarded by the
 // version it was read at) and its history row, and records the change.
-func commitBlock(ctx context.Context, tx *sql.Tx, b *blockRow, op memory.BlockOp, restoredFrom int, id memory.Identity, now time.Time) error {
+func commitBlock(ctx context.Context, tx *Tx, b *blockRow, op memory.BlockOp, restoredFrom int, id memory.Identity, now time.Time) error {
 	prev := b.Version
 	if nanos(now) <= nanos(b.UpdatedAt) {
 		now = b.UpdatedAt.Add(time.Nanosecond) // keep times increasing per block even if the clock steps back
@@ -493,7 +493,7 @@ func commitBlock(ctx context.Context, tx *sql.Tx, b *blockRow, op memory.BlockOp
 	if err := upsertBlock(ctx, tx, b, prev); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
+	_, err := tx.sql.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
 		deleted, restored_from, at, author_agent_id, author_seniority, author_autonomy, author_is_human)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		append([]any{b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil,
@@ -501,12 +501,12 @@ func commitBlock(ctx context.Context, tx *sql.Tx, b *blockRow, op memory.BlockOp
 	if err != nil {
 		return fmt.Errorf("append block version: %w", err)
 	}
-	return RecordChange(ctx, tx, "block", memory.BlockChangeRef(b.Block), now)
+	return tx.RecordChange(ctx, "block", memory.BlockChangeRef(b.Block), now)
 }
 
 // upsertBlock inserts a new block (prev 0) or moves an existing one from
 // version prev to b.Version, failing if another write got there first.
-func upsertBlock(ctx context.Context, tx *sql.Tx, b *blockRow, prev int) error {
+func upsertBlock(ctx context.Context, tx *Tx, b *blockRow, prev int) error {
 	writers, _ := json.Marshal(nonNil(b.Writers))
 	readers, _ := json.Marshal(nonNil(b.Readers))
 	var deleted sql.NullInt64
@@ -514,7 +514,7 @@ func upsertBlock(ctx context.Context, tx *sql.Tx, b *blockRow, prev int) error {
 		deleted = sql.NullInt64{Int64: nanos(*b.DeletedAt), Valid: true}
 	}
 	if prev == 0 {
-		res, err := tx.ExecContext(ctx, `INSERT INTO blocks (scope, label, description, value, char_limit, read_only, owner,
+		res, err := tx.sql.ExecContext(ctx, `INSERT INTO blocks (scope, label, description, value, char_limit, read_only, owner,
 			writers, readers, version, created_at, updated_at, updated_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			b.scope, b.Label, b.Description, b.Value, b.Limit, b.ReadOnly, b.Owner, string(writers), string(readers),
 			b.Version, nanos(b.CreatedAt), nanos(b.UpdatedAt), b.UpdatedBy, deleted)
@@ -524,7 +524,7 @@ func upsertBlock(ctx context.Context, tx *sql.Tx, b *blockRow, prev int) error {
 		b.id, err = res.LastInsertId()
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE blocks SET description = ?, value = ?, char_limit = ?, read_only = ?, writers = ?,
+	res, err := tx.sql.ExecContext(ctx, `UPDATE blocks SET description = ?, value = ?, char_limit = ?, read_only = ?, writers = ?,
 		readers = ?, version = ?, updated_at = ?, updated_by = ?, deleted_at = ? WHERE id = ? AND version = ?`,
 		b.Description, b.Value, b.Limit, b.ReadOnly, string(writers), string(readers), b.Version, nanos(b.UpdatedAt),
 		b.UpdatedBy, deleted, b.id, prev)
@@ -558,8 +558,8 @@ func scanBlock(row interface{ Scan(...any) error }) (blockRow, error) {
 }
 
 // loadBlock reads the block at (scope, label), deleted or not.
-func loadBlock(ctx context.Context, tx *sql.Tx, scope, label string) (blockRow, bool, error) {
-	b, err := scanBlock(tx.QueryRowContext(ctx, blockColumns+` WHERE scope = ? AND label = ?`, scope, label))
+func loadBlock(ctx context.Context, tx *Tx, scope, label string) (blockRow, bool, error) {
+	b, err := scanBlock(tx.sql.QueryRowContext(ctx, blockColumns+` WHERE scope = ? AND label = ?`, scope, label))
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, false, nil
 	}
@@ -571,7 +571,7 @@ func loadBlock(ctx context.Context, tx *sql.Tx, scope, label string) (blockRow, 
 
 // lookup finds the block labelled label that agent may read, deleted or not:
 // its own, or a shared one.
-func lookup(ctx context.Context, tx *sql.Tx, agent, label string) (blockRow, error) {
+func lookup(ctx context.Context, tx *Tx, agent, label string) (blockRow, error) {
 	for _, scope := range []string{agent, sharedScope} {
 		b, found, err := loadBlock(ctx, tx, scope, label)
 		if err != nil {
@@ -598,10 +598,10 @@ func lookup(ctx context.Context, tx *sql.Tx, agent, label string) (blockRow, err
 
 // visibleBlocks returns the live blocks agent may read: its own, then shared
 // ones.
-func visibleBlocks(ctx context.Context, tx *sql.Tx, agent string) ([]blockRow, error) {
+func visibleBlocks(ctx context.Context, tx *Tx, agent string) ([]blockRow, error) {
 	// A shared block whose label the agent uses for a block of its own is
 	// hidden from it, as lookup finds its own first.
-	rows, err := tx.QueryContext(ctx, blockColumns+` WHERE deleted_at IS NULL AND (scope = ? OR
+	rows, err := tx.sql.QueryContext(ctx, blockColumns+` WHERE deleted_at IS NULL AND (scope = ? OR
 		(scope = ? AND label NOT IN (SELECT label FROM blocks WHERE scope = ?))) ORDER BY scope = ?, id`,
 		agent, sharedScope, agent, sharedScope)
 	if err != nil {
@@ -623,8 +623,8 @@ func visibleBlocks(ctx context.Context, tx *sql.Tx, agent string) ([]blockRow, e
 
 // blockVersions returns up to limit versions of b, newest first; a non-zero
 // only selects that one version.
-func blockVersions(ctx context.Context, tx *sql.Tx, b blockRow, only, limit int) ([]memory.BlockVersion, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from, at,
+func blockVersions(ctx context.Context, tx *Tx, b blockRow, only, limit int) ([]memory.BlockVersion, error) {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from, at,
 		author_agent_id, author_seniority, author_autonomy, author_is_human
 		FROM block_versions WHERE block_id = ? AND (? = 0 OR version = ?) ORDER BY version DESC LIMIT ?`, b.id, only, only, limit)
 	if err != nil {

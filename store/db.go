@@ -114,68 +114,79 @@ func (db *DB) Path() string { return db.path }
 // Close closes the database.
 func (db *DB) Close() error { return db.sql.Close() }
 
-// SQL exposes the handle for packages that own their tables (benchmarks, replay).
-func (db *DB) SQL() *sql.DB { return db.sql }
+// Tx is one transaction on the store. The store's own services run each
+// public method in one; a service outside the store (promotion, and the
+// services to come) composes a write of several steps — a ledger row, its
+// projection, the pending retries it unblocks — from Tx's methods inside
+// DB.Update, so that it commits or fails as one. Only this package sees SQL.
+type Tx struct {
+	sql *sql.Tx
+	db  *DB
+}
 
 // stmt returns q prepared once per pooled connection and bound to tx, or nil
 // when q does not prepare (the caller then runs it directly to report why).
 // Parsing is a large share of a small statement's cost in SQLite, so hot
 // paths reuse their statements across transactions.
-func (db *DB) stmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
-	st, ok := db.stmts.Load(q)
+func (tx *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	st, ok := tx.db.stmts.Load(q)
 	if !ok {
-		prepared, err := db.sql.PrepareContext(ctx, q)
+		prepared, err := tx.db.sql.PrepareContext(ctx, q)
 		if err != nil {
 			return nil
 		}
-		if st, ok = db.stmts.LoadOrStore(q, prepared); ok {
+		if st, ok = tx.db.stmts.LoadOrStore(q, prepared); ok {
 			prepared.Close()
 		}
 	}
-	return tx.StmtContext(ctx, st.(*sql.Stmt))
+	return tx.sql.StmtContext(ctx, st.(*sql.Stmt))
 }
 
 // exec, query and queryRow run q in tx through a cached prepared statement.
-func (db *DB) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
-	if st := db.stmt(ctx, tx, q); st != nil {
+func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := tx.stmt(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return tx.ExecContext(ctx, q, args...)
+	return tx.sql.ExecContext(ctx, q, args...)
 }
 
-func (db *DB) query(ctx context.Context, tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
-	if st := db.stmt(ctx, tx, q); st != nil {
+func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st := tx.stmt(ctx, q); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return tx.QueryContext(ctx, q, args...)
+	return tx.sql.QueryContext(ctx, q, args...)
 }
 
-func (db *DB) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
-	if st := db.stmt(ctx, tx, q); st != nil {
+func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := tx.stmt(ctx, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return tx.QueryRowContext(ctx, q, args...)
+	return tx.sql.QueryRowContext(ctx, q, args...)
 }
 
-// Update runs fn in an immediate (write) transaction and commits if fn returns nil.
-// Every public write method of the store goes through here, so a method is one
-// transaction: it commits whole or not at all.
-func (db *DB) Update(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// Now is the time a write in tx is stamped with: the database's clock.
+func (tx *Tx) Now() time.Time { return tx.db.Now.Now() }
+
+// Update runs fn in an immediate (write) transaction and commits if fn
+// returns nil: it commits whole or not at all. Every public write of the
+// store's services goes through here, and so does every write a service
+// outside the store composes.
+func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.busyError(db.update(ctx, fn))
 }
 
-func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
+	t, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	// Even if fn panics, the write lock (held across every process on the
 	// file) is released; after Commit this is a no-op.
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	defer t.Rollback()
+	if err := fn(&Tx{sql: t, db: db}); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := t.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
@@ -183,13 +194,13 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // View runs fn in a read-only (deferred) transaction: a consistent snapshot that
 // does not block writers.
-func (db *DB) View(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (db *DB) View(ctx context.Context, fn func(tx *Tx) error) error {
+	t, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return db.busyError(fmt.Errorf("begin read: %w", err))
 	}
-	defer tx.Rollback()
-	return db.busyError(fn(tx))
+	defer t.Rollback()
+	return db.busyError(fn(&Tx{sql: t, db: db}))
 }
 
 // busyError turns a lock SQLite waited for in vain (SQLITE_BUSY once the busy
@@ -232,15 +243,15 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 		if err != nil {
 			return err
 		}
-		err = db.Update(ctx, func(tx *sql.Tx) error {
+		err = db.Update(ctx, func(tx *Tx) error {
 			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
+			if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil || n > 0 {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			if _, err := tx.sql.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().UnixNano())
+			_, err := tx.sql.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().UnixNano())
 			return err
 		})
 		if err != nil {
@@ -256,8 +267,8 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 // build would misread or damage its schema).
 func (db *DB) checkSchema(ctx context.Context, known []string) error {
 	var tables []string
-	err := db.View(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	err := db.View(ctx, func(tx *Tx) error {
+		rows, err := tx.sql.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
 		if err != nil {
 			return err
 		}
@@ -328,8 +339,8 @@ type Change struct {
 
 // RecordChange appends to the change feed inside a write transaction, so other
 // processes tailing the feed see the change exactly when it commits.
-func RecordChange(ctx context.Context, tx *sql.Tx, kind, ref string, at time.Time) error {
-	_, err := tx.ExecContext(ctx, insertChange, kind, ref, at.UnixNano())
+func (tx *Tx) RecordChange(ctx context.Context, kind, ref string, at time.Time) error {
+	_, err := tx.sql.ExecContext(ctx, insertChange, kind, ref, at.UnixNano())
 	if err != nil {
 		return fmt.Errorf("record change: %w", err)
 	}

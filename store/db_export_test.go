@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"io/fs"
 	"time"
 )
@@ -29,3 +30,9 @@ func SetFactIDSuffix(suffix string) func() {
 	factIDSuffix = func() string { return suffix }
 	return func() { factIDSuffix = old }
 }
+
+// SQL exposes the handle, for tests that check what the services wrote.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+// SQL exposes the transaction, for tests that damage or inspect rows.
+func (tx *Tx) SQL() *sql.Tx { return tx.sql }

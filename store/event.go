@@ -15,7 +15,7 @@ import (
 
 // ProjectFunc applies one ledger event to the shared tables. Project is the
 // real one; tests substitute failing ones.
-type ProjectFunc func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error
+type ProjectFunc func(ctx context.Context, tx *Tx, ev *memory.Event) error
 
 // AppendEvent records ev in the ledger and then projects it, inside tx.
 //
@@ -24,7 +24,7 @@ type ProjectFunc func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error
 // error, so that the caller's transaction still commits the ledger row and
 // replay can apply it later. An error is returned only when the ledger itself
 // cannot be written; then the whole transaction must roll back.
-func AppendEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project ProjectFunc) error {
+func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project ProjectFunc) error {
 	if ev.EventID == "" {
 		ev.EventID = uuid.NewString()
 	}
@@ -36,7 +36,7 @@ func AppendEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project Proj
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO events_memory
+	res, err := tx.sql.ExecContext(ctx, `INSERT INTO events_memory
 		(event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, autonomy, run_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput, string(ref),
@@ -54,10 +54,10 @@ func AppendEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project Proj
 // projection failed and has not been applied since, if there is one. Writes
 // to such a target wait: committed on top of the unapplied event they would
 // make the live state and the ledger's replay differ.
-func UnappliedEvent(ctx context.Context, tx *sql.Tx, b memory.Bucket, target string) (memory.Event, bool, error) {
+func (tx *Tx) UnappliedEvent(ctx context.Context, b memory.Bucket, target string) (memory.Event, bool, error) {
 	var ev memory.Event
 	var perr sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT seq, event_id, projection_error FROM events_memory
+	err := tx.sql.QueryRowContext(ctx, `SELECT seq, event_id, projection_error FROM events_memory
 		WHERE bucket = ? AND target_id = ? AND applied = 0 ORDER BY seq LIMIT 1`, b, target).Scan(&ev.Seq, &ev.EventID, &perr)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ev, false, nil
@@ -72,9 +72,9 @@ func UnappliedEvent(ctx context.Context, tx *sql.Tx, b memory.Bucket, target str
 // IDTaken reports whether a row of bucket b has id, or any ledger event
 // targets it: an id given to a new row must be neither, so that it never
 // merges with a row, closed or not, nor with an event not yet applied.
-func IDTaken(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (bool, error) {
+func (tx *Tx) IDTaken(ctx context.Context, b memory.Bucket, id string) (bool, error) {
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+sharedTable(b)+` WHERE id = ?1)
+	err := tx.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+sharedTable(b)+` WHERE id = ?1)
 		+ (SELECT count(*) FROM events_memory WHERE bucket = ?2 AND target_id = ?1)`, id, b).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("check id %s/%s: %w", b, id, err)
@@ -83,27 +83,27 @@ func IDTaken(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (bool,
 }
 
 // applyEvent projects ev in a savepoint and records whether it took, and when.
-func applyEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project ProjectFunc, at time.Time) error {
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT projection`); err != nil {
+func applyEvent(ctx context.Context, tx *Tx, ev *memory.Event, project ProjectFunc, at time.Time) error {
+	if _, err := tx.sql.ExecContext(ctx, `SAVEPOINT projection`); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
 	perr := project(ctx, tx, ev)
 	if perr != nil {
-		if _, err := tx.ExecContext(ctx, `ROLLBACK TO projection`); err != nil {
+		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO projection`); err != nil {
 			return fmt.Errorf("roll back projection of %s: %w (projection: %v)", ev.EventID, err, perr)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `RELEASE projection`); err != nil {
+	if _, err := tx.sql.ExecContext(ctx, `RELEASE projection`); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	ev.Applied, ev.ProjectionError = perr == nil, ""
 	var err error
 	if perr != nil {
 		ev.ProjectionError = perr.Error()
-		_, err = tx.ExecContext(ctx, `UPDATE events_memory SET applied = 0, applied_at = NULL, projection_error = ? WHERE seq = ?`,
+		_, err = tx.sql.ExecContext(ctx, `UPDATE events_memory SET applied = 0, applied_at = NULL, projection_error = ? WHERE seq = ?`,
 			ev.ProjectionError, ev.Seq)
 	} else {
-		_, err = tx.ExecContext(ctx, `UPDATE events_memory SET applied = 1, applied_at = ?, projection_error = NULL WHERE seq = ?`,
+		_, err = tx.sql.ExecContext(ctx, `UPDATE events_memory SET applied = 1, applied_at = ?, projection_error = NULL WHERE seq = ?`,
 			nanos(at), ev.Seq)
 	}
 	if err != nil {
@@ -115,15 +115,15 @@ func applyEvent(ctx context.Context, tx *sql.Tx, ev *memory.Event, project Proje
 // Events returns up to limit ledger events after seq, oldest first.
 func (db *DB) Events(ctx context.Context, after int64, limit int) ([]memory.Event, error) {
 	var out []memory.Event
-	err := db.View(ctx, func(tx *sql.Tx) (err error) {
+	err := db.View(ctx, func(tx *Tx) (err error) {
 		out, err = events(ctx, tx, after, limit)
 		return err
 	})
 	return out, err
 }
 
-func events(ctx context.Context, tx *sql.Tx, after int64, limit int) ([]memory.Event, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
+func events(ctx context.Context, tx *Tx, after int64, limit int) ([]memory.Event, error) {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
 		source_ref, agent_id, autonomy, run_id, created_at, applied, projection_error
 		FROM events_memory WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
 	if err != nil {
@@ -169,23 +169,23 @@ type ReplayReport struct {
 // the replay.
 func (db *DB) Replay(ctx context.Context, project ProjectFunc) (ReplayReport, error) {
 	var rep ReplayReport
-	err := db.Update(ctx, func(tx *sql.Tx) error {
+	err := db.Update(ctx, func(tx *Tx) error {
 		rep = ReplayReport{}
 		now := db.Now.Now()
 		for _, b := range memory.Buckets {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+sharedTable(b)); err != nil {
+			if _, err := tx.sql.ExecContext(ctx, `DELETE FROM `+sharedTable(b)); err != nil {
 				return fmt.Errorf("empty %s: %w", sharedTable(b), err)
 			}
 		}
 		if err := replayEvents(ctx, tx, project, now, &rep); err != nil {
 			return err
 		}
-		return RecordChange(ctx, tx, "shared", "replay", now)
+		return tx.RecordChange(ctx, "shared", "replay", now)
 	})
 	return rep, err
 }
 
-func replayEvents(ctx context.Context, tx *sql.Tx, project ProjectFunc, now time.Time, rep *ReplayReport) error {
+func replayEvents(ctx context.Context, tx *Tx, project ProjectFunc, now time.Time, rep *ReplayReport) error {
 	for after := int64(0); ; {
 		batch, err := events(ctx, tx, after, 500)
 		if err != nil || len(batch) == 0 {

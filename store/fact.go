@@ -56,7 +56,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		return memory.Fact{}, err
 	}
 	f := memory.Fact{Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
-	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+	err = s.db.Update(ctx, func(tx *Tx) error {
 		if f.ID = w.FactID; f.ID == "" {
 			if f.ID, err = s.newFactID(ctx, tx, w.Content); err != nil {
 				return err
@@ -87,7 +87,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err != nil {
 			return err
 		}
-		_, err = s.db.exec(ctx, tx, `INSERT INTO snapshot
+		_, err = tx.exec(ctx, `INSERT INTO snapshot
 			(fact_id, content, category, tags, created_at, updated_at, retracted_at, version, content_op,
 			 author_agent_id, author_seniority, author_autonomy, author_is_human)
 			VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -102,7 +102,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err != nil {
 			return fmt.Errorf("upsert snapshot: %w", err)
 		}
-		return RecordChange(ctx, tx, "fact", f.ID, f.UpdatedAt)
+		return tx.RecordChange(ctx, "fact", f.ID, f.UpdatedAt)
 	})
 	if err != nil {
 		return memory.Fact{}, err
@@ -124,7 +124,7 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 		return memory.Fact{}, err
 	}
 	var f memory.Fact
-	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+	err = s.db.Update(ctx, func(tx *Tx) error {
 		st, err := s.loadFactState(ctx, tx, r.FactID)
 		if err != nil {
 			return err
@@ -150,25 +150,25 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 		if _, err := s.appendOp(ctx, tx, memory.OpRetract, f, r.Reason); err != nil {
 			return err
 		}
-		_, err = s.db.exec(ctx, tx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
+		_, err = tx.exec(ctx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
 			author_agent_id = ?3, author_seniority = ?4, author_autonomy = ?5, author_is_human = ?6 WHERE fact_id = ?7`,
 			append(append([]any{nanos(at), f.Version}, authorArgs(f.Author)...), r.FactID)...)
 		if err != nil {
 			return fmt.Errorf("retract snapshot: %w", err)
 		}
-		return RecordChange(ctx, tx, "fact", r.FactID, at)
+		return tx.RecordChange(ctx, "fact", r.FactID, at)
 	})
 	return f, err
 }
 
 // appendOp appends one operation on f (at f.Version, f.UpdatedAt, by f.Author)
 // to the log and returns its row id. A RETRACT row carries no content.
-func (s *FactService) appendOp(ctx context.Context, tx *sql.Tx, op string, f memory.Fact, reason string) (int64, error) {
+func (s *FactService) appendOp(ctx context.Context, tx *Tx, op string, f memory.Fact, reason string) (int64, error) {
 	var content any
 	if op == memory.OpPublish {
 		content = f.Content
 	}
-	res, err := s.db.exec(ctx, tx, `INSERT INTO operation_log
+	res, err := tx.exec(ctx, `INSERT INTO operation_log
 		(operation_id, fact_id, operation_type, content, category, tags, timestamp, version, reason,
 		 author_agent_id, author_seniority, author_autonomy, author_is_human)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -202,7 +202,7 @@ func (s *FactService) Get(ctx context.Context, id string) (memory.Fact, error) {
 		return memory.Fact{}, err
 	}
 	var out memory.Fact
-	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
+	err := s.db.View(ctx, func(tx *Tx) (err error) {
 		out, err = s.getFact(ctx, tx, id)
 		return err
 	})
@@ -215,7 +215,7 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 		return nil, err
 	}
 	var ops []memory.FactOperation
-	err := s.db.View(ctx, func(tx *sql.Tx) (err error) {
+	err := s.db.View(ctx, func(tx *Tx) (err error) {
 		ops, err = s.history(ctx, tx, id)
 		return err
 	})
@@ -228,8 +228,8 @@ func (s *FactService) History(ctx context.Context, id string) ([]memory.FactOper
 	return ops, nil
 }
 
-func (s *FactService) history(ctx context.Context, tx *sql.Tx, id string) ([]memory.FactOperation, error) {
-	rows, err := s.db.query(ctx, tx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
+func (s *FactService) history(ctx context.Context, tx *Tx, id string) ([]memory.FactOperation, error) {
+	rows, err := tx.query(ctx, `SELECT operation_id, fact_id, operation_type, content, category, tags,
 		author_agent_id, author_seniority, author_autonomy, author_is_human, timestamp, version, reason
 		FROM operation_log WHERE fact_id = ? ORDER BY version`, id)
 	if err != nil {
@@ -300,12 +300,12 @@ func (s *FactService) List(ctx context.Context, c memory.FactCategory, offset, l
 		return memory.FactPage{}, memory.Errorf(memory.EINVALID, "offset %d is negative", offset)
 	}
 	page := memory.FactPage{Offset: offset, Facts: []memory.Fact{}}
-	err = s.db.View(ctx, func(tx *sql.Tx) error {
-		err := s.db.queryRow(ctx, tx, `SELECT count(*) FROM snapshot WHERE category = ? AND retracted_at IS NULL`, c).Scan(&page.Total)
+	err = s.db.View(ctx, func(tx *Tx) error {
+		err := tx.queryRow(ctx, `SELECT count(*) FROM snapshot WHERE category = ? AND retracted_at IS NULL`, c).Scan(&page.Total)
 		if err != nil {
 			return err
 		}
-		rows, err := s.db.query(ctx, tx, snapshotColumns+` FROM snapshot v
+		rows, err := tx.query(ctx, snapshotColumns+` FROM snapshot v
 			WHERE v.category = ? AND v.retracted_at IS NULL ORDER BY v.created_at, v.fact_id LIMIT ? OFFSET ?`, c, limit, offset)
 		if err != nil {
 			return err
@@ -437,17 +437,17 @@ func scanFact(row interface{ Scan(...any) error }, score bool) (memory.Fact, err
 	return f, nil
 }
 
-func (s *FactService) getFact(ctx context.Context, tx *sql.Tx, id string) (memory.Fact, error) {
-	f, err := scanFact(s.db.queryRow(ctx, tx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, id), false)
+func (s *FactService) getFact(ctx context.Context, tx *Tx, id string) (memory.Fact, error) {
+	f, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, id), false)
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, notFound(id)
 	}
 	return f, err
 }
 
-func (s *FactService) loadFactState(ctx context.Context, tx *sql.Tx, id string) (factState, error) {
+func (s *FactService) loadFactState(ctx context.Context, tx *Tx, id string) (factState, error) {
 	st := factState{exists: true}
-	err := s.db.queryRow(ctx, tx, `SELECT version, category, retracted_at, created_at, updated_at FROM snapshot WHERE fact_id = ?`, id).
+	err := tx.queryRow(ctx, `SELECT version, category, retracted_at, created_at, updated_at FROM snapshot WHERE fact_id = ?`, id).
 		Scan(&st.version, &st.category, &st.retractedAt, &st.createdAt, &st.updatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return factState{}, nil
@@ -484,7 +484,7 @@ func notFound(id string) error {
 
 // newFactID derives a readable id from the first words of the content plus a
 // random suffix: "use-jwt-for-service-auth-3f9a1c".
-func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string) (string, error) {
+func (s *FactService) newFactID(ctx context.Context, tx *Tx, content string) (string, error) {
 	words := Words(content)
 	var slug string
 	for _, w := range words {
@@ -499,7 +499,7 @@ func (s *FactService) newFactID(ctx context.Context, tx *sql.Tx, content string)
 	for {
 		id := slug + factIDSuffix()
 		var n int
-		if err := s.db.queryRow(ctx, tx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM snapshot WHERE fact_id = ?`, id).Scan(&n); err != nil {
 			return "", err
 		}
 		if n == 0 {

@@ -84,11 +84,11 @@ func (x *Index) Load(ctx context.Context) (IndexStats, error) {
 	defer x.mu.Unlock()
 	x.spaces, x.where = map[string]*space{}, map[string]string{}
 	x.stats = IndexStats{Foreign: map[string]int{}}
-	err := x.db.View(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
+	err := x.db.View(ctx, func(tx *Tx) error {
+		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
 			return fmt.Errorf("read change feed: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, indexColumns+` WHERE forgotten_at IS NULL`)
+		rows, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE forgotten_at IS NULL`)
 		if err != nil {
 			return fmt.Errorf("load vectors: %w", err)
 		}
@@ -138,9 +138,9 @@ func (x *Index) refresh(ctx context.Context, ids []string) error {
 		return nil
 	}
 	var rows []indexRow
-	err := x.db.View(ctx, func(tx *sql.Tx) error {
+	err := x.db.View(ctx, func(tx *Tx) error {
 		for chunk := range slices.Chunk(ids, 500) {
-			r, err := tx.QueryContext(ctx, indexColumns+` WHERE id IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...)
+			r, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE id IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...)
 			if err != nil {
 				return fmt.Errorf("refresh vectors: %w", err)
 			}

@@ -46,9 +46,9 @@ type MemoryService struct {
 
 // stmt returns query prepared once and bound to tx. A search runs a handful
 // of fixed statements; parsing them anew each time was a sixth of its cost.
-func (s *MemoryService) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+func (s *MemoryService) stmt(ctx context.Context, tx *Tx, query string) (*sql.Stmt, error) {
 	if st, ok := s.stmts.Load(query); ok {
-		return tx.StmtContext(ctx, st.(*sql.Stmt)), nil
+		return tx.sql.StmtContext(ctx, st.(*sql.Stmt)), nil
 	}
 	st, err := s.db.sql.PrepareContext(ctx, query)
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *MemoryService) stmt(ctx context.Context, tx *sql.Tx, query string) (*sq
 		st.Close()
 		st = prev.(*sql.Stmt)
 	}
-	return tx.StmtContext(ctx, st), nil
+	return tx.sql.StmtContext(ctx, st), nil
 }
 
 // NewMemoryService returns a memory service with default limits and ranking.
@@ -89,14 +89,14 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	// Embed before the write transaction: a slow embedder must not hold the lock.
 	vec, embedder := s.embed(ctx, w.Content)
 	var out memory.Entry
-	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+	err = s.db.Update(ctx, func(tx *Tx) error {
 		mid, err := newMemoryID(ctx, tx)
 		if err != nil {
 			return err
 		}
 		author := memory.AuthorOf(id)
 		tags, _ := json.Marshal(w.Tags)
-		_, err = tx.ExecContext(ctx, `INSERT INTO memories
+		_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -108,7 +108,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
-		if err := RecordChange(ctx, tx, ChangeMemory, mid, now); err != nil {
+		if err := tx.RecordChange(ctx, ChangeMemory, mid, now); err != nil {
 			return err
 		}
 		out, err = getEntry(ctx, tx, mid)
@@ -168,7 +168,7 @@ func (s *MemoryService) Recall(ctx context.Context, ids []string) ([]memory.Entr
 		return nil, err
 	}
 	out := make([]memory.Entry, 0, len(ids))
-	err = s.db.View(ctx, func(tx *sql.Tx) error {
+	err = s.db.View(ctx, func(tx *Tx) error {
 		for _, id := range ids {
 			e, err := s.visibleEntry(ctx, tx, who, id)
 			if err != nil {
@@ -214,7 +214,7 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 	if reason == "" {
 		reason = "forgotten"
 	}
-	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
 		e, err := s.ownEntry(ctx, tx, who, id, "forget")
 		if err != nil {
 			return e, err
@@ -235,7 +235,7 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 // space, where other agents' searches find it. The copy records who published
 // it, when, and from which entry.
 func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, error) {
-	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
 		now := s.db.Now.Now()
 		e, err := s.publishable(ctx, tx, who, id, now)
 		if err != nil {
@@ -245,7 +245,7 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		if err != nil {
 			return e, err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO memories
+		_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
 			 published_autonomy, embedding, embedder, filters, length)
@@ -256,7 +256,7 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)
 		}
-		if err := RecordChange(ctx, tx, ChangeMemory, sid, now); err != nil {
+		if err := tx.RecordChange(ctx, ChangeMemory, sid, now); err != nil {
 			return e, err
 		}
 		return getEntry(ctx, tx, sid)
@@ -265,7 +265,7 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 
 // change runs one id-addressed write for the caller in a transaction and
 // returns the changed entry with its provenance.
-func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *sql.Tx, who memory.Identity) (memory.Entry, error)) (memory.Entry, error) {
+func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *Tx, who memory.Identity) (memory.Entry, error)) (memory.Entry, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return memory.Entry{}, err
@@ -274,7 +274,7 @@ func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *sql.T
 		return memory.Entry{}, err
 	}
 	var out memory.Entry
-	err = s.db.Update(ctx, func(tx *sql.Tx) error {
+	err = s.db.Update(ctx, func(tx *Tx) error {
 		e, err := fn(tx, who)
 		if err != nil {
 			return err
@@ -289,7 +289,7 @@ func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *sql.T
 }
 
 // publishable loads memory id for publishing and says why it cannot be.
-func (s *MemoryService) publishable(ctx context.Context, tx *sql.Tx, who memory.Identity, id string, now time.Time) (memory.Entry, error) {
+func (s *MemoryService) publishable(ctx context.Context, tx *Tx, who memory.Identity, id string, now time.Time) (memory.Entry, error) {
 	e, err := s.ownEntry(ctx, tx, who, id, "publish")
 	if err != nil {
 		return e, err
@@ -317,7 +317,7 @@ func (s *MemoryService) publishable(ctx context.Context, tx *sql.Tx, who memory.
 // Retract withdraws the caller's shared memory, named by its own id or by the
 // id of the personal memory it was published from. The row is kept.
 func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, error) {
-	return s.change(ctx, id, func(tx *sql.Tx, who memory.Identity) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
 		e, err := s.ownEntry(ctx, tx, who, id, "retract")
 		if err != nil {
 			return e, err
@@ -341,14 +341,14 @@ func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, e
 	})
 }
 
-func (s *MemoryService) softDelete(ctx context.Context, tx *sql.Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
+func (s *MemoryService) softDelete(ctx context.Context, tx *Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	_, err := tx.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
+	_, err := tx.sql.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
 		forgotten_autonomy = ?5 WHERE id = ?4`, nanos(now), who.AgentID, reason, id, autonomyArg(memory.AuthorOf(who).Autonomy))
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("forget memory: %w", err)
 	}
-	if err := RecordChange(ctx, tx, ChangeMemory, id, now); err != nil {
+	if err := tx.RecordChange(ctx, ChangeMemory, id, now); err != nil {
 		return memory.Entry{}, err
 	}
 	return getEntry(ctx, tx, id)
@@ -366,7 +366,7 @@ func checkActive(e memory.Entry) error {
 // Anything else is reported exactly like an id that does not exist, and is
 // looked up by the same single query, so that neither the answer nor the
 // time it takes tells another agent's personal memories from unknown ids.
-func (s *MemoryService) visibleEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id string) (memory.Entry, error) {
+func (s *MemoryService) visibleEntry(ctx context.Context, tx *Tx, who memory.Identity, id string) (memory.Entry, error) {
 	now := s.db.Now.Now()
 	st, err := s.stmt(ctx, tx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
 		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`)
@@ -387,7 +387,7 @@ func (s *MemoryService) visibleEntry(ctx context.Context, tx *sql.Tx, who memory
 // ownEntry loads one of the caller's memories for a change (verb). A live
 // shared memory of another agent exists for the caller, so refusing it is
 // EFORBIDDEN; another agent's personal memory does not.
-func (s *MemoryService) ownEntry(ctx context.Context, tx *sql.Tx, who memory.Identity, id, verb string) (memory.Entry, error) {
+func (s *MemoryService) ownEntry(ctx context.Context, tx *Tx, who memory.Identity, id, verb string) (memory.Entry, error) {
 	e, err := s.visibleEntry(ctx, tx, who, id)
 	if err != nil {
 		return e, err
@@ -403,9 +403,9 @@ func memoryNotFound(id string) error {
 }
 
 // activeCopy returns the id of the live shared copy of personal memory id, or "".
-func activeCopy(ctx context.Context, tx *sql.Tx, id string) (string, error) {
+func activeCopy(ctx context.Context, tx *Tx, id string) (string, error) {
 	var copyID string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
+	err := tx.sql.QueryRowContext(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -416,7 +416,7 @@ func activeCopy(ctx context.Context, tx *sql.Tx, id string) (string, error) {
 }
 
 // addProvenance fills the shared copy of a personal memory, when there is one.
-func addProvenance(ctx context.Context, tx *sql.Tx, e *memory.Entry) error {
+func addProvenance(ctx context.Context, tx *Tx, e *memory.Entry) error {
 	if e.Shared {
 		return nil
 	}
@@ -456,8 +456,8 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	return e, nil
 }
 
-func getEntry(ctx context.Context, tx *sql.Tx, id string) (memory.Entry, error) {
-	e, err := scanEntry(tx.QueryRowContext(ctx, entryColumns+` FROM memories m WHERE m.id = ?`, id))
+func getEntry(ctx context.Context, tx *Tx, id string) (memory.Entry, error) {
+	e, err := scanEntry(tx.sql.QueryRowContext(ctx, entryColumns+` FROM memories m WHERE m.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, memoryNotFound(id)
 	}
@@ -468,13 +468,13 @@ func getEntry(ctx context.Context, tx *sql.Tx, id string) (memory.Entry, error) 
 }
 
 // newMemoryID returns an unused id like "mem-3f9a1c7b2d4e".
-func newMemoryID(ctx context.Context, tx *sql.Tx) (string, error) {
+func newMemoryID(ctx context.Context, tx *Tx) (string, error) {
 	for {
 		var b [6]byte
 		rand.Read(b[:])
 		id := "mem-" + hex.EncodeToString(b[:])
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
+		if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
 			return "", err
 		}
 		if n == 0 {

@@ -15,8 +15,8 @@ import (
 // with the database clock, and returns it with its id.
 func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error) {
 	n.CreatedAt = db.Now.Now()
-	err := db.Update(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
+	err := db.Update(ctx, func(tx *Tx) error {
+		res, err := tx.sql.ExecContext(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.Agent, autonomyArg(n.Autonomy), n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""),
 			nanos(n.CreatedAt))
 		if err != nil {
@@ -25,7 +25,7 @@ func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error
 		if n.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return RecordChange(ctx, tx, "note", strconv.FormatInt(n.ID, 10), n.CreatedAt)
+		return tx.RecordChange(ctx, "note", strconv.FormatInt(n.ID, 10), n.CreatedAt)
 	})
 	return n, err
 }
@@ -35,13 +35,13 @@ func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error
 func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int) ([]memory.Note, int, error) {
 	var out []memory.Note
 	var total int
-	err := db.View(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
+	err := db.View(ctx, func(tx *Tx) error {
+		err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
 			agent, run).Scan(&total)
 		if err != nil {
 			return fmt.Errorf("count notes: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
+		rows, err := tx.sql.QueryContext(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
 			ORDER BY note_id LIMIT ?`, agent, run, limit)
 		if err != nil {
 			return fmt.Errorf("read notes: %w", err)
@@ -53,8 +53,8 @@ func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int
 }
 
 // GetNote returns one note by id, whoever wrote it.
-func GetNote(ctx context.Context, tx *sql.Tx, id int64) (memory.Note, bool, error) {
-	rows, err := tx.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
+func (tx *Tx) GetNote(ctx context.Context, id int64) (memory.Note, bool, error) {
+	rows, err := tx.sql.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
 	if err != nil {
 		return memory.Note{}, false, fmt.Errorf("read note %d: %w", id, err)
 	}
@@ -68,8 +68,8 @@ func GetNote(ctx context.Context, tx *sql.Tx, id int64) (memory.Note, bool, erro
 // NoteOutcome reports whether the note was already promoted, and what came
 // of it, so that two promotion passes racing over one run never promote a
 // note twice and the second reports what the first decided.
-func NoteOutcome(ctx context.Context, tx *sql.Tx, id int64) (memory.Outcome, bool, error) {
-	n, ok, err := GetNote(ctx, tx, id)
+func (tx *Tx) NoteOutcome(ctx context.Context, id int64) (memory.Outcome, bool, error) {
+	n, ok, err := tx.GetNote(ctx, id)
 	switch {
 	case err != nil:
 		return memory.Outcome{}, false, err
@@ -84,16 +84,16 @@ func NoteOutcome(ctx context.Context, tx *sql.Tx, id int64) (memory.Outcome, boo
 }
 
 // MarkNoteProcessed records that promotion took the note, and what came of it.
-func MarkNoteProcessed(ctx context.Context, tx *sql.Tx, id int64, o memory.Outcome, at time.Time) error {
+func (tx *Tx) MarkNoteProcessed(ctx context.Context, id int64, o memory.Outcome, at time.Time) error {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
+	_, err = tx.sql.ExecContext(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
 	if err != nil {
 		return fmt.Errorf("mark note processed: %w", err)
 	}
-	return RecordChange(ctx, tx, "note", strconv.FormatInt(id, 10), at)
+	return tx.RecordChange(ctx, "note", strconv.FormatInt(id, 10), at)
 }
 
 // autonomyArg stores an autonomy, NULL when there is none (a human author,

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
@@ -27,8 +26,8 @@ func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
 	if err != nil || total != 2 || len(notes) != 1 || notes[0].Text != "one" {
 		t.Fatalf("unprocessed = %+v (%d), %v", notes, total, err)
 	}
-	err = db.Update(ctx, func(tx *sql.Tx) error {
-		return store.MarkNoteProcessed(ctx, tx, notes[0].ID, memory.Outcome{Status: memory.Ignored, Reason: "noise"}, db.Now.Now())
+	err = db.Update(ctx, func(tx *store.Tx) error {
+		return tx.MarkNoteProcessed(ctx, notes[0].ID, memory.Outcome{Status: memory.Ignored, Reason: "noise"}, db.Now.Now())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -37,18 +36,18 @@ func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
 	if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.ToolResultNote {
 		t.Fatalf("after processing = %+v", notes)
 	}
-	err = db.View(ctx, func(tx *sql.Tx) error {
-		n, ok, err := store.GetNote(ctx, tx, 1)
+	err = db.View(ctx, func(tx *store.Tx) error {
+		n, ok, err := tx.GetNote(ctx, 1)
 		if err != nil || !ok || !n.Processed || n.Outcome == nil || n.Outcome.Reason != "noise" {
 			t.Errorf("processed note = %+v, %v, %v", n, ok, err)
 		}
-		if o, done, err := store.NoteOutcome(ctx, tx, 1); err != nil || !done || o.Reason != "noise" {
+		if o, done, err := tx.NoteOutcome(ctx, 1); err != nil || !done || o.Reason != "noise" {
 			t.Errorf("outcome of a processed note = %+v, %v, %v", o, done, err)
 		}
-		if _, done, err := store.NoteOutcome(ctx, tx, 2); err != nil || done {
+		if _, done, err := tx.NoteOutcome(ctx, 2); err != nil || done {
 			t.Errorf("an unprocessed note counts as done: %v, %v", done, err)
 		}
-		if _, ok, err := store.GetNote(ctx, tx, 99); ok || err != nil {
+		if _, ok, err := tx.GetNote(ctx, 99); ok || err != nil {
 			t.Errorf("missing note: %v, %v", ok, err)
 		}
 		return nil
@@ -63,19 +62,19 @@ func TestPendingQueue(t *testing.T) {
 	ctx := context.Background()
 	req := memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve, ReferenceText: "the flaky test"}
 	var ids []int64
-	err := db.Update(ctx, func(tx *sql.Tx) error {
+	err := db.Update(ctx, func(tx *store.Tx) error {
 		for i := range 3 {
 			now := db.Now.Now()
 			p := memory.PendingItem{Request: req, RawInput: "the flaky test is fixed", Agent: "sam", Run: "r", Reason: "ambiguous",
 				Attempts: i, NoteAt: now, CreatedAt: now, UpdatedAt: now}
 			p.Request.ReferenceText += string(rune('a' + i))
-			if err := store.InsertPending(ctx, tx, &p); err != nil {
+			if err := tx.InsertPending(ctx, &p); err != nil {
 				return err
 			}
 			ids = append(ids, p.ID)
 			// The same write in another bucket is retried only when that bucket changes.
 			p.Request.Bucket, p.Request.Operation = memory.Constraints, memory.Invalidate
-			if err := store.InsertPending(ctx, tx, &p); err != nil {
+			if err := tx.InsertPending(ctx, &p); err != nil {
 				return err
 			}
 		}
@@ -84,37 +83,37 @@ func TestPendingQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(ctx, func(tx *sql.Tx) error {
+	err = db.Update(ctx, func(tx *store.Tx) error {
 		r := req
 		r.ReferenceText += "b"
-		if id, err := store.OpenPendingWith(ctx, tx, r.Fingerprint()); err != nil || id != ids[1] {
+		if id, err := tx.OpenPendingWith(ctx, r.Fingerprint()); err != nil || id != ids[1] {
 			t.Errorf("fingerprint lookup = %d, %v", id, err)
 		}
-		p, err := store.GetPending(ctx, tx, ids[0])
+		p, err := tx.GetPending(ctx, ids[0])
 		if err != nil {
 			return err
 		}
 		p.Stale, p.Attempts, p.Reason = true, 5, "still ambiguous"
-		if err := store.UpdatePending(ctx, tx, &p); err != nil {
+		if err := tx.UpdatePending(ctx, &p); err != nil {
 			return err
 		}
-		p, _ = store.GetPending(ctx, tx, ids[2])
+		p, _ = tx.GetPending(ctx, ids[2])
 		p.Status = memory.PendingDropped
 		p.Resolution = &memory.PendingResolution{Action: "drop", By: "alice", Reason: "noise"}
-		if err := store.UpdatePending(ctx, tx, &p); err != nil {
+		if err := tx.UpdatePending(ctx, &p); err != nil {
 			return err
 		}
-		retry, err := store.RetryablePending(ctx, tx, memory.Issues, 10)
+		retry, err := tx.RetryablePending(ctx, memory.Issues, 10)
 		if err != nil || len(retry) != 1 || retry[0].ID != ids[1] {
 			t.Errorf("retryable = %+v, %v", retry, err)
 		}
-		if retry, _ := store.RetryablePending(ctx, tx, memory.Constraints, 10); len(retry) != 3 {
+		if retry, _ := tx.RetryablePending(ctx, memory.Constraints, 10); len(retry) != 3 {
 			t.Errorf("retryable constraints = %+v", retry)
 		}
-		if retry, _ := store.RetryablePending(ctx, tx, memory.Decisions, 10); len(retry) != 0 {
+		if retry, _ := tx.RetryablePending(ctx, memory.Decisions, 10); len(retry) != 0 {
 			t.Errorf("retryable decisions = %+v", retry)
 		}
-		_, err = store.GetPending(ctx, tx, 99)
+		_, err = tx.GetPending(ctx, 99)
 		if memory.ErrorCode(err) != memory.ENOTFOUND {
 			t.Errorf("missing pending: %v", err)
 		}
@@ -155,19 +154,19 @@ func TestAutonomyIsRecorded(t *testing.T) {
 		t.Fatalf("a human's note = %+v", notes)
 	}
 	now := db.Now.Now()
-	err = db.Update(ctx, func(tx *sql.Tx) error {
+	err = db.Update(ctx, func(tx *store.Tx) error {
 		ev := memory.Event{Bucket: memory.Learnings, Operation: memory.Append, Payload: memory.Payload{Text: "pin pandas"},
 			RawInput: "learned: pin pandas", SourceRef: memory.SourceRef{NoteID: n.ID}, Agent: "sam", Autonomy: memory.Full, Run: "r", CreatedAt: now}
-		if err := store.AppendEvent(ctx, tx, &ev, store.Project); err != nil {
+		if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
 			return err
 		}
 		p := memory.PendingItem{Request: memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve},
 			RawInput: "fixed: x", NoteID: n.ID, Agent: "sam", Autonomy: memory.Full, Run: "r", Reason: "waits", NoteAt: now, CreatedAt: now, UpdatedAt: now}
-		if err := store.InsertPending(ctx, tx, &p); err != nil {
+		if err := tx.InsertPending(ctx, &p); err != nil {
 			return err
 		}
 		p.Attempts++
-		return store.UpdatePending(ctx, tx, &p)
+		return tx.UpdatePending(ctx, &p)
 	})
 	if err != nil {
 		t.Fatal(err)

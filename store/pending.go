@@ -11,7 +11,7 @@ import (
 )
 
 // InsertPending adds p to the pending queue and sets its id.
-func InsertPending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error {
+func (tx *Tx) InsertPending(ctx context.Context, p *memory.PendingItem) error {
 	req, err := json.Marshal(p.Request)
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func InsertPending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error
 	if kind == "" {
 		kind = memory.AgentNote
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO pending_memory_events
+	res, err := tx.sql.ExecContext(ctx, `INSERT INTO pending_memory_events
 		(bucket, note_kind, request_json, fingerprint, raw_input, note_id, agent_id, autonomy, run_id, interpreter, reason, candidates_json,
 		 attempts, stale, status, note_at, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
@@ -38,12 +38,12 @@ func InsertPending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error
 		return err
 	}
 	p.Status = memory.PendingOpen
-	return RecordChange(ctx, tx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
+	return tx.RecordChange(ctx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
 }
 
 // UpdatePending stores p's reason, candidates, attempts, stale flag, status
 // and resolution.
-func UpdatePending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error {
+func (tx *Tx) UpdatePending(ctx context.Context, p *memory.PendingItem) error {
 	cands, err := json.Marshal(nonNil(p.Candidates))
 	if err != nil {
 		return err
@@ -56,32 +56,32 @@ func UpdatePending(ctx context.Context, tx *sql.Tx, p *memory.PendingItem) error
 		}
 		res = sql.NullString{String: string(b), Valid: true}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE pending_memory_events SET reason = ?, candidates_json = ?, attempts = ?, stale = ?,
+	_, err = tx.sql.ExecContext(ctx, `UPDATE pending_memory_events SET reason = ?, candidates_json = ?, attempts = ?, stale = ?,
 		status = ?, updated_at = ?, resolution_json = ? WHERE pending_id = ?`,
 		p.Reason, string(cands), p.Attempts, p.Stale, p.Status, nanos(p.UpdatedAt), res, p.ID)
 	if err != nil {
 		return fmt.Errorf("update pending %d: %w", p.ID, err)
 	}
-	return RecordChange(ctx, tx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
+	return tx.RecordChange(ctx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
 }
 
 // OpenPendingWith returns the id of an open pending item with fingerprint
 // (see memory.WriteRequest.Fingerprint), or 0.
-func OpenPendingWith(ctx context.Context, tx *sql.Tx, fingerprint string) (int64, error) {
+func (tx *Tx) OpenPendingWith(ctx context.Context, fingerprint string) (int64, error) {
 	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(pending_id), 0) FROM pending_memory_events
+	err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(min(pending_id), 0) FROM pending_memory_events
 		WHERE fingerprint = ? AND status = 'open'`, fingerprint).Scan(&id)
 	return id, err
 }
 
 // RetryablePending returns up to limit open items of bucket that are not
 // stale, least tried first, then oldest.
-func RetryablePending(ctx context.Context, tx *sql.Tx, bucket memory.Bucket, limit int) ([]memory.PendingItem, error) {
+func (tx *Tx) RetryablePending(ctx context.Context, bucket memory.Bucket, limit int) ([]memory.PendingItem, error) {
 	return queryPending(ctx, tx, `bucket = ? AND status = 'open' AND stale = 0 ORDER BY attempts, pending_id LIMIT ?`, bucket, limit)
 }
 
 // GetPending returns one pending item in any status.
-func GetPending(ctx context.Context, tx *sql.Tx, id int64) (memory.PendingItem, error) {
+func (tx *Tx) GetPending(ctx context.Context, id int64) (memory.PendingItem, error) {
 	ps, err := queryPending(ctx, tx, `pending_id = ?`, id)
 	if err != nil {
 		return memory.PendingItem{}, err
@@ -102,8 +102,8 @@ func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.Pe
 	}
 	var out []memory.PendingItem
 	var total int
-	err := db.View(ctx, func(tx *sql.Tx) (err error) {
-		if err = tx.QueryRowContext(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where).Scan(&total); err != nil {
+	err := db.View(ctx, func(tx *Tx) (err error) {
+		if err = tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where).Scan(&total); err != nil {
 			return fmt.Errorf("count pending: %w", err)
 		}
 		out, err = queryPending(ctx, tx, where+` ORDER BY pending_id LIMIT ?`, limit)
@@ -112,8 +112,8 @@ func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.Pe
 	return out, total, err
 }
 
-func queryPending(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]memory.PendingItem, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, autonomy, run_id, interpreter,
+func queryPending(ctx context.Context, tx *Tx, where string, args ...any) ([]memory.PendingItem, error) {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, autonomy, run_id, interpreter,
 		reason, candidates_json, attempts, stale, status, note_at, created_at, updated_at, resolution_json
 		FROM pending_memory_events WHERE `+where, args...)
 	if err != nil {

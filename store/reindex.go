@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -92,18 +91,18 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 	if len(vecs) != len(batch) {
 		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.ID, len(vecs), len(batch))
 	}
-	return db.Update(ctx, func(tx *sql.Tx) error {
+	return db.Update(ctx, func(tx *Tx) error {
 		now := db.Now.Now()
 		for i, r := range batch {
 			if len(vecs[i]) != emb.Dim {
 				return fmt.Errorf("embedder %s returned a vector of dimension %d for memory %s, want %d", emb.ID, len(vecs[i]), r.id, emb.Dim)
 			}
 			// updated_at stays: the memory did not change, its vector did.
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ?`,
+			if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ?`,
 				encodeVector(vecs[i]), emb.ID, r.pk); err != nil {
 				return fmt.Errorf("store vector: %w", err)
 			}
-			if err := RecordChange(ctx, tx, ChangeMemory, r.id, now); err != nil {
+			if err := tx.RecordChange(ctx, ChangeMemory, r.id, now); err != nil {
 				return err
 			}
 		}

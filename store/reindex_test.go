@@ -3,7 +3,6 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,11 +91,11 @@ func TestIndexSkipsMalformedVectors(t *testing.T) {
 	ctx := context.Background()
 	nan := "x'" + strings.Repeat("0000c07f", 16) + "'" // 16 float32 NaNs, the right length
 	for id, blob := range map[string]string{ids[0]: "x'010203'", ids[1]: "zeroblob(32)", ids[2]: nan} {
-		err := db.Update(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = `+blob+` WHERE id = ?`, id); err != nil {
+		err := db.Update(ctx, func(tx *store.Tx) error {
+			if _, err := tx.SQL().ExecContext(ctx, `UPDATE memories SET embedding = `+blob+` WHERE id = ?`, id); err != nil {
 				return err
 			}
-			return store.RecordChange(ctx, tx, store.ChangeMemory, id, db.Now.Now())
+			return tx.RecordChange(ctx, store.ChangeMemory, id, db.Now.Now())
 		})
 		if err != nil {
 			t.Fatal(err)

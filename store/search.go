@@ -40,7 +40,7 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	}
 	pool := max(cfg.Pool, q.Limit*cfg.PoolMultiplier)
 	var hits []memory.Hit
-	err = s.db.View(ctx, func(tx *sql.Tx) error {
+	err = s.db.View(ctx, func(tx *Tx) error {
 		cands, ran, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 // produced candidates. Every statistic the rankings use (document
 // frequencies, N, mean length) is counted inside the spaces the caller may
 // read, so that what other agents keep privately never moves its scores.
-func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string, qvec []float32, f filter, pool int,
+func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qvec []float32, f filter, pool int,
 	cfg memory.RetrievalConfig) (map[string]*memory.SearchCandidate, memory.Lists, error) {
 	var ran memory.Lists
 	cands := map[string]*memory.SearchCandidate{}
@@ -133,7 +133,7 @@ func (s *MemoryService) candidates(ctx context.Context, tx *sql.Tx, text string,
 
 // timeList adds, when the query names a period, the BM25 ranking of the
 // memories that occurred in it, and reports whether it did.
-func (s *MemoryService) timeList(ctx context.Context, tx *sql.Tx, text string, terms []queryTerm, f filter, st spaceStats, pool int,
+func (s *MemoryService) timeList(ctx context.Context, tx *Tx, text string, terms []queryTerm, f filter, st spaceStats, pool int,
 	cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) (bool, error) {
 	hint, ok := memory.ParseTimeHint(text)
 	if !ok || cfg.TimeWeight == 0 {
@@ -182,7 +182,7 @@ func newest(cands map[string]*memory.SearchCandidate, now int64) time.Time {
 // that can be returned); the range filters are checked on the ranked rows,
 // and when they reject so many that fewer than pool remain the ranking is
 // redone four times deeper, until the matches run out.
-func (s *MemoryService) bm25List(ctx context.Context, tx *sql.Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*memory.SearchCandidate, error) {
+func (s *MemoryService) bm25List(ctx context.Context, tx *Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*memory.SearchCandidate, error) {
 	words := make([]string, len(terms))
 	for i, t := range terms {
 		words[i] = t.text
@@ -227,7 +227,7 @@ var periodListLimit = 4000
 
 // inPeriod counts the active memories of every space that occurred in
 // [lo, hi), up to periodListLimit.
-func (s *MemoryService) inPeriod(ctx context.Context, tx *sql.Tx, lo, hi int64) (int, error) {
+func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int, error) {
 	st, err := s.stmt(ctx, tx, `SELECT count(*) FROM (SELECT 1 FROM memories
 		WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL LIMIT ?)`)
 	if err != nil {
@@ -243,7 +243,7 @@ func (s *MemoryService) inPeriod(ctx context.Context, tx *sql.Tx, lo, hi int64) 
 // bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
 // first pool of them that pass cond, best first. args are cond's, then
 // memory_rank's, the MATCH expression's and window's.
-func (s *MemoryService) bm25Ranking(ctx context.Context, tx *sql.Tx, cond, window string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, cond, window string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
 	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
 		FROM (SELECT rowid, memory_rank(memory_fts, ?, ?, ?) AS score FROM memory_fts
 		      WHERE memory_fts MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
@@ -297,7 +297,7 @@ type spaceStats struct {
 func (st spaceStats) avgdl() float64 { return max(1, float64(st.tokens)/float64(max(st.rows, 1))) }
 
 // spaceStats reads the statistics of the spaces f's scope reads.
-func (s *MemoryService) spaceStats(ctx context.Context, tx *sql.Tx, f filter) (spaceStats, error) {
+func (s *MemoryService) spaceStats(ctx context.Context, tx *Tx, f filter) (spaceStats, error) {
 	cond, args := f.spaceSQL()
 	q, err := s.stmt(ctx, tx, `SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0), coalesce(sum(gen), 0)
 		FROM memory_spaces WHERE `+cond)
@@ -316,7 +316,7 @@ func (s *MemoryService) spaceStats(ctx context.Context, tx *sql.Tx, f filter) (s
 // with one FTS5 query per word, and remembered while those spaces change
 // by less than 1%: IDF hardly moves in that time, and a search's words
 // recur across searches.
-func (s *MemoryService) bm25Terms(ctx context.Context, tx *sql.Tx, words []string, f filter, st spaceStats) ([]queryTerm, error) {
+func (s *MemoryService) bm25Terms(ctx context.Context, tx *Tx, words []string, f filter, st spaceStats) ([]queryTerm, error) {
 	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
 	if err != nil {
 		return nil, err
@@ -517,7 +517,7 @@ const idList = `(SELECT value FROM json_each(?))`
 
 // byIDs runs query (a cached statement) with ids bound, as one JSON array,
 // to its one idList.
-func (s *MemoryService) byIDs(ctx context.Context, tx *sql.Tx, query string, ids []string) (*sql.Rows, error) {
+func (s *MemoryService) byIDs(ctx context.Context, tx *Tx, query string, ids []string) (*sql.Rows, error) {
 	list, _ := json.Marshal(ids)
 	st, err := s.stmt(ctx, tx, query)
 	if err != nil {
@@ -527,7 +527,7 @@ func (s *MemoryService) byIDs(ctx context.Context, tx *sql.Tx, query string, ids
 }
 
 // loadEntries reads the still-active entries of the ranked candidates.
-func (s *MemoryService) loadEntries(ctx context.Context, tx *sql.Tx, ranked []memory.SearchCandidate) (map[string]memory.Entry, error) {
+func (s *MemoryService) loadEntries(ctx context.Context, tx *Tx, ranked []memory.SearchCandidate) (map[string]memory.Entry, error) {
 	out := make(map[string]memory.Entry, len(ranked))
 	if len(ranked) == 0 {
 		return out, nil

@@ -66,12 +66,12 @@ func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
 	return out, rows.Err()
 }
 
-func querySharedRows(ctx context.Context, tx *sql.Tx, b memory.Bucket, where, order string, args ...any) ([]memory.SharedRow, error) {
+func querySharedRows(ctx context.Context, tx *Tx, b memory.Bucket, where, order string, args ...any) ([]memory.SharedRow, error) {
 	q := `SELECT * FROM (` + sharedSelect[b] + `)`
 	if where != "" {
 		q += ` WHERE ` + where
 	}
-	rows, err := tx.QueryContext(ctx, q+` ORDER BY `+order, args...)
+	rows, err := tx.sql.QueryContext(ctx, q+` ORDER BY `+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", sharedTable(b), err)
 	}
@@ -79,7 +79,7 @@ func querySharedRows(ctx context.Context, tx *sql.Tx, b memory.Bucket, where, or
 }
 
 // GetShared returns the row of bucket b with id, in any status.
-func GetShared(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (memory.SharedRow, bool, error) {
+func (tx *Tx) GetShared(ctx context.Context, b memory.Bucket, id string) (memory.SharedRow, bool, error) {
 	rows, err := querySharedRows(ctx, tx, b, `id = ?`, `id`, id)
 	if err != nil || len(rows) == 0 {
 		return memory.SharedRow{}, false, err
@@ -90,7 +90,7 @@ func GetShared(ctx context.Context, tx *sql.Tx, b memory.Bucket, id string) (mem
 // FindByTextKey returns a row of bucket b whose text has key (see
 // memory.TextKey), preferring live rows; for results it must also belong to
 // taskID. It is how near-identical writes are recognised.
-func FindByTextKey(ctx context.Context, tx *sql.Tx, b memory.Bucket, key, taskID string) (memory.SharedRow, bool, error) {
+func (tx *Tx) FindByTextKey(ctx context.Context, b memory.Bucket, key, taskID string) (memory.SharedRow, bool, error) {
 	where, args := `id IN (SELECT id FROM `+sharedTable(b)+` WHERE text_key = ?`, []any{key}
 	switch b {
 	case memory.Results:
@@ -110,7 +110,7 @@ func FindByTextKey(ctx context.Context, tx *sql.Tx, b memory.Bucket, key, taskID
 // constraints and active decisions (or only the buckets named), plus the
 // tracked rows closed after since (none when since is zero), which a note
 // written at since may still mean.
-func LoadContext(ctx context.Context, tx *sql.Tx, since time.Time, buckets ...memory.Bucket) (memory.SharedContext, error) {
+func (tx *Tx) LoadContext(ctx context.Context, since time.Time, buckets ...memory.Bucket) (memory.SharedContext, error) {
 	var c memory.SharedContext
 	if len(buckets) == 0 {
 		buckets = []memory.Bucket{memory.Issues, memory.Constraints, memory.Decisions}
@@ -136,7 +136,7 @@ func (db *DB) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.S
 		buckets = []memory.Bucket{q.Bucket}
 	}
 	out := []memory.SharedRow{}
-	err := db.View(ctx, func(tx *sql.Tx) error {
+	err := db.View(ctx, func(tx *Tx) error {
 		for _, b := range buckets {
 			where, args := "", []any{}
 			if q.Status != "" {
@@ -157,8 +157,8 @@ func (db *DB) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.S
 // constraints and decisions, task states, and the size of the pending queue.
 func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 	var s memory.SharedSummary
-	err := db.View(ctx, func(tx *sql.Tx) error {
-		plan, ok, err := GetShared(ctx, tx, memory.Plan, memory.PlanID)
+	err := db.View(ctx, func(tx *Tx) error {
+		plan, ok, err := tx.GetShared(ctx, memory.Plan, memory.PlanID)
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 				return err
 			}
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE stale = 0), count(*) FILTER (WHERE stale = 1)
+		return tx.sql.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE stale = 0), count(*) FILTER (WHERE stale = 1)
 			FROM pending_memory_events WHERE status = 'open'`).Scan(&s.PendingOpen, &s.PendingStale)
 	})
 	return s, err
@@ -185,12 +185,12 @@ func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 
 // countOmitted records in s how many live rows of b the summary left out
 // beyond the shown ones.
-func countOmitted(ctx context.Context, tx *sql.Tx, b memory.Bucket, shown int, s *memory.SharedSummary) error {
+func countOmitted(ctx context.Context, tx *Tx, b memory.Bucket, shown int, s *memory.SharedSummary) error {
 	if shown < memory.SummaryRows {
 		return nil
 	}
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+sharedSelect[b]+`) WHERE status = ?`, b.LiveStatus()).Scan(&n)
+	err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM (`+sharedSelect[b]+`) WHERE status = ?`, b.LiveStatus()).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("count %s: %w", sharedTable(b), err)
 	}
@@ -208,7 +208,7 @@ func countOmitted(ctx context.Context, tx *sql.Tx, b memory.Bucket, shown int, s
 // that rebuilding from the ledger changed nothing.
 func (db *DB) DumpShared(ctx context.Context) (string, error) {
 	var b strings.Builder
-	err := db.View(ctx, func(tx *sql.Tx) error {
+	err := db.View(ctx, func(tx *Tx) error {
 		for _, bucket := range memory.Buckets {
 			if err := dumpTable(ctx, tx, sharedTable(bucket), &b); err != nil {
 				return err
@@ -219,8 +219,8 @@ func (db *DB) DumpShared(ctx context.Context) (string, error) {
 	return b.String(), err
 }
 
-func dumpTable(ctx context.Context, tx *sql.Tx, table string, b *strings.Builder) error {
-	rows, err := tx.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY id`)
+func dumpTable(ctx context.Context, tx *Tx, table string, b *strings.Builder) error {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("dump %s: %w", table, err)
 	}
@@ -256,7 +256,7 @@ func dumpTable(ctx context.Context, tx *sql.Tx, table string, b *strings.Builder
 // ledger in order therefore rebuilds the same state. It fails (and the caller
 // rolls its savepoint back) when the event does not fit the current state,
 // such as a resolve of an issue that is not open.
-func Project(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	var err error
 	switch ev.Bucket {
 	case memory.Plan:
@@ -266,10 +266,10 @@ func Project(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_task_state (id, text, state, version, created_at, updated_at, event_id)
 			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = version + 1, updated_at = ?4, event_id = ?5`)
 	case memory.Results:
-		_, err = tx.ExecContext(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
+		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
 			RowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
 	case memory.Learnings:
-		_, err = tx.ExecContext(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
+		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
 			RowID(ev), ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
 	case memory.Issues, memory.Constraints, memory.Decisions:
 		err = projectTracked(ctx, tx, ev)
@@ -279,7 +279,7 @@ func Project(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 	if err != nil {
 		return fmt.Errorf("project %s/%s %s: %w", ev.Bucket, ev.Operation, ev.TargetID, err)
 	}
-	return RecordChange(ctx, tx, "shared", string(ev.Bucket)+"/"+RowID(ev), ev.CreatedAt)
+	return tx.RecordChange(ctx, "shared", string(ev.Bucket)+"/"+RowID(ev), ev.CreatedAt)
 }
 
 // RowID is the id of the row an event writes: its target, or for the
@@ -296,19 +296,19 @@ func RowID(ev *memory.Event) string {
 
 // projectVersioned upserts a row that is replaced as a whole and versioned
 // (the plan, a task's state) with the statement q.
-func projectVersioned(ctx context.Context, tx *sql.Tx, ev *memory.Event, q string) error {
+func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, q string) error {
 	if ev.Operation != memory.Upsert || ev.TargetID == "" {
 		return fmt.Errorf("%s takes upsert with a target", ev.Bucket)
 	}
-	_, err := tx.ExecContext(ctx, q, ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
+	_, err := tx.sql.ExecContext(ctx, q, ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
 	return err
 }
 
 // projectTracked applies upsert, append and the lifecycle operations to an
 // issue, constraint or decision, growing its reference memory with the
 // phrase and aliases the write was made with.
-func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
-	row, exists, err := GetShared(ctx, tx, ev.Bucket, ev.TargetID)
+func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
+	row, exists, err := tx.GetShared(ctx, ev.Bucket, ev.TargetID)
 	if err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 		if !exists {
 			return fmt.Errorf("no %s %q to %s", ev.Bucket.Noun(), ev.TargetID, ev.Operation)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
+		_, err = tx.sql.ExecContext(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
 			reference_memory_json = ?, event_id = ? WHERE id = ?`,
 			ev.Bucket.ClosedStatus(), nullString(ev.Payload.Reason, ev.Payload.Reason != ""), at, at, string(refJSON), ev.EventID, ev.TargetID)
 	case exists && ev.Operation == memory.Append:
@@ -344,11 +344,11 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 		if row.Live() {
 			noted = row.NotedAt
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
+		_, err = tx.sql.ExecContext(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
 			updated_at = ?, reference_memory_json = ?, noted_at = ?, event_id = ? WHERE id = ?`,
 			ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), at, string(refJSON), nanos(noted), ev.EventID, ev.TargetID)
 	default:
-		_, err = tx.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
+		_, err = tx.sql.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
 			noted_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,
 			nanos(noted), ev.EventID)
@@ -356,7 +356,7 @@ func projectTracked(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
 	if err != nil || ev.Bucket != memory.Issues || ev.Operation != memory.Upsert {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE shared_issues SET kind = ? WHERE id = ?`, reportedKind(ev, row, exists), ev.TargetID)
+	_, err = tx.sql.ExecContext(ctx, `UPDATE shared_issues SET kind = ? WHERE id = ?`, reportedKind(ev, row, exists), ev.TargetID)
 	return err
 }
 

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,8 +18,8 @@ func commit(t *testing.T, db *store.DB, project store.ProjectFunc, b memory.Buck
 	t.Helper()
 	ev := memory.Event{Bucket: b, Operation: op, TargetID: target, Payload: p, RawInput: "raw " + target,
 		SourceRef: ref, Agent: "sam", Run: "run1", CreatedAt: db.Now.Now()}
-	err := db.Update(context.Background(), func(tx *sql.Tx) error {
-		return store.AppendEvent(context.Background(), tx, &ev, project)
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
+		return tx.AppendEvent(context.Background(), &ev, project)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -32,8 +31,8 @@ func row(t *testing.T, db *store.DB, b memory.Bucket, id string) (memory.SharedR
 	t.Helper()
 	var r memory.SharedRow
 	var ok bool
-	err := db.View(context.Background(), func(tx *sql.Tx) (err error) {
-		r, ok, err = store.GetShared(context.Background(), tx, b, id)
+	err := db.View(context.Background(), func(tx *store.Tx) (err error) {
+		r, ok, err = tx.GetShared(context.Background(), b, id)
 		return err
 	})
 	if err != nil {
@@ -113,7 +112,7 @@ func TestProjectBucketRules(t *testing.T) {
 	}
 
 	var c memory.SharedContext
-	db.View(ctx, func(tx *sql.Tx) (err error) { c, err = store.LoadContext(ctx, tx, time.Time{}); return })
+	db.View(ctx, func(tx *store.Tx) (err error) { c, err = tx.LoadContext(ctx, time.Time{}); return })
 	if len(c.Rows) != 1 || c.Rows[0].ID != "pandas_blocker" {
 		t.Fatalf("context = %+v", c.Rows)
 	}
@@ -125,7 +124,7 @@ func TestProjectBucketRules(t *testing.T) {
 func TestFailedProjectionKeepsTheEvent(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()
-	failing := func(ctx context.Context, tx *sql.Tx, ev *memory.Event) error {
+	failing := func(ctx context.Context, tx *store.Tx, ev *memory.Event) error {
 		if err := store.Project(ctx, tx, ev); err != nil {
 			return err
 		}
@@ -133,12 +132,12 @@ func TestFailedProjectionKeepsTheEvent(t *testing.T) {
 	}
 	ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: "flaky_test", Payload: memory.Payload{Text: "flaky test"},
 		RawInput: "issue: flaky test", Agent: "sam", Run: "r", CreatedAt: db.Now.Now()}
-	err := db.Update(ctx, func(tx *sql.Tx) error {
-		if err := store.AppendEvent(ctx, tx, &ev, failing); err != nil {
+	err := db.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.AppendEvent(ctx, &ev, failing); err != nil {
 			return err
 		}
 		// Work after the failed projection in the same transaction still commits.
-		return store.RecordChange(ctx, tx, "test", "after", ev.CreatedAt)
+		return tx.RecordChange(ctx, "test", "after", ev.CreatedAt)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +248,7 @@ func TestIssueKind(t *testing.T) {
 	}
 	commit(t, db, store.Project, memory.Constraints, memory.Upsert, "no_net", memory.Payload{Text: "no network"}, blocker)
 	var c memory.SharedContext
-	db.View(ctx, func(tx *sql.Tx) (err error) { c, err = store.LoadContext(ctx, tx, time.Time{}); return })
+	db.View(ctx, func(tx *store.Tx) (err error) { c, err = tx.LoadContext(ctx, time.Time{}); return })
 	var got []string
 	for _, r := range c.Rows {
 		got = append(got, r.ID+"="+r.Kind)
@@ -271,7 +270,7 @@ func TestLedgerIsImmutable(t *testing.T) {
 	ctx := context.Background()
 	commit(t, db, store.Project, memory.Learnings, memory.Append, "", memory.Payload{Text: "l"}, memory.SourceRef{})
 	for _, q := range []string{`UPDATE events_memory SET bucket = 'plan'`, `UPDATE events_memory SET raw_input = 'x'`, `DELETE FROM events_memory`} {
-		err := db.Update(ctx, func(tx *sql.Tx) error { _, err := tx.ExecContext(ctx, q); return err })
+		err := db.Update(ctx, func(tx *store.Tx) error { _, err := tx.SQL().ExecContext(ctx, q); return err })
 		if err == nil || !strings.Contains(err.Error(), "events_memory") {
 			t.Errorf("%s: %v", q, err)
 		}
@@ -290,7 +289,7 @@ func TestLoadContextSince(t *testing.T) {
 	commit(t, db, store.Project, memory.Decisions, memory.Append, "d", memory.Payload{Text: "d"}, none)
 
 	var c memory.SharedContext
-	db.View(ctx, func(tx *sql.Tx) (err error) { c, err = store.LoadContext(ctx, tx, noteAt); return })
+	db.View(ctx, func(tx *store.Tx) (err error) { c, err = tx.LoadContext(ctx, noteAt); return })
 	var ids []string
 	for _, r := range c.Rows {
 		ids = append(ids, string(r.Bucket)+"/"+r.ID+"="+r.Status)
@@ -341,11 +340,11 @@ func TestSharedStateAndSummary(t *testing.T) {
 func TestSummarySaysWhatItLeavesOut(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()
-	err := db.Update(ctx, func(tx *sql.Tx) error {
+	err := db.Update(ctx, func(tx *store.Tx) error {
 		for i := range memory.SummaryRows + 3 {
 			ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: fmt.Sprintf("i%03d", i),
 				Payload: memory.Payload{Text: "x"}, Agent: "a", Run: "r", CreatedAt: db.Now.Now()}
-			if err := store.AppendEvent(ctx, tx, &ev, store.Project); err != nil {
+			if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
 				return err
 			}
 		}
@@ -368,14 +367,14 @@ func TestSummarySaysWhatItLeavesOut(t *testing.T) {
 func TestLedgerChecks(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()
-	failing := func(context.Context, *sql.Tx, *memory.Event) error { return errors.New("projector down") }
+	failing := func(context.Context, *store.Tx, *memory.Event) error { return errors.New("projector down") }
 	commit(t, db, store.Project, memory.Issues, memory.Upsert, "a", memory.Payload{Text: "a"}, memory.SourceRef{})
 	bad := commit(t, db, failing, memory.Issues, memory.Upsert, "b", memory.Payload{Text: "b"}, memory.SourceRef{})
 	check := func(id string, taken, stuck bool) {
 		t.Helper()
-		db.View(ctx, func(tx *sql.Tx) error {
-			got, err := store.IDTaken(ctx, tx, memory.Issues, id)
-			ev, gotStuck, err2 := store.UnappliedEvent(ctx, tx, memory.Issues, id)
+		db.View(ctx, func(tx *store.Tx) error {
+			got, err := tx.IDTaken(ctx, memory.Issues, id)
+			ev, gotStuck, err2 := tx.UnappliedEvent(ctx, memory.Issues, id)
 			if err != nil || err2 != nil || got != taken || gotStuck != stuck || stuck && (ev.EventID != bad.EventID || ev.ProjectionError != "projector down") {
 				t.Errorf("%s: taken %v stuck %v (%+v), %v %v", id, got, gotStuck, ev, err, err2)
 			}
@@ -386,7 +385,7 @@ func TestLedgerChecks(t *testing.T) {
 	check("b", true, true) // no row, but the ledger holds an event for it
 	check("c", false, false)
 	if taken := func() (b bool) {
-		db.View(ctx, func(tx *sql.Tx) (err error) { b, err = store.IDTaken(ctx, tx, memory.Decisions, "a"); return })
+		db.View(ctx, func(tx *store.Tx) (err error) { b, err = tx.IDTaken(ctx, memory.Decisions, "a"); return })
 		return
 	}(); taken {
 		t.Error("an issue's id is taken in decisions")

@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"slices"
@@ -150,7 +149,7 @@ var SoftDepth = 50
 // soft term matching against the query's words: Σ over query words of IDF ×
 // the best match among the memory's words. Those with any match get their
 // SoftRank; it reports whether any did.
-func (s *MemoryService) softRank(ctx context.Context, tx *sql.Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) (bool, error) {
+func (s *MemoryService) softRank(ctx context.Context, tx *Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) (bool, error) {
 	var ids []string
 	for id, c := range cands {
 		if near(c.BM25Rank) || near(c.VectorRank) || near(c.TimeRank) {
@@ -226,7 +225,7 @@ func softScore(terms []queryTerm, words []string, vecs map[string][]float32, row
 }
 
 // contents reads the content of memories ids.
-func (s *MemoryService) contents(ctx context.Context, tx *sql.Tx, ids []string) (map[string]string, error) {
+func (s *MemoryService) contents(ctx context.Context, tx *Tx, ids []string) (map[string]string, error) {
 	rows, err := s.byIDs(ctx, tx, `SELECT id, content FROM memories WHERE id IN `+idList, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)

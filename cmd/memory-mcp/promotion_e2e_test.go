@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -413,8 +412,8 @@ func TestReplayListsFlippedEvents(t *testing.T) {
 	}
 	ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: "db_timeout", Payload: memory.Payload{Text: "db calls time out"},
 		RawInput: "issue: db_timeout: db calls time out", Agent: "sam", Run: "r", CreatedAt: db.Now.Now()}
-	err = db.Update(ctx, func(tx *sql.Tx) error {
-		return store.AppendEvent(ctx, tx, &ev, func(context.Context, *sql.Tx, *memory.Event) error { return errors.New("disk on fire") })
+	err = db.Update(ctx, func(tx *store.Tx) error {
+		return tx.AppendEvent(ctx, &ev, func(context.Context, *store.Tx, *memory.Event) error { return errors.New("disk on fire") })
 	})
 	db.Close()
 	if err != nil || ev.Applied {
