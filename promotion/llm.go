@@ -12,7 +12,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/llm"
-	"github.com/memory-mcp/memory-mcp/prompts"
+	"github.com/memory-mcp/memory-mcp/llm/prompt"
 )
 
 // ChatFunc is the LLM seam: one structured chat call whose JSON reply is
@@ -62,7 +62,7 @@ func (li *LLMInterpreter) ask(ctx context.Context, n memory.Note, c memory.Share
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	system, user, err := prompts.Interpreter(prompts.InterpreterData{Note: n, Context: c.Rows})
+	system, user, err := prompt.Interpreter(prompt.InterpreterData{Note: n, Context: c.Rows})
 	if err != nil {
 		return memory.WriteRequest{}, err
 	}

@@ -1,6 +1,6 @@
-// Package prompts is the MCP prompt surface (ready-made messages a client can
-// place in a conversation) and, as embedded templates, the prompts memory-mcp
-// itself sends to an LLM.
+// Package prompts is the MCP prompt surface: ready-made messages a client can
+// place in a conversation. (The prompts memory-mcp itself sends to a model
+// are templates in llm/prompt.)
 package prompts
 
 import (
