@@ -23,7 +23,7 @@ type locomoSpaces struct {
 	turn map[string]string // memory id -> turn id
 	// defaults is the service's retrieval configuration as the product
 	// starts it: DefaultRetrieval with the embedder's vector floor.
-	defaults memory.RetrievalConfig
+	defaults store.RetrievalConfig
 }
 
 func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
@@ -64,7 +64,7 @@ func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 }
 
 // evaluate scores one retrieval configuration over every question.
-func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg memory.RetrievalConfig) locomo.Report {
+func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg store.RetrievalConfig) locomo.Report {
 	tb.Helper()
 	l.svc.Retrieval = cfg
 	r, err := locomo.Evaluate(context.Background(), l.ds, method, func(_ context.Context, c *locomo.Conversation) (locomo.Search, error) {
@@ -122,23 +122,23 @@ func BenchmarkLoCoMo(b *testing.B) {
 // ablations prints the fused default beside variants with one choice undone,
 // so that each default's share of the recall is on record.
 func (l *locomoSpaces) ablations(b *testing.B, fused locomo.Report) {
-	variant := func(name string, edit func(*memory.RetrievalConfig)) locomo.Report {
+	variant := func(name string, edit func(*store.RetrievalConfig)) locomo.Report {
 		c := l.defaults
 		edit(&c)
 		return l.evaluate(b, name, c)
 	}
 	fused.Method = "fused default"
 	reports := []locomo.Report{fused,
-		variant("- soft matching", func(c *memory.RetrievalConfig) { c.SoftWeight = 0 }),
-		variant("- time list", func(c *memory.RetrievalConfig) { c.TimeWeight = 0 }),
-		variant("- vectors", func(c *memory.RetrievalConfig) { c.VectorWeight = 0 }),
-		variant("vectors find alone (floor 0)", func(c *memory.RetrievalConfig) { c.VectorFloor = 0 }),
-		variant("rrf k 60, vectors at 1", func(c *memory.RetrievalConfig) { c.RRFK, c.VectorWeight = 60, 1 }),
-		variant("mmr diversity on", func(c *memory.RetrievalConfig) { c.Diversity = true }),
-		variant("linear fusion", func(c *memory.RetrievalConfig) { c.Fusion = memory.Linear }),
+		variant("- soft matching", func(c *store.RetrievalConfig) { c.SoftWeight = 0 }),
+		variant("- time list", func(c *store.RetrievalConfig) { c.TimeWeight = 0 }),
+		variant("- vectors", func(c *store.RetrievalConfig) { c.VectorWeight = 0 }),
+		variant("vectors find alone (floor 0)", func(c *store.RetrievalConfig) { c.VectorFloor = 0 }),
+		variant("rrf k 60, vectors at 1", func(c *store.RetrievalConfig) { c.RRFK, c.VectorWeight = 60, 1 }),
+		variant("mmr diversity on", func(c *store.RetrievalConfig) { c.Diversity = true }),
+		variant("linear fusion", func(c *store.RetrievalConfig) { c.Fusion = store.FusionLinear }),
 	}
 	undo := store.SetBM25(1.2, 0.75)
-	reports = append(reports, variant("bm25 k1 1.2, b 0.75", func(*memory.RetrievalConfig) {}))
+	reports = append(reports, variant("bm25 k1 1.2, b 0.75", func(*store.RetrievalConfig) {}))
 	undo()
 	fmt.Println("LoCoMo ablations (categories 1-4; each row undoes one default)")
 	if err := locomo.PrintSummary(os.Stdout, reports...); err != nil {

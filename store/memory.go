@@ -32,7 +32,7 @@ type MemoryService struct {
 	// Index is the vector index searched alongside BM25; nil means BM25 only.
 	Index *Index
 	// Retrieval tunes ranking.
-	Retrieval memory.RetrievalConfig
+	Retrieval RetrievalConfig
 	// MaxContentBytes bounds a memory's content.
 	MaxContentBytes int
 	// Words, if set, compares single words for soft term matching.
@@ -65,7 +65,7 @@ func (s *MemoryService) stmt(ctx context.Context, tx *Tx, query string) (*sql.St
 // With a non-nil embedder it keeps vectors and an index over them; call
 // Index.Load before serving searches.
 func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
-	s := &MemoryService{db: db, Embedder: emb, Retrieval: memory.DefaultRetrieval(),
+	s := &MemoryService{db: db, Embedder: emb, Retrieval: DefaultRetrieval(),
 		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default()}
 	if emb != nil {
 		s.Index = NewIndex(db, *emb)

@@ -275,11 +275,11 @@ func withScope(q memory.Query, sc memory.Scope) memory.Query { q.Scope = sc; ret
 
 // configs are the retrieval paths every filter must hold on: BM25 alone,
 // vectors alone, and both fused.
-func configs() map[string]memory.RetrievalConfig {
-	bm, vec, both := memory.DefaultRetrieval(), memory.DefaultRetrieval(), memory.DefaultRetrieval()
+func configs() map[string]store.RetrievalConfig {
+	bm, vec, both := store.DefaultRetrieval(), store.DefaultRetrieval(), store.DefaultRetrieval()
 	bm.VectorWeight = 0
 	vec.BM25Weight = 0
-	return map[string]memory.RetrievalConfig{"bm25": bm, "vector": vec, "fused": both}
+	return map[string]store.RetrievalConfig{"bm25": bm, "vector": vec, "fused": both}
 }
 
 func TestSearchFilters(t *testing.T) {
@@ -448,7 +448,7 @@ func TestIndexSkipsVectorsFromAnotherEmbedder(t *testing.T) {
 	if ids := search(t, s2, ann, memory.Query{Text: "cafeteria"}); len(ids) != 0 {
 		t.Fatalf("vector search used a foreign vector: %v", ids)
 	}
-	s2.Retrieval = memory.DefaultRetrieval()
+	s2.Retrieval = store.DefaultRetrieval()
 	if ids := search(t, s2, ann, memory.Query{Text: "cafeteria"}); !slices.Equal(ids, []string{e.ID}) {
 		t.Fatalf("fused search lost the memory: %v", ids)
 	}

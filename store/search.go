@@ -58,7 +58,7 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 
 // queryVector embeds the query after bringing the index up to date, or
 // returns nil when vectors are off or the query has no direction.
-func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory.RetrievalConfig) ([]float32, error) {
+func (s *MemoryService) queryVector(ctx context.Context, text string, cfg RetrievalConfig) ([]float32, error) {
 	if s.Index == nil || cfg.VectorWeight == 0 {
 		return nil, nil
 	}
@@ -89,9 +89,9 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg memory
 // frequencies, N, mean length) is counted inside the spaces the caller may
 // read, so that what other agents keep privately never moves its scores.
 func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qvec []float32, f filter, pool int,
-	cfg memory.RetrievalConfig) (map[string]*memory.SearchCandidate, memory.Lists, error) {
-	var ran memory.Lists
-	cands := map[string]*memory.SearchCandidate{}
+	cfg RetrievalConfig) (map[string]*scored, ranLists, error) {
+	var ran ranLists
+	cands := map[string]*scored{}
 	st, err := s.spaceStats(ctx, tx, f)
 	if err != nil {
 		return nil, ran, err
@@ -118,7 +118,7 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 	if qvec != nil {
 		ran.Vector = s.vectorCandidates(qvec, f, pool, cfg, cands)
 	}
-	if cfg.Fusion != memory.RRF {
+	if cfg.Fusion != FusionRRF {
 		return cands, ran, nil
 	}
 	if ran.Time, err = s.timeList(ctx, tx, text, terms, f, st, pool, cfg, cands); err != nil {
@@ -134,8 +134,8 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 // timeList adds, when the query names a period, the BM25 ranking of the
 // memories that occurred in it, and reports whether it did.
 func (s *MemoryService) timeList(ctx context.Context, tx *Tx, text string, terms []queryTerm, f filter, st spaceStats, pool int,
-	cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) (bool, error) {
-	hint, ok := memory.ParseTimeHint(text)
+	cfg RetrievalConfig, cands map[string]*scored) (bool, error) {
+	hint, ok := parseTimeHint(text)
 	if !ok || cfg.TimeWeight == 0 {
 		return false, nil
 	}
@@ -154,7 +154,7 @@ func (s *MemoryService) timeList(ctx context.Context, tx *Tx, text string, terms
 }
 
 // candidate returns the entry for c's memory in cands, adding c if new.
-func candidate(cands map[string]*memory.SearchCandidate, c *memory.SearchCandidate) *memory.SearchCandidate {
+func candidate(cands map[string]*scored, c *scored) *scored {
 	if got, ok := cands[c.ID]; ok {
 		return got
 	}
@@ -164,7 +164,7 @@ func candidate(cands map[string]*memory.SearchCandidate, c *memory.SearchCandida
 
 // newest is the latest occurred_at among the candidates (the reference that
 // resolves a period without a year), or now when there are none.
-func newest(cands map[string]*memory.SearchCandidate, now int64) time.Time {
+func newest(cands map[string]*scored, now int64) time.Time {
 	var t time.Time
 	for _, c := range cands {
 		if c.OccurredAt.After(t) {
@@ -182,7 +182,7 @@ func newest(cands map[string]*memory.SearchCandidate, now int64) time.Time {
 // that can be returned); the range filters are checked on the ranked rows,
 // and when they reject so many that fewer than pool remain the ranking is
 // redone four times deeper, until the matches run out.
-func (s *MemoryService) bm25List(ctx context.Context, tx *Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*memory.SearchCandidate, error) {
+func (s *MemoryService) bm25List(ctx context.Context, tx *Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*scored, error) {
 	words := make([]string, len(terms))
 	for i, t := range terms {
 		words[i] = t.text
@@ -243,7 +243,7 @@ func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int
 // bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
 // first pool of them that pass cond, best first. args are cond's, then
 // memory_rank's, the MATCH expression's and window's.
-func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, cond, window string, args []any, depth, pool int) (int, []*memory.SearchCandidate, error) {
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, cond, window string, args []any, depth, pool int) (int, []*scored, error) {
 	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
 		FROM (SELECT rowid, memory_rank(memory_fts, ?, ?, ?) AS score FROM memory_fts
 		      WHERE memory_fts MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
@@ -257,9 +257,9 @@ func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, cond, window st
 	}
 	defer rows.Close()
 	ranked := 0
-	var out []*memory.SearchCandidate
+	var out []*scored
 	for rows.Next() {
-		c := &memory.SearchCandidate{}
+		c := &scored{}
 		var shared, pass bool
 		var occurred int64
 		if err := rows.Scan(&c.ID, &shared, &occurred, &c.BM25, &pass); err != nil {
@@ -448,7 +448,7 @@ func rankArgs(terms []queryTerm) string {
 // vectorCandidates ranks the pool nearest memories that pass f, adding to
 // cands those at or above the vector floor; it reports whether the list
 // produced any candidate.
-func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg memory.RetrievalConfig, cands map[string]*memory.SearchCandidate) bool {
+func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg RetrievalConfig, cands map[string]*scored) bool {
 	hits := s.Index.query(vectorQuery{vec: vec, spaces: s.Index.spaceNames(f.agent, f.scope), keep: f.keep, n: pool})
 	if len(hits) == 0 {
 		return false
@@ -461,7 +461,7 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 			if !(h.cosine >= floor) { // NaN included
 				continue
 			}
-			c = &memory.SearchCandidate{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
+			c = &scored{ID: h.id, Personal: h.personal, OccurredAt: fromNanos(h.occurred)}
 			cands[h.id] = c
 		}
 		rank++
@@ -472,12 +472,12 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 
 // rank fuses the candidates and keeps those at or above min_relevance: the
 // limit, or the over-fetched pool MMR chooses from.
-func rank(cands map[string]*memory.SearchCandidate, cfg memory.RetrievalConfig, now time.Time, limit int, ran memory.Lists) []memory.SearchCandidate {
-	list := make([]memory.SearchCandidate, 0, len(cands))
+func rank(cands map[string]*scored, cfg RetrievalConfig, now time.Time, limit int, ran ranLists) []scored {
+	list := make([]scored, 0, len(cands))
 	for _, c := range cands {
 		list = append(list, *c)
 	}
-	memory.Fuse(list, cfg, now, ran)
+	fuse(list, cfg, now, ran)
 	keep := limit
 	if cfg.Diversity {
 		keep = limit * cfg.PoolMultiplier
@@ -494,7 +494,7 @@ func rank(cands map[string]*memory.SearchCandidate, cfg memory.RetrievalConfig, 
 // finish applies MMR when configured and pairs each ranked candidate with its
 // entry; candidates whose entry vanished (forgotten since the index synced)
 // are dropped.
-func finish(ranked []memory.SearchCandidate, entries map[string]memory.Entry, cfg memory.RetrievalConfig, limit int) []memory.Hit {
+func finish(ranked []scored, entries map[string]memory.Entry, cfg RetrievalConfig, limit int) []memory.Hit {
 	live := ranked[:0]
 	for _, c := range ranked {
 		if e, ok := entries[c.ID]; ok {
@@ -503,7 +503,7 @@ func finish(ranked []memory.SearchCandidate, entries map[string]memory.Entry, cf
 		}
 	}
 	if cfg.Diversity {
-		live = memory.MMR(live, cfg.DiversityLambda, limit)
+		live = mmr(live, cfg.DiversityLambda, limit)
 	}
 	hits := make([]memory.Hit, 0, min(limit, len(live)))
 	for _, c := range live[:min(limit, len(live))] {
@@ -527,7 +527,7 @@ func (s *MemoryService) byIDs(ctx context.Context, tx *Tx, query string, ids []s
 }
 
 // loadEntries reads the still-active entries of the ranked candidates.
-func (s *MemoryService) loadEntries(ctx context.Context, tx *Tx, ranked []memory.SearchCandidate) (map[string]memory.Entry, error) {
+func (s *MemoryService) loadEntries(ctx context.Context, tx *Tx, ranked []scored) (map[string]memory.Entry, error) {
 	out := make(map[string]memory.Entry, len(ranked))
 	if len(ranked) == 0 {
 		return out, nil

@@ -75,10 +75,10 @@ func BenchmarkMemoryScale(b *testing.B) {
 			fmt.Printf("memories=%d remember=%.0f/s", n, rate)
 			for _, m := range []struct {
 				name string
-				edit func(*memory.RetrievalConfig)
-			}{{"fused", func(*memory.RetrievalConfig) {}},
-				{"bm25", func(c *memory.RetrievalConfig) { c.VectorWeight, c.TimeWeight, c.SoftWeight = 0, 0, 0 }},
-				{"vector", func(c *memory.RetrievalConfig) { c.BM25Weight, c.TimeWeight, c.SoftWeight, c.VectorFloor = 0, 0, 0, -1 }}} {
+				edit func(*store.RetrievalConfig)
+			}{{"fused", func(*store.RetrievalConfig) {}},
+				{"bm25", func(c *store.RetrievalConfig) { c.VectorWeight, c.TimeWeight, c.SoftWeight = 0, 0, 0 }},
+				{"vector", func(c *store.RetrievalConfig) { c.BM25Weight, c.TimeWeight, c.SoftWeight, c.VectorFloor = 0, 0, 0, -1 }}} {
 				if s.Index == nil && m.name != "bm25" {
 					continue
 				}

@@ -149,7 +149,7 @@ var SoftDepth = 50
 // soft term matching against the query's words: Σ over query words of IDF ×
 // the best match among the memory's words. Those with any match get their
 // SoftRank; it reports whether any did.
-func (s *MemoryService) softRank(ctx context.Context, tx *Tx, terms []queryTerm, st spaceStats, cands map[string]*memory.SearchCandidate) (bool, error) {
+func (s *MemoryService) softRank(ctx context.Context, tx *Tx, terms []queryTerm, st spaceStats, cands map[string]*scored) (bool, error) {
 	var ids []string
 	for id, c := range cands {
 		if near(c.BM25Rank) || near(c.VectorRank) || near(c.TimeRank) {

@@ -18,6 +18,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/llm"
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // Config is the resolved configuration. Every field is set by exactly one
@@ -51,7 +52,7 @@ type Config struct {
 	// a flag: MEMORY_MCP_EMBEDDING_API_KEY, else OPENAI_API_KEY.
 	EmbeddingAPIKey string
 	// Retrieval tunes memory search; checked by Retrieval.Validate.
-	Retrieval memory.RetrievalConfig
+	Retrieval store.RetrievalConfig
 	// EmbedderFloor takes Retrieval.VectorFloor from the embedder.
 	EmbedderFloor bool
 

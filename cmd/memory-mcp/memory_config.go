@@ -5,13 +5,13 @@ import (
 	"math"
 	"strconv"
 
-	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // memorySettings are the embedder and retrieval settings. Retrieval defaults
-// come from memory.DefaultRetrieval, the values tuned on LoCoMo.
+// come from store.DefaultRetrieval, the values tuned on LoCoMo.
 func memorySettings() []setting {
-	d := memory.DefaultRetrieval()
+	d := store.DefaultRetrieval()
 	f := func(v float64) func() string { return constant(strconv.FormatFloat(v, 'g', -1, 64)) }
 	return []setting{
 		{"embedder", "offline (built-in word vectors), openai (an OpenAI-compatible endpoint) or none (keyword search only)", constant("offline"),
@@ -37,7 +37,7 @@ func memorySettings() []setting {
 		{"embedding-batch-size", "texts per embedding request (embedder openai)", constant("64"),
 			func(c *Config, v string) (err error) { c.EmbeddingBatchSize, err = parsePositive(v); return }},
 		{"fusion", "how keyword and vector rankings combine: rrf or linear", constant(string(d.Fusion)),
-			func(c *Config, v string) (err error) { c.Retrieval.Fusion, err = memory.ParseFusion(v); return }},
+			func(c *Config, v string) (err error) { c.Retrieval.Fusion, err = store.ParseFusion(v); return }},
 		{"rrf-k", "RRF smoothing constant k, 1 to 1000", constant(strconv.Itoa(d.RRFK)),
 			func(c *Config, v string) (err error) { c.Retrieval.RRFK, err = parsePositive(v); return }},
 		{"bm25-weight", "weight of the keyword (BM25) ranking; 0 turns it off", f(d.BM25Weight),

@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"regexp"
@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// TimeHint is a period a search query names: a day ("on 1 February, 2023",
+// timeHint is a period a search query names: a day ("on 1 February, 2023",
 // "2024-03-01"), a month ("in June", "October 2023") or a year ("in 2022"),
 // and how the query relates to it ("since 2022"). Search ranks the memories
 // that occurred then as one more list, so that "what did we decide in March
 // 2024" favours what happened in March 2024.
-type TimeHint struct {
+type timeHint struct {
 	Year  int        // 0: the query names no year
 	Month time.Month // 0: no month
 	Day   int        // 0: no day
@@ -62,13 +62,13 @@ func init() {
 	}
 }
 
-// ParseTimeHint finds the first date expression in text: an ISO date, a
+// parseTimeHint finds the first date expression in text: an ISO date, a
 // month with a day or a year, or a month or year right after a preposition
 // (in, during, since, before, after, until). A capitalised month word alone
 // ("Jan owns billing", "May I ask") and a bare number ("port 2048") name
 // nothing; "may" and "march" in lower case count only beside a year or
 // after a preposition.
-func ParseTimeHint(text string) (TimeHint, bool) {
+func parseTimeHint(text string) (timeHint, bool) {
 	for _, p := range hintPatterns {
 		for _, m := range p.compiled.FindAllStringSubmatchIndex(text, -1) {
 			if h, ok := p.hint(text, m); ok {
@@ -76,18 +76,18 @@ func ParseTimeHint(text string) (TimeHint, bool) {
 			}
 		}
 	}
-	return TimeHint{}, false
+	return timeHint{}, false
 }
 
 // hint reads one match of p; false when it is not a date after all.
-func (p hintPattern) hint(text string, m []int) (TimeHint, bool) {
+func (p hintPattern) hint(text string, m []int) (timeHint, bool) {
 	part := func(i int) string {
 		if i == 0 || m[2*i] < 0 {
 			return ""
 		}
 		return text[m[2*i]:m[2*i+1]]
 	}
-	h := TimeHint{Relation: relation(part(p.prep))}
+	h := timeHint{Relation: relation(part(p.prep))}
 	if p.possessive > 0 && part(p.possessive) != "" {
 		return h, false
 	}
@@ -136,8 +136,8 @@ func relation(prep string) string {
 // Slack after a hinted period: memories are often written (and events
 // reported) a little after they happen.
 const (
-	DaySlack    = 24 * time.Hour
-	PeriodSlack = 15 * 24 * time.Hour
+	daySlack    = 24 * time.Hour
+	periodSlack = 15 * 24 * time.Hour
 )
 
 // Window is the time [from, to) the hint covers; a zero bound is open. The
@@ -146,7 +146,7 @@ const (
 // without a year means the latest such period that began at or before ref
 // (the newest memory searched, so that "in June" over a 2023 conversation
 // means June 2023).
-func (h TimeHint) Window(ref time.Time) (from, to time.Time) {
+func (h timeHint) Window(ref time.Time) (from, to time.Time) {
 	ref = ref.UTC()
 	year := h.Year
 	if year == 0 {
@@ -172,12 +172,12 @@ func (h TimeHint) Window(ref time.Time) (from, to time.Time) {
 		return time.Time{}, from
 	}
 	if h.Day > 0 {
-		return from, end.Add(DaySlack)
+		return from, end.Add(daySlack)
 	}
-	return from, end.Add(PeriodSlack)
+	return from, end.Add(periodSlack)
 }
 
-func (h TimeHint) start(year int) time.Time {
+func (h timeHint) start(year int) time.Time {
 	month, day := h.Month, h.Day
 	if month == 0 {
 		month = time.January

@@ -1,17 +1,15 @@
-package memory_test
+package store
 
 import (
 	"testing"
 	"time"
-
-	memory "github.com/memory-mcp/memory-mcp"
 )
 
 func TestParseTimeHint(t *testing.T) {
-	type H = memory.TimeHint
+	type H = timeHint
 	for _, tc := range []struct {
 		text string
-		want memory.TimeHint
+		want timeHint
 		ok   bool
 	}{
 		// Dates.
@@ -56,9 +54,9 @@ func TestParseTimeHint(t *testing.T) {
 		{"version 2024-13-45 tag", H{}, false},
 		{"on 45 June", H{}, false}, // no such day, and the month is not after a preposition
 	} {
-		got, ok := memory.ParseTimeHint(tc.text)
+		got, ok := parseTimeHint(tc.text)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("ParseTimeHint(%q) = %+v, %v; want %+v, %v", tc.text, got, ok, tc.want, tc.ok)
+			t.Errorf("parseTimeHint(%q) = %+v, %v; want %+v, %v", tc.text, got, ok, tc.want, tc.ok)
 		}
 	}
 }
@@ -67,18 +65,18 @@ func TestTimeHintWindow(t *testing.T) {
 	d := func(y int, m time.Month, day int) time.Time { return time.Date(y, m, day, 0, 0, 0, 0, time.UTC) }
 	ref := d(2023, 8, 20)
 	for _, tc := range []struct {
-		hint     memory.TimeHint
+		hint     timeHint
 		from, to time.Time
 	}{
-		{memory.TimeHint{Year: 2023, Month: 2, Day: 1}, d(2023, 2, 1), d(2023, 2, 3)},
-		{memory.TimeHint{Year: 2023, Month: 10}, d(2023, 10, 1), d(2023, 11, 16)},
-		{memory.TimeHint{Year: 2022}, d(2022, 1, 1), d(2023, 1, 16)},
-		{memory.TimeHint{Month: 6}, d(2023, 6, 1), d(2023, 7, 16)},  // June before the reference
-		{memory.TimeHint{Month: 9}, d(2022, 9, 1), d(2022, 10, 16)}, // September has not begun in 2023 yet
-		{memory.TimeHint{Month: 8, Day: 20}, d(2023, 8, 20), d(2023, 8, 22)},
-		{memory.TimeHint{Year: 2019, Relation: "since"}, d(2019, 1, 1), time.Time{}},
-		{memory.TimeHint{Year: 2024, Month: 3, Relation: "after"}, d(2024, 4, 1), time.Time{}},
-		{memory.TimeHint{Year: 2024, Month: 6, Relation: "before"}, time.Time{}, d(2024, 6, 1)},
+		{timeHint{Year: 2023, Month: 2, Day: 1}, d(2023, 2, 1), d(2023, 2, 3)},
+		{timeHint{Year: 2023, Month: 10}, d(2023, 10, 1), d(2023, 11, 16)},
+		{timeHint{Year: 2022}, d(2022, 1, 1), d(2023, 1, 16)},
+		{timeHint{Month: 6}, d(2023, 6, 1), d(2023, 7, 16)},  // June before the reference
+		{timeHint{Month: 9}, d(2022, 9, 1), d(2022, 10, 16)}, // September has not begun in 2023 yet
+		{timeHint{Month: 8, Day: 20}, d(2023, 8, 20), d(2023, 8, 22)},
+		{timeHint{Year: 2019, Relation: "since"}, d(2019, 1, 1), time.Time{}},
+		{timeHint{Year: 2024, Month: 3, Relation: "after"}, d(2024, 4, 1), time.Time{}},
+		{timeHint{Year: 2024, Month: 6, Relation: "before"}, time.Time{}, d(2024, 6, 1)},
 	} {
 		from, to := tc.hint.Window(ref)
 		if !from.Equal(tc.from) || !to.Equal(tc.to) {

@@ -1,7 +1,8 @@
-package memory
+package store
 
 import (
 	"cmp"
+	memory "github.com/memory-mcp/memory-mcp"
 	"math"
 	"slices"
 	"strings"
@@ -14,21 +15,21 @@ type Fusion string
 
 // Fusion strategies (seed 004's FusionStrategy).
 const (
-	// RRF is reciprocal rank fusion: only ranks count, so BM25 scores and
+	// FusionRRF is reciprocal rank fusion: only ranks count, so BM25 scores and
 	// cosines, which live on different scales, never have to be compared.
-	RRF Fusion = "rrf"
-	// Linear combines normalised relevance with recency decay and a boost
+	FusionRRF Fusion = "rrf"
+	// FusionLinear combines normalised relevance with recency decay and a boost
 	// for the caller's own memories.
-	Linear Fusion = "linear"
+	FusionLinear Fusion = "linear"
 )
 
 // ParseFusion validates a fusion strategy name.
 func ParseFusion(s string) (Fusion, error) {
 	switch f := Fusion(strings.ToLower(strings.TrimSpace(s))); f {
-	case RRF, Linear:
+	case FusionRRF, FusionLinear:
 		return f, nil
 	}
-	return "", Errorf(EINVALID, "unknown fusion %q: use rrf or linear", s)
+	return "", memory.Errorf(memory.EINVALID, "unknown fusion %q: use rrf or linear", s)
 }
 
 // RetrievalConfig tunes hybrid retrieval (seed 004's MemoryRetrievalConfig).
@@ -50,7 +51,7 @@ type RetrievalConfig struct {
 	// by soft term matching (word vectors). 0 switches it off.
 	SoftWeight float64
 	// TimeWeight weighs a third RRF list when the query names a period (see
-	// TimeHint): BM25 over the memories that occurred in it. 0 switches it off.
+	// timeHint): BM25 over the memories that occurred in it. 0 switches it off.
 	TimeWeight float64
 	// RelevanceWeight and RecencyWeight (LINEAR) sum to 1.
 	RelevanceWeight, RecencyWeight float64
@@ -72,7 +73,7 @@ type RetrievalConfig struct {
 // DefaultRetrieval returns the tuned defaults.
 func DefaultRetrieval() RetrievalConfig {
 	return RetrievalConfig{
-		Fusion:          RRF,
+		Fusion:          FusionRRF,
 		RRFK:            10,
 		BM25Weight:      1,
 		VectorWeight:    0.35,
@@ -97,7 +98,7 @@ func (c RetrievalConfig) Validate() error {
 		return err
 	}
 	if c.RRFK < 1 || c.RRFK > 1000 {
-		return Errorf(EINVALID, "rrf_k %d is out of range: use 1 to 1000", c.RRFK)
+		return memory.Errorf(memory.EINVALID, "rrf_k %d is out of range: use 1 to 1000", c.RRFK)
 	}
 	for _, k := range []struct {
 		name   string
@@ -116,16 +117,16 @@ func (c RetrievalConfig) Validate() error {
 		}
 	}
 	if c.BM25Weight+c.VectorWeight == 0 {
-		return Errorf(EINVALID, "bm25 and vector weights must not both be zero: one list must find the candidates")
+		return memory.Errorf(memory.EINVALID, "bm25 and vector weights must not both be zero: one list must find the candidates")
 	}
 	if math.Abs(c.RelevanceWeight+c.RecencyWeight-1) > 1e-6 {
-		return Errorf(EINVALID, "relevance_weight %v + recency_weight %v must sum to 1", c.RelevanceWeight, c.RecencyWeight)
+		return memory.Errorf(memory.EINVALID, "relevance_weight %v + recency_weight %v must sum to 1", c.RelevanceWeight, c.RecencyWeight)
 	}
 	if c.PoolMultiplier < 1 || c.PoolMultiplier > 20 {
-		return Errorf(EINVALID, "pool multiplier %d is out of range: use 1 to 20", c.PoolMultiplier)
+		return memory.Errorf(memory.EINVALID, "pool multiplier %d is out of range: use 1 to 20", c.PoolMultiplier)
 	}
 	if c.Pool < 1 || c.Pool > 10000 {
-		return Errorf(EINVALID, "candidate pool %d is out of range: use 1 to 10000", c.Pool)
+		return memory.Errorf(memory.EINVALID, "candidate pool %d is out of range: use 1 to 10000", c.Pool)
 	}
 	return nil
 }
@@ -135,18 +136,18 @@ func (c RetrievalConfig) Validate() error {
 func checkRange(name string, v, lo, hi float64) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return Errorf(EINVALID, "%s %v is not a finite number", name, v)
+		return memory.Errorf(memory.EINVALID, "%s %v is not a finite number", name, v)
 	case v < lo && lo == 0:
-		return Errorf(EINVALID, "%s %v is negative", name, v)
+		return memory.Errorf(memory.EINVALID, "%s %v is negative", name, v)
 	case v < lo || v > hi:
-		return Errorf(EINVALID, "%s %v is out of range: use %v to %v", name, v, lo, hi)
+		return memory.Errorf(memory.EINVALID, "%s %v is out of range: use %v to %v", name, v, lo, hi)
 	}
 	return nil
 }
 
-// SearchCandidate is one memory found by BM25, by vector similarity or both, on its
+// scored is one memory found by BM25, by vector similarity or both, on its
 // way to a fused score.
-type SearchCandidate struct {
+type scored struct {
 	ID         string
 	BM25Rank   int     // 1-based rank in the BM25 list; 0 when absent
 	BM25       float64 // BM25 score, higher is better (negated FTS5 bm25())
@@ -160,11 +161,11 @@ type SearchCandidate struct {
 	Score      float64
 }
 
-// RRFScore is reciprocal rank fusion of one document's ranks (0 = absent from
+// rrfScore is reciprocal rank fusion of one document's ranks (0 = absent from
 // that list), scaled so that first place in every weighted list scores 1:
 // Σ wᵢ/(k+rankᵢ) ÷ Σ wᵢ/(k+1). An absolute scale, unlike min-max, keeps
 // min_relevance meaningful across queries.
-func RRFScore(ranks []int, weights []float64, k int) float64 {
+func rrfScore(ranks []int, weights []float64, k int) float64 {
 	var sum, max float64
 	for i, r := range ranks {
 		max += weights[i] / float64(k+1)
@@ -178,9 +179,9 @@ func RRFScore(ranks []int, weights []float64, k int) float64 {
 	return sum / max
 }
 
-// Recency is exp(-rate × age in hours): 1 now, decaying towards 0. Future
+// recency is exp(-rate × age in hours): 1 now, decaying towards 0. Future
 // times count as now.
-func Recency(at, now time.Time, perHour float64) float64 {
+func recency(at, now time.Time, perHour float64) float64 {
 	hours := now.Sub(at).Hours()
 	if hours <= 0 {
 		return 1
@@ -188,23 +189,23 @@ func Recency(at, now time.Time, perHour float64) float64 {
 	return math.Exp(-perHour * hours)
 }
 
-// LinearScore is seed 004's LINEAR combination: relevance (plus the personal
+// linearScore is seed 004's LINEAR combination: relevance (plus the personal
 // boost, capped at 1) weighted against recency, clamped to [0, 1].
-func LinearScore(relevance, recency float64, personal bool, c RetrievalConfig) float64 {
+func linearScore(relevance, recency float64, personal bool, c RetrievalConfig) float64 {
 	if personal {
 		relevance = math.Min(1, relevance+c.PersonalBoost)
 	}
 	return clamp01(c.RelevanceWeight*relevance + c.RecencyWeight*recency)
 }
 
-// Lists says which rankings produced at least one candidate. Only those
+// ranLists says which rankings produced at least one candidate. Only those
 // count towards the score's scale: a list that found nothing cannot have
 // ranked the best memory first.
-type Lists struct{ BM25, Vector, Time, Soft bool }
+type ranLists struct{ BM25, Vector, Time, Soft bool }
 
 // weights are c's list weights, 0 for the lists that produced nothing, in
 // the order BM25, vector, time, soft.
-func (ran Lists) weights(c RetrievalConfig) []float64 {
+func (ran ranLists) weights(c RetrievalConfig) []float64 {
 	w := []float64{0, 0, 0, 0}
 	for i, on := range []bool{ran.BM25, ran.Vector, ran.Time, ran.Soft} {
 		if on {
@@ -214,10 +215,10 @@ func (ran Lists) weights(c RetrievalConfig) []float64 {
 	return w
 }
 
-// Fuse scores the candidates by c's strategy and sorts them best first; ties
+// fuse scores the candidates by c's strategy and sorts them best first; ties
 // go to the better single-list rank, then to the id, so results are stable.
 // LINEAR has recency instead of the optional lists.
-func Fuse(cands []SearchCandidate, c RetrievalConfig, now time.Time, ran Lists) {
+func fuse(cands []scored, c RetrievalConfig, now time.Time, ran ranLists) {
 	maxBM25 := 0.0
 	for _, cd := range cands {
 		maxBM25 = math.Max(maxBM25, cd.BM25)
@@ -225,13 +226,13 @@ func Fuse(cands []SearchCandidate, c RetrievalConfig, now time.Time, ran Lists) 
 	weights := ran.weights(c)
 	for i := range cands {
 		cd := &cands[i]
-		if c.Fusion == Linear {
-			cd.Score = LinearScore(linearRelevance(cd, maxBM25, c, ran), Recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
+		if c.Fusion == FusionLinear {
+			cd.Score = linearScore(linearRelevance(cd, maxBM25, c, ran), recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
 		} else {
-			cd.Score = RRFScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
+			cd.Score = rrfScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b SearchCandidate) int {
+	slices.SortStableFunc(cands, func(a, b scored) int {
 		if d := cmp.Compare(b.Score, a.Score); d != 0 {
 			return d
 		}
@@ -245,7 +246,7 @@ func Fuse(cands []SearchCandidate, c RetrievalConfig, now time.Time, ran Lists) 
 // linearRelevance is the weighted mean of the BM25 score relative to the best
 // in the pool and the (non-negative) cosine, over the lists that produced
 // candidates.
-func linearRelevance(cd *SearchCandidate, maxBM25 float64, c RetrievalConfig, ran Lists) float64 {
+func linearRelevance(cd *scored, maxBM25 float64, c RetrievalConfig, ran ranLists) float64 {
 	w := ran.weights(c)
 	if w[0]+w[1] == 0 {
 		return 0
@@ -257,7 +258,7 @@ func linearRelevance(cd *SearchCandidate, maxBM25 float64, c RetrievalConfig, ra
 	return clamp01((w[0]*bm + w[1]*math.Max(0, cd.Cosine)) / (w[0] + w[1]))
 }
 
-func bestRank(c SearchCandidate) int {
+func bestRank(c scored) int {
 	r := math.MaxInt
 	for _, x := range []int{c.BM25Rank, c.VectorRank, c.TimeRank, c.SoftRank} {
 		if x > 0 && x < r {
@@ -269,8 +270,8 @@ func bestRank(c SearchCandidate) int {
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
-// Bigrams returns the set of adjacent lower-case word pairs in text.
-func Bigrams(text string) map[string]struct{} {
+// bigrams returns the set of adjacent lower-case word pairs in text.
+func bigrams(text string) map[string]struct{} {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
@@ -281,8 +282,8 @@ func Bigrams(text string) map[string]struct{} {
 	return out
 }
 
-// Jaccard is |a∩b| / |a∪b|, 0 when both are empty.
-func Jaccard(a, b map[string]struct{}) float64 {
+// jaccard is |a∩b| / |a∪b|, 0 when both are empty.
+func jaccard(a, b map[string]struct{}) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
@@ -295,17 +296,17 @@ func Jaccard(a, b map[string]struct{}) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-// MMR re-ranks sorted candidates by maximal marginal relevance and returns at
+// mmr re-ranks sorted candidates by maximal marginal relevance and returns at
 // most limit of them: each step takes the candidate maximising
 // λ·score − (1−λ)·(its highest word-bigram Jaccard with those already taken).
-func MMR(cands []SearchCandidate, lambda float64, limit int) []SearchCandidate {
+func mmr(cands []scored, lambda float64, limit int) []scored {
 	grams := make([]map[string]struct{}, len(cands))
 	for i, c := range cands {
-		grams[i] = Bigrams(c.Text)
+		grams[i] = bigrams(c.Text)
 	}
 	taken := make([]bool, len(cands))
 	maxSim := make([]float64, len(cands))
-	out := make([]SearchCandidate, 0, min(limit, len(cands)))
+	out := make([]scored, 0, min(limit, len(cands)))
 	for len(out) < limit && len(out) < len(cands) {
 		best, bestScore := -1, math.Inf(-1)
 		for i, c := range cands {
@@ -320,7 +321,7 @@ func MMR(cands []SearchCandidate, lambda float64, limit int) []SearchCandidate {
 		out = append(out, cands[best])
 		for i := range cands {
 			if !taken[i] {
-				maxSim[i] = math.Max(maxSim[i], Jaccard(grams[i], grams[best]))
+				maxSim[i] = math.Max(maxSim[i], jaccard(grams[i], grams[best]))
 			}
 		}
 	}
