@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -166,40 +165,6 @@ func (p *PendingItem) Redact() {
 	}
 	r := &p.Request
 	r.Payload, r.ReferenceText, r.CandidateAliases, r.Rationale = Payload{}, "", nil, ""
-}
-
-// RenderPending renders a page of the pending queue for a model to read:
-// per item its id, write, attempts, reason and candidates, and the note it
-// came from fenced as data (or a word that it is private).
-func RenderPending(l PendingList) string {
-	if len(l.Pending) == 0 {
-		return fmt.Sprintf("pending: none (%d in all)", l.Total)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "pending (%d of %d):\n\n%s\n", len(l.Pending), l.Total, DataDirective)
-	for _, p := range l.Pending {
-		fmt.Fprintf(&b, "\n- #%d %s/%s", p.ID, p.Request.Bucket, p.Request.Operation)
-		if p.Request.TargetID != "" {
-			b.WriteString(" " + p.Request.TargetID)
-		}
-		fmt.Fprintf(&b, " by %s, %s, attempts %d", p.Agent, p.Status, p.Attempts)
-		if p.Stale {
-			b.WriteString(", STALE (waits for a curator)")
-		}
-		b.WriteString(": " + p.Reason)
-		for _, c := range p.Candidates {
-			fmt.Fprintf(&b, " %s=%.2f", c.TargetID, c.Score)
-		}
-		if p.Redacted {
-			fmt.Fprintf(&b, "\n  (the note is private to %s)\n", p.Agent)
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s\n", Fence(fmt.Sprintf("note %d by %s", p.NoteID, p.Agent), p.RawInput))
-	}
-	if more := l.Total - len(l.Pending); more > 0 {
-		fmt.Fprintf(&b, "\n... and %d more: raise limit to see them\n", more)
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 // PendingQuery selects pending items: the open ones (stale included), or

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -287,72 +286,3 @@ type SharedSummary struct {
 
 // SummaryRows bounds each list of the summary.
 const SummaryRows = 200
-
-// Markdown renders the summary for a model to read. Every text in it came
-// from notes (some of them tool output), so each is fenced as data after the
-// directive; ids, statuses and versions are the system's own.
-func (s SharedSummary) Markdown() string {
-	var b strings.Builder
-	b.WriteString("# Shared state\n\n" + DataDirective + "\n\n## Plan\n\n")
-	if s.Plan == nil {
-		b.WriteString("No plan yet.\n")
-	} else {
-		b.WriteString(RowBlock(*s.Plan) + "\n")
-	}
-	section(&b, "Open issues", Issues, s.OpenIssues, s.Omitted[Issues])
-	section(&b, "Active constraints", Constraints, s.ActiveConstraints, s.Omitted[Constraints])
-	section(&b, "Active decisions", Decisions, s.ActiveDecisions, s.Omitted[Decisions])
-	section(&b, "Tasks", TaskState, s.Tasks, s.Omitted[TaskState])
-	if s.PendingOpen+s.PendingStale > 0 {
-		fmt.Fprintf(&b, "\n%d note(s) wait in the pending queue (%d stale): read memory://pending.\n", s.PendingOpen+s.PendingStale, s.PendingStale)
-	}
-	return b.String()
-}
-
-func section(b *strings.Builder, title string, bucket Bucket, rows []SharedRow, omitted int) {
-	fmt.Fprintf(b, "\n## %s\n\n", title)
-	if len(rows) == 0 {
-		b.WriteString("None.\n")
-	}
-	for _, r := range rows {
-		b.WriteString(RowBlock(r) + "\n")
-	}
-	if omitted > 0 {
-		fmt.Fprintf(b, "... and %d more: read memory://shared/%s\n", omitted, bucket)
-	}
-}
-
-// RenderRows renders rows for a model to read: the data directive once, then
-// each row's block (see RowBlock).
-func RenderRows(rows []SharedRow) string {
-	if len(rows) == 0 {
-		return "shared rows: none"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "shared rows (%d):\n\n%s\n", len(rows), DataDirective)
-	for _, r := range rows {
-		b.WriteString("\n" + RowBlock(r) + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// RowBlock renders one row: a heading of the system's own fields (bucket,
-// id, status, version), then what notes wrote into it (text, task state,
-// close reason) fenced as data.
-func RowBlock(r SharedRow) string {
-	head := fmt.Sprintf("- %s/%s (%s", r.Bucket, r.ID, r.Status)
-	if r.Version > 0 {
-		head += fmt.Sprintf(", version %d", r.Version)
-	}
-	var body []string
-	if r.State != "" {
-		body = append(body, "state: "+r.State)
-	}
-	if r.Text != "" {
-		body = append(body, r.Text)
-	}
-	if r.CloseReason != "" {
-		body = append(body, "closed: "+r.CloseReason)
-	}
-	return head + ")\n" + Fence(string(r.Bucket)+"/"+r.ID, strings.Join(body, "\n"))
-}

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,7 +27,7 @@ func registerShared(s *server.MCPServer, svc Services) {
 		mcp.WithMIMEType("text/markdown"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		sum, err := p.Summary(ctx)
-		return markdownContents(SharedSummary, sum.Markdown()), err
+		return markdownContents(SharedSummary, summaryMarkdown(sum)), err
 	}))
 
 	s.AddResourceTemplate(mcp.NewResourceTemplate(SharedPrefix+"{bucket}", "Shared bucket",
@@ -74,4 +75,38 @@ func sharedChanged(kind, ref string) []string {
 		return uris
 	}
 	return []string{SharedSummary, SharedPrefix + bucket}
+}
+
+// summaryMarkdown renders the summary for a model to read. Every text in it came
+// from notes (some of them tool output), so each is fenced as data after the
+// directive; ids, statuses and versions are the system's own.
+func summaryMarkdown(s memory.SharedSummary) string {
+	var b strings.Builder
+	b.WriteString("# Shared state\n\n" + memory.DataDirective + "\n\n## Plan\n\n")
+	if s.Plan == nil {
+		b.WriteString("No plan yet.\n")
+	} else {
+		b.WriteString(memory.RowBlock(*s.Plan) + "\n")
+	}
+	section(&b, "Open issues", memory.Issues, s.OpenIssues, s.Omitted[memory.Issues])
+	section(&b, "Active constraints", memory.Constraints, s.ActiveConstraints, s.Omitted[memory.Constraints])
+	section(&b, "Active decisions", memory.Decisions, s.ActiveDecisions, s.Omitted[memory.Decisions])
+	section(&b, "Tasks", memory.TaskState, s.Tasks, s.Omitted[memory.TaskState])
+	if s.PendingOpen+s.PendingStale > 0 {
+		fmt.Fprintf(&b, "\n%d note(s) wait in the pending queue (%d stale): read memory://pending.\n", s.PendingOpen+s.PendingStale, s.PendingStale)
+	}
+	return b.String()
+}
+
+func section(b *strings.Builder, title string, bucket memory.Bucket, rows []memory.SharedRow, omitted int) {
+	fmt.Fprintf(b, "\n## %s\n\n", title)
+	if len(rows) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, r := range rows {
+		b.WriteString(memory.RowBlock(r) + "\n")
+	}
+	if omitted > 0 {
+		fmt.Fprintf(b, "... and %d more: read memory://shared/%s\n", omitted, bucket)
+	}
 }

@@ -322,16 +322,7 @@ func TestSharedStateAndSummary(t *testing.T) {
 	if err != nil || s.Plan == nil || len(s.OpenIssues) != 1 || len(s.Tasks) != 1 {
 		t.Fatalf("summary = %+v, %v", s, err)
 	}
-	md := s.Markdown()
-	for _, want := range []string{memory.DataDirective, "- plan/main (active, version 1)\n<memory-data label=\"plan/main\">\nthe plan\n</memory-data>",
-		"- issues/b (open)\n<memory-data label=\"issues/b\">\nb fails\n</memory-data>",
-		"- task_state/t1 (active, version 1)\n<memory-data label=\"task_state/t1\">\nstate: blocked\n</memory-data>",
-		"## Active decisions\n\nNone."} {
-		if !strings.Contains(md, want) {
-			t.Errorf("summary markdown lacks %q:\n%s", want, md)
-		}
-	}
-	if s.Omitted != nil || strings.Contains(md, "more: read") {
+	if s.Omitted != nil {
 		t.Errorf("nothing was left out, yet: %v", s.Omitted)
 	}
 }
@@ -356,9 +347,6 @@ func TestSummarySaysWhatItLeavesOut(t *testing.T) {
 	s, err := db.Summary(ctx)
 	if err != nil || len(s.OpenIssues) != memory.SummaryRows || s.Omitted[memory.Issues] != 3 {
 		t.Fatalf("summary: %d issues, omitted %v, %v", len(s.OpenIssues), s.Omitted, err)
-	}
-	if md := s.Markdown(); !strings.Contains(md, "... and 3 more: read memory://shared/issues") {
-		t.Fatalf("markdown does not say what it left out:\n%s", md[len(md)-300:])
 	}
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -49,7 +50,7 @@ func registerShared(s *server.MCPServer, svc Services) {
 			return SharedStateResult{}, "", err
 		}
 		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: limit})
-		return SharedStateResult{Rows: rows}, memory.RenderRows(rows), err
+		return SharedStateResult{Rows: rows}, renderRows(rows), err
 	})
 
 	add(s, svc.Log, mcp.NewTool("list_pending",
@@ -83,4 +84,18 @@ func registerShared(s *server.MCPServer, svc Services) {
 		}
 		return res, text, nil
 	})
+}
+
+// renderRows renders rows for a model to read: the data directive once, then
+// each row's block (see RowBlock).
+func renderRows(rows []memory.SharedRow) string {
+	if len(rows) == 0 {
+		return "shared rows: none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "shared rows (%d):\n\n%s\n", len(rows), memory.DataDirective)
+	for _, r := range rows {
+		b.WriteString("\n" + memory.RowBlock(r) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
