@@ -38,52 +38,12 @@ func ParseStrategy(s string) (Strategy, error) {
 	return "", Errorf(EINVALID, "unknown strategy %q: use one of context, tool_based, self_editing, all", s)
 }
 
-// AlwaysOffered are the tools and prompts every strategy offers. Strategies
-// differ in how memory is read back; writing memory (remember, forget,
-// publishing to shared knowledge), organisational facts and the governed
-// promotion path are the same in all of them: without remember, a context or
-// tool-based agent could never store what the next session should know.
-var AlwaysOffered = []string{
-	// agent memory writes (issue 3)
-	"remember", "forget", "publish_memory", "retract_memory",
-	// organisational facts
-	"publish_fact", "retract_fact", "get_fact", "query_facts", "list_facts", "org_policies",
-	// governed promotion of notes into shared state
-	"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
-}
-
-// strategyOffers names the tools and prompts only some strategies offer; this
-// table and AlwaysOffered are the whole of the strategy switch.
-var strategyOffers = map[Strategy][]string{
-	StrategyContext:   {"memory_context"},
-	StrategyToolBased: {"search_memory", "recall_memory"},
-	StrategySelfEditing: {"core_memory", "memory_block_list", "memory_block_read", "memory_block_create",
-		"memory_block_append", "memory_block_replace", "memory_block_insert", "memory_block_rethink",
-		"memory_block_delete", "memory_block_history", "memory_block_restore"},
-}
-
-// Offers reports whether the strategy offers the tool or prompt called name.
-// A name the table does not classify is offered, so that a new tool is never
-// hidden by accident; Classified lets a test insist that every tool is listed.
-func (s Strategy) Offers(name string) bool {
-	if s == StrategyAll || slices.Contains(AlwaysOffered, name) {
-		return true
-	}
-	if slices.Contains(strategyOffers[s], name) {
-		return true
-	}
-	return !Classified(name)
-}
-
-// Classified reports whether name appears in the strategy table.
-func Classified(name string) bool {
-	if slices.Contains(AlwaysOffered, name) {
-		return true
-	}
-	for _, names := range strategyOffers {
-		if slices.Contains(names, name) {
-			return true
-		}
-	}
-	return false
+// Offers reports whether s offers a tool or prompt that only strategy only
+// offers, "" meaning every strategy: writing memory, organisational facts and
+// the governed promotion path are the same in all of them (without remember,
+// a context or tool-based agent could never store what the next session
+// should know); strategies differ in how memory is read back. Each MCP
+// surface declares, next to its registrations, which strategy offers what.
+func (s Strategy) Offers(only Strategy) bool {
+	return only == "" || s == StrategyAll || s == only
 }

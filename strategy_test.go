@@ -7,29 +7,14 @@ import (
 )
 
 func TestStrategyOffers(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []memory.Strategy // strategies that offer it; all others must not
-	}{
-		{"memory_context", []memory.Strategy{memory.StrategyContext, memory.StrategyAll}},
-		{"search_memory", []memory.Strategy{memory.StrategyToolBased, memory.StrategyAll}},
-		{"recall_memory", []memory.Strategy{memory.StrategyToolBased, memory.StrategyAll}},
-		{"core_memory", []memory.Strategy{memory.StrategySelfEditing, memory.StrategyAll}},
-		{"memory_block_rethink", []memory.Strategy{memory.StrategySelfEditing, memory.StrategyAll}},
-		{"remember", memory.Strategies},
-		{"forget", memory.Strategies},
-		{"publish_fact", memory.Strategies},
-		{"resolve_pending", memory.Strategies},
-		{"some_future_tool", memory.Strategies}, // unclassified names are never hidden
-	}
-	for _, tt := range tests {
+	for _, only := range memory.Strategies {
 		for _, st := range memory.Strategies {
-			want := false
-			for _, in := range tt.in {
-				want = want || in == st
+			want := st == only || st == memory.StrategyAll
+			if got := st.Offers(only); got != want {
+				t.Errorf("%s.Offers(what only %s offers) = %v, want %v", st, only, got, want)
 			}
-			if got := st.Offers(tt.name); got != want {
-				t.Errorf("%s.Offers(%s) = %v, want %v", st, tt.name, got, want)
+			if !st.Offers("") {
+				t.Errorf("%s does not offer what every strategy offers", st)
 			}
 		}
 	}

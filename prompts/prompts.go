@@ -50,13 +50,23 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 }
 
-// Filter offers only the prompts strategy st offers (see memory.Strategy), in
+// offeredBy says which injection strategy offers each prompt ("" for every
+// strategy): memory_context is how the context strategy reads memory,
+// core_memory the self_editing strategy's; the policies are for everyone.
+// add refuses a prompt this table does not name.
+var offeredBy = map[string]memory.Strategy{
+	"org_policies":   "",
+	"memory_context": memory.StrategyContext,
+	"core_memory":    memory.StrategySelfEditing,
+}
+
+// Filter offers only the prompts strategy st offers (see offeredBy), in
 // prompts/list and prompts/get alike.
 func Filter(st memory.Strategy) server.PromptFilterFunc {
 	return func(ctx context.Context, prompts []mcp.Prompt) []mcp.Prompt {
 		out := prompts[:0:0]
 		for _, p := range prompts {
-			if st.Offers(p.Name) {
+			if st.Offers(offeredBy[p.Name]) {
 				out = append(out, p)
 			}
 		}
@@ -69,6 +79,9 @@ func Filter(st memory.Strategy) server.PromptFilterFunc {
 // silently ignored), and internal errors are hidden behind a log line while
 // domain messages are kept.
 func add(s *server.MCPServer, log *slog.Logger, p mcp.Prompt, fn server.PromptHandlerFunc) {
+	if _, ok := offeredBy[p.Name]; !ok {
+		panic("prompt " + p.Name + " has no entry in offeredBy (prompts/prompts.go)")
+	}
 	known := make([]string, len(p.Arguments))
 	for i, a := range p.Arguments {
 		known[i] = a.Name

@@ -1,11 +1,15 @@
 package tools_test
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/tools"
@@ -65,4 +69,41 @@ func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 			t.Errorf("%s is not registered", name)
 		}
 	}
+}
+
+// TestEachStrategyOffersItsTools: search and recall are the tool_based
+// strategy's, the block tools the self_editing strategy's, the rest common.
+func TestEachStrategyOffersItsTools(t *testing.T) {
+	var list []mcp.Tool
+	for _, st := range registered(t) {
+		list = append(list, st.Tool)
+	}
+	offered := func(st memory.Strategy) []string {
+		var names []string
+		for _, tool := range tools.Filter(st)(context.Background(), list) {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	all := offered(memory.StrategyAll)
+	for _, st := range memory.Strategies {
+		for _, name := range all {
+			want := st == memory.StrategyAll || ownStrategy(name) == "" || ownStrategy(name) == st
+			if got := slices.Contains(offered(st), name); got != want {
+				t.Errorf("strategy %s offers %s: %v, want %v", st, name, got, want)
+			}
+		}
+	}
+}
+
+// ownStrategy is the strategy a tool belongs to by what it does.
+func ownStrategy(name string) memory.Strategy {
+	switch {
+	case strings.HasPrefix(name, "memory_block_"):
+		return memory.StrategySelfEditing
+	case name == "search_memory" || name == "recall_memory":
+		return memory.StrategyToolBased
+	}
+	return ""
 }

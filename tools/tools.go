@@ -50,14 +50,14 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 }
 
-// Filter offers only the tools strategy st offers (see memory.Strategy). It
-// is applied to tools/list and tools/call alike, so a tool the strategy does
-// not offer can be neither seen nor called.
+// Filter offers only the tools strategy st offers (the annotations table
+// says which). It is applied to tools/list and tools/call alike, so a tool
+// the strategy does not offer can be neither seen nor called.
 func Filter(st memory.Strategy) server.ToolFilterFunc {
 	return func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 		out := tools[:0:0]
 		for _, t := range tools {
-			if st.Offers(t.Name) {
+			if st.Offers(annotations[t.Name].only) {
 				out = append(out, t)
 			}
 		}
@@ -74,6 +74,15 @@ type annotation struct {
 	readOnly    bool // reads and changes nothing
 	destructive bool // hides or removes data (it stays recoverable, but a user may want to confirm)
 	idempotent  bool // a repeat with the same arguments is harmless: it changes nothing more
+	// only is the injection strategy that offers the tool ("" for every
+	// strategy; see memory.Strategy.Offers).
+	only memory.Strategy
+}
+
+// in returns a, offered only by strategy st.
+func (a annotation) in(st memory.Strategy) annotation {
+	a.only = st
+	return a
 }
 
 // reads is a read-only tool; writes adds or changes data; hides hides or
@@ -88,7 +97,10 @@ func hides(title string, idempotent bool) annotation {
 	return annotation{title: title, destructive: true, idempotent: idempotent}
 }
 
-// annotations declares every tool's effect. A repeat that fails because the
+// annotations declares every tool's effect, and which injection strategy
+// offers it: search and recall are the tool_based strategy's way to read
+// memory, the block tools the self_editing strategy's; everything else is
+// offered by every strategy. A repeat that fails because the
 // first call already did its work (retracting a retracted fact, creating a
 // block that exists) is harmless, so those tools are idempotent; a repeat
 // that adds again (remember, append, a new fact version) is not.
@@ -100,22 +112,22 @@ var annotations = map[string]annotation{
 	"list_facts":   reads("List organisational facts by category"),
 
 	"remember":       writes("Remember something", false),
-	"search_memory":  reads("Search memories"),
-	"recall_memory":  reads("Recall memories by id"),
+	"search_memory":  reads("Search memories").in(memory.StrategyToolBased),
+	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased),
 	"forget":         hides("Forget a memory", true),
 	"publish_memory": writes("Share a memory with every agent", true),
 	"retract_memory": hides("Withdraw a shared memory", true),
 
-	"memory_block_list":    reads("List core memory blocks"),
-	"memory_block_read":    reads("Read a core memory block"),
-	"memory_block_create":  writes("Create a core memory block", true),
-	"memory_block_append":  writes("Append to a core memory block", false),
-	"memory_block_replace": writes("Replace text in a core memory block", false),
-	"memory_block_insert":  writes("Insert text into a core memory block", false),
-	"memory_block_rethink": writes("Rewrite a core memory block", true), // expected_version is required: a repeat is stale
-	"memory_block_delete":  hides("Delete a core memory block", true),
-	"memory_block_history": reads("Core memory block history"),
-	"memory_block_restore": writes("Restore an earlier block version", false),
+	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
+	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),
+	"memory_block_create":  writes("Create a core memory block", true).in(memory.StrategySelfEditing),
+	"memory_block_append":  writes("Append to a core memory block", false).in(memory.StrategySelfEditing),
+	"memory_block_replace": writes("Replace text in a core memory block", false).in(memory.StrategySelfEditing),
+	"memory_block_insert":  writes("Insert text into a core memory block", false).in(memory.StrategySelfEditing),
+	"memory_block_rethink": writes("Rewrite a core memory block", true).in(memory.StrategySelfEditing), // expected_version is required: a repeat is stale
+	"memory_block_delete":  hides("Delete a core memory block", true).in(memory.StrategySelfEditing),
+	"memory_block_history": reads("Core memory block history").in(memory.StrategySelfEditing),
+	"memory_block_restore": writes("Restore an earlier block version", false).in(memory.StrategySelfEditing),
 
 	"write_note":      writes("Write a note to working memory", false),
 	"promote_notes":   writes("Promote notes into shared state", true),
