@@ -157,9 +157,9 @@ func TestBlockSpecValidate(t *testing.T) {
 }
 
 func TestBlockAccess(t *testing.T) {
-	ann := memory.Identity{AgentID: "ann", Seniority: memory.Mid}
-	bob := memory.Identity{AgentID: "bob", Seniority: memory.Mid}
-	cy := memory.Identity{AgentID: "cy", Seniority: memory.Mid}
+	ann := memory.Identity{AgentID: "ann", Seniority: memory.SeniorityMid}
+	bob := memory.Identity{AgentID: "bob", Seniority: memory.SeniorityMid}
+	cy := memory.Identity{AgentID: "cy", Seniority: memory.SeniorityMid}
 	alice := memory.Identity{AgentID: "alice", Human: true}
 	personal := memory.Block{BlockSummary: memory.BlockSummary{Label: "persona", Owner: "ann"}}
 	ownerOnly := memory.Block{BlockSummary: memory.BlockSummary{Label: "plan", Shared: true, Owner: "ann"}}

@@ -14,15 +14,15 @@ type FactCategory string
 
 // Fact categories.
 const (
-	CorePolicy FactCategory = "core_policy"
-	ADR        FactCategory = "adr"
-	Procedure  FactCategory = "procedure"
-	Convention FactCategory = "convention"
-	OtherFact  FactCategory = "other"
+	FactCorePolicy FactCategory = "core_policy"
+	FactADR        FactCategory = "adr"
+	FactProcedure  FactCategory = "procedure"
+	FactConvention FactCategory = "convention"
+	FactOther      FactCategory = "other"
 )
 
 // FactCategories lists every category in display order.
-var FactCategories = []FactCategory{CorePolicy, ADR, Procedure, Convention, OtherFact}
+var FactCategories = []FactCategory{FactCorePolicy, FactADR, FactProcedure, FactConvention, FactOther}
 
 // ParseFactCategory validates a category name. Only the exact names are
 // accepted: a padded " core_policy" must not slip past the write rules keyed
@@ -37,8 +37,8 @@ func ParseFactCategory(s string) (FactCategory, error) {
 
 // Fact operations recorded in the operation log.
 const (
-	OpPublish = "PUBLISH"
-	OpRetract = "RETRACT"
+	FactOpPublish = "PUBLISH"
+	FactOpRetract = "RETRACT"
 )
 
 // SupersededTagPrefix marks a fact as replaced by another: the tag
@@ -297,7 +297,7 @@ type WriteAccess map[FactCategory]WriteRule
 
 // DefaultWriteAccess restricts core_policy to humans and senior+ agents.
 func DefaultWriteAccess() WriteAccess {
-	return WriteAccess{CorePolicy: {MinSeniority: Senior, Humans: true}}
+	return WriteAccess{FactCorePolicy: {MinSeniority: SenioritySenior, Humans: true}}
 }
 
 // Check returns EFORBIDDEN naming the rule when id may not write category c.

@@ -51,7 +51,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func hit(id, content string, shared bool) memory.Hit {
-	return memory.Hit{Entry: memory.Entry{ID: id, AgentID: "bob", Category: memory.Semantic, Content: content, Shared: shared,
+	return memory.Hit{Entry: memory.Entry{ID: id, AgentID: "bob", Category: memory.CategorySemantic, Content: content, Shared: shared,
 		OccurredAt: time.Date(2025, 5, 4, 0, 0, 0, 0, time.UTC)}}
 }
 

@@ -1,124 +1,303 @@
-// Package memory holds the domain of memory-mcp: the types every other package
-// speaks (facts, memories, notes, blocks), the caller's identity, the service
-// interfaces the MCP surface calls, and coded errors. It does no I/O.
 package memory
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
-// Seniority orders agents for write access: junior < mid < senior < lead <
-// principal. It is a string because that is how it is stored, sent and
-// described in every schema; Rank gives the order.
-type Seniority string
+// Category classifies an agent memory (seed 001's memory types).
+type Category string
 
-// Seniority levels, lowest first.
+// Memory categories.
 const (
-	Junior    Seniority = "junior"
-	Mid       Seniority = "mid"
-	Senior    Seniority = "senior"
-	Lead      Seniority = "lead"
-	Principal Seniority = "principal"
+	CategoryWorking    Category = "working"    // the current task's context
+	CategoryEpisodic   Category = "episodic"   // past events and decisions
+	CategorySemantic   Category = "semantic"   // knowledge and facts learned
+	CategoryProcedural Category = "procedural" // skills and how-to
+	CategorySocial     Category = "social"     // people, preferences, relationships
 )
 
-// Seniorities lists every seniority, lowest first.
-var Seniorities = []Seniority{Junior, Mid, Senior, Lead, Principal}
+// Categories lists every memory category in display order.
+var Categories = []Category{CategoryWorking, CategoryEpisodic, CategorySemantic, CategoryProcedural, CategorySocial}
 
-// Rank is s's place in the order, 1 (junior) to 5 (principal); 0 for none.
-func (s Seniority) Rank() int { return slices.Index(Seniorities, s) + 1 }
+// DefaultCategory is the category of a memory remembered without one.
+const DefaultCategory = CategorySemantic
 
-// AtLeast reports whether s is min or above. No seniority is below every level.
-func (s Seniority) AtLeast(min Seniority) bool { return s.Rank() >= min.Rank() && s.Rank() > 0 }
+// DefaultNamespace is the namespace of a memory remembered without one.
+const DefaultNamespace = "default"
 
-// String returns s, or "unknown" when it is not a seniority.
-func (s Seniority) String() string {
-	if s.Rank() == 0 {
-		return "unknown"
+// ParseCategory validates a memory category name, in any case.
+func ParseCategory(s string) (Category, error) {
+	c := Category(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(Categories, c) {
+		return c, nil
 	}
-	return string(s)
+	return "", Errorf(EINVALID, "unknown category %q: use one of working, episodic, semantic, procedural, social", s)
 }
 
-// ParseSeniority parses "junior", "mid", "senior", "lead" or "principal", in any case.
-func ParseSeniority(s string) (Seniority, error) {
-	v := Seniority(strings.ToLower(strings.TrimSpace(s)))
-	if v.Rank() > 0 {
-		return v, nil
+// ParseCategories validates a list of category names.
+func ParseCategories(names []string) ([]Category, error) {
+	out := make([]Category, 0, len(names))
+	for _, n := range names {
+		c, err := ParseCategory(n)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
 	}
-	return "", Errorf(EINVALID, "unknown seniority %q: use one of junior, mid, senior, lead, principal", s)
+	return out, nil
 }
 
-// Autonomy is how freely an agent acts without review. It is recorded with
-// every write for audit; it does not by itself grant write access.
-type Autonomy string
+// Scope selects whose memories a search reads.
+type Scope string
 
-// Autonomy levels, most restricted first.
+// Search scopes.
 const (
-	Locked     Autonomy = "locked"
-	Supervised Autonomy = "supervised"
-	Semi       Autonomy = "semi"
-	Full       Autonomy = "full"
+	ScopePersonal Scope = "personal" // the caller's own memories
+	ScopeShared   Scope = "shared"   // memories other agents published to the shared space
+	ScopeAll      Scope = "all"      // both
 )
 
-// ParseAutonomy parses "locked", "supervised", "semi" or "full".
-func ParseAutonomy(s string) (Autonomy, error) {
-	switch a := Autonomy(strings.ToLower(strings.TrimSpace(s))); a {
-	case Locked, Supervised, Semi, Full:
-		return a, nil
+// ParseScope validates a scope name, in any case; empty means All.
+func ParseScope(s string) (Scope, error) {
+	switch sc := Scope(strings.ToLower(strings.TrimSpace(s))); sc {
+	case "":
+		return ScopeAll, nil
+	case ScopePersonal, ScopeShared, ScopeAll:
+		return sc, nil
 	}
-	return "", Errorf(EINVALID, "unknown autonomy %q: use one of locked, supervised, semi, full", s)
+	return "", Errorf(EINVALID, "unknown scope %q: use personal (your own memories), shared (memories other agents published) or all", s)
 }
 
-// Identity is who is calling. It comes from the server's configuration (stdio)
-// or from a bearer token (HTTP), never from tool arguments.
-type Identity struct {
-	AgentID   string    `json:"agent_id"`
-	Seniority Seniority `json:"seniority,omitempty"`
-	Autonomy  Autonomy  `json:"autonomy"`
-	Human     bool      `json:"is_human"`
+// Provenance says where a memory came from: who wrote it and, for a shared
+// memory, who published it, when, and from which personal entry.
+type Provenance struct {
+	Author        Author     `json:"author"`
+	Source        string     `json:"source,omitempty"`
+	PublishedFrom string     `json:"published_from,omitempty"`
+	PublishedBy   string     `json:"published_by,omitempty"`
+	PublishedAt   *time.Time `json:"published_at,omitempty"`
+	SharedAs      string     `json:"shared_as,omitempty"` // the active shared copy of a personal memory
 }
 
-// Describe names the identity for messages: `agent "bob" (junior)` or `human "alice"`.
-func (id Identity) Describe() string {
-	if id.Human {
-		return `human "` + id.AgentID + `"`
+// Entry is one agent memory as stored.
+type Entry struct {
+	ID         string     `json:"id"`
+	AgentID    string     `json:"agent_id"`
+	Namespace  string     `json:"namespace"`
+	Category   Category   `json:"category"`
+	Content    string     `json:"content"`
+	Tags       []string   `json:"tags"`
+	Confidence float64    `json:"confidence"`
+	Source     string     `json:"source,omitempty"`
+	Shared     bool       `json:"shared"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	OccurredAt time.Time  `json:"occurred_at"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	// ForgottenAt is set once the memory is forgotten (or, for a shared
+	// memory, retracted); the row is kept with the reason.
+	ForgottenAt  *time.Time `json:"forgotten_at,omitempty"`
+	ForgetReason string     `json:"forget_reason,omitempty"`
+	// Expired marks a memory past its expires_at when it was read. Only its
+	// author is ever shown one (recall_memory); searches never return them.
+	Expired    bool        `json:"expired,omitempty"`
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// HasExpired reports whether e has expired at now.
+func (e *Entry) HasExpired(now time.Time) bool {
+	return e.ExpiresAt != nil && !e.ExpiresAt.After(now)
+}
+
+// EntryWrite asks to remember something (seed 004's MemoryStoreRequest plus
+// occurred_at). The owner comes from the caller's identity.
+type EntryWrite struct {
+	Namespace  string
+	Category   Category
+	Content    string
+	Tags       []string
+	Confidence *float64 // nil means 1
+	Source     string
+	OccurredAt time.Time // zero means now
+	ExpiresAt  time.Time // zero means never
+}
+
+// MaxSourceLen bounds the free-text source of a memory.
+const MaxSourceLen = 512
+
+// Validate checks the write against the structural rules, fills defaults and
+// normalises tags. now is the time the write would be stamped with.
+func (w *EntryWrite) Validate(maxBytes int, now time.Time) error {
+	if err := CheckContent("content", w.Content, maxBytes); err != nil {
+		return err
 	}
-	return `agent "` + id.AgentID + `" (` + id.Seniority.String() + `)`
-}
-
-type identityKey struct{}
-
-// WithIdentity returns a context that carries id.
-func WithIdentity(ctx context.Context, id Identity) context.Context {
-	return context.WithValue(ctx, identityKey{}, id)
-}
-
-// IdentityFrom returns the identity carried by ctx. The second result is false
-// when none was set, which services must treat as "no access".
-func IdentityFrom(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(Identity)
-	return id, ok
-}
-
-// RequireIdentity returns the caller's identity or an EFORBIDDEN error.
-func RequireIdentity(ctx context.Context) (Identity, error) {
-	id, ok := IdentityFrom(ctx)
-	if !ok || id.AgentID == "" {
-		return Identity{}, Errorf(EFORBIDDEN, "no caller identity: the server was started without an agent id")
+	if w.Namespace == "" {
+		w.Namespace = DefaultNamespace
 	}
-	return id, nil
+	if err := CheckID("namespace", w.Namespace); err != nil {
+		return err
+	}
+	if w.Category == "" {
+		w.Category = DefaultCategory
+	}
+	c, err := ParseCategory(string(w.Category))
+	if err != nil {
+		return err
+	}
+	w.Category = c
+	tags, err := NormalizeTags(w.Tags)
+	if err != nil {
+		return err
+	}
+	w.Tags = tags
+	if w.Confidence != nil && (math.IsNaN(*w.Confidence) || *w.Confidence < 0 || *w.Confidence > 1) {
+		return Errorf(EINVALID, "confidence %v is out of range: use a number from 0 (a guess) to 1 (certain)", *w.Confidence)
+	}
+	if err := CheckText("source", w.Source, 0); err != nil {
+		return err
+	}
+	if len(w.Source) > MaxSourceLen {
+		return Errorf(EINVALID, "source is %d bytes; the limit is %d", len(w.Source), MaxSourceLen)
+	}
+	if w.OccurredAt.IsZero() {
+		w.OccurredAt = now
+	}
+	if !w.ExpiresAt.IsZero() && !w.ExpiresAt.After(now) {
+		return Errorf(EINVALID, "expires_at %s is not in the future (now is %s): omit it for a memory that does not expire",
+			w.ExpiresAt.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	return nil
 }
 
-// Clock returns the current time. Services take one so that time travel,
-// retention and decay are testable without sleeping.
-type Clock func() time.Time
-
-// Now returns the time from c, or the wall clock in UTC when c is nil.
-func (c Clock) Now() time.Time {
-	if c == nil {
-		return time.Now().UTC()
+// ConfidenceOr returns the write's confidence, 1 when none was given.
+func (w *EntryWrite) ConfidenceOr() float64 {
+	if w.Confidence == nil {
+		return 1
 	}
-	return c().UTC()
+	return *w.Confidence
+}
+
+// Search limits.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 100
+	MaxQueryBytes      = 4096
+	MaxNamespaces      = 32
+	MaxRecallIDs       = 100
+)
+
+// Query is a memory search (seed 004's MemoryQuery).
+type Query struct {
+	Text         string
+	Scope        Scope
+	Categories   []Category
+	Tags         []string // all must be present
+	Namespaces   []string
+	Since, Until time.Time // on occurred_at: since inclusive, until exclusive
+	Limit        int
+	MinRelevance *float64 // nil means the configured default
+}
+
+// Validate checks the query, fills defaults and normalises its lists.
+func (q *Query) Validate() error {
+	if err := checkQueryText(q.Text); err != nil {
+		return err
+	}
+	var err error
+	if q.Scope, err = ParseScope(string(q.Scope)); err != nil {
+		return err
+	}
+	if q.Categories, err = ParseCategories(categoryNames(q.Categories)); err != nil {
+		return err
+	}
+	if q.Tags, err = NormalizeTags(q.Tags); err != nil {
+		return err
+	}
+	if err := q.validateNamespaces(); err != nil {
+		return err
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return Errorf(EINVALID, "since %s is not before until %s: the range would be empty",
+			q.Since.Format(time.RFC3339), q.Until.Format(time.RFC3339))
+	}
+	if q.Limit, err = CheckLimit(q.Limit, DefaultSearchLimit, MaxSearchLimit); err != nil {
+		return err
+	}
+	if m := q.MinRelevance; m != nil && (math.IsNaN(*m) || *m < 0 || *m > 1) {
+		return Errorf(EINVALID, "min_relevance %v is out of range: use a score from 0 to 1", *m)
+	}
+	return nil
+}
+
+// checkQueryText rejects query text that is empty, too long or has no word
+// to search for: "!!!" matches no keyword, and its vector would only be the
+// embedder's guess for no text at all.
+func checkQueryText(text string) error {
+	if err := CheckContent("query", text, 0); err != nil {
+		return err
+	}
+	if len(text) > MaxQueryBytes {
+		return Errorf(EINVALID, "query is %d bytes; the limit is %d bytes (%d over): search with the key words, not a whole text",
+			len(text), MaxQueryBytes, len(text)-MaxQueryBytes)
+	}
+	if strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+		return Errorf(EINVALID, "query %q has no searchable words: use the names and terms the memory would contain", clip(text, 64))
+	}
+	return nil
+}
+
+func (q *Query) validateNamespaces() error {
+	if len(q.Namespaces) > MaxNamespaces {
+		return Errorf(EINVALID, "%d namespaces given; the limit is %d", len(q.Namespaces), MaxNamespaces)
+	}
+	out := make([]string, 0, len(q.Namespaces))
+	for _, ns := range q.Namespaces {
+		if err := CheckID("namespace", ns); err != nil {
+			return err
+		}
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	q.Namespaces = out
+	return nil
+}
+
+func categoryNames(cs []Category) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
+}
+
+// Hit is one ranked search result.
+type Hit struct {
+	Entry
+	// Score is the fused relevance in [0, 1] that ranked the hit.
+	Score float64 `json:"score"`
+}
+
+// MemoryService is agent memory: personal entries, the shared space they can
+// be published to, and hybrid search over both. Every method reads the caller
+// from ctx; another agent's personal memory is indistinguishable from one that
+// does not exist.
+type MemoryService interface {
+	Remember(ctx context.Context, w EntryWrite) (Entry, error)
+	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Recall returns the entries with these ids, in the order asked.
+	Recall(ctx context.Context, ids []string) ([]Entry, error)
+	// Forget soft-deletes one of the caller's memories, keeping it with reason.
+	Forget(ctx context.Context, id, reason string) (Entry, error)
+	// Publish copies one of the caller's personal memories to the shared space.
+	Publish(ctx context.Context, id string) (Entry, error)
+	// Retract withdraws the caller's shared copy (by its id or its original's).
+	Retract(ctx context.Context, id string) (Entry, error)
 }

@@ -10,16 +10,16 @@ type NoteKind string
 
 // Note kinds (seed 002's working memory holds both).
 const (
-	AgentNote      NoteKind = "agent"       // the agent's own words
-	ToolResultNote NoteKind = "tool_result" // output of a tool the agent ran
+	NoteAgent      NoteKind = "agent"       // the agent's own words
+	NoteToolResult NoteKind = "tool_result" // output of a tool the agent ran
 )
 
 // ParseNoteKind validates a note kind; an empty string means AgentNote.
 func ParseNoteKind(s string) (NoteKind, error) {
 	switch k := NoteKind(strings.TrimSpace(s)); k {
 	case "":
-		return AgentNote, nil
-	case AgentNote, ToolResultNote:
+		return NoteAgent, nil
+	case NoteAgent, NoteToolResult:
 		return k, nil
 	}
 	return "", Errorf(EINVALID, "unknown note kind %q: use agent or tool_result", s)

@@ -12,10 +12,10 @@ type OutcomeStatus string
 
 // Outcome statuses.
 const (
-	Committed OutcomeStatus = "committed" // written to the ledger (and, if Applied, projected)
-	Deferred  OutcomeStatus = "pending"   // kept in the pending queue until it can be resolved
-	Ignored   OutcomeStatus = "ignored"   // not a shared-state write, or a duplicate of one
-	Rejected  OutcomeStatus = "rejected"  // broke a validator rule
+	OutcomeCommitted OutcomeStatus = "committed" // written to the ledger (and, if Applied, projected)
+	OutcomePending   OutcomeStatus = "pending"   // kept in the pending queue until it can be resolved
+	OutcomeIgnored   OutcomeStatus = "ignored"   // not a shared-state write, or a duplicate of one
+	OutcomeRejected  OutcomeStatus = "rejected"  // broke a validator rule
 )
 
 // Candidate is a row the resolver considered for a write, with its score
@@ -63,10 +63,10 @@ func (o Outcome) Summary() string {
 	if o.Rule != "" {
 		b.WriteString(" [" + o.Rule + "]")
 	}
-	if o.Status == Deferred && o.NoteID != 0 && o.PendingID != 0 {
+	if o.Status == OutcomePending && o.NoteID != 0 && o.PendingID != 0 {
 		b.WriteString(" (pending item " + strconv.FormatInt(o.PendingID, 10) + ")")
 	}
-	if o.Status == Committed && !o.Applied {
+	if o.Status == OutcomeCommitted && !o.Applied {
 		b.WriteString(" (recorded, projection failed: replay will apply it)")
 	}
 	if o.Reason != "" {
@@ -234,8 +234,8 @@ type PromotionService interface {
 	// Promote runs up to limit (0: a default batch) unpromoted notes of the
 	// caller's run through the pipeline, oldest first.
 	Promote(ctx context.Context, limit int) (PromotionReport, error)
-	SharedState(ctx context.Context, q SharedQuery) ([]SharedRow, error)
-	Summary(ctx context.Context) (SharedSummary, error)
+	State(ctx context.Context, q StateQuery) ([]StateRow, error)
+	Summary(ctx context.Context) (StateSummary, error)
 	// ListPending returns pending items; the note text of another agent's
 	// item is shown only to humans.
 	ListPending(ctx context.Context, q PendingQuery) (PendingList, error)

@@ -47,7 +47,7 @@ func blockTraits(b Block, id Identity) string {
 // RowBlock renders one row: a heading of the system's own fields (bucket,
 // id, status, version), then what notes wrote into it (text, task state,
 // close reason) fenced as data.
-func RowBlock(r SharedRow) string {
+func RowBlock(r StateRow) string {
 	head := fmt.Sprintf("- %s/%s (%s", r.Bucket, r.ID, r.Status)
 	if r.Version > 0 {
 		head += fmt.Sprintf(", version %d", r.Version)
@@ -105,7 +105,7 @@ func RenderPending(l PendingList) string {
 func CorePoliciesMarkdown(ctx context.Context, facts FactService) (string, error) {
 	var active, superseded []Fact
 	for offset := 0; ; {
-		page, err := facts.List(ctx, CorePolicy, offset, 500)
+		page, err := facts.List(ctx, FactCorePolicy, offset, 500)
 		if err != nil {
 			return "", err
 		}

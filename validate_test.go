@@ -65,7 +65,7 @@ func TestStoredTextRefusesControlCharacters(t *testing.T) {
 		field string
 		check func() error
 	}{
-		{"content", func() error { w := FactWrite{Content: esc, Category: ADR}; return w.Validate(0) }},
+		{"content", func() error { w := FactWrite{Content: esc, Category: FactADR}; return w.Validate(0) }},
 		{"content", func() error { w := EntryWrite{Content: esc}; return w.Validate(0, testNow) }},
 		{"source", func() error { w := EntryWrite{Content: "x", Source: esc}; return w.Validate(0, testNow) }},
 		{"text", func() error { w := NoteWrite{Text: esc}; return w.Validate(0) }},
@@ -98,7 +98,7 @@ func TestStoredTextRefusesControlCharacters(t *testing.T) {
 		t.Errorf("old_text with a control character: %v", err)
 	}
 	// What the interpreter proposes is held to the same rule.
-	r := WriteRequest{Decision: Accept, Bucket: Learnings, Operation: Append, Payload: Payload{Text: esc}, Confidence: 0.9}
+	r := WriteRequest{Decision: DecisionAccept, Bucket: BucketLearnings, Operation: OpAppend, Payload: Payload{Text: esc}, Confidence: 0.9}
 	if v := r.Check(); v == nil || v.Message != "payload.text holds control character U+001B (ESC) at byte 5: remove it" {
 		t.Errorf("write request: %v", v)
 	}

@@ -15,8 +15,8 @@ type Decision string
 
 // Decisions.
 const (
-	Accept Decision = "accept" // the note carries a write to shared state
-	Ignore Decision = "ignore" // the note stays in working memory
+	DecisionAccept Decision = "accept" // the note carries a write to shared state
+	DecisionIgnore Decision = "ignore" // the note stays in working memory
 )
 
 // Payload is the content of a write. Which fields a write may or must carry
@@ -107,7 +107,7 @@ func (r *WriteRequest) Check() *Violation {
 		if msg := rule.check(r); msg != "" {
 			return &Violation{Rule: rule.name, Message: msg}
 		}
-		if rule.name == RuleConfidence && r.Decision == Ignore {
+		if rule.name == RuleConfidence && r.Decision == DecisionIgnore {
 			return nil
 		}
 	}
@@ -121,14 +121,14 @@ func (r *WriteRequest) CheckTarget() *Violation {
 	switch {
 	case r.Bucket.Keyed() && r.TargetID == "":
 		return &Violation{RuleTarget, fmt.Sprintf("%s/%s needs a target_id", r.Bucket, r.Operation)}
-	case r.Bucket == Plan && r.TargetID != PlanID:
+	case r.Bucket == BucketPlan && r.TargetID != PlanID:
 		return &Violation{RuleTarget, fmt.Sprintf("the plan has one row, %q; target_id %q is not it", PlanID, r.TargetID)}
 	}
 	return nil
 }
 
 func checkDecision(r *WriteRequest) string {
-	if r.Decision != Accept && r.Decision != Ignore {
+	if r.Decision != DecisionAccept && r.Decision != DecisionIgnore {
 		return fmt.Sprintf("decision %q is neither accept nor ignore", r.Decision)
 	}
 	return ""
@@ -169,7 +169,7 @@ func checkTargetSlug(r *WriteRequest) string {
 		return ""
 	case !r.Bucket.Keyed():
 		return fmt.Sprintf("%s rows get their ids from the ledger; leave target_id empty (a result's task goes in payload.task_id)", r.Bucket)
-	case r.Bucket == TaskState && !IsSlug(r.TargetID):
+	case r.Bucket == BucketTaskState && !IsSlug(r.TargetID):
 		return fmt.Sprintf("task id %q cannot name a task: task ids use ASCII letters, digits and '.', '_', ':', '-' and hold a digit or one of those (task T-12: <state>)", r.TargetID)
 	case !IsSlug(r.TargetID):
 		return fmt.Sprintf("target_id %q is not a slug: use 1 to %d lower-case letters, digits and '_', like pandas_import_blocker", r.TargetID, MaxTargetIDLen)
@@ -223,9 +223,9 @@ func PayloadRuleFor(b Bucket, op Operation) PayloadRule {
 	switch {
 	case op.Lifecycle():
 		return PayloadRule{Allowed: []string{"reason"}}
-	case b == TaskState:
+	case b == BucketTaskState:
 		return PayloadRule{Required: []string{"state"}, Allowed: []string{"text"}}
-	case b == Results:
+	case b == BucketResults:
 		return PayloadRule{Required: []string{"text"}, Allowed: []string{"task_id"}}
 	}
 	return PayloadRule{Required: []string{"text"}}

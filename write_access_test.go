@@ -15,29 +15,29 @@ func TestParseWriteAccess(t *testing.T) {
 	if got := w.String(); got != "adr=mid,convention=agents:lead,core_policy=any,other=none,procedure=human" {
 		t.Fatalf("rules = %q", got)
 	}
-	juniorAgent := memory.Identity{AgentID: "j", Seniority: memory.Junior}
-	midAgent := memory.Identity{AgentID: "m", Seniority: memory.Mid}
-	lead := memory.Identity{AgentID: "l", Seniority: memory.Lead}
-	principal := memory.Identity{AgentID: "p", Seniority: memory.Principal}
+	juniorAgent := memory.Identity{AgentID: "j", Seniority: memory.SeniorityJunior}
+	midAgent := memory.Identity{AgentID: "m", Seniority: memory.SeniorityMid}
+	lead := memory.Identity{AgentID: "l", Seniority: memory.SeniorityLead}
+	principal := memory.Identity{AgentID: "p", Seniority: memory.SeniorityPrincipal}
 	human := memory.Identity{AgentID: "h", Human: true}
 	tests := []struct {
 		id   memory.Identity
 		cat  memory.FactCategory
 		code string
 	}{
-		{juniorAgent, memory.ADR, memory.EFORBIDDEN},
-		{midAgent, memory.ADR, ""},
-		{human, memory.ADR, ""}, // a seniority admits humans too
-		{principal, memory.Procedure, memory.EFORBIDDEN},
-		{human, memory.Procedure, ""},
-		{juniorAgent, memory.CorePolicy, ""}, // "any" opened it
-		{human, memory.CorePolicy, ""},
-		{midAgent, memory.Convention, memory.EFORBIDDEN},
-		{lead, memory.Convention, ""},
-		{principal, memory.Convention, ""},
-		{human, memory.Convention, memory.EFORBIDDEN}, // agents:lead keeps humans out
-		{principal, memory.OtherFact, memory.EFORBIDDEN},
-		{human, memory.OtherFact, memory.EFORBIDDEN}, // none is nobody
+		{juniorAgent, memory.FactADR, memory.EFORBIDDEN},
+		{midAgent, memory.FactADR, ""},
+		{human, memory.FactADR, ""}, // a seniority admits humans too
+		{principal, memory.FactProcedure, memory.EFORBIDDEN},
+		{human, memory.FactProcedure, ""},
+		{juniorAgent, memory.FactCorePolicy, ""}, // "any" opened it
+		{human, memory.FactCorePolicy, ""},
+		{midAgent, memory.FactConvention, memory.EFORBIDDEN},
+		{lead, memory.FactConvention, ""},
+		{principal, memory.FactConvention, ""},
+		{human, memory.FactConvention, memory.EFORBIDDEN}, // agents:lead keeps humans out
+		{principal, memory.FactOther, memory.EFORBIDDEN},
+		{human, memory.FactOther, memory.EFORBIDDEN}, // none is nobody
 	}
 	for _, tt := range tests {
 		if got := memory.ErrorCode(w.Check(tt.id, tt.cat)); got != tt.code {
@@ -59,17 +59,17 @@ func TestWriteAccessMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	human := memory.Identity{AgentID: "alice", Human: true}
-	mid := memory.Identity{AgentID: "bob", Seniority: memory.Mid}
+	mid := memory.Identity{AgentID: "bob", Seniority: memory.SeniorityMid}
 	tests := []struct {
 		id   memory.Identity
 		cat  memory.FactCategory
 		want string
 	}{
-		{human, memory.ADR, `adr facts may be written only by agents of seniority senior or above, not by humans; you are human "alice" (write-access rule adr=agents:senior)`},
-		{mid, memory.ADR, `adr facts may be written only by agents of seniority senior or above, not by humans; you are agent "bob" (mid) (write-access rule adr=agents:senior)`},
-		{human, memory.Procedure, `procedure facts may be written by nobody; you are human "alice" (write-access rule procedure=none)`},
-		{mid, memory.Convention, `convention facts may be written only by humans; you are agent "bob" (mid) (write-access rule convention=human)`},
-		{mid, memory.CorePolicy, `core_policy facts may be written only by humans or agents of seniority senior or above; you are agent "bob" (mid) (write-access rule core_policy=senior)`},
+		{human, memory.FactADR, `adr facts may be written only by agents of seniority senior or above, not by humans; you are human "alice" (write-access rule adr=agents:senior)`},
+		{mid, memory.FactADR, `adr facts may be written only by agents of seniority senior or above, not by humans; you are agent "bob" (mid) (write-access rule adr=agents:senior)`},
+		{human, memory.FactProcedure, `procedure facts may be written by nobody; you are human "alice" (write-access rule procedure=none)`},
+		{mid, memory.FactConvention, `convention facts may be written only by humans; you are agent "bob" (mid) (write-access rule convention=human)`},
+		{mid, memory.FactCorePolicy, `core_policy facts may be written only by humans or agents of seniority senior or above; you are agent "bob" (mid) (write-access rule core_policy=senior)`},
 	}
 	for _, tt := range tests {
 		err := w.Check(tt.id, tt.cat)

@@ -7,7 +7,7 @@ import (
 )
 
 func ok(b Bucket, op Operation, target string, p Payload) WriteRequest {
-	return WriteRequest{Decision: Accept, Bucket: b, Operation: op, TargetID: target, Payload: p, Confidence: 0.9}
+	return WriteRequest{Decision: DecisionAccept, Bucket: b, Operation: op, TargetID: target, Payload: p, Confidence: 0.9}
 }
 
 func TestWriteRequestCheck(t *testing.T) {
@@ -18,39 +18,39 @@ func TestWriteRequestCheck(t *testing.T) {
 		rule string // "" = passes
 		want string // substring of the message
 	}{
-		{"issue upsert", ok(Issues, Upsert, "pandas_import_blocker", Payload{Text: "pandas import fails"}), "", ""},
-		{"issue resolve with reason", ok(Issues, Resolve, "pandas_import_blocker", Payload{Reason: "pinned"}), "", ""},
-		{"resolve without target passes structure", ok(Issues, Resolve, "", Payload{}), "", ""},
-		{"plan", ok(Plan, Upsert, "main", Payload{Text: "ship it"}), "", ""},
-		{"task state", ok(TaskState, Upsert, "build_42", Payload{State: "done", Text: "green"}), "", ""},
-		{"result with task", ok(Results, Append, "", Payload{Text: "acc 0.91", TaskID: "eval_1"}), "", ""},
-		{"learning", ok(Learnings, Append, "", Payload{Text: "pin pandas"}), "", ""},
-		{"decision invalidate", ok(Decisions, Invalidate, "use_postgres", Payload{}), "", ""},
-		{"ignore skips the rest", WriteRequest{Decision: Ignore, Bucket: "nope"}, "", ""},
+		{"issue upsert", ok(BucketIssues, OpUpsert, "pandas_import_blocker", Payload{Text: "pandas import fails"}), "", ""},
+		{"issue resolve with reason", ok(BucketIssues, OpResolve, "pandas_import_blocker", Payload{Reason: "pinned"}), "", ""},
+		{"resolve without target passes structure", ok(BucketIssues, OpResolve, "", Payload{}), "", ""},
+		{"plan", ok(BucketPlan, OpUpsert, "main", Payload{Text: "ship it"}), "", ""},
+		{"task state", ok(BucketTaskState, OpUpsert, "build_42", Payload{State: "done", Text: "green"}), "", ""},
+		{"result with task", ok(BucketResults, OpAppend, "", Payload{Text: "acc 0.91", TaskID: "eval_1"}), "", ""},
+		{"learning", ok(BucketLearnings, OpAppend, "", Payload{Text: "pin pandas"}), "", ""},
+		{"decision invalidate", ok(BucketDecisions, OpInvalidate, "use_postgres", Payload{}), "", ""},
+		{"ignore skips the rest", WriteRequest{Decision: DecisionIgnore, Bucket: "nope"}, "", ""},
 
 		{"bad decision", WriteRequest{Decision: "maybe"}, RuleDecision, `decision "maybe"`},
-		{"confidence high", WriteRequest{Decision: Accept, Confidence: 1.5}, RuleConfidence, "outside 0..1"},
-		{"confidence NaN", WriteRequest{Decision: Accept, Confidence: math.NaN()}, RuleConfidence, "outside 0..1"},
-		{"unknown bucket", ok("gossip", Append, "", Payload{Text: "x"}), RuleBucket, `unknown bucket "gossip"`},
-		{"op not allowed", ok(Results, Resolve, "", Payload{}), RuleOperation, `results does not accept "resolve": use append`},
-		{"issues append", ok(Issues, Append, "x", Payload{Text: "x"}), RuleOperation, "use upsert or resolve"},
-		{"target not slug", ok(Issues, Upsert, "Pandas-Blocker", Payload{Text: "x"}), RuleTargetSlug, "not a slug"},
-		{"target too long", ok(Issues, Upsert, strings.Repeat("a", MaxTargetIDLen+1), Payload{Text: "x"}), RuleTargetSlug, "not a slug"},
-		{"target on results", ok(Results, Append, "eval_1", Payload{Text: "x"}), RuleTargetSlug, "leave target_id empty"},
-		{"text too big", ok(Learnings, Append, "", Payload{Text: long}), RuleSize, "payload.text is 8193 bytes; the limit is 8192 bytes (1 over)"},
-		{"bad utf8", ok(Learnings, Append, "", Payload{Text: "a\xffb"}), RuleSize, "not valid UTF-8"},
+		{"confidence high", WriteRequest{Decision: DecisionAccept, Confidence: 1.5}, RuleConfidence, "outside 0..1"},
+		{"confidence NaN", WriteRequest{Decision: DecisionAccept, Confidence: math.NaN()}, RuleConfidence, "outside 0..1"},
+		{"unknown bucket", ok("gossip", OpAppend, "", Payload{Text: "x"}), RuleBucket, `unknown bucket "gossip"`},
+		{"op not allowed", ok(BucketResults, OpResolve, "", Payload{}), RuleOperation, `results does not accept "resolve": use append`},
+		{"issues append", ok(BucketIssues, OpAppend, "x", Payload{Text: "x"}), RuleOperation, "use upsert or resolve"},
+		{"target not slug", ok(BucketIssues, OpUpsert, "Pandas-Blocker", Payload{Text: "x"}), RuleTargetSlug, "not a slug"},
+		{"target too long", ok(BucketIssues, OpUpsert, strings.Repeat("a", MaxTargetIDLen+1), Payload{Text: "x"}), RuleTargetSlug, "not a slug"},
+		{"target on results", ok(BucketResults, OpAppend, "eval_1", Payload{Text: "x"}), RuleTargetSlug, "leave target_id empty"},
+		{"text too big", ok(BucketLearnings, OpAppend, "", Payload{Text: long}), RuleSize, "payload.text is 8193 bytes; the limit is 8192 bytes (1 over)"},
+		{"bad utf8", ok(BucketLearnings, OpAppend, "", Payload{Text: "a\xffb"}), RuleSize, "not valid UTF-8"},
 		{"too many aliases", func() WriteRequest {
-			r := ok(Issues, Upsert, "x", Payload{Text: "x"})
+			r := ok(BucketIssues, OpUpsert, "x", Payload{Text: "x"})
 			r.CandidateAliases = make([]string, MaxAliases+1)
 			return r
 		}(), RuleSize, "17 candidate_aliases"},
-		{"upsert without text", ok(Issues, Upsert, "x", Payload{}), RulePayload, "issues/upsert needs payload.text"},
-		{"blank text", ok(Learnings, Append, "", Payload{Text: "  "}), RulePayload, "needs payload.text"},
-		{"task without state", ok(TaskState, Upsert, "t1", Payload{Text: "x"}), RulePayload, "needs payload.state"},
-		{"state on issue", ok(Issues, Upsert, "x", Payload{Text: "x", State: "done"}), RulePayload, "does not take payload.state"},
-		{"text on resolve", ok(Issues, Resolve, "x", Payload{Text: "x"}), RulePayload, "issues/resolve does not take payload.text"},
-		{"reason on append", ok(Decisions, Append, "x", Payload{Text: "x", Reason: "y"}), RulePayload, "does not take payload.reason"},
-		{"task id not slug", ok(Results, Append, "", Payload{Text: "x", TaskID: "Eval 1"}), RulePayload, "payload.task_id"},
+		{"upsert without text", ok(BucketIssues, OpUpsert, "x", Payload{}), RulePayload, "issues/upsert needs payload.text"},
+		{"blank text", ok(BucketLearnings, OpAppend, "", Payload{Text: "  "}), RulePayload, "needs payload.text"},
+		{"task without state", ok(BucketTaskState, OpUpsert, "t1", Payload{Text: "x"}), RulePayload, "needs payload.state"},
+		{"state on issue", ok(BucketIssues, OpUpsert, "x", Payload{Text: "x", State: "done"}), RulePayload, "does not take payload.state"},
+		{"text on resolve", ok(BucketIssues, OpResolve, "x", Payload{Text: "x"}), RulePayload, "issues/resolve does not take payload.text"},
+		{"reason on append", ok(BucketDecisions, OpAppend, "x", Payload{Text: "x", Reason: "y"}), RulePayload, "does not take payload.reason"},
+		{"task id not slug", ok(BucketResults, OpAppend, "", Payload{Text: "x", TaskID: "Eval 1"}), RulePayload, "payload.task_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,12 +72,12 @@ func TestWriteRequestCheckTarget(t *testing.T) {
 		req  WriteRequest
 		want string
 	}{
-		{ok(Issues, Resolve, "", Payload{}), "issues/resolve needs a target_id"},
-		{ok(TaskState, Upsert, "", Payload{State: "x"}), "task_state/upsert needs a target_id"},
-		{ok(Plan, Upsert, "other", Payload{Text: "x"}), `target_id "other" is not it`},
-		{ok(Plan, Upsert, "main", Payload{Text: "x"}), ""},
-		{ok(Results, Append, "", Payload{Text: "x"}), ""},
-		{ok(Issues, Resolve, "a", Payload{}), ""},
+		{ok(BucketIssues, OpResolve, "", Payload{}), "issues/resolve needs a target_id"},
+		{ok(BucketTaskState, OpUpsert, "", Payload{State: "x"}), "task_state/upsert needs a target_id"},
+		{ok(BucketPlan, OpUpsert, "other", Payload{Text: "x"}), `target_id "other" is not it`},
+		{ok(BucketPlan, OpUpsert, "main", Payload{Text: "x"}), ""},
+		{ok(BucketResults, OpAppend, "", Payload{Text: "x"}), ""},
+		{ok(BucketIssues, OpResolve, "a", Payload{}), ""},
 	}
 	for _, tt := range tests {
 		v := tt.req.CheckTarget()
@@ -157,18 +157,18 @@ func TestReferenceMemoryMerge(t *testing.T) {
 	}
 }
 
-func TestSharedQueryValidate(t *testing.T) {
+func TestStateQueryValidate(t *testing.T) {
 	tests := []struct {
-		q    SharedQuery
+		q    StateQuery
 		want string
 	}{
-		{SharedQuery{}, ""},
-		{SharedQuery{Bucket: Issues, Status: StatusOpen}, ""},
-		{SharedQuery{Status: StatusSuperseded}, ""},
-		{SharedQuery{Bucket: "nope"}, `unknown bucket "nope"`},
-		{SharedQuery{Bucket: Issues, Status: StatusActive}, `status "active" does not apply to issues: use one of open, resolved`},
-		{SharedQuery{Status: "closed"}, `unknown status "closed"`},
-		{SharedQuery{Limit: 501}, "limit 501 is out of range"},
+		{StateQuery{}, ""},
+		{StateQuery{Bucket: BucketIssues, Status: StatusOpen}, ""},
+		{StateQuery{Status: StatusSuperseded}, ""},
+		{StateQuery{Bucket: "nope"}, `unknown bucket "nope"`},
+		{StateQuery{Bucket: BucketIssues, Status: StatusActive}, `status "active" does not apply to issues: use one of open, resolved`},
+		{StateQuery{Status: "closed"}, `unknown status "closed"`},
+		{StateQuery{Limit: 501}, "limit 501 is out of range"},
 	}
 	for _, tt := range tests {
 		err := tt.q.Validate()
@@ -184,7 +184,7 @@ func TestNoteWriteAndPendingDecisionValidate(t *testing.T) {
 		want string
 	}{
 		{NoteWrite{Text: "issue: x"}, ""},
-		{NoteWrite{Text: "x", Kind: ToolResultNote, TaskID: "T-12"}, ""},
+		{NoteWrite{Text: "x", Kind: NoteToolResult, TaskID: "T-12"}, ""},
 		{NoteWrite{Text: " "}, "text is empty"},
 		{NoteWrite{Text: "x", Kind: "thought"}, `unknown note kind "thought"`},
 		{NoteWrite{Text: "x", TaskID: "bad id"}, "task_id"},

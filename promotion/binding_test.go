@@ -62,14 +62,14 @@ func bindOne(t testing.TB, c bindCase) (string, memory.Outcome) {
 	h := newHarness(t)
 	for _, s := range c.setup {
 		h.note(agent, memory.NoteWrite{Text: s}, true)
-		if o := h.outs[len(h.outs)-1]; o.Status != memory.Committed {
+		if o := h.outs[len(h.outs)-1]; o.Status != memory.OutcomeCommitted {
 			t.Fatalf("case %s: setup %q: %s", c.name, s, o.Summary())
 		}
 	}
 	h.outs = nil
 	h.note(agent, memory.NoteWrite{Text: c.note}, true)
 	o := h.outs[0]
-	if o.Status == memory.Committed && o.Operation.Lifecycle() {
+	if o.Status == memory.OutcomeCommitted && o.Operation.Lifecycle() {
 		return o.TargetID, o
 	}
 	return "", o

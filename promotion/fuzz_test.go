@@ -38,21 +38,21 @@ func invalid(ev memory.Event) string {
 	switch {
 	case !allowed[key]:
 		return "bucket/operation " + key
-	case (ev.Bucket == memory.Results || ev.Bucket == memory.Learnings) != (ev.TargetID == ""):
+	case (ev.Bucket == memory.BucketResults || ev.Bucket == memory.BucketLearnings) != (ev.TargetID == ""):
 		return "target presence " + ev.TargetID
 	case ev.TargetID != "" && !targetRE.MatchString(ev.TargetID):
 		return "target " + ev.TargetID
-	case ev.Bucket == memory.Plan && ev.TargetID != "main":
+	case ev.Bucket == memory.BucketPlan && ev.TargetID != "main":
 		return "plan target " + ev.TargetID
 	case !utf8.ValidString(p.Text + p.State + p.Reason + p.TaskID + ev.SourceRef.ReferenceText):
 		return "utf8"
 	case len(p.Text) > 8192 || len(p.State) > 256 || len(p.Reason) > 1000 || len(ev.SourceRef.ReferenceText) > 500:
 		return "size"
-	case ev.Operation == memory.Resolve || ev.Operation == memory.Invalidate:
+	case ev.Operation == memory.OpResolve || ev.Operation == memory.OpInvalidate:
 		if p.Text != "" || p.State != "" {
 			return "lifecycle payload"
 		}
-	case ev.Bucket == memory.TaskState:
+	case ev.Bucket == memory.BucketTaskState:
 		if strings.TrimSpace(p.State) == "" {
 			return "task without state"
 		}
@@ -109,9 +109,9 @@ func FuzzPromoteNote(f *testing.F) {
 	f.Add("task \xff: \n", false)
 	f.Add("fixed: "+strings.Repeat("é", 600), false)
 	f.Fuzz(func(t *testing.T, text string, tool bool) {
-		kind := memory.AgentNote
+		kind := memory.NoteAgent
 		if tool {
-			kind = memory.ToolResultNote
+			kind = memory.NoteToolResult
 		}
 		p := fuzzPipeline(t)
 		if _, err := p.WriteNote(as(agent), memory.NoteWrite{Text: text, Kind: kind}); err != nil {
@@ -132,13 +132,13 @@ func FuzzPromoteNote(f *testing.F) {
 			if why := invalid(ev); why != "" {
 				t.Fatalf("note %q committed an invalid write (%s): %+v", text, why, ev)
 			}
-			if tool && ev.SourceRef.NoteID != 0 && ev.Bucket != memory.Results && ev.Bucket != memory.Learnings {
+			if tool && ev.SourceRef.NoteID != 0 && ev.Bucket != memory.BucketResults && ev.Bucket != memory.BucketLearnings {
 				t.Fatalf("tool output %q committed %s/%s on its own", text, ev.Bucket, ev.Operation)
 			}
 			fuzzSeq = ev.Seq
 		}
 		for _, o := range rep.Outcomes {
-			if o.Status == memory.Rejected && o.Rule == "" {
+			if o.Status == memory.OutcomeRejected && o.Rule == "" {
 				t.Fatalf("rejection without a rule: %+v", o)
 			}
 		}
@@ -214,9 +214,9 @@ func FuzzLLMOutput(f *testing.F) {
 	f.Add([]byte(`{"decision":"accept","bucket":"issues","operation":"upsert","target_id":"","payload":{"text":"blocked by the flaky upload test","state":"","reason":"","task_id":""},"reference_text":"","candidate_aliases":[],"confidence":0.9,"rationale":""}`), uint8(7))
 	f.Add([]byte(`{"decision":"accept","bucket":"issues","operation":"upsert","target_id":"","payload":{"text":"the upload is not a blocker","state":"","reason":"","task_id":""},"reference_text":"","candidate_aliases":["Blocker","upload"],"confidence":0.9,"rationale":""}`), uint8(8))
 	f.Fuzz(func(t *testing.T, reply []byte, which uint8) {
-		note := memory.Note{Text: llmFuzzNotes[int(which)%len(llmFuzzNotes)], Kind: memory.AgentNote}
+		note := memory.Note{Text: llmFuzzNotes[int(which)%len(llmFuzzNotes)], Kind: memory.NoteAgent}
 		li := &promotion.LLMInterpreter{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Chat: replyChat(reply)}
-		in := li.Interpret(context.Background(), note, memory.SharedContext{})
+		in := li.Interpret(context.Background(), note, memory.StateContext{})
 		checkGrounded(t, note, in)
 		p := llmFuzzPipeline(t)
 		p.Interpret = li.Interpret
@@ -244,8 +244,8 @@ func checkGrounded(t *testing.T, note memory.Note, in promotion.Interpretation) 
 		t.Fatalf("reference_text %q is not the note's", r.ReferenceText)
 	}
 	rules := promotion.Rules(note)
-	blocker := r.Bucket == memory.Issues && r.Operation == memory.Upsert && slices.Contains(rules.CandidateAliases, memory.KindBlocker) &&
-		rules.Bucket == memory.Issues && rules.Operation == memory.Upsert
+	blocker := r.Bucket == memory.BucketIssues && r.Operation == memory.OpUpsert && slices.Contains(rules.CandidateAliases, memory.KindBlocker) &&
+		rules.Bucket == memory.BucketIssues && rules.Operation == memory.OpUpsert
 	for _, a := range r.CandidateAliases {
 		if memory.TextKey(a) == memory.KindBlocker && !blocker || a != memory.KindBlocker && !inNote(a) {
 			t.Fatalf("alias %q is not the note's (or the note is not a blocker by the rules)", a)
@@ -264,7 +264,7 @@ func checkGrounded(t *testing.T, note memory.Note, in promotion.Interpretation) 
 func checkNoRowChanges(t *testing.T, p *promotion.Pipeline, text string) {
 	ctx := context.Background()
 	before := map[string]string{}
-	rows, err := p.DB.SharedState(ctx, memory.SharedQuery{Limit: 500})
+	rows, err := p.DB.State(ctx, memory.StateQuery{Limit: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func checkNoRowChanges(t *testing.T, p *promotion.Pipeline, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, err = p.DB.SharedState(ctx, memory.SharedQuery{Limit: 500}); err != nil {
+	if rows, err = p.DB.State(ctx, memory.StateQuery{Limit: 500}); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rows {

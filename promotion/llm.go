@@ -31,7 +31,7 @@ type LLMInterpreter struct {
 }
 
 // Interpret implements InterpretFunc.
-func (li *LLMInterpreter) Interpret(ctx context.Context, n memory.Note, c memory.SharedContext) Interpretation {
+func (li *LLMInterpreter) Interpret(ctx context.Context, n memory.Note, c memory.StateContext) Interpretation {
 	req, err := li.ask(ctx, n, c)
 	var hold string
 	if err == nil {
@@ -55,7 +55,7 @@ func (li *LLMInterpreter) log() *slog.Logger {
 	return li.Log
 }
 
-func (li *LLMInterpreter) ask(ctx context.Context, n memory.Note, c memory.SharedContext) (memory.WriteRequest, error) {
+func (li *LLMInterpreter) ask(ctx context.Context, n memory.Note, c memory.StateContext) (memory.WriteRequest, error) {
 	timeout := li.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -103,11 +103,11 @@ func failure(err error) string {
 // negated, hedged, a question or reported speech, unless the rules read the
 // note the same way.
 func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) {
-	if r.Decision != memory.Accept {
+	if r.Decision != memory.DecisionAccept {
 		return r, ""
 	}
 	rules := Rules(n)
-	agrees := rules.Decision == memory.Accept && rules.Bucket == r.Bucket && rules.Operation == r.Operation
+	agrees := rules.Decision == memory.DecisionAccept && rules.Bucket == r.Bucket && rules.Operation == r.Operation
 	if agrees {
 		r = keepStatedID(r, rules)
 	}
@@ -120,11 +120,11 @@ func ground(r memory.WriteRequest, n memory.Note) (memory.WriteRequest, string) 
 	}
 	named := slices.ContainsFunc(mentions(n.Text), func(m mention) bool { return m.id == r.TargetID })
 	switch {
-	case r.Bucket == memory.Plan && !(agrees && rules.TargetID == memory.PlanID):
+	case r.Bucket == memory.BucketPlan && !(agrees && rules.TargetID == memory.PlanID):
 		return r, "the model proposes replacing the plan, but the note does not use the plan: form"
-	case r.Bucket == memory.TaskState && taskNamed(n, r.TargetID) == "":
+	case r.Bucket == memory.BucketTaskState && taskNamed(n, r.TargetID) == "":
 		return r, fmt.Sprintf("the model proposes a state for task %q, which the note does not name", r.TargetID)
-	case r.Bucket == memory.TaskState:
+	case r.Bucket == memory.BucketTaskState:
 		r.TargetID = taskNamed(n, r.TargetID)
 	case r.Bucket.Tracked() && r.TargetID != "" && !named:
 		return r, fmt.Sprintf("the model proposes writing %s %s, which the note does not name", r.Bucket, r.TargetID)
@@ -167,7 +167,9 @@ func keepStatedID(r, rules memory.WriteRequest) memory.WriteRequest {
 // a blocked-by sentence), and no other write carries it.
 func reportedKind(aliases []string, r, rules memory.WriteRequest) []string {
 	out := slices.DeleteFunc(aliases, func(a string) bool { return memory.TextKey(a) == memory.KindBlocker })
-	upsert := func(w memory.WriteRequest) bool { return w.Bucket == memory.Issues && w.Operation == memory.Upsert }
+	upsert := func(w memory.WriteRequest) bool {
+		return w.Bucket == memory.BucketIssues && w.Operation == memory.OpUpsert
+	}
 	if upsert(r) && upsert(rules) && slices.Contains(rules.CandidateAliases, memory.KindBlocker) {
 		out = append(out, memory.KindBlocker)
 	}

@@ -44,13 +44,13 @@ func (p *Pipeline) retry(ctx context.Context, tx *store.Tx, it memory.PendingIte
 	out := v.outcome
 	it.UpdatedAt = now
 	switch out.Status {
-	case memory.Committed:
+	case memory.OutcomeCommitted:
 		if out, err = p.commit(ctx, tx, v); err != nil {
 			return out, err
 		}
 		it.Status = memory.PendingCommitted
 		it.Resolution = &memory.PendingResolution{Action: "retry", By: "promotion", At: now, EventID: out.EventID, TargetID: out.TargetID, Reason: out.Reason}
-	case memory.Deferred:
+	case memory.OutcomePending:
 		it.Attempts++
 		it.Reason, it.Candidates = out.Reason, out.Candidates
 		it.Stale = it.Attempts >= p.MaxAttempts || v.curator
@@ -158,7 +158,7 @@ func (p *Pipeline) bind(ctx context.Context, tx *store.Tx, res *memory.CuratorRe
 	w := write{req: r, by: it.Interpreter, kind: it.Kind, raw: it.RawInput, noteID: it.NoteID, noteAt: it.NoteAt, pendingID: it.ID,
 		agent: it.Agent, autonomy: it.Autonomy, run: it.Run, curator: id.AgentID}
 	how := Resolution{Action: Bind, TargetID: target, Candidates: it.Candidates, Reason: "bound by curator " + id.Describe()}
-	v := verdict{outcome: memory.Outcome{Status: memory.Committed, PendingID: it.ID, Bucket: r.Bucket, Operation: r.Operation,
+	v := verdict{outcome: memory.Outcome{Status: memory.OutcomeCommitted, PendingID: it.ID, Bucket: r.Bucket, Operation: r.Operation,
 		TargetID: target, Reason: how.Reason, Interpreter: it.Interpreter}, event: p.event(w, r, how, now)}
 	out, err := p.commit(ctx, tx, v)
 	if err != nil {
@@ -180,7 +180,7 @@ func (p *Pipeline) bind(ctx context.Context, tx *store.Tx, res *memory.CuratorRe
 // message that lists the candidates when it is not, and an append's target
 // to be new.
 func checkBindable(ctx context.Context, tx *store.Tx, r memory.WriteRequest) error {
-	if r.Operation == memory.Append && r.Bucket.Keyed() {
+	if r.Operation == memory.OpAppend && r.Bucket.Keyed() {
 		taken, err := tx.IDTaken(ctx, r.Bucket, r.TargetID)
 		if err != nil || !taken {
 			return err
@@ -191,7 +191,7 @@ func checkBindable(ctx context.Context, tx *store.Tx, r memory.WriteRequest) err
 	if !r.Operation.Lifecycle() {
 		return nil
 	}
-	row, ok, err := tx.GetShared(ctx, r.Bucket, r.TargetID)
+	row, ok, err := tx.StateRow(ctx, r.Bucket, r.TargetID)
 	switch {
 	case err != nil:
 		return err

@@ -93,7 +93,7 @@ func (p *Pipeline) Promote(ctx context.Context, limit int) (memory.PromotionRepo
 // interpret runs the interpreter outside any write transaction (an LLM call
 // may take seconds), on a fresh read of the context.
 func (p *Pipeline) interpret(ctx context.Context, n memory.Note) Interpretation {
-	var c memory.SharedContext
+	var c memory.StateContext
 	if !p.InterpreterNeedsContext {
 		return p.Interpret(ctx, n, c)
 	}
@@ -133,7 +133,7 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 		if err := tx.MarkNoteProcessed(ctx, n.ID, out, now); err != nil {
 			return err
 		}
-		if out.Status == memory.Committed && out.Applied {
+		if out.Status == memory.OutcomeCommitted && out.Applied {
 			retried, err = p.retryPending(ctx, tx, out.Bucket, now)
 		}
 		return err
@@ -172,20 +172,20 @@ type verdict struct {
 func (p *Pipeline) judge(ctx context.Context, tx *store.Tx, w write, now time.Time) (verdict, error) {
 	r := w.req
 	out := memory.Outcome{Interpreter: w.by, Bucket: r.Bucket, Operation: r.Operation}
-	if r.Decision == memory.Ignore {
+	if r.Decision == memory.DecisionIgnore {
 		out.Bucket, out.Operation = "", ""
-		return settled(out, memory.Ignored, "", orDefault(r.Rationale, "the interpreter found nothing to record")), nil
+		return settled(out, memory.OutcomeIgnored, "", orDefault(r.Rationale, "the interpreter found nothing to record")), nil
 	}
 	if v := r.Check(); v != nil {
-		return settled(out, memory.Rejected, v.Rule, v.Message), nil
+		return settled(out, memory.OutcomeRejected, v.Rule, v.Message), nil
 	}
 	if r.Confidence < p.MinConfidence {
-		return settled(out, memory.Ignored, "", fmt.Sprintf("confidence %.2f is under %.2f", r.Confidence, p.MinConfidence)), nil
+		return settled(out, memory.OutcomeIgnored, "", fmt.Sprintf("confidence %.2f is under %.2f", r.Confidence, p.MinConfidence)), nil
 	}
 	if why := untrusted(w); why != "" {
 		return held(out, why), nil
 	}
-	var c memory.SharedContext
+	var c memory.StateContext
 	if r.Bucket.Tracked() { // only they have rows to resolve against
 		var err error
 		if c, err = tx.LoadContext(ctx, w.noteAt.Add(-p.Resolver.GhostWindow), r.Bucket); err != nil {
@@ -196,15 +196,15 @@ func (p *Pipeline) judge(ctx context.Context, tx *store.Tx, w write, now time.Ti
 	out.Candidates, out.TargetID = res.Candidates, res.TargetID
 	switch res.Action {
 	case Duplicate:
-		return settled(out, memory.Ignored, "", "duplicate: "+res.Reason), nil
+		return settled(out, memory.OutcomeIgnored, "", "duplicate: "+res.Reason), nil
 	case Reject:
-		return settled(out, memory.Rejected, res.Rule, res.Reason), nil
+		return settled(out, memory.OutcomeRejected, res.Rule, res.Reason), nil
 	case Defer:
 		return p.deferOrDuplicate(ctx, tx, out, r, res)
 	}
 	r.TargetID = res.TargetID
 	if v := r.CheckTarget(); v != nil {
-		return settled(out, memory.Rejected, v.Rule, v.Message), nil
+		return settled(out, memory.OutcomeRejected, v.Rule, v.Message), nil
 	}
 	return p.admit(ctx, tx, w, r, res, out, now)
 }
@@ -214,18 +214,18 @@ func (p *Pipeline) judge(ctx context.Context, tx *store.Tx, w write, now time.Ti
 // the same state), a duplicate is ignored, and a new row gets an id no row
 // or event has used.
 func (p *Pipeline) admit(ctx context.Context, tx *store.Tx, w write, r memory.WriteRequest, res Resolution, out memory.Outcome, now time.Time) (verdict, error) {
-	if r.TargetID != "" && !res.Derived && r.Operation != memory.Append {
+	if r.TargetID != "" && !res.Derived && r.Operation != memory.OpAppend {
 		ev, stuck, err := tx.UnappliedEvent(ctx, r.Bucket, r.TargetID)
 		if err != nil {
 			return verdict{}, err
 		}
 		if stuck {
-			return settled(out, memory.Deferred, "", fmt.Sprintf("event %s for %s %s is recorded but not applied (%s): it waits until memory-mcp replay applies it",
+			return settled(out, memory.OutcomePending, "", fmt.Sprintf("event %s for %s %s is recorded but not applied (%s): it waits until memory-mcp replay applies it",
 				ev.EventID, r.Bucket, r.TargetID, ev.ProjectionError)), nil
 		}
 	}
 	if why, err := duplicateOf(ctx, tx, r); err != nil || why != "" {
-		return settled(out, memory.Ignored, "", "duplicate: "+why), err
+		return settled(out, memory.OutcomeIgnored, "", "duplicate: "+why), err
 	}
 	if why, err := statedIDTaken(ctx, tx, r, res); err != nil || why != "" {
 		return held(out, why), err
@@ -235,7 +235,7 @@ func (p *Pipeline) admit(ctx context.Context, tx *store.Tx, w write, r memory.Wr
 		return verdict{}, err
 	}
 	out.TargetID = r.TargetID
-	out.Status, out.Reason = memory.Committed, res.Reason
+	out.Status, out.Reason = memory.OutcomeCommitted, res.Reason
 	return verdict{outcome: out, event: p.event(w, r, res, now)}, nil
 }
 
@@ -247,7 +247,7 @@ func untrusted(w write) string {
 	switch {
 	case w.hold != "":
 		return w.hold + ": a curator must bind or drop it"
-	case w.kind == memory.ToolResultNote && !(w.req.Operation == memory.Append && !w.req.Bucket.Tracked()):
+	case w.kind == memory.NoteToolResult && !(w.req.Operation == memory.OpAppend && !w.req.Bucket.Tracked()):
 		return fmt.Sprintf("tool output may add results and learnings only, not %s/%s: a curator must bind or drop it "+
 			"(or say what it means in a note of your own)", w.req.Bucket, w.req.Operation)
 	}
@@ -255,7 +255,7 @@ func untrusted(w write) string {
 }
 
 func held(out memory.Outcome, why string) verdict {
-	v := settled(out, memory.Deferred, "", why)
+	v := settled(out, memory.OutcomePending, "", why)
 	v.curator = true
 	return v
 }
@@ -277,18 +277,18 @@ func orDefault(s, def string) string {
 // waits in the pending queue (for a curator, when no retry can settle it).
 func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *store.Tx, out memory.Outcome, r memory.WriteRequest, res Resolution) (verdict, error) {
 	if res.TargetID != "" && r.Operation.Lifecycle() && !res.Curator {
-		row, ok, err := tx.GetShared(ctx, r.Bucket, res.TargetID)
+		row, ok, err := tx.StateRow(ctx, r.Bucket, res.TargetID)
 		if err != nil {
 			return verdict{}, err
 		}
 		if ok && !row.Live() {
-			return settled(out, memory.Ignored, "", fmt.Sprintf("duplicate: %s %s is already %s (event %s)", r.Bucket, row.ID, row.Status, row.EventID)), nil
+			return settled(out, memory.OutcomeIgnored, "", fmt.Sprintf("duplicate: %s %s is already %s (event %s)", r.Bucket, row.ID, row.Status, row.EventID)), nil
 		}
 	}
 	if res.Curator {
 		return held(out, res.Reason), nil
 	}
-	return settled(out, memory.Deferred, "", res.Reason), nil
+	return settled(out, memory.OutcomePending, "", res.Reason), nil
 }
 
 // statedIDTaken says why an append may not have the id its note states
@@ -298,14 +298,14 @@ func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *store.Tx, out memor
 // "superseded: <id>" would then retire the old decision, not the one the
 // author named. No retry changes that, so a curator decides.
 func statedIDTaken(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res Resolution) (string, error) {
-	if res.Derived || r.Operation != memory.Append || !r.Bucket.Keyed() || r.TargetID == "" {
+	if res.Derived || r.Operation != memory.OpAppend || !r.Bucket.Keyed() || r.TargetID == "" {
 		return "", nil
 	}
 	taken, err := tx.IDTaken(ctx, r.Bucket, r.TargetID)
 	if err != nil || !taken {
 		return "", err
 	}
-	row, ok, err := tx.GetShared(ctx, r.Bucket, r.TargetID)
+	row, ok, err := tx.StateRow(ctx, r.Bucket, r.TargetID)
 	if err != nil {
 		return "", err
 	}
@@ -324,7 +324,7 @@ func statedIDTaken(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res
 // now, see statedIDTaken). A derived id never merges two rows, and never
 // reopens a closed one. Other writes keep their target.
 func (p *Pipeline) assignID(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res Resolution) (string, error) {
-	if !res.Derived && (r.Operation != memory.Append || !r.Bucket.Keyed()) {
+	if !res.Derived && (r.Operation != memory.OpAppend || !r.Bucket.Keyed()) {
 		return r.TargetID, nil
 	}
 	base := r.TargetID
@@ -347,8 +347,8 @@ func (p *Pipeline) assignID(ctx context.Context, tx *store.Tx, r memory.WriteReq
 // memory.TextKey) are duplicates and create no rows.
 func duplicateOf(ctx context.Context, tx *store.Tx, r memory.WriteRequest) (string, error) {
 	switch r.Bucket {
-	case memory.Plan, memory.TaskState:
-		row, ok, err := tx.GetShared(ctx, r.Bucket, r.TargetID)
+	case memory.BucketPlan, memory.BucketTaskState:
+		row, ok, err := tx.StateRow(ctx, r.Bucket, r.TargetID)
 		if err != nil || !ok {
 			return "", err
 		}
@@ -401,9 +401,9 @@ func (p *Pipeline) commit(ctx context.Context, tx *store.Tx, v verdict) (memory.
 // the same write already waits), or leave it as ignored or rejected.
 func (p *Pipeline) settleNote(ctx context.Context, tx *store.Tx, w write, v verdict, now time.Time) (memory.Outcome, error) {
 	switch v.outcome.Status {
-	case memory.Committed:
+	case memory.OutcomeCommitted:
 		return p.commit(ctx, tx, v)
-	case memory.Deferred:
+	case memory.OutcomePending:
 		return p.enqueue(ctx, tx, w, v, now)
 	}
 	return v.outcome, nil
@@ -416,7 +416,7 @@ func (p *Pipeline) enqueue(ctx context.Context, tx *store.Tx, w write, v verdict
 		return out, err
 	}
 	if same != 0 {
-		out.Status, out.PendingID = memory.Ignored, same
+		out.Status, out.PendingID = memory.OutcomeIgnored, same
 		out.Reason = fmt.Sprintf("duplicate: the same write already waits as pending item %d (%s)", same, out.Reason)
 		return out, nil
 	}
@@ -430,15 +430,15 @@ func (p *Pipeline) enqueue(ctx context.Context, tx *store.Tx, w write, v verdict
 	return out, nil
 }
 
-// SharedState returns shared rows by bucket and status.
-func (p *Pipeline) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.SharedRow, error) {
+// State returns shared rows by bucket and status.
+func (p *Pipeline) State(ctx context.Context, q memory.StateQuery) ([]memory.StateRow, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	return p.DB.SharedState(ctx, q)
+	return p.DB.State(ctx, q)
 }
 
 // Summary returns the compact current belief.
-func (p *Pipeline) Summary(ctx context.Context) (memory.SharedSummary, error) {
+func (p *Pipeline) Summary(ctx context.Context) (memory.StateSummary, error) {
 	return p.DB.Summary(ctx)
 }

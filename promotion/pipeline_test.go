@@ -31,10 +31,10 @@ func TestFailedProjectionIsRecordedAndReplayed(t *testing.T) {
 	}
 	h.note(agent, memory.NoteWrite{Text: "decision: use SQLite"}, true)
 	o := h.outs[0]
-	if o.Status != memory.Committed || o.Applied || o.ProjectionError != "projector bug" || o.EventID == "" || len(h.retried) != 0 {
+	if o.Status != memory.OutcomeCommitted || o.Applied || o.ProjectionError != "projector bug" || o.EventID == "" || len(h.retried) != 0 {
 		t.Fatalf("outcome = %+v, retried %+v", o, h.retried)
 	}
-	if rows := h.rows(memory.Decisions); len(rows) != 0 {
+	if rows := h.rows(memory.BucketDecisions); len(rows) != 0 {
 		t.Fatalf("the failed projection left rows: %+v", rows)
 	}
 	evs, _ := h.db.Events(context.Background(), 0, 100)
@@ -55,7 +55,7 @@ func TestFailedProjectionIsRecordedAndReplayed(t *testing.T) {
 	if err != nil || rep.Failed != 0 || rep.Applied != len(evs) {
 		t.Fatalf("replay = %+v, %v", rep, err)
 	}
-	if rows := h.rows(memory.Decisions); len(rows) != 1 || rows[0].ID != "use_sqlite" || rows[0].EventID != o.EventID {
+	if rows := h.rows(memory.BucketDecisions); len(rows) != 1 || rows[0].ID != "use_sqlite" || rows[0].EventID != o.EventID {
 		t.Fatalf("after replay = %+v", rows)
 	}
 }
@@ -84,7 +84,7 @@ func TestCuratorBindsATakenDecisionIDToANewOne(t *testing.T) {
 	h.note(agent, memory.NoteWrite{Text: "decision: keep sessions in Redis (session_store)"}, true)
 	h.note(agent, memory.NoteWrite{Text: "decision: keep sessions in Postgres (session_store)"}, true)
 	o := h.outs[1]
-	if o.Status != memory.Deferred || !strings.Contains(o.Reason, `write "superseded: session_store"`) {
+	if o.Status != memory.OutcomePending || !strings.Contains(o.Reason, `write "superseded: session_store"`) {
 		t.Fatalf("taken id: %s", o.Summary())
 	}
 	_, err := h.p.ResolvePending(as(curator), memory.PendingDecision{PendingID: o.PendingID, TargetID: "session_store"})
@@ -92,10 +92,10 @@ func TestCuratorBindsATakenDecisionIDToANewOne(t *testing.T) {
 		t.Fatalf("bind to the taken id: %v", err)
 	}
 	res, err := h.p.ResolvePending(as(curator), memory.PendingDecision{PendingID: o.PendingID, TargetID: "session_store_pg"})
-	if err != nil || res.Outcome == nil || res.Outcome.Status != memory.Committed || !res.Outcome.Applied {
+	if err != nil || res.Outcome == nil || res.Outcome.Status != memory.OutcomeCommitted || !res.Outcome.Applied {
 		t.Fatalf("bind to a new id: %+v, %v", res, err)
 	}
-	if rows := h.rows(memory.Decisions); len(rows) != 2 {
+	if rows := h.rows(memory.BucketDecisions); len(rows) != 2 {
 		t.Fatalf("decisions = %+v", rows)
 	}
 }
@@ -117,17 +117,17 @@ func TestReplayEquivalenceOnAWorkload(t *testing.T) {
 	for _, o := range rep.Outcomes {
 		counts[o.Status]++
 	}
-	for _, s := range []memory.OutcomeStatus{memory.Committed, memory.Deferred, memory.Ignored, memory.Rejected} {
+	for _, s := range []memory.OutcomeStatus{memory.OutcomeCommitted, memory.OutcomePending, memory.OutcomeIgnored, memory.OutcomeRejected} {
 		if counts[s] == 0 {
 			t.Errorf("the workload produced no %s outcome: %v", s, counts)
 		}
 	}
-	before, _ := h.db.DumpShared(context.Background())
+	before, _ := h.db.DumpState(context.Background())
 	r, err := h.db.Replay(context.Background(), store.Project)
 	if err != nil || r.Failed != 0 {
 		t.Fatalf("replay = %+v, %v", r, err)
 	}
-	if after, _ := h.db.DumpShared(context.Background()); after != before {
+	if after, _ := h.db.DumpState(context.Background()); after != before {
 		t.Fatal("replay changed the state")
 	}
 	if strings.Count(before, "\n") < 50 {
@@ -175,7 +175,7 @@ func TestConcurrentPassReportsTheStoredOutcome(t *testing.T) {
 	h := newHarness(t)
 	h.note(agent, memory.NoteWrite{Text: "issue: disk_full: runner disk is full"}, false)
 	interpret := h.p.Interpret
-	h.p.Interpret = func(ctx context.Context, n memory.Note, c memory.SharedContext) promotion.Interpretation {
+	h.p.Interpret = func(ctx context.Context, n memory.Note, c memory.StateContext) promotion.Interpretation {
 		other := promotion.New(h.db, "run1") // the other pass, in the same run
 		if rep, err := other.Promote(as(agent), 0); err != nil || len(rep.Outcomes) != 1 {
 			t.Fatalf("other pass: %+v, %v", rep, err)
@@ -183,7 +183,7 @@ func TestConcurrentPassReportsTheStoredOutcome(t *testing.T) {
 		return interpret(ctx, n, c)
 	}
 	h.promote(agent)
-	if len(h.outs) != 1 || h.outs[0].Status != memory.Committed || h.outs[0].TargetID != "disk_full" || h.outs[0].EventID == "" {
+	if len(h.outs) != 1 || h.outs[0].Status != memory.OutcomeCommitted || h.outs[0].TargetID != "disk_full" || h.outs[0].EventID == "" {
 		t.Fatalf("outcome = %+v", h.outs)
 	}
 	if evs, _ := h.db.Events(context.Background(), 0, 10); len(evs) != 1 {
@@ -196,31 +196,31 @@ func TestConcurrentPassReportsTheStoredOutcome(t *testing.T) {
 // commits it: a retry triggered by another agent, or a curator's bind.
 func TestAutonomyFollowsTheNote(t *testing.T) {
 	h := newHarness(t)
-	full := memory.Identity{AgentID: "fay", Seniority: memory.Senior, Autonomy: memory.Full}
+	full := memory.Identity{AgentID: "fay", Seniority: memory.SenioritySenior, Autonomy: memory.AutonomyFull}
 	h.note(agent, memory.NoteWrite{Text: "issue: flaky test in the auth module"}, true)
 	h.note(agent, memory.NoteWrite{Text: "issue: flaky test in the billing module"}, true)
 	h.note(agent, memory.NoteWrite{Text: "issue: pandas_import: pandas fails to import"}, false)
 	n, err := h.p.WriteNote(as(full), memory.NoteWrite{Text: "fixed: pandas_import"})
-	if err != nil || n.Autonomy != memory.Full {
+	if err != nil || n.Autonomy != memory.AutonomyFull {
 		t.Fatalf("note = %+v, %v", n, err)
 	}
 	h.note(full, memory.NoteWrite{Text: "The flaky login test is fixed."}, true)
 	pending, _, _ := h.db.ListPending(context.Background(), false, 10)
-	if len(pending) != 2 || pending[0].Autonomy != memory.Full || pending[1].Autonomy != memory.Full {
+	if len(pending) != 2 || pending[0].Autonomy != memory.AutonomyFull || pending[1].Autonomy != memory.AutonomyFull {
 		t.Fatalf("pending = %+v", pending)
 	}
 	// agent (semi) promotes its issue note; the retry its commit runs commits
 	// fay's fix, as fay's. A curator binds fay's other note.
 	h.promote(agent)
-	if len(h.retried) == 0 || h.retried[0].Status != memory.Committed {
+	if len(h.retried) == 0 || h.retried[0].Status != memory.OutcomeCommitted {
 		t.Fatalf("retried = %+v", h.retried)
 	}
 	if _, err := h.p.ResolvePending(as(curator), memory.PendingDecision{PendingID: pending[1].ID, TargetID: "flaky_test_in_auth_module"}); err != nil {
 		t.Fatal(err)
 	}
 	evs, _ := h.db.Events(context.Background(), 0, 100)
-	want := map[string]memory.Autonomy{"flaky_test_in_auth_module/upsert": memory.Semi, "flaky_test_in_billing_module/upsert": memory.Semi,
-		"pandas_import/upsert": memory.Semi, "pandas_import/resolve": memory.Full, "flaky_test_in_auth_module/resolve": memory.Full}
+	want := map[string]memory.Autonomy{"flaky_test_in_auth_module/upsert": memory.AutonomySemi, "flaky_test_in_billing_module/upsert": memory.AutonomySemi,
+		"pandas_import/upsert": memory.AutonomySemi, "pandas_import/resolve": memory.AutonomyFull, "flaky_test_in_auth_module/resolve": memory.AutonomyFull}
 	for _, ev := range evs {
 		key := ev.TargetID + "/" + string(ev.Operation)
 		if w, ok := want[key]; !ok || ev.Autonomy != w {

@@ -73,7 +73,7 @@ var DefaultResolver = Resolver{MinMatched: 2, RowCoverage: 0.8, UpsertScore: 0.9
 // when it was written.
 type Target struct {
 	Request memory.WriteRequest
-	Context memory.SharedContext
+	Context memory.StateContext
 	NoteAt  time.Time
 	// Note is the note's text. Ids are read from it, never from what an
 	// interpreter made of it; empty means the request's reference text.
@@ -91,13 +91,13 @@ func (t Target) note() string {
 func (rv Resolver) Resolve(t Target) Resolution {
 	r := t.Request
 	switch {
-	case r.Bucket == memory.Plan:
+	case r.Bucket == memory.BucketPlan:
 		return Resolution{Action: Create, TargetID: orDefault(r.TargetID, memory.PlanID), Reason: "the plan has one row, main"}
 	case !r.Bucket.Tracked():
 		return Resolution{Action: Pass, TargetID: r.TargetID, Reason: string(r.Bucket) + " needs no resolution"}
 	case r.Operation.Lifecycle():
 		return rv.lifecycle(t)
-	case r.Operation == memory.Upsert && r.TargetID != "":
+	case r.Operation == memory.OpUpsert && r.TargetID != "":
 		return rv.explicitUpsert(t)
 	}
 	return rv.statement(t)
@@ -136,7 +136,7 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 	}
 	q := newQuery(span)
 	if len(q.words) == 0 {
-		if kind, ok := kindReference(span); ok && r.Bucket == memory.Issues && grammarReads(t, span) {
+		if kind, ok := kindReference(span); ok && r.Bucket == memory.BucketIssues && grammarReads(t, span) {
 			return rv.byKind(kind, span, rv.candidates(rows, t.NoteAt, others), notedAfter(rows, t.NoteAt))
 		}
 		return Resolution{Action: Defer, Curator: true, Reason: fmt.Sprintf("the note calls it only %q, which any %s could be: a curator must bind it, or name the row (%s)",
@@ -158,7 +158,7 @@ func grammarReads(t Target, span string) bool {
 	if t.Note == "" {
 		return true
 	}
-	own := Rules(memory.Note{Text: t.Note, Kind: memory.AgentNote})
+	own := Rules(memory.Note{Text: t.Note, Kind: memory.NoteAgent})
 	return own.Operation.Lifecycle() && memory.TextKey(referenceSpan(own.ReferenceText)) == memory.TextKey(span)
 }
 
@@ -168,7 +168,7 @@ func grammarReads(t Target, span string) bool {
 // none yet the write is retried (a report written earlier may be promoted
 // later); two or more stay two or more (a row closed since keeps competing),
 // so a curator decides at once.
-func (rv Resolver) byKind(kind, span string, rows []memory.SharedRow, later int) Resolution {
+func (rv Resolver) byKind(kind, span string, rows []memory.StateRow, later int) Resolution {
 	what := "issue"
 	if kind != "" {
 		what = kind
@@ -213,7 +213,7 @@ func ids(cands []memory.Candidate) string {
 }
 
 // notedAfter counts the rows recorded from notes written after at.
-func notedAfter(rows []memory.SharedRow, at time.Time) int {
+func notedAfter(rows []memory.StateRow, at time.Time) int {
 	n := 0
 	for _, row := range rows {
 		if row.NotedAt.After(at) {
@@ -240,10 +240,10 @@ func closeForm(r memory.WriteRequest, id string) string {
 }
 
 // rowsNamed returns the ids of rows that the note mentions, except skip.
-func rowsNamed(ms []mention, rows []memory.SharedRow, skip string) []string {
+func rowsNamed(ms []mention, rows []memory.StateRow, skip string) []string {
 	var out []string
 	for _, m := range ms {
-		if m.id != skip && !slices.Contains(out, m.id) && slices.ContainsFunc(rows, func(r memory.SharedRow) bool { return r.ID == m.id }) {
+		if m.id != skip && !slices.Contains(out, m.id) && slices.ContainsFunc(rows, func(r memory.StateRow) bool { return r.ID == m.id }) {
 			out = append(out, m.id)
 		}
 	}
@@ -253,7 +253,7 @@ func rowsNamed(ms []mention, rows []memory.SharedRow, skip string) []string {
 // named resolves an id the write gives outright. The note must name it
 // plainly (not negated, not after a contrast), name no other row, and the
 // row must have been recorded from a note written before this one.
-func (rv Resolver) named(t Target, rows []memory.SharedRow, ms []mention, id, how string) Resolution {
+func (rv Resolver) named(t Target, rows []memory.StateRow, ms []mention, id, how string) Resolution {
 	noun := t.Request.Bucket.Noun()
 	i := slices.IndexFunc(ms, func(m mention) bool { return m.id == id })
 	switch {
@@ -323,7 +323,7 @@ func (rv Resolver) statement(t Target) Resolution {
 // in a row that says more make it a possible restatement, which waits; a
 // statement that matches a row but differs in negation may contradict it,
 // which waits too.
-func (rv Resolver) restates(r memory.WriteRequest, rows []memory.SharedRow) (Resolution, bool) {
+func (rv Resolver) restates(r memory.WriteRequest, rows []memory.StateRow) (Resolution, bool) {
 	key, q := memory.TextKey(r.Payload.Text), newQuery(r.Payload.Text)
 	negated := q.negated
 	q.negated = false // compared below, as a possible contradiction
@@ -361,8 +361,8 @@ func (rv Resolver) restates(r memory.WriteRequest, rows []memory.SharedRow) (Res
 // candidates are the rows a note written at noteAt can mean: created from a
 // note written no later than it, and live, or closed within the ghost window
 // before it (or after it); rows the note names elsewhere are left out.
-func (rv Resolver) candidates(rows []memory.SharedRow, noteAt time.Time, skip []string) []memory.SharedRow {
-	var out []memory.SharedRow
+func (rv Resolver) candidates(rows []memory.StateRow, noteAt time.Time, skip []string) []memory.StateRow {
+	var out []memory.StateRow
 	for _, row := range rows {
 		if row.NotedAt.After(noteAt) || slices.Contains(skip, row.ID) {
 			continue
@@ -383,7 +383,7 @@ type match struct {
 // judgeRow scores one row against the query words of a reference. A
 // negated reference ("the no-network rule") fits only a row whose own words
 // are negated too.
-func (rv Resolver) judgeRow(q query, row memory.SharedRow) (memory.Candidate, match) {
+func (rv Resolver) judgeRow(q query, row memory.StateRow) (memory.Candidate, match) {
 	vocab, own := rowWords(row), ownWords(row)
 	c := memory.Candidate{TargetID: row.ID, Live: row.Live()}
 	var m match
@@ -421,7 +421,7 @@ func (rv Resolver) fits(m match) bool {
 
 // choose binds the one row that fits the reference, and defers otherwise. A
 // closed row that fits makes the write a duplicate.
-func (rv Resolver) choose(q query, rows []memory.SharedRow, noun string) Resolution {
+func (rv Resolver) choose(q query, rows []memory.StateRow, noun string) Resolution {
 	var cands, fit []memory.Candidate
 	for _, row := range rows {
 		c, m := rv.judgeRow(q, row)
@@ -484,7 +484,7 @@ func top(cands []memory.Candidate, n int) []memory.Candidate {
 
 // rowWords is a row's vocabulary, each word with where it came from: its id,
 // text, aliases or remembered phrases (all of which came from notes).
-func rowWords(row memory.SharedRow) map[string]string {
+func rowWords(row memory.StateRow) map[string]string {
 	out := map[string]string{}
 	add := func(text, src string) {
 		for _, w := range contentWords(text) {
@@ -504,7 +504,7 @@ func rowWords(row memory.SharedRow) map[string]string {
 
 // ownWords are the distinctive words of a row's id and text: what a
 // reference must cover to bind with a single word.
-func ownWords(row memory.SharedRow) map[string]bool {
+func ownWords(row memory.StateRow) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range distinct(contentWords(row.ID + " " + row.Text)) {
 		out[w] = true

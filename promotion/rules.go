@@ -31,10 +31,10 @@ type Interpretation struct {
 // InterpretFunc decides what a note means, given the narrow shared context.
 // It always answers: an interpreter that cannot (an LLM that fails) falls
 // back to the rules.
-type InterpretFunc func(ctx context.Context, n memory.Note, c memory.SharedContext) Interpretation
+type InterpretFunc func(ctx context.Context, n memory.Note, c memory.StateContext) Interpretation
 
 // RulesInterpreter is the deterministic, offline interpreter.
-func RulesInterpreter(_ context.Context, n memory.Note, _ memory.SharedContext) Interpretation {
+func RulesInterpreter(_ context.Context, n memory.Note, _ memory.StateContext) Interpretation {
 	return Interpretation{Request: Rules(n), By: "rules"}
 }
 
@@ -81,14 +81,14 @@ func Rules(n memory.Note) memory.WriteRequest {
 	if r, ok := taskForm(text, n); ok {
 		return r
 	}
-	if n.Kind == memory.ToolResultNote {
+	if n.Kind == memory.NoteToolResult {
 		return ignore("tool output without an explicit form stays in working memory: state what it means in a note")
 	}
 	return sentence(text, n)
 }
 
 func ignore(why string) memory.WriteRequest {
-	return memory.WriteRequest{Decision: memory.Ignore, Rationale: why}
+	return memory.WriteRequest{Decision: memory.DecisionIgnore, Rationale: why}
 }
 
 func trimBullet(s string) string {
@@ -109,16 +109,16 @@ type form struct {
 }
 
 var forms = []form{
-	{[]string{"reverted decision", "superseded"}, memory.Decisions, memory.Invalidate, ""},
-	{[]string{"lifted constraint"}, memory.Constraints, memory.Invalidate, ""},
-	{[]string{"fixed", "resolved"}, memory.Issues, memory.Resolve, ""},
-	{[]string{"issue"}, memory.Issues, memory.Upsert, ""},
-	{[]string{"blocker"}, memory.Issues, memory.Upsert, memory.KindBlocker},
-	{[]string{"decision"}, memory.Decisions, memory.Append, ""},
-	{[]string{"constraint"}, memory.Constraints, memory.Upsert, ""},
-	{[]string{"plan"}, memory.Plan, memory.Upsert, ""},
-	{[]string{"result"}, memory.Results, memory.Append, ""},
-	{[]string{"learned", "learning"}, memory.Learnings, memory.Append, ""},
+	{[]string{"reverted decision", "superseded"}, memory.BucketDecisions, memory.OpInvalidate, ""},
+	{[]string{"lifted constraint"}, memory.BucketConstraints, memory.OpInvalidate, ""},
+	{[]string{"fixed", "resolved"}, memory.BucketIssues, memory.OpResolve, ""},
+	{[]string{"issue"}, memory.BucketIssues, memory.OpUpsert, ""},
+	{[]string{"blocker"}, memory.BucketIssues, memory.OpUpsert, memory.KindBlocker},
+	{[]string{"decision"}, memory.BucketDecisions, memory.OpAppend, ""},
+	{[]string{"constraint"}, memory.BucketConstraints, memory.OpUpsert, ""},
+	{[]string{"plan"}, memory.BucketPlan, memory.OpUpsert, ""},
+	{[]string{"result"}, memory.BucketResults, memory.OpAppend, ""},
+	{[]string{"learned", "learning"}, memory.BucketLearnings, memory.OpAppend, ""},
 }
 
 // cutForm returns the text after "name:" (any case, spaces allowed before
@@ -141,7 +141,7 @@ func prefixForm(text string, n memory.Note) (memory.WriteRequest, bool) {
 			if !ok {
 				continue
 			}
-			r := memory.WriteRequest{Decision: memory.Accept, Bucket: f.bucket, Operation: f.op,
+			r := memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: f.bucket, Operation: f.op,
 				Confidence: explicitConfidence, Rationale: "explicit form " + strings.ToLower(name) + ":"}
 			if f.alias != "" {
 				r.CandidateAliases = []string{f.alias}
@@ -191,9 +191,9 @@ func fill(r *memory.WriteRequest, body string, n memory.Note) {
 		}
 		r.ReferenceText = clip(referenceSpan(ref), memory.MaxReferenceBytes)
 		r.Payload.Reason = clip(body, memory.MaxReasonBytes)
-	case r.Bucket == memory.Plan:
+	case r.Bucket == memory.BucketPlan:
 		r.TargetID, r.Payload.Text = memory.PlanID, body
-	case r.Bucket == memory.Results:
+	case r.Bucket == memory.BucketResults:
 		r.Payload.Text = body
 		if n.TaskID != "" {
 			r.Payload.TaskID = taskSlug(n.TaskID)
@@ -270,7 +270,7 @@ func bracketForm(text string) (memory.WriteRequest, bool) {
 	if m == nil {
 		return memory.WriteRequest{}, false
 	}
-	r := memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Bucket(strings.ToLower(m[1])),
+	r := memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.Bucket(strings.ToLower(m[1])),
 		Operation: memory.Operation(strings.ToLower(m[2])), TargetID: m[3],
 		Confidence: bracketConfidence, Rationale: "explicit bracket form"}
 	body := strings.TrimSpace(m[4])
@@ -282,9 +282,9 @@ func bracketForm(text string) (memory.WriteRequest, bool) {
 	case r.Operation.Lifecycle():
 		r.ReferenceText = clip(referenceSpan(own), memory.MaxReferenceBytes)
 		r.Payload.Reason = body
-	case r.Bucket == memory.TaskState:
+	case r.Bucket == memory.BucketTaskState:
 		r.Payload.State = body
-	case r.Bucket == memory.Plan && r.TargetID == "":
+	case r.Bucket == memory.BucketPlan && r.TargetID == "":
 		r.TargetID, r.Payload.Text = memory.PlanID, body
 	default:
 		r.Payload.Text = own
@@ -321,7 +321,7 @@ func taskForm(text string, n memory.Note) (memory.WriteRequest, bool) {
 		target = taskSlug(id)
 	}
 	state, detail, _ := strings.Cut(strings.TrimSpace(m[2]), "\n")
-	return memory.WriteRequest{Decision: memory.Accept, Bucket: memory.TaskState, Operation: memory.Upsert,
+	return memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.BucketTaskState, Operation: memory.OpUpsert,
 		TargetID: target, Payload: memory.Payload{State: strings.TrimSpace(state), Text: strings.TrimSpace(detail)},
 		Confidence: explicitConfidence, Rationale: "explicit form task <id>:"}, true
 }
@@ -398,15 +398,15 @@ type heuristic struct {
 // they do not recognise is ignored, and a vague lifecycle sentence is left
 // to the resolver, which defers rather than guesses.
 var heuristics = []heuristic{
-	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|were|has been|have been|got)\s+(?:now\s+|finally\s+|just\s+)?(?:fixed|resolved|solved|unblocked)\b`), memory.Issues, memory.Resolve, "", 0},
-	{"resolution", regexp.MustCompile(`(?i)^(?:i|we)\s+(?:have\s+|just\s+|finally\s+)?(?:fixed|resolved|solved)\s+(.+)$`), memory.Issues, memory.Resolve, "", 0},
-	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:works|passes|is working|is passing)\s+(?:again|now)\b`), memory.Issues, memory.Resolve, "", 0},
-	{"reversal", regexp.MustCompile(`(?i)^(?:we|i|the team)\s+(?:have\s+|just\s+|finally\s+)?(?:reverted|reversed|abandoned|rolled back|dropped)\s+(?:the\s+|our\s+)?decision\s+(?:to\s+|on\s+)?(.+)$`), memory.Decisions, memory.Invalidate, "", 0},
-	{"decision", regexp.MustCompile(`(?i)^(?:we|the team)\s+(?:have\s+|finally\s+)?(?:decided|agreed|chose|settled)\s+(?:to\s+[a-z]+|on\s+\S+|that\s+\S+)`), memory.Decisions, memory.Append, "", 0},
-	{"constraint", regexp.MustCompile(`(?i)^(?:we|agents?|all agents|you|nobody|no one|everyone)\s+(?:must not|must never|must always|may not|should never|(?:are|is) not allowed to|(?:are|is) never allowed to)\s+[a-z]+(.*)$`), memory.Constraints, memory.Upsert, "", 1},
-	{"constraint", regexp.MustCompile(`(?i)^never\s+` + imperative + `\b(.*)$`), memory.Constraints, memory.Upsert, "", 1},
-	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.Issues, memory.Upsert, memory.KindBlocker, 0},
-	{"learning", regexp.MustCompile(`(?i)^(?:til\b|today i learned|lesson learned|it turns out|turns out)|\blearned that\b`), memory.Learnings, memory.Append, "", 0},
+	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are|was|were|has been|have been|got)\s+(?:now\s+|finally\s+|just\s+)?(?:fixed|resolved|solved|unblocked)\b`), memory.BucketIssues, memory.OpResolve, "", 0},
+	{"resolution", regexp.MustCompile(`(?i)^(?:i|we)\s+(?:have\s+|just\s+|finally\s+)?(?:fixed|resolved|solved)\s+(.+)$`), memory.BucketIssues, memory.OpResolve, "", 0},
+	{"resolution", regexp.MustCompile(`(?i)^(.+?)\s+(?:works|passes|is working|is passing)\s+(?:again|now)\b`), memory.BucketIssues, memory.OpResolve, "", 0},
+	{"reversal", regexp.MustCompile(`(?i)^(?:we|i|the team)\s+(?:have\s+|just\s+|finally\s+)?(?:reverted|reversed|abandoned|rolled back|dropped)\s+(?:the\s+|our\s+)?decision\s+(?:to\s+|on\s+)?(.+)$`), memory.BucketDecisions, memory.OpInvalidate, "", 0},
+	{"decision", regexp.MustCompile(`(?i)^(?:we|the team)\s+(?:have\s+|finally\s+)?(?:decided|agreed|chose|settled)\s+(?:to\s+[a-z]+|on\s+\S+|that\s+\S+)`), memory.BucketDecisions, memory.OpAppend, "", 0},
+	{"constraint", regexp.MustCompile(`(?i)^(?:we|agents?|all agents|you|nobody|no one|everyone)\s+(?:must not|must never|must always|may not|should never|(?:are|is) not allowed to|(?:are|is) never allowed to)\s+[a-z]+(.*)$`), memory.BucketConstraints, memory.OpUpsert, "", 1},
+	{"constraint", regexp.MustCompile(`(?i)^never\s+` + imperative + `\b(.*)$`), memory.BucketConstraints, memory.OpUpsert, "", 1},
+	{"blocker", regexp.MustCompile(`(?i)\b(?:(?:am|are|is|we're|i'm)\s+blocked\s+(?:by|on)|(?:is|are)\s+broken)\b`), memory.BucketIssues, memory.OpUpsert, memory.KindBlocker, 0},
+	{"learning", regexp.MustCompile(`(?i)^(?:til\b|today i learned|lesson learned|it turns out|turns out)|\blearned that\b`), memory.BucketLearnings, memory.OpAppend, "", 0},
 }
 
 // imperative lists the verbs "Never <verb> ..." is read as a rule with;
@@ -482,7 +482,7 @@ func caution(first string) string {
 // reference has no id of its own (fill reads it from the whole sentence for
 // the other forms).
 func heuristicRequest(h heuristic, m []string, sent, id string, n memory.Note) memory.WriteRequest {
-	r := memory.WriteRequest{Decision: memory.Accept, Bucket: h.bucket, Operation: h.op,
+	r := memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: h.bucket, Operation: h.op,
 		Confidence: heuristicConfidence, Rationale: "plain sentence read as a " + h.name}
 	if h.alias != "" {
 		r.CandidateAliases = []string{h.alias}

@@ -48,8 +48,8 @@ func TestRules(t *testing.T) {
 		{memory.Note{Text: "[tool_result output follows]"}, "ignore: no explicit form"},
 		// The rules read tool output's forms as written; the pipeline holds every
 		// tool write but results and learnings for a curator (see a09).
-		{memory.Note{Text: "fixed: x", Kind: memory.ToolResultNote}, "issues/resolve  |  |  | x | x | "},
-		{memory.Note{Text: "The build is fixed", Kind: memory.ToolResultNote}, "ignore: tool output"},
+		{memory.Note{Text: "fixed: x", Kind: memory.NoteToolResult}, "issues/resolve  |  |  | x | x | "},
+		{memory.Note{Text: "The build is fixed", Kind: memory.NoteToolResult}, "ignore: tool output"},
 		{memory.Note{Text: "task"}, "ignore: too short"},
 		{memory.Note{Text: "The earlier blocker is fixed."}, "issues/resolve  |  |  | The earlier blocker is fixed | The earlier blocker | "},
 		{memory.Note{Text: "We finally fixed the flaky auth test"}, "issues/resolve  |  |  | We finally fixed the flaky auth test | the flaky auth test | "},
@@ -113,11 +113,11 @@ func TestRules(t *testing.T) {
 	for _, tt := range tests {
 		r := promotion.Rules(tt.note)
 		got := "ignore: " + r.Rationale
-		if r.Decision == memory.Accept {
+		if r.Decision == memory.DecisionAccept {
 			got = strings.Join([]string{string(r.Bucket) + "/" + string(r.Operation) + " " + r.TargetID, r.Payload.Text, r.Payload.State,
 				r.Payload.Reason, r.ReferenceText, strings.Join(r.CandidateAliases, ",")}, " | ")
 		}
-		if strings.HasPrefix(tt.want, "ignore: ") && r.Decision == memory.Ignore {
+		if strings.HasPrefix(tt.want, "ignore: ") && r.Decision == memory.DecisionIgnore {
 			if !strings.Contains(got, strings.TrimPrefix(tt.want, "ignore: ")) {
 				t.Errorf("%q: %s", tt.note.Text, got)
 			}
@@ -126,7 +126,7 @@ func TestRules(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%q:\n\tgot  %q\n\twant %q", tt.note.Text, got, tt.want)
 		}
-		if r.Decision == memory.Accept && tt.note.TaskID != "" && r.Bucket == memory.Results && r.Payload.TaskID != "eval__2e1" {
+		if r.Decision == memory.DecisionAccept && tt.note.TaskID != "" && r.Bucket == memory.BucketResults && r.Payload.TaskID != "eval__2e1" {
 			t.Errorf("%q: task id %q", tt.note.Text, r.Payload.TaskID)
 		}
 	}

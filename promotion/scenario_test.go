@@ -57,7 +57,7 @@ func (c *clock) advance(d time.Duration) {
 }
 
 var (
-	agent   = memory.Identity{AgentID: "sam", Seniority: memory.Mid, Autonomy: memory.Semi}
+	agent   = memory.Identity{AgentID: "sam", Seniority: memory.SeniorityMid, Autonomy: memory.AutonomySemi}
 	curator = memory.Identity{AgentID: "alice", Human: true}
 )
 
@@ -163,7 +163,7 @@ func (h *harness) step(where, cmd, rest, lastNote string) {
 	case "promote":
 		who := agent
 		if rest != "" && rest != "promote" {
-			who = memory.Identity{AgentID: rest, Seniority: memory.Mid}
+			who = memory.Identity{AgentID: rest, Seniority: memory.SeniorityMid}
 		}
 		h.promote(who)
 	case "refs":
@@ -217,7 +217,7 @@ func parseNote(t testing.TB, where, rest string) (memory.Identity, memory.NoteWr
 			k, v, _ := strings.Cut(kv, "=")
 			switch k {
 			case "agent":
-				who = memory.Identity{AgentID: v, Seniority: memory.Mid}
+				who = memory.Identity{AgentID: v, Seniority: memory.SeniorityMid}
 			case "kind":
 				w.Kind = memory.NoteKind(v)
 			case "task":
@@ -264,7 +264,7 @@ func (h *harness) expectOutcome(where string, queue *[]memory.Outcome, rest, not
 	*queue = (*queue)[1:]
 	e := parseExpect(rest)
 	got := string(o.Bucket) + "/" + string(o.Operation)
-	if o.Status == memory.Rejected {
+	if o.Status == memory.OutcomeRejected {
 		got = o.Rule
 	}
 	switch {
@@ -273,16 +273,16 @@ func (h *harness) expectOutcome(where string, queue *[]memory.Outcome, rest, not
 		e.target != "" && o.TargetID != e.target,
 		e.reason != "" && !strings.Contains(o.Reason, e.reason):
 		h.t.Errorf("%s\n\tgot %s", where, o.Summary())
-	case o.Status == memory.Committed && !o.Applied:
+	case o.Status == memory.OutcomeCommitted && !o.Applied:
 		h.t.Errorf("%s: committed but not applied: %s", where, o.ProjectionError)
 	}
-	if e.status == string(memory.Committed) && strings.Contains(e.bucketOp, "/") && isLifecycle(e.bucketOp) || e.status == string(memory.Deferred) {
+	if e.status == string(memory.OutcomeCommitted) && strings.Contains(e.bucketOp, "/") && isLifecycle(e.bucketOp) || e.status == string(memory.OutcomePending) {
 		want := ""
-		if e.status == string(memory.Committed) {
+		if e.status == string(memory.OutcomeCommitted) {
 			want = e.target
 		}
 		bound := ""
-		if o.Status == memory.Committed {
+		if o.Status == memory.OutcomeCommitted {
 			bound = o.TargetID
 		}
 		h.binds = append(h.binds, bindResult{text: note, got: bound, want: want})
@@ -318,9 +318,9 @@ func (h *harness) curator(where, rest string) {
 	h.retried = append(h.retried, res.Retried...)
 }
 
-func (h *harness) rows(b memory.Bucket) []memory.SharedRow {
+func (h *harness) rows(b memory.Bucket) []memory.StateRow {
 	h.t.Helper()
-	rows, err := h.p.SharedState(context.Background(), memory.SharedQuery{Bucket: b, Limit: 500})
+	rows, err := h.p.State(context.Background(), memory.StateQuery{Bucket: b, Limit: 500})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func (h *harness) expectKind(where, rest string) {
 	h.t.Errorf("%s: no such row; %s has %s", where, bucket, ids(h.rows(memory.Bucket(bucket))))
 }
 
-func ids(rows []memory.SharedRow) string {
+func ids(rows []memory.StateRow) string {
 	var out []string
 	for _, r := range rows {
 		out = append(out, r.ID+"("+r.Status+")")
@@ -467,11 +467,11 @@ func runScenarios(t *testing.T, pattern string) int {
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
 			h := runScenario(t, f)
-			before, _ := h.db.DumpShared(context.Background())
+			before, _ := h.db.DumpState(context.Background())
 			if rep, err := h.db.Replay(context.Background(), store.Project); err != nil || rep.Failed != 0 || len(rep.Flipped) != 0 {
 				t.Fatalf("replay = %+v, %v", rep, err)
 			}
-			if after, _ := h.db.DumpShared(context.Background()); after != before {
+			if after, _ := h.db.DumpState(context.Background()); after != before {
 				t.Errorf("replay changed the state:\n%s\n---\n%s", before, after)
 			}
 		})

@@ -38,7 +38,7 @@ func Register(s *server.MCPServer, svc Services) {
 		registerBlocks(s, svc)
 	}
 	if svc.Promotion != nil {
-		registerShared(s, svc)
+		registerState(s, svc)
 	}
 }
 
@@ -51,7 +51,7 @@ func Changed(kind, ref string) []string {
 	case "block":
 		return blockChanged(ref)
 	case "shared", "pending":
-		return sharedChanged(kind, ref)
+		return stateChanged(kind, ref)
 	}
 	return nil
 }

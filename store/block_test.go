@@ -15,9 +15,9 @@ import (
 )
 
 var (
-	ann   = memory.Identity{AgentID: "ann", Seniority: memory.Mid, Autonomy: memory.Semi}
-	bob   = memory.Identity{AgentID: "bob", Seniority: memory.Senior, Autonomy: memory.Full}
-	cy    = memory.Identity{AgentID: "cy", Seniority: memory.Junior, Autonomy: memory.Supervised}
+	ann   = memory.Identity{AgentID: "ann", Seniority: memory.SeniorityMid, Autonomy: memory.AutonomySemi}
+	bob   = memory.Identity{AgentID: "bob", Seniority: memory.SenioritySenior, Autonomy: memory.AutonomyFull}
+	cy    = memory.Identity{AgentID: "cy", Seniority: memory.SeniorityJunior, Autonomy: memory.AutonomySupervised}
 	alice = memory.Identity{AgentID: "alice", Human: true}
 )
 
@@ -366,13 +366,13 @@ func TestBlockAuthorColumnsMatchFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	nobody := memory.Identity{AgentID: "nobody", Autonomy: memory.Semi} // no seniority configured
+	nobody := memory.Identity{AgentID: "nobody", Autonomy: memory.AutonomySemi} // no seniority configured
 	blocks := store.NewBlockService(db)
 	blocks.Defaults = nil
 	if _, err := blocks.Create(as(nobody), memory.BlockSpec{Label: "notes", Description: "d"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.NewFactService(db).Publish(as(nobody), memory.FactWrite{FactID: "f", Content: "c", Category: memory.ADR}); err != nil {
+	if _, err := store.NewFactService(db).Publish(as(nobody), memory.FactWrite{FactID: "f", Content: "c", Category: memory.FactADR}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
@@ -393,7 +393,7 @@ func TestBlockAuthorColumnsMatchFacts(t *testing.T) {
 		}
 	}
 	hist, err := blocks.History(as(nobody), "notes", 0)
-	if err != nil || hist[0].Author != (memory.Author{AgentID: "nobody", Autonomy: memory.Semi}) {
+	if err != nil || hist[0].Author != (memory.Author{AgentID: "nobody", Autonomy: memory.AutonomySemi}) {
 		t.Fatalf("history author = %+v, %v", hist, err)
 	}
 }

@@ -55,8 +55,8 @@ func as(id memory.Identity) context.Context {
 }
 
 var (
-	junior = memory.Identity{AgentID: "june", Seniority: memory.Junior, Autonomy: memory.Semi}
-	senior = memory.Identity{AgentID: "sam", Seniority: memory.Senior, Autonomy: memory.Full}
+	junior = memory.Identity{AgentID: "june", Seniority: memory.SeniorityJunior, Autonomy: memory.AutonomySemi}
+	senior = memory.Identity{AgentID: "sam", Seniority: memory.SenioritySenior, Autonomy: memory.AutonomyFull}
 	human  = memory.Identity{AgentID: "alice", Human: true}
 )
 
@@ -178,7 +178,7 @@ func TestChangeFeed(t *testing.T) {
 	facts := store.NewFactService(db)
 	ctx := as(senior)
 	for _, id := range []string{"a", "b", "a"} {
-		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: "x " + id, Category: memory.OtherFact}); err != nil {
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: "x " + id, Category: memory.FactOther}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,7 +206,7 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	defer store.SetBusyTimeout(100 * time.Millisecond)()
 	db, _ := openDB(t)
 	facts := store.NewFactService(db)
-	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "f", Content: "x", Category: memory.ADR}); err != nil {
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "f", Content: "x", Category: memory.FactADR}); err != nil {
 		t.Fatal(err)
 	}
 	other, err := store.Open(t.Context(), db.Path())
@@ -240,7 +240,7 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	}
 
 	release := hold("BEGIN IMMEDIATE")
-	_, err = facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.ADR})
+	_, err = facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.FactADR})
 	wantBusy("publish", err)
 	if _, err := facts.Get(as(senior), "f"); err != nil {
 		t.Fatalf("a reader waits for no writer in WAL mode: %v", err)
@@ -248,7 +248,7 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	_, err = store.Open(t.Context(), db.Path()) // a second server starting
 	wantBusy("open", err)
 	release()
-	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.ADR}); err != nil {
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "g", Content: "y", Category: memory.FactADR}); err != nil {
 		t.Fatalf("publish once the lock is gone: %v", err)
 	}
 

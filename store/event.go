@@ -74,7 +74,7 @@ func (tx *Tx) UnappliedEvent(ctx context.Context, b memory.Bucket, target string
 // merges with a row, closed or not, nor with an event not yet applied.
 func (tx *Tx) IDTaken(ctx context.Context, b memory.Bucket, id string) (bool, error) {
 	var n int
-	err := tx.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+sharedTable(b)+` WHERE id = ?1)
+	err := tx.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+stateTable(b)+` WHERE id = ?1)
 		+ (SELECT count(*) FROM events_memory WHERE bucket = ?2 AND target_id = ?1)`, id, b).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("check id %s/%s: %w", b, id, err)
@@ -173,8 +173,8 @@ func (db *DB) Replay(ctx context.Context, project ProjectFunc) (ReplayReport, er
 		rep = ReplayReport{}
 		now := db.Now.Now()
 		for _, b := range memory.Buckets {
-			if _, err := tx.sql.ExecContext(ctx, `DELETE FROM `+sharedTable(b)); err != nil {
-				return fmt.Errorf("empty %s: %w", sharedTable(b), err)
+			if _, err := tx.sql.ExecContext(ctx, `DELETE FROM `+stateTable(b)); err != nil {
+				return fmt.Errorf("empty %s: %w", stateTable(b), err)
 			}
 		}
 		if err := replayEvents(ctx, tx, project, now, &rep); err != nil {

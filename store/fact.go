@@ -83,7 +83,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if st.exists {
 			f.CreatedAt = fromNanos(st.createdAt)
 		}
-		opID, err := s.appendOp(ctx, tx, memory.OpPublish, f, "")
+		opID, err := s.appendOp(ctx, tx, memory.FactOpPublish, f, "")
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 		}
 		at := stamp(s.db.Now.Now(), st)
 		f.Version, f.UpdatedAt, f.RetractedAt, f.Author = st.version+1, at, &at, memory.AuthorOf(id)
-		if _, err := s.appendOp(ctx, tx, memory.OpRetract, f, r.Reason); err != nil {
+		if _, err := s.appendOp(ctx, tx, memory.FactOpRetract, f, r.Reason); err != nil {
 			return err
 		}
 		_, err = tx.exec(ctx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
@@ -165,7 +165,7 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 // to the log and returns its row id. A RETRACT row carries no content.
 func (s *FactService) appendOp(ctx context.Context, tx *Tx, op string, f memory.Fact, reason string) (int64, error) {
 	var content any
-	if op == memory.OpPublish {
+	if op == memory.FactOpPublish {
 		content = f.Content
 	}
 	res, err := tx.exec(ctx, `INSERT INTO operation_log

@@ -54,7 +54,7 @@ func BenchmarkPublish(b *testing.B) {
 	const n = 5000
 	start := time.Now()
 	for i := range n {
-		_, err := facts.Publish(ctx, memory.FactWrite{FactID: fmt.Sprintf("f%d", i%1000), Content: g.sentence(12), Category: memory.Convention})
+		_, err := facts.Publish(ctx, memory.FactWrite{FactID: fmt.Sprintf("f%d", i%1000), Content: g.sentence(12), Category: memory.FactConvention})
 		if err != nil {
 			b.Fatal(err)
 		}

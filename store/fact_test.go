@@ -18,14 +18,14 @@ func TestPublishRepublishRetract(t *testing.T) {
 	facts := store.NewFactService(db)
 	ctx := as(senior)
 
-	f1, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "Services authenticate with JWT.", Category: memory.CorePolicy, Tags: []string{"auth", "auth", " security "}})
+	f1, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "Services authenticate with JWT.", Category: memory.FactCorePolicy, Tags: []string{"auth", "auth", " security "}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f1.Version != 1 || !f1.Active() || strings.Join(f1.Tags, ",") != "auth,security" || f1.Author.AgentID != "sam" || f1.Author.Seniority != memory.Senior {
+	if f1.Version != 1 || !f1.Active() || strings.Join(f1.Tags, ",") != "auth,security" || f1.Author.AgentID != "sam" || f1.Author.Seniority != memory.SenioritySenior {
 		t.Fatalf("first publish = %+v", f1)
 	}
-	f2, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "Services authenticate with short-lived JWT.", Category: memory.CorePolicy, ExpectedVersion: intp(1)})
+	f2, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "Services authenticate with short-lived JWT.", Category: memory.FactCorePolicy, ExpectedVersion: intp(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestPublishRepublishRetract(t *testing.T) {
 	if _, err := facts.Retract(ctx, memory.FactRetract{FactID: "policy-jwt"}); memory.ErrorCode(err) != memory.ECONFLICT {
 		t.Fatalf("second retract: %v", err)
 	}
-	f4, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "JWT again.", Category: memory.CorePolicy})
+	f4, err := facts.Publish(ctx, memory.FactWrite{FactID: "policy-jwt", Content: "JWT again.", Category: memory.FactCorePolicy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +71,10 @@ func TestCompareAndSet(t *testing.T) {
 	db, _ := openDB(t)
 	facts := store.NewFactService(db)
 	ctx := as(senior)
-	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "f", Content: "a", Category: memory.ADR, ExpectedVersion: intp(0)}); err != nil {
+	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "f", Content: "a", Category: memory.FactADR, ExpectedVersion: intp(0)}); err != nil {
 		t.Fatalf("create with expected_version 0: %v", err)
 	}
-	_, err := facts.Publish(ctx, memory.FactWrite{FactID: "f", Content: "b", Category: memory.ADR, ExpectedVersion: intp(0)})
+	_, err := facts.Publish(ctx, memory.FactWrite{FactID: "f", Content: "b", Category: memory.FactADR, ExpectedVersion: intp(0)})
 	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "is at version 1, you sent expected_version 0") {
 		t.Fatalf("stale create: %v", err)
 	}
@@ -82,7 +82,7 @@ func TestCompareAndSet(t *testing.T) {
 	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "version 1") {
 		t.Fatalf("stale retract: %v", err)
 	}
-	_, err = facts.Publish(ctx, memory.FactWrite{FactID: "g", Content: "b", Category: memory.ADR, ExpectedVersion: intp(2)})
+	_, err = facts.Publish(ctx, memory.FactWrite{FactID: "g", Content: "b", Category: memory.FactADR, ExpectedVersion: intp(2)})
 	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "does not exist yet") {
 		t.Fatalf("expected version on missing fact: %v", err)
 	}
@@ -99,11 +99,11 @@ func TestWriteAccess(t *testing.T) {
 		cat  memory.FactCategory
 		code string
 	}{
-		{junior, memory.CorePolicy, memory.EFORBIDDEN},
-		{memory.Identity{AgentID: "m", Seniority: memory.Mid}, memory.CorePolicy, memory.EFORBIDDEN},
-		{senior, memory.CorePolicy, ""},
-		{human, memory.CorePolicy, ""},
-		{junior, memory.Convention, ""},
+		{junior, memory.FactCorePolicy, memory.EFORBIDDEN},
+		{memory.Identity{AgentID: "m", Seniority: memory.SeniorityMid}, memory.FactCorePolicy, memory.EFORBIDDEN},
+		{senior, memory.FactCorePolicy, ""},
+		{human, memory.FactCorePolicy, ""},
+		{junior, memory.FactConvention, ""},
 	}
 	for _, tt := range tests {
 		_, err := facts.Publish(as(tt.who), memory.FactWrite{Content: "rule", Category: tt.cat})
@@ -115,17 +115,17 @@ func TestWriteAccess(t *testing.T) {
 		}
 	}
 	// A junior may not move a core policy out of its category, nor retract it.
-	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "core", Content: "x", Category: memory.CorePolicy}); err != nil {
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "core", Content: "x", Category: memory.FactCorePolicy}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := facts.Publish(as(junior), memory.FactWrite{FactID: "core", Content: "y", Category: memory.OtherFact}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+	if _, err := facts.Publish(as(junior), memory.FactWrite{FactID: "core", Content: "y", Category: memory.FactOther}); memory.ErrorCode(err) != memory.EFORBIDDEN {
 		t.Fatalf("junior recategorised a core policy: %v", err)
 	}
 	if _, err := facts.Retract(as(junior), memory.FactRetract{FactID: "core"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
 		t.Fatalf("junior retracted a core policy: %v", err)
 	}
 	// No identity: no access.
-	if _, err := facts.Publish(t.Context(), memory.FactWrite{Content: "x", Category: memory.OtherFact}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+	if _, err := facts.Publish(t.Context(), memory.FactWrite{Content: "x", Category: memory.FactOther}); memory.ErrorCode(err) != memory.EFORBIDDEN {
 		t.Fatalf("anonymous publish: %v", err)
 	}
 }
@@ -140,10 +140,10 @@ func TestWriteAccessBindsHumans(t *testing.T) {
 	if facts.Access, err = memory.ParseWriteAccess("adr=agents:senior,procedure=none"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "adr-1", Content: "We use SQLite.", Category: memory.ADR}); err != nil {
+	if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "adr-1", Content: "We use SQLite.", Category: memory.FactADR}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := facts.Publish(as(human), memory.FactWrite{FactID: "conv-1", Content: "Tabs.", Category: memory.Convention}); err != nil {
+	if _, err := facts.Publish(as(human), memory.FactWrite{FactID: "conv-1", Content: "Tabs.", Category: memory.FactConvention}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -152,11 +152,11 @@ func TestWriteAccessBindsHumans(t *testing.T) {
 		rule string
 	}{
 		{"publish", func() error {
-			_, err := facts.Publish(as(human), memory.FactWrite{Content: "We use Postgres.", Category: memory.ADR})
+			_, err := facts.Publish(as(human), memory.FactWrite{Content: "We use Postgres.", Category: memory.FactADR})
 			return err
 		}, "adr=agents:senior"},
 		{"republish", func() error {
-			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "adr-1", Content: "We use Postgres.", Category: memory.ADR})
+			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "adr-1", Content: "We use Postgres.", Category: memory.FactADR})
 			return err
 		}, "adr=agents:senior"},
 		{"retract", func() error {
@@ -164,15 +164,15 @@ func TestWriteAccessBindsHumans(t *testing.T) {
 			return err
 		}, "adr=agents:senior"},
 		{"move out", func() error {
-			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "adr-1", Content: "We use SQLite.", Category: memory.Convention})
+			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "adr-1", Content: "We use SQLite.", Category: memory.FactConvention})
 			return err
 		}, "adr=agents:senior"},
 		{"move in", func() error {
-			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "conv-1", Content: "Tabs.", Category: memory.ADR})
+			_, err := facts.Publish(as(human), memory.FactWrite{FactID: "conv-1", Content: "Tabs.", Category: memory.FactADR})
 			return err
 		}, "adr=agents:senior"},
 		{"none", func() error {
-			_, err := facts.Publish(as(senior), memory.FactWrite{Content: "Deploy on Fridays.", Category: memory.Procedure})
+			_, err := facts.Publish(as(senior), memory.FactWrite{Content: "Deploy on Fridays.", Category: memory.FactProcedure})
 			return err
 		}, "procedure=none"},
 	}
@@ -182,7 +182,7 @@ func TestWriteAccessBindsHumans(t *testing.T) {
 			t.Errorf("%s: %v, want EFORBIDDEN naming %s", tt.name, err, tt.rule)
 		}
 	}
-	if f, err := facts.Get(as(human), "adr-1"); err != nil || f.Version != 1 || f.Category != memory.ADR || !f.Active() {
+	if f, err := facts.Get(as(human), "adr-1"); err != nil || f.Version != 1 || f.Category != memory.FactADR || !f.Active() {
 		t.Fatalf("a refused write changed adr-1: %+v, %v", f, err)
 	}
 	if _, err := facts.Retract(as(senior), memory.FactRetract{FactID: "adr-1"}); err != nil {
@@ -201,16 +201,16 @@ func TestBadInput(t *testing.T) {
 		w    memory.FactWrite
 		msg  string
 	}{
-		{"empty", memory.FactWrite{Content: "  ", Category: memory.OtherFact}, "content is empty"},
-		{"oversize", memory.FactWrite{Content: strings.Repeat("x", 101), Category: memory.OtherFact}, "101 bytes; the limit is 100 bytes (1 over)"},
+		{"empty", memory.FactWrite{Content: "  ", Category: memory.FactOther}, "content is empty"},
+		{"oversize", memory.FactWrite{Content: strings.Repeat("x", 101), Category: memory.FactOther}, "101 bytes; the limit is 100 bytes (1 over)"},
 		{"category", memory.FactWrite{Content: "x", Category: "rumour"}, `unknown category "rumour"`},
-		{"id", memory.FactWrite{FactID: "has space", Content: "x", Category: memory.OtherFact}, "may contain only"},
-		{"utf8", memory.FactWrite{Content: "\xff", Category: memory.OtherFact}, "not valid UTF-8"},
+		{"id", memory.FactWrite{FactID: "has space", Content: "x", Category: memory.FactOther}, "may contain only"},
+		{"utf8", memory.FactWrite{Content: "\xff", Category: memory.FactOther}, "not valid UTF-8"},
 		{"padded category", memory.FactWrite{Content: "x", Category: " core_policy"}, `unknown category " core_policy"`},
-		{"reserved id", memory.FactWrite{FactID: "snapshot", Content: "x", Category: memory.OtherFact}, "reserved"},
-		{"superseded by itself", memory.FactWrite{FactID: "jwt", Content: "x", Category: memory.OtherFact, Tags: []string{"superseded_by:jwt"}},
+		{"reserved id", memory.FactWrite{FactID: "snapshot", Content: "x", Category: memory.FactOther}, "reserved"},
+		{"superseded by itself", memory.FactWrite{FactID: "jwt", Content: "x", Category: memory.FactOther, Tags: []string{"superseded_by:jwt"}},
 			`tag "superseded_by:jwt" names fact jwt itself: a fact cannot be superseded by itself`},
-		{"superseded by its derived id", memory.FactWrite{Content: "Use JWT.", Category: memory.OtherFact, Tags: []string{"superseded_by: use-jwt-abc123"}},
+		{"superseded by its derived id", memory.FactWrite{Content: "Use JWT.", Category: memory.FactOther, Tags: []string{"superseded_by: use-jwt-abc123"}},
 			`tag "superseded_by: use-jwt-abc123" names fact use-jwt-abc123 itself`},
 	}
 	for _, tt := range tests {
@@ -247,7 +247,7 @@ func TestBadInput(t *testing.T) {
 	// Repeated filters collapse instead of overflowing SQLite's limits.
 	same := make([]memory.FactCategory, 40000)
 	for i := range same {
-		same[i] = memory.ADR
+		same[i] = memory.FactADR
 	}
 	if _, err := facts.Query(ctx, memory.FactQuery{Categories: same, Tags: slices.Repeat([]string{"x"}, 5000)}); err != nil {
 		t.Errorf("repeated filters: %v", err)
@@ -259,10 +259,10 @@ func TestQueryRanksAndFilters(t *testing.T) {
 	facts := store.NewFactService(db)
 	ctx := as(senior)
 	for _, w := range []memory.FactWrite{
-		{FactID: "jwt", Content: "All services authenticate requests with JWT bearer tokens.", Category: memory.CorePolicy, Tags: []string{"auth", "security"}},
-		{FactID: "review", Content: "Code reviews need two approvals.", Category: memory.Procedure, Tags: []string{"process"}},
-		{FactID: "naming", Content: "Go packages are named by noun; tokens are never logged.", Category: memory.Convention, Tags: []string{"security"}},
-		{FactID: "old", Content: "Services authenticate with API keys.", Category: memory.ADR, Tags: []string{"auth", memory.SupersededTagPrefix + "jwt"}},
+		{FactID: "jwt", Content: "All services authenticate requests with JWT bearer tokens.", Category: memory.FactCorePolicy, Tags: []string{"auth", "security"}},
+		{FactID: "review", Content: "Code reviews need two approvals.", Category: memory.FactProcedure, Tags: []string{"process"}},
+		{FactID: "naming", Content: "Go packages are named by noun; tokens are never logged.", Category: memory.FactConvention, Tags: []string{"security"}},
+		{FactID: "old", Content: "Services authenticate with API keys.", Category: memory.FactADR, Tags: []string{"auth", memory.SupersededTagPrefix + "jwt"}},
 	} {
 		if _, err := facts.Publish(ctx, w); err != nil {
 			t.Fatal(err)
@@ -275,7 +275,7 @@ func TestQueryRanksAndFilters(t *testing.T) {
 	if len(got) < 2 || got[0].ID != "jwt" || got[0].Score <= 0 {
 		t.Fatalf("ranked query = %+v", ids(got))
 	}
-	got, _ = facts.Query(ctx, memory.FactQuery{Text: "authenticate", Categories: []memory.FactCategory{memory.ADR}})
+	got, _ = facts.Query(ctx, memory.FactQuery{Text: "authenticate", Categories: []memory.FactCategory{memory.FactADR}})
 	if len(got) != 1 || got[0].ID != "old" || got[0].SupersededBy != "jwt" {
 		t.Fatalf("category filter = %+v", got)
 	}
@@ -299,7 +299,7 @@ func TestTimeTravel(t *testing.T) {
 	ctx := as(senior)
 	mustPublish := func(id, content string) {
 		t.Helper()
-		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: content, Category: memory.ADR}); err != nil {
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: content, Category: memory.FactADR}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -353,12 +353,12 @@ func TestListPaginates(t *testing.T) {
 	facts := store.NewFactService(db)
 	ctx := as(human)
 	for i := range 5 {
-		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "p" + string(rune('0'+i)), Content: "policy", Category: memory.CorePolicy}); err != nil {
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "p" + string(rune('0'+i)), Content: "policy", Category: memory.FactCorePolicy}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	facts.Retract(ctx, memory.FactRetract{FactID: "p0"})
-	page, err := facts.List(ctx, memory.CorePolicy, 1, 2)
+	page, err := facts.List(ctx, memory.FactCorePolicy, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestListPaginates(t *testing.T) {
 func TestGeneratedIDs(t *testing.T) {
 	db, _ := openDB(t)
 	facts := store.NewFactService(db)
-	f, err := facts.Publish(as(senior), memory.FactWrite{Content: "Use UTC timestamps everywhere, always!", Category: memory.Convention})
+	f, err := facts.Publish(as(senior), memory.FactWrite{Content: "Use UTC timestamps everywhere, always!", Category: memory.FactConvention})
 	if err != nil {
 		t.Fatal(err)
 	}

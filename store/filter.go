@@ -79,9 +79,9 @@ func (f filter) scopeMatch() string {
 	me := `"` + filterToken("p", f.agent) + `"`
 	notMine := ` NOT filters : "` + filterToken("s", f.agent) + `"`
 	switch f.scope {
-	case memory.Personal:
+	case memory.ScopePersonal:
 		return "filters : " + me
-	case memory.Shared:
+	case memory.ScopeShared:
 		return `(filters : "` + sharedToken + `"` + notMine + ")"
 	}
 	return "(filters : (" + me + ` OR "` + sharedToken + `")` + notMine + ")"
@@ -90,9 +90,9 @@ func (f filter) scopeMatch() string {
 // spaceSQL selects, in memory_spaces, the spaces f's scope reads.
 func (f filter) spaceSQL() (string, []any) {
 	switch f.scope {
-	case memory.Personal:
+	case memory.ScopePersonal:
 		return "agent_id = ? AND shared = 0", []any{f.agent}
-	case memory.Shared:
+	case memory.ScopeShared:
 		return "shared = 1 AND agent_id <> ?", []any{f.agent}
 	}
 	return "(agent_id = ?1 AND shared = 0) OR (shared = 1 AND agent_id <> ?1)", []any{f.agent}

@@ -47,7 +47,7 @@ func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 	for _, c := range ds.Conversations {
 		ctx := as(memory.Identity{AgentID: c.ID})
 		for _, t := range c.Turns {
-			e, err := svc.Remember(ctx, memory.EntryWrite{Content: t.Text, Category: memory.Episodic, OccurredAt: t.Date,
+			e, err := svc.Remember(ctx, memory.EntryWrite{Content: t.Text, Category: memory.CategoryEpisodic, OccurredAt: t.Date,
 				Source: "locomo " + c.ID + " " + t.ID})
 			if err != nil {
 				tb.Fatal(err)
@@ -70,7 +70,7 @@ func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg store.Retrieva
 	r, err := locomo.Evaluate(context.Background(), l.ds, method, func(_ context.Context, c *locomo.Conversation) (locomo.Search, error) {
 		who := as(memory.Identity{AgentID: c.ID})
 		return func(_ context.Context, query string) ([]string, error) {
-			hits, err := l.svc.Search(who, memory.Query{Text: query, Scope: memory.Personal, Limit: 10})
+			hits, err := l.svc.Search(who, memory.Query{Text: query, Scope: memory.ScopePersonal, Limit: 10})
 			ids := make([]string, len(hits))
 			for i, h := range hits {
 				ids[i] = l.turn[h.ID]

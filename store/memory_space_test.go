@@ -56,7 +56,7 @@ func TestSearchStatisticsArePerSpace(t *testing.T) {
 	snapshot := func() map[string][]scored {
 		out := map[string][]scored{}
 		for _, q := range []string{"kumquat quince", "quince", "note about kumquat", "kumquat recipes"} {
-			for _, sc := range []memory.Scope{memory.Personal, memory.All, memory.Shared} {
+			for _, sc := range []memory.Scope{memory.ScopePersonal, memory.ScopeAll, memory.ScopeShared} {
 				out[q+"/"+string(sc)] = ranking(t, s, bob, memory.Query{Text: q, Scope: sc})
 			}
 		}

@@ -95,14 +95,14 @@ func TestRememberStoresEveryFieldAndVector(t *testing.T) {
 	conf := 0.7
 	occurred := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	expires := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := remember(t, s, ann, memory.EntryWrite{Namespace: "proj-x", Category: memory.Episodic, Content: "Deployed v2 to staging",
+	e := remember(t, s, ann, memory.EntryWrite{Namespace: "proj-x", Category: memory.CategoryEpisodic, Content: "Deployed v2 to staging",
 		Tags: []string{"deploy", " deploy", "staging"}, Confidence: &conf, Source: "ci run 42", OccurredAt: occurred, ExpiresAt: expires})
-	if !strings.HasPrefix(e.ID, "mem-") || e.AgentID != "ann" || e.Namespace != "proj-x" || e.Category != memory.Episodic ||
+	if !strings.HasPrefix(e.ID, "mem-") || e.AgentID != "ann" || e.Namespace != "proj-x" || e.Category != memory.CategoryEpisodic ||
 		!slices.Equal(e.Tags, []string{"deploy", "staging"}) || e.Confidence != 0.7 || e.Source != "ci run 42" ||
 		!e.OccurredAt.Equal(occurred) || !e.ExpiresAt.Equal(expires) || e.Shared || e.CreatedAt.IsZero() {
 		t.Fatalf("entry = %+v", e)
 	}
-	if p := e.Provenance; p.Author.AgentID != "ann" || p.Author.Seniority != memory.Mid || p.Source != "ci run 42" {
+	if p := e.Provenance; p.Author.AgentID != "ann" || p.Author.Seniority != memory.SeniorityMid || p.Source != "ci run 42" {
 		t.Fatalf("provenance = %+v", p)
 	}
 	var embedder string
@@ -232,13 +232,13 @@ func TestPublishSearchSharedAndRetract(t *testing.T) {
 	}
 
 	q := memory.Query{Text: "build cache NFS"}
-	if ids := search(t, s, bob, withScope(q, memory.Shared)); !slices.Equal(ids, []string{sh.ID}) {
+	if ids := search(t, s, bob, withScope(q, memory.ScopeShared)); !slices.Equal(ids, []string{sh.ID}) {
 		t.Fatalf("bob shared: %v", ids)
 	}
-	if ids := search(t, s, bob, withScope(q, memory.Personal)); len(ids) != 0 {
+	if ids := search(t, s, bob, withScope(q, memory.ScopePersonal)); len(ids) != 0 {
 		t.Fatalf("bob personal: %v", ids)
 	}
-	if ids := search(t, s, ann, withScope(q, memory.Shared)); len(ids) != 0 {
+	if ids := search(t, s, ann, withScope(q, memory.ScopeShared)); len(ids) != 0 {
 		t.Fatalf("ann's shared search includes her own: %v", ids)
 	}
 	if ids := search(t, s, ann, q); !slices.Equal(ids, []string{orig.ID}) {
@@ -253,7 +253,7 @@ func TestPublishSearchSharedAndRetract(t *testing.T) {
 	if err != nil || r.ID != sh.ID || r.ForgottenAt == nil {
 		t.Fatalf("retract = %+v, %v", r, err)
 	}
-	if ids := search(t, s, bob, withScope(q, memory.Shared)); len(ids) != 0 {
+	if ids := search(t, s, bob, withScope(q, memory.ScopeShared)); len(ids) != 0 {
 		t.Fatalf("retracted memory still shared: %v", ids)
 	}
 	_, err = s.Retract(as(ann), orig.ID)
@@ -291,10 +291,10 @@ func TestSearchFilters(t *testing.T) {
 		return remember(t, s, ann, memory.EntryWrite{Namespace: ns, Category: c, Tags: tags, OccurredAt: occurred, ExpiresAt: expires,
 			Content: "kafka consumer lag alert"}).ID
 	}
-	a := mk("ops", memory.Episodic, []string{"kafka", "alert"}, day(1), time.Time{})
-	b := mk("ops", memory.Semantic, []string{"kafka"}, day(2), time.Time{})
-	c := mk("dev", memory.Episodic, []string{"alert"}, day(3), time.Time{})
-	d := mk("dev", memory.Procedural, nil, day(4), soon)
+	a := mk("ops", memory.CategoryEpisodic, []string{"kafka", "alert"}, day(1), time.Time{})
+	b := mk("ops", memory.CategorySemantic, []string{"kafka"}, day(2), time.Time{})
+	c := mk("dev", memory.CategoryEpisodic, []string{"alert"}, day(3), time.Time{})
+	d := mk("dev", memory.CategoryProcedural, nil, day(4), soon)
 	remember(t, s, bob, memory.EntryWrite{Namespace: "ops", Content: "kafka consumer lag alert"})
 	all := []string{a, b, c, d}
 
@@ -304,13 +304,13 @@ func TestSearchFilters(t *testing.T) {
 		want []string
 	}{
 		{"no filter", memory.Query{}, all},
-		{"one category", memory.Query{Categories: []memory.Category{memory.Episodic}}, []string{a, c}},
-		{"two categories", memory.Query{Categories: []memory.Category{memory.Semantic, memory.Procedural}}, []string{b, d}},
+		{"one category", memory.Query{Categories: []memory.Category{memory.CategoryEpisodic}}, []string{a, c}},
+		{"two categories", memory.Query{Categories: []memory.Category{memory.CategorySemantic, memory.CategoryProcedural}}, []string{b, d}},
 		{"one tag", memory.Query{Tags: []string{"kafka"}}, []string{a, b}},
 		{"tags are ANDed", memory.Query{Tags: []string{"kafka", "alert"}}, []string{a}},
 		{"one namespace", memory.Query{Namespaces: []string{"dev"}}, []string{c, d}},
 		{"two namespaces", memory.Query{Namespaces: []string{"dev", "ops"}}, all},
-		{"namespace and category", memory.Query{Namespaces: []string{"ops"}, Categories: []memory.Category{memory.Episodic}}, []string{a}},
+		{"namespace and category", memory.Query{Namespaces: []string{"ops"}, Categories: []memory.Category{memory.CategoryEpisodic}}, []string{a}},
 		{"since is inclusive", memory.Query{Since: day(3)}, []string{c, d}},
 		{"until is exclusive", memory.Query{Until: day(2)}, []string{a}},
 		{"since and until", memory.Query{Since: day(2), Until: day(4)}, []string{b, c}},

@@ -74,11 +74,11 @@ func (tx *Tx) NoteOutcome(ctx context.Context, id int64) (memory.Outcome, bool, 
 	case err != nil:
 		return memory.Outcome{}, false, err
 	case !ok:
-		return memory.Outcome{Status: memory.Ignored, NoteID: id, Reason: "the note no longer exists"}, true, nil
+		return memory.Outcome{Status: memory.OutcomeIgnored, NoteID: id, Reason: "the note no longer exists"}, true, nil
 	case !n.Processed:
 		return memory.Outcome{}, false, nil
 	case n.Outcome == nil:
-		return memory.Outcome{Status: memory.Ignored, NoteID: id, Reason: "already promoted by another pass"}, true, nil
+		return memory.Outcome{Status: memory.OutcomeIgnored, NoteID: id, Reason: "already promoted by another pass"}, true, nil
 	}
 	return *n.Outcome, true, nil
 }

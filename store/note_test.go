@@ -13,10 +13,10 @@ func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()
 	for _, n := range []memory.Note{
-		{Agent: "sam", Run: "r1", Kind: memory.AgentNote, Text: "one"},
-		{Agent: "sam", Run: "r2", Kind: memory.AgentNote, Text: "other run"},
-		{Agent: "ann", Run: "r1", Kind: memory.AgentNote, Text: "other agent"},
-		{Agent: "sam", Run: "r1", Kind: memory.ToolResultNote, Text: "two", TaskID: "T-1"},
+		{Agent: "sam", Run: "r1", Kind: memory.NoteAgent, Text: "one"},
+		{Agent: "sam", Run: "r2", Kind: memory.NoteAgent, Text: "other run"},
+		{Agent: "ann", Run: "r1", Kind: memory.NoteAgent, Text: "other agent"},
+		{Agent: "sam", Run: "r1", Kind: memory.NoteToolResult, Text: "two", TaskID: "T-1"},
 	} {
 		if _, err := db.InsertNote(ctx, n); err != nil {
 			t.Fatal(err)
@@ -27,13 +27,13 @@ func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
 		t.Fatalf("unprocessed = %+v (%d), %v", notes, total, err)
 	}
 	err = db.Update(ctx, func(tx *store.Tx) error {
-		return tx.MarkNoteProcessed(ctx, notes[0].ID, memory.Outcome{Status: memory.Ignored, Reason: "noise"}, db.Now.Now())
+		return tx.MarkNoteProcessed(ctx, notes[0].ID, memory.Outcome{Status: memory.OutcomeIgnored, Reason: "noise"}, db.Now.Now())
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	notes, total, _ = db.UnprocessedNotes(ctx, "sam", "r1", 10)
-	if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.ToolResultNote {
+	if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.NoteToolResult {
 		t.Fatalf("after processing = %+v", notes)
 	}
 	err = db.View(ctx, func(tx *store.Tx) error {
@@ -60,7 +60,7 @@ func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
 func TestPendingQueue(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()
-	req := memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve, ReferenceText: "the flaky test"}
+	req := memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.BucketIssues, Operation: memory.OpResolve, ReferenceText: "the flaky test"}
 	var ids []int64
 	err := db.Update(ctx, func(tx *store.Tx) error {
 		for i := range 3 {
@@ -73,7 +73,7 @@ func TestPendingQueue(t *testing.T) {
 			}
 			ids = append(ids, p.ID)
 			// The same write in another bucket is retried only when that bucket changes.
-			p.Request.Bucket, p.Request.Operation = memory.Constraints, memory.Invalidate
+			p.Request.Bucket, p.Request.Operation = memory.BucketConstraints, memory.OpInvalidate
 			if err := tx.InsertPending(ctx, &p); err != nil {
 				return err
 			}
@@ -103,14 +103,14 @@ func TestPendingQueue(t *testing.T) {
 		if err := tx.UpdatePending(ctx, &p); err != nil {
 			return err
 		}
-		retry, err := tx.RetryablePending(ctx, memory.Issues, 10)
+		retry, err := tx.RetryablePending(ctx, memory.BucketIssues, 10)
 		if err != nil || len(retry) != 1 || retry[0].ID != ids[1] {
 			t.Errorf("retryable = %+v, %v", retry, err)
 		}
-		if retry, _ := tx.RetryablePending(ctx, memory.Constraints, 10); len(retry) != 3 {
+		if retry, _ := tx.RetryablePending(ctx, memory.BucketConstraints, 10); len(retry) != 3 {
 			t.Errorf("retryable constraints = %+v", retry)
 		}
-		if retry, _ := tx.RetryablePending(ctx, memory.Decisions, 10); len(retry) != 0 {
+		if retry, _ := tx.RetryablePending(ctx, memory.BucketDecisions, 10); len(retry) != 0 {
 			t.Errorf("retryable decisions = %+v", retry)
 		}
 		_, err = tx.GetPending(ctx, 99)
@@ -139,15 +139,15 @@ func TestPendingQueue(t *testing.T) {
 func TestAutonomyIsRecorded(t *testing.T) {
 	db, _ := openDB(t)
 	ctx := context.Background()
-	n, err := db.InsertNote(ctx, memory.Note{Agent: "sam", Autonomy: memory.Full, Run: "r", Kind: memory.AgentNote, Text: "issue: x"})
+	n, err := db.InsertNote(ctx, memory.Note{Agent: "sam", Autonomy: memory.AutonomyFull, Run: "r", Kind: memory.NoteAgent, Text: "issue: x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.InsertNote(ctx, memory.Note{Agent: "alice", Run: "r", Kind: memory.AgentNote, Text: "issue: y"}); err != nil {
+	if _, err := db.InsertNote(ctx, memory.Note{Agent: "alice", Run: "r", Kind: memory.NoteAgent, Text: "issue: y"}); err != nil {
 		t.Fatal(err)
 	}
 	notes, _, err := db.UnprocessedNotes(ctx, "sam", "r", 10)
-	if err != nil || len(notes) != 1 || notes[0].Autonomy != memory.Full {
+	if err != nil || len(notes) != 1 || notes[0].Autonomy != memory.AutonomyFull {
 		t.Fatalf("notes = %+v, %v", notes, err)
 	}
 	if notes, _, _ := db.UnprocessedNotes(ctx, "alice", "r", 10); len(notes) != 1 || notes[0].Autonomy != "" {
@@ -155,13 +155,13 @@ func TestAutonomyIsRecorded(t *testing.T) {
 	}
 	now := db.Now.Now()
 	err = db.Update(ctx, func(tx *store.Tx) error {
-		ev := memory.Event{Bucket: memory.Learnings, Operation: memory.Append, Payload: memory.Payload{Text: "pin pandas"},
-			RawInput: "learned: pin pandas", SourceRef: memory.SourceRef{NoteID: n.ID}, Agent: "sam", Autonomy: memory.Full, Run: "r", CreatedAt: now}
+		ev := memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: "pin pandas"},
+			RawInput: "learned: pin pandas", SourceRef: memory.SourceRef{NoteID: n.ID}, Agent: "sam", Autonomy: memory.AutonomyFull, Run: "r", CreatedAt: now}
 		if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
 			return err
 		}
-		p := memory.PendingItem{Request: memory.WriteRequest{Decision: memory.Accept, Bucket: memory.Issues, Operation: memory.Resolve},
-			RawInput: "fixed: x", NoteID: n.ID, Agent: "sam", Autonomy: memory.Full, Run: "r", Reason: "waits", NoteAt: now, CreatedAt: now, UpdatedAt: now}
+		p := memory.PendingItem{Request: memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.BucketIssues, Operation: memory.OpResolve},
+			RawInput: "fixed: x", NoteID: n.ID, Agent: "sam", Autonomy: memory.AutonomyFull, Run: "r", Reason: "waits", NoteAt: now, CreatedAt: now, UpdatedAt: now}
 		if err := tx.InsertPending(ctx, &p); err != nil {
 			return err
 		}
@@ -172,10 +172,10 @@ func TestAutonomyIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs, err := db.Events(ctx, 0, 10)
-	if err != nil || len(evs) != 1 || evs[0].Autonomy != memory.Full {
+	if err != nil || len(evs) != 1 || evs[0].Autonomy != memory.AutonomyFull {
 		t.Fatalf("events = %+v, %v", evs, err)
 	}
-	if pending, _, err := db.ListPending(ctx, false, 10); err != nil || len(pending) != 1 || pending[0].Autonomy != memory.Full || pending[0].Attempts != 1 {
+	if pending, _, err := db.ListPending(ctx, false, 10); err != nil || len(pending) != 1 || pending[0].Autonomy != memory.AutonomyFull || pending[0].Attempts != 1 {
 		t.Fatalf("pending = %+v, %v", pending, err)
 	}
 	if _, err := db.SQL().Exec(`UPDATE events_memory SET autonomy = 'locked'`); err == nil || !strings.Contains(err.Error(), "immutable") {

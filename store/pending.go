@@ -22,7 +22,7 @@ func (tx *Tx) InsertPending(ctx context.Context, p *memory.PendingItem) error {
 	}
 	kind := p.Kind
 	if kind == "" {
-		kind = memory.AgentNote
+		kind = memory.NoteAgent
 	}
 	res, err := tx.sql.ExecContext(ctx, `INSERT INTO pending_memory_events
 		(bucket, note_kind, request_json, fingerprint, raw_input, note_id, agent_id, autonomy, run_id, interpreter, reason, candidates_json,

@@ -555,10 +555,10 @@ func (s *MemoryService) loadEntries(ctx context.Context, tx *Tx, ranked []scored
 // and every other agent's shared space.
 func (x *Index) spaceNames(agent string, scope memory.Scope) []string {
 	var out []string
-	if scope != memory.Shared {
+	if scope != memory.ScopeShared {
 		out = append(out, personalSpace(agent))
 	}
-	if scope == memory.Personal {
+	if scope == memory.ScopePersonal {
 		return out
 	}
 	var shared []string

@@ -62,7 +62,7 @@ func BenchmarkMemoryScale(b *testing.B) {
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			start := time.Now()
 			for ; have < n; have++ {
-				if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, have), Category: memory.Episodic}); err != nil {
+				if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, have), Category: memory.CategoryEpisodic}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -85,7 +85,7 @@ func BenchmarkMemoryScale(b *testing.B) {
 				s.Retrieval = defaults
 				m.edit(&s.Retrieval)
 				p50, p95 := latency(b, queries, func(q string) error {
-					_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})
+					_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.ScopePersonal, Limit: 10})
 					return err
 				})
 				fmt.Printf(" search_%s_p50=%.2fms p95=%.2fms", m.name, ms(p50), ms(p95))
@@ -99,7 +99,7 @@ func BenchmarkMemoryScale(b *testing.B) {
 			s.Retrieval = defaults
 			since := time.Now().AddDate(-10, 0, 0)
 			p50, p95 := latency(b, queries, func(q string) error {
-				_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10, Since: since})
+				_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.ScopePersonal, Limit: 10, Since: since})
 				return err
 			})
 			fmt.Printf(" search_fused_wide_since_p50=%.2fms p95=%.2fms", ms(p50), ms(p95))
@@ -164,7 +164,7 @@ func BenchmarkLongQuery(b *testing.B) {
 	queries := longQueries(texts, 64)
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := s.Search(ctx, memory.Query{Text: queries[i%len(queries)], Scope: memory.Personal, Limit: 10}); err != nil {
+		if _, err := s.Search(ctx, memory.Query{Text: queries[i%len(queries)], Scope: memory.ScopePersonal, Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -182,7 +182,7 @@ func benchStore(b *testing.B, texts []string, n int) (*store.MemoryService, cont
 	s.Words = store.NewWordVectors(wordvec.New())
 	ctx := as(memory.Identity{AgentID: "bench"})
 	for i := range n {
-		if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.Episodic}); err != nil {
+		if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.CategoryEpisodic}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -246,12 +246,12 @@ func BenchmarkSearchNewWords(b *testing.B) {
 	s, ctx := benchStore(b, texts, len(texts))
 	heap0, rss0 := settled(b)
 	first, _ := latency(b, queries, func(q string) error {
-		_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})
+		_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.ScopePersonal, Limit: 10})
 		return err
 	})
 	heap1, rss1 := settled(b)
 	again, _ := latency(b, queries, func(q string) error {
-		_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.Personal, Limit: 10})
+		_, err := s.Search(ctx, memory.Query{Text: q, Scope: memory.ScopePersonal, Limit: 10})
 		return err
 	})
 	fmt.Printf("300 searches bringing new words: heap +%.1f MB, rss +%.1f MB; p50 first %.2fms, again %.2fms\n",

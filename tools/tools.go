@@ -46,7 +46,7 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Promotion != nil {
 		registerNotes(s, svc)
-		registerShared(s, svc)
+		registerState(s, svc)
 	}
 }
 

@@ -15,7 +15,7 @@ func TestNotesRecordAutonomy(t *testing.T) {
 		Outcomes []memory.Outcome `json:"outcomes"`
 	}
 	s.ok("write_note", map[string]any{"text": "fixed: pandas_import", "promote": true}, &r)
-	if r.Note["autonomy"] != "full" || len(r.Outcomes) != 1 || r.Outcomes[0].Status != memory.Deferred {
+	if r.Note["autonomy"] != "full" || len(r.Outcomes) != 1 || r.Outcomes[0].Status != memory.OutcomePending {
 		t.Fatalf("write_note = %+v", r)
 	}
 	var pl struct {

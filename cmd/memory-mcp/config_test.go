@@ -22,13 +22,13 @@ func TestConfigPrecedence(t *testing.T) {
 	if cfg.DataDir != "/flag/dir" || cfg.sources["data-dir"] != "flag --data-dir" {
 		t.Errorf("flag must beat env: %q from %s", cfg.DataDir, cfg.sources["data-dir"])
 	}
-	if cfg.Identity.Seniority != memory.Junior || cfg.sources["seniority"] != "env MEMORY_MCP_SENIORITY" {
+	if cfg.Identity.Seniority != memory.SeniorityJunior || cfg.sources["seniority"] != "env MEMORY_MCP_SENIORITY" {
 		t.Errorf("env must beat file: %v from %s", cfg.Identity.Seniority, cfg.sources["seniority"])
 	}
 	if cfg.Identity.AgentID != "from-file" || !cfg.Identity.Human || cfg.WriteAccess.String() != "adr=mid,core_policy=senior,procedure=human" || cfg.MaxContentBytes != 1000000 {
 		t.Errorf("file values not applied: %+v, %s, max %d", cfg.Identity, cfg.WriteAccess, cfg.MaxContentBytes)
 	}
-	if cfg.Identity.Autonomy != memory.Semi || cfg.sources["autonomy"] != "default" {
+	if cfg.Identity.Autonomy != memory.AutonomySemi || cfg.sources["autonomy"] != "default" {
 		t.Errorf("default not applied: %v from %s", cfg.Identity.Autonomy, cfg.sources["autonomy"])
 	}
 	var b strings.Builder

@@ -131,7 +131,7 @@ func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
 	ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "bench"})
 	start := time.Now()
 	for i := range n {
-		if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.Episodic}); err != nil {
+		if _, err := s.Remember(ctx, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.CategoryEpisodic}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -28,7 +28,7 @@ type writeNoteResult struct {
 }
 
 type sharedResult struct {
-	Rows []memory.SharedRow `json:"rows"`
+	Rows []memory.StateRow `json:"rows"`
 }
 
 // promoteNote writes a note with promote: true and returns its outcome.
@@ -70,7 +70,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 	}
 	var rep memory.PromotionReport
 	s.ok("promote_notes", nil, &rep)
-	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Status != memory.Committed || rep.Outcomes[0].TargetID != "pandas_import_fails_in_loader" {
+	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Status != memory.OutcomeCommitted || rep.Outcomes[0].TargetID != "pandas_import_fails_in_loader" {
 		t.Fatalf("promote_notes = %+v", rep)
 	}
 	s.ok("promote_notes", nil, &rep)
@@ -82,28 +82,28 @@ func TestPromotionEndToEnd(t *testing.T) {
 	// names the one issue reported as a blocker; saying it again in the
 	// row's own words is a duplicate; two similar issues make a vague note wait.
 	for _, n := range []string{"issue: flaky test in the auth module", "issue: flaky test in the billing module", "plan: ship v1 on Friday", "task T-1: blocked on review"} {
-		if o := s.promoteNote(n); o.Status != memory.Committed {
+		if o := s.promoteNote(n); o.Status != memory.OutcomeCommitted {
 			t.Fatalf("%q: %+v", n, o)
 		}
 	}
 	held := s.promoteNote("The bug is fixed.")
-	if held.Status != memory.Deferred || !strings.Contains(held.Reason, `calls it only "bug"`) {
+	if held.Status != memory.OutcomePending || !strings.Contains(held.Reason, `calls it only "bug"`) {
 		t.Fatalf("the bug: %+v", held)
 	}
-	if o := s.promoteNote("The earlier blocker is fixed."); o.Status != memory.Committed || o.Operation != memory.Resolve || o.TargetID != "pandas_import_fails_in_loader" {
+	if o := s.promoteNote("The earlier blocker is fixed."); o.Status != memory.OutcomeCommitted || o.Operation != memory.OpResolve || o.TargetID != "pandas_import_fails_in_loader" {
 		t.Fatalf("earlier blocker: %+v", o)
 	}
-	if o := s.promoteNote("The pandas import in the loader works again."); o.Status != memory.Ignored || !strings.Contains(o.Reason, "already closed") {
+	if o := s.promoteNote("The pandas import in the loader works again."); o.Status != memory.OutcomeIgnored || !strings.Contains(o.Reason, "already closed") {
 		t.Fatalf("pandas import: %+v", o)
 	}
 	o := s.promoteNote("The flaky test is fixed now.")
-	if o.Status != memory.Deferred || o.PendingID == 0 || len(o.Candidates) != 2 || !strings.Contains(o.Reason, "ambiguous") {
+	if o.Status != memory.OutcomePending || o.PendingID == 0 || len(o.Candidates) != 2 || !strings.Contains(o.Reason, "ambiguous") {
 		t.Fatalf("vague note: %+v", o)
 	}
-	if o := s.promoteNote("hmm, let me look at the logs"); o.Status != memory.Ignored {
+	if o := s.promoteNote("hmm, let me look at the logs"); o.Status != memory.OutcomeIgnored {
 		t.Fatalf("noise: %+v", o)
 	}
-	if o := s.promoteNote("[gossip/append] tabs"); o.Status != memory.Rejected || o.Rule != memory.RuleBucket {
+	if o := s.promoteNote("[gossip/append] tabs"); o.Status != memory.OutcomeRejected || o.Rule != memory.RuleBucket {
 		t.Fatalf("unknown bucket: %+v", o)
 	}
 
@@ -182,7 +182,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 		}
 	}
 	js, err := s.read("memory://shared/issues")
-	var bucket struct{ Rows []memory.SharedRow }
+	var bucket struct{ Rows []memory.StateRow }
 	if err != nil || json.Unmarshal([]byte(js), &bucket) != nil || len(bucket.Rows) != 5 {
 		t.Fatalf("memory://shared/issues = %q, %v", js, err)
 	}
@@ -299,13 +299,13 @@ func TestLLMInterpreterEndToEnd(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := start(t, options{args: []string{"--interpreter", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "2s"}})
-	if o := s.promoteNote("Went with Postgres for the queue after the benchmark."); o.Status != memory.Committed || o.Interpreter != "llm" || o.TargetID != "use_postgres_for_queue" {
+	if o := s.promoteNote("Went with Postgres for the queue after the benchmark."); o.Status != memory.OutcomeCommitted || o.Interpreter != "llm" || o.TargetID != "use_postgres_for_queue" {
 		t.Fatalf("llm outcome = %+v", o)
 	}
 	mu.Lock()
 	fail = true
 	mu.Unlock()
-	if o := s.promoteNote("issue: disk full on the runner"); o.Status != memory.Committed || !strings.HasPrefix(o.Interpreter, "rules (llm ") {
+	if o := s.promoteNote("issue: disk full on the runner"); o.Status != memory.OutcomeCommitted || !strings.HasPrefix(o.Interpreter, "rules (llm ") {
 		t.Fatalf("fallback outcome = %+v", o)
 	}
 }
@@ -410,7 +410,7 @@ func TestReplayListsFlippedEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := memory.Event{Bucket: memory.Issues, Operation: memory.Upsert, TargetID: "db_timeout", Payload: memory.Payload{Text: "db calls time out"},
+	ev := memory.Event{Bucket: memory.BucketIssues, Operation: memory.OpUpsert, TargetID: "db_timeout", Payload: memory.Payload{Text: "db calls time out"},
 		RawInput: "issue: db_timeout: db calls time out", Agent: "sam", Run: "r", CreatedAt: db.Now.Now()}
 	err = db.Update(ctx, func(tx *store.Tx) error {
 		return tx.AppendEvent(ctx, &ev, func(context.Context, *store.Tx, *memory.Event) error { return errors.New("disk on fire") })

@@ -19,7 +19,7 @@ func replay(ctx context.Context, cfg *Config, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	before, err := db.DumpShared(ctx)
+	before, err := db.DumpState(ctx)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func replay(ctx context.Context, cfg *Config, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	after, err := db.DumpShared(ctx)
+	after, err := db.DumpState(ctx)
 	if err != nil {
 		return err
 	}

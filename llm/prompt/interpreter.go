@@ -29,7 +29,7 @@ var interpreter = template.Must(template.New("interpreter").Funcs(template.FuncM
 // and the narrow shared context.
 type InterpreterData struct {
 	Note    memory.Note
-	Context []memory.SharedRow
+	Context []memory.StateRow
 }
 
 // Interpreter renders the interpreter prompt's system and user messages.

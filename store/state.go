@@ -12,38 +12,38 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 )
 
-func sharedTable(b memory.Bucket) string { return "shared_" + string(b) }
+func stateTable(b memory.Bucket) string { return "shared_" + string(b) }
 
-// sharedSelect reads each bucket's table in one shape, so that one scan
+// stateSelect reads each bucket's table in one shape, so that one scan
 // serves every bucket. Columns a bucket lacks are constants.
-var sharedSelect = map[memory.Bucket]string{
-	memory.Plan: `SELECT 'plan' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, '' AS kind, version,
+var stateSelect = map[memory.Bucket]string{
+	memory.BucketPlan: `SELECT 'plan' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, '' AS kind, version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_plan`,
-	memory.Constraints: trackedSelect(memory.Constraints),
-	memory.Issues:      trackedSelect(memory.Issues),
-	memory.Decisions:   trackedSelect(memory.Decisions),
-	memory.Results: `SELECT 'results' AS bucket, id, text, '' AS state, task_id, 'active' AS status, '' AS kind, 0 AS version,
+	memory.BucketConstraints: trackedSelect(memory.BucketConstraints),
+	memory.BucketIssues:      trackedSelect(memory.BucketIssues),
+	memory.BucketDecisions:   trackedSelect(memory.BucketDecisions),
+	memory.BucketResults: `SELECT 'results' AS bucket, id, text, '' AS state, task_id, 'active' AS status, '' AS kind, 0 AS version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_results`,
-	memory.TaskState: `SELECT 'task_state' AS bucket, id, text, state, '' AS task_id, 'active' AS status, '' AS kind, version,
+	memory.BucketTaskState: `SELECT 'task_state' AS bucket, id, text, state, '' AS task_id, 'active' AS status, '' AS kind, version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_task_state`,
-	memory.Learnings: `SELECT 'learnings' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, '' AS kind, 0 AS version,
+	memory.BucketLearnings: `SELECT 'learnings' AS bucket, id, text, '' AS state, '' AS task_id, 'active' AS status, '' AS kind, 0 AS version,
 		NULL AS reference_memory_json, NULL AS close_reason, created_at, created_at AS updated_at, NULL AS closed_at, NULL AS noted_at, event_id FROM shared_learnings`,
 }
 
 func trackedSelect(b memory.Bucket) string {
 	kind := `'' AS kind` // only issues are reported as a kind
-	if b == memory.Issues {
+	if b == memory.BucketIssues {
 		kind = `kind`
 	}
 	return `SELECT '` + string(b) + `' AS bucket, id, text, '' AS state, '' AS task_id, status, ` + kind + `, 0 AS version,
-		reference_memory_json, close_reason, created_at, updated_at, closed_at, noted_at, event_id FROM ` + sharedTable(b)
+		reference_memory_json, close_reason, created_at, updated_at, closed_at, noted_at, event_id FROM ` + stateTable(b)
 }
 
-func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
+func scanStateRows(rows *sql.Rows) ([]memory.StateRow, error) {
 	defer rows.Close()
-	out := []memory.SharedRow{}
+	out := []memory.StateRow{}
 	for rows.Next() {
-		var r memory.SharedRow
+		var r memory.StateRow
 		var ref, reason sql.NullString
 		var created, updated int64
 		var closed, noted sql.NullInt64
@@ -66,23 +66,23 @@ func scanShared(rows *sql.Rows) ([]memory.SharedRow, error) {
 	return out, rows.Err()
 }
 
-func querySharedRows(ctx context.Context, tx *Tx, b memory.Bucket, where, order string, args ...any) ([]memory.SharedRow, error) {
-	q := `SELECT * FROM (` + sharedSelect[b] + `)`
+func queryStateRows(ctx context.Context, tx *Tx, b memory.Bucket, where, order string, args ...any) ([]memory.StateRow, error) {
+	q := `SELECT * FROM (` + stateSelect[b] + `)`
 	if where != "" {
 		q += ` WHERE ` + where
 	}
 	rows, err := tx.sql.QueryContext(ctx, q+` ORDER BY `+order, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", sharedTable(b), err)
+		return nil, fmt.Errorf("read %s: %w", stateTable(b), err)
 	}
-	return scanShared(rows)
+	return scanStateRows(rows)
 }
 
-// GetShared returns the row of bucket b with id, in any status.
-func (tx *Tx) GetShared(ctx context.Context, b memory.Bucket, id string) (memory.SharedRow, bool, error) {
-	rows, err := querySharedRows(ctx, tx, b, `id = ?`, `id`, id)
+// StateRow returns the row of bucket b with id, in any status.
+func (tx *Tx) StateRow(ctx context.Context, b memory.Bucket, id string) (memory.StateRow, bool, error) {
+	rows, err := queryStateRows(ctx, tx, b, `id = ?`, `id`, id)
 	if err != nil || len(rows) == 0 {
-		return memory.SharedRow{}, false, err
+		return memory.StateRow{}, false, err
 	}
 	return rows[0], true, nil
 }
@@ -90,18 +90,18 @@ func (tx *Tx) GetShared(ctx context.Context, b memory.Bucket, id string) (memory
 // FindByTextKey returns a row of bucket b whose text has key (see
 // memory.TextKey), preferring live rows; for results it must also belong to
 // taskID. It is how near-identical writes are recognised.
-func (tx *Tx) FindByTextKey(ctx context.Context, b memory.Bucket, key, taskID string) (memory.SharedRow, bool, error) {
-	where, args := `id IN (SELECT id FROM `+sharedTable(b)+` WHERE text_key = ?`, []any{key}
+func (tx *Tx) FindByTextKey(ctx context.Context, b memory.Bucket, key, taskID string) (memory.StateRow, bool, error) {
+	where, args := `id IN (SELECT id FROM `+stateTable(b)+` WHERE text_key = ?`, []any{key}
 	switch b {
-	case memory.Results:
+	case memory.BucketResults:
 		where, args = where+` AND task_id = ?`, append(args, taskID)
-	case memory.Plan, memory.TaskState:
-		return memory.SharedRow{}, false, nil // keyed by id alone
+	case memory.BucketPlan, memory.BucketTaskState:
+		return memory.StateRow{}, false, nil // keyed by id alone
 	}
 	order := `(status = '` + b.LiveStatus() + `') DESC, created_at, id`
-	rows, err := querySharedRows(ctx, tx, b, where+`)`, order, args...)
+	rows, err := queryStateRows(ctx, tx, b, where+`)`, order, args...)
 	if err != nil || len(rows) == 0 {
-		return memory.SharedRow{}, false, err
+		return memory.StateRow{}, false, err
 	}
 	return rows[0], true, nil
 }
@@ -110,17 +110,17 @@ func (tx *Tx) FindByTextKey(ctx context.Context, b memory.Bucket, key, taskID st
 // constraints and active decisions (or only the buckets named), plus the
 // tracked rows closed after since (none when since is zero), which a note
 // written at since may still mean.
-func (tx *Tx) LoadContext(ctx context.Context, since time.Time, buckets ...memory.Bucket) (memory.SharedContext, error) {
-	var c memory.SharedContext
+func (tx *Tx) LoadContext(ctx context.Context, since time.Time, buckets ...memory.Bucket) (memory.StateContext, error) {
+	var c memory.StateContext
 	if len(buckets) == 0 {
-		buckets = []memory.Bucket{memory.Issues, memory.Constraints, memory.Decisions}
+		buckets = []memory.Bucket{memory.BucketIssues, memory.BucketConstraints, memory.BucketDecisions}
 	}
 	for _, b := range buckets {
 		where, args := `status = ?`, []any{b.LiveStatus()}
 		if !since.IsZero() {
 			where, args = `(status = ? OR closed_at > ?)`, append(args, nanos(since))
 		}
-		rows, err := querySharedRows(ctx, tx, b, where, `created_at, id`, args...)
+		rows, err := queryStateRows(ctx, tx, b, where, `created_at, id`, args...)
 		if err != nil {
 			return c, err
 		}
@@ -129,20 +129,20 @@ func (tx *Tx) LoadContext(ctx context.Context, since time.Time, buckets ...memor
 	return c, nil
 }
 
-// SharedState returns the rows q selects: per bucket, newest change first.
-func (db *DB) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.SharedRow, error) {
+// State returns the rows q selects: per bucket, newest change first.
+func (db *DB) State(ctx context.Context, q memory.StateQuery) ([]memory.StateRow, error) {
 	buckets := memory.Buckets
 	if q.Bucket != "" {
 		buckets = []memory.Bucket{q.Bucket}
 	}
-	out := []memory.SharedRow{}
+	out := []memory.StateRow{}
 	err := db.View(ctx, func(tx *Tx) error {
 		for _, b := range buckets {
 			where, args := "", []any{}
 			if q.Status != "" {
 				where, args = `status = ?`, append(args, q.Status)
 			}
-			rows, err := querySharedRows(ctx, tx, b, where, `updated_at DESC, id LIMIT ?`, append(args, q.Limit)...)
+			rows, err := queryStateRows(ctx, tx, b, where, `updated_at DESC, id LIMIT ?`, append(args, q.Limit)...)
 			if err != nil {
 				return err
 			}
@@ -155,10 +155,10 @@ func (db *DB) SharedState(ctx context.Context, q memory.SharedQuery) ([]memory.S
 
 // Summary returns the current belief: the plan, open issues, active
 // constraints and decisions, task states, and the size of the pending queue.
-func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
-	var s memory.SharedSummary
+func (db *DB) Summary(ctx context.Context) (memory.StateSummary, error) {
+	var s memory.StateSummary
 	err := db.View(ctx, func(tx *Tx) error {
-		plan, ok, err := tx.GetShared(ctx, memory.Plan, memory.PlanID)
+		plan, ok, err := tx.StateRow(ctx, memory.BucketPlan, memory.PlanID)
 		if err != nil {
 			return err
 		}
@@ -167,10 +167,10 @@ func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 		}
 		lists := []struct {
 			b   memory.Bucket
-			dst *[]memory.SharedRow
-		}{{memory.Issues, &s.OpenIssues}, {memory.Constraints, &s.ActiveConstraints}, {memory.Decisions, &s.ActiveDecisions}, {memory.TaskState, &s.Tasks}}
+			dst *[]memory.StateRow
+		}{{memory.BucketIssues, &s.OpenIssues}, {memory.BucketConstraints, &s.ActiveConstraints}, {memory.BucketDecisions, &s.ActiveDecisions}, {memory.BucketTaskState, &s.Tasks}}
 		for _, l := range lists {
-			if *l.dst, err = querySharedRows(ctx, tx, l.b, `status = ?`, `created_at, id LIMIT ?`, l.b.LiveStatus(), memory.SummaryRows); err != nil {
+			if *l.dst, err = queryStateRows(ctx, tx, l.b, `status = ?`, `created_at, id LIMIT ?`, l.b.LiveStatus(), memory.SummaryRows); err != nil {
 				return err
 			}
 			if err := countOmitted(ctx, tx, l.b, len(*l.dst), &s); err != nil {
@@ -185,14 +185,14 @@ func (db *DB) Summary(ctx context.Context) (memory.SharedSummary, error) {
 
 // countOmitted records in s how many live rows of b the summary left out
 // beyond the shown ones.
-func countOmitted(ctx context.Context, tx *Tx, b memory.Bucket, shown int, s *memory.SharedSummary) error {
+func countOmitted(ctx context.Context, tx *Tx, b memory.Bucket, shown int, s *memory.StateSummary) error {
 	if shown < memory.SummaryRows {
 		return nil
 	}
 	var n int
-	err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM (`+sharedSelect[b]+`) WHERE status = ?`, b.LiveStatus()).Scan(&n)
+	err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM (`+stateSelect[b]+`) WHERE status = ?`, b.LiveStatus()).Scan(&n)
 	if err != nil {
-		return fmt.Errorf("count %s: %w", sharedTable(b), err)
+		return fmt.Errorf("count %s: %w", stateTable(b), err)
 	}
 	if n > shown {
 		if s.Omitted == nil {
@@ -203,14 +203,14 @@ func countOmitted(ctx context.Context, tx *Tx, b memory.Bucket, shown int, s *me
 	return nil
 }
 
-// DumpShared renders every shared table, every column, in key order: two
+// DumpState renders every shared table, every column, in key order: two
 // dumps are equal exactly when the shared state is. Replay uses it to show
 // that rebuilding from the ledger changed nothing.
-func (db *DB) DumpShared(ctx context.Context) (string, error) {
+func (db *DB) DumpState(ctx context.Context) (string, error) {
 	var b strings.Builder
 	err := db.View(ctx, func(tx *Tx) error {
 		for _, bucket := range memory.Buckets {
-			if err := dumpTable(ctx, tx, sharedTable(bucket), &b); err != nil {
+			if err := dumpTable(ctx, tx, stateTable(bucket), &b); err != nil {
 				return err
 			}
 		}
@@ -259,19 +259,19 @@ func dumpTable(ctx context.Context, tx *Tx, table string, b *strings.Builder) er
 func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	var err error
 	switch ev.Bucket {
-	case memory.Plan:
+	case memory.BucketPlan:
 		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_plan (id, text, version, created_at, updated_at, event_id)
 			VALUES (?1, ?2, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, version = version + 1, updated_at = ?4, event_id = ?5`)
-	case memory.TaskState:
+	case memory.BucketTaskState:
 		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_task_state (id, text, state, version, created_at, updated_at, event_id)
 			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = version + 1, updated_at = ?4, event_id = ?5`)
-	case memory.Results:
+	case memory.BucketResults:
 		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
 			RowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
-	case memory.Learnings:
+	case memory.BucketLearnings:
 		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
 			RowID(ev), ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
-	case memory.Issues, memory.Constraints, memory.Decisions:
+	case memory.BucketIssues, memory.BucketConstraints, memory.BucketDecisions:
 		err = projectTracked(ctx, tx, ev)
 	default:
 		err = fmt.Errorf("unknown bucket %q", ev.Bucket)
@@ -286,9 +286,9 @@ func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 // append-only buckets an id made from its ledger position.
 func RowID(ev *memory.Event) string {
 	switch ev.Bucket {
-	case memory.Results:
+	case memory.BucketResults:
 		return fmt.Sprintf("result_%d", ev.Seq)
-	case memory.Learnings:
+	case memory.BucketLearnings:
 		return fmt.Sprintf("learning_%d", ev.Seq)
 	}
 	return ev.TargetID
@@ -297,7 +297,7 @@ func RowID(ev *memory.Event) string {
 // projectVersioned upserts a row that is replaced as a whole and versioned
 // (the plan, a task's state) with the statement q.
 func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, q string) error {
-	if ev.Operation != memory.Upsert || ev.TargetID == "" {
+	if ev.Operation != memory.OpUpsert || ev.TargetID == "" {
 		return fmt.Errorf("%s takes upsert with a target", ev.Bucket)
 	}
 	_, err := tx.sql.ExecContext(ctx, q, ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
@@ -308,7 +308,7 @@ func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, q string) e
 // issue, constraint or decision, growing its reference memory with the
 // phrase and aliases the write was made with.
 func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
-	row, exists, err := tx.GetShared(ctx, ev.Bucket, ev.TargetID)
+	row, exists, err := tx.StateRow(ctx, ev.Bucket, ev.TargetID)
 	if err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	if err != nil {
 		return err
 	}
-	at, table := nanos(ev.CreatedAt), sharedTable(ev.Bucket)
+	at, table := nanos(ev.CreatedAt), stateTable(ev.Bucket)
 	noted := ev.SourceRef.NoteAt
 	if noted.IsZero() {
 		noted = ev.CreatedAt
@@ -336,7 +336,7 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 		_, err = tx.sql.ExecContext(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
 			reference_memory_json = ?, event_id = ? WHERE id = ?`,
 			ev.Bucket.ClosedStatus(), nullString(ev.Payload.Reason, ev.Payload.Reason != ""), at, at, string(refJSON), ev.EventID, ev.TargetID)
-	case exists && ev.Operation == memory.Append:
+	case exists && ev.Operation == memory.OpAppend:
 		return errors.New("a row with this id exists; append creates new rows")
 	case exists:
 		// A reopened row is recorded anew: notes written while it was closed
@@ -353,7 +353,7 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,
 			nanos(noted), ev.EventID)
 	}
-	if err != nil || ev.Bucket != memory.Issues || ev.Operation != memory.Upsert {
+	if err != nil || ev.Bucket != memory.BucketIssues || ev.Operation != memory.OpUpsert {
 		return err
 	}
 	_, err = tx.sql.ExecContext(ctx, `UPDATE shared_issues SET kind = ? WHERE id = ?`, reportedKind(ev, row, exists), ev.TargetID)
@@ -367,7 +367,7 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 // just as it keeps noted_at: a note may mean a row by its kind only as it
 // was when the note was written. It reads only the event and the row, so
 // replay gives every row the same kind.
-func reportedKind(ev *memory.Event, row memory.SharedRow, exists bool) string {
+func reportedKind(ev *memory.Event, row memory.StateRow, exists bool) string {
 	if exists && row.Live() {
 		return row.Kind
 	}

@@ -11,38 +11,38 @@ type Bucket string
 
 // The seven buckets.
 const (
-	Plan        Bucket = "plan"        // one row, "main": the current plan; replaced, versioned
-	Constraints Bucket = "constraints" // restrictions in force: active or invalidated
-	Issues      Bucket = "issues"      // tracked problems and blockers: open or resolved
-	Decisions   Bucket = "decisions"   // choices made: active or superseded, never deleted
-	Results     Bucket = "results"     // measurements and outcomes, append-only
-	TaskState   Bucket = "task_state"  // latest state per task id
-	Learnings   Bucket = "learnings"   // reusable knowledge, append-only
+	BucketPlan        Bucket = "plan"        // one row, "main": the current plan; replaced, versioned
+	BucketConstraints Bucket = "constraints" // restrictions in force: active or invalidated
+	BucketIssues      Bucket = "issues"      // tracked problems and blockers: open or resolved
+	BucketDecisions   Bucket = "decisions"   // choices made: active or superseded, never deleted
+	BucketResults     Bucket = "results"     // measurements and outcomes, append-only
+	BucketTaskState   Bucket = "task_state"  // latest state per task id
+	BucketLearnings   Bucket = "learnings"   // reusable knowledge, append-only
 )
 
 // Buckets lists every bucket in display order.
-var Buckets = []Bucket{Plan, Constraints, Issues, Decisions, Results, TaskState, Learnings}
+var Buckets = []Bucket{BucketPlan, BucketConstraints, BucketIssues, BucketDecisions, BucketResults, BucketTaskState, BucketLearnings}
 
 // Operation is what a write does to its bucket.
 type Operation string
 
 // Operations.
 const (
-	Upsert     Operation = "upsert"     // create the row or replace its content (and reopen it)
-	Append     Operation = "append"     // add a new row
-	Resolve    Operation = "resolve"    // close an open issue
-	Invalidate Operation = "invalidate" // retire an active constraint or decision
+	OpUpsert     Operation = "upsert"     // create the row or replace its content (and reopen it)
+	OpAppend     Operation = "append"     // add a new row
+	OpResolve    Operation = "resolve"    // close an open issue
+	OpInvalidate Operation = "invalidate" // retire an active constraint or decision
 )
 
 // bucketOps is the projection contract: which operations each bucket accepts.
 var bucketOps = map[Bucket][]Operation{
-	Plan:        {Upsert},
-	Constraints: {Upsert, Invalidate},
-	Issues:      {Upsert, Resolve},
-	Decisions:   {Append, Invalidate},
-	Results:     {Append},
-	TaskState:   {Upsert},
-	Learnings:   {Append},
+	BucketPlan:        {OpUpsert},
+	BucketConstraints: {OpUpsert, OpInvalidate},
+	BucketIssues:      {OpUpsert, OpResolve},
+	BucketDecisions:   {OpAppend, OpInvalidate},
+	BucketResults:     {OpAppend},
+	BucketTaskState:   {OpUpsert},
+	BucketLearnings:   {OpAppend},
 }
 
 // Row statuses.
@@ -87,15 +87,17 @@ func (b Bucket) Allows(op Operation) bool { return slices.Contains(bucketOps[b],
 // Tracked reports whether b's rows have a lifecycle that later notes refer
 // back to (issues, constraints, decisions). Only these are resolver context,
 // and only these carry reference memory.
-func (b Bucket) Tracked() bool { return b == Issues || b == Constraints || b == Decisions }
+func (b Bucket) Tracked() bool {
+	return b == BucketIssues || b == BucketConstraints || b == BucketDecisions
+}
 
 // Keyed reports whether writes to b name their row (plan, task_state and the
 // tracked buckets). Results and learnings rows get their ids from the ledger.
-func (b Bucket) Keyed() bool { return b != Results && b != Learnings }
+func (b Bucket) Keyed() bool { return b != BucketResults && b != BucketLearnings }
 
 // LiveStatus is the status of a row that is in force.
 func (b Bucket) LiveStatus() string {
-	if b == Issues {
+	if b == BucketIssues {
 		return StatusOpen
 	}
 	return StatusActive
@@ -105,11 +107,11 @@ func (b Bucket) LiveStatus() string {
 // buckets without one).
 func (b Bucket) ClosedStatus() string {
 	switch b {
-	case Issues:
+	case BucketIssues:
 		return StatusResolved
-	case Constraints:
+	case BucketConstraints:
 		return StatusInvalidated
-	case Decisions:
+	case BucketDecisions:
 		return StatusSuperseded
 	}
 	return ""
@@ -126,13 +128,13 @@ func (b Bucket) Statuses() []string {
 // Noun names one row of b in messages: "issue", "constraint", ...
 func (b Bucket) Noun() string {
 	switch b {
-	case Issues:
+	case BucketIssues:
 		return "open issue"
-	case Constraints:
+	case BucketConstraints:
 		return "active constraint"
-	case Decisions:
+	case BucketDecisions:
 		return "active decision"
-	case TaskState:
+	case BucketTaskState:
 		return "task"
 	}
 	return strings.TrimSuffix(string(b), "s")
@@ -140,7 +142,7 @@ func (b Bucket) Noun() string {
 
 // Lifecycle reports whether op closes an existing row, which must therefore
 // be identified before the write may commit.
-func (op Operation) Lifecycle() bool { return op == Resolve || op == Invalidate }
+func (op Operation) Lifecycle() bool { return op == OpResolve || op == OpInvalidate }
 
 // ReferenceMemory is the phrase history of a tracked row: the aliases and
 // reference phrases later notes used for it. It grows on every bind, so that
@@ -185,9 +187,9 @@ func mergeKeyed(have, add []string, max int) []string {
 	return out
 }
 
-// SharedRow is one row of canonical shared state, in any bucket. Fields that
+// StateRow is one row of canonical shared state, in any bucket. Fields that
 // a bucket does not have are empty.
-type SharedRow struct {
+type StateRow struct {
 	Bucket      Bucket           `json:"bucket"`
 	ID          string           `json:"id"`
 	Text        string           `json:"text,omitempty"`
@@ -214,18 +216,18 @@ const (
 )
 
 // Live reports whether the row is in force.
-func (r *SharedRow) Live() bool { return r.Status == r.Bucket.LiveStatus() }
+func (r *StateRow) Live() bool { return r.Status == r.Bucket.LiveStatus() }
 
-// SharedContext is the narrow view the interpreter and resolver work from:
+// StateContext is the narrow view the interpreter and resolver work from:
 // open issues, active constraints and active decisions, plus (for judging
 // older notes) the tracked rows closed since a given time.
-type SharedContext struct {
-	Rows []SharedRow `json:"rows"`
+type StateContext struct {
+	Rows []StateRow `json:"rows"`
 }
 
 // In returns the context rows of bucket b.
-func (c SharedContext) In(b Bucket) []SharedRow {
-	var out []SharedRow
+func (c StateContext) In(b Bucket) []StateRow {
+	var out []StateRow
 	for _, r := range c.Rows {
 		if r.Bucket == b {
 			out = append(out, r)
@@ -234,16 +236,16 @@ func (c SharedContext) In(b Bucket) []SharedRow {
 	return out
 }
 
-// SharedQuery selects shared rows. An empty Bucket means every bucket; an
+// StateQuery selects shared rows. An empty Bucket means every bucket; an
 // empty Status means every status; Limit applies per bucket.
-type SharedQuery struct {
+type StateQuery struct {
 	Bucket Bucket
 	Status string
 	Limit  int
 }
 
 // Validate checks the query and fills in the default limit.
-func (q *SharedQuery) Validate() error {
+func (q *StateQuery) Validate() error {
 	if q.Bucket != "" {
 		b, err := ParseBucket(string(q.Bucket))
 		if err != nil {
@@ -269,16 +271,16 @@ func (q *SharedQuery) Validate() error {
 	return nil
 }
 
-// SharedSummary is the compact current belief: what an agent should read
+// StateSummary is the compact current belief: what an agent should read
 // before acting.
-type SharedSummary struct {
-	Plan              *SharedRow  `json:"plan,omitempty"`
-	OpenIssues        []SharedRow `json:"open_issues"`
-	ActiveConstraints []SharedRow `json:"active_constraints"`
-	ActiveDecisions   []SharedRow `json:"active_decisions"`
-	Tasks             []SharedRow `json:"tasks"`
-	PendingOpen       int         `json:"pending_open"`
-	PendingStale      int         `json:"pending_stale"`
+type StateSummary struct {
+	Plan              *StateRow  `json:"plan,omitempty"`
+	OpenIssues        []StateRow `json:"open_issues"`
+	ActiveConstraints []StateRow `json:"active_constraints"`
+	ActiveDecisions   []StateRow `json:"active_decisions"`
+	Tasks             []StateRow `json:"tasks"`
+	PendingOpen       int        `json:"pending_open"`
+	PendingStale      int        `json:"pending_stale"`
 	// Omitted counts, per bucket, the live rows beyond SummaryRows that the
 	// summary leaves out (memory://shared/{bucket} lists them).
 	Omitted map[Bucket]int `json:"omitted,omitempty"`

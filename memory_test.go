@@ -14,17 +14,17 @@ func TestParseCategoryAndScope(t *testing.T) {
 			t.Fatalf("ParseCategory(%q) = %q, %v", c, got, err)
 		}
 	}
-	if got, err := memory.ParseCategory("Semantic"); err != nil || got != memory.Semantic {
+	if got, err := memory.ParseCategory("Semantic"); err != nil || got != memory.CategorySemantic {
 		t.Fatalf("ParseCategory(Semantic) = %q, %v", got, err)
 	}
-	if got, err := memory.ParseScope(" PERSONAL"); err != nil || got != memory.Personal {
+	if got, err := memory.ParseScope(" PERSONAL"); err != nil || got != memory.ScopePersonal {
 		t.Fatalf("ParseScope(PERSONAL) = %q, %v", got, err)
 	}
 	cs, err := memory.ParseCategories([]string{"social", "social", "working"})
 	if err != nil || len(cs) != 2 {
 		t.Fatalf("ParseCategories dedup = %v, %v", cs, err)
 	}
-	if sc, err := memory.ParseScope(""); err != nil || sc != memory.All {
+	if sc, err := memory.ParseScope(""); err != nil || sc != memory.ScopeAll {
 		t.Fatalf("default scope = %q, %v", sc, err)
 	}
 	if _, err := memory.ParseScope("mine"); err == nil || !strings.Contains(err.Error(), "use personal") {
@@ -38,11 +38,11 @@ func TestEntryWriteValidateFillsDefaults(t *testing.T) {
 	if err := w.Validate(100, now); err != nil {
 		t.Fatal(err)
 	}
-	if w.Namespace != "default" || w.Category != memory.Semantic || !w.OccurredAt.Equal(now) || len(w.Tags) != 1 || w.ConfidenceOr() != 1 {
+	if w.Namespace != "default" || w.Category != memory.CategorySemantic || !w.OccurredAt.Equal(now) || len(w.Tags) != 1 || w.ConfidenceOr() != 1 {
 		t.Fatalf("defaults = %+v", w)
 	}
 	w = memory.EntryWrite{Content: "x", Category: "Episodic"}
-	if err := w.Validate(100, now); err != nil || w.Category != memory.Episodic {
+	if err := w.Validate(100, now); err != nil || w.Category != memory.CategoryEpisodic {
 		t.Fatalf("category in capitals: %q, %v", w.Category, err)
 	}
 	zero := 0.0

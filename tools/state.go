@@ -11,16 +11,16 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 )
 
-// SharedStateArgs are the arguments of shared_state.
-type SharedStateArgs struct {
+// StateArgs are the arguments of shared_state.
+type StateArgs struct {
 	Bucket string `json:"bucket,omitempty" jsonschema:"One of plan, constraints, issues, decisions, results, task_state, learnings. Omit for all."`
 	Status string `json:"status,omitempty" jsonschema:"Only rows in this status: open or resolved (issues), active or invalidated (constraints), active or superseded (decisions), active (the others)."`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"Maximum rows per bucket, 1 to 500 (default 50), newest change first."`
 }
 
-// SharedStateResult is the result of shared_state.
-type SharedStateResult struct {
-	Rows []memory.SharedRow `json:"rows"`
+// StateResult is the result of shared_state.
+type StateResult struct {
+	Rows []memory.StateRow `json:"rows"`
 }
 
 // ListPendingArgs are the arguments of list_pending.
@@ -36,21 +36,21 @@ type ResolvePendingArgs struct {
 	DropReason string `json:"drop_reason,omitempty" jsonschema:"Drop the item, for this reason (kept on record). Give this or target_id."`
 }
 
-func registerShared(s *server.MCPServer, svc Services) {
+func registerState(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
 	add(s, svc.Log, mcp.NewTool("shared_state",
 		mcp.WithDescription("Read canonical shared state, the team's current belief: the plan, constraints, issues, "+
 			"decisions, results, task states and learnings, filtered by bucket and status. Rows change only through "+
 			"promoted notes; each names the ledger event that last changed it. Read this (or the memory://shared "+
 			"resource) before acting, rather than trusting raw notes."),
-		mcp.WithInputSchema[SharedStateArgs](), mcp.WithOutputSchema[SharedStateResult](),
-	), func(ctx context.Context, a SharedStateArgs) (SharedStateResult, string, error) {
+		mcp.WithInputSchema[StateArgs](), mcp.WithOutputSchema[StateResult](),
+	), func(ctx context.Context, a StateArgs) (StateResult, string, error) {
 		limit, err := count("limit", a.Limit)
 		if err != nil {
-			return SharedStateResult{}, "", err
+			return StateResult{}, "", err
 		}
-		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: limit})
-		return SharedStateResult{Rows: rows}, renderRows(rows), err
+		rows, err := p.State(ctx, memory.StateQuery{Bucket: memory.Bucket(a.Bucket), Status: a.Status, Limit: limit})
+		return StateResult{Rows: rows}, renderRows(rows), err
 	})
 
 	add(s, svc.Log, mcp.NewTool("list_pending",
@@ -88,7 +88,7 @@ func registerShared(s *server.MCPServer, svc Services) {
 
 // renderRows renders rows for a model to read: the data directive once, then
 // each row's block (see RowBlock).
-func renderRows(rows []memory.SharedRow) string {
+func renderRows(rows []memory.StateRow) string {
 	if len(rows) == 0 {
 		return "shared rows: none"
 	}

@@ -18,7 +18,7 @@ const (
 	PendingQueue  = "memory://pending"
 )
 
-func registerShared(s *server.MCPServer, svc Services) {
+func registerState(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
 	s.AddResource(mcp.NewResource(SharedSummary, "Shared state",
 		mcp.WithResourceDescription("The team's current belief, compact, as markdown: the plan, open issues, active "+
@@ -39,7 +39,7 @@ func registerShared(s *server.MCPServer, svc Services) {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := p.SharedState(ctx, memory.SharedQuery{Bucket: b, Limit: 500})
+		rows, err := p.State(ctx, memory.StateQuery{Bucket: b, Limit: 500})
 		if err != nil {
 			return nil, err
 		}
@@ -60,9 +60,9 @@ func registerShared(s *server.MCPServer, svc Services) {
 	}))
 }
 
-// sharedChanged maps a change of shared state (ref "bucket/target", or
+// stateChanged maps a change of shared state (ref "bucket/target", or
 // "replay" for all of it) or of the pending queue to the URIs it touches.
-func sharedChanged(kind, ref string) []string {
+func stateChanged(kind, ref string) []string {
 	if kind == "pending" {
 		return []string{PendingQueue, SharedSummary}
 	}
@@ -80,7 +80,7 @@ func sharedChanged(kind, ref string) []string {
 // summaryMarkdown renders the summary for a model to read. Every text in it came
 // from notes (some of them tool output), so each is fenced as data after the
 // directive; ids, statuses and versions are the system's own.
-func summaryMarkdown(s memory.SharedSummary) string {
+func summaryMarkdown(s memory.StateSummary) string {
 	var b strings.Builder
 	b.WriteString("# Shared state\n\n" + memory.DataDirective + "\n\n## Plan\n\n")
 	if s.Plan == nil {
@@ -88,17 +88,17 @@ func summaryMarkdown(s memory.SharedSummary) string {
 	} else {
 		b.WriteString(memory.RowBlock(*s.Plan) + "\n")
 	}
-	section(&b, "Open issues", memory.Issues, s.OpenIssues, s.Omitted[memory.Issues])
-	section(&b, "Active constraints", memory.Constraints, s.ActiveConstraints, s.Omitted[memory.Constraints])
-	section(&b, "Active decisions", memory.Decisions, s.ActiveDecisions, s.Omitted[memory.Decisions])
-	section(&b, "Tasks", memory.TaskState, s.Tasks, s.Omitted[memory.TaskState])
+	section(&b, "Open issues", memory.BucketIssues, s.OpenIssues, s.Omitted[memory.BucketIssues])
+	section(&b, "Active constraints", memory.BucketConstraints, s.ActiveConstraints, s.Omitted[memory.BucketConstraints])
+	section(&b, "Active decisions", memory.BucketDecisions, s.ActiveDecisions, s.Omitted[memory.BucketDecisions])
+	section(&b, "Tasks", memory.BucketTaskState, s.Tasks, s.Omitted[memory.BucketTaskState])
 	if s.PendingOpen+s.PendingStale > 0 {
 		fmt.Fprintf(&b, "\n%d note(s) wait in the pending queue (%d stale): read memory://pending.\n", s.PendingOpen+s.PendingStale, s.PendingStale)
 	}
 	return b.String()
 }
 
-func section(b *strings.Builder, title string, bucket memory.Bucket, rows []memory.SharedRow, omitted int) {
+func section(b *strings.Builder, title string, bucket memory.Bucket, rows []memory.StateRow, omitted int) {
 	fmt.Fprintf(b, "\n## %s\n\n", title)
 	if len(rows) == 0 {
 		b.WriteString("None.\n")
