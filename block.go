@@ -134,25 +134,6 @@ func (b *Block) writersText() string {
 	return strings.Join(names, ", ")
 }
 
-// BlockChangeRef is the change-feed ref of a change to block b:
-// "<owner>/<label>" for a personal block and "*/<label>" for a shared one,
-// so that a personal block's change can be routed to its owner alone.
-// Neither agent ids nor labels contain '/' (CheckID).
-func BlockChangeRef(b Block) string {
-	scope := b.Owner
-	if b.Shared {
-		scope = AnyAgent
-	}
-	return scope + "/" + b.Label
-}
-
-// ParseBlockChangeRef splits a BlockChangeRef into the scope (the owner's
-// agent id, or "*" for a shared block) and the label.
-func ParseBlockChangeRef(ref string) (scope, label string) {
-	scope, label, _ = strings.Cut(ref, "/")
-	return scope, label
-}
-
 // BlockSpec describes a block to create, by a tool call or by configuration
 // (the default blocks).
 type BlockSpec struct {

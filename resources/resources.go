@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -42,16 +43,16 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 }
 
-// Changed maps a change of kind/ref (from the store's change feed) to the
-// resource URIs whose content it changes.
-func Changed(kind, ref string) []string {
-	switch kind {
-	case "fact":
-		return []string{PoliciesCore, FactsSnapshot, "memory://facts/" + ref + "/history"}
-	case "block":
-		return blockChanged(ref)
-	case "shared", "pending":
-		return stateChanged(kind, ref)
+// changed maps a change from the feed to the resource URIs whose content it
+// changes.
+func changed(c memory.Change) []string {
+	switch c.Kind {
+	case memory.ChangeFact:
+		return []string{PoliciesCore, FactsSnapshot, "memory://facts/" + c.Ref + "/history"}
+	case memory.ChangeBlock:
+		return blockChanged(c.Ref)
+	case memory.ChangeState, memory.ChangePending:
+		return stateChanged(c)
 	}
 	return nil
 }
@@ -108,10 +109,60 @@ func (subs *Subscriptions) add(ctx context.Context, uris []string, n int) {
 	}
 }
 
-// Notify tells the sessions subscribed to a resource touched by the change
-// kind/ref that it was updated.
-func (subs *Subscriptions) Notify(s *server.MCPServer, kind, ref string) {
-	changed := Changed(kind, ref)
+// Watch tails feed until ctx ends and tells the sessions subscribed to a
+// resource a change touches that it was updated. The feed holds the writes
+// of every process on the data directory, so subscribers hear of those too.
+// A session hears only of changes its caller (the identity in ctx) may know
+// of: a personal block's change reaches its owner alone, a shared block's
+// those who may read it.
+func (subs *Subscriptions) Watch(ctx context.Context, s *server.MCPServer, feed memory.ChangeFeed, svc Services, every time.Duration) {
+	seq, err := feed.LastChange(ctx)
+	if err != nil {
+		svc.Log.Warn("change feed unavailable: subscribers will not be told of changes", "err", err)
+		return
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		changes, err := feed.ChangesSince(ctx, seq, 1000)
+		if err != nil {
+			if ctx.Err() == nil {
+				svc.Log.Warn("read change feed", "err", err)
+			}
+			continue
+		}
+		for _, c := range changes {
+			if visible(ctx, svc.Blocks, c) {
+				subs.notify(s, c)
+			}
+			seq = c.Seq
+		}
+	}
+}
+
+// visible reports whether the caller in ctx may know of change c.
+func visible(ctx context.Context, blocks memory.BlockService, c memory.Change) bool {
+	if c.Kind != memory.ChangeBlock || blocks == nil {
+		return true
+	}
+	scope, label := memory.ParseBlockChangeRef(c.Ref)
+	if scope != memory.AnyAgent { // a personal block
+		id, _ := memory.IdentityFrom(ctx)
+		return scope == id.AgentID
+	}
+	_, err := blocks.Get(ctx, label)
+	return memory.ErrorCode(err) != memory.ENOTFOUND
+}
+
+// notify tells the sessions subscribed to a resource that c touches that it
+// was updated.
+func (subs *Subscriptions) notify(s *server.MCPServer, c memory.Change) {
+	changed := changed(c)
 	subs.mu.Lock()
 	var sends [][2]string
 	for id, uris := range subs.uris {

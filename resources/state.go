@@ -60,13 +60,13 @@ func registerState(s *server.MCPServer, svc Services) {
 	}))
 }
 
-// stateChanged maps a change of shared state (ref "bucket/target", or
-// "replay" for all of it) or of the pending queue to the URIs it touches.
-func stateChanged(kind, ref string) []string {
-	if kind == "pending" {
+// stateChanged maps a change of the shared state (a row, or every bucket
+// after a replay) or of the pending queue to the URIs it touches.
+func stateChanged(c memory.Change) []string {
+	if c.Kind == memory.ChangePending {
 		return []string{PendingQueue, SharedSummary}
 	}
-	bucket, _, ok := strings.Cut(ref, "/")
+	bucket, _, ok := memory.ParseStateChangeRef(c.Ref)
 	if !ok {
 		uris := []string{SharedSummary}
 		for _, b := range memory.Buckets {
@@ -74,7 +74,7 @@ func stateChanged(kind, ref string) []string {
 		}
 		return uris
 	}
-	return []string{SharedSummary, SharedPrefix + bucket}
+	return []string{SharedSummary, SharedPrefix + string(bucket)}
 }
 
 // summaryMarkdown renders the summary for a model to read. Every text in it came

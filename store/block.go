@@ -501,7 +501,7 @@ func commitBlock(ctx context.Context, tx *Tx, b *blockRow, op memory.BlockOp, re
 	if err != nil {
 		return fmt.Errorf("append block version: %w", err)
 	}
-	return tx.RecordChange(ctx, "block", memory.BlockChangeRef(b.Block), now)
+	return tx.RecordChange(ctx, memory.ChangeBlock, memory.BlockChangeRef(b.Block), now)
 }
 
 // upsertBlock inserts a new block (prev 0) or moves an existing one from

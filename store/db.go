@@ -328,18 +328,10 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 	return out, rows.Err()
 }
 
-// Change is one row of the change feed: something of kind (fact, memory, ...)
-// named ref changed in the transaction that wrote seq.
-type Change struct {
-	Seq  int64
-	Kind string
-	Ref  string
-	At   time.Time
-}
-
 // RecordChange appends to the change feed inside a write transaction, so other
-// processes tailing the feed see the change exactly when it commits.
-func (tx *Tx) RecordChange(ctx context.Context, kind, ref string, at time.Time) error {
+// processes tailing the feed see the change exactly when it commits (see
+// memory.ChangeKind for what each kind's ref is).
+func (tx *Tx) RecordChange(ctx context.Context, kind memory.ChangeKind, ref string, at time.Time) error {
 	_, err := tx.sql.ExecContext(ctx, insertChange, kind, ref, at.UnixNano())
 	if err != nil {
 		return fmt.Errorf("record change: %w", err)
@@ -350,15 +342,16 @@ func (tx *Tx) RecordChange(ctx context.Context, kind, ref string, at time.Time) 
 const insertChange = `INSERT INTO changes (kind, ref, at) VALUES (?, ?, ?)`
 
 // ChangesSince returns up to limit changes after seq, oldest first.
-func (db *DB) ChangesSince(ctx context.Context, seq int64, limit int) ([]Change, error) {
+// DB is the memory.ChangeFeed of its file.
+func (db *DB) ChangesSince(ctx context.Context, seq int64, limit int) ([]memory.Change, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT seq, kind, ref, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
 	defer rows.Close()
-	var out []Change
+	var out []memory.Change
 	for rows.Next() {
-		var c Change
+		var c memory.Change
 		var at int64
 		if err := rows.Scan(&c.Seq, &c.Kind, &c.Ref, &at); err != nil {
 			return nil, err

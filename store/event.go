@@ -180,7 +180,7 @@ func (db *DB) Replay(ctx context.Context, project ProjectFunc) (ReplayReport, er
 		if err := replayEvents(ctx, tx, project, now, &rep); err != nil {
 			return err
 		}
-		return tx.RecordChange(ctx, "shared", "replay", now)
+		return tx.RecordChange(ctx, memory.ChangeState, memory.StateReplayed, now)
 	})
 	return rep, err
 }

@@ -102,7 +102,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err != nil {
 			return fmt.Errorf("upsert snapshot: %w", err)
 		}
-		return tx.RecordChange(ctx, "fact", f.ID, f.UpdatedAt)
+		return tx.RecordChange(ctx, memory.ChangeFact, f.ID, f.UpdatedAt)
 	})
 	if err != nil {
 		return memory.Fact{}, err
@@ -156,7 +156,7 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 		if err != nil {
 			return fmt.Errorf("retract snapshot: %w", err)
 		}
-		return tx.RecordChange(ctx, "fact", r.FactID, at)
+		return tx.RecordChange(ctx, memory.ChangeFact, r.FactID, at)
 	})
 	return f, err
 }

@@ -121,7 +121,7 @@ func (x *Index) Sync(ctx context.Context) error {
 		}
 		var ids []string
 		for _, c := range changes {
-			if c.Kind == ChangeMemory {
+			if c.Kind == memory.ChangeMemory {
 				ids = append(ids, c.Ref)
 			}
 		}

@@ -17,10 +17,6 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 )
 
-// ChangeMemory is the change-feed kind of every memory write; its ref is the
-// memory id.
-const ChangeMemory = "memory"
-
 // MemoryService implements memory.MemoryService: entries in SQLite (the source
 // of truth), BM25 over FTS5 and, when an embedder is configured, cosine over
 // an in-memory vector index (Index) rebuilt from the stored vectors.
@@ -108,7 +104,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
-		if err := tx.RecordChange(ctx, ChangeMemory, mid, now); err != nil {
+		if err := tx.RecordChange(ctx, memory.ChangeMemory, mid, now); err != nil {
 			return err
 		}
 		out, err = getEntry(ctx, tx, mid)
@@ -256,7 +252,7 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)
 		}
-		if err := tx.RecordChange(ctx, ChangeMemory, sid, now); err != nil {
+		if err := tx.RecordChange(ctx, memory.ChangeMemory, sid, now); err != nil {
 			return e, err
 		}
 		return getEntry(ctx, tx, sid)
@@ -348,7 +344,7 @@ func (s *MemoryService) softDelete(ctx context.Context, tx *Tx, who memory.Ident
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("forget memory: %w", err)
 	}
-	if err := tx.RecordChange(ctx, ChangeMemory, id, now); err != nil {
+	if err := tx.RecordChange(ctx, memory.ChangeMemory, id, now); err != nil {
 		return memory.Entry{}, err
 	}
 	return getEntry(ctx, tx, id)

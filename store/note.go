@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -25,7 +24,7 @@ func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error
 		if n.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return tx.RecordChange(ctx, "note", strconv.FormatInt(n.ID, 10), n.CreatedAt)
+		return tx.RecordChange(ctx, memory.ChangeNote, memory.IDRef(n.ID), n.CreatedAt)
 	})
 	return n, err
 }
@@ -93,7 +92,7 @@ func (tx *Tx) MarkNoteProcessed(ctx context.Context, id int64, o memory.Outcome,
 	if err != nil {
 		return fmt.Errorf("mark note processed: %w", err)
 	}
-	return tx.RecordChange(ctx, "note", strconv.FormatInt(id, 10), at)
+	return tx.RecordChange(ctx, memory.ChangeNote, memory.IDRef(id), at)
 }
 
 // autonomyArg stores an autonomy, NULL when there is none (a human author,

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -38,7 +37,7 @@ func (tx *Tx) InsertPending(ctx context.Context, p *memory.PendingItem) error {
 		return err
 	}
 	p.Status = memory.PendingOpen
-	return tx.RecordChange(ctx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
+	return tx.RecordChange(ctx, memory.ChangePending, memory.IDRef(p.ID), p.UpdatedAt)
 }
 
 // UpdatePending stores p's reason, candidates, attempts, stale flag, status
@@ -62,7 +61,7 @@ func (tx *Tx) UpdatePending(ctx context.Context, p *memory.PendingItem) error {
 	if err != nil {
 		return fmt.Errorf("update pending %d: %w", p.ID, err)
 	}
-	return tx.RecordChange(ctx, "pending", strconv.FormatInt(p.ID, 10), p.UpdatedAt)
+	return tx.RecordChange(ctx, memory.ChangePending, memory.IDRef(p.ID), p.UpdatedAt)
 }
 
 // OpenPendingWith returns the id of an open pending item with fingerprint

@@ -2,12 +2,13 @@ package store
 
 import (
 	"cmp"
-	memory "github.com/memory-mcp/memory-mcp"
 	"math"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // Fusion names how the BM25 and vector candidate lists become one ranking.

@@ -102,7 +102,7 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 				encodeVector(vecs[i]), emb.ID, r.pk); err != nil {
 				return fmt.Errorf("store vector: %w", err)
 			}
-			if err := tx.RecordChange(ctx, ChangeMemory, r.id, now); err != nil {
+			if err := tx.RecordChange(ctx, memory.ChangeMemory, r.id, now); err != nil {
 				return err
 			}
 		}

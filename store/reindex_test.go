@@ -95,7 +95,7 @@ func TestIndexSkipsMalformedVectors(t *testing.T) {
 			if _, err := tx.SQL().ExecContext(ctx, `UPDATE memories SET embedding = `+blob+` WHERE id = ?`, id); err != nil {
 				return err
 			}
-			return tx.RecordChange(ctx, store.ChangeMemory, id, db.Now.Now())
+			return tx.RecordChange(ctx, memory.ChangeMemory, id, db.Now.Now())
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -279,7 +279,7 @@ func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	if err != nil {
 		return fmt.Errorf("project %s/%s %s: %w", ev.Bucket, ev.Operation, ev.TargetID, err)
 	}
-	return tx.RecordChange(ctx, "shared", string(ev.Bucket)+"/"+RowID(ev), ev.CreatedAt)
+	return tx.RecordChange(ctx, memory.ChangeState, memory.StateChangeRef(ev.Bucket, RowID(ev)), ev.CreatedAt)
 }
 
 // RowID is the id of the row an event writes: its target, or for the

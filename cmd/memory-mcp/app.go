@@ -103,54 +103,6 @@ func (a *app) context(ctx context.Context) context.Context {
 	return memory.WithIdentity(ctx, a.cfg.Identity)
 }
 
-// watch tails the change feed, which records writes from this process and from
-// every other process on the same data directory, and tells subscribed clients
-// which resources changed.
-func (a *app) watch(ctx context.Context, every time.Duration) {
-	seq, err := a.db.LastChange(ctx)
-	if err != nil {
-		a.log.Warn("change feed unavailable", "err", err)
-		return
-	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		changes, err := a.db.ChangesSince(ctx, seq, 1000)
-		if err != nil {
-			if ctx.Err() == nil {
-				a.log.Warn("read change feed", "err", err)
-			}
-			continue
-		}
-		for _, c := range changes {
-			if a.visible(ctx, c) {
-				a.subs.Notify(a.server, c.Kind, c.Ref)
-			}
-			seq = c.Seq
-		}
-	}
-}
-
-// visible reports whether this process's caller may know of a change: every
-// session of a stdio process is that one identity. Personal blocks are seen
-// only by their owner, shared blocks only by those who may read them.
-func (a *app) visible(ctx context.Context, c store.Change) bool {
-	if c.Kind != "block" {
-		return true
-	}
-	scope, label := memory.ParseBlockChangeRef(c.Ref)
-	if scope != memory.AnyAgent { // "*" scopes a shared block
-		return scope == a.cfg.Identity.AgentID
-	}
-	_, err := a.blocks.Get(a.context(ctx), label)
-	return memory.ErrorCode(err) != memory.ENOTFOUND
-}
-
 const instructions = `memory-mcp is persistent, governed memory shared across sessions and agents.
 - Agent memory: search_memory at the start of a task and whenever the user refers to earlier
   work; remember what you will need again (preferences, decisions and their reasons, facts,

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/memory-mcp/memory-mcp/resources"
 )
 
 // serveStdio serves MCP on stdin/stdout until stdin closes or ctx ends. Only
@@ -29,7 +30,7 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go a.watch(ctx, 500*time.Millisecond)
+	go a.subs.Watch(a.context(ctx), a.server, a.db, resources.Services{Blocks: a.blocks, Log: logger}, 500*time.Millisecond)
 
 	out := &lockedOutput{w: stdout}
 	s := server.NewStdioServer(a.server)
