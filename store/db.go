@@ -47,7 +47,7 @@ type DB struct {
 	sql   *sql.DB
 	path  string
 	busy  time.Duration // the busy timeout the connections were opened with
-	stmts sync.Map      // query text -> *sql.Stmt, prepared once per connection
+	stmts sync.Map      // query text -> *sql.Stmt, prepared once (see Tx.stmt)
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 }
@@ -124,41 +124,46 @@ type Tx struct {
 	db  *DB
 }
 
-// stmt returns q prepared once per pooled connection and bound to tx, or nil
-// when q does not prepare (the caller then runs it directly to report why).
-// Parsing is a large share of a small statement's cost in SQLite, so hot
-// paths reuse their statements across transactions.
-func (tx *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
-	st, ok := tx.db.stmts.Load(q)
-	if !ok {
-		prepared, err := tx.db.sql.PrepareContext(ctx, q)
-		if err != nil {
-			return nil
-		}
-		if st, ok = tx.db.stmts.LoadOrStore(q, prepared); ok {
-			prepared.Close()
-		}
+// stmt returns q prepared once for the database and bound to tx. Parsing is
+// a large share of a small statement's cost in SQLite (a sixth of a
+// search's), so every statement a hot path runs is prepared once and reused
+// across transactions.
+func (tx *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := tx.db.stmts.Load(q); ok {
+		return tx.sql.StmtContext(ctx, st.(*sql.Stmt)), nil
 	}
-	return tx.sql.StmtContext(ctx, st.(*sql.Stmt))
+	st, err := tx.db.sql.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if prev, loaded := tx.db.stmts.LoadOrStore(q, st); loaded {
+		st.Close()
+		st = prev.(*sql.Stmt)
+	}
+	return tx.sql.StmtContext(ctx, st), nil
 }
 
-// exec, query and queryRow run q in tx through a cached prepared statement.
+// exec, query and queryRow run q in tx through its prepared statement.
 func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if st := tx.stmt(ctx, q); st != nil {
-		return st.ExecContext(ctx, args...)
+	st, err := tx.stmt(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	return tx.sql.ExecContext(ctx, q, args...)
+	return st.ExecContext(ctx, args...)
 }
 
 func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if st := tx.stmt(ctx, q); st != nil {
-		return st.QueryContext(ctx, args...)
+	st, err := tx.stmt(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	return tx.sql.QueryContext(ctx, q, args...)
+	return st.QueryContext(ctx, args...)
 }
 
+// queryRow reports a statement that does not prepare through Scan, as
+// database/sql's own QueryRow does: it runs q directly, which fails the same way.
 func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	if st := tx.stmt(ctx, q); st != nil {
+	if st, err := tx.stmt(ctx, q); err == nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return tx.sql.QueryRowContext(ctx, q, args...)

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -36,25 +35,7 @@ type MemoryService struct {
 	// Log receives warnings the caller cannot act on (an embedder outage).
 	Log *slog.Logger
 
-	stmts sync.Map // query text -> *sql.Stmt, so searches skip SQL parsing
-	dfs   dfCache  // document frequencies of query words
-}
-
-// stmt returns query prepared once and bound to tx. A search runs a handful
-// of fixed statements; parsing them anew each time was a sixth of its cost.
-func (s *MemoryService) stmt(ctx context.Context, tx *Tx, query string) (*sql.Stmt, error) {
-	if st, ok := s.stmts.Load(query); ok {
-		return tx.sql.StmtContext(ctx, st.(*sql.Stmt)), nil
-	}
-	st, err := s.db.sql.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
-	}
-	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
-		st.Close()
-		st = prev.(*sql.Stmt)
-	}
-	return tx.sql.StmtContext(ctx, st), nil
+	dfs dfCache // document frequencies of query words
 }
 
 // NewMemoryService returns a memory service with default limits and ranking.
@@ -364,7 +345,7 @@ func checkActive(e memory.Entry) error {
 // time it takes tells another agent's personal memories from unknown ids.
 func (s *MemoryService) visibleEntry(ctx context.Context, tx *Tx, who memory.Identity, id string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	st, err := s.stmt(ctx, tx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
+	st, err := tx.stmt(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
 		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`)
 	if err != nil {
 		return memory.Entry{}, err

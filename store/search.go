@@ -228,7 +228,7 @@ var periodListLimit = 4000
 // inPeriod counts the active memories of every space that occurred in
 // [lo, hi), up to periodListLimit.
 func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int, error) {
-	st, err := s.stmt(ctx, tx, `SELECT count(*) FROM (SELECT 1 FROM memories
+	st, err := tx.stmt(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
 		WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL LIMIT ?)`)
 	if err != nil {
 		return 0, err
@@ -244,7 +244,7 @@ func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int
 // first pool of them that pass cond, best first. args are cond's, then
 // memory_rank's, the MATCH expression's and window's.
 func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, cond, window string, args []any, depth, pool int) (int, []*scored, error) {
-	st, err := s.stmt(ctx, tx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
+	st, err := tx.stmt(ctx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
 		FROM (SELECT rowid, memory_rank(memory_fts, ?, ?, ?) AS score FROM memory_fts
 		      WHERE memory_fts MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
 		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
@@ -299,7 +299,7 @@ func (st spaceStats) avgdl() float64 { return max(1, float64(st.tokens)/float64(
 // spaceStats reads the statistics of the spaces f's scope reads.
 func (s *MemoryService) spaceStats(ctx context.Context, tx *Tx, f filter) (spaceStats, error) {
 	cond, args := f.spaceSQL()
-	q, err := s.stmt(ctx, tx, `SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0), coalesce(sum(gen), 0)
+	q, err := tx.stmt(ctx, `SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0), coalesce(sum(gen), 0)
 		FROM memory_spaces WHERE `+cond)
 	if err != nil {
 		return spaceStats{}, err
@@ -317,7 +317,7 @@ func (s *MemoryService) spaceStats(ctx context.Context, tx *Tx, f filter) (space
 // by less than 1%: IDF hardly moves in that time, and a search's words
 // recur across searches.
 func (s *MemoryService) bm25Terms(ctx context.Context, tx *Tx, words []string, f filter, st spaceStats) ([]queryTerm, error) {
-	count, err := s.stmt(ctx, tx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
+	count, err := tx.stmt(ctx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +519,7 @@ const idList = `(SELECT value FROM json_each(?))`
 // to its one idList.
 func (s *MemoryService) byIDs(ctx context.Context, tx *Tx, query string, ids []string) (*sql.Rows, error) {
 	list, _ := json.Marshal(ids)
-	st, err := s.stmt(ctx, tx, query)
+	st, err := tx.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
