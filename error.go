@@ -46,6 +46,18 @@ func ErrorCode(err error) string {
 	return EINTERNAL
 }
 
+// Public returns err as a caller may see it: a domain error as it is, and
+// anything else as EINTERNAL "internal error", since its details (paths,
+// SQL) must not leak; internal says which, so that the edge logs the
+// details once. Every MCP surface reports errors through it.
+func Public(err error) (public *Error, internal bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, false
+	}
+	return &Error{Code: EINTERNAL, Message: "internal error"}, true
+}
+
 // ErrorMessage returns the message of a domain error, or "internal error" for
 // anything else so that internals never leak to callers.
 func ErrorMessage(err error) string {

@@ -1,6 +1,8 @@
 package memory_test
 
 import (
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -10,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // TestErrorCodesDocumented: the codes error.go declares are exactly the codes
@@ -58,4 +62,15 @@ func mustUnquote(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestPublicHidesInternals(t *testing.T) {
+	domain := memory.Errorf(memory.ENOTFOUND, "no fact x")
+	if p, internal := memory.Public(fmt.Errorf("get: %w", domain)); internal || p != domain {
+		t.Errorf("a wrapped domain error = %v, %v", p, internal)
+	}
+	p, internal := memory.Public(errors.New("open /home/ann/.local/share/memory-mcp/memory.db: disk I/O error"))
+	if !internal || p.Error() != "EINTERNAL: internal error" {
+		t.Errorf("an internal error shows as %q, internal %v", p, internal)
+	}
 }

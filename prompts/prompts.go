@@ -5,7 +5,6 @@ package prompts
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -97,10 +96,13 @@ func add(s *server.MCPServer, log *slog.Logger, p mcp.Prompt, fn server.PromptHa
 			}
 		}
 		res, err := fn(ctx, req)
-		if err != nil && memory.ErrorCode(err) == memory.EINTERNAL {
-			log.ErrorContext(ctx, "prompt failed", "prompt", req.Params.Name, "err", err)
-			return nil, errors.New("internal error")
+		if err == nil {
+			return res, nil
 		}
-		return res, err
+		public, internal := memory.Public(err)
+		if internal {
+			log.ErrorContext(ctx, "prompt failed", "prompt", req.Params.Name, "err", err)
+		}
+		return nil, public
 	})
 }

@@ -6,7 +6,6 @@ package resources
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/url"
 	"sync"
@@ -187,11 +186,11 @@ func handler(log *slog.Logger, render readFunc) readFunc {
 		if err == nil {
 			return out, nil
 		}
-		if memory.ErrorCode(err) == memory.EINTERNAL {
+		public, internal := memory.Public(err)
+		if internal {
 			log.ErrorContext(ctx, "resource failed", "uri", req.Params.URI, "err", err)
-			return nil, errors.New("internal error")
 		}
-		return nil, err
+		return nil, public
 	}
 }
 

@@ -176,11 +176,11 @@ func add[A, R any](s *server.MCPServer, log *slog.Logger, t mcp.Tool, fn call[A,
 // toolError renders err for the calling model: domain errors keep their code
 // and message; anything else is logged here, once, and reported as internal.
 func toolError(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
-	code := memory.ErrorCode(err)
-	if code == memory.EINTERNAL {
+	public, internal := memory.Public(err)
+	if internal {
 		log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	}
-	return mcp.NewToolResultError(code + ": " + memory.ErrorMessage(err))
+	return mcp.NewToolResultError(public.Error())
 }
 
 // DecodeArgs decodes tool arguments into dst (a pointer to a struct with json
