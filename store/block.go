@@ -52,7 +52,7 @@ type blockRow struct {
 // List returns the caller's blocks, then the shared blocks it may read, in the
 // order they were made.
 func (s *BlockService) List(ctx context.Context) ([]memory.Block, error) {
-	id, err := s.caller(ctx)
+	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (s *BlockService) List(ctx context.Context) ([]memory.Block, error) {
 
 // Get returns the block labelled label.
 func (s *BlockService) Get(ctx context.Context, label string) (memory.Block, error) {
-	id, err := s.caller(ctx)
+	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return memory.Block{}, err
 	}
@@ -188,7 +188,7 @@ func applyEdit(ctx context.Context, tx *Tx, b blockRow, e memory.BlockEdit, now 
 // History returns up to limit versions of the block, newest first. The
 // history of a deleted block can still be read, to pick a version to restore.
 func (s *BlockService) History(ctx context.Context, label string, limit int) ([]memory.BlockVersion, error) {
-	id, err := s.caller(ctx)
+	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,9 @@ func (s *BlockService) History(ctx context.Context, label string, limit int) ([]
 	return out, err
 }
 
-// caller returns the identity in ctx, making its default blocks on first use.
+// caller returns the identity in ctx, making its default blocks first if
+// this process has not: a write must find them. Reads never write, so the
+// server seeds its caller's defaults when it starts (Seed).
 func (s *BlockService) caller(ctx context.Context) (memory.Identity, error) {
 	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -219,9 +221,14 @@ func (s *BlockService) caller(ctx context.Context) (memory.Identity, error) {
 	return id, s.seed(ctx, id)
 }
 
-// seed makes the caller's default blocks once per process. A default block
-// that exists is left as it is unless its setting changed (configureDefault);
-// one that was deleted stays deleted.
+// Seed makes the default blocks of the caller in ctx, once per process. A
+// default block that exists is left as it is unless its setting changed
+// (configureDefault); one that was deleted stays deleted.
+func (s *BlockService) Seed(ctx context.Context) error {
+	_, err := s.caller(ctx)
+	return err
+}
+
 func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	if _, ok := s.seeded.Load(id.AgentID); ok || len(s.Defaults) == 0 {
 		return nil

@@ -21,9 +21,20 @@ var (
 	alice = memory.Identity{AgentID: "alice", Human: true}
 )
 
-func TestBlockDefaultsOnFirstUse(t *testing.T) {
+// TestBlockDefaultsSeeded: reads never write, so an agent has no blocks
+// until its defaults are seeded (the server does it at start) or it writes.
+func TestBlockDefaultsSeeded(t *testing.T) {
 	db, _ := openDB(t)
 	blocks := store.NewBlockService(db)
+	if list, err := blocks.List(as(ann)); err != nil || len(list) != 0 {
+		t.Fatalf("before seeding: %+v, %v", list, err)
+	}
+	if last, _ := db.LastChange(context.Background()); last != 0 {
+		t.Fatalf("a read wrote %d changes", last)
+	}
+	if err := blocks.Seed(as(ann)); err != nil {
+		t.Fatal(err)
+	}
 	list, err := blocks.List(as(ann))
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +144,9 @@ func TestBlockErrorsLeaveNothing(t *testing.T) {
 	db, _ := openDB(t)
 	blocks := store.NewBlockService(db)
 	ctx := as(ann)
+	if err := blocks.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
 	before, _ := blocks.History(ctx, "persona", 0)
 	for _, e := range []memory.BlockEdit{
 		{Label: "persona", Op: memory.BlockAppend, Text: strings.Repeat("x", 2001)},
@@ -247,6 +261,9 @@ func TestBlockDefaultsConfigured(t *testing.T) {
 		{Label: "board", Description: "Team board.", Limit: 100, Shared: true},
 		{Label: "scratch", Description: "Scratch.", Limit: 100},
 	}
+	if err := second.Seed(as(ann)); err != nil {
+		t.Fatal(err)
+	}
 	p, err := second.Get(as(ann), "persona")
 	if err != nil || p.Limit != 50 || p.Description != "Who you are, briefly." || p.Version != 2 {
 		t.Fatalf("reconfigured persona = %+v, %v", p, err)
@@ -257,6 +274,9 @@ func TestBlockDefaultsConfigured(t *testing.T) {
 	hist, _ := second.History(as(ann), "persona", 1)
 	if hist[0].Op != memory.BlockConfigure {
 		t.Fatalf("newest persona version = %+v", hist[0])
+	}
+	if err := second.Seed(as(cy)); err != nil {
+		t.Fatal(err)
 	}
 	list, _ := second.List(as(cy))
 	if len(list) != 3 || list[2].Label != "board" || list[2].Value != "bob was here" {
@@ -556,6 +576,9 @@ func TestBlockSeedNeverAdoptsShared(t *testing.T) {
 	}
 	// The shared default is made although cy has a personal block so
 	// labelled; cy keeps its own, and the operator is told.
+	if err := blocks.Seed(as(cy)); err != nil {
+		t.Fatal(err)
+	}
 	if list, _ := blocks.List(as(cy)); blockLabels(list) != "board,persona,human,project" || list[0].Value != "cy" {
 		t.Fatalf("cy's blocks = %+v", list)
 	}
@@ -586,6 +609,9 @@ func TestBlockDefaultsFollowConfiguration(t *testing.T) {
 	process := func(specs ...memory.BlockSpec) *store.BlockService {
 		s := store.NewBlockService(db)
 		s.Defaults = specs
+		if err := s.Seed(as(ann)); err != nil { // the server seeds its caller's defaults at start
+			t.Fatal(err)
+		}
 		return s
 	}
 	run := process(rules, policy)

@@ -45,12 +45,15 @@ func TestEveryToolTellsClientsWhatItDoes(t *testing.T) {
 }
 
 // TestAnnotationsSayWhatTheToolsDo holds the table to what the tools do:
-// reads change nothing, and what hides or removes data says so.
+// reads change nothing, and what may replace, close or hide data (not only
+// add) says so. (That the reads change nothing is checked against the
+// change feed by the end-to-end sweep.)
 func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 	all := registered(t)
 	reads := []string{"get_fact", "query_facts", "list_facts", "search_memory", "recall_memory", "memory_block_list",
 		"memory_block_read", "memory_block_history", "shared_state", "list_pending"}
-	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending"}
+	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending",
+		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes"}
 	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note"}
 	for name, st := range all {
 		a := st.Tool.Annotations

@@ -66,13 +66,17 @@ func Filter(st memory.Strategy) server.ToolFilterFunc {
 }
 
 // annotation is what a tool tells clients about its effect on the store, so
-// that they can tell a user what it does, confirm what hides or removes
-// data, and retry what is safe to repeat. Every tool has one in annotations,
-// and add refuses to register a tool without one.
+// that they can tell a user what it does, confirm what is not purely
+// additive, and retry what is safe to repeat. Every tool has one in
+// annotations, and add refuses to register a tool without one.
 type annotation struct {
-	title       string
-	readOnly    bool // reads and changes nothing
-	destructive bool // hides or removes data (it stays recoverable, but a user may want to confirm)
+	title    string
+	readOnly bool // reads and changes nothing (a test holds every read-only tool to the change feed)
+	// destructive: besides adding, it may replace, close or hide what is
+	// there, as MCP defines the hint ("false: only additive updates").
+	// Nothing is erased: old versions, retracted facts and forgotten
+	// memories stay on record, but a client may want the user to confirm.
+	destructive bool
 	idempotent  bool // a repeat with the same arguments is harmless: it changes nothing more
 	// only is the injection strategy that offers the tool ("" for every
 	// strategy; see memory.Strategy.Offers).
@@ -85,55 +89,55 @@ func (a annotation) in(st memory.Strategy) annotation {
 	return a
 }
 
-// reads is a read-only tool; writes adds or changes data; hides hides or
-// removes it.
+// reads is a read-only tool; adds only adds data; changes may also replace,
+// close or hide what is there.
 func reads(title string) annotation {
 	return annotation{title: title, readOnly: true, idempotent: true}
 }
-func writes(title string, idempotent bool) annotation {
+func adds(title string, idempotent bool) annotation {
 	return annotation{title: title, idempotent: idempotent}
 }
-func hides(title string, idempotent bool) annotation {
+func changes(title string, idempotent bool) annotation {
 	return annotation{title: title, destructive: true, idempotent: idempotent}
 }
 
 // annotations declares every tool's effect, and which injection strategy
 // offers it: search and recall are the tool_based strategy's way to read
 // memory, the block tools the self_editing strategy's; everything else is
-// offered by every strategy. A repeat that fails because the
-// first call already did its work (retracting a retracted fact, creating a
-// block that exists) is harmless, so those tools are idempotent; a repeat
-// that adds again (remember, append, a new fact version) is not.
+// offered by every strategy. A repeat that fails because the first call
+// already did its work (retracting a retracted fact, creating a block that
+// exists) is harmless, so those tools are idempotent; a repeat that adds
+// again (remember, append, a new fact version) is not.
 var annotations = map[string]annotation{
-	"publish_fact": writes("Publish an organisational fact", false),
-	"retract_fact": hides("Retract an organisational fact", true),
+	"publish_fact": changes("Publish an organisational fact", false), // republishing an id replaces its content
+	"retract_fact": changes("Retract an organisational fact", true),
 	"get_fact":     reads("Read an organisational fact"),
 	"query_facts":  reads("Search organisational facts"),
 	"list_facts":   reads("List organisational facts by category"),
 
-	"remember":       writes("Remember something", false),
+	"remember":       adds("Remember something", false),
 	"search_memory":  reads("Search memories").in(memory.StrategyToolBased),
 	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased),
-	"forget":         hides("Forget a memory", true),
-	"publish_memory": writes("Share a memory with every agent", true),
-	"retract_memory": hides("Withdraw a shared memory", true),
+	"forget":         changes("Forget a memory", true),
+	"publish_memory": adds("Share a memory with every agent", true),
+	"retract_memory": changes("Withdraw a shared memory", true),
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),
-	"memory_block_create":  writes("Create a core memory block", true).in(memory.StrategySelfEditing),
-	"memory_block_append":  writes("Append to a core memory block", false).in(memory.StrategySelfEditing),
-	"memory_block_replace": writes("Replace text in a core memory block", false).in(memory.StrategySelfEditing),
-	"memory_block_insert":  writes("Insert text into a core memory block", false).in(memory.StrategySelfEditing),
-	"memory_block_rethink": writes("Rewrite a core memory block", true).in(memory.StrategySelfEditing), // expected_version is required: a repeat is stale
-	"memory_block_delete":  hides("Delete a core memory block", true).in(memory.StrategySelfEditing),
+	"memory_block_create":  adds("Create a core memory block", true).in(memory.StrategySelfEditing),
+	"memory_block_append":  adds("Append to a core memory block", false).in(memory.StrategySelfEditing),
+	"memory_block_insert":  adds("Insert text into a core memory block", false).in(memory.StrategySelfEditing),
+	"memory_block_replace": changes("Replace text in a core memory block", false).in(memory.StrategySelfEditing),
+	"memory_block_rethink": changes("Rewrite a core memory block", true).in(memory.StrategySelfEditing), // expected_version is required: a repeat is stale
+	"memory_block_restore": changes("Restore an earlier block version", false).in(memory.StrategySelfEditing),
+	"memory_block_delete":  changes("Delete a core memory block", true).in(memory.StrategySelfEditing),
 	"memory_block_history": reads("Core memory block history").in(memory.StrategySelfEditing),
-	"memory_block_restore": writes("Restore an earlier block version", false).in(memory.StrategySelfEditing),
 
-	"write_note":      writes("Write a note to working memory", false),
-	"promote_notes":   writes("Promote notes into shared state", true),
+	"write_note":      changes("Write a note to working memory", false), // with promote: true it may close or supersede rows
+	"promote_notes":   changes("Promote notes into shared state", true),
 	"shared_state":    reads("Read the shared team state"),
 	"list_pending":    reads("List writes waiting for review"),
-	"resolve_pending": hides("Bind or drop a pending write", true), // dropping removes it from the queue
+	"resolve_pending": changes("Bind or drop a pending write", true),
 }
 
 // annotate sets t's title and annotations from the table. A local store is

@@ -57,6 +57,11 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
 	a.blocks.Log = log
+	// Reads never write, so the caller's default blocks are made now; a
+	// failure here only delays them to the caller's first block edit.
+	if err := a.blocks.Seed(a.context(ctx)); err != nil {
+		log.Warn("default core memory blocks not made yet", "err", err)
+	}
 	a.promotion = newPromotion(cfg, db, log)
 
 	hooks := &server.Hooks{}
