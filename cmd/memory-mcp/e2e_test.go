@@ -87,12 +87,30 @@ func start(t testing.TB, o options) *proc {
 	return connectClient(t, o, &mcp.CommandTransport{Command: cmd}, stderr, errw)
 }
 
-// startIn runs memory-mcp stdio in this process, over pipes, exactly as
-// main runs it (run with its arguments, environment and standard streams),
-// and connects a client. It starts in milliseconds where start needs a
-// process; behaviour tests use it.
+// startIn runs memory-mcp stdio in this process (see serveIn) and connects
+// a client. It starts in milliseconds where start needs a process;
+// behaviour tests use it.
 func startIn(t testing.TB, o options) *proc {
 	t.Helper()
+	out, in, stderr, errw := serveIn(t, o)
+	return connectClient(t, o, &mcp.IOTransport{Reader: out, Writer: in}, stderr, errw)
+}
+
+// inProcess is held while a server runs in this process: mcp-go keeps one
+// stdio session per process (its notification queue, client info, log
+// level), so two servers in one process would share it. A test that needs a
+// second server at the same time runs it as a process, with start.
+var inProcess sync.Mutex
+
+// serveIn runs memory-mcp stdio in this process, over pipes, exactly as main
+// runs it (run with its arguments, environment and standard streams), and
+// returns the client's ends of its stdout and stdin. At cleanup it closes
+// the server's stdin and waits for run to return.
+func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, stderr *bytes.Buffer, errw *lockedWriter) {
+	t.Helper()
+	if !inProcess.TryLock() {
+		t.Fatal("a server already runs in this process: start the second one with start (a process)")
+	}
 	if o.dataDir == "" {
 		o.dataDir = t.TempDir()
 	}
@@ -104,8 +122,8 @@ func startIn(t testing.TB, o options) *proc {
 	}
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	stderr := &bytes.Buffer{}
-	errw := &lockedWriter{w: stderr}
+	stderr = &bytes.Buffer{}
+	errw = &lockedWriter{w: stderr}
 	done := make(chan error, 1)
 	go func() {
 		err := run(context.Background(), args, func(k string) string { return env[k] }, serverIn, serverOut, errw)
@@ -113,9 +131,12 @@ func startIn(t testing.TB, o options) *proc {
 		serverIn.Close()
 		done <- err
 	}()
-	s := connectClient(t, o, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, stderr, errw)
+	// Registered before any client exists, so that it runs (last) even when
+	// connecting fails: the server's stdin closes and run is waited for.
 	t.Cleanup(func() {
-		s.cs.Close() // ends the server's stdin
+		defer inProcess.Unlock()
+		clientOut.Close()
+		go io.Copy(io.Discard, clientIn) // an answer still being written must not block the server
 		select {
 		case err := <-done:
 			if err != nil {
@@ -125,7 +146,7 @@ func startIn(t testing.TB, o options) *proc {
 			t.Errorf("the server did not stop after its stdin closed\nstderr:\n%s", errw.String())
 		}
 	})
-	return s
+	return clientIn, clientOut, stderr, errw
 }
 
 // cleanEnv is the environment a test server runs in: home and configuration

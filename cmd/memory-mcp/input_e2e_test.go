@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// rawSession drives the real binary by writing bytes to its stdin, for what
-// an MCP client library would never send.
+// rawSession drives a server by writing bytes to its stdin, for what an MCP
+// client library would never send (or would send for us).
 type rawSession struct {
 	t     *testing.T
 	stdin io.WriteCloser
@@ -36,6 +36,16 @@ func startRaw(t *testing.T) *rawSession {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	s := newRawSession(t, stdout, stdin)
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	s.reply(0)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+// newRawSession reads the server's stdout line by line.
+func newRawSession(t *testing.T, stdout io.Reader, stdin io.WriteCloser) *rawSession {
 	s := &rawSession{t: t, stdin: stdin, lines: make(chan string, 16)}
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -45,10 +55,6 @@ func startRaw(t *testing.T) *rawSession {
 		}
 		close(s.lines)
 	}()
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	s.reply(0)
-	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return s
 }
 

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,7 +49,7 @@ func TestEveryRevision(t *testing.T) {
 			if err := s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "memory://facts/snapshot"}); err != nil {
 				t.Fatal(err)
 			}
-			other := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "other"}})
+			other := start(t, options{dataDir: dir, args: []string{"--agent-id", "other"}})
 			other.ok("publish_fact", map[string]any{"fact_id": "from-other", "content": "Written elsewhere.", "category": "other"}, nil)
 			for {
 				select {
@@ -98,8 +97,11 @@ func checkMethods(t *testing.T, rev string, spec *surface) {
 // TestStatelessCore speaks 2026-07-28 on the wire, with no initialize at
 // all: server/discover, then requests that each carry the protocol version,
 // client info and capabilities in _meta, as a stateless client sends them.
+// The tool result is held to the tool's declared output schema, as the
+// checking wire holds every SDK client's.
 func TestStatelessCore(t *testing.T) {
-	c := rawClient(t)
+	out, in, _, _ := serveIn(t, options{})
+	c := &raw{rawSession: newRawSession(t, out, in)}
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "1"},
@@ -129,19 +131,22 @@ func TestStatelessCore(t *testing.T) {
 		t.Errorf("discover names no server: %v", disc.Meta)
 	}
 
-	var call struct {
-		IsError           bool `json:"isError"`
-		StructuredContent struct {
-			Fact struct {
-				ID      string `json:"fact_id"`
-				Version int    `json:"version"`
-			} `json:"fact"`
-		} `json:"structuredContent"`
+	spec := newSurface()
+	var list json.RawMessage
+	c.request("tools/list", map[string]any{"_meta": meta}, &list)
+	if err := spec.learnTools(list); err != nil {
+		t.Fatal(err)
 	}
-	c.request("tools/call", map[string]any{"_meta": meta, "name": "publish_fact",
-		"arguments": map[string]any{"fact_id": "stateless", "content": "No handshake needed.", "category": "other"}}, &call)
-	if call.IsError || call.StructuredContent.Fact.ID != "stateless" || call.StructuredContent.Fact.Version != 1 {
-		t.Fatalf("tools/call without initialize = %+v", call)
+	var call json.RawMessage
+	params := map[string]any{"_meta": meta, "name": "publish_fact",
+		"arguments": map[string]any{"fact_id": "stateless", "content": "No handshake needed.", "category": "other"}}
+	c.request("tools/call", params, &call)
+	b, _ := json.Marshal(params)
+	if err := spec.checkToolResult(&jsonrpc.Request{Method: "tools/call", Params: b}, call); err != nil {
+		t.Fatalf("tools/call without initialize: %v", err)
+	}
+	if !strings.Contains(string(call), `"fact_id":"stateless"`) || strings.Contains(string(call), `"isError":true`) {
+		t.Fatalf("tools/call without initialize = %s", call)
 	}
 	var read struct {
 		Contents []struct {
@@ -154,33 +159,10 @@ func TestStatelessCore(t *testing.T) {
 	}
 }
 
-// raw is a client that writes JSON-RPC lines to an in-process server and
-// reads its answers, skipping notifications.
+// raw sends numbered requests through a rawSession.
 type raw struct {
-	t   *testing.T
-	in  io.Writer
-	out *bufio.Scanner
-	id  int
-}
-
-func rawClient(t *testing.T) *raw {
-	clientIn, serverOut := io.Pipe()
-	serverIn, clientOut := io.Pipe()
-	done := make(chan error, 1)
-	dir := t.TempDir()
-	go func() {
-		done <- run(context.Background(), []string{"stdio", "--data-dir", dir}, mapEnv(nil), serverIn, serverOut, io.Discard)
-		serverOut.Close()
-	}()
-	t.Cleanup(func() {
-		clientOut.Close()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
-	sc := bufio.NewScanner(clientIn)
-	sc.Buffer(nil, 1<<24)
-	return &raw{t: t, in: clientOut, out: sc}
+	*rawSession
+	id int
 }
 
 // request sends method with params and decodes the result into out; a
@@ -189,28 +171,12 @@ func (c *raw) request(method string, params any, out any) {
 	c.t.Helper()
 	c.id++
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
-	if _, err := c.in.Write(append(b, '\n')); err != nil {
-		c.t.Fatal(err)
+	c.send(string(b))
+	r := c.reply(c.id)
+	if r.Error != nil {
+		c.t.Fatalf("%s: %d %s", method, r.Error.Code, r.Error.Message)
 	}
-	for c.out.Scan() {
-		var msg struct {
-			ID     *int            `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if err := json.Unmarshal(c.out.Bytes(), &msg); err != nil {
-			c.t.Fatalf("%s: not JSON: %s", method, c.out.Bytes())
-		}
-		if msg.ID == nil || *msg.ID != c.id {
-			continue // a notification
-		}
-		if msg.Error != nil {
-			c.t.Fatalf("%s: %s", method, msg.Error)
-		}
-		if err := json.Unmarshal(msg.Result, out); err != nil {
-			c.t.Fatalf("%s: %v: %s", method, err, msg.Result)
-		}
-		return
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		c.t.Fatalf("%s: %v: %s", method, err, r.Result)
 	}
-	c.t.Fatalf("%s: no answer (%v)", method, c.out.Err())
 }

@@ -44,7 +44,10 @@ import (
 // surface is what a server declared, compiled for checking.
 type surface struct {
 	mu        sync.Mutex
-	tools     map[string]*jsonschema.Schema // tool name -> output schema (nil: none declared)
+	tools     map[string]*jsonschema.Schema // tool name -> output schema
+	outputs   map[string]json.RawMessage    // tool name -> the output schema as declared
+	readOnly  map[string]bool               // tool name -> it says it changes nothing
+	seen      map[string]map[string]bool    // tool name -> paths of its structured results (see paths)
 	prompts   map[string]*mcp.Prompt
 	resources map[string]*mcp.Resource
 	templates []declaredTemplate
@@ -207,15 +210,15 @@ func (s *surface) learnTools(raw json.RawMessage) error {
 		if _, err := compileSchema(tool.Name+"/input", tool.InputSchema); err != nil {
 			return fmt.Errorf("tool %s: input schema: %v", tool.Name, err)
 		}
-		s.tools[tool.Name] = nil
 		if len(tool.OutputSchema) == 0 {
-			continue
+			return fmt.Errorf("tool %s declares no output schema (mcp-go drops one it cannot generate)", tool.Name)
 		}
 		sch, err := compileSchema(tool.Name+"/output", tool.OutputSchema)
 		if err != nil {
 			return fmt.Errorf("tool %s: output schema: %v", tool.Name, err)
 		}
-		s.tools[tool.Name] = sch
+		s.tools[tool.Name], s.outputs[tool.Name] = sch, tool.OutputSchema
+		s.readOnly[tool.Name] = tool.Annotations["readOnlyHint"] == true
 	}
 	return nil
 }
@@ -259,12 +262,23 @@ func (s *surface) checkToolResult(req *jsonrpc.Request, raw json.RawMessage) err
 		return fmt.Errorf("tool %s answered, but tools/list does not list it", p.Name)
 	case r.Content == nil:
 		return fmt.Errorf("the result has no content array")
-	case r.IsError || sch == nil:
+	case r.IsError:
 		return nil
 	case len(r.StructuredContent) == 0 || string(r.StructuredContent) == "null":
 		return fmt.Errorf("tool %s declares an output schema but returned no structured content", p.Name)
 	}
-	return validate(sch, r.StructuredContent)
+	if err := validate(sch, r.StructuredContent); err != nil {
+		return err
+	}
+	var v any
+	json.Unmarshal(r.StructuredContent, &v)
+	if s.seen[p.Name] == nil {
+		s.seen[p.Name] = map[string]bool{}
+	}
+	for _, path := range paths(v, "", nil) {
+		s.seen[p.Name][path] = true
+	}
+	return nil
 }
 
 func checkPromptResult(raw json.RawMessage) error {
@@ -382,5 +396,50 @@ func declared(ctx context.Context, cs *mcp.ClientSession) error {
 }
 
 func newSurface() *surface {
-	return &surface{tools: map[string]*jsonschema.Schema{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{}}
+	return &surface{tools: map[string]*jsonschema.Schema{}, outputs: map[string]json.RawMessage{}, readOnly: map[string]bool{},
+		seen: map[string]map[string]bool{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{}}
+}
+
+// paths lists where a JSON value has fields: "fact.author.seniority",
+// "history[].content" (every element of an array is "[]").
+func paths(v any, prefix string, out []string) []string {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			out = paths(e, p, append(out, p))
+		}
+	case []any:
+		for _, e := range v {
+			out = paths(e, prefix+"[]", out)
+		}
+	}
+	return out
+}
+
+// schemaFields maps each field a schema declares (as paths names values)
+// to what it is: its name and the properties of the object holding it. The
+// same Go type is described by the same properties in every tool (whether a
+// pointer makes it nullable or not), so one key stands for one Go field
+// wherever it appears.
+func schemaFields(schema any, prefix string, out map[string]string) map[string]string {
+	m, _ := schema.(map[string]any)
+	if props, ok := m["properties"].(map[string]any); ok {
+		holder, _ := json.Marshal(props) // encoding/json sorts map keys: a canonical text
+		for k, sub := range props {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			out[p] = string(holder) + "#" + k
+			schemaFields(sub, p, out)
+		}
+	}
+	if items, ok := m["items"]; ok {
+		schemaFields(items, prefix+"[]", out)
+	}
+	return out
 }
