@@ -227,7 +227,7 @@ func (p *Pipeline) admit(ctx context.Context, tx *store.Tx, w write, r memory.Wr
 	if why, err := duplicateOf(ctx, tx, r); err != nil || why != "" {
 		return settled(out, memory.OutcomeIgnored, "", "duplicate: "+why), err
 	}
-	if why, err := statedIDTaken(ctx, tx, r, res); err != nil || why != "" {
+	if why, err := statedIDTaken(ctx, tx, r, res, w.raw); err != nil || why != "" {
 		return held(out, why), err
 	}
 	var err error
@@ -291,14 +291,19 @@ func (p *Pipeline) deferOrDuplicate(ctx context.Context, tx *store.Tx, out memor
 	return settled(out, memory.OutcomePending, "", res.Reason), nil
 }
 
-// statedIDTaken says why an append may not have the id its note states
-// ("" when it may): a row or ledger event of the bucket already has it.
-// Decisions are append-only, so the new decision cannot replace the old
-// one; and it may not quietly take another id either, since a later
-// "superseded: <id>" would then retire the old decision, not the one the
-// author named. No retry changes that, so a curator decides.
-func statedIDTaken(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res Resolution) (string, error) {
-	if res.Derived || r.Operation != memory.OpAppend || !r.Bucket.Keyed() || r.TargetID == "" {
+// statedIDTaken says why a write may not have the id its note states ("" when
+// it may), when a row or ledger event of the bucket already has that id. A
+// decision is append-only, so a new one cannot replace the old one; and it
+// may not quietly take another id either, since a later "superseded: <id>"
+// would then retire the old decision, not the one the author named. An
+// issue or constraint whose note only ends with the id ("... (fetch_user)")
+// may be naming a code identifier, not the row: it does not rewrite or reopen
+// that row unless the note leads with the id ("issue: fetch_user: ..."). No
+// retry changes either, so a curator decides.
+func statedIDTaken(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res Resolution, note string) (string, error) {
+	appends := r.Operation == memory.OpAppend && r.Bucket.Keyed()
+	upserts := r.Operation == memory.OpUpsert && r.Bucket.Tracked() && endsWithStatedID(note, r.TargetID)
+	if res.Derived || r.TargetID == "" || !appends && !upserts {
 		return "", nil
 	}
 	taken, err := tx.IDTaken(ctx, r.Bucket, r.TargetID)
@@ -309,7 +314,11 @@ func statedIDTaken(ctx context.Context, tx *store.Tx, r memory.WriteRequest, res
 	if err != nil {
 		return "", err
 	}
-	noun := strings.TrimSuffix(string(r.Bucket), "s") // "decision", live or not
+	noun := strings.TrimSuffix(string(r.Bucket), "s") // issue, constraint, decision: live or not; also the note form
+	if upserts {
+		return fmt.Sprintf("the note ends with (%s), the id of an existing %s: to change or reopen that %s, lead with its id (%s: %s: <text>); "+
+			"to record a new %s, give it an id of its own", r.TargetID, noun, noun, noun, r.TargetID, noun), nil
+	}
 	advice := fmt.Sprintf("State the new %s with an id of its own", noun)
 	if ok && row.Live() {
 		advice = fmt.Sprintf("To replace it, write \"superseded: %s\" and state the new %s with an id of its own", r.TargetID, noun)

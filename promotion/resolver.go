@@ -117,6 +117,9 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 	rows := t.Context.In(r.Bucket)
 	ms := mentions(t.note())
 	if r.TargetID != "" {
+		if res, ok := rv.wordsDisagree(t, rows, r.TargetID); ok {
+			return res
+		}
 		return rv.named(t, rows, ms, r.TargetID, "explicit target id")
 	}
 	span := referenceSpan(r.ReferenceText)
@@ -147,6 +150,28 @@ func (rv Resolver) lifecycle(t Target) Resolution {
 		res.Reason += fmt.Sprintf(" (%d row(s) recorded after the note was written were not considered)", later)
 	}
 	return res
+}
+
+// wordsDisagree defers a note that names one row by its words and another by
+// the id it states at its end ("the login flake (upload_retry_flake)"): the
+// note must mean one row by both, so when its words alone would bind a
+// different row than the id, neither is bound and a curator decides. Words
+// that fit no row, or the same row, leave the id to decide.
+func (rv Resolver) wordsDisagree(t Target, rows []memory.StateRow, id string) (Resolution, bool) {
+	if !endsWithStatedID(t.note(), id) {
+		return Resolution{}, false
+	}
+	q := newQuery(t.Request.ReferenceText)
+	if len(q.words) == 0 {
+		return Resolution{}, false
+	}
+	res := rv.choose(q, rv.candidates(rows, t.NoteAt, nil), t.Request.Bucket.Noun())
+	if res.Action != Bind || res.TargetID == id {
+		return Resolution{}, false
+	}
+	return Resolution{Action: Defer, Curator: true, Candidates: res.Candidates, Reason: fmt.Sprintf(
+		"the note's words name %s, but the id it states is %s: write the note again with the one it means (%s)",
+		res.TargetID, id, closeForm(t.Request, "<id>"))}, true
 }
 
 // grammarReads reports whether span is the reference the note grammar

@@ -244,6 +244,25 @@ func statedID(body string) (id, rest string) {
 	return id, strings.TrimSpace(strings.TrimRight(m[1], ":;,-–— \t"))
 }
 
+// endsWithStatedID reports whether note names id only by stating it at its
+// very end ("... (fetch_user)"), not also as a form's leading id or
+// elsewhere in its words. Engineering notes end with code identifiers in
+// parentheses, so such an id is a weaker claim on an existing row than a
+// leading "fetch_user: ...".
+func endsWithStatedID(note, id string) bool {
+	sid, _ := statedID(strings.TrimSpace(note))
+	if sid != id {
+		return false
+	}
+	n := 0
+	for _, m := range mentions(note) {
+		if m.id == id {
+			n++
+		}
+	}
+	return n == 1
+}
+
 // leadingID splits "pandas_import: text" into an explicit id and the rest.
 // A lifecycle body may also be "pandas_import rest" or a bare id. Only
 // snake_case ids (with an underscore) count, so "build: failing" stays text.

@@ -2,10 +2,11 @@ package promotion
 
 import "strings"
 
-// stem reduces an English word to its stem with the Porter2 ("English")
-// stemmer of the Snowball project (M.F. Porter), written from the
-// algorithm's published description: "fails", "failed" and "failing" become
-// "fail", "deploy", "deployed" and "deployments" become "deploy". Both sides
+// stem reduces an English word to its stem: the inflectional steps of the
+// Porter2 ("English") stemmer of the Snowball project (M.F. Porter, steps
+// 0, 1a-1c and 5), written from the algorithm's published description, and
+// two of its derivational suffixes (see derivational): "fails", "failed" and
+// "failing" become "fail", "deploy", "deployed" and "deployments" "deploy". Both sides
 // of every comparison use it, so a note's words meet a row's in any
 // inflection. The original Porter (1980) stemmer was not used: it makes
 // "deploy" "deploi" but "deployment" "deploy".
@@ -27,9 +28,7 @@ func stem(w string) string {
 	}
 	s.step1b()
 	s.step1c()
-	s.step2()
-	s.step3()
-	s.step4()
+	s.apply(derivational, s.r2)
 	s.step5()
 	return s.String()
 }
@@ -221,23 +220,13 @@ func (r suffixRule) inR2() suffixRule {
 }
 
 var (
-	step2Rules = []suffixRule{
-		sub("tional", "tion"), sub("enci", "ence"), sub("anci", "ance"), sub("abli", "able"), sub("entli", "ent"),
-		sub("izer", "ize"), sub("ization", "ize"), sub("ational", "ate"), sub("ation", "ate"), sub("ator", "ate"),
-		sub("alism", "al"), sub("aliti", "al"), sub("alli", "al"), sub("fulness", "ful"), sub("ousli", "ous"),
-		sub("ousness", "ous"), sub("iveness", "ive"), sub("iviti", "ive"), sub("biliti", "ble"), sub("bli", "ble"),
-		sub("ogi", "og").when(precededBy("l")), sub("fulli", "ful"), sub("lessli", "less"),
-		sub("li", "").when(precededBy("cdeghkmnrt")), // the valid li-endings
-	}
-	step3Rules = []suffixRule{
-		sub("tional", "tion"), sub("ational", "ate"), sub("alize", "al"), sub("icate", "ic"), sub("iciti", "ic"),
-		sub("ical", "ic"), sub("ful", ""), sub("ness", ""), sub("ative", "").inR2(),
-	}
-	step4Rules = []suffixRule{
-		sub("al", ""), sub("ance", ""), sub("ence", ""), sub("er", ""), sub("ic", ""), sub("able", ""), sub("ible", ""),
-		sub("ant", ""), sub("ement", ""), sub("ment", ""), sub("ent", ""), sub("ism", ""), sub("ate", ""), sub("iti", ""),
-		sub("ous", ""), sub("ive", ""), sub("ize", ""), sub("ion", "").when(precededBy("st")),
-	}
+	// derivational is all this stemmer keeps of Porter2's steps 2 to 4:
+	// "-ment" and "-ion" after s or t, in R2, so that "deployment" meets
+	// "deploy" and "connection" meets "connect". The rest fold words of other
+	// meanings together ("internal" and "international" both become "intern",
+	// "operator" and "operation" "oper", "experiment" and "experience"
+	// "experi"), and a note bound to the wrong row by them.
+	derivational = []suffixRule{sub("ment", ""), sub("ion", "").when(precededBy("st"))}
 )
 
 // precededBy allows a rule when the letter before the suffix is one of letters.
@@ -269,15 +258,6 @@ func (s *stemWord) apply(rules []suffixRule, from int) {
 	}
 	s.replace(r.suffix, r.with)
 }
-
-// step2 and step3 fold derivational suffixes in R1 ("-ational" → "-ate",
-// "-ness" → ""; "-ative" only in R2).
-func (s *stemWord) step2() { s.apply(step2Rules, s.r1) }
-
-func (s *stemWord) step3() { s.apply(step3Rules, s.r1) }
-
-// step4 removes the remaining suffixes in R2 ("-ment", "-ion" after s or t).
-func (s *stemWord) step4() { s.apply(step4Rules, s.r2) }
 
 // step5 removes a final e (in R2, or in R1 after a syllable that is not
 // short) and the second l of a final "ll" in R2.

@@ -10,31 +10,26 @@ import (
 // description, including its exceptional forms.
 func TestStemKnownOutputs(t *testing.T) {
 	for w, want := range map[string]string{
-		// From the sample vocabulary.
+		// Porter2's own outputs (its sample vocabulary), where only the steps kept apply.
 		"consign": "consign", "consigned": "consign", "consigning": "consign", "consignment": "consign",
-		"consist": "consist", "consisted": "consist", "consistency": "consist", "consistent": "consist",
-		"consistently": "consist", "consisting": "consist", "consists": "consist",
-		"consolation": "consol", "consolations": "consol", "consolatory": "consolatori", "console": "consol",
-		"consoled": "consol", "consoles": "consol", "consolidate": "consolid", "consolidated": "consolid",
-		"consolidating": "consolid", "consoling": "consol", "consolingly": "consol", "consols": "consol",
-		"consonant": "conson", "consort": "consort", "consorted": "consort", "consorting": "consort",
-		"conspicuous": "conspicu", "conspicuously": "conspicu", "conspiracy": "conspiraci",
-		"conspirator": "conspir", "conspirators": "conspir", "conspire": "conspir", "conspired": "conspir",
+		"consist": "consist", "consisted": "consist", "consisting": "consist", "consists": "consist",
+		"consolatory": "consolatori", "console": "consol",
+		"consoled": "consol", "consoles": "consol", "consoling": "consol", "consolingly": "consol", "consols": "consol",
+		"consort": "consort", "consorted": "consort", "consorting": "consort",
+		"conspiracy": "conspiraci",
+		"conspire":   "conspir", "conspired": "conspir",
 		"conspiring": "conspir", "constable": "constabl", "constables": "constabl", "constance": "constanc",
-		"constancy": "constanc", "constant": "constant",
-		"knack": "knack", "knackeries": "knackeri", "knave": "knave", "knaves": "knave", "knavish": "knavish",
+		"constant": "constant",
+		"knack":    "knack", "knackeries": "knackeri", "knave": "knave", "knaves": "knave", "knavish": "knavish",
 		"kneaded": "knead", "kneading": "knead", "knee": "knee", "kneeled": "kneel", "kneeling": "kneel",
-		"knees": "knee", "knelt": "knelt", "knife": "knife", "knightly": "knight", "knits": "knit",
+		"knees": "knee", "knelt": "knelt", "knife": "knife", "knits": "knit",
 		"knitted": "knit", "knitting": "knit", "knives": "knive", "knocker": "knocker", "knocking": "knock",
 		// From the description: regions, special prefixes, short syllables.
-		"generously": "generous", "generate": "generat", "general": "general", "communism": "communism",
-		"hoped": "hope", "hopping": "hop", "hopeful": "hope", "agreed": "agre", "feed": "feed",
+		"generate": "generat", "general": "general", "communism": "communism",
+		"hoped": "hope", "hopping": "hop", "agreed": "agre", "feed": "feed",
 		"ties": "tie", "cries": "cri", "gas": "gas", "gaps": "gap", "kiwis": "kiwi", "this": "this",
 		"cry": "cri", "by": "by", "say": "say", "caresses": "caress", "ponies": "poni",
-		"luxuriated": "luxuri", "happily": "happili", "relational": "relat", "conditional": "condit",
-		"rational": "ration", "valency": "valenc", "digitizer": "digit", "operator": "oper",
-		"fullness": "full", "hopefulness": "hope", "sensitivity": "sensit", "electrical": "electr",
-		"adjustable": "adjust", "adoption": "adopt", "rate": "rate", "cease": "ceas", "controll": "control",
+		"happily": "happili", "adoption": "adopt", "rate": "rate", "cease": "ceas", "controll": "control",
 		// Exceptional forms.
 		"skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie", "idly": "idl",
 		"gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli", "singly": "singl",
@@ -72,9 +67,12 @@ func TestStemWordForms(t *testing.T) {
 			}
 		}
 	}
-	// Apart: different words, and the algorithm's known limits ("-ure",
-	// adjectives in "-y"), listed so that a change to them is noticed.
-	for _, pair := range [][2]string{{"general", "generic"}, {"news", "new"}, {"worker", "work"}, {"failure", "fail"}, {"flaky", "flake"}} {
+	// Apart: different words (Porter2's steps 2 to 4 fold these together,
+	// which is why they are left out), and what inflection alone does not
+	// reach ("-ure", adjectives in "-y"), listed so that a change is noticed.
+	for _, pair := range [][2]string{{"general", "generic"}, {"news", "new"}, {"worker", "work"}, {"failure", "fail"}, {"flaky", "flake"},
+		{"international", "internal"}, {"experiment", "experience"}, {"operator", "operation"}, {"generate", "general"},
+		{"statement", "state"}, {"question", "quest"}, {"action", "act"}} {
 		if stem(pair[0]) == stem(pair[1]) {
 			t.Errorf("stem(%q) = stem(%q) = %q: they should not meet", pair[0], pair[1], stem(pair[0]))
 		}
