@@ -347,7 +347,7 @@ func ParseWriteAccess(s string) (WriteAccess, error) {
 		if err != nil {
 			return nil, err
 		}
-		text = strings.TrimSpace(text)
+		text = strings.ToLower(strings.TrimSpace(text))
 		if text == "any" {
 			delete(w, c)
 			continue

@@ -44,7 +44,7 @@ func TestParseWriteAccess(t *testing.T) {
 			t.Errorf("%s writing %s: %q, want %q", tt.id.Describe(), tt.cat, got, tt.code)
 		}
 	}
-	for _, bad := range []string{"adr", "nope=mid", "adr=boss", "adr=agents:", "adr=agents:human", "adr=agents:any", "adr=humans", "adr=None"} {
+	for _, bad := range []string{"adr", "nope=mid", "adr=boss", "adr=agents:", "adr=agents:human", "adr=agents:any", "adr=humans"} {
 		if _, err := memory.ParseWriteAccess(bad); memory.ErrorCode(err) != memory.EINVALID {
 			t.Errorf("ParseWriteAccess(%q) = %v", bad, err)
 		}
@@ -100,4 +100,15 @@ func FuzzParseWriteAccess(f *testing.F) {
 			t.Fatalf("%q -> %q -> %q, %v", s, w.String(), again.String(), err)
 		}
 	})
+}
+
+func TestWriteAccessRulesIgnoreCase(t *testing.T) {
+	for upper, lower := range map[string]string{"adr=None": "adr=none", "adr=Agents:MID": "adr=agents:mid", "adr=HUMAN": "adr=human",
+		"adr=Senior": "adr=senior", "adr=ANY": "adr=any"} {
+		a, err := memory.ParseWriteAccess(upper)
+		b, err2 := memory.ParseWriteAccess(lower)
+		if err != nil || err2 != nil || a.String() != b.String() {
+			t.Errorf("%s = %v, %v; %s = %v, %v", upper, a, err, lower, b, err2)
+		}
+	}
 }

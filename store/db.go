@@ -216,7 +216,7 @@ func (db *DB) busyError(err error) error {
 	if !errors.Is(err, sqlite3.BUSY) && !errors.Is(err, sqlite3.LOCKED) {
 		return err
 	}
-	return memory.Errorf(memory.EBUSY, "the database is busy: another program holds a write lock on %s for longer than %s; retry the call in a few seconds",
+	return memory.Errorf(memory.EBUSY, "the database is busy: %s stayed locked by another connection (another memory-mcp, or another program) for longer than %s; retry the call in a few seconds",
 		db.path, seconds(db.busy))
 }
 

@@ -233,7 +233,7 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	}
 	wantBusy := func(what string, err error) {
 		t.Helper()
-		want := "the database is busy: another program holds a write lock on " + db.Path() + " for longer than 0.1 s; retry the call in a few seconds"
+		want := "the database is busy: " + db.Path() + " stayed locked by another connection (another memory-mcp, or another program) for longer than 0.1 s; retry the call in a few seconds"
 		if memory.ErrorCode(err) != memory.EBUSY || memory.ErrorMessage(err) != want {
 			t.Fatalf("%s under another connection's lock: %v", what, err)
 		}

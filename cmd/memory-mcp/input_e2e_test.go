@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // rawSession drives a server by writing bytes to its stdin, for what an MCP
@@ -85,6 +86,9 @@ func (s *rawSession) reply(id int) rawReply {
 			if !ok {
 				s.t.Fatalf("the server closed stdout before answering %d", id)
 			}
+			if !utf8.ValidString(line) {
+				s.t.Fatalf("the server wrote a line that is not UTF-8: %q", line)
+			}
 			var r rawReply
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				s.t.Fatalf("not JSON on stdout: %q", line)
@@ -129,6 +133,11 @@ func TestInputMustBeText(t *testing.T) {
 	// A notification that is not text is dropped; the session goes on, and
 	// text that is (an escaped pair, an escaped backslash before a u) is taken.
 	s.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":99,\"reason\":\"\xff\"}}")
+	// An id that is not text is answered with a null id, never echoed.
+	s.send("{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"tools/list\"}")
+	if r := s.reply(0); r.Error == nil || r.Error.Code != -32700 {
+		t.Fatalf("a request whose id is not text: %+v", r)
+	}
 	s.send(publish(10, `rocket \ud83d\ude80 and a path C:\\udc80`))
 	if r := s.reply(10); r.Error != nil || !strings.Contains(string(r.Result), `rocket 🚀 and a path C:\\udc80`) {
 		t.Fatalf("valid text: %+v %s", r.Error, r.Result)

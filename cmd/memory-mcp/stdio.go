@@ -106,7 +106,11 @@ func (t *textInput) refuse(line []byte, problem string) bool {
 		t.log.Warn("dropped a notification", "method", msg.Method, "problem", problem)
 		return true
 	}
-	reply, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID,
+	id := msg.ID
+	if notText(id) != "" {
+		id = json.RawMessage("null") // an id that is not text cannot be echoed; JSON-RPC answers null then
+	}
+	reply, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
 		"error": map[string]any{"code": -32700, "message": "Parse error: " + problem}})
 	if err == nil {
 		_, err = t.out.Write(append(reply, '\n'))
