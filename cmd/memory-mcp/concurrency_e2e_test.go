@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	_ "github.com/ncruces/go-sqlite3/driver"
 )
 
 // TestConcurrentProcessesLoseNothing runs 4 real memory-mcp processes on one
@@ -40,30 +40,32 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "memory.db")+"?mode=ro")
+	// The log, read through the store: every version of every fact, and
+	// the snapshot, which must hold each fact's last version.
+	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	facts := store.NewFactService(db)
 	logged := map[string]string{} // fact@version -> content
-	rows, err := db.Query(`SELECT fact_id, version, content FROM operation_log ORDER BY fact_id, version`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := map[string]int{}
-	for rows.Next() {
-		var id, content string
-		var v int
-		if err := rows.Scan(&id, &v, &content); err != nil {
+	for i := range factIDs {
+		id := fmt.Sprintf("shared-%d", i)
+		ops, err := facts.History(context.Background(), id)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if next[id]+1 != v {
-			t.Fatalf("fact %s: version %d follows %d", id, v, next[id])
+		for v, op := range ops {
+			if op.Version != v+1 || op.Content == nil {
+				t.Fatalf("fact %s: operation %d is version %d (%+v)", id, v, op.Version, op)
+			}
+			logged[fmt.Sprintf("%s@%d", id, op.Version)] = *op.Content
 		}
-		next[id] = v
-		logged[fmt.Sprintf("%s@%d", id, v)] = content
+		f, err := facts.Get(context.Background(), id)
+		if err != nil || f.Version != len(ops) || f.Content != logged[fmt.Sprintf("%s@%d", id, f.Version)] {
+			t.Errorf("snapshot %s = v%d %q, %v; the log ends at v%d", id, f.Version, f.Content, err, len(ops))
+		}
 	}
-	rows.Close()
 	n := 0
 	for a := range acks {
 		n++
@@ -74,19 +76,6 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	}
 	if n != procs*perProc || len(logged) != procs*perProc {
 		t.Fatalf("%d acknowledged, %d logged, want %d", n, len(logged), procs*perProc)
-	}
-	srows, err := db.Query(`SELECT fact_id, version, content FROM snapshot`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srows.Close()
-	for srows.Next() {
-		var id, content string
-		var v int
-		srows.Scan(&id, &v, &content)
-		if v != next[id] || content != logged[fmt.Sprintf("%s@%d", id, v)] {
-			t.Errorf("snapshot %s = v%d %q, log ends at v%d %q", id, v, content, next[id], logged[fmt.Sprintf("%s@%d", id, next[id])])
-		}
 	}
 }
 
@@ -176,14 +165,7 @@ func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
 			}
 		}
 	}
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "memory.db")+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var mismatched, total int
-	err = db.QueryRow(`SELECT (SELECT count(*) FROM memory_spaces s WHERE rows != (SELECT count(*) FROM memories m
-		WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL)), (SELECT count(*) FROM memories)`).Scan(&mismatched, &total)
+	mismatched, total, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,16 +2,14 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	_ "github.com/ncruces/go-sqlite3/driver"
-
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // TestRefusesADatabaseItCannotUse: the server does not start on a data
@@ -28,14 +26,9 @@ func TestRefusesADatabaseItCannotUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	raw, err := sql.Open("sqlite3", "file:"+filepath.Join(newer, store.FileName))
-	if err != nil {
+	if err := storetest.AddMigration(t.Context(), filepath.Join(newer, store.FileName), "9999_future.sql"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec(`INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future.sql', 1)`); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
 	tests := []struct {
 		dir, want string
 	}{

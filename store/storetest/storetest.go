@@ -1,0 +1,49 @@
+// Package storetest lets tests outside the store damage a database file
+// and check the store's own bookkeeping, which no service exposes, without
+// speaking SQL themselves: only store/ does.
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
+)
+
+func open(path string, readOnly bool) (*sql.DB, error) {
+	dsn := "file:" + path
+	if readOnly {
+		dsn += "?mode=ro"
+	}
+	return sql.Open("sqlite3", dsn)
+}
+
+// AddMigration records migration name as applied to the database at path,
+// as a newer build would.
+func AddMigration(ctx context.Context, path, name string) error {
+	db, err := open(path, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, 1)`, name)
+	return err
+}
+
+// SpaceCounts checks the per-space memory counts search statistics use
+// against the rows: it returns how many spaces are miscounted and how many
+// memories are stored in all.
+func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, err error) {
+	db, err := open(path, true)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	err = db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memory_spaces s WHERE rows != (SELECT count(*) FROM memories m
+		WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL)), (SELECT count(*) FROM memories)`).Scan(&miscounted, &memories)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count memory spaces: %w", err)
+	}
+	return miscounted, memories, nil
+}
