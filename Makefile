@@ -4,7 +4,7 @@ BIN     ?= bin/memory-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check bench compat fuzz wordvec clean
+.PHONY: build run test check race bench compat fuzz wordvec clean
 
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
@@ -19,6 +19,9 @@ check: ## formatting, vet and staticcheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
+	$(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
 
 bench: ## print throughput, latency and quality figures (each benchmark runs a fixed workload once)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...

@@ -27,7 +27,7 @@ func (x *Index) IndexQuery(vec []float32, agent string, n int) int {
 }
 
 // Chromem is the baseline the index is measured against: the same vectors
-// in a chromem-go v0.7.0 collection, as DESIGN.md first planned.
+// in a chromem-go v0.7.0 collection, as the design (docs/DESIGN.md) first planned.
 type Chromem struct{ col *chromem.Collection }
 
 // NewChromem loads the vectors of agent's personal memories into chromem.
