@@ -157,7 +157,7 @@ func itoa(i int) string {
 // escapes is refused, naming the character and where it is, in every tool
 // that stores free text (tags already were).
 func TestStoredTextRefusesControlCharacters(t *testing.T) {
-	s := start(t, options{args: []string{"--agent-id", "ctl"}})
+	s := startIn(t, options{args: []string{"--agent-id", "ctl"}})
 	var f factResult
 	s.ok("publish_fact", map[string]any{"fact_id": "f", "content": "Clean.", "category": "adr"}, &f)
 	var m memoryResult
