@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,21 +21,7 @@ type rawSession struct {
 
 func startRaw(t *testing.T) *rawSession {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(binary(t), "stdio", "--data-dir", dir, "--agent-id", "raw")
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	stdout, stdin, _, _, _ := serveIn(t, options{args: []string{"--agent-id", "raw"}})
 	s := newRawSession(t, stdout, stdin)
 	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	s.reply(0)
