@@ -500,7 +500,7 @@ func TestBlocksConfigFile(t *testing.T) {
 func TestBlockChangeNotifiesOtherProcess(t *testing.T) {
 	dir := t.TempDir()
 	updated := make(chan string, 16)
-	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}, client: &mcp.ClientOptions{
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}, client: &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			updated <- req.Params.URI
 		},
@@ -556,7 +556,7 @@ func TestBlocksReconfiguredReadOnly(t *testing.T) {
 		t.Fatalf("append = %+v", r.Block)
 	}
 
-	v2 := start(t, options{dataDir: dir, args: []string{"--agent-id", "cat", "--blocks",
+	v2 := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "cat", "--blocks",
 		`[{"label": "rules", "description": "House rules.", "value": "v2 rules", "read_only": true}]`}})
 	v2.fail("memory_block_append", map[string]any{"label": "rules", "text": "again"}, "EFORBIDDEN", "block rules is read-only")
 	res := v2.call("memory_block_read", map[string]any{"label": "rules"})

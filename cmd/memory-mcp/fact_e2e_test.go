@@ -198,7 +198,7 @@ func TestToolListHasSchemas(t *testing.T) {
 func TestResourceUpdatesAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 	updated := make(chan string, 16)
-	watcher := start(t, options{dataDir: dir, client: &mcp.ClientOptions{
+	watcher := startIn(t, options{dataDir: dir, client: &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			updated <- req.Params.URI
 		},

@@ -60,7 +60,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--pending-max-attempts", "2"}})
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--pending-max-attempts", "2"}})
 
 	// A note stays private until it is promoted.
 	var wr writeNoteResult
@@ -232,7 +232,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 
 func TestPromotionBadInput(t *testing.T) {
 	dir := t.TempDir()
-	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "june", "--max-content-bytes", "64"}})
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "june", "--max-content-bytes", "64"}})
 	human := start(t, options{dataDir: dir, args: []string{"--agent-id", "alice", "--human"}})
 	s.promoteNote("issue: flaky test in the auth module")
 	s.promoteNote("issue: flaky test in the billing module")
