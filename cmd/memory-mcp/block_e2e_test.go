@@ -225,12 +225,12 @@ func TestBlocksBadInput(t *testing.T) {
 	}
 }
 
-// TestBlocksSharedRaceTwoProcesses edits one shared block from two real
-// memory-mcp processes on one data directory.
+// TestBlocksSharedRaceTwoProcesses edits one shared block from two memory-mcp
+// servers in two processes (ann's in this one) on one data directory.
 func TestBlocksSharedRaceTwoProcesses(t *testing.T) {
 	dir := t.TempDir()
-	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
-	bob := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
+	ann := startAtOnce(t, 0, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	bob := startAtOnce(t, 1, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
 	procs, names := []*proc{ann, bob}, []string{"ann", "bob"}
 
 	var r blockResult

@@ -98,6 +98,18 @@ func startIn(t testing.TB, o options) *proc {
 	return connectClient(t, o, &mcp.IOTransport{Reader: out, Writer: in}, stderr, errw, stop)
 }
 
+// startAtOnce starts server i of several that run at once on one data
+// directory: the first in this process, where the race detector sees it,
+// and the others as processes, since only one server may run in this
+// process at a time.
+func startAtOnce(t testing.TB, i int, o options) *proc {
+	t.Helper()
+	if i == 0 {
+		return startIn(t, o)
+	}
+	return start(t, o)
+}
+
 // inProcess is held while a server runs in this process: mcp-go keeps one
 // stdio session per process (its notification queue, client info, log
 // level), so two servers in one process would share it. A test that needs a

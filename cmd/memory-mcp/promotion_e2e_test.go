@@ -323,14 +323,14 @@ func TestLLMInterpreterNeedsAKeyForOpenAI(t *testing.T) {
 	}
 }
 
-// TestConcurrentPromotion has two processes promote overlapping notes at the
-// same time on one data directory: writes serialise, and the same issue
+// TestConcurrentPromotion has two servers in two processes (one of them this
+// one) promote overlapping notes at the same time on one data directory: writes serialise, and the same issue
 // reported by both becomes one row.
 func TestConcurrentPromotion(t *testing.T) {
 	dir := t.TempDir()
 	procs := []*proc{
-		start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}}),
-		start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}}),
+		startAtOnce(t, 0, options{dataDir: dir, args: []string{"--agent-id", "ann"}}),
+		startAtOnce(t, 1, options{dataDir: dir, args: []string{"--agent-id", "bob"}}),
 	}
 	subjects := []string{"pandas import fails", "redis times out", "disk full on runner", "login page crashes",
 		"cache serves stale entries", "cron job runs twice", "search index lags", "upload size limit too low"}
