@@ -124,7 +124,7 @@ var inProcess sync.Mutex
 func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, stderr *bytes.Buffer, errw *lockedWriter, stop func()) {
 	t.Helper()
 	if !inProcess.TryLock() {
-		t.Fatal("a server already runs in this process: start the second one with start (a process)")
+		t.Fatal("a server already runs in this process: stop it first, or start the second one with start (a process)")
 	}
 	if o.dataDir == "" {
 		o.dataDir = t.TempDir()
