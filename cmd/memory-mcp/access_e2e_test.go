@@ -7,7 +7,7 @@ import "testing"
 func TestWriteAccessCanCloseACategoryToHumans(t *testing.T) {
 	dir := t.TempDir()
 	rules := []string{"--write-access", "adr=agents:senior,procedure=none"}
-	human := start(t, options{dataDir: dir, args: append([]string{"--agent-id", "alice", "--human"}, rules...)})
+	human := startIn(t, options{dataDir: dir, args: append([]string{"--agent-id", "alice", "--human"}, rules...)})
 	human.fail("publish_fact", map[string]any{"content": "We use SQLite.", "category": "adr"}, "EFORBIDDEN",
 		`adr facts may be written only by agents of seniority senior or above, not by humans; you are human "alice" (write-access rule adr=agents:senior)`)
 	human.fail("publish_fact", map[string]any{"content": "Deploy on Fridays.", "category": "procedure"}, "EFORBIDDEN",

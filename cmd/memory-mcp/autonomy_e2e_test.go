@@ -9,7 +9,7 @@ import (
 // TestNotesRecordAutonomy: --autonomy is recorded with a note, and shown with
 // it in what write_note returns and with the pending item it became.
 func TestNotesRecordAutonomy(t *testing.T) {
-	s := start(t, options{args: []string{"--agent-id", "fay", "--autonomy", "full"}})
+	s := startIn(t, options{args: []string{"--agent-id", "fay", "--autonomy", "full"}})
 	var r struct {
 		Note     map[string]any   `json:"note"`
 		Outcomes []memory.Outcome `json:"outcomes"`

@@ -13,16 +13,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestConcurrentProcessesLoseNothing runs 4 real memory-mcp processes on one
-// data directory, each publishing 200 times over 10 shared fact ids, and then
-// checks the log: every publish is there once, per-fact versions are 1..n with
-// no gap or duplicate, and the snapshot holds each fact's last committed write.
+// TestConcurrentProcessesLoseNothing runs 4 memory-mcp servers on one data
+// directory, in 4 processes (one of them this one), each publishing 200
+// times over 10 shared fact ids, and then checks the log: every publish is
+// there once, per-fact versions are 1..n with no gap or duplicate, and the
+// snapshot holds each fact's last committed write.
 func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	const procs, perProc, factIDs = 4, 200, 10
 	dir := t.TempDir()
 	servers := make([]*proc, procs)
 	for i := range servers {
-		servers[i] = start(t, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("writer-%d", i)}})
+		servers[i] = startAtOnce(t, i, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("writer-%d", i)}})
 	}
 	type ack struct {
 		fact    string
@@ -104,17 +105,17 @@ func publishMany(s *proc, p, n, ids int, acked func(id string, version int, cont
 	return nil
 }
 
-// TestConcurrentProcessesRememberAndSearch runs 3 real processes, one agent
-// each, on one data directory, remembering and searching at once: every
-// process finds each memory it wrote on its very next search, every agent
-// finds the others' published memories, nothing is lost, and the per-space
-// statistics the triggers keep match the rows.
+// TestConcurrentProcessesRememberAndSearch runs 3 servers in 3 processes (one
+// of them this one), one agent each, on one data directory, remembering and
+// searching at once: every process finds each memory it wrote on its very
+// next search, every agent finds the others' published memories, nothing is
+// lost, and the per-space statistics the triggers keep match the rows.
 func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
 	const procs, perProc = 3, 40
 	dir := t.TempDir()
 	servers := make([]*proc, procs)
 	for i := range servers {
-		servers[i] = start(t, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("agent-%d", i)}})
+		servers[i] = startAtOnce(t, i, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("agent-%d", i)}})
 	}
 	// word is a token no other memory contains.
 	word := func(p, i int) string { return fmt.Sprintf("zq%dx%d", p, i) }

@@ -56,6 +56,7 @@ type proc struct {
 	spec   *surface // what the server declared, and the methods the client sent
 	stderr *bytes.Buffer
 	errw   *lockedWriter // the writer filling stderr, whose lock guards it
+	halt   func()        // ends the session and the server; see stop
 }
 
 // options configure a started server.
@@ -84,7 +85,8 @@ func start(t testing.TB, o options) *proc {
 	stderr := &bytes.Buffer{}
 	errw := &lockedWriter{w: stderr}
 	cmd.Stderr = errw
-	return connectClient(t, o, &mcp.CommandTransport{Command: cmd}, stderr, errw)
+	// Closing the session closes the process's stdin and waits for it to exit.
+	return connectClient(t, o, &mcp.CommandTransport{Command: cmd}, stderr, errw, nil)
 }
 
 // startIn runs memory-mcp stdio in this process (see serveIn) and connects
@@ -92,8 +94,20 @@ func start(t testing.TB, o options) *proc {
 // behaviour tests use it.
 func startIn(t testing.TB, o options) *proc {
 	t.Helper()
-	out, in, stderr, errw := serveIn(t, o)
-	return connectClient(t, o, &mcp.IOTransport{Reader: out, Writer: in}, stderr, errw)
+	out, in, stderr, errw, stop := serveIn(t, o)
+	return connectClient(t, o, &mcp.IOTransport{Reader: out, Writer: in}, stderr, errw, stop)
+}
+
+// startAtOnce starts server i of several that run at once on one data
+// directory: the first in this process, where the race detector sees it,
+// and the others as processes, since only one server may run in this
+// process at a time.
+func startAtOnce(t testing.TB, i int, o options) *proc {
+	t.Helper()
+	if i == 0 {
+		return startIn(t, o)
+	}
+	return start(t, o)
 }
 
 // inProcess is held while a server runs in this process: mcp-go keeps one
@@ -104,12 +118,13 @@ var inProcess sync.Mutex
 
 // serveIn runs memory-mcp stdio in this process, over pipes, exactly as main
 // runs it (run with its arguments, environment and standard streams), and
-// returns the client's ends of its stdout and stdin. At cleanup it closes
-// the server's stdin and waits for run to return.
-func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, stderr *bytes.Buffer, errw *lockedWriter) {
+// returns the client's ends of its stdout and stdin. stop closes the
+// server's stdin and waits for run to return, so that another server may
+// run in this process; it runs at cleanup if it has not run before.
+func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, stderr *bytes.Buffer, errw *lockedWriter, stop func()) {
 	t.Helper()
 	if !inProcess.TryLock() {
-		t.Fatal("a server already runs in this process: start the second one with start (a process)")
+		t.Fatal("a server already runs in this process: stop it first, or start the second one with start (a process)")
 	}
 	if o.dataDir == "" {
 		o.dataDir = t.TempDir()
@@ -131,22 +146,26 @@ func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, std
 		serverIn.Close()
 		done <- err
 	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			defer inProcess.Unlock()
+			clientOut.Close()
+			go io.Copy(io.Discard, clientIn) // an answer still being written must not block the server
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run: %v\nstderr:\n%s", err, errw.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("the server did not stop after its stdin closed\nstderr:\n%s", errw.String())
+			}
+		})
+	}
 	// Registered before any client exists, so that it runs (last) even when
 	// connecting fails: the server's stdin closes and run is waited for.
-	t.Cleanup(func() {
-		defer inProcess.Unlock()
-		clientOut.Close()
-		go io.Copy(io.Discard, clientIn) // an answer still being written must not block the server
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run: %v\nstderr:\n%s", err, errw.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Errorf("the server did not stop after its stdin closed\nstderr:\n%s", errw.String())
-		}
-	})
-	return clientIn, clientOut, stderr, errw
+	t.Cleanup(stop)
+	return clientIn, clientOut, stderr, errw, stop
 }
 
 // cleanEnv is the environment a test server runs in: home and configuration
@@ -156,8 +175,9 @@ func cleanEnv(dir string) []string {
 }
 
 // connectClient connects the go-sdk client through the checking wire (see
-// wire_test.go) and has it learn what the server declares.
-func connectClient(t testing.TB, o options, tr mcp.Transport, stderr *bytes.Buffer, errw *lockedWriter) *proc {
+// wire_test.go) and has it learn what the server declares. stopServer, if
+// not nil, stops the server once the session is closed.
+func connectClient(t testing.TB, o options, tr mcp.Transport, stderr *bytes.Buffer, errw *lockedWriter, stopServer func()) *proc {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, o.client)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -172,12 +192,22 @@ func connectClient(t testing.TB, o options, tr mcp.Transport, stderr *bytes.Buff
 		t.Fatalf("connect: %v\nstderr:\n%s", err, errw.String())
 	}
 	s := &proc{t: t, cs: cs, spec: spec, stderr: stderr, errw: errw}
-	t.Cleanup(func() { cs.Close() })
+	s.halt = sync.OnceFunc(func() {
+		cs.Close()
+		if stopServer != nil {
+			stopServer()
+		}
+	})
+	t.Cleanup(s.stop)
 	if err := declared(ctx, cs); err != nil {
 		t.Fatalf("%v\nstderr:\n%s", err, errw.String())
 	}
 	return s
 }
+
+// stop ends the session and stops the server now rather than at cleanup:
+// an in-process server must stop before the next one starts.
+func (s *proc) stop() { s.halt() }
 
 // in returns a copy of s that reports failures to t, for subtests.
 func (s *proc) in(t testing.TB) *proc {

@@ -98,10 +98,10 @@ func (f *fakeOpenAI) seen() (batches []int, auth, models []string) {
 	return slices.Clone(f.batches), slices.Clone(f.auth), slices.Clone(f.models)
 }
 
-// The OpenAI-compatible embedder end to end through the real binary: vectors
-// made by the server, the warning when stored vectors come from another
-// embedder, reindex with its progress bar (followed live by a running
-// server), retries on 429, and a dimension mismatch.
+// The OpenAI-compatible embedder end to end: vectors made by the server, the
+// warning when stored vectors come from another embedder, reindex (the real
+// binary) with its progress bar (followed live by a running server), retries
+// on 429, and a dimension mismatch.
 func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	fake := newFakeOpenAI(t, 32)
 	dir := t.TempDir()
@@ -110,7 +110,7 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	env := []string{"MEMORY_MCP_EMBEDDING_API_KEY=sk-test-key"}
 
 	// Memories written with the offline default first.
-	offline := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	offline := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
 	old := []string{"The release checklist lives in the wiki.", "Rotate the signing keys every quarter.", "The cafeteria closes at three."}
 	var oldIDs []string
 	for _, c := range old {
@@ -118,10 +118,10 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 		offline.ok("remember", map[string]any{"content": c}, &r)
 		oldIDs = append(oldIDs, r.ID)
 	}
-	offline.cs.Close()
+	offline.stop()
 
 	// Now configured for the OpenAI-compatible server, searching by vectors alone.
-	s := start(t, options{dataDir: dir, env: env, args: append(slices.Clone(openai), "--bm25-weight", "0")})
+	s := startIn(t, options{dataDir: dir, env: env, args: append(slices.Clone(openai), "--bm25-weight", "0")})
 	var r memoryResult
 	s.ok("remember", map[string]any{"content": "Grafana alerts page the on-call engineer."}, &r)
 	var sr searchResult
@@ -164,8 +164,9 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 
 	// A server that returns another dimension than configured: the memory is
 	// kept (found by keyword) and the log says what to do.
+	s.stop()
 	wrong := append(slices.Clone(openai[:len(openai)-1]), "16")
-	w := start(t, options{dataDir: dir, env: env, args: wrong})
+	w := startIn(t, options{dataDir: dir, env: env, args: wrong})
 	w.ok("remember", map[string]any{"content": "Dimension mismatch survivor note."}, &r)
 	w.ok("search_memory", map[string]any{"query": "dimension mismatch survivor"}, &sr)
 	if len(sr.Results) == 0 || sr.Results[0].ID != r.ID {

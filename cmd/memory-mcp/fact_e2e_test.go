@@ -23,7 +23,7 @@ type factsResult struct {
 }
 
 func TestFactsEndToEnd(t *testing.T) {
-	s := start(t, options{args: []string{"--agent-id", "sam", "--seniority", "senior"}})
+	s := startIn(t, options{args: []string{"--agent-id", "sam", "--seniority", "senior"}})
 
 	var r factResult
 	s.ok("publish_fact", map[string]any{"fact_id": "policy-jwt-auth", "content": "Services authenticate with JWT.",
@@ -134,7 +134,7 @@ func TestFactsEndToEnd(t *testing.T) {
 }
 
 func TestFactsBadInput(t *testing.T) {
-	s := start(t, options{args: []string{"--agent-id", "june", "--seniority", "junior", "--max-content-bytes", "64"}})
+	s := startIn(t, options{args: []string{"--agent-id", "june", "--seniority", "junior", "--max-content-bytes", "64"}})
 	tests := []struct {
 		name, tool string
 		args       map[string]any
@@ -170,7 +170,7 @@ func TestFactsBadInput(t *testing.T) {
 }
 
 func TestToolListHasSchemas(t *testing.T) {
-	s := start(t, options{})
+	s := startIn(t, options{})
 	res, err := s.cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestToolListHasSchemas(t *testing.T) {
 func TestResourceUpdatesAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 	updated := make(chan string, 16)
-	watcher := start(t, options{dataDir: dir, client: &mcp.ClientOptions{
+	watcher := startIn(t, options{dataDir: dir, client: &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			updated <- req.Params.URI
 		},
@@ -257,7 +257,7 @@ func TestWriteSurvivesStdinClosing(t *testing.T) {
 	if !strings.Contains(string(out), `"id":2`) || strings.Contains(string(out), "internal error") {
 		t.Fatalf("answer to the piped publish: %s", out)
 	}
-	s := start(t, options{dataDir: dir})
+	s := startIn(t, options{dataDir: dir})
 	var r factResult
 	s.ok("get_fact", map[string]any{"fact_id": "piped"}, &r)
 	if r.Fact.Content != "Written by a pipe." {

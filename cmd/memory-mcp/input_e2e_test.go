@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,21 +21,7 @@ type rawSession struct {
 
 func startRaw(t *testing.T) *rawSession {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(binary(t), "stdio", "--data-dir", dir, "--agent-id", "raw")
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	stdout, stdin, _, _, _ := serveIn(t, options{args: []string{"--agent-id", "raw"}})
 	s := newRawSession(t, stdout, stdin)
 	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	s.reply(0)
@@ -157,7 +141,7 @@ func itoa(i int) string {
 // escapes is refused, naming the character and where it is, in every tool
 // that stores free text (tags already were).
 func TestStoredTextRefusesControlCharacters(t *testing.T) {
-	s := start(t, options{args: []string{"--agent-id", "ctl"}})
+	s := startIn(t, options{args: []string{"--agent-id", "ctl"}})
 	var f factResult
 	s.ok("publish_fact", map[string]any{"fact_id": "f", "content": "Clean.", "category": "adr"}, &f)
 	var m memoryResult

@@ -60,7 +60,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--pending-max-attempts", "2"}})
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--pending-max-attempts", "2"}})
 
 	// A note stays private until it is promoted.
 	var wr writeNoteResult
@@ -232,7 +232,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 
 func TestPromotionBadInput(t *testing.T) {
 	dir := t.TempDir()
-	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "june", "--max-content-bytes", "64"}})
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "june", "--max-content-bytes", "64"}})
 	human := start(t, options{dataDir: dir, args: []string{"--agent-id", "alice", "--human"}})
 	s.promoteNote("issue: flaky test in the auth module")
 	s.promoteNote("issue: flaky test in the billing module")
@@ -298,7 +298,7 @@ func TestLLMInterpreterEndToEnd(t *testing.T) {
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}}})
 	}))
 	defer srv.Close()
-	s := start(t, options{args: []string{"--interpreter", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "2s"}})
+	s := startIn(t, options{args: []string{"--interpreter", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "2s"}})
 	if o := s.promoteNote("Went with Postgres for the queue after the benchmark."); o.Status != memory.OutcomeCommitted || o.Interpreter != "llm" || o.TargetID != "use_postgres_for_queue" {
 		t.Fatalf("llm outcome = %+v", o)
 	}
@@ -323,14 +323,14 @@ func TestLLMInterpreterNeedsAKeyForOpenAI(t *testing.T) {
 	}
 }
 
-// TestConcurrentPromotion has two processes promote overlapping notes at the
-// same time on one data directory: writes serialise, and the same issue
+// TestConcurrentPromotion has two servers in two processes (one of them this
+// one) promote overlapping notes at the same time on one data directory: writes serialise, and the same issue
 // reported by both becomes one row.
 func TestConcurrentPromotion(t *testing.T) {
 	dir := t.TempDir()
 	procs := []*proc{
-		start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}}),
-		start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}}),
+		startAtOnce(t, 0, options{dataDir: dir, args: []string{"--agent-id", "ann"}}),
+		startAtOnce(t, 1, options{dataDir: dir, args: []string{"--agent-id", "bob"}}),
 	}
 	subjects := []string{"pandas import fails", "redis times out", "disk full on runner", "login page crashes",
 		"cache serves stale entries", "cron job runs twice", "search index lags", "upload size limit too low"}

@@ -100,7 +100,7 @@ func checkMethods(t *testing.T, rev string, spec *surface) {
 // The tool result is held to the tool's declared output schema, as the
 // checking wire holds every SDK client's.
 func TestStatelessCore(t *testing.T) {
-	out, in, _, _ := serveIn(t, options{})
+	out, in, _, _, _ := serveIn(t, options{})
 	c := &raw{rawSession: newRawSession(t, out, in)}
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",

@@ -48,8 +48,9 @@ func TestEveryCallForEveryIdentity(t *testing.T) {
 			if i == 1 {
 				// Another agent's note waits in the queue: this agent sees
 				// that it waits, not what it says.
-				other := start(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
+				other := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
 				other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil)
+				other.stop()
 			}
 			w := newSweep(t, startIn(t, options{dataDir: dir, args: id.args}), dir)
 			w.human, w.expiring = human, human
