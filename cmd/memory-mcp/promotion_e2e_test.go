@@ -298,7 +298,7 @@ func TestLLMInterpreterEndToEnd(t *testing.T) {
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}}})
 	}))
 	defer srv.Close()
-	s := startIn(t, options{args: []string{"--interpreter", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "2s"}})
+	s := startIn(t, options{args: []string{"--interpreter", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "500ms"}})
 	if o := s.promoteNote("Went with Postgres for the queue after the benchmark."); o.Status != memory.OutcomeCommitted || o.Interpreter != "llm" || o.TargetID != "use_postgres_for_queue" {
 		t.Fatalf("llm outcome = %+v", o)
 	}
