@@ -26,9 +26,10 @@ var revisions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
 func TestEveryRevision(t *testing.T) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
+			t.Parallel() // as processes, so that their waits for the change feed overlap
 			dir := t.TempDir()
 			updated := make(chan string, 16)
-			s := startIn(t, options{dataDir: dir, protocol: rev, client: &mcp.ClientOptions{
+			s := start(t, options{dataDir: dir, protocol: rev, client: &mcp.ClientOptions{
 				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 					updated <- req.Params.URI
 				},
