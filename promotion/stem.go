@@ -196,12 +196,10 @@ func (s *stemWord) step1c() {
 	}
 }
 
-// suffixRule replaces a suffix when the part before it allows (nil: any),
-// and, for the one rule marked r2, only when the suffix is in R2.
+// suffixRule replaces a suffix when the part before it allows (nil: any).
 type suffixRule struct {
 	suffix, with string
 	allow        func(before []byte) bool
-	r2           bool
 }
 
 // sub is the rule that replaces suffix with with.
@@ -213,21 +211,13 @@ func (r suffixRule) when(allow func(before []byte) bool) suffixRule {
 	return r
 }
 
-// inR2 makes r apply only to a suffix in R2.
-func (r suffixRule) inR2() suffixRule {
-	r.r2 = true
-	return r
-}
-
-var (
-	// derivational is all this stemmer keeps of Porter2's steps 2 to 4:
-	// "-ment" and "-ion" after s or t, in R2, so that "deployment" meets
-	// "deploy" and "connection" meets "connect". The rest fold words of other
-	// meanings together ("internal" and "international" both become "intern",
-	// "operator" and "operation" "oper", "experiment" and "experience"
-	// "experi"), and a note bound to the wrong row by them.
-	derivational = []suffixRule{sub("ment", ""), sub("ion", "").when(precededBy("st"))}
-)
+// derivational is all this stemmer keeps of Porter2's steps 2 to 4: "-ment"
+// and "-ion" after s or t, in R2, so that "deployment" meets "deploy" and
+// "connection" meets "connect". The rest fold words of other meanings
+// together ("internal" and "international" both become "intern", "operator"
+// and "operation" "oper", "experiment" and "experience" "experi"), and a note
+// bound to the wrong row by them.
+var derivational = []suffixRule{sub("ment", ""), sub("ion", "").when(precededBy("st"))}
 
 // precededBy allows a rule when the letter before the suffix is one of letters.
 func precededBy(letters string) func([]byte) bool {
@@ -237,8 +227,7 @@ func precededBy(letters string) func([]byte) bool {
 }
 
 // apply applies the rule for the longest suffix among rules, when that
-// suffix starts at or after from (R1 or R2; R2 for a rule marked so) and
-// the rule allows it.
+// suffix starts at or after from (R1 or R2) and the rule allows it.
 func (s *stemWord) apply(rules []suffixRule, from int) {
 	var r *suffixRule
 	for i := range rules {
@@ -248,9 +237,6 @@ func (s *stemWord) apply(rules []suffixRule, from int) {
 	}
 	if r == nil {
 		return
-	}
-	if r.r2 {
-		from = s.r2
 	}
 	at := s.before(r.suffix)
 	if at < from || r.allow != nil && !r.allow(s.b[:at]) {
