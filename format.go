@@ -1,7 +1,11 @@
 package memory
 
+// Token estimates and packing into a budget: how much stored text a model
+// is shown (seed 004's context injection). The memory_context prompt packs
+// its search results with them; they are the domain's measure of stored
+// text, so a service that counts or packs tokens uses the same one.
+
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -88,34 +92,4 @@ func FormatContext(hits []Hit, budget int) (string, int) {
 		b.WriteString(blocks[i])
 	}
 	return strings.TrimRight(b.String(), "\n"), len(chosen)
-}
-
-// ContextMinRelevance is context injection's default min_relevance: a
-// memory scoring below it ranked low in every list that found it, and would
-// only dilute what is injected.
-const ContextMinRelevance = 0.2
-
-// ContextLimit is how many ranked memories context injection considers
-// before packing them into the budget.
-const ContextLimit = 50
-
-// ContextFor is seed 004's context-injection strategy: search svc for q (up to
-// ContextLimit hits) and pack the ranked memories into budget tokens as
-// fenced data. It returns the text and how many memories it holds.
-func ContextFor(ctx context.Context, svc MemoryService, q Query, budget int) (string, int, error) {
-	budget, err := CheckTokenBudget(budget)
-	if err != nil {
-		return "", 0, err
-	}
-	q.Limit = ContextLimit
-	if q.MinRelevance == nil {
-		m := ContextMinRelevance
-		q.MinRelevance = &m
-	}
-	hits, err := svc.Search(ctx, q)
-	if err != nil {
-		return "", 0, err
-	}
-	text, n := FormatContext(hits, budget)
-	return text, n, nil
 }

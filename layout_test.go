@@ -18,9 +18,19 @@ import (
 
 const module = "github.com/memory-mcp/memory-mcp"
 
-// services are the service packages: governed write paths composed from the
-// store's transactions, reachable by every surface.
-var services = []string{"promotion", "consolidation", "finetune"}
+// Every top-level package is in one layer; a package in none of these is a
+// service (promotion today; consolidation and finetune next), so a new
+// service is held to the rules the day it arrives.
+var (
+	surface = []string{"tools", "resources", "prompts"}
+	lower   = []string{"store", "llm"}
+	outside = []string{"cmd", "internal", "scripts"} // wiring, benchmark data, generators
+)
+
+// domainImports are the standard packages the domain may use: none of them
+// does I/O. Adding one is a decision, made here.
+var domainImports = []string{"context", "crypto/sha256", "encoding/hex", "encoding/json", "errors", "fmt", "maps", "math",
+	"regexp", "slices", "sort", "strconv", "strings", "time", "unicode", "unicode/utf8"}
 
 // goPackage is what go list says of a package.
 type goPackage struct {
@@ -69,48 +79,85 @@ func listPackages(t *testing.T) []goPackage {
 // within reports whether dir is top or lies under it.
 func within(dir, top string) bool { return dir == top || strings.HasPrefix(dir, top+"/") }
 
+// layer names the layer of a package directory: "domain", "surface",
+// "lower", "outside" or "service".
+func layer(dir string) string {
+	top, _, _ := strings.Cut(dir, "/")
+	switch {
+	case dir == "":
+		return "domain"
+	case slices.Contains(surface, top):
+		return "surface"
+	case slices.Contains(lower, top):
+		return "lower"
+	case slices.Contains(outside, top):
+		return "outside"
+	}
+	return "service"
+}
+
+// ofModule returns the directory of a package of this module, or false.
+func ofModule(imp string) (string, bool) {
+	if imp == module {
+		return "", true
+	}
+	rel, ok := strings.CutPrefix(imp, module+"/")
+	return rel, ok
+}
+
+func isMCP(imp string) bool {
+	return strings.HasPrefix(imp, "github.com/mark3labs/mcp-go") || strings.HasPrefix(imp, "github.com/modelcontextprotocol/")
+}
+
 func isSQL(imp string) bool {
-	return imp == "database/sql" || strings.HasPrefix(imp, "github.com/ncruces/go-sqlite3")
+	return imp == "database/sql" || strings.HasPrefix(imp, "github.com/ncruces/go-sqlite3") ||
+		strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/mattn/go-sqlite3")
 }
 
 func TestLayout(t *testing.T) {
 	for _, p := range listPackages(t) {
-		dir := p.dir()
-		// Only the store speaks SQL, in its code and in its tests.
-		if !within(dir, "store") {
-			for _, imp := range p.direct() {
-				if isSQL(imp) {
-					t.Errorf("%s imports %s: only store/ may; use the store's methods", dir, imp)
-				}
-			}
+		for _, problem := range layoutProblems(p) {
+			t.Errorf("%s: %s", p.ImportPath, problem)
 		}
-		// A service reaches the MCP layer through nothing it imports.
-		if slices.ContainsFunc(services, func(s string) bool { return within(dir, s) }) {
-			for _, dep := range p.Deps {
-				if strings.HasPrefix(dep, "github.com/mark3labs/mcp-go") {
-					t.Errorf("%s depends on %s: a service must not reach the MCP layer (LLM templates live in llm/prompt)", dir, dep)
-				}
-			}
+	}
+}
+
+// layoutProblems lists how package p breaks the plan. SQL and the MCP
+// layer count in test files too; between the module's own layers only the
+// code counts, since a test may use the real store (real parts, not fakes).
+func layoutProblems(p goPackage) []string {
+	dir, l := p.dir(), layer(p.dir())
+	var out []string
+	for _, imp := range p.direct() {
+		switch {
+		case isSQL(imp) && !within(dir, "store"):
+			out = append(out, "imports "+imp+": only store/ speaks SQL; use the store's methods")
+		case l == "service" && isMCP(imp):
+			out = append(out, "imports "+imp+": a service must not reach the MCP layer (LLM templates live in llm/prompt)")
 		}
-		// The store serves the services; it never calls one, nor the surface.
-		if within(dir, "store") {
-			for _, dep := range p.Deps {
-				rel := strings.TrimPrefix(dep, module+"/")
-				for _, up := range slices.Concat(services, []string{"tools", "resources", "prompts", "cmd"}) {
-					if strings.HasPrefix(dep, module+"/") && within(rel, up) {
-						t.Errorf("%s depends on %s: the store must not depend on a service or the MCP surface", dir, rel)
-					}
-				}
-			}
+	}
+	for _, imp := range p.Imports {
+		mod, ours := ofModule(imp)
+		switch {
+		case l == "domain" && !ours && !slices.Contains(domainImports, imp):
+			out = append(out, "imports "+imp+": the domain holds types, rules and errors, and does no I/O (see domainImports)")
+		case l == "domain" && ours:
+			out = append(out, "imports "+mod+": the domain depends on nothing of the module")
+		case l == "lower" && ours && layer(mod) != "domain" && layer(mod) != "lower":
+			out = append(out, "imports "+mod+": store/ and llm/ serve the services; they never call one, nor the MCP surface")
+		case l == "surface" && ours && layer(mod) != "domain" && layer(mod) != "surface":
+			out = append(out, "imports "+mod+": the MCP surface reaches services only through the domain's interfaces")
+		case l == "service" && ours && (layer(mod) == "surface" || layer(mod) == "outside"):
+			out = append(out, "imports "+mod+": a service must not reach the MCP surface or cmd")
 		}
-		// The domain does no I/O and depends on nothing of the module.
-		if dir == "" {
-			for _, imp := range p.Imports {
-				if strings.HasPrefix(imp, module+"/") || strings.Contains(imp, ".") ||
-					slices.Contains([]string{"os", "os/exec", "io/fs", "net", "net/http", "database/sql", "log/slog"}, imp) {
-					t.Errorf("the domain package imports %s: it holds types, rules and errors, and does no I/O", imp)
-				}
+	}
+	if l == "service" {
+		for _, dep := range p.Deps {
+			if isMCP(dep) {
+				out = append(out, "depends on "+dep+" through its imports: a service must not reach the MCP layer")
+				break
 			}
 		}
 	}
+	return out
 }

@@ -64,7 +64,7 @@ const (
 	ScopeAll      Scope = "all"      // both
 )
 
-// ParseScope validates a scope name, in any case; empty means All.
+// ParseScope validates a scope name, in any case; empty means ScopeAll.
 func ParseScope(s string) (Scope, error) {
 	switch sc := Scope(strings.ToLower(strings.TrimSpace(s))); sc {
 	case "":

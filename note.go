@@ -14,7 +14,7 @@ const (
 	NoteToolResult NoteKind = "tool_result" // output of a tool the agent ran
 )
 
-// ParseNoteKind validates a note kind; an empty string means AgentNote.
+// ParseNoteKind validates a note kind; an empty string means NoteAgent.
 func ParseNoteKind(s string) (NoteKind, error) {
 	switch k := NoteKind(strings.TrimSpace(s)); k {
 	case "":

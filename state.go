@@ -236,7 +236,7 @@ func (c StateContext) In(b Bucket) []StateRow {
 	return out
 }
 
-// StateQuery selects shared rows. An empty Bucket means every bucket; an
+// StateQuery selects rows of the shared state. An empty Bucket means every bucket; an
 // empty Status means every status; Limit applies per bucket.
 type StateQuery struct {
 	Bucket Bucket

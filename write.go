@@ -44,14 +44,14 @@ type WriteRequest struct {
 
 // Size limits of a write request, in bytes unless named otherwise.
 const (
-	MaxTargetIDLen     = 64
-	MaxSharedTextBytes = 8 << 10
-	MaxStateBytes      = 256
-	MaxReasonBytes     = 1000
-	MaxReferenceBytes  = 500
-	MaxAliases         = 16
-	MaxAliasBytes      = 100
-	MaxRationaleBytes  = 2000
+	MaxTargetIDLen    = 64
+	MaxStateTextBytes = 8 << 10
+	MaxStateBytes     = 256
+	MaxReasonBytes    = 1000
+	MaxReferenceBytes = 500
+	MaxAliases        = 16
+	MaxAliasBytes     = 100
+	MaxRationaleBytes = 2000
 )
 
 // Violation is a broken validator rule: which rule, and a message that says
@@ -186,7 +186,7 @@ func checkSizes(r *WriteRequest) string {
 		v    string
 		max  int
 	}{
-		{"payload.text", r.Payload.Text, MaxSharedTextBytes},
+		{"payload.text", r.Payload.Text, MaxStateTextBytes},
 		{"payload.state", r.Payload.State, MaxStateBytes},
 		{"payload.reason", r.Payload.Reason, MaxReasonBytes},
 		{"payload.task_id", r.Payload.TaskID, MaxTargetIDLen},

@@ -11,7 +11,7 @@ func ok(b Bucket, op Operation, target string, p Payload) WriteRequest {
 }
 
 func TestWriteRequestCheck(t *testing.T) {
-	long := strings.Repeat("x", MaxSharedTextBytes+1)
+	long := strings.Repeat("x", MaxStateTextBytes+1)
 	tests := []struct {
 		name string
 		req  WriteRequest

@@ -87,3 +87,8 @@ func Retryable(err error) bool {
 	}
 	return true // network errors: connection refused, reset, timeout of one request
 }
+
+// ChatFunc is the LLM seam of every service: one structured chat call whose
+// JSON reply is decoded into out (Client.ChatJSON is the real one; tests
+// pass fakes).
+type ChatFunc func(ctx context.Context, system, user string, schema Schema, out any) error

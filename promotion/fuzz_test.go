@@ -182,7 +182,7 @@ func llmFuzzPipeline(t *testing.T) *promotion.Pipeline {
 }
 
 // replyChat is a ChatFunc that answers with reply, decoded strictly.
-func replyChat(reply []byte) promotion.ChatFunc {
+func replyChat(reply []byte) llm.ChatFunc {
 	return func(_ context.Context, _, _ string, _ llm.Schema, out any) error {
 		dec := json.NewDecoder(bytes.NewReader(reply))
 		dec.DisallowUnknownFields()

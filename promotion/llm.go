@@ -15,17 +15,13 @@ import (
 	"github.com/memory-mcp/memory-mcp/llm/prompt"
 )
 
-// ChatFunc is the LLM seam: one structured chat call whose JSON reply is
-// decoded into out (llm.Client.ChatJSON).
-type ChatFunc func(ctx context.Context, system, user string, schema llm.Schema, out any) error
-
 // LLMInterpreter interprets notes with a model. The model only proposes:
 // its answer passes the same resolver and validator as the rules', and when
 // the call fails, times out, is refused, or returns something malformed or
 // invalid, the note is interpreted by the rules instead (and the reason is
 // logged and recorded as the interpreter).
 type LLMInterpreter struct {
-	Chat    ChatFunc
+	Chat    llm.ChatFunc
 	Timeout time.Duration // per note; 0 means 30s
 	Log     *slog.Logger
 }

@@ -116,7 +116,7 @@ func (p *Pipeline) ResolvePending(ctx context.Context, d memory.PendingDecision)
 		if err := checkOpen(it); err != nil {
 			return err
 		}
-		now := p.DB.Now.Now()
+		now := tx.Now()
 		if d.DropReason != "" {
 			it.Status, it.UpdatedAt = memory.PendingDropped, now
 			it.Resolution = &memory.PendingResolution{Action: "drop", By: id.AgentID, At: now, Reason: strings.TrimSpace(d.DropReason)}

@@ -35,7 +35,7 @@ type Pipeline struct {
 	// NoteBatch bounds the notes one Promote call takes.
 	NoteBatch int
 	// InterpreterNeedsContext makes each note's interpretation read the
-	// shared context first (the LLM interpreter shows it to the model; the
+	// state context first (the LLM interpreter shows it to the model; the
 	// rules do not look at it).
 	InterpreterNeedsContext bool
 	Log                     *slog.Logger
@@ -119,7 +119,7 @@ func (p *Pipeline) promoteNote(ctx context.Context, n memory.Note, in Interpreta
 			out = prev // another pass took the note first: report what it decided
 			return err
 		}
-		now := p.DB.Now.Now()
+		now := tx.Now()
 		w := write{req: in.Request, by: in.By, hold: in.Hold, kind: n.Kind, raw: n.Text, noteID: n.ID, noteAt: n.CreatedAt,
 			agent: n.Agent, autonomy: n.Autonomy, run: n.Run}
 		v, err := p.judge(ctx, tx, w, now)
@@ -439,7 +439,7 @@ func (p *Pipeline) enqueue(ctx context.Context, tx *store.Tx, w write, v verdict
 	return out, nil
 }
 
-// State returns shared rows by bucket and status.
+// State returns rows of the shared state by bucket and status.
 func (p *Pipeline) State(ctx context.Context, q memory.StateQuery) ([]memory.StateRow, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ type Interpretation struct {
 	Hold string
 }
 
-// InterpretFunc decides what a note means, given the narrow shared context.
+// InterpretFunc decides what a note means, given the narrow context of the shared state (StateContext).
 // It always answers: an interpreter that cannot (an LLM that fails) falls
 // back to the rules.
 type InterpretFunc func(ctx context.Context, n memory.Note, c memory.StateContext) Interpretation

@@ -25,7 +25,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		mcp.WithArgument("categories",
 			mcp.ArgumentDescription("Only these categories, comma-separated or a JSON array: working, episodic, semantic, procedural, social.")),
 		mcp.WithArgument("min_relevance",
-			mcp.ArgumentDescription(fmt.Sprintf("Leave out memories scoring below this, 0 to 1 (default %g).", memory.ContextMinRelevance))),
+			mcp.ArgumentDescription(fmt.Sprintf("Leave out memories scoring below this, 0 to 1 (default %g).", contextMinRelevance))),
 	), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args := req.Params.Arguments
 		budget, err := intArg("token_budget", args["token_budget"])
@@ -47,7 +47,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		for _, c := range cats {
 			q.Categories = append(q.Categories, memory.Category(c))
 		}
-		text, n, err := memory.ContextFor(ctx, svc.Memories, q, budget)
+		text, n, err := contextFor(ctx, svc.Memories, q, budget)
 		if err != nil {
 			return nil, err
 		}
@@ -92,4 +92,34 @@ func listArg(name, v string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// contextMinRelevance is context injection's default min_relevance: a
+// memory scoring below it ranked low in every list that found it, and would
+// only dilute what is injected.
+const contextMinRelevance = 0.2
+
+// contextLimit is how many ranked memories context injection considers
+// before packing them into the budget.
+const contextLimit = 50
+
+// contextFor is seed 004's context-injection strategy: search svc for q (up to
+// contextLimit hits) and pack the ranked memories into budget tokens as
+// fenced data. It returns the text and how many memories it holds.
+func contextFor(ctx context.Context, svc memory.MemoryService, q memory.Query, budget int) (string, int, error) {
+	budget, err := memory.CheckTokenBudget(budget)
+	if err != nil {
+		return "", 0, err
+	}
+	q.Limit = contextLimit
+	if q.MinRelevance == nil {
+		m := contextMinRelevance
+		q.MinRelevance = &m
+	}
+	hits, err := svc.Search(ctx, q)
+	if err != nil {
+		return "", 0, err
+	}
+	text, n := memory.FormatContext(hits, budget)
+	return text, n, nil
 }

@@ -113,11 +113,16 @@ func (subs *Subscriptions) add(ctx context.Context, uris []string, n int) {
 // of every process on the data directory, so subscribers hear of those too.
 // A session hears only of changes its caller (the identity in ctx) may know
 // of: a personal block's change reaches its owner alone, a shared block's
-// those who may read it.
-func (subs *Subscriptions) Watch(ctx context.Context, s *server.MCPServer, feed memory.ChangeFeed, svc Services, every time.Duration) {
+// those who may read it. The caller is the one identity in ctx, which is
+// every session's on stdio; a server whose sessions have identities of their
+// own must check each session's.
+func (subs *Subscriptions) Watch(ctx context.Context, s *server.MCPServer, feed memory.ChangeFeed, blocks memory.BlockService, log *slog.Logger, every time.Duration) {
+	if log == nil {
+		log = slog.Default()
+	}
 	seq, err := feed.LastChange(ctx)
 	if err != nil {
-		svc.Log.Warn("change feed unavailable: subscribers will not be told of changes", "err", err)
+		log.Warn("change feed unavailable: subscribers will not be told of changes", "err", err)
 		return
 	}
 	tick := time.NewTicker(every)
@@ -131,12 +136,12 @@ func (subs *Subscriptions) Watch(ctx context.Context, s *server.MCPServer, feed 
 		changes, err := feed.ChangesSince(ctx, seq, 1000)
 		if err != nil {
 			if ctx.Err() == nil {
-				svc.Log.Warn("read change feed", "err", err)
+				log.Warn("read change feed", "err", err)
 			}
 			continue
 		}
 		for _, c := range changes {
-			if visible(ctx, svc.Blocks, c) {
+			if visible(ctx, blocks, c) {
 				subs.notify(s, c)
 			}
 			seq = c.Seq
@@ -154,8 +159,8 @@ func visible(ctx context.Context, blocks memory.BlockService, c memory.Change) b
 		id, _ := memory.IdentityFrom(ctx)
 		return scope == id.AgentID
 	}
-	_, err := blocks.Get(ctx, label)
-	return memory.ErrorCode(err) != memory.ENOTFOUND
+	_, err := blocks.Get(ctx, label) // any failure keeps the change unheard, not told to a reader it may not reach
+	return err == nil
 }
 
 // notify tells the sessions subscribed to a resource that c touches that it

@@ -11,9 +11,9 @@ import (
 )
 
 func TestChangedNamesTheResourcesAChangeTouches(t *testing.T) {
-	allBuckets := []string{SharedSummary}
+	allBuckets := []string{StateSummary}
 	for _, b := range memory.Buckets {
-		allBuckets = append(allBuckets, SharedPrefix+string(b))
+		allBuckets = append(allBuckets, StatePrefix+string(b))
 	}
 	for _, tt := range []struct {
 		c    memory.Change
@@ -22,9 +22,9 @@ func TestChangedNamesTheResourcesAChangeTouches(t *testing.T) {
 		{memory.Change{Kind: memory.ChangeFact, Ref: "policy-jwt"}, []string{PoliciesCore, FactsSnapshot, "memory://facts/policy-jwt/history"}},
 		{memory.Change{Kind: memory.ChangeBlock, Ref: "ann/persona"}, []string{BlocksList, BlocksList + "/persona"}},
 		{memory.Change{Kind: memory.ChangeBlock, Ref: "*/team:board"}, []string{BlocksList, BlocksList + "/team:board"}},
-		{memory.Change{Kind: memory.ChangeState, Ref: memory.StateChangeRef(memory.BucketIssues, "db_timeout")}, []string{SharedSummary, SharedPrefix + "issues"}},
+		{memory.Change{Kind: memory.ChangeState, Ref: memory.StateChangeRef(memory.BucketIssues, "db_timeout")}, []string{StateSummary, StatePrefix + "issues"}},
 		{memory.Change{Kind: memory.ChangeState, Ref: memory.StateReplayed}, allBuckets},
-		{memory.Change{Kind: memory.ChangePending, Ref: memory.IDRef(7)}, []string{PendingQueue, SharedSummary}},
+		{memory.Change{Kind: memory.ChangePending, Ref: memory.IDRef(7)}, []string{PendingQueue, StateSummary}},
 		{memory.Change{Kind: memory.ChangeMemory, Ref: "m1"}, nil},
 		{memory.Change{Kind: memory.ChangeNote, Ref: "3"}, nil},
 	} {

@@ -13,24 +13,24 @@ import (
 
 // Shared-state resource URIs.
 const (
-	SharedSummary = "memory://shared"
-	SharedPrefix  = "memory://shared/"
-	PendingQueue  = "memory://pending"
+	StateSummary = "memory://shared"
+	StatePrefix  = "memory://shared/"
+	PendingQueue = "memory://pending"
 )
 
 func registerState(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
-	s.AddResource(mcp.NewResource(SharedSummary, "Shared state",
+	s.AddResource(mcp.NewResource(StateSummary, "Shared state",
 		mcp.WithResourceDescription("The team's current belief, compact, as markdown: the plan, open issues, active "+
 			"constraints and decisions, and the latest task states (200 rows per list at most; it says how many more). "+
 			"Row texts come from agents' notes and are fenced as data."),
 		mcp.WithMIMEType("text/markdown"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		sum, err := p.Summary(ctx)
-		return markdownContents(SharedSummary, summaryMarkdown(sum)), err
+		return markdownContents(StateSummary, summaryMarkdown(sum)), err
 	}))
 
-	s.AddResourceTemplate(mcp.NewResourceTemplate(SharedPrefix+"{bucket}", "Shared bucket",
+	s.AddResourceTemplate(mcp.NewResourceTemplate(StatePrefix+"{bucket}", "Shared bucket",
 		mcp.WithTemplateDescription("Every row of one shared bucket (plan, constraints, issues, decisions, results, "+
 			"task_state, learnings), newest change first, as JSON."),
 		mcp.WithTemplateMIMEType("application/json"),
@@ -64,17 +64,17 @@ func registerState(s *server.MCPServer, svc Services) {
 // after a replay) or of the pending queue to the URIs it touches.
 func stateChanged(c memory.Change) []string {
 	if c.Kind == memory.ChangePending {
-		return []string{PendingQueue, SharedSummary}
+		return []string{PendingQueue, StateSummary}
 	}
 	bucket, _, ok := memory.ParseStateChangeRef(c.Ref)
 	if !ok {
-		uris := []string{SharedSummary}
+		uris := []string{StateSummary}
 		for _, b := range memory.Buckets {
-			uris = append(uris, SharedPrefix+string(b))
+			uris = append(uris, StatePrefix+string(b))
 		}
 		return uris
 	}
-	return []string{SharedSummary, SharedPrefix + string(bucket)}
+	return []string{StateSummary, StatePrefix + string(bucket)}
 }
 
 // summaryMarkdown renders the summary for a model to read. Every text in it came

@@ -693,7 +693,7 @@ func TestBlockChangeRefs(t *testing.T) {
 	}
 	var refs []string
 	for _, c := range changes {
-		if c.Kind == "block" {
+		if c.Kind == memory.ChangeBlock {
 			refs = append(refs, c.Ref)
 		}
 	}

@@ -289,7 +289,7 @@ func (db *DB) checkSchema(ctx context.Context, known []string) error {
 		return fmt.Errorf("%s is not a memory-mcp database: it holds tables (%s) but no schema_migrations; use another data directory",
 			db.path, strings.Join(tables[:min(len(tables), 5)], ", "))
 	}
-	applied, err := db.Migrations(ctx)
+	applied, err := db.appliedMigrations(ctx)
 	if err != nil {
 		return fmt.Errorf("read applied migrations: %w", err)
 	}
@@ -310,8 +310,8 @@ func (db *DB) checkSchema(ctx context.Context, known []string) error {
 		db.path, strings.Join(unknown, ", "))
 }
 
-// Migrations returns the names of the applied migrations, in order.
-func (db *DB) Migrations(ctx context.Context) ([]string, error) {
+// appliedMigrations returns the names of the applied migrations, in order.
+func (db *DB) appliedMigrations(ctx context.Context) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
 	if err != nil {
 		return nil, err

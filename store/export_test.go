@@ -75,3 +75,12 @@ func SetBM25(k1, b float64) func() {
 	bm25K1, bm25B = k1, b
 	return func() { bm25K1, bm25B = oldK1, oldB }
 }
+
+// Words, RowID and Migrations expose internals to the store's own tests.
+var (
+	Words = textWords
+	RowID = rowID
+)
+
+// Migrations returns the names of the applied migrations, in order.
+func (db *DB) Migrations(ctx context.Context) ([]string, error) { return db.appliedMigrations(ctx) }

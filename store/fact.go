@@ -485,7 +485,7 @@ func notFound(id string) error {
 // newFactID derives a readable id from the first words of the content plus a
 // random suffix: "use-jwt-for-service-auth-3f9a1c".
 func (s *FactService) newFactID(ctx context.Context, tx *Tx, content string) (string, error) {
-	words := Words(content)
+	words := textWords(content)
 	var slug string
 	for _, w := range words {
 		if len(slug)+len(w) > 40 || !isASCIIWord(w) {

@@ -10,16 +10,16 @@ import (
 // (quotes, NEAR, column filters, '*') is searched for literally rather than
 // interpreted. It returns "" when the text has no words.
 func MatchAny(text string) string {
-	words := Words(text)
+	words := textWords(text)
 	for i, w := range words {
 		words[i] = `"` + w + `"`
 	}
 	return strings.Join(words, " OR ")
 }
 
-// Words splits text into lower-case runs of letters and digits, dropping
+// textWords splits text into lower-case runs of letters and digits, dropping
 // duplicates and keeping first-seen order.
-func Words(text string) []string {
+func textWords(text string) []string {
 	fields := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
@@ -34,11 +34,11 @@ func Words(text string) []string {
 	return out
 }
 
-// QueryTerms returns the words of a search query worth matching: Words
+// queryTerms returns the words of a search query worth matching: Words
 // without English function words, which match nearly every memory and only
 // add noise to BM25. A query made only of such words keeps them all.
-func QueryTerms(text string) []string {
-	words := Words(text)
+func queryTerms(text string) []string {
+	words := textWords(text)
 	out := make([]string, 0, len(words))
 	for _, w := range words {
 		if !stopWords[w] {

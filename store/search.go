@@ -96,7 +96,7 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 	if err != nil {
 		return nil, ran, err
 	}
-	all, err := s.bm25Terms(ctx, tx, longest(QueryTerms(text), maxCountedTerms), f, st)
+	all, err := s.bm25Terms(ctx, tx, longest(queryTerms(text), maxCountedTerms), f, st)
 	if err != nil {
 		return nil, ran, err
 	}

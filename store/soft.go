@@ -134,16 +134,16 @@ func (s *wordSlab) vec(i int32, dim int) []float32 {
 	return s.chunks[i/wordChunk][at : at+dim : at+dim]
 }
 
-// SoftFloor is the cosine below which two different words do not match at
+// softFloor is the cosine below which two different words do not match at
 // all; above it a match counts (cos − floor)/(1 − floor), and the same word
 // counts 1. With the offline embedder's lifted vectors 0.8 is a cosine of
 // about 0.2 between the words' GloVe vectors; on LoCoMo 0.7 to 0.8 rank
 // alike and 0.9 worse.
-var SoftFloor = 0.8
+var softFloor = 0.8
 
-// SoftDepth is how deep into each other list soft matching looks: it
+// softDepth is how deep into each other list soft matching looks: it
 // re-ranks what they found near their tops.
-var SoftDepth = 50
+var softDepth = 50
 
 // softRank ranks the candidates within SoftDepth of the top of some list by
 // soft term matching against the query's words: Σ over query words of IDF ×
@@ -169,7 +169,7 @@ func (s *MemoryService) softRank(ctx context.Context, tx *Tx, terms []queryTerm,
 		all = append(all, t.text)
 	}
 	for id, c := range contents {
-		docWords[id] = QueryTerms(c)
+		docWords[id] = queryTerms(c)
 		all = append(all, docWords[id]...)
 	}
 	vecs, err := s.Words.vectors(ctx, all)
@@ -199,7 +199,7 @@ func (s *MemoryService) softRank(ctx context.Context, tx *Tx, terms []queryTerm,
 	return len(list) > 0, nil
 }
 
-func near(rank int) bool { return rank > 0 && rank <= SoftDepth }
+func near(rank int) bool { return rank > 0 && rank <= softDepth }
 
 // softScore is Σ_q IDF(q)·max_w match(q, w).
 func softScore(terms []queryTerm, words []string, vecs map[string][]float32, rows float64) float64 {
@@ -215,8 +215,8 @@ func softScore(terms []queryTerm, words []string, vecs map[string][]float32, row
 				best = 1
 				break
 			}
-			if c := dot(q, wv[i]); c > SoftFloor {
-				best = math.Max(best, (c-SoftFloor)/(1-SoftFloor))
+			if c := dot(q, wv[i]); c > softFloor {
+				best = math.Max(best, (c-softFloor)/(1-softFloor))
 			}
 		}
 		score += idf(rows, float64(t.df)) * best

@@ -267,10 +267,10 @@ func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = version + 1, updated_at = ?4, event_id = ?5`)
 	case memory.BucketResults:
 		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
-			RowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
+			rowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
 	case memory.BucketLearnings:
 		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
-			RowID(ev), ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
+			rowID(ev), ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
 	case memory.BucketIssues, memory.BucketConstraints, memory.BucketDecisions:
 		err = projectTracked(ctx, tx, ev)
 	default:
@@ -279,12 +279,12 @@ func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	if err != nil {
 		return fmt.Errorf("project %s/%s %s: %w", ev.Bucket, ev.Operation, ev.TargetID, err)
 	}
-	return tx.RecordChange(ctx, memory.ChangeState, memory.StateChangeRef(ev.Bucket, RowID(ev)), ev.CreatedAt)
+	return tx.RecordChange(ctx, memory.ChangeState, memory.StateChangeRef(ev.Bucket, rowID(ev)), ev.CreatedAt)
 }
 
-// RowID is the id of the row an event writes: its target, or for the
+// rowID is the id of the row an event writes: its target, or for the
 // append-only buckets an id made from its ledger position.
-func RowID(ev *memory.Event) string {
+func rowID(ev *memory.Event) string {
 	switch ev.Bucket {
 	case memory.BucketResults:
 		return fmt.Sprintf("result_%d", ev.Seq)

@@ -149,15 +149,17 @@ func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, std
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			defer inProcess.Unlock()
 			clientOut.Close()
 			go io.Copy(io.Discard, clientIn) // an answer still being written must not block the server
 			select {
 			case err := <-done:
+				inProcess.Unlock()
 				if err != nil {
 					t.Errorf("run: %v\nstderr:\n%s", err, errw.String())
 				}
 			case <-time.After(30 * time.Second):
+				// The server still runs: the slot stays taken, so that the
+				// next in-process server fails loudly instead of sharing it.
 				t.Errorf("the server did not stop after its stdin closed\nstderr:\n%s", errw.String())
 			}
 		})

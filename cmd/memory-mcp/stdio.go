@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/memory-mcp/memory-mcp/resources"
 )
 
 // serveStdio serves MCP on stdin/stdout until stdin closes or ctx ends. Only
@@ -30,7 +29,12 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go a.subs.Watch(a.context(ctx), a.server, a.db, resources.Services{Blocks: a.blocks, Log: logger}, 500*time.Millisecond)
+	var watching sync.WaitGroup
+	watching.Go(func() { a.subs.Watch(a.context(ctx), a.server, a.db, a.blocks, logger, 500*time.Millisecond) })
+	defer func() { // the watcher reads the database: it stops before the deferred Close
+		cancel()
+		watching.Wait()
+	}()
 
 	out := &lockedOutput{w: stdout}
 	s := server.NewStdioServer(a.server)

@@ -26,7 +26,7 @@ var interpreter = template.Must(template.New("interpreter").Funcs(template.FuncM
 }).Parse(interpreterText))
 
 // InterpreterData is what the interpreter prompt shows the model: the note
-// and the narrow shared context.
+// and the narrow context of the shared state.
 type InterpreterData struct {
 	Note    memory.Note
 	Context []memory.StateRow
