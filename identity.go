@@ -108,6 +108,19 @@ func RequireIdentity(ctx context.Context) (Identity, error) {
 	return id, nil
 }
 
+// TargetAgent returns the agent whose memories a call is about: the caller,
+// when agent is empty or the caller's own id; another agent only for a human
+// caller (verb says what the call would do, for the refusal).
+func TargetAgent(who Identity, agent, verb string) (string, error) {
+	if agent == "" || agent == who.AgentID {
+		return who.AgentID, nil
+	}
+	if !who.Human {
+		return "", Errorf(EFORBIDDEN, "only a human may %s another agent; you are %s: leave agent_id out to act on your own memories", verb, who.Describe())
+	}
+	return agent, CheckID("agent_id", agent)
+}
+
 // Clock returns the current time. Services take one so that time travel,
 // retention and decay are testable without sleeping.
 type Clock func() time.Time

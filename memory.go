@@ -109,7 +109,32 @@ type Entry struct {
 	// author is ever shown one (recall_memory); searches never return them.
 	Expired    bool        `json:"expired,omitempty"`
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// ArchivedAt is set when maintenance archived the memory: it left every
+	// default search and is kept whole, restorable by id as it was.
+	ArchivedAt    *time.Time    `json:"archived_at,omitempty"`
+	ArchiveReason ArchiveReason `json:"archive_reason,omitempty"`
+	// ConsolidatedInto is the summary an archived memory went into.
+	ConsolidatedInto string `json:"consolidated_into,omitempty"`
+	// Sources are the memories a consolidated memory summarises, in order.
+	Sources []string `json:"sources,omitempty"`
+	// Stale marks a summary one of whose sources was forgotten since: the
+	// next consolidation makes it again without that source, or retires it.
+	Stale bool `json:"stale,omitempty"`
 }
+
+// ArchiveReason says why a memory was archived.
+type ArchiveReason string
+
+// Archive reasons.
+const (
+	ArchiveConsolidated ArchiveReason = "consolidated" // summarised into ConsolidatedInto
+	ArchiveRetention    ArchiveReason = "retention"    // older than its category's retention period
+	ArchiveOverCap      ArchiveReason = "over_cap"     // beyond its agent's cap, the least valuable first
+	ArchiveExpired      ArchiveReason = "expired"      // past expires_at: it left the indexes
+)
+
+// Active reports whether e is in search: neither forgotten nor archived.
+func (e *Entry) Active() bool { return e.ForgottenAt == nil && e.ArchivedAt == nil }
 
 // HasExpired reports whether e has expired at now.
 func (e *Entry) HasExpired(now time.Time) bool {
@@ -203,6 +228,9 @@ type Query struct {
 	Since, Until time.Time // on occurred_at: since inclusive, until exclusive
 	Limit        int
 	MinRelevance *float64 // nil means the configured default
+	// IncludeArchived also searches the caller's archived memories (those
+	// consolidated, aged out or over the cap), ranked by keywords.
+	IncludeArchived bool
 }
 
 // Validate checks the query, fills defaults and normalises its lists.
@@ -300,4 +328,13 @@ type MemoryService interface {
 	Publish(ctx context.Context, id string) (Entry, error)
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
+	// Restore brings one of the caller's archived memories back into search,
+	// exactly as it was archived.
+	Restore(ctx context.Context, id string) (Entry, error)
+	// List pages through the caller's own memories without a query, newest
+	// first, with the total.
+	List(ctx context.Context, q ListQuery) (EntryPage, error)
+	// Stats counts an agent's memories per category and state: the caller's,
+	// or for a human caller the agent named.
+	Stats(ctx context.Context, agent string) (MemoryStats, error)
 }

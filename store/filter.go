@@ -22,10 +22,15 @@ type filter struct {
 	ns           []string
 	since, until int64 // on occurred_at, since inclusive, until exclusive; 0: open
 	now          int64 // memories expiring at or before now are gone
+	// archive: the filter reads the archive (archived memories that are not
+	// forgotten) rather than the active memories.
+	archive bool
+	// withArchive: the search also ranks the archive (include_archived).
+	withArchive bool
 }
 
 func newFilter(agent string, q memory.Query, now int64) filter {
-	f := filter{agent: agent, scope: q.Scope, cats: q.Categories, tags: q.Tags, ns: q.Namespaces, now: now}
+	f := filter{agent: agent, scope: q.Scope, cats: q.Categories, tags: q.Tags, ns: q.Namespaces, now: now, withArchive: q.IncludeArchived}
 	if !q.Since.IsZero() {
 		f.since = nanos(q.Since)
 	}
@@ -123,9 +128,13 @@ func (f filter) during(from, to time.Time) (filter, bool) {
 }
 
 // sql renders the range filters, which FTS5 cannot express, as a condition
-// on alias m with its arguments.
+// on alias m with its arguments: for the active index, or for the archive.
 func (f filter) sql() (string, []any) {
-	conds := []string{"m.forgotten_at IS NULL", "(m.expires_at IS NULL OR m.expires_at > ?)"}
+	state := "m.forgotten_at IS NULL AND m.archived_at IS NULL"
+	if f.archive {
+		state = "m.forgotten_at IS NULL AND m.archived_at IS NOT NULL"
+	}
+	conds := []string{state, "(m.expires_at IS NULL OR m.expires_at > ?)"}
 	args := []any{f.now}
 	if f.since != 0 {
 		conds = append(conds, "m.occurred_at >= ?")
@@ -136,6 +145,14 @@ func (f filter) sql() (string, []any) {
 		args = append(args, f.until)
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// index is the full-text index f reads: the active memories', or the archive's.
+func (f filter) index() string {
+	if f.archive {
+		return "memory_archive_fts"
+	}
+	return "memory_fts"
 }
 
 // keep is match and sql together for a memory the index holds; the index holds active memories

@@ -88,7 +88,7 @@ func (x *Index) Load(ctx context.Context) (IndexStats, error) {
 		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
 			return fmt.Errorf("read change feed: %w", err)
 		}
-		rows, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE forgotten_at IS NULL`)
+		rows, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE `+activeSQL)
 		if err != nil {
 			return fmt.Errorf("load vectors: %w", err)
 		}
@@ -175,17 +175,17 @@ type indexRow struct {
 	shared                   bool
 	occurred                 int64
 	expires                  sql.NullInt64
-	forgotten                bool
+	gone                     bool // forgotten or archived: not in the index
 	vec                      []byte
 	embedder                 sql.NullString
 }
 
 const indexColumns = `SELECT id, agent_id, shared, namespace, category, tags, occurred_at, expires_at,
-	forgotten_at IS NOT NULL, embedding, embedder FROM memories`
+	NOT (` + activeSQL + `), embedding, embedder FROM memories`
 
 func scanIndexRow(rows *sql.Rows) (indexRow, error) {
 	var r indexRow
-	err := rows.Scan(&r.id, &r.agent, &r.shared, &r.ns, &r.cat, &r.tags, &r.occurred, &r.expires, &r.forgotten, &r.vec, &r.embedder)
+	err := rows.Scan(&r.id, &r.agent, &r.shared, &r.ns, &r.cat, &r.tags, &r.occurred, &r.expires, &r.gone, &r.vec, &r.embedder)
 	return r, err
 }
 
@@ -200,13 +200,13 @@ func (r indexRow) space() string {
 // counting records why a memory was left out (during Load).
 func (x *Index) apply(r indexRow, counting bool) {
 	var vec []float32
-	ok := !r.forgotten && r.embedder.Valid && r.embedder.String == x.emb.ID
+	ok := !r.gone && r.embedder.Valid && r.embedder.String == x.emb.ID
 	broken := false
 	if ok {
 		vec, broken = x.decode(r)
 		ok = !broken && !isZero(vec)
 	}
-	if counting && !r.forgotten {
+	if counting && !r.gone {
 		switch {
 		case !r.embedder.Valid || broken:
 			x.stats.Missing++

@@ -156,7 +156,11 @@ func (s *MemoryService) Recall(ctx context.Context, ids []string) ([]memory.Entr
 			}
 			out = append(out, e)
 		}
-		return nil
+		ptrs := make([]*memory.Entry, len(out))
+		for i := range out {
+			ptrs[i] = &out[i]
+		}
+		return tx.addSources(ctx, ptrs)
 	})
 	return out, err
 }
@@ -200,6 +204,9 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 			return e, err
 		}
 		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+			return e, err
+		}
+		if err := tx.markStale(ctx, e.ID, s.db.Now.Now()); err != nil {
 			return e, err
 		}
 		// Forgetting is private: a shared copy stays until it is retracted,
@@ -402,23 +409,31 @@ func addProvenance(ctx context.Context, tx *Tx, e *memory.Entry) error {
 	return err
 }
 
+// activeSQL is the condition a memory is active under: neither forgotten
+// nor archived. Only active memories are in the full-text index, the
+// per-space statistics and the vector index.
+const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
+
 // entryColumns selects a memory.Entry from alias m.
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
-	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason`
+	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
+	m.archived_at, m.archive_reason, m.consolidated_into, m.stale_at IS NOT NULL`
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
 	var tags string
-	var source, sen, aut, from, reason sql.NullString
+	var source, sen, aut, from, reason, archReason, into sql.NullString
 	var created, updated, occurred int64
-	var expires, published, forgotten sql.NullInt64
+	var expires, published, forgotten, archived sql.NullInt64
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
-		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason)
+		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
+		&archived, &archReason, &into, &e.Stale)
 	if err != nil {
 		return e, err
 	}
+	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
 	e.Tags = decodeTags(tags)
 	e.Source, e.ForgetReason = source.String, reason.String
 	e.CreatedAt, e.UpdatedAt, e.OccurredAt = fromNanos(created), fromNanos(updated), fromNanos(occurred)

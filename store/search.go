@@ -51,7 +51,11 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 			return err
 		}
 		hits = finish(ranked, entries, cfg, q.Limit)
-		return nil
+		ptrs := make([]*memory.Entry, len(hits))
+		for i := range hits {
+			ptrs[i] = &hits[i].Entry
+		}
+		return tx.addSources(ctx, ptrs)
 	})
 	return hits, err
 }
@@ -109,6 +113,17 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 		if err != nil {
 			return nil, ran, err
 		}
+		if f.withArchive {
+			// Words only archived memories hold count too: their document
+			// frequency in the active spaces is 0.
+			archived := f
+			archived.archive = true
+			more, err := s.bm25List(ctx, tx, rarest(all, maxQueryTerms, matchBudget), archived, st, pool)
+			if err != nil {
+				return nil, ran, err
+			}
+			list = byBM25(append(list, more...), pool)
+		}
 		for i, c := range list {
 			got := candidate(cands, c)
 			got.BM25Rank, got.BM25 = i+1, c.BM25
@@ -129,6 +144,19 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 	}
 	ran.Soft, err = s.softRank(ctx, tx, all, st, cands)
 	return cands, ran, err
+}
+
+// byBM25 is the best pool of list by BM25 score. Active and archived
+// memories are ranked by one function with the same statistics (those of
+// the active spaces the caller reads), so their scores compare.
+func byBM25(list []*scored, pool int) []*scored {
+	slices.SortStableFunc(list, func(a, b *scored) int {
+		if d := cmp.Compare(b.BM25, a.BM25); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return list[:min(len(list), pool)]
 }
 
 // timeList adds, when the query names a period, the BM25 ranking of the
@@ -202,19 +230,19 @@ func (s *MemoryService) bm25List(ctx context.Context, tx *Tx, terms []queryTerm,
 	// checked on the ranked rows instead, as every other filter is, since
 	// building its list would cost more than ranking a little deeper.
 	window := ""
-	if f.since != 0 || f.until != 0 {
+	if (f.since != 0 || f.until != 0) && !f.archive { // the archive is filtered on the ranked rows
 		lo, hi := cmp.Or(f.since, math.MinInt64), cmp.Or(f.until, math.MaxInt64)
 		n, err := s.inPeriod(ctx, tx, lo, hi)
 		if err != nil {
 			return nil, err
 		}
 		if n < periodListLimit {
-			window = " AND +rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL)"
+			window = " AND +rowid IN (SELECT pk FROM memories WHERE occurred_at >= ? AND occurred_at < ? AND " + activeSQL + ")"
 			args = append(args, lo, hi)
 		}
 	}
 	for depth := pool; ; depth *= 4 {
-		ranked, passed, err := s.bm25Ranking(ctx, tx, cond, window, args, depth, pool)
+		ranked, passed, err := s.bm25Ranking(ctx, tx, f.index(), cond, window, args, depth, pool)
 		if err != nil || len(passed) >= pool || ranked < depth {
 			return passed, err
 		}
@@ -229,7 +257,7 @@ var periodListLimit = 4000
 // [lo, hi), up to periodListLimit.
 func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int, error) {
 	st, err := tx.stmt(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
-		WHERE occurred_at >= ? AND occurred_at < ? AND forgotten_at IS NULL LIMIT ?)`)
+		WHERE occurred_at >= ? AND occurred_at < ? AND `+activeSQL+` LIMIT ?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -242,11 +270,12 @@ func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int
 
 // bm25Ranking returns how many rows FTS5 ranked (at most depth) and the
 // first pool of them that pass cond, best first. args are cond's, then
-// memory_rank's, the MATCH expression's and window's.
-func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, cond, window string, args []any, depth, pool int) (int, []*scored, error) {
+// memory_rank's, the MATCH expression's and window's; fts is the full-text
+// index to rank in.
+func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, fts, cond, window string, args []any, depth, pool int) (int, []*scored, error) {
 	st, err := tx.stmt(ctx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
-		FROM (SELECT rowid, memory_rank(memory_fts, ?, ?, ?) AS score FROM memory_fts
-		      WHERE memory_fts MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
+		FROM (SELECT rowid, memory_rank(`+fts+`, ?, ?, ?) AS score FROM `+fts+`
+		      WHERE `+fts+` MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
 		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
 	if err != nil {
 		return 0, nil, err

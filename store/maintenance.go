@@ -1,0 +1,504 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// This file holds what keeps memory small: archiving and restoring, the
+// summaries consolidation makes and what they were made from, listing and
+// counting without a query, and the lease that lets one maintenance run at
+// a time across processes. The policy (what to consolidate, how, when) is
+// the consolidation service's; these are its storage steps.
+
+// Restore brings one of the caller's archived memories back into search,
+// exactly as it was: the same id, content, tags, times and vector. A summary
+// it went into is kept (it still says what its sources said).
+func (s *MemoryService) Restore(ctx context.Context, id string) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
+		e, err := s.ownEntry(ctx, tx, who, id, "restore")
+		if err != nil {
+			return e, err
+		}
+		if err := canRestore(e, s.db.Now.Now()); err != nil {
+			return e, err
+		}
+		if err := tx.unarchive(ctx, e.ID, s.db.Now.Now()); err != nil {
+			return e, err
+		}
+		return tx.entry(ctx, e.ID)
+	})
+}
+
+// canRestore says why memory e cannot be restored.
+func canRestore(e memory.Entry, now time.Time) error {
+	switch {
+	case e.ForgottenAt != nil:
+		return memory.Errorf(memory.ECONFLICT, "memory %s was forgotten at %s (%s): remember it again instead", e.ID,
+			e.ForgottenAt.Format(time.RFC3339), e.ForgetReason)
+	case e.ArchivedAt == nil:
+		return memory.Errorf(memory.ECONFLICT, "memory %s is not archived: it is in search already", e.ID)
+	case e.HasExpired(now):
+		return memory.Errorf(memory.ECONFLICT, "memory %s expired at %s: remember it again without expires_at to keep it",
+			e.ID, e.ExpiresAt.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// entry loads memory id with what it was made from.
+func (tx *Tx) entry(ctx context.Context, id string) (memory.Entry, error) {
+	e, err := getEntry(ctx, tx, id)
+	if err != nil {
+		return e, err
+	}
+	return e, tx.addSources(ctx, []*memory.Entry{&e})
+}
+
+// addSources fills the sources of the summaries among es, in one query.
+func (tx *Tx) addSources(ctx context.Context, es []*memory.Entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	ids := make([]string, len(es))
+	byID := make(map[string][]*memory.Entry, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+		byID[e.ID] = append(byID[e.ID], e)
+	}
+	list, _ := json.Marshal(ids)
+	rows, err := tx.query(ctx, `SELECT summary_id, source_id FROM memory_sources
+		WHERE summary_id IN (SELECT value FROM json_each(?)) ORDER BY summary_id, position`, string(list))
+	if err != nil {
+		return fmt.Errorf("read sources: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var summary, source string
+		if err := rows.Scan(&summary, &source); err != nil {
+			return err
+		}
+		for _, e := range byID[summary] {
+			e.Sources = append(e.Sources, source)
+		}
+	}
+	return rows.Err()
+}
+
+// stateSQL is the condition on alias m for each state, its ? the time it
+// is asked at; see memory.StateOf.
+var stateSQL = map[memory.MemoryState]string{
+	memory.StateForgotten:    `m.forgotten_at IS NOT NULL`,
+	memory.StateExpired:      `m.forgotten_at IS NULL AND (m.archive_reason = 'expired' OR m.expires_at <= ?)`,
+	memory.StateConsolidated: `m.forgotten_at IS NULL AND m.archive_reason = 'consolidated' AND (m.expires_at IS NULL OR m.expires_at > ?)`,
+	memory.StateArchived:     `m.forgotten_at IS NULL AND m.archive_reason IN ('retention', 'over_cap') AND (m.expires_at IS NULL OR m.expires_at > ?)`,
+	memory.StateActive:       `m.forgotten_at IS NULL AND m.archived_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)`,
+}
+
+// List pages through the caller's personal memories in the states asked,
+// newest first, with the total.
+func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.EntryPage, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.EntryPage{}, err
+	}
+	if err := q.Validate(); err != nil {
+		return memory.EntryPage{}, err
+	}
+	where, args := listWhere(who.AgentID, q, s.db.Now.Now())
+	page := memory.EntryPage{Memories: []memory.Entry{}, Offset: q.Offset}
+	err = s.db.View(ctx, func(tx *Tx) error {
+		if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
+			return fmt.Errorf("count memories: %w", err)
+		}
+		rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
+			` ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+		if err != nil {
+			return fmt.Errorf("list memories: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			e, err := scanEntry(rows)
+			if err != nil {
+				return err
+			}
+			e.Expired = e.HasExpired(s.db.Now.Now())
+			page.Memories = append(page.Memories, e)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ptrs := make([]*memory.Entry, len(page.Memories))
+		for i := range page.Memories {
+			ptrs[i] = &page.Memories[i]
+		}
+		return tx.addSources(ctx, ptrs)
+	})
+	return page, err
+}
+
+// listWhere renders q as a condition on alias m with its arguments.
+func listWhere(agent string, q memory.ListQuery, now time.Time) (string, []any) {
+	conds, args := []string{"m.agent_id = ?", "m.shared = 0"}, []any{agent}
+	var states []string
+	for _, st := range q.States {
+		states = append(states, "("+stateSQL[st]+")")
+		for range strings.Count(stateSQL[st], "?") {
+			args = append(args, nanos(now))
+		}
+	}
+	conds = append(conds, "("+strings.Join(states, " OR ")+")")
+	if len(q.Categories) > 0 {
+		conds = append(conds, "m.category IN (SELECT value FROM json_each(?))")
+		args = append(args, jsonList(q.Categories))
+	}
+	if len(q.Namespaces) > 0 {
+		conds = append(conds, "m.namespace IN (SELECT value FROM json_each(?))")
+		args = append(args, jsonList(q.Namespaces))
+	}
+	if len(q.Tags) > 0 {
+		conds = append(conds, "(SELECT count(DISTINCT value) FROM json_each(m.tags) WHERE value IN (SELECT value FROM json_each(?))) = ?")
+		args = append(args, jsonList(q.Tags), len(q.Tags))
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+func jsonList[T ~string](xs []T) string {
+	b, _ := json.Marshal(xs)
+	return string(b)
+}
+
+// Stats counts an agent's personal memories per category and state: the
+// caller's own, or, for a human caller, those of the agent named.
+func (s *MemoryService) Stats(ctx context.Context, agent string) (memory.MemoryStats, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.MemoryStats{}, err
+	}
+	if agent, err = memory.TargetAgent(who, agent, "count the memories of"); err != nil {
+		return memory.MemoryStats{}, err
+	}
+	out := memory.MemoryStats{AgentID: agent, Categories: []memory.CategoryStats{}}
+	now := s.db.Now.Now()
+	per := map[memory.Category]*memory.StateCounts{}
+	err = s.db.View(ctx, func(tx *Tx) error {
+		rows, err := tx.sql.QueryContext(ctx, `SELECT m.category, m.forgotten_at IS NOT NULL, m.archive_reason,
+			m.archived_at IS NOT NULL, m.expires_at IS NOT NULL AND m.expires_at <= ?,
+			EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id), count(*)
+			FROM memories m WHERE m.agent_id = ? AND m.shared = 0 GROUP BY 1, 2, 3, 4, 5, 6`, nanos(now), agent)
+		if err != nil {
+			return fmt.Errorf("count memories: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var cat memory.Category
+			var forgotten, archived, expired, summary bool
+			var reason sql.NullString
+			var n int
+			if err := rows.Scan(&cat, &forgotten, &reason, &archived, &expired, &summary, &n); err != nil {
+				return err
+			}
+			st := stateOfRow(forgotten, expired, memory.ArchiveReason(reason.String), archived)
+			if per[cat] == nil {
+				per[cat] = &memory.StateCounts{}
+			}
+			for range n {
+				per[cat].Add(st, summary)
+				out.Total.Add(st, summary)
+			}
+		}
+		return rows.Err()
+	})
+	for _, c := range memory.Categories {
+		if n := per[c]; n != nil {
+			out.Categories = append(out.Categories, memory.CategoryStats{Category: c, StateCounts: *n})
+		}
+	}
+	return out, err
+}
+
+// stateOfRow is memory.StateOf for the columns Stats reads.
+func stateOfRow(forgotten, expired bool, reason memory.ArchiveReason, archived bool) memory.MemoryState {
+	var zero time.Time
+	e := memory.Entry{ArchiveReason: reason}
+	if forgotten {
+		e.ForgottenAt = &zero
+	}
+	if archived {
+		e.ArchivedAt = &zero
+	}
+	if expired {
+		e.ExpiresAt = &zero // expired at the zero time we ask about
+	}
+	return memory.StateOf(e, zero)
+}
+
+// Summary is a consolidated memory to store: what it says and what it was
+// made from. Its sources must be the agent's active personal memories; they
+// are archived into it in the same transaction.
+type Summary struct {
+	Agent      string
+	Author     memory.Author
+	Namespace  string
+	Category   memory.Category
+	Content    string
+	Tags       []string
+	Confidence float64 // the lowest of the sources': a summary never raises trust
+	Source     string  // how it was made ("consolidation (dual_mode)")
+	OccurredAt time.Time
+	Vector     []float32 // nil: stored without one (found by keyword)
+	Embedder   string
+	Sources    []string
+}
+
+// Consolidate stores summary s and archives its sources into it, and says
+// so in the change feed: one storage step, so that a run killed at any
+// point leaves every source either active or archived into a summary that
+// lists it. A source that is no longer active (forgotten, archived, or
+// someone else's) fails the step, and nothing of it is written.
+func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) {
+	now := tx.Now()
+	if len(s.Sources) == 0 {
+		return memory.Entry{}, errors.New("consolidate: a summary needs sources")
+	}
+	id, err := newMemoryID(ctx, tx)
+	if err != nil {
+		return memory.Entry{}, err
+	}
+	tags, _ := json.Marshal(nonNil(s.Tags))
+	var vec any
+	if s.Vector != nil {
+		vec = encodeVector(s.Vector)
+	}
+	_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
+		(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
+		 occurred_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, s.Agent, s.Namespace, s.Category, s.Content, string(tags), s.Confidence, nullString(s.Source, s.Source != ""),
+		nanos(now), nanos(now), nanos(s.OccurredAt),
+		nullString(string(s.Author.Seniority), !s.Author.Human && s.Author.Seniority != ""), autonomyArg(s.Author.Autonomy), s.Author.Human,
+		vec, nullString(s.Embedder, s.Embedder != "" && vec != nil), filterTokens(s.Agent, false, s.Namespace, s.Category, s.Tags),
+		indexedLength(s.Content, s.Tags))
+	if err != nil {
+		return memory.Entry{}, fmt.Errorf("insert summary: %w", err)
+	}
+	for i, src := range s.Sources {
+		if err := tx.archiveInto(ctx, s.Agent, src, id, i, now); err != nil {
+			return memory.Entry{}, err
+		}
+	}
+	if err := tx.RecordChange(ctx, memory.ChangeMemory, id, now); err != nil {
+		return memory.Entry{}, err
+	}
+	return tx.entry(ctx, id)
+}
+
+// archiveInto archives active personal memory src of agent into summary.
+func (tx *Tx) archiveInto(ctx context.Context, agent, src, summary string, position int, now time.Time) error {
+	res, err := tx.exec(ctx, `UPDATE memories SET archived_at = ?1, archive_reason = 'consolidated', archived_by = ?2,
+		consolidated_into = ?3 WHERE id = ?4 AND agent_id = ?2 AND shared = 0 AND `+activeSQL,
+		nanos(now), agent, summary, src)
+	if err != nil {
+		return fmt.Errorf("archive %s: %w", src, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return memory.Errorf(memory.ECONFLICT, "memory %s is no longer an active memory of %s: it changed since the run read it", src, agent)
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO memory_sources (summary_id, position, source_id) VALUES (?, ?, ?)`, summary, position, src); err != nil {
+		return fmt.Errorf("record source %s: %w", src, err)
+	}
+	return tx.RecordChange(ctx, memory.ChangeMemory, src, now)
+}
+
+// Archive archives the agent's active personal memories ids for reason
+// (retention, the cap, expiry). It returns how many it archived: a memory
+// that is no longer active is passed over.
+func (tx *Tx) Archive(ctx context.Context, agent string, ids []string, reason memory.ArchiveReason) (int, error) {
+	now, n := tx.Now(), 0
+	for _, id := range ids {
+		res, err := tx.exec(ctx, `UPDATE memories SET archived_at = ?1, archive_reason = ?2, archived_by = ?3
+			WHERE id = ?4 AND agent_id = ?3 AND `+activeSQL, nanos(now), reason, agent, id)
+		if err != nil {
+			return n, fmt.Errorf("archive %s: %w", id, err)
+		}
+		if k, _ := res.RowsAffected(); k == 1 {
+			n++
+			if err := tx.RecordChange(ctx, memory.ChangeMemory, id, now); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// markStale marks the live summaries made from memory source stale: one of
+// what they say was forgotten.
+func (tx *Tx) markStale(ctx context.Context, source string, now time.Time) error {
+	_, err := tx.exec(ctx, `UPDATE memories SET stale_at = ?1 WHERE stale_at IS NULL AND forgotten_at IS NULL
+		AND id IN (SELECT summary_id FROM memory_sources WHERE source_id = ?2)`, nanos(now), source)
+	if err != nil {
+		return fmt.Errorf("mark summaries of %s stale: %w", source, err)
+	}
+	return nil
+}
+
+// Candidate is an active personal memory a consolidation run may group:
+// the entry, whether it already summarises others, and its vector when the
+// embedder that made it is the one asked for (nil otherwise).
+type Candidate struct {
+	memory.Entry
+	Summary bool
+	Vector  []float32
+}
+
+// CandidateQuery selects an agent's active personal memories for a run.
+type CandidateQuery struct {
+	Agent         string
+	Namespaces    []string
+	Categories    []memory.Category
+	WrittenBefore time.Time // only memories written before it; zero: all
+	Embedder      string    // whose vectors to return
+}
+
+// Candidates reads the active personal memories q selects, by namespace,
+// category and time (occurred, then written), with their vectors. Memories
+// with an expiry are left out: they go when they expire, and a summary
+// must not keep them longer.
+func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]Candidate, error) {
+	where, args := "m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.expires_at IS NULL",
+		[]any{q.Agent}
+	if !q.WrittenBefore.IsZero() {
+		where, args = where+" AND m.created_at < ?", append(args, nanos(q.WrittenBefore))
+	}
+	if len(q.Namespaces) > 0 {
+		where, args = where+" AND m.namespace IN (SELECT value FROM json_each(?))", append(args, jsonList(q.Namespaces))
+	}
+	if len(q.Categories) > 0 {
+		where, args = where+" AND m.category IN (SELECT value FROM json_each(?))", append(args, jsonList(q.Categories))
+	}
+	rows, err := tx.sql.QueryContext(ctx, entryColumns+`, EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id),
+		CASE WHEN m.embedder = ? THEN m.embedding END FROM memories m WHERE `+where+`
+		ORDER BY m.namespace, m.category, m.occurred_at, m.created_at, m.id`, append([]any{q.Embedder}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("read candidates: %w", err)
+	}
+	defer rows.Close()
+	var out []Candidate
+	for rows.Next() {
+		var c Candidate
+		var vec []byte
+		e, err := scanEntry(extraColumns{rows, []any{&c.Summary, &vec}})
+		if err != nil {
+			return nil, err
+		}
+		c.Entry = e
+		if len(vec) > 0 {
+			if c.Vector, err = decodeVectorInto(nil, vec); err != nil {
+				c.Vector = nil // a torn vector: grouped by words alone
+			}
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// extraColumns scans entryColumns and then the columns after them.
+type extraColumns struct {
+	row   interface{ Scan(...any) error }
+	extra []any
+}
+
+func (x extraColumns) Scan(dest ...any) error { return x.row.Scan(append(dest, x.extra...)...) }
+
+// StaleSummaries lists the agent's live summaries marked stale.
+func (tx *Tx) StaleSummaries(ctx context.Context, agent string) ([]string, error) {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE agent_id = ? AND shared = 0 AND stale_at IS NOT NULL
+		AND forgotten_at IS NULL ORDER BY created_at, id`, agent)
+	if err != nil {
+		return nil, fmt.Errorf("read stale summaries: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// Retire forgets summary id, whose sources changed, and brings its sources
+// that are still remembered back into search, so that the next grouping
+// sees them as they are now. It returns the sources it brought back.
+func (tx *Tx) Retire(ctx context.Context, agent, id, why string) ([]string, error) {
+	now := tx.Now()
+	res, err := tx.exec(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3
+		WHERE id = ?4 AND agent_id = ?2 AND forgotten_at IS NULL`, nanos(now), agent, why, id)
+	if err != nil {
+		return nil, fmt.Errorf("retire summary %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil, memory.Errorf(memory.ECONFLICT, "summary %s changed since the run read it", id)
+	}
+	if err := tx.RecordChange(ctx, memory.ChangeMemory, id, now); err != nil {
+		return nil, err
+	}
+	rows, err := tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND forgotten_at IS NULL
+		AND archive_reason = 'consolidated'`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read sources of %s: %w", id, err)
+	}
+	var back []string
+	for rows.Next() {
+		var src string
+		if err := rows.Scan(&src); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		back = append(back, src)
+	}
+	rows.Close()
+	for _, src := range back {
+		if err := tx.unarchive(ctx, src, now); err != nil {
+			return nil, err
+		}
+	}
+	return back, nil
+}
+
+// unarchive brings archived memory id back into search as it was. Neither
+// archiving nor this touches updated_at: the memory itself never changed.
+func (tx *Tx) unarchive(ctx context.Context, id string, now time.Time) error {
+	if _, err := tx.exec(ctx, `UPDATE memories SET archived_at = NULL, archive_reason = NULL, archived_by = NULL,
+		consolidated_into = NULL WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("bring back %s: %w", id, err)
+	}
+	return tx.RecordChange(ctx, memory.ChangeMemory, id, now)
+}
+
+// EachActive calls fn with the content of each of the agent's active
+// personal memories (in search: neither forgotten, archived nor expired).
+func (tx *Tx) EachActive(ctx context.Context, agent string, fn func(content string)) error {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT content FROM memories WHERE agent_id = ? AND shared = 0 AND `+activeSQL+`
+		AND (expires_at IS NULL OR expires_at > ?)`, agent, nanos(tx.Now()))
+	if err != nil {
+		return fmt.Errorf("read active memories: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var content string
+		if err := rows.Scan(&content); err != nil {
+			return err
+		}
+		fn(content)
+	}
+	return rows.Err()
+}

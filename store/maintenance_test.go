@@ -1,0 +1,176 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/wordvec"
+)
+
+// consolidate stores a summary of sources for who, in one transaction.
+func consolidate(t testing.TB, db *store.DB, who memory.Identity, content string, sources ...string) (memory.Entry, error) {
+	t.Helper()
+	var out memory.Entry
+	err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
+		out, err = tx.Consolidate(context.Background(), store.Summary{Agent: who.AgentID, Author: memory.AuthorOf(who),
+			Namespace: memory.DefaultNamespace, Category: memory.CategoryEpisodic, Content: content, Confidence: 0.5,
+			Source: "consolidation (test)", OccurredAt: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Sources: sources})
+		return err
+	})
+	return out, err
+}
+
+// TestConsolidateArchivesIntoOneSummary: a summary replaces its sources in
+// search in one step; the sources stay whole, listed by the summary, found
+// with include_archived, and each restores exactly as it was.
+func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
+	emb := wordvec.New()
+	s, db, _ := memories(t, &emb)
+	var src []memory.Entry
+	for _, c := range []string{"Caroline went to the LGBTQ support group on Monday.",
+		"The support group talked about coming out to family.", "Caroline felt welcomed by the support group."} {
+		src = append(src, remember(t, s, ann, memory.EntryWrite{Content: c, Category: memory.CategoryEpisodic, Tags: []string{"group"}}))
+	}
+	other := remember(t, s, ann, memory.EntryWrite{Content: "Melanie painted a lake at sunrise."})
+	ids := []string{src[0].ID, src[1].ID, src[2].ID}
+	sum, err := consolidate(t, db, ann, "Caroline went to an LGBTQ support group on Monday; it talked about coming out and she felt welcomed.", ids...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum.Sources, ids) || !sum.Active() {
+		t.Fatalf("summary = %+v", sum)
+	}
+	if got := search(t, s, ann, memory.Query{Text: "support group"}); !slices.Equal(got, []string{sum.ID}) {
+		t.Fatalf("search after consolidation = %v, want only the summary", got)
+	}
+	got := search(t, s, ann, memory.Query{Text: "support group coming out", IncludeArchived: true})
+	for _, id := range append(ids, sum.ID) {
+		if !slices.Contains(got, id) {
+			t.Errorf("include_archived does not find %s: %v", id, got)
+		}
+	}
+	recalled, err := s.Recall(as(ann), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range recalled {
+		if e.ArchiveReason != memory.ArchiveConsolidated || e.ConsolidatedInto != sum.ID || e.ArchivedAt == nil {
+			t.Errorf("source after consolidation = %+v", e)
+		}
+	}
+
+	// Restore: the same memory, back in search with its vector.
+	back, err := s.Restore(as(ann), src[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.ID != src[1].ID || back.Content != src[1].Content || !slices.Equal(back.Tags, src[1].Tags) ||
+		!back.CreatedAt.Equal(src[1].CreatedAt) || !back.OccurredAt.Equal(src[1].OccurredAt) ||
+		!back.UpdatedAt.Equal(src[1].UpdatedAt) || back.Confidence != src[1].Confidence || back.Source != src[1].Source || !back.Active() {
+		t.Fatalf("restored %+v, was %+v", back, src[1])
+	}
+	if got := search(t, s, ann, memory.Query{Text: "coming out to family"}); !slices.Contains(got, src[1].ID) {
+		t.Fatalf("restored memory not found: %v", got)
+	}
+	s.Retrieval = configs()["vector"]
+	if got := search(t, s, ann, memory.Query{Text: "coming out to family"}); !slices.Contains(got, src[1].ID) {
+		t.Fatalf("restored memory not found by its vector: %v", got)
+	}
+
+	// Bad restores, and a source that is no longer active.
+	for _, tc := range []struct {
+		who  memory.Identity
+		id   string
+		code string
+		want string
+	}{
+		{ann, src[1].ID, memory.ECONFLICT, "is not archived"},
+		{ann, "mem-000000000000", memory.ENOTFOUND, "no memory"},
+		{bob, src[0].ID, memory.ENOTFOUND, "no memory"},
+	} {
+		if _, err := s.Restore(as(tc.who), tc.id); memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("restore %s as %s = %v, want %s %q", tc.id, tc.who.AgentID, err, tc.code, tc.want)
+		}
+	}
+	if _, err := consolidate(t, db, ann, "again", src[0].ID, other.ID); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Fatalf("consolidating an archived memory = %v", err)
+	}
+	if got := search(t, s, ann, memory.Query{Text: "Melanie lake"}); !slices.Contains(got, other.ID) {
+		t.Fatalf("a failed consolidation archived %s: %v", other.ID, got)
+	}
+
+	// Forgetting a source makes the summary stale.
+	if _, err := s.Forget(as(ann), src[0].ID, "wrong day"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.Recall(as(ann), []string{sum.ID}); !st[0].Stale {
+		t.Fatalf("summary after a source was forgotten = %+v", st[0])
+	}
+}
+
+// TestListAndStats: listing pages through one agent's memories by state,
+// and the counts agree with it; another agent's are counted only for a human.
+func TestListAndStats(t *testing.T) {
+	s, db, clk := memories(t, nil)
+	var ids []string
+	for i, c := range []string{"alpha note one", "beta note two", "gamma note three", "delta note four", "epsilon note five"} {
+		cat := memory.CategorySemantic
+		if i%2 == 0 {
+			cat = memory.CategoryEpisodic
+		}
+		ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c, Category: cat, Tags: []string{"n"}}).ID)
+	}
+	remember(t, s, ann, memory.EntryWrite{Content: "soon gone", ExpiresAt: clk.Now().Add(time.Hour)})
+	if _, err := consolidate(t, db, ann, "alpha, gamma and epsilon", ids[0], ids[2], ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Forget(as(ann), ids[1], "obsolete"); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = clk.t.Add(2 * time.Hour) // "soon gone" expires
+	remember(t, s, bob, memory.EntryWrite{Content: "bob's own"})
+
+	page, err := s.List(as(ann), memory.ListQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 2 || len(page.Memories) != 2 || page.Memories[0].Sources == nil { // the summary (newest), delta
+		t.Fatalf("active = %+v", page)
+	}
+	page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateConsolidated, memory.StateForgotten}, Limit: 2})
+	if page.Total != 4 || len(page.Memories) != 2 {
+		t.Fatalf("consolidated and forgotten = %d of %d", len(page.Memories), page.Total)
+	}
+	page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateExpired}})
+	if page.Total != 1 || !page.Memories[0].Expired {
+		t.Fatalf("expired = %+v", page)
+	}
+	page, _ = s.List(as(ann), memory.ListQuery{Categories: []memory.Category{memory.CategoryEpisodic},
+		States: []memory.MemoryState{memory.StateConsolidated}, Tags: []string{"n"}, Offset: 1})
+	if page.Total != 3 || len(page.Memories) != 2 {
+		t.Fatalf("episodic consolidated tagged n, from 1 = %d of %d", len(page.Memories), page.Total)
+	}
+
+	st, err := s.Stats(as(ann), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := memory.StateCounts{Active: 2, Summaries: 1, Consolidated: 3, Expired: 1, Forgotten: 1}
+	if st.AgentID != "ann" || st.Total != want {
+		t.Fatalf("stats = %+v, want total %+v", st, want)
+	}
+	if _, err := s.Stats(as(ann), "bob"); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("an agent counting another's memories: %v", err)
+	}
+	if st, err := s.Stats(as(human), "bob"); err != nil || st.Total.Active != 1 {
+		t.Fatalf("a human counting bob's = %+v, %v", st, err)
+	}
+	if _, err := s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{"lost"}}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("unknown state: %v", err)
+	}
+}
