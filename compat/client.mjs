@@ -249,6 +249,39 @@ const TOOLS = {
         if (!need(ctx, 'retract_memory', { mem2: ctx.mem2 })) return;
         await call(ctx, 'retract_memory', { id: ctx.mem2 });
     },
+    consolidate_memory: async ctx => {
+        ctx.garden = [];
+        for (const content of ['Watered the garden bed before work.', 'Planted tomatoes in the garden bed.',
+            'Aphids on the garden tomatoes; sprayed soapy water.', 'Harvested the first garden tomatoes.']) {
+            ctx.garden.push((await call(ctx, 'remember', { content, namespace: 'compat-garden', category: 'episodic', tags: ['garden'] }))?.id);
+        }
+        await call(ctx, 'consolidate_memory', { dry_run: true, older_than: '0' });
+        const r = await call(ctx, 'consolidate_memory', {
+            namespace: 'compat-garden', categories: ['episodic'], dry_run: false, strategy: 'simple', older_than: '0d'
+        });
+        ctx.summary = r?.groups?.[0]?.summary_id;
+        ctx.archived = r?.groups?.[0]?.sources?.[0];
+        await call(ctx, 'consolidate_memory', { agent_id: 'compat-peer', older_than: '0' }, ctx.human ? 'ok' : 'EFORBIDDEN');
+        await call(ctx, 'consolidate_memory', {}); // nothing a day old
+        await call(ctx, 'search_memory', { query: 'garden tomatoes aphids', include_archived: true });
+    },
+    list_memories: async ctx => {
+        await call(ctx, 'list_memories', {});
+        await call(ctx, 'list_memories', {
+            categories: ['episodic'], namespaces: ['compat-garden'], tags: ['garden'],
+            states: ['active', 'consolidated', 'archived', 'expired', 'forgotten'], offset: 0, limit: 10
+        });
+        await call(ctx, 'list_memories', { namespaces: ['nowhere'] }); // empty
+    },
+    memory_stats: async ctx => {
+        await call(ctx, 'memory_stats', {});
+        await call(ctx, 'memory_stats', { agent_id: 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
+    },
+    restore_memory: async ctx => {
+        if (!need(ctx, 'restore_memory', { archived: ctx.archived, summary: ctx.summary })) return;
+        await call(ctx, 'restore_memory', { id: ctx.archived });
+        await call(ctx, 'recall_memory', { ids: [ctx.summary, ctx.archived] }); // a summary with its sources
+    },
     forget: async ctx => {
         if (!need(ctx, 'forget', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
         await call(ctx, 'forget', { id: ctx.mem1 });

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/consolidation"
 	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/tools"
@@ -20,7 +21,7 @@ import (
 func registered(t *testing.T) map[string]*server.ServerTool {
 	s := server.NewMCPServer("test", "1")
 	tools.Register(s, tools.Services{Facts: (*store.FactService)(nil), Memories: (*store.MemoryService)(nil),
-		Blocks: (*store.BlockService)(nil), Promotion: (*promotion.Pipeline)(nil)})
+		Blocks: (*store.BlockService)(nil), Promotion: (*promotion.Pipeline)(nil), Consolidation: (*consolidation.Service)(nil)})
 	return s.ListTools()
 }
 
@@ -51,9 +52,10 @@ func TestEveryToolTellsClientsWhatItDoes(t *testing.T) {
 func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 	all := registered(t)
 	reads := []string{"get_fact", "query_facts", "list_facts", "search_memory", "recall_memory", "memory_block_list",
-		"memory_block_read", "memory_block_history", "shared_state", "list_pending"}
+		"memory_block_read", "memory_block_history", "shared_state", "list_pending", "list_memories", "memory_stats"}
 	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending",
-		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes"}
+		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes",
+		"consolidate_memory"} // consolidating archives its sources: out of default search
 	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note"}
 	for name, st := range all {
 		a := st.Tool.Annotations
@@ -105,7 +107,7 @@ func ownStrategy(name string) memory.Strategy {
 	switch {
 	case strings.HasPrefix(name, "memory_block_"):
 		return memory.StrategySelfEditing
-	case name == "search_memory" || name == "recall_memory":
+	case name == "search_memory" || name == "recall_memory" || name == "list_memories":
 		return memory.StrategyToolBased
 	}
 	return ""

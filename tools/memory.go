@@ -32,15 +32,16 @@ type RememberResult struct {
 
 // SearchMemoryArgs are the arguments of search_memory.
 type SearchMemoryArgs struct {
-	Query        string   `json:"query" jsonschema:"What you are looking for, in the words the memory would use: names, terms, topics (e.g. 'postgres backup schedule' rather than 'what did we decide?')."`
-	Scope        string   `json:"scope,omitempty" jsonschema:"personal: only your own memories; shared: memories other agents published; all (default): both."`
-	Categories   []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social."`
-	Tags         []string `json:"tags,omitempty" jsonschema:"Only memories carrying all of these tags."`
-	Namespaces   []string `json:"namespaces,omitempty" jsonschema:"Only memories in one of these namespaces."`
-	Since        string   `json:"since,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred at or after it."`
-	Until        string   `json:"until,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred before it."`
-	Limit        *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every ranking that found anything (keywords, word similarity, vectors, the period the query names) scores 1; one far down every ranking scores near 0. Default 0."`
+	Query           string   `json:"query" jsonschema:"What you are looking for, in the words the memory would use: names, terms, topics (e.g. 'postgres backup schedule' rather than 'what did we decide?')."`
+	Scope           string   `json:"scope,omitempty" jsonschema:"personal: only your own memories; shared: memories other agents published; all (default): both."`
+	Categories      []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social."`
+	Tags            []string `json:"tags,omitempty" jsonschema:"Only memories carrying all of these tags."`
+	Namespaces      []string `json:"namespaces,omitempty" jsonschema:"Only memories in one of these namespaces."`
+	Since           string   `json:"since,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred at or after it."`
+	Until           string   `json:"until,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred before it."`
+	Limit           *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
+	MinRelevance    *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every ranking that found anything (keywords, word similarity, vectors, the period the query names) scores 1; one far down every ranking scores near 0. Default 0."`
+	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"true: also search your archived memories (those consolidated into a summary, or archived by retention or the memory cap), by keywords. Default false."`
 }
 
 // SearchHit is one search_memory result.
@@ -55,6 +56,13 @@ type SearchHit struct {
 	OccurredAt time.Time       `json:"occurred_at"`
 	Shared     bool            `json:"shared"`
 	AgentID    string          `json:"agent_id"`
+	// Sources: for a summary consolidation made, the memories it replaces
+	// (recall_memory or restore_memory them for the originals).
+	Sources []string `json:"sources,omitempty"`
+	// ArchiveReason: for an archived memory (include_archived), why it left
+	// search: consolidated (into ConsolidatedInto), retention, over_cap.
+	ArchiveReason    memory.ArchiveReason `json:"archive_reason,omitempty"`
+	ConsolidatedInto string               `json:"consolidated_into,omitempty"`
 }
 
 // SearchMemoryResult is the result of search_memory.
@@ -116,7 +124,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Search stored memories before you answer from assumptions: at the start of a task, when the "+
 			"user refers to earlier work, preferences or decisions, or before asking them something they may have told "+
 			"you already. Keyword and semantic matches are fused and ranked; expired and forgotten memories are never "+
-			"returned. Query with the names and terms the memory would contain; if nothing fits, rephrase or widen the "+
+			"returned, archived ones only with include_archived (a summary lists the memories it replaced in sources). Query with the names and terms the memory would contain; if nothing fits, rephrase or widen the "+
 			"filters. scope: personal (yours), shared (published by other agents) or all (default). Use recall_memory "+
 			"on a result's id for its provenance."),
 		mcp.WithInputSchema[SearchMemoryArgs](), mcp.WithOutputSchema[SearchMemoryResult](),
@@ -129,7 +137,8 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		res := SearchMemoryResult{Results: make([]SearchHit, len(hits))}
 		for i, h := range hits {
 			res.Results[i] = SearchHit{ID: h.ID, Content: h.Content, Category: h.Category, Namespace: h.Namespace, Tags: h.Tags,
-				Score: h.Score, CreatedAt: h.CreatedAt, OccurredAt: h.OccurredAt, Shared: h.Shared, AgentID: h.AgentID}
+				Score: h.Score, CreatedAt: h.CreatedAt, OccurredAt: h.OccurredAt, Shared: h.Shared, AgentID: h.AgentID,
+				Sources: h.Sources, ArchiveReason: h.ArchiveReason, ConsolidatedInto: h.ConsolidatedInto}
 		}
 		return res, renderMemories(hits, renderHit), err
 	})
@@ -185,7 +194,8 @@ func registerMemories(s *server.MCPServer, svc Services) {
 
 // searchQuery turns search_memory's arguments into a query.
 func searchQuery(a SearchMemoryArgs) (memory.Query, error) {
-	q := memory.Query{Text: a.Query, Scope: memory.Scope(a.Scope), Tags: a.Tags, Namespaces: a.Namespaces, MinRelevance: a.MinRelevance}
+	q := memory.Query{Text: a.Query, Scope: memory.Scope(a.Scope), Tags: a.Tags, Namespaces: a.Namespaces, MinRelevance: a.MinRelevance,
+		IncludeArchived: a.IncludeArchived}
 	for _, c := range a.Categories {
 		q.Categories = append(q.Categories, memory.Category(c))
 	}
@@ -229,6 +239,18 @@ func renderEntry(e memory.Entry) (head, id, content string) {
 	}
 	if e.ForgottenAt != nil {
 		fmt.Fprintf(&b, ", FORGOTTEN %s", e.ForgottenAt.Format(time.RFC3339))
+	}
+	switch {
+	case e.ArchiveReason == memory.ArchiveConsolidated:
+		fmt.Fprintf(&b, ", archived into summary %s", e.ConsolidatedInto)
+	case e.ArchivedAt != nil:
+		fmt.Fprintf(&b, ", archived (%s)", e.ArchiveReason)
+	}
+	if len(e.Sources) > 0 {
+		fmt.Fprintf(&b, ", summary of %s", strings.Join(e.Sources, " "))
+		if e.Stale {
+			b.WriteString(", stale: a source was forgotten")
+		}
 	}
 	b.WriteString(")")
 	// Tags are the writer's words too, so they go inside the fence.

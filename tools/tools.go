@@ -27,7 +27,10 @@ type Services struct {
 	Memories  memory.MemoryService
 	Blocks    memory.BlockService
 	Promotion memory.PromotionService
-	Log       *slog.Logger
+	// Consolidation registers consolidate_memory; the listing, counting
+	// and restoring tools come with Memories.
+	Consolidation memory.ConsolidationService
+	Log           *slog.Logger
 }
 
 // Register adds every tool whose service is configured to s.
@@ -40,6 +43,7 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Memories != nil {
 		registerMemories(s, svc)
+		registerMaintenance(s, svc)
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)
@@ -121,6 +125,11 @@ var annotations = map[string]annotation{
 	"forget":         changes("Forget a memory", true),
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),
+
+	"consolidate_memory": changes("Consolidate related memories into summaries", false), // later runs find newly old memories
+	"restore_memory":     adds("Restore an archived memory", true),
+	"list_memories":      reads("List memories").in(memory.StrategyToolBased),
+	"memory_stats":       reads("Count memories by category and state"),
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/consolidation"
 	"github.com/memory-mcp/memory-mcp/llm"
 	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/prompts"
@@ -30,6 +31,7 @@ type app struct {
 	memories  *store.MemoryService
 	blocks    *store.BlockService
 	promotion *promotion.Pipeline
+	consolid  *consolidation.Service
 	server    *server.MCPServer
 	subs      *resources.Subscriptions
 }
@@ -63,6 +65,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		log.Warn("default core memory blocks not made yet", "err", err)
 	}
 	a.promotion = newPromotion(cfg, db, log)
+	a.consolid = newConsolidation(cfg, db, a.memories.Embedder, log)
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)
@@ -76,7 +79,8 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithToolFilter(tools.Filter(cfg.Strategy)),
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion, Log: log})
+	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
+		Consolidation: a.consolid, Log: log})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})
 	return a, nil
@@ -101,6 +105,15 @@ func newPromotion(cfg *Config, db *store.DB, log *slog.Logger) *promotion.Pipeli
 	}
 	log.Info("promotion", "run_id", run, "interpreter", cfg.Interpreter)
 	return p
+}
+
+// newConsolidation wires consolidation over the memories' embedder, with
+// the LLM endpoint for the llm strategy (used only when a run asks for it).
+func newConsolidation(cfg *Config, db *store.DB, emb *memory.Embedder, log *slog.Logger) *consolidation.Service {
+	c := consolidation.New(db, emb)
+	c.Config, c.Log = cfg.Consolidation, log
+	c.Chat = llm.New(cfg.LLM).ChatJSON
+	return c
 }
 
 // context returns ctx carrying the configured caller identity.

@@ -11,12 +11,14 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/consolidation"
 	"github.com/memory-mcp/memory-mcp/llm"
 	"github.com/memory-mcp/memory-mcp/store"
 )
@@ -55,6 +57,9 @@ type Config struct {
 	Retrieval store.RetrievalConfig
 	// EmbedderFloor takes Retrieval.VectorFloor from the embedder.
 	EmbedderFloor bool
+
+	// Consolidation tunes consolidation, retention and archival.
+	Consolidation consolidation.Config
 
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
@@ -115,13 +120,13 @@ func settings(getenv func(string) string) []setting {
 				c.Interpreter = v
 				return nil
 			}},
-		{"llm-base-url", "OpenAI-compatible endpoint of the LLM interpreter, including /v1", constant("https://api.openai.com/v1"),
+		{"llm-base-url", "OpenAI-compatible endpoint of the LLM (the llm interpreter and consolidation strategy), including /v1", constant("https://api.openai.com/v1"),
 			func(c *Config, v string) error { c.LLM.BaseURL = v; return nil }},
-		{"llm-model", "model of the LLM interpreter", constant("gpt-4o-mini"),
+		{"llm-model", "model of the LLM", constant("gpt-4o-mini"),
 			func(c *Config, v string) error { c.LLM.Model = v; return nil }},
 		{"llm-api-key", "API key of the LLM endpoint (default: $OPENAI_API_KEY)", constant(""),
 			func(c *Config, v string) error { c.LLM.APIKey = v; return nil }},
-		{"llm-timeout", "time limit of one LLM interpreter call", constant("30s"),
+		{"llm-timeout", "time limit of one LLM call", constant("30s"),
 			func(c *Config, v string) (err error) {
 				if c.LLM.Timeout, err = time.ParseDuration(v); err == nil && c.LLM.Timeout <= 0 {
 					err = fmt.Errorf("%q is not a positive duration", v)
@@ -160,7 +165,7 @@ func settings(getenv func(string) string) []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}, memorySettings()...)
+	}, slices.Concat(memorySettings(), consolidationSettings())...)
 }
 
 // EnvName is the environment variable that carries setting name.
@@ -189,7 +194,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	c := &Config{values: map[string]string{}, sources: map[string]string{}}
+	c := &Config{values: map[string]string{}, sources: map[string]string{}, Consolidation: consolidation.DefaultConfig()}
 	file, fileValues, err := readConfigFile(*configFlag, getenv)
 	if err != nil {
 		return nil, err

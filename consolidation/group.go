@@ -1,0 +1,246 @@
+package consolidation
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// Grouping decides which memories a run consolidates together. The seed's
+// selector groups a whole category; a real store needs groups about one
+// thing, or a summary of everything says nothing. So a group is memories of
+// one namespace and category that occurred close together in time and are
+// about the same topic (by their vectors, or by their words when a memory
+// has no vector from the embedder in use).
+type Grouping struct {
+	// MinSize: smaller groups are left alone (seed: 3, the least that can
+	// deduplicate against the memory kept).
+	MinSize int
+	// MaxSize bounds a group, so that a summary stays readable.
+	MaxSize int
+	// Window: every member occurred within it of the group's first.
+	Window time.Duration
+	// MinWordSimilarity is the cosine of content-word counts a memory needs
+	// with a group's words to join it.
+	MinWordSimilarity float64
+	// MinVectorSimilarity, when above 0, also lets a memory join a group
+	// whose centroid its vector is this close to. Only for embedders whose
+	// cosines mean something absolute (a model's, not the offline word
+	// vectors, whose cosines all lie between 0.93 and 0.99).
+	MinVectorSimilarity float64
+	// Open bounds how many groups are open at once (the least recently
+	// joined is closed first), which keeps a run over a large store linear.
+	Open int
+}
+
+// DefaultGrouping groups 3 to 8 memories from within a day that share
+// their content words.
+func DefaultGrouping() Grouping {
+	return Grouping{MinSize: 3, MaxSize: 8, Window: 24 * time.Hour, MinWordSimilarity: 0.15, Open: 64}
+}
+
+// Group is memories about the same thing: one namespace and category,
+// close in time and topic.
+type Group struct {
+	Namespace string
+	Category  memory.Category
+	// Kept is the group's most valuable memory (highest confidence, then
+	// the most recent, as the seed's selector keeps), left as it is.
+	Kept store.Candidate
+	// Members are the rest, in the order they occurred: what a summary
+	// replaces.
+	Members []store.Candidate
+}
+
+// Groups partitions candidates, which come ordered by namespace, category
+// and time, into groups of at least MinSize. Summaries are never grouped
+// again: a memory is summarised once, and its summary is what search finds.
+func (g Grouping) Groups(cands []store.Candidate) []Group {
+	var out []Group
+	for part := range partitions(cands) {
+		out = append(out, g.cluster(part)...)
+	}
+	return out
+}
+
+// partitions yields the runs of candidates sharing a namespace and category.
+func partitions(cands []store.Candidate) func(func([]store.Candidate) bool) {
+	return func(yield func([]store.Candidate) bool) {
+		for start := 0; start < len(cands); {
+			end := start + 1
+			for end < len(cands) && cands[end].Namespace == cands[start].Namespace && cands[end].Category == cands[start].Category {
+				end++
+			}
+			if !yield(cands[start:end]) {
+				return
+			}
+			start = end
+		}
+	}
+}
+
+// cluster groups one partition greedily in time order: each memory joins
+// the open group it is most similar to, or opens one.
+func (g Grouping) cluster(part []store.Candidate) []Group {
+	type open struct {
+		members []store.Candidate
+		first   time.Time
+		centre  []float64 // sum of the members' vectors
+		words   map[string]int
+		touched int
+	}
+	var groups []Group
+	closeGroup := func(o *open) {
+		if len(o.members) >= g.MinSize {
+			groups = append(groups, newGroup(o.members))
+		}
+	}
+	var opened []*open
+	for i, c := range part {
+		if c.Summary {
+			continue
+		}
+		at := c.OccurredAt
+		// Close the groups this memory is too late for.
+		opened = slices.DeleteFunc(opened, func(o *open) bool {
+			if at.Sub(o.first) > g.Window || len(o.members) >= g.MaxSize {
+				closeGroup(o)
+				return true
+			}
+			return false
+		})
+		words := wordsOf(c.Content)
+		// Each similarity is measured against its threshold: a memory
+		// joins the group it is closest to by either, if that is >= 1.
+		var best *open
+		bestSim := 1.0
+		for _, o := range opened {
+			sim := 0.0
+			if g.MinWordSimilarity > 0 {
+				sim = overlap(o.words, words) / g.MinWordSimilarity
+			}
+			if g.MinVectorSimilarity > 0 && c.Vector != nil && o.centre != nil {
+				sim = max(sim, cosine(o.centre, c.Vector)/g.MinVectorSimilarity)
+			}
+			if sim >= bestSim {
+				best, bestSim = o, sim
+			}
+		}
+		if best == nil {
+			if len(opened) >= g.Open { // close the least recently joined
+				oldest := slices.MinFunc(opened, func(a, b *open) int { return cmp.Compare(a.touched, b.touched) })
+				closeGroup(oldest)
+				opened = slices.DeleteFunc(opened, func(o *open) bool { return o == oldest })
+			}
+			best = &open{first: at, words: map[string]int{}}
+			opened = append(opened, best)
+		}
+		best.members = append(best.members, c)
+		best.touched = i
+		if c.Vector != nil {
+			if best.centre == nil {
+				best.centre = make([]float64, len(c.Vector))
+			}
+			if len(best.centre) == len(c.Vector) {
+				for j, x := range c.Vector {
+					best.centre[j] += float64(x)
+				}
+			}
+		}
+		for w, n := range words {
+			best.words[w] += n
+		}
+	}
+	for _, o := range opened {
+		closeGroup(o)
+	}
+	slices.SortFunc(groups, func(a, b Group) int { return a.Members[0].OccurredAt.Compare(b.Members[0].OccurredAt) })
+	return groups
+}
+
+// newGroup keeps the most valuable of members and returns the rest, in
+// time order, as what a summary replaces.
+func newGroup(members []store.Candidate) Group {
+	keep := 0
+	for i, m := range members {
+		k := members[keep]
+		if c := cmp.Or(cmp.Compare(m.Confidence, k.Confidence), m.OccurredAt.Compare(k.OccurredAt), m.CreatedAt.Compare(k.CreatedAt)); c > 0 {
+			keep = i
+		}
+	}
+	rest := slices.Concat(members[:keep], members[keep+1:])
+	return Group{Namespace: members[0].Namespace, Category: members[0].Category, Kept: members[keep], Members: rest}
+}
+
+// cosine is the cosine of a centroid sum and a unit vector.
+func cosine(centre []float64, v []float32) float64 {
+	if len(centre) != len(v) {
+		return 0
+	}
+	var dot, norm float64
+	for i, x := range centre {
+		dot += x * float64(v[i])
+		norm += x * x
+	}
+	if norm == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(norm)
+}
+
+// wordsOf counts the content words of text: lower-cased, at least three
+// letters or digits, common function words left out, a plural or past
+// ending cut so that "tomato" and "tomatoes" count as one.
+func wordsOf(text string) map[string]int {
+	out := map[string]int{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+		if len(w) >= 3 && !stopWords[w] {
+			out[stem(w)]++
+		}
+	}
+	return out
+}
+
+// stem cuts the commonest inflections; grouping needs no more.
+func stem(w string) string {
+	for _, suf := range []string{"ies", "es", "s", "ed", "ing"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) && !strings.HasSuffix(w, "ss") {
+			return strings.TrimSuffix(w, suf)
+		}
+	}
+	return w
+}
+
+// overlap is the cosine of two word-count vectors.
+func overlap(a, b map[string]int) float64 {
+	var dot, na, nb float64
+	for w, n := range b {
+		dot += float64(a[w] * n)
+		nb += float64(n * n)
+	}
+	for _, n := range a {
+		na += float64(n * n)
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the and for are but not you all any can had her was one our out has him his how its
+		may new now old see two way who did get let put say she too use that with have this will your from they
+		know want been good much some time very when come here just like long make many over such take than them
+		well were what would there their about which could other into more also only then these those because
+		yeah really think thing things going been being does doing done just okay sure`) {
+		m[w] = true
+	}
+	return m
+}()

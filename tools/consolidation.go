@@ -1,0 +1,189 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// ConsolidateMemoryArgs are the arguments of consolidate_memory.
+type ConsolidateMemoryArgs struct {
+	Namespace  string   `json:"namespace,omitempty" jsonschema:"Only memories in this namespace (default: every namespace)."`
+	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social (default: all)."`
+	DryRun     bool     `json:"dry_run,omitempty" jsonschema:"true: say which groups would be consolidated and how, and change nothing."`
+	Strategy   string   `json:"strategy,omitempty" jsonschema:"simple (bullets of each memory, cut to 200 characters), dual_mode (key facts kept verbatim for dense memories such as code or figures, a summary for conversational ones) or llm (the configured model writes the summary). Default: the server's (dual_mode unless configured)."`
+	OlderThan  string   `json:"older_than,omitempty" jsonschema:"Only memories written longer ago than this, e.g. 36h or 7d (default: the server's, 1 day). 0 consolidates everything."`
+	AgentID    string   `json:"agent_id,omitempty" jsonschema:"Whose memories (humans only; default your own)."`
+}
+
+// ConsolidateMemoryResult is the result of consolidate_memory.
+type ConsolidateMemoryResult struct {
+	memory.ConsolidationReport
+}
+
+// RestoreMemoryArgs are the arguments of restore_memory.
+type RestoreMemoryArgs struct {
+	ID string `json:"id" jsonschema:"Id of your archived memory, e.g. one of a summary's sources."`
+}
+
+// ListMemoriesArgs are the arguments of list_memories.
+type ListMemoriesArgs struct {
+	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social."`
+	Namespaces []string `json:"namespaces,omitempty" jsonschema:"Only memories in one of these namespaces."`
+	Tags       []string `json:"tags,omitempty" jsonschema:"Only memories carrying all of these tags."`
+	States     []string `json:"states,omitempty" jsonschema:"Only memories in these states: active (in search; the default), consolidated (archived into a summary), archived (by retention or the memory cap), expired, forgotten."`
+	Offset     *int     `json:"offset,omitempty" jsonschema:"How many to skip, for the next page (default 0)."`
+	Limit      *int     `json:"limit,omitempty" jsonschema:"Memories per page, 1 to 500 (default 50)."`
+}
+
+// ListMemoriesResult is the result of list_memories.
+type ListMemoriesResult struct {
+	memory.EntryPage
+}
+
+// MemoryStatsArgs are the arguments of memory_stats.
+type MemoryStatsArgs struct {
+	AgentID string `json:"agent_id,omitempty" jsonschema:"Whose memories to count (humans only; default your own)."`
+}
+
+// MemoryStatsResult is the result of memory_stats.
+type MemoryStatsResult struct {
+	memory.MemoryStats
+}
+
+// registerMaintenance registers the tools that list, count and restore
+// memories, and consolidate_memory when consolidation is configured.
+func registerMaintenance(s *server.MCPServer, svc Services) {
+	if svc.Consolidation != nil {
+		registerConsolidate(s, svc)
+	}
+	add(s, svc.Log, mcp.NewTool("restore_memory",
+		mcp.WithDescription("Bring one of your archived memories back into search exactly as it was (the same id, "+
+			"content, tags and times): a source of a summary (see its sources), or a memory retention or the memory "+
+			"cap archived. A summary it went into stays."),
+		mcp.WithInputSchema[RestoreMemoryArgs](), mcp.WithOutputSchema[MemoryResult](),
+	), func(ctx context.Context, a RestoreMemoryArgs) (MemoryResult, string, error) {
+		e, err := svc.Memories.Restore(ctx, a.ID)
+		return MemoryResult{ID: e.ID, Memory: e}, "restored " + e.ID + " to search", err
+	})
+
+	add(s, svc.Log, mcp.NewTool("list_memories",
+		mcp.WithDescription("List your own memories without a query, newest first, a page at a time, with the total: "+
+			"to review what you remember, or to find archived and consolidated ones (states). For finding memories "+
+			"about something, search_memory ranks them instead."),
+		mcp.WithInputSchema[ListMemoriesArgs](), mcp.WithOutputSchema[ListMemoriesResult](),
+	), func(ctx context.Context, a ListMemoriesArgs) (ListMemoriesResult, string, error) {
+		q := memory.ListQuery{Namespaces: a.Namespaces, Tags: a.Tags}
+		for _, c := range a.Categories {
+			q.Categories = append(q.Categories, memory.Category(c))
+		}
+		for _, st := range a.States {
+			q.States = append(q.States, memory.MemoryState(st))
+		}
+		var err error
+		if q.Limit, err = count("limit", a.Limit); err != nil {
+			return ListMemoriesResult{}, "", err
+		}
+		if a.Offset != nil {
+			q.Offset = *a.Offset
+		}
+		page, err := svc.Memories.List(ctx, q)
+		if err != nil {
+			return ListMemoriesResult{}, "", err
+		}
+		text := fmt.Sprintf("%d of %d from %d\n", len(page.Memories), page.Total, page.Offset) + renderMemories(page.Memories, renderEntry)
+		return ListMemoriesResult{page}, text, nil
+	})
+
+	add(s, svc.Log, mcp.NewTool("memory_stats",
+		mcp.WithDescription("Count your memories per category and state: active (in search, of which summaries), "+
+			"consolidated into a summary, archived by retention or the memory cap, expired, forgotten."),
+		mcp.WithInputSchema[MemoryStatsArgs](), mcp.WithOutputSchema[MemoryStatsResult](),
+	), func(ctx context.Context, a MemoryStatsArgs) (MemoryStatsResult, string, error) {
+		st, err := svc.Memories.Stats(ctx, a.AgentID)
+		return MemoryStatsResult{st}, renderStats(st), err
+	})
+}
+
+func registerConsolidate(s *server.MCPServer, svc Services) {
+	add(s, svc.Log, mcp.NewTool("consolidate_memory",
+		mcp.WithDescription("Keep your memory small: group your older memories that are about the same thing (same "+
+			"namespace and category, close in time and words) and replace each group of 3 or more by one summary. The "+
+			"group's most trusted memory stays as it is; the others are archived, not deleted: out of search, listed "+
+			"in the summary's sources, found with search_memory include_archived, and restore_memory brings any back "+
+			"exactly. A summary is never more trusted than its least trusted source. Use dry_run first to see the groups."),
+		mcp.WithInputSchema[ConsolidateMemoryArgs](), mcp.WithOutputSchema[ConsolidateMemoryResult](),
+	), func(ctx context.Context, a ConsolidateMemoryArgs) (ConsolidateMemoryResult, string, error) {
+		r := memory.ConsolidationRequest{AgentID: a.AgentID, DryRun: a.DryRun}
+		var err error
+		if r.Strategy, err = memory.ParseConsolidationStrategy(a.Strategy); err != nil {
+			return ConsolidateMemoryResult{}, "", err
+		}
+		if r.Categories, err = memory.ParseCategories(a.Categories); err != nil {
+			return ConsolidateMemoryResult{}, "", err
+		}
+		if a.Namespace != "" {
+			if err := memory.CheckID("namespace", a.Namespace); err != nil {
+				return ConsolidateMemoryResult{}, "", err
+			}
+			r.Namespaces = []string{a.Namespace}
+		}
+		if r.OlderThan, err = memory.ParseAge("older_than", a.OlderThan); err != nil {
+			return ConsolidateMemoryResult{}, "", err
+		}
+		rep, err := svc.Consolidation.Consolidate(ctx, r)
+		return ConsolidateMemoryResult{rep}, renderConsolidation(rep), err
+	})
+}
+
+func renderConsolidation(r memory.ConsolidationReport) string {
+	var b strings.Builder
+	verb := "consolidated"
+	if r.DryRun {
+		verb = "would consolidate"
+	}
+	if r.Skipped != "" {
+		return "nothing done: " + r.Skipped
+	}
+	fmt.Fprintf(&b, "%s %d memories of %s into %d summaries (%s); active memories %d -> %d, tokens %d -> %d",
+		verb, r.Consolidated, r.AgentID, len(r.Groups), r.Strategy, r.ActiveBefore, r.ActiveAfter, r.TokensBefore, r.TokensAfter)
+	for _, a := range []struct {
+		n   int
+		why string
+	}{{r.Retention, "by retention"}, {r.OverCap, "over the cap"}, {r.Expired, "expired"}} {
+		if a.n > 0 {
+			fmt.Fprintf(&b, "; archived %d %s", a.n, a.why)
+		}
+	}
+	if r.Redone > 0 {
+		fmt.Fprintf(&b, "; redid %d summaries whose sources were forgotten", r.Redone)
+	}
+	if len(r.Groups) == 0 {
+		return b.String()
+	}
+	b.WriteString("\n\n" + memory.DataDirective + "\n")
+	for _, g := range r.Groups {
+		fmt.Fprintf(&b, "\n- %s/%s, %s: %s kept; %s -> %s\n", g.Namespace, g.Category, g.Mode, g.Kept,
+			strings.Join(g.Sources, ", "), cmp.Or(g.SummaryID, "(dry run)"))
+		b.WriteString(memory.Fence("summary", g.Summary) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func renderStats(st memory.MemoryStats) string {
+	line := func(name string, c memory.StateCounts) string {
+		return fmt.Sprintf("%s: %d active (%d summaries), %d consolidated, %d archived, %d expired, %d forgotten",
+			name, c.Active, c.Summaries, c.Consolidated, c.Archived, c.Expired, c.Forgotten)
+	}
+	lines := []string{line("memories of "+st.AgentID, st.Total)}
+	for _, c := range st.Categories {
+		lines = append(lines, "- "+line(string(c.Category), c.StateCounts))
+	}
+	return strings.Join(lines, "\n")
+}
