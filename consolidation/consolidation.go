@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -33,11 +34,14 @@ type Config struct {
 	// TruncateAt is how many characters of each memory the simple strategy
 	// (and every fallback to concatenation) keeps.
 	TruncateAt int
+	// Parallel is how many groups are summarised at once (the stores are
+	// one at a time); the offline strategies need no more than 1.
+	Parallel int
 }
 
 // DefaultConfig is the offline default: dual_mode over memories a day old.
 func DefaultConfig() Config {
-	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200}
+	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 1}
 }
 
 // Service implements memory.ConsolidationService over the store.
@@ -138,14 +142,9 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	}
 	groups := s.Config.Grouping.Groups(cands)
 	author := memory.AuthorOf(who)
-	for i, g := range groups {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		d, err := sum(ctx, g)
-		if err != nil {
-			return rep, fmt.Errorf("consolidate group %d of %d (%s/%s): %w", i+1, len(groups), g.Namespace, g.Category, err)
-		}
+	done := 0
+	err = s.summarizeAll(ctx, groups, sum, func(i int, d Draft) error {
+		g := groups[i]
 		gr, err := s.store(ctx, agent, author, st, g, d, r.DryRun)
 		if err != nil {
 			var coded *memory.Error
@@ -153,19 +152,80 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 				// A source changed while the run summarised it (the agent
 				// forgot or restored it): the group waits for the next run.
 				s.log().Info("consolidation group skipped", "agent", agent, "err", err)
-				continue
+				return nil
 			}
-			return rep, err
+			return err
 		}
 		rep.Groups = append(rep.Groups, gr)
 		rep.Consolidated += len(gr.Sources)
 		rep.ActiveAfter += 1 - len(gr.Sources)
 		rep.TokensAfter += gr.Tokens - gr.TokensIn
-		if s.Progress != nil {
-			s.Progress(i+1, len(groups))
+		if done++; s.Progress != nil {
+			s.Progress(done, len(groups))
+		}
+		return nil
+	})
+	return rep, err
+}
+
+// summarizeAll summarises groups, Config.Parallel at a time, and hands each
+// draft to keep, one at a time, in the order the drafts are ready. The
+// first error (a summarizer's, which is the seed's propagating path, or
+// keep's) stops the run: drafts not yet kept are dropped, and what was
+// kept stays kept.
+func (s *Service) summarizeAll(ctx context.Context, groups []Group, sum summarizer, keep func(i int, d Draft) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		i   int
+		d   Draft
+		err error
+	}
+	next := make(chan int)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range max(1, min(s.Config.Parallel, len(groups))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d, err := sum(ctx, groups[i])
+				if err != nil {
+					g := groups[i]
+					err = fmt.Errorf("consolidate group %d of %d (%s/%s): %w", i+1, len(groups), g.Namespace, g.Category, err)
+				}
+				select {
+				case results <- result{i, d, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range groups {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	for r := range results {
+		err := r.err
+		if err == nil {
+			err = keep(r.i, r.d)
+		}
+		if err != nil {
+			cancel()
+			for range results { // let the workers finish
+			}
+			return err
 		}
 	}
-	return rep, nil
+	return ctx.Err()
 }
 
 // store turns draft d of group g into a stored summary (unless dry) and
