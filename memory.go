@@ -134,7 +134,7 @@ const (
 )
 
 // Active reports whether e is in search: neither forgotten nor archived.
-func (e *Entry) Active() bool { return e.ForgottenAt == nil && e.ArchivedAt == nil }
+func (e Entry) Active() bool { return e.ForgottenAt == nil && e.ArchivedAt == nil }
 
 // HasExpired reports whether e has expired at now.
 func (e *Entry) HasExpired(now time.Time) bool {

@@ -37,6 +37,11 @@ type Config struct {
 	// Parallel is how many groups are summarised at once (the stores are
 	// one at a time); the offline strategies need no more than 1.
 	Parallel int
+	// Retention archives memories older than their category's period.
+	Retention memory.Retention
+	// MaxMemories caps an agent's active memories: beyond it, the least
+	// valuable are archived (0: no cap).
+	MaxMemories int
 }
 
 // DefaultConfig is the offline default: dual_mode over memories a day old.
@@ -94,11 +99,14 @@ func (s *Service) strategy(st memory.ConsolidationStrategy) (summarizer, error) 
 	return nil, memory.Errorf(memory.EINVALID, "consolidation strategy %q is not available", st)
 }
 
-// Consolidate runs one consolidation over an agent's personal memories:
-// it retires the summaries whose sources were forgotten (bringing their
-// remaining sources back), groups what is older than the threshold, and
-// replaces each group with one summary. A dry run reads the same and
-// writes nothing.
+// Consolidate runs maintenance over an agent's personal memories, in the
+// seed's order: retention (expired memories and those older than their
+// category's period are archived), consolidation (the summaries whose
+// sources were forgotten are retired, bringing their remaining sources
+// back; what is older than the threshold is grouped, and each group is
+// replaced with one summary), then the cap (the least valuable memories
+// beyond it are archived). Nothing is deleted. A dry run reads the same
+// and writes nothing.
 func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest) (memory.ConsolidationReport, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -125,6 +133,10 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		return rep, err
 	}
 	rep.ActiveAfter, rep.TokensAfter = rep.ActiveBefore, rep.TokensBefore
+	gone, err := s.retain(ctx, agent, &rep)
+	if err != nil {
+		return rep, err
+	}
 	if err := s.redo(ctx, agent, &rep); err != nil {
 		return rep, err
 	}
@@ -140,6 +152,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	}); err != nil {
 		return rep, err
 	}
+	cands = slices.DeleteFunc(cands, func(c store.Candidate) bool { return gone[c.ID] }) // a dry run's retention
 	groups := s.Config.Grouping.Groups(cands)
 	author := memory.AuthorOf(who)
 	done := 0
@@ -165,7 +178,10 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		}
 		return nil
 	})
-	return rep, err
+	if err != nil {
+		return rep, err
+	}
+	return rep, s.enforceCap(ctx, agent, &rep)
 }
 
 // summarizeAll summarises groups, Config.Parallel at a time, and hands each

@@ -502,3 +502,58 @@ func (tx *Tx) EachActive(ctx context.Context, agent string, fn func(content stri
 	}
 	return rows.Err()
 }
+
+// Retirement selects an agent's active personal memories for retention to
+// archive, at most Limit, in the order they should go.
+type Retirement struct {
+	Agent string
+	Limit int
+	// Exactly one of the following.
+	Expired       bool            // past their expires_at, soonest expired first
+	Category      memory.Category // with WrittenBefore: written before it, oldest first
+	LowestValue   bool            // the least valuable: lowest confidence, then oldest
+	WrittenBefore time.Time
+}
+
+// Retirements returns the ids r selects.
+func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
+	where, args, order := "agent_id = ? AND shared = 0 AND "+activeSQL, []any{r.Agent}, ""
+	switch {
+	case r.Expired:
+		where, args, order = where+" AND expires_at <= ?", append(args, nanos(tx.Now())), "expires_at, id"
+	case r.Category != "":
+		where, args, order = where+" AND category = ? AND created_at < ? AND (expires_at IS NULL OR expires_at > ?)",
+			append(args, r.Category, nanos(r.WrittenBefore), nanos(tx.Now())), "created_at, id"
+	case r.LowestValue:
+		where, args, order = where+" AND (expires_at IS NULL OR expires_at > ?)", append(args, nanos(tx.Now())),
+			"confidence, occurred_at, created_at, id"
+	default:
+		return nil, errors.New("retirements: say which memories")
+	}
+	rows, err := tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("select memories to archive: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// ActiveCount counts the agent's active personal memories (in search:
+// neither forgotten, archived nor expired).
+func (tx *Tx) ActiveCount(ctx context.Context, agent string) (int, error) {
+	var n int
+	err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE agent_id = ? AND shared = 0 AND `+activeSQL+`
+		AND (expires_at IS NULL OR expires_at > ?)`, agent, nanos(tx.Now())).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count active memories: %w", err)
+	}
+	return n, nil
+}

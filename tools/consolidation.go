@@ -117,7 +117,9 @@ func registerConsolidate(s *server.MCPServer, svc Services) {
 			"namespace and category, close in time and words) and replace each group of 3 or more by one summary. The "+
 			"group's most trusted memory stays as it is; the others are archived, not deleted: out of search, listed "+
 			"in the summary's sources, found with search_memory include_archived, and restore_memory brings any back "+
-			"exactly. A summary is never more trusted than its least trusted source. Use dry_run first to see the groups."),
+			"exactly. A summary is never more trusted than its least trusted source. The same run archives expired memories, "+
+			"those older than the configured retention and, beyond the configured cap, the least valuable. Use dry_run "+
+			"first to see what would change."),
 		mcp.WithInputSchema[ConsolidateMemoryArgs](), mcp.WithOutputSchema[ConsolidateMemoryResult](),
 	), func(ctx context.Context, a ConsolidateMemoryArgs) (ConsolidateMemoryResult, string, error) {
 		r := memory.ConsolidationRequest{AgentID: a.AgentID, DryRun: a.DryRun}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/consolidation"
@@ -28,6 +29,28 @@ func consolidationSettings() []setting {
 					return fmt.Errorf("%q is not an age such as 36h or 7d", v)
 				}
 				c.Consolidation.OlderThan = *d
+				return nil
+			}},
+		{"retention", "how long memories stay in search, per category, as category=age pairs and a default: " +
+			"e.g. working=7d,episodic=90d,default=365d; older memories are archived (restorable), empty keeps them forever", constant(""),
+			func(c *Config, v string) (err error) {
+				c.Consolidation.Retention.Company, err = memory.ParseRetentionRules("retention", v)
+				return
+			}},
+		{"retention-overrides", `per-agent retention as JSON, e.g. {"ann": {"episodic": "14d", "default": "30d"}}; ` +
+			"an agent's rule for a category comes first, then the company's for it, the agent's default, the company's default", constant(""),
+			func(c *Config, v string) (err error) {
+				c.Consolidation.Retention.Agents, err = memory.ParseRetentionOverrides("retention-overrides", v)
+				return
+			}},
+		{"max-memories-per-agent", "most memories an agent keeps in search; beyond it maintenance archives the least valuable " +
+			"(lowest confidence, then oldest); 0 for no cap", constant("0"),
+			func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return fmt.Errorf("%q is not 0 or a positive integer", v)
+				}
+				c.Consolidation.MaxMemories = n
 				return nil
 			}},
 	}
