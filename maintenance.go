@@ -216,8 +216,6 @@ type ConsolidationReport struct {
 	Retention    int `json:"retention"`
 	OverCap      int `json:"over_cap"`
 	Expired      int `json:"expired"`
-	// Redone counts stale summaries retired, their sources back in search.
-	Redone int `json:"redone"`
 	// Active memories and their tokens before and after the run.
 	ActiveBefore int `json:"active_before"`
 	ActiveAfter  int `json:"active_after"`
@@ -229,7 +227,7 @@ type ConsolidationReport struct {
 
 // ConsolidationService keeps memory small and true: it consolidates groups
 // of related memories into summaries, archives what retention, the cap or
-// expiry retire, and redoes summaries whose sources were forgotten.
+// expiry retire.
 type ConsolidationService interface {
 	Consolidate(ctx context.Context, r ConsolidationRequest) (ConsolidationReport, error)
 }

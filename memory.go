@@ -117,9 +117,6 @@ type Entry struct {
 	ConsolidatedInto string `json:"consolidated_into,omitempty"`
 	// Sources are the memories a consolidated memory summarises, in order.
 	Sources []string `json:"sources,omitempty"`
-	// Stale marks a summary one of whose sources was forgotten since: the
-	// next consolidation makes it again without that source, or retires it.
-	Stale bool `json:"stale,omitempty"`
 }
 
 // ArchiveReason says why a memory was archived.

@@ -101,10 +101,9 @@ func (s *Service) strategy(st memory.ConsolidationStrategy) (summarizer, error) 
 
 // Consolidate runs maintenance over an agent's personal memories, in the
 // seed's order: retention (expired memories and those older than their
-// category's period are archived), consolidation (the summaries whose
-// sources were forgotten are retired, bringing their remaining sources
-// back; what is older than the threshold is grouped, and each group is
-// replaced with one summary), then the cap (the least valuable memories
+// category's period are archived), consolidation (what is older than the
+// threshold is grouped, and each group is replaced with one summary), then
+// the cap (the least valuable memories
 // beyond it are archived). Nothing is deleted. A dry run reads the same
 // and writes nothing.
 func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest) (memory.ConsolidationReport, error) {
@@ -135,9 +134,6 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	rep.ActiveAfter, rep.TokensAfter = rep.ActiveBefore, rep.TokensBefore
 	gone, err := s.retain(ctx, agent, &rep)
 	if err != nil {
-		return rep, err
-	}
-	if err := s.redo(ctx, agent, &rep); err != nil {
 		return rep, err
 	}
 
@@ -294,36 +290,6 @@ func (s *Service) store(ctx context.Context, agent string, author memory.Author,
 		return err
 	})
 	return gr, err
-}
-
-// redo retires the agent's summaries marked stale (one of their sources
-// was forgotten since), bringing their remaining sources back into search,
-// where this run groups them again as they are now.
-func (s *Service) redo(ctx context.Context, agent string, rep *memory.ConsolidationReport) error {
-	var stale []string
-	if err := s.DB.View(ctx, func(tx *store.Tx) (err error) {
-		stale, err = tx.StaleSummaries(ctx, agent)
-		return err
-	}); err != nil || rep.DryRun {
-		rep.Redone = len(stale)
-		return err
-	}
-	for _, id := range stale {
-		err := s.DB.Update(ctx, func(tx *store.Tx) error {
-			_, err := tx.Retire(ctx, agent, id, "consolidation: a source was forgotten; its other sources are back in search to be consolidated again")
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		rep.Redone++
-	}
-	if len(stale) > 0 {
-		var err error
-		rep.ActiveAfter, rep.TokensAfter, err = s.active(ctx, agent)
-		return err
-	}
-	return nil
 }
 
 // active counts the agent's active personal memories and their tokens.

@@ -305,17 +305,18 @@ func TestOnlyOldMemoriesAndOwnAgent(t *testing.T) {
 	}
 }
 
-// TestForgottenSourceRedoesSummary: forgetting a source marks its summary
-// stale; the next run retires the summary and consolidates the remaining
-// sources again without the forgotten one.
-func TestForgottenSourceRedoesSummary(t *testing.T) {
+// TestForgettingKeepsSummariesTrue: forgetting a source forgets the summary
+// made from it (it says what is no longer remembered) and gives its other
+// sources back to search at once; the next run consolidates them again
+// without the forgotten one. Forgetting a summary gives its sources back.
+func TestForgettingKeepsSummariesTrue(t *testing.T) {
 	f := newFixture(t)
 	for _, c := range garden {
 		f.remember(ann, memory.EntryWrite{Content: c})
 	}
 	f.clk.advance(48 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || len(rep.Groups) != 1 {
+	if err != nil || len(rep.Groups) != 1 || len(rep.Groups[0].Sources) != 3 {
 		t.Fatal(rep, err)
 	}
 	g := rep.Groups[0]
@@ -323,30 +324,36 @@ func TestForgottenSourceRedoesSummary(t *testing.T) {
 	if _, err := f.mem.Forget(as(ann), gone, "it was wrong"); err != nil {
 		t.Fatal(err)
 	}
-	recalled, _ := f.mem.Recall(as(ann), []string{g.SummaryID})
-	if !recalled[0].Stale {
-		t.Fatalf("summary not stale after its source was forgotten: %+v", recalled[0])
-	}
-	rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || rep.Redone != 1 || len(rep.Groups) != 1 {
-		t.Fatalf("redo run: %+v %v", rep, err)
-	}
-	redone := rep.Groups[0]
-	if slices.Contains(redone.Sources, gone) || redone.Kept == gone {
-		t.Fatalf("redone summary still includes the forgotten source: %+v", redone)
+	got := stateOf(t, f, ann, append([]string{g.SummaryID}, g.Sources...)...)
+	if got[g.SummaryID].ForgottenAt == nil {
+		t.Fatalf("summary of a forgotten memory still remembered: %+v", got[g.SummaryID])
 	}
 	for _, src := range g.Sources {
-		if src != gone && !slices.Contains(append(redone.Sources, redone.Kept), src) {
-			t.Errorf("source %s lost in the redo: %+v", src, redone)
+		if src != gone && !got[src].Active() {
+			t.Errorf("source %s not back in search: %+v", src, got[src])
 		}
 	}
-	old, _ := f.mem.Recall(as(ann), []string{g.SummaryID})
-	if old[0].ForgottenAt == nil {
-		t.Errorf("stale summary not retired: %+v", old[0])
+	if ids := f.search(ann, memory.Query{Text: "aphids soapy water basil", Limit: 20}); slices.Contains(ids, gone) || slices.Contains(ids, g.SummaryID) {
+		t.Errorf("the forgotten memory's words are still found: %v", ids)
 	}
-	got := f.search(ann, memory.Query{Text: "aphids soapy water basil", Limit: 20})
-	if slices.Contains(got, gone) {
-		t.Errorf("forgotten memory in search: %v", got)
+
+	rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || len(rep.Groups) != 1 {
+		t.Fatalf("next run: %+v %v", rep, err)
+	}
+	again := rep.Groups[0]
+	if slices.Contains(again.Sources, gone) || again.Kept == gone || len(again.Sources) != 2 {
+		t.Fatalf("the next summary includes the forgotten memory: %+v", again)
+	}
+
+	// Forgetting the summary itself gives its sources back.
+	if _, err := f.mem.Forget(as(ann), again.SummaryID, "too vague"); err != nil {
+		t.Fatal(err)
+	}
+	for id, e := range stateOf(t, f, ann, again.Sources...) {
+		if !e.Active() {
+			t.Errorf("source %s of a forgotten summary not back in search: %+v", id, e)
+		}
 	}
 }
 

@@ -337,15 +337,60 @@ func (tx *Tx) Archive(ctx context.Context, agent string, ids []string, reason me
 	return n, nil
 }
 
-// markStale marks the live summaries made from memory source stale: one of
-// what they say was forgotten.
-func (tx *Tx) markStale(ctx context.Context, source string, now time.Time) error {
-	_, err := tx.exec(ctx, `UPDATE memories SET stale_at = ?1 WHERE stale_at IS NULL AND forgotten_at IS NULL
-		AND id IN (SELECT summary_id FROM memory_sources WHERE source_id = ?2)`, nanos(now), source)
+// forgetSummaries keeps summaries true when memory id is forgotten: a
+// live summary made from it says what is no longer remembered, so it is
+// forgotten too (by who, with the reason), and every summary forgotten so,
+// or id itself if it is one, gives its remaining sources back to search,
+// where the next consolidation groups them again as they are now.
+func (tx *Tx) forgetSummaries(ctx context.Context, who memory.Identity, id string, now time.Time) error {
+	summaries, err := tx.ids(ctx, `SELECT m.id FROM memory_sources s JOIN memories m ON m.id = s.summary_id
+		WHERE s.source_id = ? AND m.forgotten_at IS NULL`, id)
 	if err != nil {
-		return fmt.Errorf("mark summaries of %s stale: %w", source, err)
+		return fmt.Errorf("read summaries of %s: %w", id, err)
+	}
+	for _, sum := range summaries {
+		_, err := tx.exec(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
+			forgotten_autonomy = ?5 WHERE id = ?4`, nanos(now), who.AgentID,
+			"one of its sources, "+id+", was forgotten: its other sources are back in search, to be consolidated again",
+			sum, autonomyArg(memory.AuthorOf(who).Autonomy))
+		if err != nil {
+			return fmt.Errorf("forget summary %s: %w", sum, err)
+		}
+		if err := tx.RecordChange(ctx, memory.ChangeMemory, sum, now); err != nil {
+			return err
+		}
+	}
+	for _, sum := range append(summaries, id) {
+		back, err := tx.ids(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND archive_reason = 'consolidated'
+			AND forgotten_at IS NULL`, sum)
+		if err != nil {
+			return fmt.Errorf("read sources of %s: %w", sum, err)
+		}
+		for _, src := range back {
+			if err := tx.unarchive(ctx, src, now); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// ids runs a query of one id column.
+func (tx *Tx) ids(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := tx.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // Candidate is an active personal memory a consolidation run may group:
@@ -415,64 +460,6 @@ type extraColumns struct {
 }
 
 func (x extraColumns) Scan(dest ...any) error { return x.row.Scan(append(dest, x.extra...)...) }
-
-// StaleSummaries lists the agent's live summaries marked stale.
-func (tx *Tx) StaleSummaries(ctx context.Context, agent string) ([]string, error) {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE agent_id = ? AND shared = 0 AND stale_at IS NOT NULL
-		AND forgotten_at IS NULL ORDER BY created_at, id`, agent)
-	if err != nil {
-		return nil, fmt.Errorf("read stale summaries: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
-// Retire forgets summary id, whose sources changed, and brings its sources
-// that are still remembered back into search, so that the next grouping
-// sees them as they are now. It returns the sources it brought back.
-func (tx *Tx) Retire(ctx context.Context, agent, id, why string) ([]string, error) {
-	now := tx.Now()
-	res, err := tx.exec(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3
-		WHERE id = ?4 AND agent_id = ?2 AND forgotten_at IS NULL`, nanos(now), agent, why, id)
-	if err != nil {
-		return nil, fmt.Errorf("retire summary %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, memory.Errorf(memory.ECONFLICT, "summary %s changed since the run read it", id)
-	}
-	if err := tx.RecordChange(ctx, memory.ChangeMemory, id, now); err != nil {
-		return nil, err
-	}
-	rows, err := tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND forgotten_at IS NULL
-		AND archive_reason = 'consolidated'`, id)
-	if err != nil {
-		return nil, fmt.Errorf("read sources of %s: %w", id, err)
-	}
-	var back []string
-	for rows.Next() {
-		var src string
-		if err := rows.Scan(&src); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		back = append(back, src)
-	}
-	rows.Close()
-	for _, src := range back {
-		if err := tx.unarchive(ctx, src, now); err != nil {
-			return nil, err
-		}
-	}
-	return back, nil
-}
 
 // unarchive brings archived memory id back into search as it was. Neither
 // archiving nor this touches updated_at: the memory itself never changed.

@@ -104,12 +104,18 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 		t.Fatalf("a failed consolidation archived %s: %v", other.ID, got)
 	}
 
-	// Forgetting a source makes the summary stale.
+	// Forgetting a source forgets the summary that says what it said, and
+	// its other sources come back to search.
 	if _, err := s.Forget(as(ann), src[0].ID, "wrong day"); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := s.Recall(as(ann), []string{sum.ID}); !st[0].Stale {
-		t.Fatalf("summary after a source was forgotten = %+v", st[0])
+	st, _ := s.Recall(as(ann), []string{sum.ID, src[0].ID, src[2].ID})
+	if st[0].ForgottenAt == nil || !strings.Contains(st[0].ForgetReason, src[0].ID) || st[1].ForgottenAt == nil || !st[2].Active() {
+		t.Fatalf("after a source was forgotten: summary %+v, source %+v, other source %+v", st[0], st[1], st[2])
+	}
+	if got := search(t, s, ann, memory.Query{Text: "support group"}); slices.Contains(got, sum.ID) || slices.Contains(got, src[0].ID) ||
+		!slices.Contains(got, src[2].ID) {
+		t.Fatalf("search after a source was forgotten = %v", got)
 	}
 }
 

@@ -206,7 +206,7 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
 			return e, err
 		}
-		if err := tx.markStale(ctx, e.ID, s.db.Now.Now()); err != nil {
+		if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
 			return e, err
 		}
 		// Forgetting is private: a shared copy stays until it is retracted,
@@ -418,7 +418,7 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into, m.stale_at IS NOT NULL`
+	m.archived_at, m.archive_reason, m.consolidated_into`
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
@@ -429,7 +429,7 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into, &e.Stale)
+		&archived, &archReason, &into)
 	if err != nil {
 		return e, err
 	}

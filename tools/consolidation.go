@@ -163,9 +163,6 @@ func renderConsolidation(r memory.ConsolidationReport) string {
 			fmt.Fprintf(&b, "; archived %d %s", a.n, a.why)
 		}
 	}
-	if r.Redone > 0 {
-		fmt.Fprintf(&b, "; redid %d summaries whose sources were forgotten", r.Redone)
-	}
 	if len(r.Groups) == 0 {
 		return b.String()
 	}

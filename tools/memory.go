@@ -156,7 +156,8 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	add(s, svc.Log, mcp.NewTool("forget",
 		mcp.WithDescription("Forget one of your memories that is wrong or obsolete. It stops appearing in searches and is "+
 			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
-			"memory you shared stays shared until you retract_memory it."),
+			"memory you shared stays shared until you retract_memory it. A summary made from it (consolidate_memory) is "+
+			"forgotten too, and the summary's other sources come back to search; forgetting a summary brings its sources back."),
 		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[MemoryResult](),
 	), func(ctx context.Context, a ForgetArgs) (MemoryResult, string, error) {
 		e, err := mem.Forget(ctx, a.ID, a.Reason)
@@ -248,9 +249,6 @@ func renderEntry(e memory.Entry) (head, id, content string) {
 	}
 	if len(e.Sources) > 0 {
 		fmt.Fprintf(&b, ", summary of %s", strings.Join(e.Sources, " "))
-		if e.Stale {
-			b.WriteString(", stale: a source was forgotten")
-		}
 	}
 	b.WriteString(")")
 	// Tags are the writer's words too, so they go inside the fence.

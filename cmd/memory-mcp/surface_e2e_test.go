@@ -298,7 +298,7 @@ func (w *sweep) maintenance() {
 	w.maybe(w.human, "memory_stats", map[string]any{"agent_id": "someone-else"})
 	w.do("restore_memory", map[string]any{"id": source})
 	w.do("forget", map[string]any{"id": other, "reason": "the bed was moved"})
-	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // a stale summary, its sources
+	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 }
 
 func (w *sweep) blocks() {

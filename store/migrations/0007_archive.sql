@@ -12,9 +12,6 @@ ALTER TABLE memories ADD COLUMN archive_reason TEXT
 ALTER TABLE memories ADD COLUMN archived_by TEXT;
 -- The summary a consolidated memory went into.
 ALTER TABLE memories ADD COLUMN consolidated_into TEXT;
--- A summary one of whose sources was forgotten since: the next run redoes
--- or retires it.
-ALTER TABLE memories ADD COLUMN stale_at INTEGER;
 
 -- What each summary was made from, in order.
 CREATE TABLE memory_sources (
@@ -89,3 +86,4 @@ CREATE INDEX memories_shared ON memories (shared, agent_id) WHERE forgotten_at I
 DROP INDEX memories_occurred;
 CREATE INDEX memories_occurred ON memories (occurred_at) WHERE forgotten_at IS NULL AND archived_at IS NULL;
 CREATE INDEX memories_archived ON memories (agent_id, archived_at) WHERE archived_at IS NOT NULL;
+CREATE INDEX memories_consolidated_into ON memories (consolidated_into) WHERE consolidated_into IS NOT NULL;
