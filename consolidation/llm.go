@@ -98,10 +98,9 @@ func (s *Service) llm() (summarizer, error) {
 	if s.Chat == nil {
 		hint := s.ChatHint
 		if hint == "" {
-			hint = "configure an OpenAI-compatible endpoint, its model and its API key"
+			hint = "no LLM endpoint is configured (an OpenAI-compatible server, its model and API key)"
 		}
-		return nil, memory.Errorf(memory.EINVALID, "strategy llm needs a model, and no LLM endpoint is configured: %s; "+
-			"or use strategy simple or dual_mode, which need none", hint)
+		return nil, memory.Errorf(memory.EINVALID, "strategy llm needs a model: %s; or use strategy simple or dual_mode, which need none", hint)
 	}
 	if err := s.Config.LLM.Validate(); err != nil {
 		return nil, err

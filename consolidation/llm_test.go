@@ -574,7 +574,7 @@ func TestLLMWithoutModel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	f.svc.ChatHint = "set llm-base-url"
-	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: memory.ConsolidateLLM}); err == nil || !strings.Contains(err.Error(), "configured: set llm-base-url;") {
+	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: memory.ConsolidateLLM}); err == nil || !strings.Contains(err.Error(), "needs a model: set llm-base-url;") {
 		t.Fatalf("err = %v", err)
 	}
 	if f.changes() != before {
