@@ -288,6 +288,22 @@ const TOOLS = {
         await call(ctx, 'forget', { id: ctx.mem2, reason: 'obsolete: the disk was replaced' });
         await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
     },
+    record_distillation: async ctx => {
+        await call(ctx, 'record_distillation', { task_id: 'COMPAT-1', outcome: 'completed' });
+        await call(ctx, 'record_distillation', {
+            task_id: 'COMPAT-2',
+            outcome: 'error',
+            error: 'the compat suite found a failing call',
+            summary: 'Ran the compatibility suite against the server.',
+            namespace: 'compat',
+            turns: 6,
+            total_tokens: 12000,
+            tools_used: ['remember', 'search_memory'],
+            total_tool_calls: 9,
+            memory_tool_calls: { search_memory: 2 }
+        });
+        await call(ctx, 'record_distillation', { task_id: 'COMPAT-3', outcome: 'success' }, 'EINVALID');
+    },
 
     // Core memory blocks
     memory_block_list: async ctx => {

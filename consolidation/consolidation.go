@@ -34,19 +34,22 @@ type Config struct {
 	// TruncateAt is how many characters of each memory the simple strategy
 	// (and every fallback to concatenation) keeps.
 	TruncateAt int
-	// Parallel is how many groups are summarised at once (the stores are
-	// one at a time); the offline strategies need no more than 1.
+	// Parallel is how many groups the llm strategy summarises at once (the
+	// stores are one at a time); the offline strategies run one at a time.
 	Parallel int
 	// Retention archives memories older than their category's period.
 	Retention memory.Retention
 	// MaxMemories caps an agent's active memories: beyond it, the least
 	// valuable are archived (0: no cap).
 	MaxMemories int
+	// LLM tunes the llm strategy.
+	LLM LLMConfig
 }
 
 // DefaultConfig is the offline default: dual_mode over memories a day old.
 func DefaultConfig() Config {
-	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 1}
+	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 4,
+		LLM: DefaultLLMConfig()}
 }
 
 // Service implements memory.ConsolidationService over the store.
@@ -62,6 +65,9 @@ type Service struct {
 	Log    *slog.Logger
 	// Progress, when set, hears how far a run is: groups done of all.
 	Progress func(done, total int)
+	// ChatHint says what to configure for a model, in the error a run
+	// asking for the llm strategy gets while Chat is nil.
+	ChatHint string
 }
 
 var _ memory.ConsolidationService = (*Service)(nil)
@@ -95,6 +101,8 @@ func (s *Service) strategy(st memory.ConsolidationStrategy) (summarizer, error) 
 	switch st {
 	case memory.ConsolidateSimple, memory.ConsolidateDualMode: // TODO(dual_mode): its own op
 		return s.simple, nil
+	case memory.ConsolidateLLM:
+		return s.llm()
 	}
 	return nil, memory.Errorf(memory.EINVALID, "consolidation strategy %q is not available", st)
 }
@@ -152,7 +160,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	groups := s.Config.Grouping.Groups(cands)
 	author := memory.AuthorOf(who)
 	done := 0
-	err = s.summarizeAll(ctx, groups, sum, func(i int, d Draft) error {
+	err = s.summarizeAll(ctx, groups, s.parallel(st), sum, func(i int, d Draft) error {
 		g := groups[i]
 		gr, err := s.store(ctx, agent, author, st, g, d, r.DryRun)
 		if err != nil {
@@ -180,12 +188,12 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	return rep, s.enforceCap(ctx, agent, &rep)
 }
 
-// summarizeAll summarises groups, Config.Parallel at a time, and hands each
+// summarizeAll summarises groups, parallel at a time, and hands each
 // draft to keep, one at a time, in the order the drafts are ready. The
 // first error (a summarizer's, which is the seed's propagating path, or
 // keep's) stops the run: drafts not yet kept are dropped, and what was
 // kept stays kept.
-func (s *Service) summarizeAll(ctx context.Context, groups []Group, sum summarizer, keep func(i int, d Draft) error) error {
+func (s *Service) summarizeAll(ctx context.Context, groups []Group, parallel int, sum summarizer, keep func(i int, d Draft) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -196,7 +204,7 @@ func (s *Service) summarizeAll(ctx context.Context, groups []Group, sum summariz
 	next := make(chan int)
 	results := make(chan result)
 	var wg sync.WaitGroup
-	for range max(1, min(s.Config.Parallel, len(groups))) {
+	for range max(1, min(parallel, len(groups))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

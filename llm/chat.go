@@ -10,11 +10,21 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Schema is a JSON schema the model's reply must follow (structured output).
+// Schema is the reply a call asks for: the JSON schema it must follow
+// (structured output) and, optionally, how long and how varied it may be.
+// The sampling settings ride here because ChatFunc, the seam every service
+// and test fake shares, carries one description of the reply per call;
+// their zero values keep a call as deterministic and as long as before.
 type Schema struct {
 	Name        string          // a short identifier, e.g. "write_request"
 	Description string          // what the object is
 	JSON        json.RawMessage // the schema itself
+	// Temperature is the sampling temperature; 0 means near-deterministic
+	// (see determinism).
+	Temperature float64
+	// MaxTokens bounds the reply's length in tokens; 0 leaves it to the
+	// server. A reply cut off by it is ErrTruncated.
+	MaxTokens int
 }
 
 // RefusalError is a model declining to answer. Retrying does not help.
@@ -57,12 +67,20 @@ func (c *Client) ChatJSON(ctx context.Context, system, user string, schema Schem
 			{Role: openai.ChatMessageRoleUser, Content: user},
 		},
 		Temperature: determinism,
+		// max_tokens, not max_completion_tokens: the local servers this
+		// client is for (Ollama, llama.cpp, older vLLM) read only
+		// max_tokens, and OpenAI's chat models still accept it.
+		//lint:ignore SA1019 the deprecated field is the one local servers read
+		MaxTokens: schema.MaxTokens,
 		ResponseFormat: &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
 				Name: schema.Name, Description: schema.Description, Schema: schema.JSON, Strict: true,
 			},
 		},
+	}
+	if schema.Temperature > 0 {
+		req.Temperature = float32(schema.Temperature)
 	}
 	var resp openai.ChatCompletionResponse
 	err := c.retry(ctx, func() (err error) {

@@ -130,3 +130,58 @@ func TestChatJSONFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestChatJSONSampling: a schema's temperature and length limit reach the
+// request; left at zero, the call stays near-deterministic and unbounded.
+func TestChatJSONSampling(t *testing.T) {
+	srv, seen, _ := fakeChat(t, reply{content: `{"a":"yes"}`})
+	var out thing
+	s := schema
+	s.Temperature, s.MaxTokens = 0.3, 500
+	if err := client(srv.URL, time.Second).ChatJSON(context.Background(), "s", "u", s, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := client(srv.URL, time.Second).ChatJSON(context.Background(), "s", "u", schema, &out); err != nil {
+		t.Fatal(err)
+	}
+	set, unset := (*seen)[0], (*seen)[1]
+	if temp, _ := set["temperature"].(float64); temp < 0.29 || temp > 0.31 || set["max_tokens"] != 500.0 {
+		t.Errorf("temperature %v, max_tokens %v; want 0.3 and 500", set["temperature"], set["max_tokens"])
+	}
+	if temp, _ := unset["temperature"].(float64); temp <= 0 || temp > 0.1 || unset["max_tokens"] != nil {
+		t.Errorf("defaults: temperature %v, max_tokens %v", unset["temperature"], unset["max_tokens"])
+	}
+}
+
+// TestRejected: only an answer refusing the request itself is a rejection;
+// rate limits, server errors, timeouts and malformed replies are not.
+func TestRejected(t *testing.T) {
+	tests := []struct {
+		name     string
+		replies  []reply
+		rejected bool
+		status   int
+	}{
+		{"401", []reply{{status: 401}}, true, 401},
+		{"400", []reply{{status: 400}}, true, 400},
+		{"404 model", []reply{{status: 404}}, true, 404},
+		{"429", []reply{{status: 429}}, false, 429},
+		{"503", []reply{{status: 503}}, false, 503},
+		{"timeout", []reply{{content: `{"a":"late"}`, delay: 300 * time.Millisecond}}, false, 0},
+		{"malformed", []reply{{content: `{"a":`}}, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _, _ := fakeChat(t, tt.replies...)
+			c := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 100 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
+			var out thing
+			err := c.ChatJSON(context.Background(), "s", "u", schema, &out)
+			if err == nil || llm.Rejected(err) != tt.rejected || llm.Status(err) != tt.status {
+				t.Fatalf("err %v: rejected %v, status %d; want %v, %d", err, llm.Rejected(err), llm.Status(err), tt.rejected, tt.status)
+			}
+		})
+	}
+	if llm.Rejected(context.Canceled) || llm.Status(nil) != 0 {
+		t.Fatal("a cancellation is not a rejection")
+	}
+}

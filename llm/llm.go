@@ -21,6 +21,7 @@ type Config struct {
 	Model   string        // model name as the server knows it
 	Timeout time.Duration // per request; 0 means 60s
 	Retries int           // extra attempts on 429 and 5xx; 0 means 3, negative means none
+	Backoff time.Duration // the first wait between attempts, doubled after each; 0 means 250ms
 }
 
 // Client is an OpenAI-compatible client bound to one model.
@@ -45,6 +46,9 @@ func New(cfg Config) *Client {
 	case cfg.Retries < 0:
 		cfg.Retries = 0
 	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 250 * time.Millisecond
+	}
 	return &Client{api: openai.NewClientWithConfig(oc), cfg: cfg}
 }
 
@@ -53,15 +57,15 @@ func (c *Client) Model() string { return c.cfg.Model }
 
 // retry runs fn until it succeeds, fails with an error that retrying cannot
 // fix, or runs out of attempts, backing off exponentially with jitter
-// (250ms, 500ms, 1s, ...) between attempts.
+// (250ms, 500ms, 1s, ... by default) between attempts.
 func (c *Client) retry(ctx context.Context, fn func() error) error {
-	backoff := 250 * time.Millisecond
+	backoff := c.cfg.Backoff
 	for attempt := 0; ; attempt++ {
 		err := fn()
 		if err == nil || attempt >= c.cfg.Retries || !Retryable(err) {
 			return err
 		}
-		wait := backoff + time.Duration(rand.Int64N(int64(backoff/2)))
+		wait := backoff + time.Duration(rand.Int64N(int64(backoff/2)+1))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -86,6 +90,28 @@ func Retryable(err error) bool {
 		return false
 	}
 	return true // network errors: connection refused, reset, timeout of one request
+}
+
+// Rejected reports whether err is the server refusing the request itself:
+// an HTTP status other than 429 and 5xx (a bad request, a wrong or missing
+// key, an unknown model). Neither retrying nor waiting helps; the
+// configuration or the request must change. Timeouts, transport failures,
+// rate limits and server errors are not rejections.
+func Rejected(err error) bool {
+	return Status(err) != 0 && !Retryable(err)
+}
+
+// Status returns the HTTP status of the server's answer err carries, or 0.
+func Status(err error) int {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.HTTPStatusCode
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode
+	}
+	return 0
 }
 
 // ChatFunc is the LLM seam of every service: one structured chat call whose

@@ -56,7 +56,7 @@ func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending",
 		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes",
 		"consolidate_memory"} // consolidating archives its sources: out of default search
-	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note"}
+	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note", "record_distillation"}
 	for name, st := range all {
 		a := st.Tool.Annotations
 		if got, want := *a.ReadOnlyHint, slices.Contains(reads, name); got != want {

@@ -44,6 +44,7 @@ func Register(s *server.MCPServer, svc Services) {
 	if svc.Memories != nil {
 		registerMemories(s, svc)
 		registerMaintenance(s, svc)
+		registerDistillation(s, svc)
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)
@@ -130,6 +131,8 @@ var annotations = map[string]annotation{
 	"restore_memory":     adds("Restore an archived memory", true),
 	"list_memories":      reads("List memories").in(memory.StrategyToolBased),
 	"memory_stats":       reads("Count memories by category and state"),
+
+	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),

@@ -108,11 +108,15 @@ func newPromotion(cfg *Config, db *store.DB, log *slog.Logger) *promotion.Pipeli
 }
 
 // newConsolidation wires consolidation over the memories' embedder, with
-// the LLM endpoint for the llm strategy (used only when a run asks for it).
+// the LLM endpoint for the llm strategy (used only when a run asks for it)
+// when the endpoint can serve a call, or else what to configure, which a
+// run asking for the llm strategy is told.
 func newConsolidation(cfg *Config, db *store.DB, emb *memory.Embedder, log *slog.Logger) *consolidation.Service {
 	c := consolidation.New(db, emb)
 	c.Config, c.Log = cfg.Consolidation, log
-	c.Chat = llm.New(cfg.LLM).ChatJSON
+	if c.ChatHint = cfg.llmUnusable(); c.ChatHint == "" {
+		c.Chat = llm.New(cfg.LLM).ChatJSON
+	}
 	return c
 }
 

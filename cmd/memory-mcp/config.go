@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -231,10 +232,29 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		c.LLM.APIKey = key
 		c.values["llm-api-key"], c.sources["llm-api-key"] = key, "env OPENAI_API_KEY"
 	}
-	if c.Interpreter == "llm" && c.LLM.APIKey == "" && strings.Contains(c.LLM.BaseURL, "api.openai.com") {
-		return nil, fmt.Errorf("interpreter llm: %s needs an API key: set MEMORY_MCP_LLM_API_KEY or OPENAI_API_KEY, or point llm-base-url at a local server", c.LLM.BaseURL)
+	if why := c.llmUnusable(); why != "" {
+		switch {
+		case c.Interpreter == "llm":
+			return nil, fmt.Errorf("interpreter llm: %s", why)
+		case c.Consolidation.Strategy == memory.ConsolidateLLM:
+			return nil, fmt.Errorf("consolidation-strategy llm: %s", why)
+		}
 	}
 	return c, nil
+}
+
+// llmUnusable says why the LLM endpoint cannot serve a call and what to
+// set, or "" when it can: a local server needs no key, OpenAI does.
+func (c *Config) llmUnusable() string {
+	url := cmp.Or(c.LLM.BaseURL, "https://api.openai.com/v1") // go-openai's default
+	switch {
+	case c.LLM.Model == "":
+		return "no model is set: set llm-model (MEMORY_MCP_LLM_MODEL) to a model " + url + " serves"
+	case c.LLM.APIKey == "" && strings.Contains(url, "api.openai.com"):
+		return url + " needs an API key: set llm-api-key (MEMORY_MCP_LLM_API_KEY) or OPENAI_API_KEY, or point llm-base-url " +
+			"at a local OpenAI-compatible server (e.g. http://localhost:11434/v1) and llm-model at one of its models"
+	}
+	return ""
 }
 
 // errorText is a domain error's message without its code, or a plain error's text.

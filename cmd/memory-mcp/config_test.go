@@ -56,12 +56,32 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--agent-id", "has space"}, nil, "agent-id"},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--max-content-bytes", "-1"}, nil, "not a positive integer"},
+		{[]string{"--consolidation-strategy", "llm"}, nil, "consolidation-strategy llm: https://api.openai.com/v1 needs an API key: set llm-api-key"},
+		{[]string{"--consolidation-strategy", "llm", "--llm-base-url", "http://localhost:11434/v1", "--llm-model", ""}, nil,
+			"consolidation-strategy llm: no model is set: set llm-model"},
 	}
 	for _, tt := range tests {
 		_, err := LoadConfig(tt.args, mapEnv(tt.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("LoadConfig(%v, %v) = %v, want error containing %q", tt.args, tt.env, err, tt.want)
 		}
+	}
+}
+
+// TestLLMConsolidationConfig: the llm strategy as the default needs an
+// endpoint that can serve a call; a local server needs no key.
+func TestLLMConsolidationConfig(t *testing.T) {
+	cfg, err := LoadConfig([]string{"--consolidation-strategy", "llm", "--llm-base-url", "http://localhost:11434/v1", "--llm-model", "llama3"},
+		mapEnv(nil), io.Discard)
+	if err != nil || cfg.llmUnusable() != "" || cfg.Consolidation.Strategy != memory.ConsolidateLLM {
+		t.Fatalf("a local endpoint: %v, %q", err, cfg.llmUnusable())
+	}
+	cfg, err = LoadConfig([]string{"--consolidation-strategy", "llm"}, mapEnv(map[string]string{"OPENAI_API_KEY": "sk-x"}), io.Discard)
+	if err != nil || cfg.llmUnusable() != "" {
+		t.Fatalf("OpenAI with a key: %v, %q", err, cfg.llmUnusable())
+	}
+	if cfg, err = LoadConfig(nil, mapEnv(nil), io.Discard); err != nil || !strings.Contains(cfg.llmUnusable(), "needs an API key") {
+		t.Fatalf("the default, offline: %v, %q", err, cfg.llmUnusable())
 	}
 }
 

@@ -274,7 +274,8 @@ func (w *sweep) memories() {
 }
 
 // maintenance consolidates a group of related memories, lists and counts
-// them in every state, finds the archived ones and restores one.
+// them in every state, finds the archived ones and restores one; then it
+// records two finished tasks.
 func (w *sweep) maintenance() {
 	var ids []string
 	for _, c := range []string{"The garden bed needs watering every morning.", "Planted tomatoes in the garden bed.",
@@ -299,6 +300,10 @@ func (w *sweep) maintenance() {
 	w.do("restore_memory", map[string]any{"id": source})
 	w.do("forget", map[string]any{"id": other, "reason": "the bed was moved"})
 	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
+	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})
+	w.do("record_distillation", map[string]any{"task_id": "T-8", "outcome": "error", "error": "the upload test still fails",
+		"summary": "Make uploads retry with backoff.", "namespace": "uploads", "turns": 12, "total_tokens": 48000,
+		"tools_used": []string{"bash", "search_memory"}, "total_tool_calls": 20, "memory_tool_calls": map[string]int{"search_memory": 3}})
 }
 
 func (w *sweep) blocks() {

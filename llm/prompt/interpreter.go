@@ -1,9 +1,9 @@
 // Package prompt holds the prompts memory-mcp itself sends to a model (the
-// LLM interpreter's today), as embedded templates. Stored text reaches a
-// model only fenced as data after memory.DataDirective. It imports only the
-// domain package, so every service can reach its templates without the MCP
-// layer; the MCP prompt surface (ready-made messages for clients) is the
-// prompts package.
+// LLM interpreter's, consolidation's synthesis), as embedded templates.
+// Stored text reaches a model only fenced as data after
+// memory.DataDirective. It imports only the domain package, so every
+// service can reach its templates without the MCP layer; the MCP prompt
+// surface (ready-made messages for clients) is the prompts package.
 package prompt
 
 import (

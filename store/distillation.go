@@ -1,0 +1,37 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// RecentDistillations returns the agent's newest n personal memories
+// tagged memory.DistillationTag, newest first: the records of its last
+// tasks. Archived ones count (consolidation or retention moved them out
+// of search, but they still say what the agent did); forgotten and
+// expired ones do not.
+func (tx *Tx) RecentDistillations(ctx context.Context, agent string, n int) ([]memory.Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	q := memory.ListQuery{Tags: []string{memory.DistillationTag},
+		States: []memory.MemoryState{memory.StateActive, memory.StateConsolidated, memory.StateArchived}}
+	where, args := listWhere(agent, q, tx.Now())
+	rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
+		` ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, n)...)
+	if err != nil {
+		return nil, fmt.Errorf("read distillations: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
