@@ -97,12 +97,14 @@ type Draft struct {
 type summarizer func(ctx context.Context, g Group) (Draft, error)
 
 // strategy returns the summarizer for st.
-func (s *Service) strategy(st memory.ConsolidationStrategy) (summarizer, error) {
+// A dry run never calls a model: it says which groups a run would make and
+// what they would replace, not what a model would write.
+func (s *Service) strategy(st memory.ConsolidationStrategy, dry bool) (summarizer, error) {
 	switch st {
 	case memory.ConsolidateSimple, memory.ConsolidateDualMode: // TODO(dual_mode): its own op
 		return s.simple, nil
 	case memory.ConsolidateLLM:
-		return s.llm()
+		return s.llm(dry)
 	}
 	return nil, memory.Errorf(memory.EINVALID, "consolidation strategy %q is not available", st)
 }
@@ -111,8 +113,8 @@ func (s *Service) strategy(st memory.ConsolidationStrategy) (summarizer, error) 
 // seed's order: retention (expired memories and those older than their
 // category's period are archived), consolidation (what is older than the
 // threshold is grouped, and each group is replaced with one summary), then
-// the cap (the least valuable memories
-// beyond it are archived). Nothing is deleted. A dry run reads the same
+// the cap (the least valuable memories beyond it are archived). Nothing is
+// deleted. A dry run reads the same
 // and writes nothing.
 func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest) (memory.ConsolidationReport, error) {
 	who, err := memory.RequireIdentity(ctx)
@@ -124,7 +126,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		return memory.ConsolidationReport{}, err
 	}
 	st := cmp.Or(r.Strategy, s.Config.Strategy)
-	sum, err := s.strategy(st)
+	sum, err := s.strategy(st, r.DryRun)
 	if err != nil {
 		return memory.ConsolidationReport{}, err
 	}

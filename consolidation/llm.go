@@ -93,8 +93,9 @@ func (s *Service) parallel(st memory.ConsolidationStrategy) int {
 }
 
 // llm returns the llm strategy's summarizer for one run, or, when no model
-// is configured, an error that says what to configure.
-func (s *Service) llm() (summarizer, error) {
+// is configured, an error that says what to configure. A dry run's shows
+// which members the model would be shown, and does not ask it.
+func (s *Service) llm(dry bool) (summarizer, error) {
 	if s.Chat == nil {
 		hint := s.ChatHint
 		if hint == "" {
@@ -105,7 +106,7 @@ func (s *Service) llm() (summarizer, error) {
 	if err := s.Config.LLM.Validate(); err != nil {
 		return nil, err
 	}
-	sy := &synthesis{s: s, cfg: s.Config.LLM}
+	sy := &synthesis{s: s, cfg: s.Config.LLM, dry: dry}
 	return sy.summarize, nil
 }
 
@@ -114,6 +115,7 @@ func (s *Service) llm() (summarizer, error) {
 type synthesis struct {
 	s            *Service
 	cfg          LLMConfig
+	dry          bool
 	once         sync.Once
 	trajectories []string
 }
@@ -124,6 +126,10 @@ type synthesis struct {
 // server refuses the request.
 func (sy *synthesis) summarize(ctx context.Context, g Group) (Draft, error) {
 	entries, shown := sy.entries(g)
+	if sy.dry {
+		return Draft{Content: fmt.Sprintf("(a dry run: the model would merge these %d memories)", len(shown)), Mode: modeLLM,
+			Tags: []string{tagLLMSynthesized}, Sources: shown}, nil
+	}
 	system, user, err := prompt.Synthesis(prompt.SynthesisData{Namespace: g.Namespace, Category: g.Category,
 		Entries: entries, Trajectories: sy.context(ctx, g), MaxWords: max(1, sy.cfg.MaxSummaryTokens*3/5)})
 	var summary string

@@ -217,6 +217,13 @@ func TestLLMSynthesis(t *testing.T) {
 	srv := newFakeLLM(t, merged)
 	logs := f.useLLM(srv, 5*time.Second)
 
+	// A dry run says which groups the model would merge, and asks it nothing.
+	before := f.changes()
+	dry, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true})
+	if err != nil || len(dry.Groups) != 2 || len(srv.requests()) != 0 || f.changes() != before {
+		t.Fatalf("dry run: %+v, %v after %d requests", dry, err, len(srv.requests()))
+	}
+
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil {
 		t.Fatal(err)
