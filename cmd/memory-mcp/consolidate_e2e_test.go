@@ -320,3 +320,40 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 		t.Fatalf("work left after the second run: %v\n%s", err, out)
 	}
 }
+
+// TestConsolidationScheduler: a server with a consolidation interval
+// maintains every agent's memories in the background, as an operator: it
+// skips, saying so, while another process holds the lease, runs once it is
+// free, and stops with the server.
+func TestConsolidationScheduler(t *testing.T) {
+	dir := t.TempDir()
+	fillTopics(t, dir, "ann", 2)
+	fillTopics(t, dir, "bob", 2)
+	db := openStore(t, dir)
+	l, _ := holdLease(t, db, "the test", time.Hour)
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none",
+		"--consolidation-interval", "100ms", "--consolidation-older-than", "0"}})
+	waitFor := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(s.errw.String(), what); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the server's log never said %q:\n%s", what, s.errw.String())
+			}
+		}
+	}
+	waitFor(`msg="scheduled consolidation skipped" agent=ann why="another maintenance run holds this data directory's lease: the test`)
+	if _, n := nothingInvisible(t, db, "ann"); n != 0 {
+		t.Fatal("the scheduler wrote while the lease was held")
+	}
+	releaseLease(t, db, l)
+	waitFor(`msg="scheduled consolidation" agent=bob groups=2 archived=4`)
+	s.stop()
+	for _, agent := range []string{"ann", "bob"} {
+		if active, n := nothingInvisible(t, db, agent); active != 4 || n != 4 {
+			t.Errorf("%s after the scheduled run: %d active, %d consolidated", agent, active, n)
+		}
+	}
+	if strings.Contains(s.errw.String(), "level=ERROR") {
+		t.Errorf("the scheduler logged an error:\n%s", s.errw.String())
+	}
+}
