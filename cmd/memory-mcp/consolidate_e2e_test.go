@@ -264,7 +264,7 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 	dir := t.TempDir()
 	fillTopics(t, dir, "ann", topics)
 	db := openStore(t, dir)
-	lease := []string{"MEMORY_MCP_CONSOLIDATION_LEASE=2s"}
+	lease := []string{"MEMORY_MCP_CONSOLIDATION_LEASE=1s"}
 
 	cmd := consolidateCmd(t, dir, lease, "--agent-id", "ann", "--older-than", "0", "--strategy", "simple")
 	stderr, err := cmd.StderrPipe()
