@@ -143,7 +143,9 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		if h, rep.Skipped, err = s.acquire(ctx); h == nil {
 			return rep, err
 		}
-		whole := len(r.Namespaces) == 0 && len(r.Categories) == 0
+		// A run that saw at least what a scheduled one would counts as the
+		// agent's maintenance for the scheduler.
+		whole := len(r.Namespaces) == 0 && len(r.Categories) == 0 && older <= s.Config.OlderThan
 		defer func() { h.release(ctx, agent, err == nil && whole) }()
 	}
 	if rep.ActiveBefore, rep.TokensBefore, err = s.active(ctx, agent); err != nil {

@@ -110,15 +110,19 @@ func TestRunStopsWhenLeaseTakenOver(t *testing.T) {
 }
 
 // TestRunDue: the scheduler's pass runs every agent with memories as an
-// operator, records the run, and passes over agents run within
-// the interval, whichever process ran them; while another run holds the
-// lease it stops.
+// operator, records the run, and passes over agents run within the
+// interval, whichever process ran them (a run over part of an agent's
+// memories does not count); while another run holds the lease it stops.
 func TestRunDue(t *testing.T) {
 	f := newFixture(t)
 	writeTopics(f, ann)
 	writeTopics(f, bob)
 	f.clk.advance(48 * time.Hour)
 	f.svc.Config.Interval = 24 * time.Hour
+	// A run over part of ann's memories is not her maintenance.
+	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil {
+		t.Fatal(err)
+	}
 	reps := f.svc.RunDue(context.Background())
 	if len(reps) != 2 || reps[0].AgentID != "ann" || reps[1].AgentID != "bob" || len(reps[0].Groups) != 2 || len(reps[1].Groups) != 2 {
 		t.Fatalf("first pass: %+v", reps)
