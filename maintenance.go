@@ -223,6 +223,11 @@ type ConsolidationReport struct {
 	TokensAfter  int `json:"tokens_after"`
 	// Skipped says why nothing ran (another run holds the lease), if so.
 	Skipped string `json:"skipped,omitempty"`
+	// LongestWrite is how long the run's longest transaction (one group's)
+	// held the database's write lock, which other writers wait for and
+	// searches do not: for the command line and the benchmarks, not a
+	// tool's result.
+	LongestWrite time.Duration `json:"-"`
 }
 
 // ConsolidationService keeps memory small and true: it consolidates groups

@@ -44,12 +44,23 @@ type Config struct {
 	MaxMemories int
 	// LLM tunes the llm strategy.
 	LLM LLMConfig
+	// Lease is how long a run holds the data directory's maintenance lease
+	// without renewing it; it renews it at every write. A crashed run's
+	// lease is free again this long after its last write.
+	Lease time.Duration
+	// Interval is how often the scheduler (Schedule) maintains each agent;
+	// 0 turns it off.
+	Interval time.Duration
 }
 
-// DefaultConfig is the offline default: dual_mode over memories a day old.
+// DefaultConfig is the offline default: dual_mode over memories a day old,
+// each agent once a day (the seed's daily interval), under a lease of two
+// minutes: longer than one group takes even through a slow model (the LLM
+// timeout is 30 s), short enough that the work of a crashed run is taken up
+// by the next run soon after.
 func DefaultConfig() Config {
 	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 4,
-		LLM: DefaultLLMConfig()}
+		LLM: DefaultLLMConfig(), Lease: 2 * time.Minute, Interval: 24 * time.Hour}
 }
 
 // Service implements memory.ConsolidationService over the store.
@@ -68,6 +79,9 @@ type Service struct {
 	// ChatHint says what to configure for a model, in the error a run
 	// asking for the llm strategy gets while Chat is nil.
 	ChatHint string
+	// Holder names this process in the maintenance lease, for the messages
+	// of the runs that wait for it (e.g. "memory-mcp stdio, pid 42 on host").
+	Holder string
 }
 
 var _ memory.ConsolidationService = (*Service)(nil)
@@ -114,9 +128,10 @@ func (s *Service) strategy(st memory.ConsolidationStrategy, dry bool) (summarize
 // category's period are archived), consolidation (what is older than the
 // threshold is grouped, and each group is replaced with one summary), then
 // the cap (the least valuable memories beyond it are archived). Nothing is
-// deleted. A dry run reads the same
-// and writes nothing.
-func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest) (memory.ConsolidationReport, error) {
+// deleted. A dry run reads the same and writes nothing. A run that writes
+// holds the data directory's maintenance lease; while another run holds
+// it, it does nothing and says so in Skipped.
+func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest) (_ memory.ConsolidationReport, err error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
 		return memory.ConsolidationReport{}, err
@@ -138,11 +153,21 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		return memory.ConsolidationReport{}, memory.Errorf(memory.EINVALID, "older_than %s is negative", older)
 	}
 	rep := memory.ConsolidationReport{AgentID: agent, Strategy: st, DryRun: r.DryRun, Groups: []memory.GroupReport{}}
+	var h *hold
+	if !r.DryRun {
+		if h, rep.Skipped, err = s.acquire(ctx); h == nil {
+			return rep, err
+		}
+		// A run that saw at least what a scheduled one would counts as the
+		// agent's maintenance for the scheduler.
+		whole := len(r.Namespaces) == 0 && len(r.Categories) == 0 && older <= s.Config.OlderThan
+		defer func() { h.release(ctx, agent, err == nil && whole) }()
+	}
 	if rep.ActiveBefore, rep.TokensBefore, err = s.active(ctx, agent); err != nil {
 		return rep, err
 	}
 	rep.ActiveAfter, rep.TokensAfter = rep.ActiveBefore, rep.TokensBefore
-	gone, err := s.retain(ctx, agent, &rep)
+	gone, err := s.retain(ctx, h, agent, &rep)
 	if err != nil {
 		return rep, err
 	}
@@ -162,32 +187,40 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	groups := s.Config.Grouping.Groups(cands)
 	author := memory.AuthorOf(who)
 	done := 0
+	progress := func() {
+		if s.Progress != nil {
+			s.Progress(done, len(groups))
+		}
+	}
+	progress()
 	err = s.summarizeAll(ctx, groups, s.parallel(st), sum, func(i int, d Draft) error {
 		g := groups[i]
-		gr, err := s.store(ctx, agent, author, st, g, d, r.DryRun)
-		if err != nil {
-			var coded *memory.Error
-			if errors.As(err, &coded) && coded.Code == memory.ECONFLICT {
-				// A source changed while the run summarised it (the agent
-				// forgot or restored it): the group waits for the next run.
-				s.log().Info("consolidation group skipped", "agent", agent, "err", err)
-				return nil
-			}
+		done++
+		gr, held, err := s.store(ctx, h, agent, author, st, g, d)
+		rep.LongestWrite = max(rep.LongestWrite, held)
+		var coded *memory.Error
+		var lost *store.LeaseLostError
+		switch {
+		case errors.As(err, &coded) && coded.Code == memory.ECONFLICT && !errors.As(err, &lost):
+			// A source changed while the run summarised it (the agent
+			// forgot or restored it): the group waits for the next run.
+			s.log().Info("consolidation group skipped", "agent", agent, "err", err)
+			progress()
+			return nil
+		case err != nil:
 			return err
 		}
 		rep.Groups = append(rep.Groups, gr)
 		rep.Consolidated += len(gr.Sources)
 		rep.ActiveAfter += 1 - len(gr.Sources)
 		rep.TokensAfter += gr.Tokens - gr.TokensIn
-		if done++; s.Progress != nil {
-			s.Progress(done, len(groups))
-		}
+		progress()
 		return nil
 	})
 	if err != nil {
 		return rep, err
 	}
-	return rep, s.enforceCap(ctx, agent, &rep)
+	return rep, s.enforceCap(ctx, h, agent, &rep)
 }
 
 // summarizeAll summarises groups, parallel at a time, and hands each
@@ -250,9 +283,10 @@ func (s *Service) summarizeAll(ctx context.Context, groups []Group, parallel int
 	return ctx.Err()
 }
 
-// store turns draft d of group g into a stored summary (unless dry) and
-// reports it.
-func (s *Service) store(ctx context.Context, agent string, author memory.Author, st memory.ConsolidationStrategy, g Group, d Draft, dry bool) (memory.GroupReport, error) {
+// store turns draft d of group g into a stored summary under h (a dry run
+// has none, and stores nothing) and reports it, with how long its
+// transaction held the write lock.
+func (s *Service) store(ctx context.Context, h *hold, agent string, author memory.Author, st memory.ConsolidationStrategy, g Group, d Draft) (memory.GroupReport, time.Duration, error) {
 	gr := memory.GroupReport{Namespace: g.Namespace, Category: g.Category, Kept: g.Kept.ID, Mode: d.Mode, Summary: d.Content,
 		Tokens: memory.EstimateTokens(d.Content)}
 	sum := store.Summary{Agent: agent, Author: author, Namespace: g.Namespace, Category: g.Category, Content: d.Content,
@@ -272,16 +306,16 @@ func (s *Service) store(ctx context.Context, agent string, author memory.Author,
 		}
 	}
 	if len(sum.Sources) == 0 {
-		return gr, memory.Errorf(memory.ECONFLICT, "the summary of group %s/%s replaces nothing", g.Namespace, g.Category)
+		return gr, 0, memory.Errorf(memory.ECONFLICT, "the summary of group %s/%s replaces nothing", g.Namespace, g.Category)
 	}
 	if len(sum.Tags) > memory.MaxTags {
 		sum.Tags = sum.Tags[:memory.MaxTags]
 	}
 	if err := memory.CheckText("summary", d.Content, memory.DefaultMaxContentBytes); err != nil {
-		return gr, fmt.Errorf("%s made an unusable summary: %w", d.Mode, err)
+		return gr, 0, fmt.Errorf("%s made an unusable summary: %w", d.Mode, err)
 	}
-	if dry {
-		return gr, nil
+	if h == nil {
+		return gr, 0, nil
 	}
 	if s.Embedder != nil {
 		// Embed before the write transaction: a slow embedder must not
@@ -294,12 +328,13 @@ func (s *Service) store(ctx context.Context, agent string, author memory.Author,
 			s.log().Warn("summary stored without a vector", "err", err)
 		}
 	}
-	err := s.DB.Update(ctx, func(tx *store.Tx) error {
+	held, err := h.write(ctx, func(tx *store.Tx, l store.Lease) error {
+		sum.Lease = l
 		e, err := tx.Consolidate(ctx, sum)
 		gr.SummaryID = e.ID
 		return err
 	})
-	return gr, err
+	return gr, held, err
 }
 
 // active counts the agent's active personal memories and their tokens.

@@ -15,9 +15,9 @@ const batch = 500
 // and those older than their category's retention period, and counts them
 // in rep. A dry run returns the ids it would archive, which the rest of
 // the run then leaves out.
-func (s *Service) retain(ctx context.Context, agent string, rep *memory.ConsolidationReport) (map[string]bool, error) {
+func (s *Service) retain(ctx context.Context, h *hold, agent string, rep *memory.ConsolidationReport) (map[string]bool, error) {
 	gone := map[string]bool{}
-	n, err := s.archiveAll(ctx, store.Retirement{Agent: agent, Expired: true}, memory.ArchiveExpired, rep.DryRun, gone)
+	n, err := s.archiveAll(ctx, h, store.Retirement{Agent: agent, Expired: true}, memory.ArchiveExpired, rep, gone)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (s *Service) retain(ctx context.Context, agent string, rep *memory.Consolid
 			continue
 		}
 		r := store.Retirement{Agent: agent, Category: c, WrittenBefore: now.Add(-period)}
-		n, err := s.archiveAll(ctx, r, memory.ArchiveRetention, rep.DryRun, gone)
+		n, err := s.archiveAll(ctx, h, r, memory.ArchiveRetention, rep, gone)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +40,7 @@ func (s *Service) retain(ctx context.Context, agent string, rep *memory.Consolid
 
 // enforceCap archives the agent's least valuable active memories beyond
 // Config.MaxMemories.
-func (s *Service) enforceCap(ctx context.Context, agent string, rep *memory.ConsolidationReport) error {
+func (s *Service) enforceCap(ctx context.Context, h *hold, agent string, rep *memory.ConsolidationReport) error {
 	if s.Config.MaxMemories <= 0 {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (s *Service) enforceCap(ctx context.Context, agent string, rep *memory.Cons
 		return nil
 	}
 	for over > 0 {
-		n, err := s.archiveBatch(ctx, store.Retirement{Agent: agent, LowestValue: true, Limit: min(over, batch)}, memory.ArchiveOverCap)
+		n, err := s.archiveBatch(ctx, h, store.Retirement{Agent: agent, LowestValue: true, Limit: min(over, batch)}, memory.ArchiveOverCap, rep)
 		if err != nil {
 			return err
 		}
@@ -80,9 +80,10 @@ func (s *Service) enforceCap(ctx context.Context, agent string, rep *memory.Cons
 }
 
 // archiveAll archives every memory r selects, a batch at a time, and
-// returns how many. A dry run adds the ids it would archive to gone.
-func (s *Service) archiveAll(ctx context.Context, r store.Retirement, why memory.ArchiveReason, dry bool, gone map[string]bool) (int, error) {
-	if dry {
+// returns how many. A dry run (h nil) adds the ids it would archive to gone.
+func (s *Service) archiveAll(ctx context.Context, h *hold, r store.Retirement, why memory.ArchiveReason, rep *memory.ConsolidationReport,
+	gone map[string]bool) (int, error) {
+	if h == nil {
 		var ids []string
 		r.Limit = -1 // all of them
 		err := s.DB.View(ctx, func(tx *store.Tx) (err error) {
@@ -97,7 +98,7 @@ func (s *Service) archiveAll(ctx context.Context, r store.Retirement, why memory
 	total := 0
 	for {
 		r.Limit = batch
-		n, err := s.archiveBatch(ctx, r, why)
+		n, err := s.archiveBatch(ctx, h, r, why, rep)
 		total += n
 		if err != nil || n < batch {
 			return total, err
@@ -106,17 +107,18 @@ func (s *Service) archiveAll(ctx context.Context, r store.Retirement, why memory
 }
 
 // archiveBatch archives up to r.Limit memories r selects in one
-// transaction.
-func (s *Service) archiveBatch(ctx context.Context, r store.Retirement, why memory.ArchiveReason) (int, error) {
+// transaction of the run holding h.
+func (s *Service) archiveBatch(ctx context.Context, h *hold, r store.Retirement, why memory.ArchiveReason, rep *memory.ConsolidationReport) (int, error) {
 	var n int
-	err := s.DB.Update(ctx, func(tx *store.Tx) error {
+	held, err := h.write(ctx, func(tx *store.Tx, l store.Lease) error {
 		ids, err := tx.Retirements(ctx, r)
 		if err != nil {
 			return err
 		}
-		n, err = tx.Archive(ctx, r.Agent, ids, why)
+		n, err = tx.Archive(ctx, l, r.Agent, ids, why)
 		return err
 	})
+	rep.LongestWrite = max(rep.LongestWrite, held)
 	return n, err
 }
 

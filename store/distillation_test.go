@@ -30,7 +30,11 @@ func TestRecentDistillations(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := db.Update(context.Background(), func(tx *store.Tx) error {
-		_, err := tx.Archive(context.Background(), "ann", []string{r2.ID}, memory.ArchiveRetention)
+		l, _, err := tx.AcquireLease(context.Background(), store.LeaseMaintenance, "test", time.Minute)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Archive(context.Background(), l, "ann", []string{r2.ID}, memory.ArchiveRetention)
 		return err
 	}); err != nil {
 		t.Fatal(err)

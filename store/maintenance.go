@@ -14,8 +14,8 @@ import (
 
 // This file holds what keeps memory small: archiving and restoring, the
 // summaries consolidation makes and what they were made from, listing and
-// counting without a query, and the lease that lets one maintenance run at
-// a time across processes. The policy (what to consolidate, how, when) is
+// counting without a query. Every write of a maintenance run is fenced by
+// the run's lease (lease.go). The policy (what to consolidate, how, when) is
 // the consolidation service's; these are its storage steps.
 
 // Restore brings one of the caller's archived memories back into search,
@@ -255,17 +255,23 @@ type Summary struct {
 	Vector     []float32 // nil: stored without one (found by keyword)
 	Embedder   string
 	Sources    []string
+	// Lease is the run's: the write checks it is still held (the fence).
+	Lease Lease
 }
 
 // Consolidate stores summary s and archives its sources into it, and says
 // so in the change feed: one storage step, so that a run killed at any
 // point leaves every source either active or archived into a summary that
 // lists it. A source that is no longer active (forgotten, archived, or
-// someone else's) fails the step, and nothing of it is written.
+// someone else's) fails the step, and so does a lease taken over; nothing
+// of it is written.
 func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) {
 	now := tx.Now()
 	if len(s.Sources) == 0 {
 		return memory.Entry{}, errors.New("consolidate: a summary needs sources")
+	}
+	if err := tx.CheckLease(ctx, s.Lease); err != nil {
+		return memory.Entry{}, err
 	}
 	id, err := newMemoryID(ctx, tx)
 	if err != nil {
@@ -317,9 +323,12 @@ func (tx *Tx) archiveInto(ctx context.Context, agent, src, summary string, posit
 }
 
 // Archive archives the agent's active personal memories ids for reason
-// (retention, the cap, expiry). It returns how many it archived: a memory
-// that is no longer active is passed over.
-func (tx *Tx) Archive(ctx context.Context, agent string, ids []string, reason memory.ArchiveReason) (int, error) {
+// (retention, the cap, expiry) for the run holding lease l. It returns how
+// many it archived: a memory that is no longer active is passed over.
+func (tx *Tx) Archive(ctx context.Context, l Lease, agent string, ids []string, reason memory.ArchiveReason) (int, error) {
+	if err := tx.CheckLease(ctx, l); err != nil {
+		return 0, err
+	}
 	now, n := tx.Now(), 0
 	for _, id := range ids {
 		res, err := tx.exec(ctx, `UPDATE memories SET archived_at = ?1, archive_reason = ?2, archived_by = ?3

@@ -16,11 +16,19 @@ import (
 func consolidate(t testing.TB, db *store.DB, who memory.Identity, content string, sources ...string) (memory.Entry, error) {
 	t.Helper()
 	var out memory.Entry
-	err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
-		out, err = tx.Consolidate(context.Background(), store.Summary{Agent: who.AgentID, Author: memory.AuthorOf(who),
+	ctx := context.Background()
+	err := db.Update(ctx, func(tx *store.Tx) error {
+		l, ok, err := tx.AcquireLease(ctx, store.LeaseMaintenance, "the test", time.Hour)
+		if err != nil || !ok {
+			t.Fatalf("acquire the lease: %+v %v", l, err)
+		}
+		out, err = tx.Consolidate(ctx, store.Summary{Agent: who.AgentID, Author: memory.AuthorOf(who),
 			Namespace: memory.DefaultNamespace, Category: memory.CategoryEpisodic, Content: content, Confidence: 0.5,
-			Source: "consolidation (test)", OccurredAt: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Sources: sources})
-		return err
+			Source: "consolidation (test)", OccurredAt: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), Sources: sources, Lease: l})
+		if err != nil {
+			return err
+		}
+		return tx.ReleaseLease(ctx, l)
 	})
 	return out, err
 }

@@ -65,7 +65,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		log.Warn("default core memory blocks not made yet", "err", err)
 	}
 	a.promotion = newPromotion(cfg, db, log)
-	a.consolid = newConsolidation(cfg, db, a.memories.Embedder, log)
+	a.consolid = newConsolidation(cfg, db, a.memories.Embedder, log, "stdio")
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)
@@ -110,10 +110,11 @@ func newPromotion(cfg *Config, db *store.DB, log *slog.Logger) *promotion.Pipeli
 // newConsolidation wires consolidation over the memories' embedder, with
 // the LLM endpoint for the llm strategy (used only when a run asks for it)
 // when the endpoint can serve a call, or else what to configure, which a
-// run asking for the llm strategy is told.
-func newConsolidation(cfg *Config, db *store.DB, emb *memory.Embedder, log *slog.Logger) *consolidation.Service {
+// run asking for the llm strategy is told; cmd names this process's
+// command, for the maintenance lease.
+func newConsolidation(cfg *Config, db *store.DB, emb *memory.Embedder, log *slog.Logger, cmd string) *consolidation.Service {
 	c := consolidation.New(db, emb)
-	c.Config, c.Log = cfg.Consolidation, log
+	c.Config, c.Log, c.Holder = cfg.Consolidation, log, holderName(cmd)
 	if c.ChatHint = cfg.llmUnusable(); c.ChatHint == "" {
 		c.Chat = llm.New(cfg.LLM).ChatJSON
 	}

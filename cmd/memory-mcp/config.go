@@ -177,11 +177,26 @@ func EnvName(name string) string {
 // LoadConfig resolves the configuration from args (flags after the
 // subcommand), the environment and the config file.
 func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
+	return loadConfig(args, getenv, stderr, nil)
+}
+
+// loadConfig is LoadConfig for a subcommand that has flags of its own,
+// which own defines on the flag set. A flag of the subcommand's shadows the
+// setting of the same name, which then comes only from the environment,
+// the file or its default (consolidate's --strategy is the consolidation
+// strategy, not the server's injection strategy).
+func loadConfig(args []string, getenv func(string) string, stderr io.Writer, own func(fs *flag.FlagSet)) (*Config, error) {
 	fs := flag.NewFlagSet("memory-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configFlag := fs.String("config", "", "JSON config file (env MEMORY_MCP_CONFIG; default "+defaultConfigFile(getenv)+" if it exists)")
+	if own != nil {
+		own(fs)
+	}
 	flagged := map[string]*flagValue{}
 	for _, s := range settings(getenv) {
+		if fs.Lookup(s.name) != nil {
+			continue // shadowed by the subcommand's own flag
+		}
 		v := &flagValue{boolean: s.def() == "false" || s.def() == "true"}
 		fs.Var(v, s.name, fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def()))
 		flagged[s.name] = v
@@ -215,7 +230,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		if v := getenv(EnvName(s.name)); v != "" {
 			value, source = v, "env "+EnvName(s.name)
 		}
-		if set[s.name] {
+		if set[s.name] && flagged[s.name] != nil {
 			value, source = flagged[s.name].text, "flag --"+s.name
 		}
 		if err := s.set(c, strings.TrimSpace(value)); err != nil {

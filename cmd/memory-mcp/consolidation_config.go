@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/consolidation"
@@ -51,6 +52,26 @@ func consolidationSettings() []setting {
 					return fmt.Errorf("%q is not 0 or a positive integer", v)
 				}
 				c.Consolidation.MaxMemories = n
+				return nil
+			}},
+		{"consolidation-interval", "how often the server maintains each agent's memories in the background, e.g. 12h or 1d; 0 turns it off " +
+			"(the interval is the data directory's: several servers run each agent once per interval between them)", constant("1d"),
+			func(c *Config, v string) error {
+				d, err := memory.ParseAge("consolidation-interval", v)
+				if err != nil || d == nil {
+					return fmt.Errorf("%q is not an interval such as 12h or 1d (0: off)", v)
+				}
+				c.Consolidation.Interval = *d
+				return nil
+			}},
+		{"consolidation-lease", "how long a maintenance run holds the data directory without a write before another process may take over " +
+			"(a crashed run's work resumes after it)", constant(d.Lease.String()),
+			func(c *Config, v string) error {
+				d, err := time.ParseDuration(v)
+				if err != nil || d <= 0 {
+					return fmt.Errorf("%q is not a positive duration such as 2m", v)
+				}
+				c.Consolidation.Lease = d
 				return nil
 			}},
 	}

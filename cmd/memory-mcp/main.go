@@ -7,6 +7,7 @@
 //	memory-mcp config [flags]    print the resolved configuration and where each value came from
 //	memory-mcp replay [flags]    rebuild the shared state from the promotion ledger
 //	memory-mcp reindex [flags]   re-embed the stored memories with the configured embedder
+//	memory-mcp consolidate [flags] consolidate older memories into summaries, archiving the originals
 //	memory-mcp version           print the version
 package main
 
@@ -49,10 +50,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return nil
 	}
 	var staleOnly bool
-	if cmd == "reindex" {
+	var own func(*flag.FlagSet)
+	cons := &consolidateFlags{}
+	switch cmd {
+	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
+	case "consolidate":
+		own = cons.define
 	}
-	cfg, err := LoadConfig(args, getenv, stderr)
+	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
 		return err
 	}
@@ -66,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return replay(ctx, cfg, stdout)
 	case "reindex":
 		return reindex(ctx, cfg, staleOnly, stderr)
+	case "consolidate":
+		return consolidate(ctx, cfg, cons, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -78,6 +86,11 @@ commands:
   replay    rebuild every shared table from the promotion ledger (events_memory)
   reindex   re-embed every memory with the configured embedder (--missing: only
             those without a vector from it), e.g. after changing --embedder
+  consolidate
+            consolidate the configured agent's older memories into summaries, or
+            every agent's with --all-agents (as --human); --strategy, --older-than,
+            --dry-run (print what would change), --wait/--no-wait (while another
+            run holds the data directory); see "memory-mcp consolidate -h"
   version   print the version
   help      print this text
 

@@ -92,13 +92,14 @@ func reindex(ctx context.Context, cfg *Config, staleOnly bool, stderr io.Writer)
 	defer db.Close()
 	start := time.Now()
 	n, err := store.Reindex(ctx, db, *emb, store.ReindexOptions{Batch: cfg.EmbeddingBatchSize, StaleOnly: staleOnly,
-		Progress: progressBar(stderr, start)})
+		Progress: progressBar(stderr, "reindex", start)})
 	fmt.Fprintf(stderr, "\nreindexed %d memories with %s in %s\n", n, emb.ID, time.Since(start).Round(time.Millisecond))
 	return err
 }
 
-// progressBar draws "reindex [=====>    ]  1200/5882  20%  340/s" over itself.
-func progressBar(w io.Writer, start time.Time) func(done, total int) {
+// progressBar draws "reindex [=====>    ]  1200/5882  20%  340/s" over
+// itself, label first.
+func progressBar(w io.Writer, label string, start time.Time) func(done, total int) {
 	const width = 30
 	return func(done, total int) {
 		frac := 1.0
@@ -111,7 +112,7 @@ func progressBar(w io.Writer, start time.Time) func(done, total int) {
 			bar = strings.Repeat("=", fill-1) + ">" + strings.Repeat(" ", width-fill)
 		}
 		rate := float64(done) / max(time.Since(start).Seconds(), 1e-3)
-		fmt.Fprintf(w, "\rreindex [%s] %d/%d %3.0f%% %.0f/s", bar, done, total, 100*frac, rate)
+		fmt.Fprintf(w, "\r%s [%s] %d/%d %3.0f%% %.0f/s", label, bar, done, total, 100*frac, rate)
 	}
 }
 

@@ -98,9 +98,11 @@ func filled(b *testing.B, n int) string {
 }
 
 // serve starts the real binary on dir as agent "bench" with embedder and
-// connects a client to it.
+// connects a client to it. Its consolidation scheduler is off: background
+// maintenance is not what these figures measure.
 func serve(b *testing.B, ctx context.Context, dir, embedder string) (*mcp.ClientSession, *exec.Cmd) {
-	cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--embedder", embedder, "--log-level", "warn")
+	cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", "bench", "--embedder", embedder, "--log-level", "warn",
+		"--consolidation-interval", "0")
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
 	cmd.Stderr = os.Stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

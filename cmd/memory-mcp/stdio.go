@@ -31,7 +31,11 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	defer cancel()
 	var watching sync.WaitGroup
 	watching.Go(func() { a.subs.Watch(a.context(ctx), a.server, a.db, a.blocks, logger, 500*time.Millisecond) })
-	defer func() { // the watcher reads the database: it stops before the deferred Close
+	if cfg.Consolidation.Interval > 0 {
+		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
+		watching.Go(func() { a.consolid.Schedule(ctx) })
+	}
+	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
 		watching.Wait()
 	}()

@@ -79,7 +79,7 @@ func TestEveryCallForEveryIdentity(t *testing.T) {
 // write_note promotes 200 notes at once, so only 201 unpromoted notes would
 // leave a remainder (promote_notes's remaining is the same count, and seen).
 var neverSeen = map[string]bool{"projection_error": true, "write_note note.outcome": true, "write_note note.processed_at": true,
-	"write_note remaining": true, "skipped": true /* TODO(lease) */}
+	"write_note remaining": true}
 
 // everyFieldSeen fails for a field of an output schema that no result of
 // the sweep carried: a field's description is checked only where a result
@@ -188,6 +188,22 @@ func (w *sweep) maybe(allowed bool, tool string, args map[string]any) map[string
 	return nil
 }
 
+// holdLease takes the maintenance lease through the sweep's own store, as
+// another process's run would hold it.
+func (w *sweep) holdLease() store.Lease {
+	w.t.Helper()
+	l, ok := holdLease(w.t, w.db, "the sweep", time.Hour)
+	if !ok {
+		w.t.Fatalf("the maintenance lease is held by %s", l.Holder)
+	}
+	return l
+}
+
+func (w *sweep) releaseLease(l store.Lease) {
+	w.t.Helper()
+	releaseLease(w.t, w.db, l)
+}
+
 func (w *sweep) prompt(name string, args map[string]string) {
 	w.t.Helper()
 	any := map[string]any{}
@@ -285,6 +301,13 @@ func (w *sweep) maintenance() {
 	}
 	w.do("consolidate_memory", map[string]any{"dry_run": true, "older_than": "0"})
 	w.do("consolidate_memory", map[string]any{}) // nothing is a day old yet
+	// While another process holds the maintenance lease (the sweep's own
+	// store on the same file), a run does nothing and says who holds it.
+	held := w.holdLease()
+	if skipped, _ := w.do("consolidate_memory", map[string]any{"older_than": "0"})["skipped"].(string); !strings.Contains(skipped, "the sweep") {
+		w.t.Errorf("consolidate_memory while the sweep holds the lease: skipped = %q", skipped)
+	}
+	w.releaseLease(held)
 	rep := w.do("consolidate_memory", map[string]any{"namespace": "home", "categories": []string{"episodic"}, "dry_run": false,
 		"strategy": "simple", "older_than": "0d"})
 	summary := get(rep, "groups", 0, "summary_id").(string)

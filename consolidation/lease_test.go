@@ -1,0 +1,142 @@
+package consolidation_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// other opens the fixture's file a second time, as another process would,
+// on the fixture's clock.
+func (f *fixture) other() *store.DB {
+	f.t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(f.dir, store.FileName))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { db.Close() })
+	db.Now = f.clk.Now
+	return db
+}
+
+func take(t testing.TB, db *store.DB, holder string) store.Lease {
+	t.Helper()
+	var l store.Lease
+	var ok bool
+	err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
+		l, ok, err = tx.AcquireLease(context.Background(), store.LeaseMaintenance, holder, time.Hour)
+		return err
+	})
+	if err != nil || !ok {
+		t.Fatalf("take the lease: %+v %v %v", l, ok, err)
+	}
+	return l
+}
+
+// TestRunSkipsWhileLeaseHeld: while another process holds the maintenance
+// lease a run writes nothing and says who holds it until when; a dry run,
+// which writes nothing, still answers; once released, the run goes ahead.
+func TestRunSkipsWhileLeaseHeld(t *testing.T) {
+	f := newFixture(t)
+	writeTopics(f, ann)
+	f.clk.advance(48 * time.Hour)
+	other := f.other()
+	l := take(t, other, "memory-mcp consolidate, pid 4242 on elsewhere")
+	before := f.changes()
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || len(rep.Groups) != 0 || rep.AgentID != "ann" {
+		t.Fatalf("run while held: %+v %v", rep, err)
+	}
+	if !strings.Contains(rep.Skipped, "pid 4242 on elsewhere") || !strings.Contains(rep.Skipped, l.ExpiresAt.Format(time.RFC3339)) {
+		t.Fatalf("skipped = %q, want the holder and until when", rep.Skipped)
+	}
+	if f.changes() != before {
+		t.Fatal("a skipped run wrote")
+	}
+	if dry, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true}); err != nil || len(dry.Groups) != 2 || dry.Skipped != "" {
+		t.Fatalf("dry run while held: %+v %v", dry, err)
+	}
+	if err := other.Update(context.Background(), func(tx *store.Tx) error { return tx.ReleaseLease(context.Background(), l) }); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil || len(rep.Groups) != 2 || rep.Skipped != "" {
+		t.Fatalf("run after release: %+v %v", rep, err)
+	}
+	// The run released the lease when it ended.
+	take(t, other, "next")
+}
+
+// TestRunStopsWhenLeaseTakenOver: a run that stalls past its lease (here:
+// the clock jumps while it works) and is taken over by another process
+// stops at its next write with a clear error; what it stored stays, the
+// rest stays active for a later run.
+func TestRunStopsWhenLeaseTakenOver(t *testing.T) {
+	f := newFixture(t)
+	for day := range 3 {
+		for i := range 3 {
+			f.remember(ann, memory.EntryWrite{Content: fmt.Sprintf("Day %d: watered the garden tomatoes, round %d.", day, i)})
+		}
+		f.clk.advance(30 * time.Hour) // a group per day
+	}
+	f.clk.advance(48 * time.Hour)
+	other := f.other()
+	f.svc.Config.Lease = time.Minute
+	f.svc.Holder = "the stalled run"
+	f.svc.Progress = func(done, total int) {
+		if done == 1 {
+			f.clk.advance(2 * time.Minute)
+			take(t, other, "the run that took over")
+		}
+	}
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	var lost *store.LeaseLostError
+	if !errors.As(err, &lost) || !isCode(err, memory.ECONFLICT) || !strings.Contains(err.Error(), "the run that took over") {
+		t.Fatalf("err = %v, want the lease lost", err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].SummaryID == "" {
+		t.Fatalf("report = %+v, want the one group stored before the takeover", rep)
+	}
+	stats, err := f.mem.Stats(as(ann), "")
+	if err != nil || stats.Total.Consolidated != 2 || stats.Total.Active != 8 {
+		t.Fatalf("after the takeover: %+v %v, want 2 archived into 1 summary, 7 untouched", stats.Total, err)
+	}
+}
+
+// TestRunDue: the scheduler's pass runs every agent with memories as an
+// operator, records the run, and passes over agents run within the
+// interval, whichever process ran them (a run over part of an agent's
+// memories does not count); while another run holds the lease it stops.
+func TestRunDue(t *testing.T) {
+	f := newFixture(t)
+	writeTopics(f, ann)
+	writeTopics(f, bob)
+	f.clk.advance(48 * time.Hour)
+	f.svc.Config.Interval = 24 * time.Hour
+	// A run over part of ann's memories is not her maintenance.
+	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil {
+		t.Fatal(err)
+	}
+	reps := f.svc.RunDue(context.Background())
+	if len(reps) != 2 || reps[0].AgentID != "ann" || reps[1].AgentID != "bob" || len(reps[0].Groups) != 2 || len(reps[1].Groups) != 2 {
+		t.Fatalf("first pass: %+v", reps)
+	}
+	recalled, err := f.mem.Recall(as(ann), []string{reps[0].Groups[0].SummaryID})
+	if err != nil || !recalled[0].Provenance.Author.Human || recalled[0].Provenance.Author.Autonomy != "" {
+		t.Fatalf("summary author: %+v %v, want the operator's", recalled[0].Provenance, err)
+	}
+	if again := f.svc.RunDue(context.Background()); len(again) != 0 {
+		t.Fatalf("a pass within the interval ran %+v", again)
+	}
+	f.clk.advance(25 * time.Hour)
+	take(t, f.other(), "someone else")
+	if held := f.svc.RunDue(context.Background()); len(held) != 1 || !strings.Contains(held[0].Skipped, "someone else") {
+		t.Fatalf("a pass while the lease is held: %+v", held)
+	}
+}
