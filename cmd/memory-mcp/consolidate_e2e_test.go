@@ -19,6 +19,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // fillTopics writes, as agent, three memories on each of n topics that
@@ -318,6 +319,9 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 	}
 	if out, _, err := runConsolidate(t, dir, "--agent-id", "ann", "--older-than", "0", "--dry-run"); err != nil || !strings.Contains(out, "would consolidate 0 memories") {
 		t.Fatalf("work left after the second run: %v\n%s", err, out)
+	} // The search statistics count what is in search, kill or no kill.
+	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName)); err != nil || miscounted != 0 {
+		t.Fatalf("%d memory spaces miscounted (%v)", miscounted, err)
 	}
 }
 

@@ -41,7 +41,8 @@ func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, er
 	}
 	defer db.Close()
 	err = db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memory_spaces s WHERE rows != (SELECT count(*) FROM memories m
-		WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL)), (SELECT count(*) FROM memories)`).Scan(&miscounted, &memories)
+		WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL AND m.archived_at IS NULL)),
+		(SELECT count(*) FROM memories)`).Scan(&miscounted, &memories)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count memory spaces: %w", err)
 	}
