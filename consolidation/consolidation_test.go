@@ -46,14 +46,13 @@ func (c *clock) advance(d time.Duration) {
 // fixture is a real store in a temporary directory with the offline
 // embedder, the memory service and the consolidation service over it.
 type fixture struct {
-	db   *store.DB
-	mem  *store.MemoryService
-	svc  *consolidation.Service
-	clk  *clock
-	dir  string
-	emb  memory.Embedder
-	t    testing.TB
-	when time.Time
+	db  *store.DB
+	mem *store.MemoryService
+	svc *consolidation.Service
+	clk *clock
+	dir string
+	emb memory.Embedder
+	t   testing.TB
 }
 
 func newFixture(t testing.TB) *fixture {
