@@ -37,11 +37,14 @@ type Config struct {
 	// Parallel is how many groups are summarised at once (the stores are
 	// one at a time); the offline strategies need no more than 1.
 	Parallel int
+	// DualMode tunes the dual_mode strategy.
+	DualMode DualModeConfig
 }
 
 // DefaultConfig is the offline default: dual_mode over memories a day old.
 func DefaultConfig() Config {
-	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 1}
+	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 1,
+		DualMode: DefaultDualMode()}
 }
 
 // Service implements memory.ConsolidationService over the store.
@@ -88,8 +91,13 @@ type summarizer func(ctx context.Context, g Group) (Draft, error)
 // strategy returns the summarizer for st.
 func (s *Service) strategy(st memory.ConsolidationStrategy) (summarizer, error) {
 	switch st {
-	case memory.ConsolidateSimple, memory.ConsolidateDualMode: // TODO(dual_mode): its own op
+	case memory.ConsolidateSimple:
 		return s.simple, nil
+	case memory.ConsolidateDualMode:
+		if s.Config.DualMode.Abstractive == AbstractiveLLM && s.Chat == nil {
+			return nil, memory.Errorf(memory.EINVALID, "dual_mode is configured to summarise with the LLM, and no LLM is configured: set the summarizer to offline")
+		}
+		return s.dualMode, nil
 	}
 	return nil, memory.Errorf(memory.EINVALID, "consolidation strategy %q is not available", st)
 }

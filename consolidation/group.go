@@ -56,15 +56,48 @@ type Group struct {
 	// Members are the rest, in the order they occurred: what a summary
 	// replaces.
 	Members []store.Candidate
+	// vocab is the run's word statistics, which tell the group's own words
+	// from the agent's everyday ones (nil: the group's words alone).
+	vocab *vocabulary
+}
+
+// vocabulary counts in how many of a run's memories each content word
+// occurs.
+type vocabulary struct {
+	docs int
+	df   map[string]int
+}
+
+// idf is the inverse document frequency of content word w: how much more
+// it says about a memory than a word every memory uses.
+func (v *vocabulary) idf(w string) float64 {
+	if v == nil || v.docs == 0 {
+		return 1
+	}
+	return math.Log(1 + float64(v.docs)/float64(1+v.df[w]))
 }
 
 // Groups partitions candidates, which come ordered by namespace, category
 // and time, into groups of at least MinSize. Summaries are never grouped
 // again: a memory is summarised once, and its summary is what search finds.
 func (g Grouping) Groups(cands []store.Candidate) []Group {
+	words := make([]map[string]int, len(cands))
+	vocab := &vocabulary{docs: len(cands), df: map[string]int{}}
+	for i, c := range cands {
+		words[i] = wordsOf(c.Content)
+		for w := range words[i] {
+			vocab.df[w]++
+		}
+	}
 	var out []Group
+	at := 0
 	for part := range partitions(cands) {
-		out = append(out, g.cluster(part)...)
+		groups := g.cluster(part, words[at:at+len(part)])
+		for i := range groups {
+			groups[i].vocab = vocab
+		}
+		out = append(out, groups...)
+		at += len(part)
 	}
 	return out
 }
@@ -86,8 +119,9 @@ func partitions(cands []store.Candidate) func(func([]store.Candidate) bool) {
 }
 
 // cluster groups one partition greedily in time order: each memory joins
-// the open group it is most similar to, or opens one.
-func (g Grouping) cluster(part []store.Candidate) []Group {
+// the open group it is most similar to, or opens one. partWords are the
+// content words of each memory of part.
+func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []Group {
 	type open struct {
 		members []store.Candidate
 		first   time.Time
@@ -115,7 +149,7 @@ func (g Grouping) cluster(part []store.Candidate) []Group {
 			}
 			return false
 		})
-		words := wordsOf(c.Content)
+		words := partWords[i]
 		// Each similarity is measured against its threshold: a memory
 		// joins the group it is closest to by either, if that is >= 1.
 		var best *open
@@ -239,7 +273,9 @@ var stopWords = func() map[string]bool {
 		may new now old see two way who did get let put say she too use that with have this will your from they
 		know want been good much some time very when come here just like long make many over such take than them
 		well were what would there their about which could other into more also only then these those because
-		yeah really think thing things going been being does doing done just okay sure`) {
+		yeah really think thing things going been being does doing done just okay sure
+		hey hello bye thanks thank yes yep nope wow cool great glad awesome amazing congrats sounds looks totally
+		lol haha omg`) {
 		m[w] = true
 	}
 	return m
