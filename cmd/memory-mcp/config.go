@@ -231,8 +231,14 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 		c.LLM.APIKey = key
 		c.values["llm-api-key"], c.sources["llm-api-key"] = key, "env OPENAI_API_KEY"
 	}
-	if c.Interpreter == "llm" && c.LLM.APIKey == "" && strings.Contains(c.LLM.BaseURL, "api.openai.com") {
-		return nil, fmt.Errorf("interpreter llm: %s needs an API key: set MEMORY_MCP_LLM_API_KEY or OPENAI_API_KEY, or point llm-base-url at a local server", c.LLM.BaseURL)
+	needsKey := c.LLM.APIKey == "" && strings.Contains(c.LLM.BaseURL, "api.openai.com")
+	for _, use := range []struct {
+		setting string
+		llm     bool
+	}{{"interpreter", c.Interpreter == "llm"}, {"consolidation-summarizer", c.Consolidation.DualMode.Abstractive == consolidation.AbstractiveLLM}} {
+		if needsKey && use.llm {
+			return nil, fmt.Errorf("%s llm: %s needs an API key: set MEMORY_MCP_LLM_API_KEY or OPENAI_API_KEY, or point llm-base-url at a local server", use.setting, c.LLM.BaseURL)
+		}
 	}
 	return c, nil
 }

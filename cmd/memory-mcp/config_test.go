@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/consolidation"
 )
 
 func TestConfigPrecedence(t *testing.T) {
@@ -56,12 +57,25 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--agent-id", "has space"}, nil, "agent-id"},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--max-content-bytes", "-1"}, nil, "not a positive integer"},
+		{[]string{"--consolidation-summarizer", "gpt"}, nil, `consolidation-summarizer (from flag --consolidation-summarizer): unknown summarizer "gpt": use offline or llm`},
+		{[]string{"--consolidation-summarizer", "llm"}, nil, "consolidation-summarizer llm: https://api.openai.com/v1 needs an API key"},
 	}
 	for _, tt := range tests {
 		_, err := LoadConfig(tt.args, mapEnv(tt.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("LoadConfig(%v, %v) = %v, want error containing %q", tt.args, tt.env, err, tt.want)
 		}
+	}
+}
+
+func TestConsolidationSummarizer(t *testing.T) {
+	cfg, err := LoadConfig(nil, mapEnv(nil), io.Discard)
+	if err != nil || cfg.Consolidation.DualMode.Abstractive != consolidation.AbstractiveOffline {
+		t.Fatalf("default summarizer: %v %v", cfg.Consolidation.DualMode.Abstractive, err)
+	}
+	cfg, err = LoadConfig(nil, mapEnv(map[string]string{"MEMORY_MCP_CONSOLIDATION_SUMMARIZER": "LLM", "OPENAI_API_KEY": "k"}), io.Discard)
+	if err != nil || cfg.Consolidation.DualMode.Abstractive != consolidation.AbstractiveLLM {
+		t.Fatalf("summarizer from the environment: %v %v", cfg.Consolidation.DualMode.Abstractive, err)
 	}
 }
 
