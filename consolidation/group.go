@@ -296,7 +296,14 @@ var stopWords = func() map[string]bool {
 		well were what would there their about which could other into more also only then these those because
 		yeah really think thing things going been being does doing done just okay sure
 		hey hello bye thanks thank yes yep nope wow cool great glad awesome amazing congrats sounds looks totally
-		lol haha omg`) {
+		lol haha omg
+		don didn doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn ain
+		gonna gotta wanna gave give gives got gets getting made makes making went goes came comes said says told
+		should might must shall maybe perhaps quite rather pretty since last later soon ago ever never always
+		still even yet already again back around through after before while where why whatever whenever
+		something anything everything nothing someone anyone everyone somebody anybody sometime sometimes
+		myself yourself himself herself itself ourselves themselves mine yours ours theirs
+		lot lots kind sort bit stuff way ways guess mean means meant feel feels felt seem seems seemed`) {
 		m[w] = true
 	}
 	return m
