@@ -49,9 +49,9 @@ type Grouping struct {
 // their content words; a reply of fewer than three content words joins the
 // memory written just before it, within ten minutes. The size was chosen
 // on LoCoMo conversations 1-5 with dual_mode: groups of up to 8 memories
-// took 63% of the memories out of search and kept 0.73 of the questions'
-// evidence in the summaries' own words, up to 6 took 56% and kept 0.76,
-// up to 5 took 51% and kept 0.74 (BenchmarkLoCoMoConsolidation). Replies
+// took 65% of the memories out of search and kept 0.72 of the questions'
+// evidence in the summaries' own words, up to 6 took 58% and kept 0.74,
+// up to 5 took 53% and kept no more (BenchmarkLoCoMoConsolidation). Replies
 // of few words changed nothing there (LoCoMo's are rare and its turns
 // share a session's time), and in an agent's burst of notes they are
 // what a word-less acknowledgement belongs to.
