@@ -51,6 +51,8 @@ type Config struct {
 	// Interval is how often the scheduler (Schedule) maintains each agent;
 	// 0 turns it off.
 	Interval time.Duration
+	// DualMode tunes the dual_mode strategy.
+	DualMode DualModeConfig
 }
 
 // DefaultConfig is the offline default: dual_mode over memories a day old,
@@ -60,7 +62,7 @@ type Config struct {
 // by the next run soon after.
 func DefaultConfig() Config {
 	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 4,
-		LLM: DefaultLLMConfig(), Lease: 2 * time.Minute, Interval: 24 * time.Hour}
+		LLM: DefaultLLMConfig(), DualMode: DefaultDualMode(), Lease: 2 * time.Minute, Interval: 24 * time.Hour}
 }
 
 // Service implements memory.ConsolidationService over the store.
@@ -115,10 +117,15 @@ type summarizer func(ctx context.Context, g Group) (Draft, error)
 // what they would replace, not what a model would write.
 func (s *Service) strategy(st memory.ConsolidationStrategy, dry bool) (summarizer, error) {
 	switch st {
-	case memory.ConsolidateSimple, memory.ConsolidateDualMode: // TODO(dual_mode): its own op
+	case memory.ConsolidateSimple:
 		return s.simple, nil
 	case memory.ConsolidateLLM:
 		return s.llm(dry)
+	case memory.ConsolidateDualMode:
+		if s.Config.DualMode.Abstractive == AbstractiveLLM && s.Chat == nil {
+			return nil, memory.Errorf(memory.EINVALID, "dual_mode is configured to summarise with the LLM, and no LLM is configured: set the summarizer to offline")
+		}
+		return s.dualMode(dry), nil
 	}
 	return nil, memory.Errorf(memory.EINVALID, "consolidation strategy %q is not available", st)
 }

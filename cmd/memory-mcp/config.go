@@ -253,6 +253,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer, own
 			return nil, fmt.Errorf("interpreter llm: %s", why)
 		case c.Consolidation.Strategy == memory.ConsolidateLLM:
 			return nil, fmt.Errorf("consolidation-strategy llm: %s", why)
+		case c.Consolidation.DualMode.Abstractive == consolidation.AbstractiveLLM:
+			return nil, fmt.Errorf("consolidation-summarizer llm: %s", why)
 		}
 	}
 	return c, nil

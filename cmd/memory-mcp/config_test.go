@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/consolidation"
 )
 
 func TestConfigPrecedence(t *testing.T) {
@@ -59,6 +60,8 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--consolidation-strategy", "llm"}, nil, "consolidation-strategy llm: https://api.openai.com/v1 needs an API key: set llm-api-key"},
 		{[]string{"--consolidation-strategy", "llm", "--llm-base-url", "http://localhost:11434/v1", "--llm-model", ""}, nil,
 			"consolidation-strategy llm: no model is set: set llm-model"},
+		{[]string{"--consolidation-summarizer", "gpt"}, nil, `consolidation-summarizer (from flag --consolidation-summarizer): unknown summarizer "gpt": use offline or llm`},
+		{[]string{"--consolidation-summarizer", "llm"}, nil, "consolidation-summarizer llm: https://api.openai.com/v1 needs an API key"},
 	}
 	for _, tt := range tests {
 		_, err := LoadConfig(tt.args, mapEnv(tt.env), io.Discard)
@@ -82,6 +85,17 @@ func TestLLMConsolidationConfig(t *testing.T) {
 	}
 	if cfg, err = LoadConfig(nil, mapEnv(nil), io.Discard); err != nil || !strings.Contains(cfg.llmUnusable(), "needs an API key") {
 		t.Fatalf("the default, offline: %v, %q", err, cfg.llmUnusable())
+	}
+}
+
+func TestConsolidationSummarizer(t *testing.T) {
+	cfg, err := LoadConfig(nil, mapEnv(nil), io.Discard)
+	if err != nil || cfg.Consolidation.DualMode.Abstractive != consolidation.AbstractiveOffline {
+		t.Fatalf("default summarizer: %v %v", cfg.Consolidation.DualMode.Abstractive, err)
+	}
+	cfg, err = LoadConfig(nil, mapEnv(map[string]string{"MEMORY_MCP_CONSOLIDATION_SUMMARIZER": "LLM", "OPENAI_API_KEY": "k"}), io.Discard)
+	if err != nil || cfg.Consolidation.DualMode.Abstractive != consolidation.AbstractiveLLM {
+		t.Fatalf("summarizer from the environment: %v %v", cfg.Consolidation.DualMode.Abstractive, err)
 	}
 }
 

@@ -151,8 +151,8 @@ func TestConsolidateCommand(t *testing.T) {
 		t.Fatalf("dry run: %v\n%s", err, errs)
 	}
 	if !strings.HasPrefix(out, "ann: would consolidate 4 memories into 2 summaries (dual_mode); active memories 6 -> 4") ||
-		strings.Count(out, "  group ") != 2 || !strings.Contains(out, "episodic, concatenation: keeps ") ||
-		!strings.Contains(out, "    | - zeta0 omega0 kappa0") {
+		strings.Count(out, "  group ") != 2 || !strings.Contains(out, "episodic, abstractive: keeps ") ||
+		!strings.Contains(out, "    | zeta0 omega0 kappa0") {
 		t.Fatalf("dry run stdout:\n%s", out)
 	}
 	if !strings.Contains(errs, "consolidate ann: 0/2 groups (0%)") || !strings.Contains(errs, "consolidate ann: 2/2 groups (100%)") || strings.Contains(out, "groups (") {

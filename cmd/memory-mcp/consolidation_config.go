@@ -23,6 +23,12 @@ func consolidationSettings() []setting {
 				}
 				return err
 			}},
+		{"consolidation-summarizer", "who writes dual_mode's summaries of conversational memories: offline (extraction, no model) or llm (the LLM endpoint; " +
+			"falls back to truncation when it cannot answer)", constant(string(d.DualMode.Abstractive)),
+			func(c *Config, v string) (err error) {
+				c.Consolidation.DualMode.Abstractive, err = consolidation.ParseAbstractive(v)
+				return err
+			}},
 		{"consolidation-older-than", "consolidate only memories written longer ago than this, e.g. 36h or 7d; 0 consolidates everything", constant("1d"),
 			func(c *Config, v string) error {
 				d, err := memory.ParseAge("consolidation-older-than", v)
