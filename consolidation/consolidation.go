@@ -180,7 +180,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	}
 
 	var cands []store.Candidate
-	q := store.CandidateQuery{Agent: agent, Namespaces: r.Namespaces, Categories: r.Categories, Embedder: s.embedderID()}
+	q := store.CandidateQuery{Agent: agent, Namespaces: r.Namespaces, Categories: r.Categories}
 	if older > 0 {
 		q.WrittenBefore = s.DB.Now.Now().Add(-older)
 	}
@@ -353,13 +353,6 @@ func (s *Service) active(ctx context.Context, agent string) (n, tokens int, err 
 		})
 	})
 	return n, tokens, err
-}
-
-func (s *Service) embedderID() string {
-	if s.Embedder == nil {
-		return ""
-	}
-	return s.Embedder.ID
 }
 
 func (s *Service) log() *slog.Logger {

@@ -15,9 +15,11 @@ import (
 // Grouping decides which memories a run consolidates together. The seed's
 // selector groups a whole category; a real store needs groups about one
 // thing, or a summary of everything says nothing. So a group is memories of
-// one namespace and category that occurred close together in time and are
-// about the same topic (by their vectors, or by their words when a memory
-// has no vector from the embedder in use).
+// one namespace and category that occurred close together in time and
+// share their content words. Words, not vectors: they mean the same with
+// every embedder (the offline word vectors put any two English texts at a
+// cosine of 0.93 to 0.99), and a summary keeps what its members share in
+// words, which is what search then finds it by.
 type Grouping struct {
 	// MinSize: smaller groups are left alone (seed: 3, the least that can
 	// deduplicate against the memory kept).
@@ -29,11 +31,6 @@ type Grouping struct {
 	// MinWordSimilarity is the cosine of content-word counts a memory needs
 	// with a group's words to join it.
 	MinWordSimilarity float64
-	// MinVectorSimilarity, when above 0, also lets a memory join a group
-	// whose centroid its vector is this close to. Only for embedders whose
-	// cosines mean something absolute (a model's, not the offline word
-	// vectors, whose cosines all lie between 0.93 and 0.99).
-	MinVectorSimilarity float64
 	// Open bounds how many groups are open at once (the least recently
 	// joined is closed first), which keeps a run over a large store linear.
 	Open int
@@ -140,7 +137,6 @@ func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []
 	type open struct {
 		members []store.Candidate
 		first   time.Time
-		centre  []float64 // sum of the members' vectors
 		words   map[string]int
 		touched int
 	}
@@ -154,9 +150,6 @@ func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []
 	var prev *open // the group the memory before joined
 	var prevAt time.Time
 	for i, c := range part {
-		if c.Summary {
-			continue
-		}
 		at := c.OccurredAt
 		// Close the groups this memory is too late for.
 		opened = slices.DeleteFunc(opened, func(o *open) bool {
@@ -167,22 +160,13 @@ func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []
 			return false
 		})
 		words := partWords[i]
-		// Each similarity is measured against its threshold: a memory
-		// joins the group it is closest to by either, if that is >= 1.
 		var best *open
-		bestSim := 1.0
+		bestSim := g.MinWordSimilarity
 		if len(words) < g.FewWords && prev != nil && slices.Contains(opened, prev) && at.Sub(prevAt) <= g.ReplyGap {
 			best, bestSim = prev, math.Inf(1)
 		}
 		for _, o := range opened {
-			sim := 0.0
-			if g.MinWordSimilarity > 0 {
-				sim = overlap(o.words, words) / g.MinWordSimilarity
-			}
-			if g.MinVectorSimilarity > 0 && c.Vector != nil && o.centre != nil {
-				sim = max(sim, cosine(o.centre, c.Vector)/g.MinVectorSimilarity)
-			}
-			if sim >= bestSim {
+			if sim := overlap(o.words, words); sim >= bestSim {
 				best, bestSim = o, sim
 			}
 		}
@@ -198,16 +182,6 @@ func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []
 		best.members = append(best.members, c)
 		best.touched = i
 		prev, prevAt = best, at
-		if c.Vector != nil {
-			if best.centre == nil {
-				best.centre = make([]float64, len(c.Vector))
-			}
-			if len(best.centre) == len(c.Vector) {
-				for j, x := range c.Vector {
-					best.centre[j] += float64(x)
-				}
-			}
-		}
 		for w, n := range words {
 			best.words[w] += n
 		}
@@ -231,22 +205,6 @@ func newGroup(members []store.Candidate) Group {
 	}
 	rest := slices.Concat(members[:keep], members[keep+1:])
 	return Group{Namespace: members[0].Namespace, Category: members[0].Category, Kept: members[keep], Members: rest}
-}
-
-// cosine is the cosine of a centroid sum and a unit vector.
-func cosine(centre []float64, v []float32) float64 {
-	if len(centre) != len(v) {
-		return 0
-	}
-	var dot, norm float64
-	for i, x := range centre {
-		dot += x * float64(v[i])
-		norm += x * x
-	}
-	if norm == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(norm)
 }
 
 // wordsOf counts the content words of text: lower-cased, at least three

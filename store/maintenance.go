@@ -402,13 +402,9 @@ func (tx *Tx) ids(ctx context.Context, query string, args ...any) ([]string, err
 	return out, rows.Err()
 }
 
-// Candidate is an active personal memory a consolidation run may group:
-// the entry, whether it already summarises others, and its vector when the
-// embedder that made it is the one asked for (nil otherwise).
+// Candidate is an active personal memory a consolidation run may group.
 type Candidate struct {
 	memory.Entry
-	Summary bool
-	Vector  []float32
 }
 
 // CandidateQuery selects an agent's active personal memories for a run.
@@ -417,16 +413,17 @@ type CandidateQuery struct {
 	Namespaces    []string
 	Categories    []memory.Category
 	WrittenBefore time.Time // only memories written before it; zero: all
-	Embedder      string    // whose vectors to return
 }
 
 // Candidates reads the active personal memories q selects, by namespace,
-// category and time (occurred, then written), with their vectors. Memories
-// with an expiry are left out: they go when they expire, and a summary
-// must not keep them longer.
+// category and time (occurred, then written). Summaries are left out: a
+// memory is summarised once, and its summary is what search finds. So are
+// memories with an expiry: they go when they expire, and a summary must not
+// keep them longer.
 func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]Candidate, error) {
-	where, args := "m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.expires_at IS NULL",
-		[]any{q.Agent}
+	where := `m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.expires_at IS NULL
+		AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id)`
+	args := []any{q.Agent}
 	if !q.WrittenBefore.IsZero() {
 		where, args = where+" AND m.created_at < ?", append(args, nanos(q.WrittenBefore))
 	}
@@ -436,39 +433,22 @@ func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]Candidate, er
 	if len(q.Categories) > 0 {
 		where, args = where+" AND m.category IN (SELECT value FROM json_each(?))", append(args, jsonList(q.Categories))
 	}
-	rows, err := tx.sql.QueryContext(ctx, entryColumns+`, EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id),
-		CASE WHEN m.embedder = ? THEN m.embedding END FROM memories m WHERE `+where+`
-		ORDER BY m.namespace, m.category, m.occurred_at, m.created_at, m.id`, append([]any{q.Embedder}, args...)...)
+	rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+`
+		ORDER BY m.namespace, m.category, m.occurred_at, m.created_at, m.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
 	}
 	defer rows.Close()
 	var out []Candidate
 	for rows.Next() {
-		var c Candidate
-		var vec []byte
-		e, err := scanEntry(extraColumns{rows, []any{&c.Summary, &vec}})
+		e, err := scanEntry(rows)
 		if err != nil {
 			return nil, err
 		}
-		c.Entry = e
-		if len(vec) > 0 {
-			if c.Vector, err = decodeVectorInto(nil, vec); err != nil {
-				c.Vector = nil // a torn vector: grouped by words alone
-			}
-		}
-		out = append(out, c)
+		out = append(out, Candidate{e})
 	}
 	return out, rows.Err()
 }
-
-// extraColumns scans entryColumns and then the columns after them.
-type extraColumns struct {
-	row   interface{ Scan(...any) error }
-	extra []any
-}
-
-func (x extraColumns) Scan(dest ...any) error { return x.row.Scan(append(dest, x.extra...)...) }
 
 // unarchive brings archived memory id back into search as it was. Neither
 // archiving nor this touches updated_at: the memory itself never changed.
