@@ -60,6 +60,7 @@ func ParseMemoryStates(names []string) ([]MemoryState, error) {
 // ListQuery selects the caller's own memories without a query (seed 004's
 // metadata-only retrieve): newest first, a page at a time.
 type ListQuery struct {
+	AgentID    string // whose: empty for the caller; another agent's only for a human
 	Categories []Category
 	Namespaces []string
 	Tags       []string // all must be present
@@ -99,6 +100,7 @@ func (q *ListQuery) Validate() error {
 
 // EntryPage is one page of a listing with the total it was cut from.
 type EntryPage struct {
+	AgentID  string  `json:"agent_id"`
 	Memories []Entry `json:"memories"`
 	Total    int     `json:"total"`
 	Offset   int     `json:"offset"`

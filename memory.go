@@ -115,6 +115,9 @@ type Entry struct {
 	ArchiveReason ArchiveReason `json:"archive_reason,omitempty"`
 	// ConsolidatedInto is the summary an archived memory went into.
 	ConsolidatedInto string `json:"consolidated_into,omitempty"`
+	// RestoredAt is when the memory was last brought back from the archive;
+	// maintenance measures its age from then.
+	RestoredAt *time.Time `json:"restored_at,omitempty"`
 	// Sources are the memories a consolidated memory summarises, in order.
 	Sources []string `json:"sources,omitempty"`
 }
@@ -326,10 +329,10 @@ type MemoryService interface {
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
 	// Restore brings one of the caller's archived memories back into search,
-	// exactly as it was archived.
-	Restore(ctx context.Context, id string) (Entry, error)
+	// exactly as it was archived (agent: a human may name whose).
+	Restore(ctx context.Context, agent, id string) (Entry, error)
 	// List pages through the caller's own memories without a query, newest
-	// first, with the total.
+	// first, with the total (a human may name another agent in the query).
 	List(ctx context.Context, q ListQuery) (EntryPage, error)
 	// Stats counts an agent's memories per category and state: the caller's,
 	// or for a human caller the agent named.

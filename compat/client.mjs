@@ -261,7 +261,9 @@ const TOOLS = {
         });
         ctx.summary = r?.groups?.[0]?.summary_id;
         ctx.archived = r?.groups?.[0]?.sources?.[0];
-        await call(ctx, 'consolidate_memory', { agent_id: 'compat-peer', older_than: '0' }, ctx.human ? 'ok' : 'EFORBIDDEN');
+        // A human may name whose memories (its own here); an agent may not name another.
+        const whose = ctx.human ? ctx.agentId : 'compat-peer';
+        await call(ctx, 'consolidate_memory', { agent_id: whose, older_than: '0' }, ctx.human ? 'ok' : 'EFORBIDDEN');
         await call(ctx, 'consolidate_memory', {}); // nothing a day old
         await call(ctx, 'search_memory', { query: 'garden tomatoes aphids', include_archived: true });
     },
@@ -272,13 +274,15 @@ const TOOLS = {
             states: ['active', 'consolidated', 'archived', 'expired', 'forgotten'], offset: 0, limit: 10
         });
         await call(ctx, 'list_memories', { namespaces: ['nowhere'] }); // empty
+        await call(ctx, 'list_memories', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
     },
     memory_stats: async ctx => {
         await call(ctx, 'memory_stats', {});
-        await call(ctx, 'memory_stats', { agent_id: 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
+        await call(ctx, 'memory_stats', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
     },
     restore_memory: async ctx => {
         if (!need(ctx, 'restore_memory', { archived: ctx.archived, summary: ctx.summary })) return;
+        await call(ctx, 'restore_memory', { id: ctx.archived, agent_id: 'compat-peer' }, ctx.human ? 'ENOTFOUND' : 'EFORBIDDEN');
         await call(ctx, 'restore_memory', { id: ctx.archived });
         await call(ctx, 'recall_memory', { ids: [ctx.summary, ctx.archived] }); // a summary with its sources
     },

@@ -147,6 +147,11 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	if err != nil {
 		return memory.ConsolidationReport{}, err
 	}
+	if agent != who.AgentID {
+		if err := s.DB.View(ctx, func(tx *store.Tx) error { return tx.CheckAgent(ctx, agent) }); err != nil {
+			return memory.ConsolidationReport{}, err
+		}
+	}
 	st := cmp.Or(r.Strategy, s.Config.Strategy)
 	sum, err := s.strategy(st, r.DryRun)
 	if err != nil {

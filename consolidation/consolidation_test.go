@@ -171,7 +171,11 @@ func TestConsolidateGroupsByTopic(t *testing.T) {
 			t.Errorf("group report %+v", g)
 		}
 	}
-	if rep.ActiveBefore != 7 || rep.ActiveAfter != 4 || rep.Consolidated != 5 || rep.TokensAfter >= rep.TokensBefore+10 {
+	tokens := rep.TokensBefore
+	for _, g := range rep.Groups {
+		tokens += g.Tokens - g.TokensIn
+	}
+	if rep.ActiveBefore != 7 || rep.ActiveAfter != 4 || rep.Consolidated != 5 || rep.TokensAfter != tokens || tokens == rep.TokensBefore {
 		t.Errorf("report counts %+v", rep)
 	}
 
@@ -193,9 +197,27 @@ func TestConsolidateGroupsByTopic(t *testing.T) {
 	if !slices.Equal(sum.Sources, rep.Groups[0].Sources) || sum.Source == "" {
 		t.Errorf("summary %+v", sum)
 	}
+	// include_archived finds the garden's archived sources, and never
+	// another agent's archived memories.
+	bobGarden, _ := writeTopics(f, bob)
+	f.clk.advance(48 * time.Hour)
+	if r, err := f.svc.Consolidate(as(bob), memory.ConsolidationRequest{}); err != nil || r.Consolidated != 5 {
+		t.Fatalf("bob's run: %+v %v", r, err)
+	}
 	wide := f.search(ann, memory.Query{Text: "tomatoes garden bed", Limit: 20, IncludeArchived: true})
-	if !slices.Contains(wide, rep.Groups[0].Sources[0]) && !slices.Contains(wide, rep.Groups[1].Sources[0]) {
-		t.Errorf("include_archived misses the sources: %v", wide)
+	for _, g := range rep.Groups {
+		if slices.Contains(gardenIDs, g.Kept) {
+			for _, src := range g.Sources {
+				if !slices.Contains(wide, src) {
+					t.Errorf("include_archived misses the archived %s: %v", src, wide)
+				}
+			}
+		}
+	}
+	for _, id := range bobGarden {
+		if slices.Contains(wide, id) {
+			t.Errorf("ann's include_archived search found bob's memory %s", id)
+		}
 	}
 
 	// Nothing left to do: a second run changes nothing.
@@ -288,6 +310,10 @@ func TestOnlyOldMemoriesAndOwnAgent(t *testing.T) {
 	_, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{AgentID: "bob"})
 	if !isCode(err, memory.EFORBIDDEN) || !strings.Contains(err.Error(), "only a human") {
 		t.Fatalf("ann consolidating bob: %v", err)
+	}
+	if _, err = f.svc.Consolidate(as(human), memory.ConsolidationRequest{AgentID: "bobb"}); !isCode(err, memory.ENOTFOUND) ||
+		!strings.Contains(err.Error(), `agent "bobb" has no memories`) {
+		t.Fatalf("human consolidating a misspelt agent: %v", err)
 	}
 	rep, err = f.svc.Consolidate(as(human), memory.ConsolidationRequest{AgentID: "bob"})
 	if err != nil || len(rep.Groups) != 2 || rep.AgentID != "bob" {

@@ -71,7 +71,7 @@ func TestDualModeRoutesByDensity(t *testing.T) {
 	if !strings.Contains(sum[0].Source, "dual_mode, abstractive") {
 		t.Errorf("summary source %q", sum[0].Source)
 	}
-	back, err := f.mem.Restore(as(ann), ex.Sources[0])
+	back, err := f.mem.Restore(as(ann), "", ex.Sources[0])
 	if err != nil || !back.Active() {
 		t.Fatalf("restore %s: %+v %v", ex.Sources[0], back, err)
 	}

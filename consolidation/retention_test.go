@@ -1,11 +1,15 @@
 package consolidation_test
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 func stateOf(t *testing.T, f *fixture, who memory.Identity, ids ...string) map[string]memory.Entry {
@@ -62,7 +66,7 @@ func TestRetentionArchivesByCategory(t *testing.T) {
 	if ids := f.search(ann, memory.Query{Text: "Lisbon conference", IncludeArchived: true}); !slices.Contains(ids, trip.ID) {
 		t.Errorf("include_archived misses the archived memory: %v", ids)
 	}
-	back, err := f.mem.Restore(as(ann), trip.ID)
+	back, err := f.mem.Restore(as(ann), "", trip.ID)
 	if err != nil || !back.Active() || back.Content != trip.Content {
 		t.Fatalf("restore: %+v %v", back, err)
 	}
@@ -127,11 +131,129 @@ func TestExpiredMemoriesLeaveTheIndexes(t *testing.T) {
 	if got[gone.ID].ArchiveReason != memory.ArchiveExpired || !got[kept.ID].Active() {
 		t.Errorf("after the run: %+v", got)
 	}
-	if _, err := f.mem.Restore(as(ann), gone.ID); !isCode(err, memory.ECONFLICT) {
+	if _, err := f.mem.Restore(as(ann), "", gone.ID); !isCode(err, memory.ECONFLICT) {
 		t.Errorf("restoring an expired memory: %v, want ECONFLICT", err)
 	}
 	stats, _ := f.mem.Stats(as(ann), "")
 	if stats.Total.Expired != 1 || stats.Total.Active != 1 {
 		t.Errorf("stats %+v", stats.Total)
+	}
+}
+
+// TestCapKeepsSummariesAndRestoredMemories: over the cap, plain memories go
+// before summaries (archiving a summary takes its whole group out of
+// search) and before what the owner restored.
+func TestCapKeepsSummariesAndRestoredMemories(t *testing.T) {
+	f := newFixture(t)
+	low := 0.2
+	for _, c := range garden {
+		f.remember(ann, memory.EntryWrite{Content: c, Confidence: &low})
+	}
+	f.clk.advance(48 * time.Hour)
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || len(rep.Groups) != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	g := rep.Groups[0]
+	restored, err := f.mem.Restore(as(ann), "", g.Sources[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for i := range 3 {
+		c := 0.9
+		notes = append(notes, f.remember(ann, memory.EntryWrite{Content: "Unrelated note " + string(rune('A'+i)), Confidence: &c}).ID)
+	}
+	// Active: the kept memory, the summary, the restored source and 3 notes.
+	f.svc.Config.MaxMemories = 4
+	rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || rep.OverCap != 2 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	got := stateOf(t, f, ann, append([]string{g.SummaryID, g.Kept, restored.ID}, notes...)...)
+	if got[g.Kept].ArchiveReason != memory.ArchiveOverCap {
+		t.Errorf("the kept memory, the least valuable plain one, is not archived: %+v", got[g.Kept])
+	}
+	if !got[g.SummaryID].Active() || !got[restored.ID].Active() {
+		t.Errorf("the summary (%+v) or the restored memory (%+v) was archived before a plain memory", got[g.SummaryID], got[restored.ID])
+	}
+}
+
+// TestRestoredMemoryStaysRestored: the next run measures a restored
+// memory's age from its restoring, so it neither archives it again by
+// retention nor consolidates it again at once.
+func TestRestoredMemoryStaysRestored(t *testing.T) {
+	f := newFixture(t)
+	rules, _ := memory.ParseRetentionRules("retention", "episodic=7d")
+	f.svc.Config.Retention = memory.Retention{Company: rules}
+	var ids []string
+	for _, c := range garden {
+		ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c, Category: memory.CategoryEpisodic}).ID)
+	}
+	f.clk.advance(2 * 24 * time.Hour)
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || len(rep.Groups) != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	src := rep.Groups[0].Sources[0]
+	if _, err := f.mem.Restore(as(ann), "", src); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.advance(6 * 24 * time.Hour) // 8 days after writing, 6 after restoring
+	rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{OlderThan: new(7 * 24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := stateOf(t, f, ann, src)[src]
+	if !e.Active() {
+		t.Fatalf("a memory restored 6 days ago was archived again (%s) by a 7-day rule: %+v", e.ArchiveReason, rep)
+	}
+	f.clk.advance(2 * 24 * time.Hour)
+	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if e := stateOf(t, f, ann, src)[src]; e.ArchiveReason != memory.ArchiveRetention {
+		t.Errorf("8 days after its restoring, a 7-day rule keeps it: %+v", e)
+	}
+}
+
+// TestTaskRecordsAreNotConsolidated: distillation records stay whole: they
+// are the context the llm strategy shows the model.
+func TestTaskRecordsAreNotConsolidated(t *testing.T) {
+	f := newFixture(t)
+	for i := range 4 {
+		rec := memory.Distillation{TaskID: "T-" + string(rune('1'+i)), Outcome: memory.TaskOutcomeCompleted, Summary: "Watered the garden tomatoes.", Turns: 3}
+		w, err := rec.EntryWrite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.remember(ann, w)
+	}
+	f.clk.advance(48 * time.Hour)
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || len(rep.Groups) != 0 {
+		t.Fatalf("task records consolidated: %+v %v", rep, err)
+	}
+}
+
+// TestExpiredSharedCopiesLeaveTheIndexes: the agent's expired shared copies
+// are archived as expired too.
+func TestExpiredSharedCopiesLeaveTheIndexes(t *testing.T) {
+	f := newFixture(t)
+	e := f.remember(ann, memory.EntryWrite{Content: "The staging freeze lasts until noon.", ExpiresAt: f.clk.Now().Add(time.Hour)})
+	shared, err := f.mem.Publish(as(ann), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clk.advance(2 * time.Hour)
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil || rep.Expired != 2 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if got := stateOf(t, f, ann, shared.ID)[shared.ID]; got.ArchiveReason != memory.ArchiveExpired {
+		t.Errorf("shared copy after the run: %+v", got)
+	}
+	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(f.dir, store.FileName)); err != nil || miscounted != 0 {
+		t.Errorf("%d memory spaces miscounted (%v)", miscounted, err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // tagged memory.DistillationTag, newest first: the records of its last
 // tasks. Archived ones count (consolidation or retention moved them out
 // of search, but they still say what the agent did); forgotten and
-// expired ones do not.
+// expired ones do not, nor do summaries, which would pose as the newest.
 func (tx *Tx) RecentDistillations(ctx context.Context, agent string, n int) ([]memory.Entry, error) {
 	if n <= 0 {
 		return nil, nil
@@ -20,7 +20,7 @@ func (tx *Tx) RecentDistillations(ctx context.Context, agent string, n int) ([]m
 		States: []memory.MemoryState{memory.StateActive, memory.StateConsolidated, memory.StateArchived}}
 	where, args := listWhere(agent, q, tx.Now())
 	rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
-		` ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, n)...)
+		` AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id) ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, n)...)
 	if err != nil {
 		return nil, fmt.Errorf("read distillations: %w", err)
 	}

@@ -19,22 +19,66 @@ import (
 // the consolidation service's; these are its storage steps.
 
 // Restore brings one of the caller's archived memories back into search,
-// exactly as it was: the same id, content, tags, times and vector. A summary
-// it went into is kept (it still says what its sources said).
-func (s *MemoryService) Restore(ctx context.Context, id string) (memory.Entry, error) {
+// exactly as it was: the same id, content, tags, times and vector; a human
+// may name another agent whose memory it is. A summary it went into is
+// kept (it still says what its sources said). Maintenance measures the
+// memory's age from now on, so that the next run does not archive it again.
+func (s *MemoryService) Restore(ctx context.Context, agent, id string) (memory.Entry, error) {
 	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
-		e, err := s.ownEntry(ctx, tx, who, id, "restore")
+		owner, err := ownerOf(ctx, tx, who, agent, "restore the memories of")
+		if err != nil {
+			return memory.Entry{}, err
+		}
+		e, err := s.ownEntry(ctx, tx, owner, id, "restore")
+		if memory.ErrorCode(err) == memory.ENOTFOUND {
+			err = memory.Errorf(memory.ENOTFOUND, "no memory of %s with id %q: list_memories with states [consolidated, archived] lists the archived ones",
+				owner.AgentID, id)
+		}
 		if err != nil {
 			return e, err
 		}
-		if err := canRestore(e, s.db.Now.Now()); err != nil {
+		now := s.db.Now.Now()
+		if err := canRestore(e, now); err != nil {
 			return e, err
 		}
-		if err := tx.unarchive(ctx, e.ID, s.db.Now.Now()); err != nil {
+		if err := tx.unarchive(ctx, e.ID, now); err != nil {
 			return e, err
+		}
+		if _, err := tx.exec(ctx, `UPDATE memories SET restored_at = ? WHERE id = ?`, nanos(now), e.ID); err != nil {
+			return e, fmt.Errorf("restore %s: %w", e.ID, err)
 		}
 		return tx.entry(ctx, e.ID)
 	})
+}
+
+// ownerOf is the identity a call acts on memories as: the caller, or for a
+// human caller naming another agent, that agent (with the caller's
+// authority), which must have memories.
+func ownerOf(ctx context.Context, tx *Tx, who memory.Identity, agent, verb string) (memory.Identity, error) {
+	target, err := memory.TargetAgent(who, agent, verb)
+	if err != nil || target == who.AgentID {
+		return who, err
+	}
+	if err := tx.CheckAgent(ctx, target); err != nil {
+		return who, err
+	}
+	owner := who
+	owner.AgentID = target
+	return owner, nil
+}
+
+// CheckAgent fails with ENOTFOUND when agent has no personal memory at all,
+// in any state: a human naming an agent most likely misspelt it.
+func (tx *Tx) CheckAgent(ctx context.Context, agent string) error {
+	var n int
+	if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = ? AND shared = 0 LIMIT 1)`,
+		agent).Scan(&n); err != nil {
+		return fmt.Errorf("look up agent %s: %w", agent, err)
+	}
+	if n == 0 {
+		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (memory_stats counts an agent's memories)", agent)
+	}
+	return nil
 }
 
 // canRestore says why memory e cannot be restored.
@@ -102,7 +146,7 @@ var stateSQL = map[memory.MemoryState]string{
 }
 
 // List pages through the caller's personal memories in the states asked,
-// newest first, with the total.
+// newest first, with the total; a human may name another agent.
 func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.EntryPage, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -111,9 +155,14 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 	if err := q.Validate(); err != nil {
 		return memory.EntryPage{}, err
 	}
-	where, args := listWhere(who.AgentID, q, s.db.Now.Now())
 	page := memory.EntryPage{Memories: []memory.Entry{}, Offset: q.Offset}
 	err = s.db.View(ctx, func(tx *Tx) error {
+		owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the memories of")
+		if err != nil {
+			return err
+		}
+		page.AgentID = owner.AgentID
+		where, args := listWhere(owner.AgentID, q, s.db.Now.Now())
 		if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
 			return fmt.Errorf("count memories: %w", err)
 		}
@@ -181,13 +230,15 @@ func (s *MemoryService) Stats(ctx context.Context, agent string) (memory.MemoryS
 	if err != nil {
 		return memory.MemoryStats{}, err
 	}
-	if agent, err = memory.TargetAgent(who, agent, "count the memories of"); err != nil {
-		return memory.MemoryStats{}, err
-	}
-	out := memory.MemoryStats{AgentID: agent, Categories: []memory.CategoryStats{}}
+	out := memory.MemoryStats{Categories: []memory.CategoryStats{}}
 	now := s.db.Now.Now()
 	per := map[memory.Category]*memory.StateCounts{}
 	err = s.db.View(ctx, func(tx *Tx) error {
+		owner, err := ownerOf(ctx, tx, who, agent, "count the memories of")
+		if err != nil {
+			return err
+		}
+		agent, out.AgentID = owner.AgentID, owner.AgentID
 		rows, err := tx.sql.QueryContext(ctx, `SELECT m.category, m.forgotten_at IS NOT NULL, m.archive_reason,
 			m.archived_at IS NOT NULL, m.expires_at IS NOT NULL AND m.expires_at <= ?,
 			EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id), count(*)
@@ -412,20 +463,23 @@ type CandidateQuery struct {
 	Agent         string
 	Namespaces    []string
 	Categories    []memory.Category
-	WrittenBefore time.Time // only memories written before it; zero: all
+	WrittenBefore time.Time // only memories written (or restored) before it; zero: all
 }
 
 // Candidates reads the active personal memories q selects, by namespace,
-// category and time (occurred, then written). Summaries are left out: a
-// memory is summarised once, and its summary is what search finds. So are
-// memories with an expiry: they go when they expire, and a summary must not
-// keep them longer.
+// category and time (occurred, then written); a restored memory's age
+// counts from its restoring. Summaries are left out: a memory is summarised
+// once, and its summary is what search finds. So are memories with an
+// expiry (they go when they expire, and a summary must not keep them
+// longer) and task records (distillation), which stay whole as the
+// context they are.
 func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]Candidate, error) {
 	where := `m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.expires_at IS NULL
-		AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id)`
-	args := []any{q.Agent}
+		AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id)
+		AND NOT EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?)`
+	args := []any{q.Agent, memory.DistillationTag}
 	if !q.WrittenBefore.IsZero() {
-		where, args = where+" AND m.created_at < ?", append(args, nanos(q.WrittenBefore))
+		where, args = where+" AND coalesce(m.restored_at, m.created_at) < ?", append(args, nanos(q.WrittenBefore))
 	}
 	if len(q.Namespaces) > 0 {
 		where, args = where+" AND m.namespace IN (SELECT value FROM json_each(?))", append(args, jsonList(q.Namespaces))
@@ -479,8 +533,9 @@ func (tx *Tx) EachActive(ctx context.Context, agent string, fn func(content stri
 	return rows.Err()
 }
 
-// Retirement selects an agent's active personal memories for retention to
-// archive, at most Limit, in the order they should go.
+// Retirement selects an agent's active memories for retention to archive,
+// at most Limit, in the order they should go: personal ones, and for
+// expiry the agent's shared copies too.
 type Retirement struct {
 	Agent string
 	Limit int
@@ -493,16 +548,20 @@ type Retirement struct {
 
 // Retirements returns the ids r selects.
 func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
-	where, args, order := "agent_id = ? AND shared = 0 AND "+activeSQL, []any{r.Agent}, ""
+	where, args, order := "agent_id = ? AND "+activeSQL, []any{r.Agent}, ""
 	switch {
-	case r.Expired:
+	case r.Expired: // the agent's shared copies too: they leave the indexes
 		where, args, order = where+" AND expires_at <= ?", append(args, nanos(tx.Now())), "expires_at, id"
 	case r.Category != "":
-		where, args, order = where+" AND category = ? AND created_at < ? AND (expires_at IS NULL OR expires_at > ?)",
+		where, args, order = where+` AND shared = 0 AND category = ? AND coalesce(restored_at, created_at) < ?
+			AND (expires_at IS NULL OR expires_at > ?)`,
 			append(args, r.Category, nanos(r.WrittenBefore), nanos(tx.Now())), "created_at, id"
 	case r.LowestValue:
-		where, args, order = where+" AND (expires_at IS NULL OR expires_at > ?)", append(args, nanos(tx.Now())),
-			"confidence, occurred_at, created_at, id"
+		// Summaries and what its owner restored go last: archiving a
+		// summary takes its whole group out of search.
+		where, args, order = where+" AND shared = 0 AND (expires_at IS NULL OR expires_at > ?)", append(args, nanos(tx.Now())),
+			`restored_at IS NOT NULL, EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = memories.id),
+			confidence, occurred_at, created_at, id`
 	default:
 		return nil, errors.New("retirements: say which memories")
 	}

@@ -73,7 +73,7 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 	}
 
 	// Restore: the same memory, back in search with its vector.
-	back, err := s.Restore(as(ann), src[1].ID)
+	back, err := s.Restore(as(ann), "", src[1].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,18 +91,23 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 	}
 
 	// Bad restores, and a source that is no longer active.
+	ops := memory.Identity{AgentID: "ops", Human: true}
 	for _, tc := range []struct {
-		who  memory.Identity
-		id   string
-		code string
-		want string
+		who   memory.Identity
+		agent string
+		id    string
+		code  string
+		want  string
 	}{
-		{ann, src[1].ID, memory.ECONFLICT, "is not archived"},
-		{ann, "mem-000000000000", memory.ENOTFOUND, "no memory"},
-		{bob, src[0].ID, memory.ENOTFOUND, "no memory"},
+		{ann, "", src[1].ID, memory.ECONFLICT, "is not archived"},
+		{ann, "", "mem-000000000000", memory.ENOTFOUND, "list_memories with states [consolidated, archived]"},
+		{bob, "", src[0].ID, memory.ENOTFOUND, `no memory of bob with id "` + src[0].ID},
+		{bob, "ann", src[0].ID, memory.EFORBIDDEN, "only a human may restore the memories of another agent"},
+		{ops, "anne", src[0].ID, memory.ENOTFOUND, `agent "anne" has no memories`},
+		{ops, "", src[0].ID, memory.ENOTFOUND, "no memory of ops"},
 	} {
-		if _, err := s.Restore(as(tc.who), tc.id); memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("restore %s as %s = %v, want %s %q", tc.id, tc.who.AgentID, err, tc.code, tc.want)
+		if _, err := s.Restore(as(tc.who), tc.agent, tc.id); memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("restore %s of %q as %s = %v, want %s %q", tc.id, tc.agent, tc.who.AgentID, err, tc.code, tc.want)
 		}
 	}
 	if _, err := consolidate(t, db, ann, "again", src[0].ID, other.ID); memory.ErrorCode(err) != memory.ECONFLICT {
@@ -110,6 +115,10 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 	}
 	if got := search(t, s, ann, memory.Query{Text: "Melanie lake"}); !slices.Contains(got, other.ID) {
 		t.Fatalf("a failed consolidation archived %s: %v", other.ID, got)
+	}
+	// A human restores an agent's memory for it.
+	if e, err := s.Restore(as(ops), "ann", src[0].ID); err != nil || !e.Active() || e.RestoredAt == nil {
+		t.Fatalf("a human restoring ann's memory: %+v %v", e, err)
 	}
 
 	// Forgetting a source forgets the summary that says what it said, and

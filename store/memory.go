@@ -418,22 +418,23 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into`
+	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at`
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
 	var tags string
 	var source, sen, aut, from, reason, archReason, into sql.NullString
 	var created, updated, occurred int64
-	var expires, published, forgotten, archived sql.NullInt64
+	var expires, published, forgotten, archived, restored sql.NullInt64
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into)
+		&archived, &archReason, &into, &restored)
 	if err != nil {
 		return e, err
 	}
 	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
+	e.RestoredAt = fromNullNanos(restored)
 	e.Tags = decodeTags(tags)
 	e.Source, e.ForgetReason = source.String, reason.String
 	e.CreatedAt, e.UpdatedAt, e.OccurredAt = fromNanos(created), fromNanos(updated), fromNanos(occurred)

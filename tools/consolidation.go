@@ -29,7 +29,8 @@ type ConsolidateMemoryResult struct {
 
 // RestoreMemoryArgs are the arguments of restore_memory.
 type RestoreMemoryArgs struct {
-	ID string `json:"id" jsonschema:"Id of your archived memory, e.g. one of a summary's sources."`
+	ID      string `json:"id" jsonschema:"Id of your archived memory, e.g. one of a summary's sources."`
+	AgentID string `json:"agent_id,omitempty" jsonschema:"Whose memory (humans only; default your own)."`
 }
 
 // ListMemoriesArgs are the arguments of list_memories.
@@ -40,6 +41,7 @@ type ListMemoriesArgs struct {
 	States     []string `json:"states,omitempty" jsonschema:"Only memories in these states: active (in search; the default), consolidated (archived into a summary), archived (by retention or the memory cap), expired, forgotten."`
 	Offset     *int     `json:"offset,omitempty" jsonschema:"How many to skip, for the next page (default 0)."`
 	Limit      *int     `json:"limit,omitempty" jsonschema:"Memories per page, 1 to 500 (default 50)."`
+	AgentID    string   `json:"agent_id,omitempty" jsonschema:"Whose memories (humans only; default your own)."`
 }
 
 // ListMemoriesResult is the result of list_memories.
@@ -69,7 +71,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 			"cap archived. A summary it went into stays."),
 		mcp.WithInputSchema[RestoreMemoryArgs](), mcp.WithOutputSchema[MemoryResult](),
 	), func(ctx context.Context, a RestoreMemoryArgs) (MemoryResult, string, error) {
-		e, err := svc.Memories.Restore(ctx, a.ID)
+		e, err := svc.Memories.Restore(ctx, a.AgentID, a.ID)
 		return MemoryResult{ID: e.ID, Memory: e}, "restored " + e.ID + " to search", err
 	})
 
@@ -79,7 +81,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 			"about something, search_memory ranks them instead."),
 		mcp.WithInputSchema[ListMemoriesArgs](), mcp.WithOutputSchema[ListMemoriesResult](),
 	), func(ctx context.Context, a ListMemoriesArgs) (ListMemoriesResult, string, error) {
-		q := memory.ListQuery{Namespaces: a.Namespaces, Tags: a.Tags}
+		q := memory.ListQuery{AgentID: a.AgentID, Namespaces: a.Namespaces, Tags: a.Tags}
 		for _, c := range a.Categories {
 			q.Categories = append(q.Categories, memory.Category(c))
 		}

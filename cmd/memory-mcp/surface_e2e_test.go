@@ -45,15 +45,20 @@ func TestEveryCallForEveryIdentity(t *testing.T) {
 		t.Run(id.name, func(t *testing.T) {
 			dir := t.TempDir()
 			human := slices.Contains(id.args, "--human")
-			if i == 1 {
-				// Another agent's note waits in the queue: this agent sees
-				// that it waits, not what it says.
+			if i <= 1 {
 				other := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
-				other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil)
+				if human {
+					// The human maintains another agent's memories.
+					other.ok("remember", map[string]any{"content": "The other agent's garden needs water.", "tags": []string{"garden"}}, nil)
+				} else {
+					// Another agent's note waits in the queue: this agent
+					// sees that it waits, not what it says.
+					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil)
+				}
 				other.stop()
 			}
 			w := newSweep(t, startIn(t, options{dataDir: dir, args: id.args}), dir)
-			w.human, w.expiring = human, human
+			w.human, w.expiring, w.self = human, human, id.args[1]
 			w.senior = human || slices.Contains([]string{"senior", "lead", "principal"}, id.args[3])
 			w.run()
 			w.covered()
@@ -125,6 +130,7 @@ type sweep struct {
 	p             *proc
 	db            *store.DB // the same file, to hold read-only tools to the change feed
 	human, senior bool
+	self          string                       // the agent id the server runs as
 	expiring      bool                         // also remember a memory that expires during the sweep
 	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call
 }
@@ -312,15 +318,21 @@ func (w *sweep) maintenance() {
 		"strategy": "simple", "older_than": "0d"})
 	summary := get(rep, "groups", 0, "summary_id").(string)
 	source, other := get(rep, "groups", 0, "sources", 0).(string), get(rep, "groups", 0, "sources", 1).(string)
-	w.maybe(w.human, "consolidate_memory", map[string]any{"agent_id": "someone-else", "older_than": "0"})
+	w.maybe(w.human, "consolidate_memory", map[string]any{"agent_id": "other-agent", "older_than": "0"})
 	w.do("search_memory", map[string]any{"query": "garden tomatoes aphids", "include_archived": true})
 	w.do("search_memory", map[string]any{"query": "garden tomatoes aphids", "include_archived": false})
 	w.do("list_memories", map[string]any{})
 	w.do("list_memories", map[string]any{"categories": []string{"episodic"}, "namespaces": []string{"home"}, "tags": []string{"garden"},
 		"states": []string{"active", "consolidated", "archived", "expired", "forgotten"}, "offset": 0, "limit": 10})
 	w.do("memory_stats", map[string]any{})
-	w.maybe(w.human, "memory_stats", map[string]any{"agent_id": "someone-else"})
+	w.maybe(w.human, "memory_stats", map[string]any{"agent_id": "other-agent"})
+	w.maybe(w.human, "list_memories", map[string]any{"agent_id": "other-agent", "states": []string{"active"}})
 	w.do("restore_memory", map[string]any{"id": source})
+	whose := "other-agent" // an agent may not restore for another
+	if w.human {
+		whose = w.self // a human may name whose; its own works as any
+	}
+	w.maybe(w.human, "restore_memory", map[string]any{"id": other, "agent_id": whose})
 	w.do("forget", map[string]any{"id": other, "reason": "the bed was moved"})
 	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})

@@ -12,6 +12,10 @@ ALTER TABLE memories ADD COLUMN archive_reason TEXT
 ALTER TABLE memories ADD COLUMN archived_by TEXT;
 -- The summary a consolidated memory went into.
 ALTER TABLE memories ADD COLUMN consolidated_into TEXT;
+-- When a memory was last brought back from the archive: maintenance
+-- measures its age from then, so that the next run does not archive again
+-- what its owner just restored.
+ALTER TABLE memories ADD COLUMN restored_at INTEGER;
 
 -- What each summary was made from, in order.
 CREATE TABLE memory_sources (
