@@ -197,7 +197,14 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	}
 	cands = slices.DeleteFunc(cands, func(c store.Candidate) bool { return gone[c.ID] }) // a dry run's retention
 	groups := s.Config.Grouping.Groups(cands)
-	author := memory.AuthorOf(who)
+	// A summary is the agent's own memory, merged: its author is the agent
+	// (as it is, when it runs it itself), never the operator who ran it,
+	// whose authority must not pass to what the agent wrote. Who ran it is
+	// in the source.
+	author := memory.Author{AgentID: agent}
+	if agent == who.AgentID {
+		author = memory.AuthorOf(who)
+	}
 	done := 0
 	progress := func() {
 		if s.Progress != nil {
@@ -208,7 +215,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	err = s.summarizeAll(ctx, groups, s.parallel(st), sum, func(i int, d Draft) error {
 		g := groups[i]
 		done++
-		gr, held, err := s.store(ctx, h, agent, author, st, g, d)
+		gr, held, err := s.store(ctx, h, agent, author, fmt.Sprintf("consolidation (%s, %s) by %s", st, d.Mode, who.Describe()), g, d)
 		rep.LongestWrite = max(rep.LongestWrite, held)
 		var coded *memory.Error
 		var lost *store.LeaseLostError
@@ -298,11 +305,11 @@ func (s *Service) summarizeAll(ctx context.Context, groups []Group, parallel int
 // store turns draft d of group g into a stored summary under h (a dry run
 // has none, and stores nothing) and reports it, with how long its
 // transaction held the write lock.
-func (s *Service) store(ctx context.Context, h *hold, agent string, author memory.Author, st memory.ConsolidationStrategy, g Group, d Draft) (memory.GroupReport, time.Duration, error) {
+func (s *Service) store(ctx context.Context, h *hold, agent string, author memory.Author, source string, g Group, d Draft) (memory.GroupReport, time.Duration, error) {
 	gr := memory.GroupReport{Namespace: g.Namespace, Category: g.Category, Kept: g.Kept.ID, Mode: d.Mode, Summary: d.Content,
 		Tokens: memory.EstimateTokens(d.Content)}
 	sum := store.Summary{Agent: agent, Author: author, Namespace: g.Namespace, Category: g.Category, Content: d.Content,
-		Confidence: 1, Source: fmt.Sprintf("consolidation (%s, %s)", st, d.Mode), Tags: d.Tags}
+		Confidence: 1, Source: source, Tags: d.Tags}
 	for i, m := range d.Sources {
 		gr.Sources = append(gr.Sources, m.ID)
 		gr.TokensIn += memory.EstimateTokens(m.Content)

@@ -109,10 +109,12 @@ func TestRunStopsWhenLeaseTakenOver(t *testing.T) {
 	}
 }
 
-// TestRunDue: the scheduler's pass runs every agent with memories as an
-// operator, records the run, and passes over agents run within the
-// interval, whichever process ran them (a run over part of an agent's
-// memories does not count); while another run holds the lease it stops.
+// TestRunDue: an operator's scheduler pass runs every agent with memories,
+// records the run, and passes over agents run within the interval,
+// whichever process ran them (a run over part of an agent's memories does
+// not count); while another run holds the lease it stops. An agent's
+// process maintains only that agent. A summary's author is its agent,
+// never the operator who ran it; the source says who.
 func TestRunDue(t *testing.T) {
 	f := newFixture(t)
 	writeTopics(f, ann)
@@ -123,20 +125,32 @@ func TestRunDue(t *testing.T) {
 	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil {
 		t.Fatal(err)
 	}
-	reps := f.svc.RunDue(context.Background())
-	if len(reps) != 2 || reps[0].AgentID != "ann" || reps[1].AgentID != "bob" || len(reps[0].Groups) != 2 || len(reps[1].Groups) != 2 {
-		t.Fatalf("first pass: %+v", reps)
+	// bob's own process maintains bob alone.
+	own := f.svc.RunDue(context.Background(), bob)
+	if len(own) != 1 || own[0].AgentID != "bob" || len(own[0].Groups) != 2 {
+		t.Fatalf("bob's pass: %+v", own)
 	}
-	recalled, err := f.mem.Recall(as(ann), []string{reps[0].Groups[0].SummaryID})
-	if err != nil || !recalled[0].Provenance.Author.Human || recalled[0].Provenance.Author.Autonomy != "" {
-		t.Fatalf("summary author: %+v %v, want the operator's", recalled[0].Provenance, err)
+	recalled, err := f.mem.Recall(as(bob), []string{own[0].Groups[0].SummaryID})
+	if err != nil || recalled[0].Provenance.Author.AgentID != "bob" || recalled[0].Provenance.Author.Human ||
+		recalled[0].Provenance.Author.Seniority != bob.Seniority {
+		t.Fatalf("summary author: %+v %v, want bob", recalled[0].Provenance, err)
 	}
-	if again := f.svc.RunDue(context.Background()); len(again) != 0 {
+	reps := f.svc.RunDue(context.Background(), human)
+	if len(reps) != 1 || reps[0].AgentID != "ann" || len(reps[0].Groups) != 2 {
+		t.Fatalf("the operator's pass: %+v", reps)
+	}
+	recalled, err = f.mem.Recall(as(ann), []string{reps[0].Groups[0].SummaryID})
+	if a := recalled[0].Provenance.Author; err != nil || a.AgentID != "ann" || a.Human || a.Seniority != "" ||
+		!strings.Contains(recalled[0].Source, `by human "maintenance"`) {
+		t.Fatalf("summary of the operator's run: %+v (source %q) %v, want ann as author and the operator in the source",
+			recalled[0].Provenance, recalled[0].Source, err)
+	}
+	if again := f.svc.RunDue(context.Background(), human); len(again) != 0 {
 		t.Fatalf("a pass within the interval ran %+v", again)
 	}
 	f.clk.advance(25 * time.Hour)
 	take(t, f.other(), "someone else")
-	if held := f.svc.RunDue(context.Background()); len(held) != 1 || !strings.Contains(held[0].Skipped, "someone else") {
+	if held := f.svc.RunDue(context.Background(), human); len(held) != 1 || !strings.Contains(held[0].Skipped, "someone else") {
 		t.Fatalf("a pass while the lease is held: %+v", held)
 	}
 }

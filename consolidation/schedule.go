@@ -2,27 +2,28 @@ package consolidation
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
-// Scheduled is who a scheduled run acts as. No caller asked for it, so it
-// is not any agent: it acts with an operator's authority over every
-// agent's memories (a human's, in the identity's terms), and the summaries
-// it writes are recorded as an operator's (human, no seniority or
-// autonomy), as when a human runs consolidate_memory for an agent.
-var Scheduled = memory.Identity{AgentID: "maintenance", Human: true}
+// operator is who a scheduled run acts as when the process is an
+// operator's: no caller asked for it, so it is no agent.
+var operator = memory.Identity{AgentID: "maintenance", Human: true}
 
-// Schedule maintains every agent's memories once per Config.Interval until
-// ctx is done (0 turns it off). The interval is the data directory's, not
+// Schedule maintains memories once per Config.Interval until ctx is done
+// (0 turns it off), for whom as may maintain: a human operator's process
+// every agent's, as an operator; an agent's process its own, as itself,
+// since its configuration (retention, cap, strategy, model endpoint) is
+// its own to apply, not to every agent's memories. The interval is the data directory's, not
 // the process's: each process looks for agents no run has maintained for
 // an interval (RunDue), so that many short-lived processes do the work
 // once between them. It first looks a minute after it starts (or after
 // the interval, if shorter), out of the way of the client's first calls,
 // then every hour (or interval).
-func (s *Service) Schedule(ctx context.Context) {
+func (s *Service) Schedule(ctx context.Context, as memory.Identity) {
 	every := s.Config.Interval
 	if every <= 0 {
 		return
@@ -35,25 +36,31 @@ func (s *Service) Schedule(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.RunDue(ctx)
+		s.RunDue(ctx, as)
 		t.Reset(min(every, time.Hour))
 	}
 }
 
-// RunDue runs consolidation, as Scheduled, for each agent with personal
-// memories that no run has maintained for Config.Interval, and returns the
-// reports. When another run holds the lease it stops and leaves the rest
-// to its next look; an agent whose run fails is logged and passed over.
-func (s *Service) RunDue(ctx context.Context) []memory.ConsolidationReport {
+// RunDue runs consolidation for each agent with personal memories that no
+// run has maintained for Config.Interval, of those as may maintain (see
+// Schedule), and returns the reports. When another run holds the lease it
+// stops and leaves the rest to its next look; an agent whose run fails is
+// logged and passed over.
+func (s *Service) RunDue(ctx context.Context, as memory.Identity) []memory.ConsolidationReport {
 	agents, err := s.Agents(ctx, s.DB.Now.Now().Add(-s.Config.Interval))
 	if err != nil {
 		s.log().Error("scheduled consolidation: list agents", "err", err)
 		return nil
 	}
+	if as.Human {
+		as = operator
+	} else {
+		agents = slices.DeleteFunc(agents, func(a string) bool { return a != as.AgentID })
+	}
 	var out []memory.ConsolidationReport
 	for _, agent := range agents {
 		start := time.Now()
-		rep, err := s.Consolidate(memory.WithIdentity(ctx, Scheduled), memory.ConsolidationRequest{AgentID: agent})
+		rep, err := s.Consolidate(memory.WithIdentity(ctx, as), memory.ConsolidationRequest{AgentID: agent})
 		switch {
 		case ctx.Err() != nil:
 			return out

@@ -319,14 +319,15 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 	}
 	if out, _, err := runConsolidate(t, dir, "--agent-id", "ann", "--older-than", "0", "--dry-run"); err != nil || !strings.Contains(out, "would consolidate 0 memories") {
 		t.Fatalf("work left after the second run: %v\n%s", err, out)
-	} // The search statistics count what is in search, kill or no kill.
+	}
+	// The search statistics count what is in search, kill or no kill.
 	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName)); err != nil || miscounted != 0 {
 		t.Fatalf("%d memory spaces miscounted (%v)", miscounted, err)
 	}
 }
 
-// TestConsolidationScheduler: a server with a consolidation interval
-// maintains every agent's memories in the background, as an operator: it
+// TestConsolidationScheduler: an operator's server with a consolidation
+// interval maintains every agent's memories in the background: it
 // skips, saying so, while another process holds the lease, runs once it is
 // free, and stops with the server.
 func TestConsolidationScheduler(t *testing.T) {
@@ -335,7 +336,8 @@ func TestConsolidationScheduler(t *testing.T) {
 	fillTopics(t, dir, "bob", 2)
 	db := openStore(t, dir)
 	l, _ := holdLease(t, db, "the test", time.Hour)
-	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none",
+	// An operator's server maintains every agent (an agent's, only itself).
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ops", "--human", "--embedder", "none",
 		"--consolidation-interval", "100ms", "--consolidation-older-than", "0"}})
 	waitFor := func(what string) {
 		t.Helper()
