@@ -57,9 +57,9 @@ type Config struct {
 
 // DefaultConfig is the offline default: dual_mode over memories a day old,
 // each agent once a day (the seed's daily interval), under a lease of two
-// minutes: longer than one group takes even through a slow model (the LLM
-// timeout is 30 s), short enough that the work of a crashed run is taken up
-// by the next run soon after.
+// minutes, which a run renews every third of it while it lasts (however
+// long a model keeps it waiting): a crashed run's work is taken up by the
+// next run soon after.
 func DefaultConfig() Config {
 	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 4,
 		LLM: DefaultLLMConfig(), DualMode: DefaultDualMode(), Lease: 2 * time.Minute, Interval: 24 * time.Hour}
@@ -69,7 +69,7 @@ func DefaultConfig() Config {
 type Service struct {
 	DB *store.DB
 	// Embedder makes the summaries' vectors (nil: none; they are found by
-	// keyword), and its vectors group memories by topic.
+	// keyword).
 	Embedder *memory.Embedder
 	// Chat is the model behind the llm strategy and dual_mode's abstractive
 	// summaries; nil: offline.
@@ -174,6 +174,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		// agent's maintenance for the scheduler.
 		whole := len(r.Namespaces) == 0 && len(r.Categories) == 0 && older <= s.Config.OlderThan
 		defer func() { h.release(ctx, agent, err == nil && whole) }()
+		defer h.keepAlive(ctx)() // stops before the release above runs
 	}
 	if rep.ActiveBefore, rep.TokensBefore, err = s.active(ctx, agent); err != nil {
 		return rep, err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/memory-mcp/memory-mcp/store"
@@ -16,6 +17,7 @@ import (
 // stops at its next write instead of racing the run that took over.
 type hold struct {
 	s     *Service
+	mu    sync.Mutex // one write at a time: the run's and keepAlive's
 	lease store.Lease
 }
 
@@ -43,6 +45,8 @@ func (s *Service) acquire(ctx context.Context) (*hold, string, error) {
 // the transaction if the lease was taken over. It returns how long the
 // transaction held the database's write lock.
 func (h *hold) write(ctx context.Context, fn func(tx *store.Tx, l store.Lease) error) (time.Duration, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var began time.Time
 	var renewed store.Lease
 	err := h.s.DB.Update(ctx, func(tx *store.Tx) (err error) {
@@ -57,6 +61,34 @@ func (h *hold) write(ctx context.Context, fn func(tx *store.Tx, l store.Lease) e
 		h.lease = renewed
 	}
 	return held, err
+}
+
+// keepAlive renews the lease every third of its length until the returned
+// stop is called, so that a run waiting on a slow model (the llm strategy's
+// retries can outlast a lease) keeps it between its writes. A renewal that
+// fails (the lease was taken over) ends it; the run's next write says so.
+func (h *hold) keepAlive(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(h.s.leaseFor() / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if _, err := h.write(ctx, func(*store.Tx, store.Lease) error { return nil }); err != nil {
+				if ctx.Err() == nil {
+					h.s.log().Warn("maintenance lease not renewed", "err", err)
+				}
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // release frees the lease (if still held), recording, when the run

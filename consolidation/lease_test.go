@@ -154,3 +154,62 @@ func TestRunDue(t *testing.T) {
 		t.Fatalf("a pass while the lease is held: %+v", held)
 	}
 }
+
+// TestLeaseKeptWhileWaitingOnTheModel: a run waiting on a slow model keeps
+// its lease between writes, so no other process takes it over (and the
+// model's work is not thrown away).
+func TestLeaseKeptWhileWaitingOnTheModel(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range garden {
+		f.remember(ann, memory.EntryWrite{Content: c})
+	}
+	f.db.Now = time.Now // the lease runs on the wall clock here
+	release := make(chan struct{})
+	srv := newFakeLLM(t, func(int, chat) answer {
+		<-release
+		return summary("The garden: tomatoes, basil, aphids.")
+	})
+	f.useLLM(srv, 10*time.Second)
+	f.svc.Config.Lease = 300 * time.Millisecond
+	ran := make(chan error, 1)
+	go func() {
+		_, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		ran <- err
+	}()
+	other := f.other()
+	other.Now = time.Now
+	peek := func() (store.Lease, bool) {
+		var l store.Lease
+		var ok bool
+		if err := other.Update(context.Background(), func(tx *store.Tx) (err error) {
+			l, ok, err = tx.AcquireLease(context.Background(), store.LeaseMaintenance, "a peek", time.Millisecond)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return l, ok
+	}
+	var first store.Lease
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		l, ok := peek()
+		switch {
+		case ok:
+			close(release)
+			t.Fatalf("another process took the lease of a run waiting on its model")
+		case first.Token == 0 && l.Holder != "":
+			first = l
+		case l.Token == first.Token && l.ExpiresAt.After(first.ExpiresAt.Add(f.svc.Config.Lease)):
+			// Renewed past where its first lease would have ended, with
+			// no write of the run in between.
+			close(release)
+			if err := <-ran; err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatalf("the lease was not renewed while the run waited: %+v, first %+v", l, first)
+		}
+	}
+}
