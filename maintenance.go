@@ -213,7 +213,8 @@ type ConsolidationReport struct {
 	Strategy ConsolidationStrategy `json:"strategy"`
 	DryRun   bool                  `json:"dry_run"`
 	Groups   []GroupReport         `json:"groups"`
-	// Archived counts the memories archived, by reason.
+	// The memories archived, by reason: consolidated into the groups'
+	// summaries, by retention, over the cap, expired.
 	Consolidated int `json:"consolidated"`
 	Retention    int `json:"retention"`
 	OverCap      int `json:"over_cap"`

@@ -133,7 +133,8 @@ const (
 	ArchiveExpired      ArchiveReason = "expired"      // past expires_at: it left the indexes
 )
 
-// Active reports whether e is in search: neither forgotten nor archived.
+// Active reports whether e is neither forgotten nor archived: in search
+// unless it has expired (see HasExpired).
 func (e Entry) Active() bool { return e.ForgottenAt == nil && e.ArchivedAt == nil }
 
 // HasExpired reports whether e has expired at now.

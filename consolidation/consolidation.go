@@ -108,6 +108,16 @@ type Draft struct {
 	Sources []store.Candidate
 }
 
+// How a summary was made (Draft.Mode, GroupReport.Mode).
+const (
+	ModeConcatenation  = "concatenation"   // simple
+	ModeExtractive     = "extractive"      // dual_mode, a dense group: key facts and anchors
+	ModeAbstractive    = "abstractive"     // dual_mode, a sparse group: a summary
+	ModeTruncation     = "truncation"      // dual_mode, when the model failed in a way retrying could fix
+	ModeLLM            = "llm"             // llm: the model's synthesis
+	ModeConcatFallback = "concat-fallback" // llm, when the model failed in a way retrying could fix
+)
+
 // summarizer makes the summary of one group. An error is the seed's
 // propagating path: no summary, nothing archived, and the run stops.
 type summarizer func(ctx context.Context, g Group) (Draft, error)
@@ -123,7 +133,8 @@ func (s *Service) strategy(st memory.ConsolidationStrategy, dry bool) (summarize
 		return s.llm(dry)
 	case memory.ConsolidateDualMode:
 		if s.Config.DualMode.Abstractive == AbstractiveLLM && s.Chat == nil {
-			return nil, memory.Errorf(memory.EINVALID, "dual_mode is configured to summarise with the LLM, and no LLM is configured: set the summarizer to offline")
+			return nil, memory.Errorf(memory.EINVALID, "dual_mode is configured to summarise with the LLM (consolidation-summarizer llm), and %s; "+
+				"or set consolidation-summarizer to offline", cmp.Or(s.ChatHint, "no LLM endpoint is configured"))
 		}
 		return s.dualMode(dry), nil
 	}

@@ -19,13 +19,6 @@ import (
 // extraction, or by the model when the configuration says so, falling back
 // to truncated bullets when the model cannot answer.
 
-// How a dual_mode summary was made (Draft.Mode, GroupReport.Mode).
-const (
-	ModeExtractive  = "extractive"
-	ModeAbstractive = "abstractive"
-	ModeTruncation  = "truncation" // the model failed in a way retrying could fix
-)
-
 // Abstractive says who writes dual_mode's abstractive summaries.
 type Abstractive string
 
@@ -134,8 +127,11 @@ func (s *Service) abstractiveLLM(ctx context.Context, members []store.Candidate)
 	err = s.Chat(ctx, system, user, schema, &reply)
 	summary := strings.TrimSpace(reply.Summary)
 	switch {
-	case err != nil && !fallsBack(ctx, err):
+	case err != nil && ctx.Err() != nil:
 		return Draft{}, fmt.Errorf("abstractive summary: %w", err)
+	case err != nil && !fallsBack(ctx, err):
+		s.log().Error("abstractive summary refused by the LLM endpoint; the run stops and the group stays as it is", "err", err)
+		return Draft{}, refused(memory.ConsolidateDualMode, "summary", err)
 	case err == nil && summary == "":
 		err = errors.New("the model's summary is empty")
 	case err == nil:

@@ -213,8 +213,8 @@ func TestDualModeLLMRefusedRequestStopsTheRun(t *testing.T) {
 	f, fake := llmFixture(t, chatReply{status: http.StatusUnauthorized})
 	before := f.changes()
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err == nil || llm.Retryable(err) || !strings.Contains(err.Error(), "401") {
-		t.Fatalf("run = %+v, %v; want the 401", rep, err)
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "refused the summary request (HTTP 401); check the configured endpoint") {
+		t.Fatalf("run = %+v, %v; want the 401, said so a model can act on it", rep, err)
 	}
 	if len(fake.requests()) != 1 {
 		t.Errorf("%d calls: a 401 is not retried", len(fake.requests()))

@@ -252,7 +252,7 @@ var stopWords = func() map[string]bool {
 		may new now old see two way who did get let put say she too use that with have this will your from they
 		know want been good much some time very when come here just like long make many over such take than them
 		well were what would there their about which could other into more also only then these those because
-		yeah really think thing things going been being does doing done just okay sure
+		yeah really think thing things going being does doing done okay sure
 		hey hello bye thanks thank yes yep nope wow cool great glad awesome amazing congrats sounds looks totally
 		lol haha omg
 		don didn doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn ain
@@ -261,7 +261,7 @@ var stopWords = func() map[string]bool {
 		still even yet already again back around through after before while where why whatever whenever
 		something anything everything nothing someone anyone everyone somebody anybody sometime sometimes
 		myself yourself himself herself itself ourselves themselves mine yours ours theirs
-		lot lots kind sort bit stuff way ways guess mean means meant feel feels felt seem seems seemed`) {
+		lot lots kind sort bit stuff ways guess mean means meant feel feels felt seem seems seemed`) {
 		m[w] = true
 	}
 	return m

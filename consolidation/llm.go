@@ -65,12 +65,10 @@ func (c LLMConfig) Validate() error {
 	return nil
 }
 
-// How an llm strategy summary was made, as Draft.Mode and as its tag.
+// The tags of an llm strategy summary, as the seed names them.
 const (
-	modeLLM            = "llm"
-	modeConcatFallback = "concat-fallback"
-	tagLLMSynthesized  = "llm-synthesized"
-	tagConcatFallback  = "concat-fallback"
+	tagLLMSynthesized = "llm-synthesized"
+	tagConcatFallback = "concat-fallback"
 )
 
 // synthesisSchema is the reply the model must give.
@@ -127,7 +125,7 @@ type synthesis struct {
 func (sy *synthesis) summarize(ctx context.Context, g Group) (Draft, error) {
 	entries, shown := sy.entries(g)
 	if sy.dry {
-		return Draft{Content: fmt.Sprintf("(a dry run: the model would merge these %d memories)", len(shown)), Mode: modeLLM,
+		return Draft{Content: fmt.Sprintf("(a dry run: the model would merge these %d memories)", len(shown)), Mode: ModeLLM,
 			Tags: []string{tagLLMSynthesized}, Sources: shown}, nil
 	}
 	system, user, err := prompt.Synthesis(prompt.SynthesisData{Namespace: g.Namespace, Category: g.Category,
@@ -137,7 +135,7 @@ func (sy *synthesis) summarize(ctx context.Context, g Group) (Draft, error) {
 		summary, err = sy.ask(ctx, system, user)
 	}
 	if err == nil {
-		return Draft{Content: summary, Mode: modeLLM, Tags: []string{tagLLMSynthesized}, Sources: shown}, nil
+		return Draft{Content: summary, Mode: ModeLLM, Tags: []string{tagLLMSynthesized}, Sources: shown}, nil
 	}
 	log := sy.s.log().With("agent", g.Kept.AgentID, "namespace", g.Namespace, "category", g.Category, "members", len(g.Members))
 	switch {
@@ -146,10 +144,10 @@ func (sy *synthesis) summarize(ctx context.Context, g Group) (Draft, error) {
 		return Draft{}, fmt.Errorf("synthesis: %w", err)
 	case llm.Rejected(err):
 		log.Error("consolidation synthesis refused by the LLM endpoint; the run stops and the group stays as it is", "err", err)
-		return Draft{}, refused(err)
+		return Draft{}, refused(memory.ConsolidateLLM, "synthesis", err)
 	}
 	log.Warn("consolidation synthesis fell back to concatenating the group", "reason", fallbackReason(err), "err", err)
-	return Draft{Content: concatenate(g.Members, sy.s.Config.TruncateAt), Mode: modeConcatFallback,
+	return Draft{Content: concatenate(g.Members, sy.s.Config.TruncateAt), Mode: ModeConcatFallback,
 		Tags: []string{tagConcatFallback}, Sources: g.Members}, nil
 }
 
@@ -223,10 +221,10 @@ func (sy *synthesis) context(ctx context.Context, g Group) []string {
 
 // refused is the error a run stops with when the server refuses the
 // request: what to fix, and what the run left as it was.
-func refused(err error) error {
-	return memory.Errorf(memory.EINVALID, "strategy llm stopped: the LLM endpoint refused the synthesis request (HTTP %d); "+
-		"check the configured endpoint, model and API key, or use strategy simple or dual_mode. Groups consolidated "+
-		"before it stay consolidated; the others are as they were", llm.Status(err))
+func refused(st memory.ConsolidationStrategy, what string, err error) error {
+	return memory.Errorf(memory.EINVALID, "strategy %s stopped: the LLM endpoint refused the %s request (HTTP %d); "+
+		"check the configured endpoint, model and API key, or use an offline strategy (simple, or dual_mode with the offline summarizer). "+
+		"Groups consolidated before it stay consolidated; the others are as they were", st, what, llm.Status(err))
 }
 
 // fallbackReason names why the model gave no summary, for the log.

@@ -11,7 +11,7 @@ import (
 // simple is the seed's concatenation: every member as a bullet, each cut
 // to TruncateAt characters. It cannot fail, and every member is archived.
 func (s *Service) simple(_ context.Context, g Group) (Draft, error) {
-	return Draft{Content: concatenate(g.Members, s.Config.TruncateAt), Mode: "concatenation", Sources: g.Members}, nil
+	return Draft{Content: concatenate(g.Members, s.Config.TruncateAt), Mode: ModeConcatenation, Sources: g.Members}, nil
 }
 
 // concatenate lists members as bullets, each cut to at most n characters

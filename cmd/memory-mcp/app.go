@@ -24,16 +24,16 @@ import (
 // app is one running memory-mcp: the database, the services over it and the
 // MCP server exposing them.
 type app struct {
-	cfg       *Config
-	log       *slog.Logger
-	db        *store.DB
-	facts     *store.FactService
-	memories  *store.MemoryService
-	blocks    *store.BlockService
-	promotion *promotion.Pipeline
-	consolid  *consolidation.Service
-	server    *server.MCPServer
-	subs      *resources.Subscriptions
+	cfg           *Config
+	log           *slog.Logger
+	db            *store.DB
+	facts         *store.FactService
+	memories      *store.MemoryService
+	blocks        *store.BlockService
+	promotion     *promotion.Pipeline
+	consolidation *consolidation.Service
+	server        *server.MCPServer
+	subs          *resources.Subscriptions
 }
 
 func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
@@ -65,7 +65,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		log.Warn("default core memory blocks not made yet", "err", err)
 	}
 	a.promotion = newPromotion(cfg, db, log)
-	a.consolid = newConsolidation(cfg, db, a.memories.Embedder, log, "stdio")
+	a.consolidation = newConsolidation(cfg, db, a.memories.Embedder, log, "stdio")
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)
@@ -80,7 +80,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	)
 	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
-		Consolidation: a.consolid, Log: log})
+		Consolidation: a.consolidation, Log: log})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})
 	return a, nil

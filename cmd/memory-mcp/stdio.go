@@ -33,7 +33,7 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	watching.Go(func() { a.subs.Watch(a.context(ctx), a.server, a.db, a.blocks, logger, 500*time.Millisecond) })
 	if cfg.Consolidation.Interval > 0 {
 		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
-		watching.Go(func() { a.consolid.Schedule(ctx, cfg.Identity) })
+		watching.Go(func() { a.consolidation.Schedule(ctx, cfg.Identity) })
 	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
