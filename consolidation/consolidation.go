@@ -105,7 +105,7 @@ type Draft struct {
 	// Sources are the members the summary replaces: every member, except
 	// where a strategy left some out (the llm strategy's prompt cap), which
 	// stay as they are for the next run.
-	Sources []store.Candidate
+	Sources []memory.Entry
 }
 
 // How a summary was made (Draft.Mode, GroupReport.Mode).
@@ -196,7 +196,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		return rep, err
 	}
 
-	var cands []store.Candidate
+	var cands []memory.Entry
 	q := store.CandidateQuery{Agent: agent, Namespaces: r.Namespaces, Categories: r.Categories}
 	if older > 0 {
 		q.WrittenBefore = s.DB.Now.Now().Add(-older)
@@ -207,7 +207,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 	}); err != nil {
 		return rep, err
 	}
-	cands = slices.DeleteFunc(cands, func(c store.Candidate) bool { return gone[c.ID] }) // a dry run's retention
+	cands = slices.DeleteFunc(cands, func(c memory.Entry) bool { return gone[c.ID] }) // a dry run's retention
 	groups := s.Config.Grouping.Groups(cands)
 	// A summary is the agent's own memory, merged: its author is the agent
 	// (as it is, when it runs it itself), never the operator who ran it,

@@ -10,7 +10,6 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/llm"
 	"github.com/memory-mcp/memory-mcp/llm/prompt"
-	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // dual_mode (seed 004's Dual-Mode Archival): the density classifier votes
@@ -110,12 +109,8 @@ func (s *Service) dualModeGroup(ctx context.Context, g Group, dry bool) (Draft, 
 // provider refused the request: authentication, an unknown model, a bad
 // request; or the run was cancelled) is returned, and nothing of the
 // group is stored or archived.
-func (s *Service) abstractiveLLM(ctx context.Context, members []store.Candidate) (Draft, error) {
-	entries := make([]memory.Entry, len(members))
-	for i, m := range members {
-		entries[i] = m.Entry
-	}
-	system, user, err := prompt.Abstractive(prompt.AbstractiveData{Memories: entries, MaxWords: s.Config.DualMode.MaxSummaryWords})
+func (s *Service) abstractiveLLM(ctx context.Context, members []memory.Entry) (Draft, error) {
+	system, user, err := prompt.Abstractive(prompt.AbstractiveData{Memories: members, MaxWords: s.Config.DualMode.MaxSummaryWords})
 	if err != nil {
 		return Draft{}, fmt.Errorf("render the abstractive prompt: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
-	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // Grouping decides which memories a run consolidates together. The seed's
@@ -63,10 +62,10 @@ type Group struct {
 	Category  memory.Category
 	// Kept is the group's most valuable memory (highest confidence, then
 	// the most recent, as the seed's selector keeps), left as it is.
-	Kept store.Candidate
+	Kept memory.Entry
 	// Members are the rest, in the order they occurred: what a summary
 	// replaces.
-	Members []store.Candidate
+	Members []memory.Entry
 	// vocab is the run's word statistics, which tell the group's own words
 	// from the agent's everyday ones (nil: the group's words alone).
 	vocab *vocabulary
@@ -91,7 +90,7 @@ func (v *vocabulary) idf(w string) float64 {
 // Groups partitions candidates, which come ordered by namespace, category
 // and time, into groups of at least MinSize. Summaries are never grouped
 // again: a memory is summarised once, and its summary is what search finds.
-func (g Grouping) Groups(cands []store.Candidate) []Group {
+func (g Grouping) Groups(cands []memory.Entry) []Group {
 	words := make([]map[string]int, len(cands))
 	vocab := &vocabulary{docs: len(cands), df: map[string]int{}}
 	for i, c := range cands {
@@ -114,8 +113,8 @@ func (g Grouping) Groups(cands []store.Candidate) []Group {
 }
 
 // partitions yields the runs of candidates sharing a namespace and category.
-func partitions(cands []store.Candidate) func(func([]store.Candidate) bool) {
-	return func(yield func([]store.Candidate) bool) {
+func partitions(cands []memory.Entry) func(func([]memory.Entry) bool) {
+	return func(yield func([]memory.Entry) bool) {
 		for start := 0; start < len(cands); {
 			end := start + 1
 			for end < len(cands) && cands[end].Namespace == cands[start].Namespace && cands[end].Category == cands[start].Category {
@@ -133,9 +132,9 @@ func partitions(cands []store.Candidate) func(func([]store.Candidate) bool) {
 // the open group it is most similar to, or opens one; a reply of few words
 // joins the group of the memory before it. words are the content words of
 // each memory of part.
-func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []Group {
+func (g Grouping) cluster(part []memory.Entry, partWords []map[string]int) []Group {
 	type open struct {
-		members []store.Candidate
+		members []memory.Entry
 		first   time.Time
 		words   map[string]int
 		touched int
@@ -195,7 +194,7 @@ func (g Grouping) cluster(part []store.Candidate, partWords []map[string]int) []
 
 // newGroup keeps the most valuable of members and returns the rest, in
 // time order, as what a summary replaces.
-func newGroup(members []store.Candidate) Group {
+func newGroup(members []memory.Entry) Group {
 	keep := 0
 	for i, m := range members {
 		k := members[keep]

@@ -178,7 +178,7 @@ var errEmptyReply = errors.New("the model's summary is empty")
 // cut to MaxEntryChars, until MaxTotalChars is reached, and returns them
 // with the members they show. The first always goes in; those left out
 // stay as they are until the next run.
-func (sy *synthesis) entries(g Group) ([]prompt.SynthesisEntry, []store.Candidate) {
+func (sy *synthesis) entries(g Group) ([]prompt.SynthesisEntry, []memory.Entry) {
 	var out []prompt.SynthesisEntry
 	total := 0
 	for i, m := range g.Members {

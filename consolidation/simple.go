@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/memory-mcp/memory-mcp/store"
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // simple is the seed's concatenation: every member as a bullet, each cut
@@ -16,7 +16,7 @@ func (s *Service) simple(_ context.Context, g Group) (Draft, error) {
 
 // concatenate lists members as bullets, each cut to at most n characters
 // (on a word boundary when one is near) with an ellipsis where cut.
-func concatenate(members []store.Candidate, n int) string {
+func concatenate(members []memory.Entry, n int) string {
 	var b strings.Builder
 	for i, m := range members {
 		if i > 0 {

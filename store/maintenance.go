@@ -453,11 +453,6 @@ func (tx *Tx) ids(ctx context.Context, query string, args ...any) ([]string, err
 	return out, rows.Err()
 }
 
-// Candidate is an active personal memory a consolidation run may group.
-type Candidate struct {
-	memory.Entry
-}
-
 // CandidateQuery selects an agent's active personal memories for a run.
 type CandidateQuery struct {
 	Agent         string
@@ -473,7 +468,7 @@ type CandidateQuery struct {
 // expiry (they go when they expire, and a summary must not keep them
 // longer) and task records (distillation), which stay whole as the
 // context they are.
-func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]Candidate, error) {
+func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]memory.Entry, error) {
 	where := `m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.expires_at IS NULL
 		AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id)
 		AND NOT EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?)`
@@ -493,13 +488,13 @@ func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]Candidate, er
 		return nil, fmt.Errorf("read candidates: %w", err)
 	}
 	defer rows.Close()
-	var out []Candidate
+	var out []memory.Entry
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{e})
+		out = append(out, e)
 	}
 	return out, rows.Err()
 }
