@@ -186,9 +186,8 @@ func TestRestoredMemoryStaysRestored(t *testing.T) {
 	f := newFixture(t)
 	rules, _ := memory.ParseRetentionRules("retention", "episodic=7d")
 	f.svc.Config.Retention = memory.Retention{Company: rules}
-	var ids []string
 	for _, c := range garden {
-		ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c, Category: memory.CategoryEpisodic}).ID)
+		f.remember(ann, memory.EntryWrite{Content: c, Category: memory.CategoryEpisodic})
 	}
 	f.clk.advance(2 * 24 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
