@@ -15,6 +15,7 @@ const (
 	ECONFLICT  = "ECONFLICT"  // the state moved on: stale version, already retracted
 	EFORBIDDEN = "EFORBIDDEN" // the caller's identity may not do this
 	EBUSY      = "EBUSY"      // another program held the database's lock too long; retry the call
+	ERATELIMIT = "ERATELIMIT" // the caller wrote faster than its limit allows; the message says when to retry
 	EINTERNAL  = "EINTERNAL"  // a bug or an I/O failure; details are logged, not returned
 )
 

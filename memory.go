@@ -120,6 +120,23 @@ type Entry struct {
 	RestoredAt *time.Time `json:"restored_at,omitempty"`
 	// Sources are the memories a consolidated memory summarises, in order.
 	Sources []string `json:"sources,omitempty"`
+	// SeenCount is how many times the memory was remembered: a repeat
+	// stores nothing and counts here, with when it was last said.
+	SeenCount  int        `json:"seen_count,omitempty"`
+	LastSeenAt *time.Time `json:"last_seen_at,omitempty"`
+}
+
+// Remembered is what remember did: stored the memory, or found that it
+// repeats one the agent already has (Outcome duplicate), which it returns
+// with its confidence raised to the higher of the two and its count and
+// last-seen time brought up to date.
+type Remembered struct {
+	Entry
+	Outcome WriteOutcome // stored or duplicate
+	// Tier is how a duplicate was found: exact (the same text but for case
+	// and spacing) or words (the same words in the same order, but for
+	// punctuation, articles, forms of "to be" and plural endings).
+	Tier string
 }
 
 // ArchiveReason says why a memory was archived.
@@ -319,7 +336,9 @@ type Hit struct {
 // from ctx; another agent's personal memory is indistinguishable from one that
 // does not exist.
 type MemoryService interface {
-	Remember(ctx context.Context, w EntryWrite) (Entry, error)
+	// Remember stores a personal memory, unless it repeats one of the
+	// caller's active memories in the same namespace and category.
+	Remember(ctx context.Context, w EntryWrite) (Remembered, error)
 	Search(ctx context.Context, q Query) ([]Hit, error)
 	// Recall returns the entries with these ids, in the order asked.
 	Recall(ctx context.Context, ids []string) ([]Entry, error)

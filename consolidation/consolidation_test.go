@@ -84,7 +84,7 @@ func (f *fixture) remember(who memory.Identity, w memory.EntryWrite) memory.Entr
 	if err != nil {
 		f.t.Fatalf("remember %q: %v", w.Content, err)
 	}
-	return e
+	return e.Entry
 }
 
 func (f *fixture) search(who memory.Identity, q memory.Query) []string {

@@ -188,11 +188,39 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	// Even if fn panics, the write lock (held across every process on the
 	// file) is released; after Commit this is a no-op.
 	defer t.Rollback()
-	if err := fn(&Tx{sql: t, db: db}); err != nil {
+	tx := &Tx{sql: t, db: db}
+	// The first write a gated call commits claims its idempotency key and
+	// writes its line in the write log, in the same transaction.
+	// A call's transactions may run in parallel (a consolidation's groups):
+	// the first one to commit is the one that claims.
+	call := CallFrom(ctx)
+	if call != nil {
+		call.mu.Lock()
+		if call.committed {
+			call.mu.Unlock()
+			call = nil
+		} else {
+			defer call.mu.Unlock()
+		}
+	}
+	if call != nil {
+		if err := tx.firstWrite(ctx, call); err != nil {
+			return err
+		}
+	}
+	if err := fn(tx); err != nil {
 		return err
+	}
+	if call != nil {
+		if err := tx.lastWrite(ctx, call); err != nil {
+			return err
+		}
 	}
 	if err := t.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if call != nil {
+		call.committed = true
 	}
 	return nil
 }
@@ -229,6 +257,12 @@ func seconds(d time.Duration) string {
 // each in its own transaction with its record in schema_migrations. Applied
 // migrations are tracked by name, not by a high-water number, so a migration
 // that lands after a higher-numbered one still runs on existing databases.
+// migrationSteps are what a migration needs done in Go after its SQL, in
+// its transaction: values SQL cannot compute.
+var migrationSteps = map[string]func(context.Context, *Tx) error{
+	"0009_gates.sql": fillDedupKeys,
+}
+
 func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
@@ -255,6 +289,11 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 			}
 			if _, err := tx.sql.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
+			}
+			if step := migrationSteps[name]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return fmt.Errorf("migration %s: %w", name, err)
+				}
 			}
 			_, err := tx.sql.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, time.Now().UnixNano())
 			return err

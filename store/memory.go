@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -34,6 +35,9 @@ type MemoryService struct {
 	Words *WordVectors
 	// Log receives warnings the caller cannot act on (an embedder outage).
 	Log *slog.Logger
+	// Dedup makes remember store nothing when the memory repeats one the
+	// agent already has (see findDuplicate).
+	Dedup bool
 
 	dfs dfCache // document frequencies of query words
 }
@@ -43,7 +47,7 @@ type MemoryService struct {
 // Index.Load before serving searches.
 func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
 	s := &MemoryService{db: db, Embedder: emb, Retrieval: DefaultRetrieval(),
-		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default()}
+		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default(), Dedup: true}
 	if emb != nil {
 		s.Index = NewIndex(db, *emb)
 		s.Retrieval.VectorFloor = emb.Floor
@@ -53,20 +57,75 @@ func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
 
 var _ memory.MemoryService = (*MemoryService)(nil)
 
-// Remember stores a new personal memory with its vector.
-func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memory.Entry, error) {
+// Remember stores a new personal memory with its vector, unless it repeats
+// one of the caller's active memories (see findDuplicate): then nothing is
+// stored and the memory it repeats is returned, counted once more.
+func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memory.Remembered, error) {
 	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
-		return memory.Entry{}, err
+		return memory.Remembered{}, err
 	}
 	now := s.db.Now.Now()
+	timed := !w.OccurredAt.IsZero()
 	if err := w.Validate(s.MaxContentBytes, now); err != nil {
-		return memory.Entry{}, err
+		return memory.Remembered{}, err
+	}
+	keys := dedupKeys{timed: timed}
+	keys.exact, keys.words = memory.DedupKeys(w.Content)
+	// A repeat needs no vector: look for one before embedding, and again in
+	// the write transaction, where it counts.
+	if s.Dedup {
+		var found bool
+		err := s.db.View(ctx, func(tx *Tx) error {
+			_, _, found, err = s.findDuplicate(ctx, tx, id.AgentID, w, keys, now)
+			return err
+		})
+		if err != nil {
+			return memory.Remembered{}, err
+		}
+		if found {
+			out, err := s.remember(ctx, id, w, keys, now, nil, "", true)
+			if !errors.Is(err, errNoRepeat) {
+				return out, err
+			}
+		}
 	}
 	// Embed before the write transaction: a slow embedder must not hold the lock.
 	vec, embedder := s.embed(ctx, w.Content)
-	var out memory.Entry
-	err = s.db.Update(ctx, func(tx *Tx) error {
+	return s.remember(ctx, id, w, keys, now, vec, embedder, false)
+}
+
+// errNoRepeat: the memory remember found w to repeat was forgotten or
+// archived before the write began, so w is to be embedded and stored.
+var errNoRepeat = errors.New("no longer a repeat")
+
+// dedupKeys are what remember finds a repeat by: the write's keys, and
+// whether it names when its event happened.
+type dedupKeys struct {
+	exact, words string
+	timed        bool
+}
+
+// remember stores w (with its vector) or counts it as a repeat; repeat says
+// a repeat was found before the transaction, so w has no vector yet.
+func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, vec any, embedder string, repeat bool) (memory.Remembered, error) {
+	var out memory.Remembered
+	err := s.db.Update(ctx, func(tx *Tx) error {
+		if s.Dedup {
+			started := time.Now()
+			dup, tier, found, err := s.findDuplicate(ctx, tx, id.AgentID, w, keys, now)
+			CallFrom(ctx).spent("dedup", time.Since(started))
+			if err != nil {
+				return err
+			}
+			if found {
+				out, err = s.repeated(ctx, tx, dup, w, tier, now)
+				return err
+			}
+		}
+		if repeat {
+			return errNoRepeat
+		}
 		mid, err := newMemoryID(ctx, tx)
 		if err != nil {
 			return err
@@ -75,23 +134,105 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 		tags, _ := json.Marshal(w.Tags)
 		_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
+			 exact_key, words_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			nullString(string(author.Seniority), !author.Human && author.Seniority != ""), nullString(string(author.Autonomy), author.Autonomy != ""),
 			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
-			indexedLength(w.Content, w.Tags))
+			indexedLength(w.Content, w.Tags), keys.exact, keys.words)
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
 		if err := tx.RecordChange(ctx, memory.ChangeMemory, mid, now); err != nil {
 			return err
 		}
-		out, err = getEntry(ctx, tx, mid)
+		if call := CallFrom(ctx); call != nil {
+			call.Ref = mid
+		}
+		out.Outcome = memory.WriteOutcomeStored
+		out.Entry, err = getEntry(ctx, tx, mid)
 		return err
 	})
 	return out, err
+}
+
+// episodeWindow is how far apart two memories in the same words that tell
+// of an event may have occurred and still be one event told twice: "went for
+// a run" on Monday and on Tuesday are two runs, and "offsite in Lisbon" in
+// 2024 and in 2025 two offsites.
+const episodeWindow = time.Hour
+
+// findDuplicate returns the caller's active personal memory that w repeats:
+// the same namespace and category, the same exact or words key (exact
+// first), a memory that has not expired and that w adds nothing to (see
+// repeats).
+func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, keys dedupKeys, now time.Time) (memory.Entry, string, bool, error) {
+	for _, tier := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
+		rows, err := tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+tier.column+` = ?
+			AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
+			AND m.namespace = ? AND m.category = ? AND (m.expires_at IS NULL OR m.expires_at > ?)
+			ORDER BY m.created_at LIMIT 8`, agent, tier.key, w.Namespace, string(w.Category), nanos(now))
+		if err != nil {
+			return memory.Entry{}, "", false, fmt.Errorf("find duplicate: %w", err)
+		}
+		for rows.Next() {
+			e, err := scanEntry(rows)
+			if err != nil {
+				rows.Close()
+				return memory.Entry{}, "", false, err
+			}
+			if repeats(w, keys.timed, e) {
+				rows.Close()
+				return e, tier.name, true, nil
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return memory.Entry{}, "", false, err
+		}
+	}
+	return memory.Entry{}, "", false, nil
+}
+
+// repeats reports whether storing w would add nothing to e, whose words it
+// repeats: no tag e lacks, no expiry e lacks, and, when either tells of an
+// event (an episode, or a memory given the time it occurred), the same event
+// time within episodeWindow. timed says w was given its time.
+func repeats(w memory.EntryWrite, timed bool, e memory.Entry) bool {
+	for _, t := range w.Tags {
+		if !slices.Contains(e.Tags, t) {
+			return false
+		}
+	}
+	if !w.ExpiresAt.IsZero() && (e.ExpiresAt == nil || !e.ExpiresAt.Equal(w.ExpiresAt)) {
+		return false
+	}
+	if timed || !e.OccurredAt.Equal(e.CreatedAt) || w.Category == memory.CategoryEpisodic {
+		d := w.OccurredAt.Sub(e.OccurredAt)
+		if d > episodeWindow || d < -episodeWindow {
+			return false
+		}
+	}
+	return true
+}
+
+// repeated counts w as a repeat of e: nothing is stored; e is seen once
+// more, now, and its confidence is the higher of the two.
+func (s *MemoryService) repeated(ctx context.Context, tx *Tx, e memory.Entry, w memory.EntryWrite, tier string, now time.Time) (memory.Remembered, error) {
+	_, err := tx.exec(ctx, `UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ?, confidence = max(confidence, ?)
+		WHERE id = ?`, nanos(now), w.ConfidenceOr(), e.ID)
+	if err != nil {
+		return memory.Remembered{}, fmt.Errorf("count repeat: %w", err)
+	}
+	if err := tx.RecordChange(ctx, memory.ChangeMemory, e.ID, now); err != nil {
+		return memory.Remembered{}, err
+	}
+	if call := CallFrom(ctx); call != nil {
+		call.Outcome, call.Reason, call.Ref = memory.WriteOutcomeDuplicate, tier, e.ID
+	}
+	e, err = getEntry(ctx, tx, e.ID)
+	return memory.Remembered{Entry: e, Outcome: memory.WriteOutcomeDuplicate, Tier: tier}, err
 }
 
 // embed returns the stored form of content's vector and the embedder that
@@ -418,23 +559,23 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at`
+	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at`
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
 	var tags string
 	var source, sen, aut, from, reason, archReason, into sql.NullString
 	var created, updated, occurred int64
-	var expires, published, forgotten, archived, restored sql.NullInt64
+	var expires, published, forgotten, archived, restored, seen sql.NullInt64
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into, &restored)
+		&archived, &archReason, &into, &restored, &e.SeenCount, &seen)
 	if err != nil {
 		return e, err
 	}
 	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
-	e.RestoredAt = fromNullNanos(restored)
+	e.RestoredAt, e.LastSeenAt = fromNullNanos(restored), fromNullNanos(seen)
 	e.Tags = decodeTags(tags)
 	e.Source, e.ForgetReason = source.String, reason.String
 	e.CreatedAt, e.UpdatedAt, e.OccurredAt = fromNanos(created), fromNanos(updated), fromNanos(occurred)

@@ -66,7 +66,7 @@ func remember(t testing.TB, s *store.MemoryService, who memory.Identity, w memor
 	if err != nil {
 		t.Fatalf("remember %q: %v", w.Content, err)
 	}
-	return e
+	return e.Entry
 }
 
 func search(t testing.TB, s *store.MemoryService, who memory.Identity, q memory.Query) []string {

@@ -109,7 +109,7 @@ type BlockHistoryResult struct {
 
 func registerBlocks(s *server.MCPServer, svc Services) {
 	blocks := svc.Blocks
-	add(s, svc.Log, mcp.NewTool("memory_block_list",
+	add(s, svc, mcp.NewTool("memory_block_list",
 		mcp.WithDescription("List your core memory blocks (personal, then shared ones you can see) with their descriptions, "+
 			"sizes against their character limits, versions and values (labels_only leaves the values out). Core memory is what you keep in view across "+
 			"conversations and edit yourself with the other memory_block_* tools."),
@@ -126,7 +126,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		return BlocksResult{Summaries: sums}, list("core memory blocks", bs, renderBlockLine), nil
 	})
 
-	add(s, svc.Log, mcp.NewTool("memory_block_read",
+	add(s, svc, mcp.NewTool("memory_block_read",
 		mcp.WithDescription("Read one core memory block: its description, version, size and value with numbered lines "+
 			"(the numbers are for memory_block_insert; they are not part of the text)."),
 		mcp.WithInputSchema[BlockReadArgs](), mcp.WithOutputSchema[BlockResult](),
@@ -135,7 +135,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		return BlockResult{Block: b}, renderBlock(b), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("memory_block_create",
+	add(s, svc, mcp.NewTool("memory_block_create",
 		mcp.WithDescription("Create a core memory block, personal by default or shared with other agents. Give it a "+
 			"description saying what belongs there. Prefer the blocks you have (persona, human, project) and create one only "+
 			"for a distinct, lasting subject."),
@@ -184,7 +184,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 			return memory.BlockEdit{Label: a.Label, Op: memory.BlockRestore, Version: v, ExpectedVersion: a.ExpectedVersion}, err
 		})
 
-	add(s, svc.Log, mcp.NewTool("memory_block_history",
+	add(s, svc, mcp.NewTool("memory_block_history",
 		mcp.WithDescription("List the versions of a core memory block, newest first: each edit's value, operation, author and "+
 			"time. Use it to see who changed what, or to pick a version for memory_block_restore."),
 		mcp.WithInputSchema[BlockHistoryArgs](), mcp.WithOutputSchema[BlockHistoryResult](),
@@ -200,7 +200,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 
 // addBlockEdit registers an edit tool: arguments A become one BlockEdit.
 func addBlockEdit[A any](s *server.MCPServer, svc Services, name, desc string, edit func(A) (memory.BlockEdit, error)) {
-	add(s, svc.Log, mcp.NewTool(name, mcp.WithDescription(desc),
+	add(s, svc, mcp.NewTool(name, mcp.WithDescription(desc),
 		mcp.WithInputSchema[A](), mcp.WithOutputSchema[BlockResult](),
 	), func(ctx context.Context, a A) (BlockResult, string, error) {
 		e, err := edit(a)

@@ -65,7 +65,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 	if svc.Consolidation != nil {
 		registerConsolidate(s, svc)
 	}
-	add(s, svc.Log, mcp.NewTool("restore_memory",
+	add(s, svc, mcp.NewTool("restore_memory",
 		mcp.WithDescription("Bring one of your archived memories back into search exactly as it was (the same id, "+
 			"content, tags and times): a source of a summary (see its sources), or a memory retention or the memory "+
 			"cap archived. A summary it went into stays."),
@@ -75,7 +75,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 		return MemoryResult{ID: e.ID, Memory: e}, "restored " + e.ID + " to search", err
 	})
 
-	add(s, svc.Log, mcp.NewTool("list_memories",
+	add(s, svc, mcp.NewTool("list_memories",
 		mcp.WithDescription("List your own memories without a query, newest first, a page at a time, with the total: "+
 			"to review what you remember, or to find archived and consolidated ones (states). For finding memories "+
 			"about something, search_memory ranks them instead."),
@@ -103,7 +103,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 		return ListMemoriesResult{page}, text, nil
 	})
 
-	add(s, svc.Log, mcp.NewTool("memory_stats",
+	add(s, svc, mcp.NewTool("memory_stats",
 		mcp.WithDescription("Count your memories per category and state: active (in search, of which summaries), "+
 			"consolidated into a summary, archived by retention or the memory cap, expired, forgotten."),
 		mcp.WithInputSchema[MemoryStatsArgs](), mcp.WithOutputSchema[MemoryStatsResult](),
@@ -114,7 +114,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 }
 
 func registerConsolidate(s *server.MCPServer, svc Services) {
-	add(s, svc.Log, mcp.NewTool("consolidate_memory",
+	add(s, svc, mcp.NewTool("consolidate_memory",
 		mcp.WithDescription("Keep your memory small: group your older memories that are about the same thing (same "+
 			"namespace and category, close in time and words) and replace each group of 3 or more by one summary. The "+
 			"group's most trusted memory stays as it is; the others are archived, not deleted: out of search, listed "+

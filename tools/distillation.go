@@ -27,7 +27,7 @@ type RecordDistillationArgs struct {
 // registerDistillation registers record_distillation, which records a
 // finished task through the memory service.
 func registerDistillation(s *server.MCPServer, svc Services) {
-	add(s, svc.Log, mcp.NewTool("record_distillation",
+	add(s, svc, mcp.NewTool("record_distillation",
 		mcp.WithDescription("At the end of a task, whatever its outcome, record how it went: the task, the outcome "+
 			"(and error), what it was, and its trajectory (turns, tokens, tools used, tool calls, calls per memory tool). "+
 			"It is stored as one of your episodic memories, tagged distillation; consolidation shows your latest records "+
@@ -42,7 +42,11 @@ func registerDistillation(s *server.MCPServer, svc Services) {
 		if err != nil {
 			return RememberResult{}, "", err
 		}
-		e, err := svc.Memories.Remember(ctx, w)
-		return RememberResult{ID: e.ID, Memory: e}, fmt.Sprintf("recorded task %s (%s) as %s", d.TaskID, d.Outcome, e.ID), err
+		r, err := svc.Memories.Remember(ctx, w)
+		if err != nil {
+			return RememberResult{}, "", err
+		}
+		res, text := remembered(r, fmt.Sprintf("recorded task %s (%s) as", d.TaskID, d.Outcome))
+		return res, text, nil
 	})
 }

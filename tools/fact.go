@@ -65,7 +65,7 @@ type FactsResult struct {
 func registerFacts(s *server.MCPServer, svc Services) {
 	registerFactListing(s, svc)
 	facts := svc.Facts
-	add(s, svc.Log, mcp.NewTool("publish_fact",
+	add(s, svc, mcp.NewTool("publish_fact",
 		mcp.WithDescription("Publish an organisational fact (policy, architecture decision, procedure, convention) "+
 			"to the shared, append-only fact log. Publishing an existing fact_id replaces its content as a new version; "+
 			"every version is kept and auditable. Use this for knowledge that should bind every agent and outlive the "+
@@ -77,7 +77,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		return FactResult{Fact: f}, fmt.Sprintf("published %s version %d (%s)", f.ID, f.Version, f.Category), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("retract_fact",
+	add(s, svc, mcp.NewTool("retract_fact",
 		mcp.WithDescription("Retract an organisational fact that is no longer true. Nothing is erased: the retraction "+
 			"is a new version in the log, the fact stops appearing in queries, and publishing the same fact_id again "+
 			"reactivates it."),
@@ -87,7 +87,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		return FactResult{Fact: f}, fmt.Sprintf("retracted %s (now version %d)", f.ID, f.Version), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("get_fact",
+	add(s, svc, mcp.NewTool("get_fact",
 		mcp.WithDescription("Read one organisational fact by id, including retracted ones, optionally with its full "+
 			"history of operations (author, time, content of each version)."),
 		mcp.WithInputSchema[GetFactArgs](), mcp.WithOutputSchema[FactResult](),
@@ -107,7 +107,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		return res, text, nil
 	})
 
-	add(s, svc.Log, mcp.NewTool("query_facts",
+	add(s, svc, mcp.NewTool("query_facts",
 		mcp.WithDescription("Search the organisational facts that are in force: free text ranked by relevance, "+
 			"filtered by category and tags. Give as_of to see the facts as they stood at an earlier time. "+
 			"Superseded facts are marked with superseded_by."),
@@ -137,7 +137,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 }
 
 func registerFactListing(s *server.MCPServer, svc Services) {
-	add(s, svc.Log, mcp.NewTool("list_facts",
+	add(s, svc, mcp.NewTool("list_facts",
 		mcp.WithDescription("List the facts in force in one category, oldest first, a page at a time, with the total "+
 			"count. Use it to read every core policy or ADR; use query_facts to search."),
 		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),

@@ -28,6 +28,26 @@ type RememberArgs struct {
 type RememberResult struct {
 	ID     string       `json:"id"`
 	Memory memory.Entry `json:"memory"`
+	// Outcome: stored (a new memory), or duplicate (nothing stored: it
+	// repeats DuplicateOf, which is returned, counted once more).
+	Outcome     memory.WriteOutcome `json:"outcome"`
+	DuplicateOf string              `json:"duplicate_of,omitempty"`
+}
+
+// remembered shapes remember's result and its readable line; what names
+// what was stored ("remembered", "recorded task X (done) as").
+func remembered(r memory.Remembered, what string) (RememberResult, string) {
+	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome}
+	if r.Outcome != memory.WriteOutcomeDuplicate {
+		return res, fmt.Sprintf("%s %s (%s, namespace %s)", what, r.ID, r.Category, r.Namespace)
+	}
+	res.DuplicateOf = r.ID
+	how := "the same text"
+	if r.Tier == "words" {
+		how = "the same words"
+	}
+	return res, fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
+		r.ID, how, r.SeenCount)
 }
 
 // SearchMemoryArgs are the arguments of search_memory.
@@ -99,7 +119,7 @@ type MemoryResult struct {
 
 func registerMemories(s *server.MCPServer, svc Services) {
 	mem := svc.Memories
-	add(s, svc.Log, mcp.NewTool("remember",
+	add(s, svc, mcp.NewTool("remember",
 		mcp.WithDescription("Store a memory that should outlive this conversation: a user's preference, a decision and "+
 			"why it was made, a fact about a project or person, how a task was done, what happened. Remember as soon as "+
 			"you learn something you or another agent will need again; skip small talk, secrets and what the code or "+
@@ -116,11 +136,15 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		if w.ExpiresAt, err = memory.ParseTime("expires_at", a.ExpiresAt); err != nil {
 			return RememberResult{}, "", err
 		}
-		e, err := mem.Remember(ctx, w)
-		return RememberResult{ID: e.ID, Memory: e}, fmt.Sprintf("remembered %s (%s, namespace %s)", e.ID, e.Category, e.Namespace), err
+		r, err := mem.Remember(ctx, w)
+		if err != nil {
+			return RememberResult{}, "", err
+		}
+		res, text := remembered(r, "remembered")
+		return res, text, nil
 	})
 
-	add(s, svc.Log, mcp.NewTool("search_memory",
+	add(s, svc, mcp.NewTool("search_memory",
 		mcp.WithDescription("Search stored memories before you answer from assumptions: at the start of a task, when the "+
 			"user refers to earlier work, preferences or decisions, or before asking them something they may have told "+
 			"you already. Keyword and semantic matches are fused and ranked; expired and forgotten memories are never "+
@@ -143,7 +167,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		return res, renderMemories(hits, renderHit), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("recall_memory",
+	add(s, svc, mcp.NewTool("recall_memory",
 		mcp.WithDescription("Read memories in full by id (from search_memory): every field and the provenance: who wrote "+
 			"it, its source, and for a shared memory who published it, when, and from which memory. Forgotten memories "+
 			"are returned marked with forgotten_at and the reason."),
@@ -153,7 +177,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		return RecallMemoryResult{Memories: es}, renderMemories(es, renderEntry), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("forget",
+	add(s, svc, mcp.NewTool("forget",
 		mcp.WithDescription("Forget one of your memories that is wrong or obsolete. It stops appearing in searches and is "+
 			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
 			"memory you shared stays shared until you retract_memory it. A summary made from it (consolidate_memory) is "+
@@ -171,7 +195,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		return MemoryResult{ID: e.ID, Memory: e}, text, err
 	})
 
-	add(s, svc.Log, mcp.NewTool("publish_memory",
+	add(s, svc, mcp.NewTool("publish_memory",
 		mcp.WithDescription("Share one of your personal memories with every other agent: a copy goes to the shared space, "+
 			"where their searches (scope shared or all) find it, marked with you as publisher and the memory it came "+
 			"from. Publish what the team should know (conventions, decisions, gotchas), not private context. Returns "+
@@ -182,7 +206,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		return MemoryResult{ID: e.ID, Memory: e}, fmt.Sprintf("published %s as shared memory %s", a.ID, e.ID), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("retract_memory",
+	add(s, svc, mcp.NewTool("retract_memory",
 		mcp.WithDescription("Withdraw a memory you shared, by the shared copy's id or by the id of your memory it was "+
 			"published from. Other agents stop finding it; your personal memory is untouched, and the shared copy is "+
 			"kept for audit."),

@@ -61,7 +61,7 @@ type PromoteNotesArgs struct {
 
 func registerNotes(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
-	add(s, svc.Log, mcp.NewTool("write_note",
+	add(s, svc, mcp.NewTool("write_note",
 		mcp.WithDescription("Write a note to your private working memory (this agent, this run). Notes become shared "+
 			"state (plan, constraints, issues, decisions, results, task_state, learnings) only through promotion, which "+
 			"interprets each note, binds it to the row it refers to, validates it and records it in an audited ledger. "+
@@ -83,7 +83,7 @@ func registerNotes(s *server.MCPServer, svc Services) {
 		return res, text + "\n" + renderReport(rep), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("promote_notes",
+	add(s, svc, mcp.NewTool("promote_notes",
 		mcp.WithDescription("Promote every note in your working memory that has not been promoted yet, oldest first, "+
 			"and return the outcome of each: committed, pending (an ambiguous reference waits in the pending queue "+
 			"instead of being guessed), ignored or rejected. Each commit is followed by a retry of the pending queue; "+

@@ -38,7 +38,7 @@ type ResolvePendingArgs struct {
 
 func registerState(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
-	add(s, svc.Log, mcp.NewTool("shared_state",
+	add(s, svc, mcp.NewTool("shared_state",
 		mcp.WithDescription("Read canonical shared state, the team's current belief: the plan, constraints, issues, "+
 			"decisions, results, task states and learnings, filtered by bucket and status. Rows change only through "+
 			"promoted notes; each names the ledger event that last changed it. Read this (or the memory://shared "+
@@ -53,7 +53,7 @@ func registerState(s *server.MCPServer, svc Services) {
 		return StateResult{Rows: rows}, renderRows(rows), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("list_pending",
+	add(s, svc, mcp.NewTool("list_pending",
 		mcp.WithDescription("List the writes waiting in the pending queue: notes whose target could not be identified "+
 			"safely (ambiguous or unknown references), with the reason, the candidate rows and their scores, and how "+
 			"often they were retried. Stale items are retried no more and wait for a human curator. A note's text is "+
@@ -68,7 +68,7 @@ func registerState(s *server.MCPServer, svc Services) {
 		return l, memory.RenderPending(l), err
 	})
 
-	add(s, svc.Log, mcp.NewTool("resolve_pending",
+	add(s, svc, mcp.NewTool("resolve_pending",
 		mcp.WithDescription("Curator action, for humans only: bind a pending item to a target row, which commits its "+
 			"write through the ledger and teaches the row the note's phrasing, or drop it with a reason. Both are "+
 			"recorded. Agents get EFORBIDDEN."),

@@ -30,7 +30,10 @@ type Services struct {
 	// Consolidation registers consolidate_memory; the listing, counting
 	// and restoring tools come with Memories.
 	Consolidation memory.ConsolidationService
-	Log           *slog.Logger
+	// Gates, if set, stand in front of every tool that writes: each then
+	// takes an idempotency_key, and its calls are rate limited and logged.
+	Gates memory.WriteGates
+	Log   *slog.Logger
 }
 
 // Register adds every tool whose service is configured to s.
@@ -152,6 +155,19 @@ var annotations = map[string]annotation{
 	"resolve_pending": changes("Bind or drop a pending write", true),
 }
 
+// WriteTools are the tools that write, in name order: the ones the write
+// gates stand in front of.
+func WriteTools() []string {
+	var out []string
+	for name, a := range annotations {
+		if !a.readOnly {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // annotate sets t's title and annotations from the table. A local store is
 // a closed world: no tool reaches anything outside it.
 func annotate(t *mcp.Tool) {
@@ -169,24 +185,108 @@ func annotate(t *mcp.Tool) {
 type call[A, R any] func(ctx context.Context, args A) (R, string, error)
 
 // add registers tool t with a handler that decodes arguments strictly into A,
-// runs fn, and turns domain errors into tool errors a model can act on.
-func add[A, R any](s *server.MCPServer, log *slog.Logger, t mcp.Tool, fn call[A, R]) {
+// runs fn, and turns domain errors into tool errors a model can act on. A
+// tool that writes runs through the write gates, when there are some, and
+// takes an idempotency_key besides its own arguments.
+func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R]) {
 	annotate(&t)
 	name := t.Name
+	gated := svc.Gates != nil && !annotations[name].readOnly
+	if gated {
+		t.RawInputSchema = withKey(t.RawInputSchema)
+	}
+	log := svc.Log
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := req.GetRawArguments()
+		var wc memory.WriteCall
+		if gated {
+			var err error
+			if raw, wc, err = splitKey(name, raw); err != nil {
+				return toolError(ctx, log, name, err), nil
+			}
+		}
 		var args A
-		if err := DecodeArgs(req.GetRawArguments(), &args); err != nil {
+		if err := DecodeArgs(raw, &args); err != nil {
+			if gated && strings.Contains(err.Error(), "unknown argument") {
+				err = memory.Errorf(memory.EINVALID, "%s, %s", memory.ErrorMessage(err), keyArg)
+			}
 			return toolError(ctx, log, name, err), nil
 		}
 		// A call that has started runs to the end even if the client goes away
 		// (stdin closing cancels every in-flight request): a write is either
 		// committed whole or not started, never cut off half way.
-		res, text, err := fn(context.WithoutCancel(ctx), args)
+		ctx = context.WithoutCancel(ctx)
+		run := func(ctx context.Context) (any, string, error) { return fn(ctx, args) }
+		var res any
+		var text string
+		var err error
+		if gated {
+			res, text, err = svc.Gates.Run(ctx, wc, run)
+		} else {
+			res, text, err = run(ctx)
+		}
 		if err != nil {
 			return toolError(ctx, log, name, err), nil
 		}
 		return mcp.NewToolResultStructured(res, text), nil
 	})
+}
+
+// keyArg is the argument every tool that writes takes besides its own.
+const keyArg = "idempotency_key"
+
+// withKey adds the idempotency_key argument to a tool's input schema.
+func withKey(schema json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic("tool input schema: " + err.Error())
+	}
+	props, _ := m["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+		m["properties"] = props
+	}
+	props[keyArg] = map[string]any{"type": "string", "maxLength": memory.MaxIdempotencyKeyLen,
+		"description": "Optional: a unique id you make for this one intended write (a UUID) and send again with every retry " +
+			"of it. A repeat with the same key and arguments changes nothing and returns the first call's result; the same " +
+			"key with other arguments is refused."}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic("tool input schema: " + err.Error())
+	}
+	return b
+}
+
+// splitKey takes the idempotency key out of a gated tool's arguments and
+// returns the rest, and the call as the gates see it.
+func splitKey(tool string, raw any) (any, memory.WriteCall, error) {
+	wc := memory.WriteCall{Tool: tool}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return raw, wc, nil // DecodeArgs says what is wrong
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers as sent, not as float64
+	if dec.Decode(&m) != nil || m == nil {
+		return raw, wc, nil
+	}
+	rest := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != keyArg {
+			rest[k] = v
+			continue
+		}
+		key, ok := v.(string)
+		if !ok {
+			return nil, wc, memory.Errorf(memory.EINVALID, "argument %q must be a string", keyArg)
+		}
+		wc.Key = key
+	}
+	if wc.Args, err = json.Marshal(rest); err != nil { // map keys sorted: one form for the same arguments
+		return nil, wc, memory.Errorf(memory.EINVALID, "arguments are not JSON")
+	}
+	return rest, wc, nil
 }
 
 // toolError renders err for the calling model: domain errors keep their code

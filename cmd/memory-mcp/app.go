@@ -56,6 +56,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		db.Close()
 		return nil, err
 	}
+	a.memories.Dedup = cfg.Gates.Dedup
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
 	a.blocks.Log = log
@@ -80,7 +81,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	)
 	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
-		Consolidation: a.consolidation, Log: log})
+		Consolidation: a.consolidation, Gates: newGates(cfg, a), Log: log})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})
 	return a, nil

@@ -62,6 +62,9 @@ type Config struct {
 	// Consolidation tunes consolidation, retention and archival.
 	Consolidation consolidation.Config
 
+	// Gates configures the write gates.
+	Gates GateConfig
+
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
 }
@@ -166,7 +169,7 @@ func settings(getenv func(string) string) []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}, slices.Concat(memorySettings(), consolidationSettings())...)
+	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings())...)
 }
 
 // EnvName is the environment variable that carries setting name.

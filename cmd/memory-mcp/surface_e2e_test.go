@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -133,6 +134,7 @@ type sweep struct {
 	self          string                       // the agent id the server runs as
 	expiring      bool                         // also remember a memory that expires during the sweep
 	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call
+	keyed         map[string]bool              // tools called with an idempotency_key
 }
 
 func newSweep(t *testing.T, p *proc, dir string) *sweep {
@@ -141,7 +143,7 @@ func newSweep(t *testing.T, p *proc, dir string) *sweep {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &sweep{t: t, p: p, db: db, args: map[string][]map[string]bool{}}
+	return &sweep{t: t, p: p, db: db, args: map[string][]map[string]bool{}, keyed: map[string]bool{}}
 }
 
 // lastChange is the change feed's newest row: every write adds one.
@@ -162,17 +164,39 @@ func (w *sweep) note(name string, args map[string]any) {
 	w.args[name] = append(w.args[name], names)
 }
 
-// do calls a tool that must succeed and returns its structured result.
+// do calls a tool that must succeed and returns its structured result. The
+// first call of each tool that writes carries an idempotency_key and is sent
+// twice: the repeat must return the same result and write nothing.
 func (w *sweep) do(tool string, args map[string]any) map[string]any {
 	w.t.Helper()
+	keyed := !w.p.spec.readOnly[tool] && !w.keyed[tool]
+	if keyed {
+		w.keyed[tool] = true
+		args = maps.Clone(args)
+		args["idempotency_key"] = "sweep-" + tool + "-" + w.self
+	}
 	w.note(tool, args)
 	before := w.lastChange()
 	res := w.p.call(tool, args)
 	if res.IsError {
 		w.t.Fatalf("%s(%v): %s", tool, args, text(res))
 	}
-	if after := w.lastChange(); w.p.spec.readOnly[tool] && after != before {
+	after := w.lastChange()
+	if w.p.spec.readOnly[tool] && after != before {
 		w.t.Errorf("%s says it is read-only, but the call wrote %d change(s) to the store", tool, after-before)
+	}
+	if keyed {
+		again := w.p.call(tool, args)
+		first, _ := json.Marshal(res.StructuredContent)
+		second, _ := json.Marshal(again.StructuredContent)
+		switch {
+		case again.IsError:
+			w.t.Errorf("%s repeated with its idempotency_key: %s", tool, text(again))
+		case w.lastChange() != after:
+			w.t.Errorf("%s repeated with its idempotency_key wrote %d change(s)", tool, w.lastChange()-after)
+		case !bytes.Equal(first, second) || text(again) != text(res):
+			w.t.Errorf("%s repeated with its idempotency_key returned\n%s %s\nnot the first result\n%s %s", tool, second, text(again), first, text(res))
+		}
 	}
 	var out map[string]any
 	b, _ := json.Marshal(res.StructuredContent)
@@ -188,6 +212,14 @@ func (w *sweep) maybe(allowed bool, tool string, args map[string]any) map[string
 	w.t.Helper()
 	if allowed {
 		return w.do(tool, args)
+	}
+	if !w.p.spec.readOnly[tool] && !w.keyed[tool] {
+		// A refused call records nothing under its key: the repeat is
+		// refused again, not answered from a first result.
+		w.keyed[tool] = true
+		args = maps.Clone(args)
+		args["idempotency_key"] = "sweep-" + tool + "-" + w.self
+		w.p.fail(tool, args, "EFORBIDDEN", "")
 	}
 	w.note(tool, args)
 	w.p.fail(tool, args, "EFORBIDDEN", "")
@@ -276,6 +308,12 @@ func (w *sweep) memories() {
 	m2 := get(w.do("remember", map[string]any{"content": "Deployed billing 2.3 to staging on a Friday; it rolled back.",
 		"category": "episodic", "namespace": "billing", "tags": []string{"deploy"}, "confidence": 0.8, "source": "user said",
 		"occurred_at": "2026-03-06T16:00:00Z", "expires_at": time.Now().Add(240 * time.Hour).UTC().Format(time.RFC3339)}), "id").(string)
+	// The same statement again, in other case and punctuation: nothing is
+	// stored, and the memory it repeats comes back counted twice.
+	dup := w.do("remember", map[string]any{"content": "the staging database is Postgres 16 on db-staging-1"})
+	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
+		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
+	}
 	w.do("search_memory", map[string]any{"query": "staging database"})
 	w.do("search_memory", map[string]any{"query": "billing deploy rolled back", "scope": "personal", "categories": []string{"episodic"},
 		"tags": []string{"deploy"}, "namespaces": []string{"billing"}, "since": "2026-01-01T00:00:00Z", "until": "2027-01-01T00:00:00Z",
@@ -500,7 +538,7 @@ func (w *sweep) coveredArgs(name string, args, required []string) {
 		switch {
 		case !given:
 			w.t.Errorf("%s: argument %s is never given", name, a)
-		case !left && !slices.Contains(required, a):
+		case !left && !slices.Contains(required, a) && a != "idempotency_key": // given only on a tool's first call
 			w.t.Errorf("%s: optional argument %s is never left out", name, a)
 		}
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/gate"
+	"github.com/memory-mcp/memory-mcp/tools"
+)
+
+// GateConfig configures the write gates in front of every tool that writes.
+type GateConfig struct {
+	Limits       memory.RateLimits
+	Budget       int
+	ExemptHumans bool
+	KeyTTL       time.Duration
+	Dedup        bool
+}
+
+// defaultRateLimits stop a runaway loop and leave ordinary use alone: ten
+// writes a second, sustained, of every kind together.
+const defaultRateLimits = "*=600/m"
+
+// gateSettings are the write gates' settings.
+func gateSettings() []setting {
+	return []setting{
+		{"rate-limits", "most writes each caller may make, as comma-separated tool=count/unit (unit s, m, h or d); " +
+			"* is every tool that writes together, e.g. *=600/m,remember=120/m,publish_fact=20/m; off for none",
+			constant(defaultRateLimits),
+			func(c *Config, v string) (err error) {
+				c.Gates.Limits, err = memory.ParseRateLimits(v, tools.WriteTools())
+				return err
+			}},
+		{"write-budget", "most writes each caller may make in one run of the server (on stdio, one client session); 0 for no budget",
+			constant("0"),
+			func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return fmt.Errorf("%q is not 0 or a positive integer", v)
+				}
+				c.Gates.Budget = n
+				return nil
+			}},
+		{"rate-limits-exempt-humans", "human callers pass the rate limits and the write budget (true/false)", constant("true"),
+			func(c *Config, v string) (err error) {
+				c.Gates.ExemptHumans, err = parseBool(v)
+				return err
+			}},
+		{"idempotency-ttl", "how long a write's idempotency_key is kept: a repeat within it returns the first result, e.g. 24h or 7d",
+			constant("1d"),
+			func(c *Config, v string) error {
+				d, err := memory.ParseAge("idempotency-ttl", v)
+				if err != nil || d == nil || *d <= 0 {
+					return fmt.Errorf("%q is not a positive age such as 24h or 7d", v)
+				}
+				c.Gates.KeyTTL = *d
+				return nil
+			}},
+		{"dedup", "remember stores nothing when the memory repeats one the agent already has, in the same or nearly the same words, " +
+			"and returns that one (true/false)", constant("true"),
+			func(c *Config, v string) (err error) {
+				c.Gates.Dedup, err = parseBool(v)
+				return err
+			}},
+	}
+}
+
+// newGates wires the write gates as cfg sets them.
+func newGates(cfg *Config, a *app) *gate.Gates {
+	g := gate.New(a.db)
+	g.Limits, g.Budget, g.ExemptHumans, g.KeyTTL, g.Log = cfg.Gates.Limits, cfg.Gates.Budget, cfg.Gates.ExemptHumans, cfg.Gates.KeyTTL, a.log
+	return g
+}

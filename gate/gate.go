@@ -1,0 +1,189 @@
+// Package gate is the write path's front: every call of a mutating tool
+// passes its gates before its service runs, in seed 003's order. The
+// idempotency gate returns a repeated call's first result; the rate limit
+// and the per-run write budget refuse a caller that writes too fast or too
+// much. The service then validates, dedups and commits, and the call's
+// outcome goes to the write log, in the write's own transaction when it
+// committed one (store.Call).
+package gate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// Gates implements memory.WriteGates over one store.
+type Gates struct {
+	db *store.DB
+	// Limits are the rate limits per caller (empty: none).
+	Limits memory.RateLimits
+	// Budget is how many writes a caller may make in one run of the server
+	// (0: no budget).
+	Budget int
+	// ExemptHumans lets human callers past the rate limits and the budget.
+	ExemptHumans bool
+	// KeyTTL is how long an idempotency key is kept.
+	KeyTTL time.Duration
+	Log    *slog.Logger
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	written map[string]int // writes admitted per principal in this run
+}
+
+// DefaultKeyTTL is how long idempotency keys are kept unless configured.
+const DefaultKeyTTL = 24 * time.Hour
+
+// New returns gates over db with no rate limit and no budget.
+func New(db *store.DB) *Gates {
+	return &Gates{db: db, KeyTTL: DefaultKeyTTL, Log: slog.Default(),
+		buckets: map[string]*bucket{}, written: map[string]int{}}
+}
+
+var _ memory.WriteGates = (*Gates)(nil)
+
+// Gate names, as the write log records them.
+const (
+	gateIdempotency = "idempotency"
+	gateRateLimit   = "rate_limit"
+	gateService     = "service" // the service's own rules: validation, access, state
+)
+
+// Run implements memory.WriteGates.
+func (g *Gates) Run(ctx context.Context, c memory.WriteCall, fn func(context.Context) (any, string, error)) (any, string, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	now := g.db.Now.Now()
+	call := &store.Call{Principal: who.Principal(), Tool: c.Tool, Key: c.Key, KeyTTL: g.KeyTTL, Started: now,
+		Gates: map[string]time.Duration{}}
+	if c.Key != "" {
+		started := time.Now()
+		call.ArgsHash = argsHash(c)
+		res, text, replayed, err := g.repeat(ctx, call)
+		call.Gates[gateIdempotency] = time.Since(started)
+		if err != nil || replayed {
+			return res, text, g.finish(ctx, call, gateIdempotency, res, text, err, replayed)
+		}
+	}
+	started := time.Now()
+	err = g.admit(who, c.Tool, now)
+	call.Gates[gateRateLimit] = time.Since(started)
+	if err != nil {
+		return nil, "", g.finish(ctx, call, gateRateLimit, nil, "", err, false)
+	}
+	res, text, err := fn(store.WithCall(ctx, call))
+	if errors.Is(err, store.ErrKeyTaken) {
+		// Another call with this key committed first: this one wrote nothing.
+		res, text, err = g.await(ctx, call)
+		return res, text, g.finish(ctx, call, gateIdempotency, res, text, err, err == nil)
+	}
+	return res, text, g.finish(ctx, call, gateService, res, text, err, false)
+}
+
+// argsHash identifies a call's tool and arguments, so that a key sent again
+// with other arguments is told apart from a repeat.
+func argsHash(c memory.WriteCall) string {
+	h := sha256.New()
+	h.Write([]byte(c.Tool))
+	h.Write([]byte{0})
+	h.Write(c.Args)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// repeat is the idempotency gate: it returns the first result of a call
+// repeating call's key and arguments (replayed true), refuses the key sent
+// with other arguments, and lets a new key through.
+func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool, error) {
+	if err := memory.CheckIdempotencyKey(call.Key); err != nil {
+		return nil, "", false, err
+	}
+	rec, ok, err := g.db.LookupKey(ctx, call.Principal, call.Key)
+	if err != nil || !ok {
+		return nil, "", false, err
+	}
+	if rec.ArgsHash != call.ArgsHash {
+		what := "other arguments"
+		if rec.Tool != call.Tool {
+			what = "tool " + rec.Tool
+		}
+		return nil, "", false, memory.Errorf(memory.ECONFLICT, "idempotency_key %q was used at %s for a call of %s: a key names one write; send a new key for a new write, or the first call's arguments to repeat it",
+			call.Key, rec.CreatedAt.Format(time.RFC3339), what)
+	}
+	if rec.Result == nil {
+		return nil, "", false, g.unfinished(call, rec)
+	}
+	return json.RawMessage(rec.Result), rec.Text, true, nil
+}
+
+// unfinishedAfter is how long a call that committed its write may take to
+// record its result before a repeat is told it never will.
+const unfinishedAfter = 2 * time.Minute
+
+// unfinished explains a key whose call committed a write but has no result:
+// it is still running, or the server stopped before it finished.
+func (g *Gates) unfinished(call *store.Call, rec store.KeyRecord) error {
+	at := rec.CreatedAt.Format(time.RFC3339)
+	if call.Started.Sub(rec.CreatedAt) < unfinishedAfter {
+		return memory.Errorf(memory.EBUSY, "the call with idempotency_key %q is still running (its write committed at %s): retry in a few seconds for its result", call.Key, at)
+	}
+	return memory.Errorf(memory.ECONFLICT, "the call with idempotency_key %q committed its write at %s, but the server stopped before it recorded the result: the write is in the store, so do not repeat it; read what it wrote instead", call.Key, at)
+}
+
+// await waits a little for the call that took call's key while call ran to
+// record its result, and returns it.
+func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error) {
+	for wait := 10 * time.Millisecond; ; wait *= 2 {
+		rec, ok, err := g.db.LookupKey(ctx, call.Principal, call.Key)
+		switch {
+		case err != nil:
+			return nil, "", err
+		case !ok:
+			return nil, "", memory.Errorf(memory.EBUSY, "another call with idempotency_key %q ran at the same time; retry", call.Key)
+		case rec.ArgsHash != call.ArgsHash:
+			return nil, "", memory.Errorf(memory.ECONFLICT, "idempotency_key %q was taken at the same time by a call with other arguments: send a new key for a new write", call.Key)
+		case rec.Result != nil:
+			return json.RawMessage(rec.Result), rec.Text, nil
+		case wait > 2*time.Second:
+			return nil, "", g.unfinished(call, rec)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// finish records how call ended and returns err; gate is the gate that
+// decided if it did not commit. A failure to record is logged, never
+// returned: the call's own result stands.
+func (g *Gates) finish(ctx context.Context, call *store.Call, gate string, res any, text string, err error, replayed bool) error {
+	var rerr error
+	switch {
+	case replayed:
+		rerr = g.db.FinishCall(ctx, call, memory.WriteOutcomeReplayed, gate, "", nil, "")
+	case err != nil:
+		rerr = g.db.FinishCall(ctx, call, memory.WriteOutcomeRejected, gate, memory.ErrorCode(err), nil, "")
+	case call.Committed() && call.Key != "":
+		b, jerr := json.Marshal(res)
+		if jerr != nil {
+			b = nil
+		}
+		rerr = g.db.FinishCall(ctx, call, "", "", "", b, text)
+	}
+	if rerr != nil {
+		g.Log.ErrorContext(ctx, "write log", "tool", call.Tool, "err", rerr)
+	}
+	return err
+}

@@ -1,0 +1,236 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Call is one call of a mutating tool, as the transactions it runs see it.
+// The write gates put it in the call's context (WithCall); the first write
+// transaction the call commits claims its idempotency key and writes its line
+// in the write log, both in that transaction, so that a crash leaves either
+// the write with its key and its line or none of them.
+type Call struct {
+	Principal string // memory.Identity.Principal
+	Tool      string
+	Key       string // the idempotency key, "" for none
+	ArgsHash  string
+	KeyTTL    time.Duration
+	Started   time.Time
+	// Gates is the time spent in each gate; the service adds its own.
+	Gates map[string]time.Duration
+
+	// Set by the service inside the transaction: how the write ended.
+	Outcome memory.WriteOutcome // "" is stored
+	Reason  string              // for a duplicate, the tier that found it
+	Ref     string              // the row written or found
+
+	mu        sync.Mutex // held by the transaction that may be the call's first write
+	committed bool
+}
+
+// Committed reports whether the call's first write transaction committed.
+func (c *Call) Committed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.committed
+}
+
+// spent adds d to the time spent in gate; c may be nil (no gated call).
+func (c *Call) spent(gate string, d time.Duration) {
+	if c == nil {
+		return
+	}
+	if c.Gates == nil {
+		c.Gates = map[string]time.Duration{}
+	}
+	c.Gates[gate] += d
+}
+
+type callKey struct{}
+
+// WithCall returns ctx carrying c, for the transactions the call runs.
+func WithCall(ctx context.Context, c *Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the call ctx carries, or nil.
+func CallFrom(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+// ErrKeyTaken is returned by the first write transaction of a call whose
+// idempotency key another call took first (a repeat that raced the first
+// call, or one sent while it ran). Nothing was written.
+var ErrKeyTaken = memory.Errorf(memory.ECONFLICT, "this idempotency_key was taken by another call while this one ran")
+
+// beginCall readies c for a transaction that may be its first write.
+func (c *Call) begin() {
+	c.Outcome, c.Reason, c.Ref = "", "", ""
+}
+
+// claim takes c's idempotency key in tx: a new key, or one that expired.
+func (tx *Tx) claim(ctx context.Context, c *Call) error {
+	now := tx.Now()
+	// Keys that expired go first, a few per claim, so the table holds only
+	// what may still be repeated.
+	if _, err := tx.exec(ctx, `DELETE FROM idempotency_keys WHERE (principal, key) IN
+		(SELECT principal, key FROM idempotency_keys WHERE expires_at <= ? LIMIT 16)`, nanos(now)); err != nil {
+		return fmt.Errorf("expire idempotency keys: %w", err)
+	}
+	res, err := tx.exec(ctx, `INSERT INTO idempotency_keys (principal, key, tool, args_hash, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (principal, key) DO UPDATE SET tool = excluded.tool, args_hash = excluded.args_hash,
+			result = NULL, text = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+		WHERE idempotency_keys.expires_at <= excluded.created_at`,
+		c.Principal, c.Key, c.Tool, c.ArgsHash, nanos(now), nanos(now.Add(c.KeyTTL)))
+	if err != nil {
+		return fmt.Errorf("claim idempotency key: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return ErrKeyTaken
+	}
+	return nil
+}
+
+// logCall writes c's line in the write log.
+func (tx *Tx) logCall(ctx context.Context, c *Call, outcome memory.WriteOutcome, gate, reason string) error {
+	now := tx.Now()
+	gates, err := json.Marshal(nanosOf(c.Gates))
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, nanos(now), c.Principal, c.Tool, string(outcome),
+		nullString(gate, gate != ""), nullString(reason, reason != ""), nullString(c.Ref, c.Ref != ""),
+		int64(now.Sub(c.Started)), string(gates))
+	if err != nil {
+		return fmt.Errorf("write log: %w", err)
+	}
+	return nil
+}
+
+func nanosOf(m map[string]time.Duration) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, d := range m {
+		out[k] = int64(d)
+	}
+	return out
+}
+
+// firstWrite runs in the transaction of a call's write before fn: it claims
+// the call's key.
+func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
+	c.begin()
+	if c.Key == "" {
+		return nil
+	}
+	return tx.claim(ctx, c)
+}
+
+// lastWrite runs in the transaction of a call's first write after fn: it
+// writes the call's line in the write log.
+func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
+	outcome, gate := c.Outcome, ""
+	if outcome == "" {
+		outcome = memory.WriteOutcomeStored
+	}
+	if outcome == memory.WriteOutcomeDuplicate {
+		gate = "dedup"
+	}
+	return tx.logCall(ctx, c, outcome, gate, c.Reason)
+}
+
+// KeyRecord is what the store holds of an idempotency key.
+type KeyRecord struct {
+	Tool      string
+	ArgsHash  string
+	Result    []byte // nil while the call that took the key has not finished
+	Text      string
+	CreatedAt time.Time
+}
+
+// LookupKey returns the live record of principal's key, or ok false.
+func (db *DB) LookupKey(ctx context.Context, principal, key string) (rec KeyRecord, ok bool, err error) {
+	err = db.View(ctx, func(tx *Tx) error {
+		var result, text sql.NullString
+		var created int64
+		err := tx.queryRow(ctx, `SELECT tool, args_hash, result, text, created_at FROM idempotency_keys
+			WHERE principal = ? AND key = ? AND expires_at > ?`, principal, key, nanos(tx.Now())).
+			Scan(&rec.Tool, &rec.ArgsHash, &result, &text, &created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ok = true
+		if result.Valid {
+			rec.Result = []byte(result.String)
+		}
+		rec.Text, rec.CreatedAt = text.String, fromNanos(created)
+		return nil
+	})
+	return rec, ok, err
+}
+
+// FinishCall ends call c in the store: a call that committed a write adds
+// its result to its key, for a repeat to return; a call that ended without
+// committing one (refused by a gate or by its service, or a replay) writes
+// its line in the write log now.
+func (db *DB) FinishCall(ctx context.Context, c *Call, outcome memory.WriteOutcome, gate, reason string, result []byte, text string) error {
+	return db.Update(context.WithValue(ctx, callKey{}, nil), func(tx *Tx) error {
+		if c.Committed() {
+			if c.Key == "" {
+				return nil
+			}
+			// A call that committed but whose result cannot be encoded leaves
+			// the key without one: a repeat is told the write committed.
+			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET result = ?, text = ?
+				WHERE principal = ? AND key = ? AND args_hash = ? AND result IS NULL`,
+				nullString(string(result), result != nil), text, c.Principal, c.Key, c.ArgsHash)
+			return err
+		}
+		return tx.logCall(ctx, c, outcome, gate, reason)
+	})
+}
+
+// fillDedupKeys gives the memories written before the dedup keys existed
+// their keys, so that a repeat of one of them is found.
+func fillDedupKeys(ctx context.Context, tx *Tx) error {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT pk, content FROM memories WHERE exact_key IS NULL`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		pk      int64
+		content string
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.pk, &r.content); err != nil {
+			rows.Close()
+			return err
+		}
+		todo = append(todo, r)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, r := range todo {
+		exact, words := memory.DedupKeys(r.content)
+		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
