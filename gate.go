@@ -69,6 +69,20 @@ const (
 	WriteOutcomeRejected  WriteOutcome = "rejected"  // refused by a gate or the service, with a reason
 )
 
+// WriteRecord is one line of the write log: how a call of a tool that
+// writes ended, and which gate decided.
+type WriteRecord struct {
+	At        time.Time
+	Principal string
+	Tool      string
+	Outcome   WriteOutcome
+	Gate      string // the gate that decided an outcome other than stored
+	Reason    string // rejected: the error code; duplicate: the tier that found it
+	Ref       string // the memory stored or found
+	Latency   time.Duration
+	Gates     map[string]time.Duration // time spent in each gate
+}
+
 // Principal names an identity for the gates' per-caller state (idempotency
 // keys, rate limits): an agent and a human of the same name are two callers.
 func (id Identity) Principal() string {

@@ -121,7 +121,12 @@ func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool
 			call.Key, rec.CreatedAt.Format(time.RFC3339), what)
 	}
 	if rec.Result == nil {
-		return nil, "", false, g.unfinished(call, rec)
+		if call.Started.Sub(rec.CreatedAt) >= unfinishedAfter {
+			return nil, "", false, g.unfinished(call, rec)
+		}
+		// The first call committed and may be about to record its result.
+		res, text, err := g.await(ctx, call)
+		return res, text, err == nil, err
 	}
 	return json.RawMessage(rec.Result), rec.Text, true, nil
 }
@@ -140,8 +145,8 @@ func (g *Gates) unfinished(call *store.Call, rec store.KeyRecord) error {
 	return memory.Errorf(memory.ECONFLICT, "the call with idempotency_key %q committed its write at %s, but the server stopped before it recorded the result: the write is in the store, so do not repeat it; read what it wrote instead", call.Key, at)
 }
 
-// await waits a little for the call that took call's key while call ran to
-// record its result, and returns it.
+// await waits a little for the call that took call's key to record its
+// result, and returns it.
 func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error) {
 	for wait := 10 * time.Millisecond; ; wait *= 2 {
 		rec, ok, err := g.db.LookupKey(ctx, call.Principal, call.Key)

@@ -65,12 +65,12 @@ func (g *Gates) admit(who memory.Identity, tool string, now time.Time) error {
 		case w < 0:
 			return memory.Errorf(memory.ERATELIMIT, "%s may not call %s on this server (its rate limit is 0)", who.Describe(), tool)
 		case w > 0:
-			what := tool
+			what := "call " + tool
 			if name == memory.AnyTool {
-				what = "writes of every kind together"
+				what = "write (all tools together)"
 			}
-			return memory.Errorf(memory.ERATELIMIT, "%s is limited to %d per %s for %s: retry in %d s, and write less often (one memory per fact worth keeping)",
-				what, l.Burst, per(l.Per), who.Describe(), int(math.Ceil(w.Seconds())))
+			return memory.Errorf(memory.ERATELIMIT, "%s may %s at most %d times per %s: retry in %d s, and write less often (one memory per fact worth keeping)",
+				who.Describe(), what, l.Burst, per(l.Per), int(math.Ceil(w.Seconds())))
 		}
 		take = append(take, b)
 	}

@@ -234,3 +234,35 @@ func fillDedupKeys(ctx context.Context, tx *Tx) error {
 	}
 	return nil
 }
+
+// WriteLog returns the write log's lines at or after since, oldest first.
+func (db *DB) WriteLog(ctx context.Context, since time.Time) ([]memory.WriteRecord, error) {
+	var out []memory.WriteRecord
+	err := db.View(ctx, func(tx *Tx) error {
+		rows, err := tx.query(ctx, `SELECT at, principal, tool, outcome, gate, reason, ref, latency_ns, gates
+			FROM write_log WHERE at >= ? ORDER BY id`, nanos(since))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r memory.WriteRecord
+			var at, latency int64
+			var gate, reason, ref, gates sql.NullString
+			if err := rows.Scan(&at, &r.Principal, &r.Tool, &r.Outcome, &gate, &reason, &ref, &latency, &gates); err != nil {
+				return err
+			}
+			r.At, r.Gate, r.Reason, r.Ref, r.Latency = fromNanos(at), gate.String, reason.String, ref.String, time.Duration(latency)
+			var ns map[string]int64
+			if gates.Valid && json.Unmarshal([]byte(gates.String), &ns) == nil {
+				r.Gates = make(map[string]time.Duration, len(ns))
+				for k, v := range ns {
+					r.Gates[k] = time.Duration(v)
+				}
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
