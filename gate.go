@@ -219,15 +219,21 @@ func dedupWords(content string) []string {
 		// "isn't", "don't": the negation stays a word of its own.
 		if stem, ok := strings.CutSuffix(strings.ReplaceAll(w, "’", "'"), "n't"); ok {
 			if stem = negated[stem]; stem != "" && !foldedWords[stem] {
-				out = append(out, stem)
+				out = append(out, singular(stem))
 			}
 			out = append(out, "not")
 			continue
 		}
-		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
-			w = strings.TrimSuffix(w, "s")
-		}
-		out = append(out, w)
+		out = append(out, singular(w))
 	}
 	return out
+}
+
+// singular drops a plural (or third-person) s from a word of more than
+// three letters, but not from -ss, -us or -is.
+func singular(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
+		return strings.TrimSuffix(w, "s")
+	}
+	return w
 }

@@ -1,0 +1,95 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRateLimits(t *testing.T) {
+	tools := []string{"publish_fact", "remember"}
+	got, err := ParseRateLimits(" *=600/m, remember=120/m ,publish_fact=20/90s", tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := RateLimits{"*": {600, time.Minute}, "remember": {120, time.Minute}, "publish_fact": {20, 90 * time.Second}}
+	if got.String() != want.String() || len(got) != 3 || got["publish_fact"] != want["publish_fact"] {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if s := got.String(); s != "*=600/m,publish_fact=20/1m30s,remember=120/m" {
+		t.Fatalf("String() = %q", s)
+	}
+	for _, off := range []string{"", "off", "  "} {
+		if l, err := ParseRateLimits(off, tools); err != nil || len(l) != 0 {
+			t.Errorf("%q: %v %v, want no limits", off, l, err)
+		}
+	}
+	for in, msg := range map[string]string{
+		"remember":                  "tool=count/unit",
+		"remember=ten/m":            "whole count",
+		"remember=-1/m":             "whole count",
+		"remember=5/fortnight":      "unit must be",
+		"remember=5/0s":             "unit must be",
+		"search_memory=5/m":         "not a tool that writes",
+		"remember=5/m,remember=6/m": "given twice",
+		"=5/m":                      "tool=count/unit",
+	} {
+		_, err := ParseRateLimits(in, tools)
+		if ErrorCode(err) != EINVALID || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q: %v, want EINVALID saying %q", in, err, msg)
+		}
+	}
+}
+
+func TestDedupKeys(t *testing.T) {
+	same := [][2]string{
+		{"The deploy window is Friday.", "the  deploy window is friday."},
+		{"The deploy window is Friday.", "Deploy window: Friday"},
+		{"Backups were moved to S3", "backups are moved to s3!"},
+		{"Ann's team owns the billing services.", "Ann team owns billing service"},
+		{"The cache isn't warmed on deploy.", "the cache is not warmed on deploy"},
+		{"Jo doesn't like meetings before ten", "Jo does not like meetings before ten."},
+		{"We can't ship on Fridays", "we can not ship on Fridays"},
+	}
+	for _, p := range same {
+		_, wa := DedupKeys(p[0])
+		_, wb := DedupKeys(p[1])
+		if wa != wb {
+			t.Errorf("%q and %q: different word keys (%v, %v)", p[0], p[1], dedupWords(p[0]), dedupWords(p[1]))
+		}
+	}
+	apart := [][2]string{
+		{"Alice owes Bob 50 euros", "Bob owes Alice 50 euros"},
+		{"The flight is on Tuesday", "The flight is on Wednesday"},
+		{"The flight is on Tuesday", "The flight is not on Tuesday"},
+		{"The cache is warmed on deploy", "The cache isn't warmed on deploy"},
+		{"Retries: 3", "Retries: 4"},
+		{"Python 3.11 is required", "Python 3.12 is required"},
+		{"moved to Berlin", "moved from Berlin"},
+		{"The bus leaves at 9", "The bus leaves at 9:30"},
+	}
+	for _, p := range apart {
+		ea, wa := DedupKeys(p[0])
+		eb, wb := DedupKeys(p[1])
+		if wa == wb || ea == eb {
+			t.Errorf("%q and %q share a key: %v", p[0], p[1], dedupWords(p[0]))
+		}
+	}
+	ea, _ := DedupKeys("Deploy on Friday")
+	eb, _ := DedupKeys("  deploy ON\tfriday ")
+	ec, _ := DedupKeys("deploy on friday.")
+	if ea != eb || ea == ec {
+		t.Errorf("exact key: case and spacing fold (%v), punctuation does not (%v)", ea == eb, ea != ec)
+	}
+}
+
+func TestCheckIdempotencyKey(t *testing.T) {
+	for _, k := range []string{"", strings.Repeat("x", MaxIdempotencyKeyLen+1), "a\nb", "a\tb"} {
+		if ErrorCode(CheckIdempotencyKey(k)) != EINVALID {
+			t.Errorf("%q accepted", k)
+		}
+	}
+	if err := CheckIdempotencyKey("3f2a9c1e-7b4d-4e8a-9f00-1c2d3e4f5a6b"); err != nil {
+		t.Error(err)
+	}
+}
