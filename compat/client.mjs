@@ -113,6 +113,14 @@ function serverLog(conn) {
 // It returns the structured result, also when the SDK rejected it, so later steps go on.
 async function call(ctx, tool, args, expect = 'ok') {
     calls++;
+    // The first call of each tool that writes carries an idempotency_key and is sent
+    // twice: the repeat must be answered with the first result (or, after an error,
+    // fail the same way, since a refused call records nothing under its key).
+    const keyed = ctx.writes?.has(tool) && !ctx.keyed.has(tool);
+    if (keyed) {
+        ctx.keyed.add(tool);
+        args = { ...args, idempotency_key: `compat-${ctx.name}-${tool}-${process.pid}` };
+    }
     ctx.called.set(tool, [...(ctx.called.get(tool) ?? []), Object.keys(args)]);
     const where = `${ctx.name} ${tool} ${short(args)}`;
     ctx.conn.lastRaw = undefined;
@@ -131,9 +139,20 @@ async function call(ctx, tool, args, expect = 'ok') {
             return undefined;
         }
         if (!text) fail(where, 'no text content');
+        if (keyed) {
+            const again = await ctx.conn.client.callTool({ name: tool, arguments: args });
+            if (again.isError || textOf(again) !== text ||
+                JSON.stringify(again.structuredContent) !== JSON.stringify(result.structuredContent)) {
+                fail(where, `repeated with its idempotency_key, it returned ${JSON.stringify(again.structuredContent)} ${textOf(again)}, not the first result`);
+            }
+        }
         console.log(`ok    ${where}`);
         if (VERBOSE) console.log(`      ${JSON.stringify(result.structuredContent)}`);
         return result.structuredContent;
+    }
+    if (keyed && result.isError) {
+        const again = await ctx.conn.client.callTool({ name: tool, arguments: args });
+        if (!again.isError || !textOf(again).startsWith(expect)) fail(where, `repeated with its idempotency_key after ${expect}: ${textOf(again)}`);
     }
     if (result.isError && text.startsWith(expect)) {
         expected.push(`${where}: ${text}`);
@@ -559,7 +578,8 @@ function checkArgumentCoverage(ctx, tools) {
         const passed = new Set(made.flat());
         const unused = props.filter(p => !passed.has(p));
         if (unused.length) fail(`${ctx.name} ${t.name}`, `no call passes ${unused.join(', ')}: add a call with every argument`);
-        const requiredOnly = made.some(keys => JSON.stringify([...keys].sort()) === JSON.stringify(required));
+        // idempotency_key, which every tool that writes takes, is given on a tool's first call.
+        const requiredOnly = made.some(keys => JSON.stringify(keys.filter(k => k !== 'idempotency_key').sort()) === JSON.stringify(required));
         if (!requiredOnly && !(NO_REQUIRED_ONLY_CALL[t.name] && ctx.human)) {
             fail(`${ctx.name} ${t.name}`, `no call passes only the required arguments (${required.join(', ') || 'none'})`);
         }
@@ -650,6 +670,8 @@ async function run(spec) {
         const { tools, nextCursor } = await ctx.conn.client.listTools();
         if (nextCursor) fail(`${spec.name} tools/list`, 'paginated: the SDK caches output validators of the last page only');
         console.log(`${spec.name}: ${tools.length} tools`);
+        ctx.writes = new Set(tools.filter(t => t.annotations?.readOnlyHint === false).map(t => t.name));
+        ctx.keyed = new Set();
         const listed = new Set(tools.map(t => t.name));
         for (const name of listed) {
             if (!TOOLS[name]) fail(`${spec.name} tools/list`, `tool ${name} is not covered: add its calls to TOOLS in compat/client.mjs`);

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWriteGatesEndToEnd: a retry with the caller's idempotency key, sent to
+// a new server after the first one stopped, returns the first result and
+// stores nothing; the same key from another agent is that agent's own; the
+// rate limit refuses what is over it, saying when to retry; a bad key is a
+// clear error.
+func TestWriteGatesEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	type result struct {
+		ID          string `json:"id"`
+		Outcome     string `json:"outcome"`
+		DuplicateOf string `json:"duplicate_of"`
+	}
+	args := map[string]any{"content": "The on-call rota changes every Monday at 09:00.", "idempotency_key": "rota-1"}
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--rate-limits", "remember=3/m"}})
+	var first result
+	ann.ok("remember", args, &first)
+	if first.Outcome != "stored" || first.ID == "" {
+		t.Fatalf("first call: %+v", first)
+	}
+	ann.stop()
+
+	// The client lost the answer and retries on a new server.
+	ann = startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--rate-limits", "remember=3/m"}})
+	var again result
+	ann.ok("remember", args, &again)
+	if again != first {
+		t.Fatalf("retry returned %+v, want the first result %+v", again, first)
+	}
+	ann.fail("remember", map[string]any{"content": "Something else.", "idempotency_key": "rota-1"}, "ECONFLICT", "other arguments")
+	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": 7}, "EINVALID", `"idempotency_key" must be a string`)
+	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": strings.Repeat("k", 201)}, "EINVALID", "idempotency_key must be 1 to 200 bytes")
+	ann.fail("remember", map[string]any{"content": "x", "idempotency": "k"}, "EINVALID", "this tool takes: category, confidence, content, expires_at, namespace, occurred_at, source, tags, idempotency_key")
+
+	// Without a key, the same statement is a duplicate: nothing stored.
+	var dup result
+	ann.ok("remember", map[string]any{"content": "the on-call rota changes every monday at 09:00"}, &dup)
+	if dup.Outcome != "duplicate" || dup.DuplicateOf != first.ID {
+		t.Fatalf("a repeat without a key: %+v", dup)
+	}
+	// The rate limit, which each server keeps for itself: of the calls to
+	// this one, only the duplicate was admitted (the replay, the conflict
+	// and the bad arguments were answered before it); two more fit.
+	var r result
+	ann.ok("remember", map[string]any{"content": "The staging cluster has three nodes."}, &r)
+	ann.ok("remember", map[string]any{"content": "The staging cluster is in eu-west-1."}, &r)
+	ann.fail("remember", map[string]any{"content": "The staging cluster runs Kubernetes 1.30."}, "ERATELIMIT", "at most 3 times per minute: retry in")
+	var stats struct {
+		Total struct {
+			Active int `json:"active"`
+		} `json:"total"`
+	}
+	ann.ok("memory_stats", map[string]any{}, &stats)
+	if stats.Total.Active != 3 {
+		t.Fatalf("ann has %d active memories, want 3", stats.Total.Active)
+	}
+
+	// Bob's key of the same name is his.
+	bob := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob"}})
+	var his result
+	bob.ok("remember", args, &his)
+	if his.ID == first.ID || his.Outcome != "stored" {
+		t.Fatalf("bob's call with ann's key: %+v", his)
+	}
+}
