@@ -44,10 +44,17 @@ var busyTimeout = 10 * time.Second
 
 // DB is an open memory database.
 type DB struct {
-	sql   *sql.DB
-	path  string
-	busy  time.Duration // the busy timeout the connections were opened with
-	stmts sync.Map      // query text -> *sql.Stmt, prepared once (see Tx.stmt)
+	sql *sql.DB
+	// reads serves View: connections opened query_only. A read-only
+	// transaction on a connection that may write switches query_only on and
+	// off, and SQLite expires every statement prepared on the connection
+	// when that flag changes, so each read would parse every statement
+	// anew; connections that only read never switch it.
+	reads  *sql.DB
+	path   string
+	busy   time.Duration // the busy timeout the connections were opened with
+	stmts  sync.Map      // query text -> *sql.Stmt on sql, prepared once (see Tx.stmt)
+	rstmts sync.Map      // the same on reads
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 }
@@ -62,13 +69,18 @@ func open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	sdb, err := driver.Open(dsn(path, busyTimeout), registerFTS)
+	sdb, err := driver.Open(dsn(path, busyTimeout, false), registerFTS)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{sql: sdb, path: path, busy: busyTimeout}
-	if err := db.migrate(ctx, migrations); err != nil {
+	rdb, err := driver.Open(dsn(path, busyTimeout, true), registerFTS)
+	if err != nil {
 		sdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{sql: sdb, reads: rdb, path: path, busy: busyTimeout}
+	if err := db.migrate(ctx, migrations); err != nil {
+		db.Close()
 		return nil, notADatabase(path, err)
 	}
 	return db, nil
@@ -98,13 +110,20 @@ func notADatabase(path string, err error) error {
 	return fmt.Errorf("%s is not a memory-mcp database or is corrupt: %w", path, why)
 }
 
-func dsn(path string, busy time.Duration) string {
+// dsn is the data source of path's connections: those that write begin
+// every transaction immediate (taking the write lock at once, so that two
+// writers never deadlock upgrading); those that only read are query_only.
+func dsn(path string, busy time.Duration, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "journal_mode(wal)")
+	if readOnly {
+		q.Add("_pragma", "query_only(on)")
+	} else {
+		q.Add("_pragma", "journal_mode(wal)")
+		q.Set("_txlock", "immediate")
+	}
 	q.Add("_pragma", "synchronous(normal)")
 	q.Add("_pragma", "foreign_keys(on)")
-	q.Set("_txlock", "immediate")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
@@ -112,7 +131,7 @@ func dsn(path string, busy time.Duration) string {
 func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error { return errors.Join(db.reads.Close(), db.sql.Close()) }
 
 // Tx is one transaction on the store. The store's own services run each
 // public method in one; a service outside the store (promotion, and the
@@ -120,8 +139,9 @@ func (db *DB) Close() error { return db.sql.Close() }
 // projection, the pending retries it unblocks — from Tx's methods inside
 // DB.Update, so that it commits or fails as one. Only this package sees SQL.
 type Tx struct {
-	sql *sql.Tx
-	db  *DB
+	sql  *sql.Tx
+	db   *DB
+	read bool // a View's: on db.reads
 }
 
 // stmt returns q prepared once for the database and bound to tx. Parsing is
@@ -129,14 +149,18 @@ type Tx struct {
 // search's), so every statement a hot path runs is prepared once and reused
 // across transactions.
 func (tx *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	if st, ok := tx.db.stmts.Load(q); ok {
+	pool, cache := tx.db.sql, &tx.db.stmts
+	if tx.read {
+		pool, cache = tx.db.reads, &tx.db.rstmts
+	}
+	if st, ok := cache.Load(q); ok {
 		return tx.sql.StmtContext(ctx, st.(*sql.Stmt)), nil
 	}
-	st, err := tx.db.sql.PrepareContext(ctx, q)
+	st, err := pool.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	if prev, loaded := tx.db.stmts.LoadOrStore(q, st); loaded {
+	if prev, loaded := cache.LoadOrStore(q, st); loaded {
 		st.Close()
 		st = prev.(*sql.Stmt)
 	}
@@ -228,12 +252,12 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 // View runs fn in a read-only (deferred) transaction: a consistent snapshot that
 // does not block writers.
 func (db *DB) View(ctx context.Context, fn func(tx *Tx) error) error {
-	t, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	t, err := db.reads.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return db.busyError(fmt.Errorf("begin read: %w", err))
 	}
 	defer t.Rollback()
-	return db.busyError(fn(&Tx{sql: t, db: db}))
+	return db.busyError(fn(&Tx{sql: t, db: db, read: true}))
 }
 
 // busyError turns a lock SQLite waited for in vain (SQLITE_BUSY once the busy

@@ -36,3 +36,10 @@ func (db *DB) SQL() *sql.DB { return db.sql }
 
 // SQL exposes the transaction, for tests that damage or inspect rows.
 func (tx *Tx) SQL() *sql.Tx { return tx.sql }
+
+// KeepNoIdle closes the database's idle connections, of both pools, and
+// keeps none from now on.
+func (db *DB) KeepNoIdle() {
+	db.sql.SetMaxIdleConns(0)
+	db.reads.SetMaxIdleConns(0)
+}

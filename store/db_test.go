@@ -255,8 +255,8 @@ func TestBusyDatabaseIsRetryable(t *testing.T) {
 	// An exclusive lock keeps readers out too: the transaction path (Get,
 	// History) and the raw scan path (Query) both say EBUSY. (In WAL mode a
 	// connection gets one only while no other connection is open.)
-	db.SQL().SetMaxIdleConns(0)
-	other.SQL().SetMaxIdleConns(0)
+	db.KeepNoIdle()
+	other.KeepNoIdle()
 	release = hold("PRAGMA locking_mode = EXCLUSIVE", "BEGIN IMMEDIATE", "UPDATE snapshot SET version = version WHERE 0", "COMMIT")
 	_, err = facts.Get(as(senior), "f")
 	wantBusy("get", err)

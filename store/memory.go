@@ -72,32 +72,11 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	}
 	keys := dedupKeys{timed: timed}
 	keys.exact, keys.words = memory.DedupKeys(w.Content)
-	// A repeat needs no vector: look for one before embedding, and again in
-	// the write transaction, where it counts.
-	if s.Dedup {
-		var found bool
-		err := s.db.View(ctx, func(tx *Tx) error {
-			_, _, found, err = s.findDuplicate(ctx, tx, id.AgentID, w, keys, now)
-			return err
-		})
-		if err != nil {
-			return memory.Remembered{}, err
-		}
-		if found {
-			out, err := s.remember(ctx, id, w, keys, now, nil, "", true)
-			if !errors.Is(err, errNoRepeat) {
-				return out, err
-			}
-		}
-	}
-	// Embed before the write transaction: a slow embedder must not hold the lock.
+	// Embed before the write transaction: a slow embedder must not hold the
+	// lock. (A repeat's vector is then not needed; repeats are the few.)
 	vec, embedder := s.embed(ctx, w.Content)
-	return s.remember(ctx, id, w, keys, now, vec, embedder, false)
+	return s.remember(ctx, id, w, keys, now, vec, embedder)
 }
-
-// errNoRepeat: the memory remember found w to repeat was forgotten or
-// archived before the write began, so w is to be embedded and stored.
-var errNoRepeat = errors.New("no longer a repeat")
 
 // dedupKeys are what remember finds a repeat by: the write's keys, and
 // whether it names when its event happened.
@@ -106,9 +85,8 @@ type dedupKeys struct {
 	timed        bool
 }
 
-// remember stores w (with its vector) or counts it as a repeat; repeat says
-// a repeat was found before the transaction, so w has no vector yet.
-func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, vec any, embedder string, repeat bool) (memory.Remembered, error) {
+// remember stores w with its vector, or counts it as a repeat.
+func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, vec any, embedder string) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
 		if s.Dedup {
@@ -123,16 +101,13 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 				return err
 			}
 		}
-		if repeat {
-			return errNoRepeat
-		}
 		mid, err := newMemoryID(ctx, tx)
 		if err != nil {
 			return err
 		}
 		author := memory.AuthorOf(id)
 		tags, _ := json.Marshal(w.Tags)
-		_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
+		_, err = tx.exec(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
 			 exact_key, words_key)
@@ -591,7 +566,7 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 }
 
 func getEntry(ctx context.Context, tx *Tx, id string) (memory.Entry, error) {
-	e, err := scanEntry(tx.sql.QueryRowContext(ctx, entryColumns+` FROM memories m WHERE m.id = ?`, id))
+	e, err := scanEntry(tx.queryRow(ctx, entryColumns+` FROM memories m WHERE m.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, memoryNotFound(id)
 	}
@@ -608,7 +583,7 @@ func newMemoryID(ctx context.Context, tx *Tx) (string, error) {
 		rand.Read(b[:])
 		id := "mem-" + hex.EncodeToString(b[:])
 		var n int
-		if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
 			return "", err
 		}
 		if n == 0 {

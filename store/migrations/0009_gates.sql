@@ -40,7 +40,5 @@ ALTER TABLE memories ADD COLUMN exact_key TEXT;
 ALTER TABLE memories ADD COLUMN words_key TEXT;
 ALTER TABLE memories ADD COLUMN seen_count INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE memories ADD COLUMN last_seen_at INTEGER;
-CREATE INDEX memories_exact_key ON memories (agent_id, exact_key)
-    WHERE shared = 0 AND forgotten_at IS NULL AND archived_at IS NULL;
-CREATE INDEX memories_words_key ON memories (agent_id, words_key)
-    WHERE shared = 0 AND forgotten_at IS NULL AND archived_at IS NULL;
+CREATE INDEX memories_exact_key ON memories (agent_id, exact_key);
+CREATE INDEX memories_words_key ON memories (agent_id, words_key);
