@@ -45,7 +45,11 @@ func TestDedupKeys(t *testing.T) {
 	same := [][2]string{
 		{"The deploy window is Friday.", "the  deploy window is friday."},
 		{"The deploy window is Friday.", "Deploy window: Friday"},
-		{"Backups were moved to S3", "backups are moved to s3!"},
+		{"Backups are stored in S3", "backups stored in s3!"},
+		{"Backups were moved to S3", "backups was moved to s3"},
+		{"The replica is read-only", "the replica is read only."},
+		{"Data warehouse = Snowflake", "The data warehouse: Snowflake"},
+		{"The build needs Node >= 18", "build needs node >=18"},
 		{"Ann's team owns the billing services.", "Ann team owns billing service"},
 		{"The cache isn't warmed on deploy.", "the cache is not warmed on deploy"},
 		{"Jo doesn't like meetings before ten", "Jo does not like meetings before ten."},
@@ -67,6 +71,13 @@ func TestDedupKeys(t *testing.T) {
 		{"Python 3.11 is required", "Python 3.12 is required"},
 		{"moved to Berlin", "moved from Berlin"},
 		{"The bus leaves at 9", "The bus leaves at 9:30"},
+		{"Dana is the team lead", "Dana was the team lead"},
+		{"Blood type A+", "Blood type A-"},
+		{"The price rose by 10%", "The price rose by $10"},
+		{"Prefers C++ for speed", "Prefers C for speed"},
+		{"Timezone UTC+2", "Timezone UTC-2"},
+		{"Needs Node >= 18", "Needs Node < 18"},
+		{"Kept at -4°C", "Kept at 4°C"},
 	}
 	for _, p := range apart {
 		ea, wa := DedupKeys(p[0])
