@@ -192,3 +192,19 @@ func (g *Gates) finish(ctx context.Context, call *store.Call, gate string, res a
 	}
 	return err
 }
+
+// WriteMetrics implements memory.MetricsService.
+func (g *Gates) WriteMetrics(ctx context.Context, window time.Duration) (memory.WriteMetrics, error) {
+	if window <= 0 {
+		return memory.WriteMetrics{}, memory.Errorf(memory.EINVALID, "the metrics window must be positive, e.g. 24h")
+	}
+	until := g.db.Now.Now()
+	since := until.Add(-window)
+	recs, err := g.db.WriteLog(ctx, since)
+	if err != nil {
+		return memory.WriteMetrics{}, err
+	}
+	return memory.SummariseWrites(recs, since, until), nil
+}
+
+var _ memory.MetricsService = (*Gates)(nil)

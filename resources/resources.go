@@ -23,6 +23,7 @@ type Services struct {
 	Facts     memory.FactService
 	Blocks    memory.BlockService
 	Promotion memory.PromotionService
+	Metrics   memory.MetricsService
 	Log       *slog.Logger
 }
 
@@ -39,6 +40,9 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Promotion != nil {
 		registerState(s, svc)
+	}
+	if svc.Metrics != nil {
+		registerMetrics(s, svc)
 	}
 }
 

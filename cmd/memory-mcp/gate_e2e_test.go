@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
+	"os/exec"
 	"strings"
 	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // TestWriteGatesEndToEnd: a retry with the caller's idempotency key, sent to
@@ -59,6 +64,29 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	ann.ok("memory_stats", map[string]any{}, &stats)
 	if stats.Total.Active != 3 {
 		t.Fatalf("ann has %d active memories, want 3", stats.Total.Active)
+	}
+
+	// The write log's figures, as the resource and the stats command show
+	// them: of ann's calls on both servers, 3 stored, 1 duplicate, 1
+	// replayed and 3 refused (the conflict, the oversize key, the rate
+	// limit); the calls whose arguments could not be read never reached the
+	// gates and are not counted.
+	body, err := ann.read("memory://metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m memory.WriteMetrics
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatalf("memory://metrics: %v\n%s", err, body)
+	}
+	want := map[memory.WriteOutcome]int{"stored": 3, "duplicate": 1, "replayed": 1, "rejected": 3}
+	if !maps.Equal(m.Outcomes, want) || m.Calls != 8 || m.DHR != 1.0/8 || m.Gates["dedup"].Count != 4 {
+		t.Fatalf("metrics %s, want outcomes %v of 8 calls", body, want)
+	}
+	out, err := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "outcomes: stored 3, duplicate 1, replayed 1, rejected 3") ||
+		!strings.Contains(string(out), "refused by rate_limit with ERATELIMIT: 1") {
+		t.Fatalf("memory-mcp stats: %v\n%s", err, out)
 	}
 
 	// Bob's key of the same name is his.

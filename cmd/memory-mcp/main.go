@@ -52,11 +52,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	var staleOnly bool
 	var own func(*flag.FlagSet)
 	cons := &consolidateFlags{}
+	st := &statsFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
 	case "consolidate":
 		own = cons.define
+	case "stats":
+		own = st.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -74,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return reindex(ctx, cfg, staleOnly, stderr)
 	case "consolidate":
 		return consolidate(ctx, cfg, cons, stdout, stderr)
+	case "stats":
+		return stats(ctx, cfg, st, stdout)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -91,6 +96,9 @@ commands:
             every agent's with --all-agents (as --human); --strategy, --older-than,
             --dry-run (print what would change), --wait/--no-wait (while another
             run holds the data directory); see "memory-mcp consolidate -h"
+  stats     print the write metrics: calls of tools that write, their outcomes,
+            the acceptance and dedup hit rates, refusals and each gate's latency
+            (--window 24h, --json)
   version   print the version
   help      print this text
 

@@ -453,6 +453,7 @@ var templateValues = map[string]string{
 	"fact_id": "adr-store",
 	"label":   "persona",
 	"bucket":  "issues",
+	"window":  "1h",
 }
 
 func (w *sweep) resources() {
