@@ -23,7 +23,7 @@ func publishRate(b *testing.B, procs, perProc int) float64 {
 	dir := b.TempDir()
 	servers := make([]*proc, procs)
 	for i := range servers {
-		servers[i] = start(b, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("w%d", i), "--log-level", "warn"}})
+		servers[i] = start(b, options{dataDir: dir, args: []string{"--agent-id", fmt.Sprintf("w%d", i), "--log-level", "warn", "--rate-limits", "off"}})
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, procs)
