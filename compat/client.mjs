@@ -443,7 +443,8 @@ function templateValues(ctx) {
         'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:shared' }],
         'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3, ctx.policy].filter(Boolean).map(fact_id => ({ fact_id })),
         'memory://facts/snapshot/{+as_of}': [{ as_of: now() }, { as_of: '2001-01-01T00:00:00Z' }],
-        'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket }))
+        'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket })),
+        'memory://metrics/{window}': [{ window: '1h' }, { window: '7d' }]
     };
 }
 
