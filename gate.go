@@ -66,7 +66,8 @@ const (
 	WriteOutcomeStored    WriteOutcome = "stored"    // committed as a new write
 	WriteOutcomeDuplicate WriteOutcome = "duplicate" // nothing stored: it repeated an existing memory (DuplicateOf)
 	WriteOutcomeReplayed  WriteOutcome = "replayed"  // a repeat of an idempotency key: the first result returned
-	WriteOutcomeRejected  WriteOutcome = "rejected"  // refused by a gate or the service, with a reason
+	WriteOutcomeRejected  WriteOutcome = "rejected"  // refused by a gate or failed in the service, with a reason
+	WriteOutcomeUnchanged WriteOutcome = "unchanged" // succeeded without writing: a dry run, nothing to do, a skipped run
 )
 
 // WriteRecord is one line of the write log: how a call of a tool that
@@ -211,51 +212,71 @@ var negated = map[string]string{"is": "is", "are": "are", "was": "was", "were": 
 	"have": "have", "had": "had", "must": "must", "need": "need", "ai": "is"}
 
 // signs are the characters that are words of their own in a word key:
-// they change what a statement says ("C++", "10%", "UTC+2", ">= 18").
+// they change what a statement says ("C++", "10%", "UTC+2", ">= 18", "3/4").
 func sign(r rune) bool {
-	return unicode.IsSymbol(r) || strings.ContainsRune("#%&@", r)
+	return unicode.IsSymbol(r) || strings.ContainsRune("#%&@/*", r)
 }
 
 func dedupWords(content string) []string {
-	rs := []rune(strings.ToLower(content))
+	orig := []rune(content)
+	rs := make([]rune, len(orig))
+	for i, r := range orig {
+		rs[i] = unicode.ToLower(r)
+	}
 	var out []string
-	var word []rune
-	flush := func() {
-		if len(word) > 0 {
-			out = appendWord(out, string(word))
-			word = word[:0]
+	start := -1           // where the word being read began
+	sentenceStart := true // no word yet since the sentence began
+	flush := func(end int) {
+		if start < 0 {
+			return
 		}
+		w := string(rs[start:end])
+		switch {
+		case w == "a" && orig[start] == 'A' && !sentenceStart:
+			// "plan A" is not "a plan": a capital A inside a sentence is a name.
+			out = append(out, "A")
+		case w == "am" && len(out) > 0 && endsInDigit(out[len(out)-1]):
+			out = append(out, w) // "9 am" is not "9"
+		default:
+			out = appendWord(out, w)
+		}
+		start, sentenceStart = -1, false
 	}
 	alnum := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
 	for i, r := range rs {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’':
-			word = append(word, r)
+		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '?' || r == ':' || r == ';' || r == '\n':
+			sentenceStart = true
 		case r == '=':
 			// "x = y" reads as "x: y", but "<=", ">=", "!=", "==" are signs.
-			flush()
-			if i > 0 && strings.ContainsRune("<>!=", rs[i-1]) {
+			if i > 0 && strings.ContainsRune("<>!=", rs[i-1]) && len(out) > 0 {
 				out[len(out)-1] += "="
 			} else if i+1 < len(rs) && rs[i+1] == '=' {
 				out = append(out, "=")
 			}
-		case r == '!' && i+1 < len(rs) && rs[i+1] == '=':
-			flush()
-			out = append(out, "!")
+		case r == '!':
+			out = append(out, "!") // of "!="
 		case sign(r):
-			flush()
 			out = append(out, string(r))
 		case r == '-' && !(alnum(i-1) && alnum(i+1)) && (alnum(i-1) || alnum(i+1)):
 			// A minus ("-4") or a trailing sign ("A-"), not a hyphen
 			// ("read-only", "2026-03-01"), which folds like a space.
-			flush()
 			out = append(out, "-")
-		default:
-			flush()
 		}
 	}
-	flush()
+	flush(len(rs))
 	return out
+}
+
+func endsInDigit(w string) bool {
+	return w != "" && unicode.IsDigit(rune(w[len(w)-1]))
 }
 
 // appendWord adds word w to a word key.

@@ -50,6 +50,8 @@ func TestDedupKeys(t *testing.T) {
 		{"The replica is read-only", "the replica is read only."},
 		{"Data warehouse = Snowflake", "The data warehouse: Snowflake"},
 		{"The build needs Node >= 18", "build needs node >=18"},
+		{"A plan was chosen. A date too.", "a plan was chosen. a date too"},
+		{"I am on call", "I on call"},
 		{"Ann's team owns the billing services.", "Ann team owns billing service"},
 		{"The cache isn't warmed on deploy.", "the cache is not warmed on deploy"},
 		{"Jo doesn't like meetings before ten", "Jo does not like meetings before ten."},
@@ -78,6 +80,10 @@ func TestDedupKeys(t *testing.T) {
 		{"Timezone UTC+2", "Timezone UTC-2"},
 		{"Needs Node >= 18", "Needs Node < 18"},
 		{"Kept at -4°C", "Kept at 4°C"},
+		{"We chose plan A", "We chose a plan"},
+		{"Standup is at 9 am", "Standup is at 9"},
+		{"Use 3/4 of the budget", "Use 3 4 of the budget"},
+		{"Needs Node != 18", "Needs Node 18"},
 	}
 	for _, p := range apart {
 		ea, wa := DedupKeys(p[0])

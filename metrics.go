@@ -13,6 +13,8 @@ import (
 // write acceptance rate (WAR: stored / all), the dedup hit rate (DHR:
 // duplicate / all), why calls were refused, and each gate's latency.
 type WriteMetrics struct {
+	// Scope is whose calls: one caller's (an agent sees its own), or all.
+	Scope    string                 `json:"scope"`
 	Since    time.Time              `json:"since"`
 	Until    time.Time              `json:"until"`
 	Calls    int                    `json:"calls"`

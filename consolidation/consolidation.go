@@ -232,7 +232,7 @@ func (s *Service) Consolidate(ctx context.Context, r memory.ConsolidationRequest
 		var coded *memory.Error
 		var lost *store.LeaseLostError
 		switch {
-		case errors.As(err, &coded) && coded.Code == memory.ECONFLICT && !errors.As(err, &lost):
+		case errors.As(err, &coded) && coded.Code == memory.ECONFLICT && !errors.As(err, &lost) && !errors.Is(err, store.ErrKeyTaken):
 			// A source changed while the run summarised it (the agent
 			// forgot or restored it): the group waits for the next run.
 			s.log().Info("consolidation group skipped", "agent", agent, "err", err)

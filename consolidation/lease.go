@@ -26,7 +26,9 @@ type hold struct {
 func (s *Service) acquire(ctx context.Context) (*hold, string, error) {
 	var l store.Lease
 	var ok bool
-	err := s.DB.Update(ctx, func(tx *store.Tx) (err error) {
+	// Taking the lease is not the run's write: a gated call's first write
+	// is its first group's.
+	err := s.DB.Update(store.WithoutCall(ctx), func(tx *store.Tx) (err error) {
 		l, ok, err = tx.AcquireLease(ctx, store.LeaseMaintenance, s.holder(), s.leaseFor())
 		return err
 	})
@@ -80,7 +82,7 @@ func (h *hold) keepAlive(ctx context.Context) (stop func()) {
 				return
 			case <-t.C:
 			}
-			if _, err := h.write(ctx, func(*store.Tx, store.Lease) error { return nil }); err != nil {
+			if _, err := h.write(store.WithoutCall(ctx), func(*store.Tx, store.Lease) error { return nil }); err != nil {
 				if ctx.Err() == nil {
 					h.s.log().Warn("maintenance lease not renewed", "err", err)
 				}
@@ -98,7 +100,7 @@ func (h *hold) keepAlive(ctx context.Context) (stop func()) {
 func (h *hold) release(ctx context.Context, agent string, finished bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	err := h.s.DB.Update(ctx, func(tx *store.Tx) error {
+	err := h.s.DB.Update(store.WithoutCall(ctx), func(tx *store.Tx) error {
 		if finished {
 			if err := tx.FinishRun(ctx, h.lease, agent); err != nil {
 				return err

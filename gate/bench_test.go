@@ -122,7 +122,7 @@ func BenchmarkLoCoMoIngest(b *testing.B) {
 			}
 		}
 	}
-	recs, err := db.WriteLog(context.Background(), time.Time{})
+	recs, err := db.WriteLog(context.Background(), time.Time{}, "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -120,6 +120,10 @@ func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool
 		return nil, "", false, memory.Errorf(memory.ECONFLICT, "idempotency_key %q was used at %s for a call of %s: a key names one write; send a new key for a new write, or the first call's arguments to repeat it",
 			call.Key, rec.CreatedAt.Format(time.RFC3339), what)
 	}
+	if rec.Err != nil {
+		// The first call failed after it wrote: a repeat gets its error.
+		return nil, "", false, rec.Err
+	}
 	if rec.Result == nil {
 		if call.Started.Sub(rec.CreatedAt) >= unfinishedAfter {
 			return nil, "", false, g.unfinished(call, rec)
@@ -142,7 +146,11 @@ func (g *Gates) unfinished(call *store.Call, rec store.KeyRecord) error {
 	if call.Started.Sub(rec.CreatedAt) < unfinishedAfter {
 		return memory.Errorf(memory.EBUSY, "the call with idempotency_key %q is still running (its write committed at %s): retry in a few seconds for its result", call.Key, at)
 	}
-	return memory.Errorf(memory.ECONFLICT, "the call with idempotency_key %q committed its write at %s, but the server stopped before it recorded the result: the write is in the store, so do not repeat it; read what it wrote instead", call.Key, at)
+	what := "what it wrote"
+	if rec.Ref != "" {
+		what = rec.Ref
+	}
+	return memory.Errorf(memory.ECONFLICT, "the call with idempotency_key %q committed its write at %s, but its result was never recorded (the server stopped, or the call is still running): the write is in the store, so do not repeat it; read %s instead", call.Key, at, what)
 }
 
 // await waits a little for the call that took call's key to record its
@@ -157,6 +165,8 @@ func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error
 			return nil, "", memory.Errorf(memory.EBUSY, "another call with idempotency_key %q ran at the same time; retry", call.Key)
 		case rec.ArgsHash != call.ArgsHash:
 			return nil, "", memory.Errorf(memory.ECONFLICT, "idempotency_key %q was taken at the same time by a call with other arguments: send a new key for a new write", call.Key)
+		case rec.Err != nil:
+			return nil, "", rec.Err
 		case rec.Result != nil:
 			return json.RawMessage(rec.Result), rec.Text, nil
 		case wait > 2*time.Second:
@@ -171,23 +181,25 @@ func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error
 }
 
 // finish records how call ended and returns err; gate is the gate that
-// decided if it did not commit. A failure to record is logged, never
-// returned: the call's own result stands.
+// decided. A failure to record is logged, never returned: the call's own
+// result stands.
 func (g *Gates) finish(ctx context.Context, call *store.Call, gate string, res any, text string, err error, replayed bool) error {
-	var rerr error
+	e := store.Ending{Gate: gate, Err: err, Text: text}
 	switch {
 	case replayed:
-		rerr = g.db.FinishCall(ctx, call, memory.WriteOutcomeReplayed, gate, "", nil, "")
+		e.Outcome = memory.WriteOutcomeReplayed
 	case err != nil:
-		rerr = g.db.FinishCall(ctx, call, memory.WriteOutcomeRejected, gate, memory.ErrorCode(err), nil, "")
-	case call.Committed() && call.Key != "":
-		b, jerr := json.Marshal(res)
-		if jerr != nil {
-			b = nil
+		e.Outcome = memory.WriteOutcomeRejected
+	case !call.Committed():
+		e.Outcome = memory.WriteOutcomeUnchanged
+	case call.Key != "":
+		if b, jerr := json.Marshal(res); jerr == nil {
+			e.Result = b
 		}
-		rerr = g.db.FinishCall(ctx, call, "", "", "", b, text)
+	default:
+		return nil // its line went with its write
 	}
-	if rerr != nil {
+	if rerr := g.db.FinishCall(ctx, call, e); rerr != nil {
 		g.Log.ErrorContext(ctx, "write log", "tool", call.Tool, "err", rerr)
 	}
 	return err
@@ -198,13 +210,24 @@ func (g *Gates) WriteMetrics(ctx context.Context, window time.Duration) (memory.
 	if window <= 0 {
 		return memory.WriteMetrics{}, memory.Errorf(memory.EINVALID, "the metrics window must be positive, e.g. 24h")
 	}
+	// An agent sees its own calls; a human, and the stats command (which
+	// has the data directory's file), see every caller's.
+	principal := ""
+	if who, ok := memory.IdentityFrom(ctx); ok && !who.Human {
+		principal = who.Principal()
+	}
 	until := g.db.Now.Now()
 	since := until.Add(-window)
-	recs, err := g.db.WriteLog(ctx, since)
+	recs, err := g.db.WriteLog(ctx, since, principal)
 	if err != nil {
 		return memory.WriteMetrics{}, err
 	}
-	return memory.SummariseWrites(recs, since, until), nil
+	m := memory.SummariseWrites(recs, since, until)
+	m.Scope = "all callers"
+	if principal != "" {
+		m.Scope = principal
+	}
+	return m, nil
 }
 
 var _ memory.MetricsService = (*Gates)(nil)

@@ -100,7 +100,7 @@ func (f *fixture) count(who memory.Identity) int {
 
 func (f *fixture) log() []memory.WriteRecord {
 	f.t.Helper()
-	recs, err := f.db.WriteLog(context.Background(), time.Time{})
+	recs, err := f.db.WriteLog(context.Background(), time.Time{}, "")
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -297,5 +297,87 @@ func TestUnfinishedKey(t *testing.T) {
 	}
 	if n := f.count(ann); n != 1 {
 		t.Fatalf("%d memories, want 1", n)
+	}
+}
+
+// A call that fails after one of its transactions committed (a note saved,
+// then its promotion failed) keeps its error under its key: a repeat gets
+// the same error and does not run again, and the log says it failed.
+func TestCallFailingAfterItWroteKeepsItsError(t *testing.T) {
+	f := newFixture(t)
+	ctx := memory.WithIdentity(context.Background(), ann)
+	args, _ := json.Marshal(map[string]any{"text": "x"})
+	call := memory.WriteCall{Tool: "write_note", Key: "k", Args: args}
+	runs := 0
+	fn := func(ctx context.Context) (any, string, error) {
+		runs++
+		if _, err := f.mem.Remember(ctx, memory.EntryWrite{Content: "saved first"}); err != nil {
+			return nil, "", err
+		}
+		return nil, "", f.db.Update(ctx, func(*store.Tx) error { return memory.Errorf(memory.EINVALID, "the second step failed") })
+	}
+	if _, _, err := f.g.Run(ctx, call, fn); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("first call: %v", err)
+	}
+	if _, _, err := f.g.Run(ctx, call, fn); memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "the second step failed") {
+		t.Fatalf("repeat: %v, want the first call's error", err)
+	}
+	if runs != 1 || f.count(ann) != 1 {
+		t.Fatalf("the service ran %d times and wrote %d memories, want 1 and 1", runs, f.count(ann))
+	}
+	if got, want := outcomes(f.log()), "write_note:rejected@service(EINVALID) write_note:rejected@idempotency(EINVALID)"; got != want {
+		t.Fatalf("write log %q, want %q", got, want)
+	}
+}
+
+// A call that succeeds without writing (a dry run, a skipped run), or whose
+// only transactions are bookkeeping, leaves its key free and logs
+// "unchanged": a repeat runs again, which changes nothing either.
+func TestCallWithoutWriteLeavesItsKeyFree(t *testing.T) {
+	f := newFixture(t)
+	ctx := memory.WithIdentity(context.Background(), ann)
+	call := memory.WriteCall{Tool: "consolidate_memory", Key: "k", Args: []byte(`{}`)}
+	runs := 0
+	fn := func(ctx context.Context) (any, string, error) {
+		runs++
+		// Bookkeeping, as taking a lease is: not the call's write.
+		err := f.db.Update(store.WithoutCall(ctx), func(tx *store.Tx) error {
+			_, _, err := tx.AcquireLease(ctx, store.LeaseMaintenance, "test", time.Minute)
+			return err
+		})
+		return map[string]any{"run": runs}, "nothing to do", err
+	}
+	for range 2 {
+		if _, _, err := f.g.Run(ctx, call, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs != 2 {
+		t.Fatalf("the service ran %d times, want 2: a call that wrote nothing records nothing under its key", runs)
+	}
+	if _, ok, _ := f.db.LookupKey(ctx, "agent:ann", "k"); ok {
+		t.Fatal("a key was claimed by bookkeeping")
+	}
+	if got, want := outcomes(f.log()), "consolidate_memory:unchanged@service consolidate_memory:unchanged@service"; got != want {
+		t.Fatalf("write log %q, want %q", got, want)
+	}
+}
+
+// An agent's metrics count its own calls; a human's, every caller's.
+func TestMetricsAreTheCallersOwn(t *testing.T) {
+	f := newFixture(t)
+	for _, who := range []memory.Identity{ann, ann, bob} {
+		if _, _, err := f.remember(who, "", "A memory of "+who.AgentID+" "+time.Now().String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for who, want := range map[memory.Identity]int{ann: 2, bob: 1, olive: 3} {
+		m, err := f.g.WriteMetrics(memory.WithIdentity(context.Background(), who), time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Calls != want || m.Outcomes[memory.WriteOutcomeStored] != want {
+			t.Errorf("%s sees %d calls (%v), want %d", who.Describe(), m.Calls, m.Outcomes, want)
+		}
 	}
 }

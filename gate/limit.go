@@ -69,7 +69,7 @@ func (g *Gates) admit(who memory.Identity, tool string, now time.Time) error {
 			if name == memory.AnyTool {
 				what = "write (all tools together)"
 			}
-			return memory.Errorf(memory.ERATELIMIT, "%s may %s at most %d times per %s: retry in %d s, and write less often (one memory per fact worth keeping)",
+			return memory.Errorf(memory.ERATELIMIT, "%s may %s at most %d times per %s: retry in %d s, and write less often",
 				who.Describe(), what, l.Burst, per(l.Per), int(math.Ceil(w.Seconds())))
 		}
 		take = append(take, b)

@@ -81,8 +81,8 @@ func TestWriteBudget(t *testing.T) {
 	if _, _, err := f.remember(bob, "", "Bob has his own budget."); err != nil {
 		t.Fatal(err)
 	}
-	// A repeat of a key answered from its first result costs nothing.
-	f.g.Budget = 3
+	// A repeat of a key answered from its first result costs nothing: bob
+	// has spent his budget of 2 with the keyed call.
 	if _, _, err := f.remember(bob, "k", "Keyed."); err != nil {
 		t.Fatal(err)
 	}

@@ -233,7 +233,8 @@ func (s *BlockService) seed(ctx context.Context, id memory.Identity) error {
 	if _, ok := s.seeded.Load(id.AgentID); ok || len(s.Defaults) == 0 {
 		return nil
 	}
-	err := s.db.Update(ctx, func(tx *Tx) error {
+	// Making the default blocks is not a gated call's write.
+	err := s.db.Update(WithoutCall(ctx), func(tx *Tx) error {
 		for _, spec := range s.Defaults {
 			if err := s.seedOne(ctx, tx, id.AgentID, spec); err != nil {
 				return fmt.Errorf("default block %s: %w", spec.Label, err)

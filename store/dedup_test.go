@@ -67,8 +67,8 @@ func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
 			t.Errorf("%s: %s (%s), want a new memory", name, r.Outcome, r.ID)
 		}
 	}
-	// Another agent's memory, a shared copy and a forgotten one are never
-	// what a write repeats.
+	// Another agent's memory and a forgotten one are never what a write
+	// repeats (a shared copy carries no dedup keys).
 	if r := rememberOutcome(t, s, bob, base); r.Outcome != memory.WriteOutcomeStored {
 		t.Errorf("bob: %s", r.Outcome)
 	}
@@ -104,14 +104,42 @@ func TestRememberEpisodesAreApartByTime(t *testing.T) {
 	}
 }
 
-func TestRememberExpiredOrArchivedIsNotRepeated(t *testing.T) {
+// A passing statement and a lasting one in the same words are two
+// memories, whichever comes first: the lasting one must not vanish when the
+// passing one expires.
+func TestRememberExpiryIsPartOfWhatIsSaid(t *testing.T) {
 	s, _, clk := memories(t, nil)
-	w := memory.EntryWrite{Content: "The freeze ends Friday.", ExpiresAt: clk.Peek().Add(time.Hour)}
-	first := rememberOutcome(t, s, ann, w)
-	clk.advance(2 * time.Hour)
-	w.ExpiresAt = clk.Peek().Add(time.Hour)
-	if r := rememberOutcome(t, s, ann, w); r.ID == first.ID {
-		t.Fatalf("a repeat of an expired memory was not stored")
+	passing := memory.EntryWrite{Content: "The freeze ends Friday.", ExpiresAt: clk.Peek().Add(time.Hour)}
+	lasting := memory.EntryWrite{Content: "The freeze ends Friday."}
+	a := rememberOutcome(t, s, ann, passing)
+	if b := rememberOutcome(t, s, ann, lasting); b.Outcome != memory.WriteOutcomeStored || b.ID == a.ID {
+		t.Fatalf("a lasting statement after a passing one: %s %s", b.Outcome, b.ID)
+	}
+	c := rememberOutcome(t, s, bob, lasting)
+	if d := rememberOutcome(t, s, bob, passing); d.Outcome != memory.WriteOutcomeStored || d.ID == c.ID {
+		t.Fatalf("a passing statement after a lasting one: %s %s", d.Outcome, d.ID)
+	}
+	if e := rememberOutcome(t, s, ann, passing); e.Outcome != memory.WriteOutcomeDuplicate || e.ID != a.ID {
+		t.Fatalf("the same expiry again: %s %s, want a duplicate of %s", e.Outcome, e.ID, a.ID)
+	}
+}
+
+// A recurring episode is told again the same day as its latest telling,
+// however many earlier days there were.
+func TestRememberRecurringEpisode(t *testing.T) {
+	s, _, clk := memories(t, nil)
+	standup := memory.EntryWrite{Content: "Daily standup held.", Category: memory.CategoryEpisodic}
+	var last memory.Remembered
+	for range 10 {
+		last = rememberOutcome(t, s, ann, standup)
+		if last.Outcome != memory.WriteOutcomeStored {
+			t.Fatalf("a new day's standup: %s", last.Outcome)
+		}
+		clk.advance(24 * time.Hour)
+	}
+	clk.advance(-24 * time.Hour)
+	if r := rememberOutcome(t, s, ann, standup); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != last.ID {
+		t.Fatalf("the latest standup told again: %s %s, want a duplicate of %s", r.Outcome, r.ID, last.ID)
 	}
 }
 

@@ -34,6 +34,7 @@ type Call struct {
 
 	mu        sync.Mutex // held by the transaction that may be the call's first write
 	committed bool
+	logID     int64 // the call's line in the write log, once written
 }
 
 // Committed reports whether the call's first write transaction committed.
@@ -59,6 +60,13 @@ type callKey struct{}
 // WithCall returns ctx carrying c, for the transactions the call runs.
 func WithCall(ctx context.Context, c *Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
+}
+
+// WithoutCall returns ctx for bookkeeping a call does besides its write
+// (taking or renewing a lease, making default blocks): its transactions
+// neither claim the call's key nor write its line.
+func WithoutCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, callKey{}, (*Call)(nil))
 }
 
 // CallFrom returns the call ctx carries, or nil.
@@ -101,21 +109,30 @@ func (tx *Tx) claim(ctx context.Context, c *Call) error {
 	return nil
 }
 
-// logCall writes c's line in the write log.
+// writeLogKeep is how long the write log keeps its lines.
+const writeLogKeep = 90 * 24 * time.Hour
+
+// logCall writes c's line in the write log, and prunes a few lines older
+// than writeLogKeep.
 func (tx *Tx) logCall(ctx context.Context, c *Call, outcome memory.WriteOutcome, gate, reason string) error {
 	now := tx.Now()
+	if _, err := tx.exec(ctx, `DELETE FROM write_log WHERE id IN
+		(SELECT id FROM write_log WHERE at < ? ORDER BY at LIMIT 16)`, nanos(now.Add(-writeLogKeep))); err != nil {
+		return fmt.Errorf("prune write log: %w", err)
+	}
 	gates, err := json.Marshal(nanosOf(c.Gates))
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
+	res, err := tx.exec(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, nanos(now), c.Principal, c.Tool, string(outcome),
 		nullString(gate, gate != ""), nullString(reason, reason != ""), nullString(c.Ref, c.Ref != ""),
 		int64(now.Sub(c.Started)), string(gates))
 	if err != nil {
 		return fmt.Errorf("write log: %w", err)
 	}
-	return nil
+	c.logID, err = res.LastInsertId()
+	return err
 }
 
 func nanosOf(m map[string]time.Duration) map[string]int64 {
@@ -146,26 +163,35 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 	if outcome == memory.WriteOutcomeDuplicate {
 		gate = "dedup"
 	}
+	if c.Key != "" && c.Ref != "" {
+		if _, err := tx.exec(ctx, `UPDATE idempotency_keys SET ref = ? WHERE principal = ? AND key = ?`, c.Ref, c.Principal, c.Key); err != nil {
+			return err
+		}
+	}
 	return tx.logCall(ctx, c, outcome, gate, c.Reason)
 }
 
 // KeyRecord is what the store holds of an idempotency key.
 type KeyRecord struct {
-	Tool      string
-	ArgsHash  string
-	Result    []byte // nil while the call that took the key has not finished
+	Tool     string
+	ArgsHash string
+	// Result is nil while the call that took the key has not finished, and
+	// when it failed after it wrote (Err).
+	Result    []byte
 	Text      string
+	Err       *memory.Error // the error of a call that failed after it wrote
+	Ref       string        // what its first write wrote, when it says
 	CreatedAt time.Time
 }
 
 // LookupKey returns the live record of principal's key, or ok false.
 func (db *DB) LookupKey(ctx context.Context, principal, key string) (rec KeyRecord, ok bool, err error) {
 	err = db.View(ctx, func(tx *Tx) error {
-		var result, text sql.NullString
+		var result, text, code, msg, ref sql.NullString
 		var created int64
-		err := tx.queryRow(ctx, `SELECT tool, args_hash, result, text, created_at FROM idempotency_keys
+		err := tx.queryRow(ctx, `SELECT tool, args_hash, result, text, error_code, error_message, ref, created_at FROM idempotency_keys
 			WHERE principal = ? AND key = ? AND expires_at > ?`, principal, key, nanos(tx.Now())).
-			Scan(&rec.Tool, &rec.ArgsHash, &result, &text, &created)
+			Scan(&rec.Tool, &rec.ArgsHash, &result, &text, &code, &msg, &ref, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -176,31 +202,100 @@ func (db *DB) LookupKey(ctx context.Context, principal, key string) (rec KeyReco
 		if result.Valid {
 			rec.Result = []byte(result.String)
 		}
-		rec.Text, rec.CreatedAt = text.String, fromNanos(created)
+		if code.Valid {
+			rec.Err = &memory.Error{Code: code.String, Message: msg.String}
+		}
+		rec.Text, rec.Ref, rec.CreatedAt = text.String, ref.String, fromNanos(created)
 		return nil
 	})
 	return rec, ok, err
 }
 
-// FinishCall ends call c in the store: a call that committed a write adds
-// its result to its key, for a repeat to return; a call that ended without
-// committing one (refused by a gate or by its service, or a replay) writes
-// its line in the write log now.
-func (db *DB) FinishCall(ctx context.Context, c *Call, outcome memory.WriteOutcome, gate, reason string, result []byte, text string) error {
-	return db.Update(context.WithValue(ctx, callKey{}, nil), func(tx *Tx) error {
-		if c.Committed() {
+// Ending is how a gated call ended, for FinishCall.
+type Ending struct {
+	Outcome memory.WriteOutcome // of a call that committed no write: rejected, replayed or unchanged
+	Gate    string              // the gate that decided
+	Err     error               // the call's error, if it failed
+	Result  []byte              // the structured result of a call that succeeded, JSON
+	Text    string
+}
+
+// FinishCall ends call c in the store. A call that committed a write keeps
+// under its key what a repeat is to get: its result, or the error it failed
+// with after writing (and its log line says it failed). A call that
+// committed nothing writes its log line now and leaves its key free: a
+// repeat runs again, which changes nothing the first did not.
+func (db *DB) FinishCall(ctx context.Context, c *Call, e Ending) error {
+	return db.Update(WithoutCall(ctx), func(tx *Tx) error {
+		if !c.Committed() {
+			reason := ""
+			if e.Err != nil {
+				reason = memory.ErrorCode(e.Err)
+			}
+			return tx.logCall(ctx, c, e.Outcome, e.Gate, reason)
+		}
+		if e.Err != nil {
+			public, _ := memory.Public(e.Err)
+			if _, err := tx.exec(ctx, `UPDATE write_log SET outcome = 'rejected', gate = ?, reason = ? WHERE id = ?`,
+				e.Gate, public.Code, c.logID); err != nil {
+				return err
+			}
 			if c.Key == "" {
 				return nil
 			}
-			// A call that committed but whose result cannot be encoded leaves
-			// the key without one: a repeat is told the write committed.
-			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET result = ?, text = ?
+			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET error_code = ?, error_message = ?
 				WHERE principal = ? AND key = ? AND args_hash = ? AND result IS NULL`,
-				nullString(string(result), result != nil), text, c.Principal, c.Key, c.ArgsHash)
+				public.Code, public.Message, c.Principal, c.Key, c.ArgsHash)
 			return err
 		}
-		return tx.logCall(ctx, c, outcome, gate, reason)
+		if c.Key == "" {
+			return nil
+		}
+		// A call that committed but whose result cannot be encoded leaves
+		// the key without one: a repeat is told the write committed.
+		_, err := tx.exec(ctx, `UPDATE idempotency_keys SET result = ?, text = ?
+			WHERE principal = ? AND key = ? AND args_hash = ? AND result IS NULL`,
+			nullString(string(e.Result), e.Result != nil), e.Text, c.Principal, c.Key, c.ArgsHash)
+		return err
 	})
+}
+
+// WriteLog returns the write log's lines at or after since, oldest first:
+// every caller's, or with principal only that caller's.
+func (db *DB) WriteLog(ctx context.Context, since time.Time, principal string) ([]memory.WriteRecord, error) {
+	var out []memory.WriteRecord
+	err := db.View(ctx, func(tx *Tx) error {
+		q, args := `SELECT at, principal, tool, outcome, gate, reason, ref, latency_ns, gates
+			FROM write_log WHERE at >= ? ORDER BY at`, []any{nanos(since)}
+		if principal != "" {
+			q, args = `SELECT at, principal, tool, outcome, gate, reason, ref, latency_ns, gates
+			FROM write_log WHERE principal = ? AND at >= ? ORDER BY at`, []any{principal, nanos(since)}
+		}
+		rows, err := tx.query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r memory.WriteRecord
+			var at, latency int64
+			var gate, reason, ref, gates sql.NullString
+			if err := rows.Scan(&at, &r.Principal, &r.Tool, &r.Outcome, &gate, &reason, &ref, &latency, &gates); err != nil {
+				return err
+			}
+			r.At, r.Gate, r.Reason, r.Ref, r.Latency = fromNanos(at), gate.String, reason.String, ref.String, time.Duration(latency)
+			var ns map[string]int64
+			if gates.Valid && json.Unmarshal([]byte(gates.String), &ns) == nil {
+				r.Gates = make(map[string]time.Duration, len(ns))
+				for k, v := range ns {
+					r.Gates[k] = time.Duration(v)
+				}
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 // fillDedupKeys gives the memories written before the dedup keys existed
@@ -233,36 +328,4 @@ func fillDedupKeys(ctx context.Context, tx *Tx) error {
 		}
 	}
 	return nil
-}
-
-// WriteLog returns the write log's lines at or after since, oldest first.
-func (db *DB) WriteLog(ctx context.Context, since time.Time) ([]memory.WriteRecord, error) {
-	var out []memory.WriteRecord
-	err := db.View(ctx, func(tx *Tx) error {
-		rows, err := tx.query(ctx, `SELECT at, principal, tool, outcome, gate, reason, ref, latency_ns, gates
-			FROM write_log WHERE at >= ? ORDER BY id`, nanos(since))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r memory.WriteRecord
-			var at, latency int64
-			var gate, reason, ref, gates sql.NullString
-			if err := rows.Scan(&at, &r.Principal, &r.Tool, &r.Outcome, &gate, &reason, &ref, &latency, &gates); err != nil {
-				return err
-			}
-			r.At, r.Gate, r.Reason, r.Ref, r.Latency = fromNanos(at), gate.String, reason.String, ref.String, time.Duration(latency)
-			var ns map[string]int64
-			if gates.Valid && json.Unmarshal([]byte(gates.String), &ns) == nil {
-				r.Gates = make(map[string]time.Duration, len(ns))
-				for k, v := range ns {
-					r.Gates[k] = time.Duration(v)
-				}
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
-	})
-	return out, err
 }

@@ -142,13 +142,14 @@ const episodeWindow = time.Hour
 // findDuplicate returns the caller's active personal memory that w repeats:
 // the same namespace and category, the same exact or words key (exact
 // first), a memory that has not expired and that w adds nothing to (see
-// repeats).
+// repeats), the newest first (a recurring episode's latest telling is the
+// one within its time).
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, keys dedupKeys, now time.Time) (memory.Entry, string, bool, error) {
 	for _, tier := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
 		rows, err := tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+tier.column+` = ?
 			AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
 			AND m.namespace = ? AND m.category = ? AND (m.expires_at IS NULL OR m.expires_at > ?)
-			ORDER BY m.created_at LIMIT 8`, agent, tier.key, w.Namespace, string(w.Category), nanos(now))
+			ORDER BY m.created_at DESC LIMIT 8`, agent, tier.key, w.Namespace, string(w.Category), nanos(now))
 		if err != nil {
 			return memory.Entry{}, "", false, fmt.Errorf("find duplicate: %w", err)
 		}
@@ -171,7 +172,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 }
 
 // repeats reports whether storing w would add nothing to e, whose words it
-// repeats: no tag e lacks, no expiry e lacks, and, when either tells of an
+// repeats: no tag e lacks, the same expiry (or none), and, when either tells of an
 // event (an episode, or a memory given the time it occurred), the same event
 // time within episodeWindow. timed says w was given its time.
 func repeats(w memory.EntryWrite, timed bool, e memory.Entry) bool {
@@ -180,7 +181,9 @@ func repeats(w memory.EntryWrite, timed bool, e memory.Entry) bool {
 			return false
 		}
 	}
-	if !w.ExpiresAt.IsZero() && (e.ExpiresAt == nil || !e.ExpiresAt.Equal(w.ExpiresAt)) {
+	// Another expiry, or none where there was one, says something new: a
+	// lasting statement must not vanish with a passing one.
+	if w.ExpiresAt.IsZero() != (e.ExpiresAt == nil) || e.ExpiresAt != nil && !e.ExpiresAt.Equal(w.ExpiresAt) {
 		return false
 	}
 	if timed || !e.OccurredAt.Equal(e.CreatedAt) || w.Category == memory.CategoryEpisodic {

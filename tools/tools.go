@@ -281,6 +281,9 @@ func splitKey(tool string, raw any) (any, memory.WriteCall, error) {
 		if !ok {
 			return nil, wc, memory.Errorf(memory.EINVALID, "argument %q must be a string", keyArg)
 		}
+		if err := memory.CheckIdempotencyKey(key); err != nil { // "" too: leave the argument out for no key
+			return nil, wc, err
+		}
 		wc.Key = key
 	}
 	if wc.Args, err = json.Marshal(rest); err != nil { // map keys sorted: one form for the same arguments

@@ -41,6 +41,7 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	ann.fail("remember", map[string]any{"content": "Something else.", "idempotency_key": "rota-1"}, "ECONFLICT", "other arguments")
 	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": 7}, "EINVALID", `"idempotency_key" must be a string`)
 	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": strings.Repeat("k", 201)}, "EINVALID", "idempotency_key must be 1 to 200 bytes")
+	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": ""}, "EINVALID", "idempotency_key must be 1 to 200 bytes")
 	ann.fail("remember", map[string]any{"content": "x", "idempotency": "k"}, "EINVALID", "this tool takes: category, confidence, content, expires_at, namespace, occurred_at, source, tags, idempotency_key")
 
 	// Without a key, the same statement is a duplicate: nothing stored.
@@ -67,10 +68,10 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	}
 
 	// The write log's figures, as the resource and the stats command show
-	// them: of ann's calls on both servers, 3 stored, 1 duplicate, 1
-	// replayed and 3 refused (the conflict, the oversize key, the rate
-	// limit); the calls whose arguments could not be read never reached the
-	// gates and are not counted.
+	// them to ann: of her calls on both servers, 3 stored, 1 duplicate, 1
+	// replayed and 2 refused (the conflict, the rate limit); the calls
+	// whose arguments or key could not be read never reached the gates and
+	// are not counted.
 	body, err := ann.read("memory://metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -79,12 +80,12 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		t.Fatalf("memory://metrics: %v\n%s", err, body)
 	}
-	want := map[memory.WriteOutcome]int{"stored": 3, "duplicate": 1, "replayed": 1, "rejected": 3}
-	if !maps.Equal(m.Outcomes, want) || m.Calls != 8 || m.DHR != 1.0/8 || m.Gates["dedup"].Count != 4 {
-		t.Fatalf("metrics %s, want outcomes %v of 8 calls", body, want)
+	want := map[memory.WriteOutcome]int{"stored": 3, "duplicate": 1, "replayed": 1, "rejected": 2}
+	if !maps.Equal(m.Outcomes, want) || m.Calls != 7 || m.DHR != 1.0/7 || m.Gates["dedup"].Count != 4 || m.Scope != "agent:ann" {
+		t.Fatalf("metrics %s, want ann's outcomes %v of 7 calls", body, want)
 	}
 	out, err := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "outcomes: stored 3, duplicate 1, replayed 1, rejected 3") ||
+	if err != nil || !strings.Contains(string(out), "outcomes: stored 3, duplicate 1, replayed 1, rejected 2") ||
 		!strings.Contains(string(out), "refused by rate_limit with ERATELIMIT: 1") {
 		t.Fatalf("memory-mcp stats: %v\n%s", err, out)
 	}

@@ -11,21 +11,25 @@ CREATE TABLE idempotency_keys (
     args_hash  TEXT    NOT NULL, -- SHA-256 of the tool and its arguments without the key
     result     TEXT,             -- the structured result, JSON; NULL until the call finished
     text       TEXT,
+    error_code    TEXT,          -- a call that failed after it wrote: its error, which a repeat gets
+    error_message TEXT,
+    ref        TEXT,             -- what the call's first write wrote, when it says
     created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL,
     PRIMARY KEY (principal, key)
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 
--- The write log: how each call of a mutating tool ended and which gate
+-- The write log: how each call of a tool that writes ended and which gate
 -- decided, written in the call's own write transaction when it committed
--- and on its own when it was refused. Metrics are read from it.
+-- and on its own otherwise. Metrics are read from it; lines older than 90
+-- days are pruned as new ones come.
 CREATE TABLE write_log (
     id         INTEGER PRIMARY KEY,
     at         INTEGER NOT NULL,
     principal  TEXT    NOT NULL,
     tool       TEXT    NOT NULL,
-    outcome    TEXT    NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'replayed', 'rejected')),
+    outcome    TEXT    NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'replayed', 'rejected', 'unchanged')),
     gate       TEXT,             -- the gate that decided an outcome other than stored
     reason     TEXT,             -- rejected: the error's code; duplicate: the tier that found it
     ref        TEXT,             -- the memory stored or found
@@ -33,6 +37,7 @@ CREATE TABLE write_log (
     gates      TEXT              -- JSON {gate: nanoseconds} spent in each gate
 );
 CREATE INDEX write_log_at ON write_log (at);
+CREATE INDEX write_log_principal ON write_log (principal, at);
 
 -- Dedup keys of a memory (memory.DedupKeys), and how often it was said
 -- again: a repeat stores nothing and counts here.
