@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -379,5 +380,24 @@ func TestMetricsAreTheCallersOwn(t *testing.T) {
 		if m.Calls != want || m.Outcomes[memory.WriteOutcomeStored] != want {
 			t.Errorf("%s sees %d calls (%v), want %d", who.Describe(), m.Calls, m.Outcomes, want)
 		}
+	}
+}
+
+// The write log keeps 90 days: older lines are pruned as new ones come.
+func TestWriteLogIsPruned(t *testing.T) {
+	f := newFixture(t)
+	for i := range 10 {
+		if _, _, err := f.remember(ann, "", fmt.Sprintf("An old memory, number %d.", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clk.Add(91 * 24 * time.Hour)
+	for i := range 60 {
+		if _, _, err := f.remember(ann, "", fmt.Sprintf("A new memory, number %d.", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(f.log()); n != 60 {
+		t.Fatalf("the write log holds %d lines, want the 60 of the last 90 days", n)
 	}
 }

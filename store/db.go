@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -55,6 +56,8 @@ type DB struct {
 	busy   time.Duration // the busy timeout the connections were opened with
 	stmts  sync.Map      // query text -> *sql.Stmt on sql, prepared once (see Tx.stmt)
 	rstmts sync.Map      // the same on reads
+	// logLines counts the write log lines this process wrote (pruning).
+	logLines atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 }
