@@ -339,11 +339,8 @@ func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {
 func (db *DB) checkSchema(ctx context.Context, known []string) error {
 	var tables []string
 	err := db.View(ctx, func(tx *Tx) error {
-		rows, err := tx.sql.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
-		if err != nil {
-			return err
-		}
-		tables, err = scanStrings(rows)
+		var err error
+		tables, err = scanStrings(tx.sql.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`))
 		return err
 	})
 	switch {
@@ -378,15 +375,14 @@ func (db *DB) checkSchema(ctx context.Context, known []string) error {
 
 // appliedMigrations returns the names of the applied migrations, in order.
 func (db *DB) appliedMigrations(ctx context.Context) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	return scanStrings(rows)
+	return scanStrings(db.sql.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`))
 }
 
 // scanStrings reads a one-column result of text and closes rows.
-func scanStrings(rows *sql.Rows) ([]string, error) {
+func scanStrings(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {

@@ -2,10 +2,8 @@ package store_test
 
 import (
 	"context"
-	"io/fs"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -157,15 +155,7 @@ func TestRememberDedupOff(t *testing.T) {
 // upgraded, so that a repeat of one of them is found.
 func TestDedupMigrationKeysEarlierMemories(t *testing.T) {
 	path := filepath.Join(t.TempDir(), store.FileName)
-	before := fstest.MapFS{}
-	names, _ := fs.Glob(store.MigrationFS, "*.sql")
-	for _, n := range names {
-		if n < "0009" {
-			b, _ := fs.ReadFile(store.MigrationFS, n)
-			before[n] = &fstest.MapFile{Data: b}
-		}
-	}
-	old, err := store.OpenWith(context.Background(), path, before)
+	old, err := store.OpenWith(context.Background(), path, migrationsBefore("0009"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,10 +148,10 @@ func (tx *Tx) PersonalAgents(ctx context.Context, notRunSince time.Time) ([]stri
 	}
 	// memory_spaces counts each agent's active memories (kept by triggers),
 	// so this reads one row per agent, not every memory.
-	rows, err := tx.query(ctx, `SELECT s.agent_id FROM memory_spaces s LEFT JOIN maintenance_runs r ON r.agent_id = s.agent_id
-		WHERE s.shared = 0 AND s.rows > 0 AND (?1 = 0 OR r.finished_at IS NULL OR r.finished_at < ?1) ORDER BY s.agent_id`, since)
+	agents, err := scanStrings(tx.query(ctx, `SELECT s.agent_id FROM memory_spaces s LEFT JOIN maintenance_runs r ON r.agent_id = s.agent_id
+		WHERE s.shared = 0 AND s.rows > 0 AND (?1 = 0 OR r.finished_at IS NULL OR r.finished_at < ?1) ORDER BY s.agent_id`, since))
 	if err != nil {
 		return nil, fmt.Errorf("list agents: %w", err)
 	}
-	return scanStrings(rows)
+	return agents, nil
 }

@@ -403,8 +403,8 @@ func (tx *Tx) Archive(ctx context.Context, l Lease, agent string, ids []string, 
 // or id itself if it is one, gives its remaining sources back to search,
 // where the next consolidation groups them again as they are now.
 func (tx *Tx) forgetSummaries(ctx context.Context, who memory.Identity, id string, now time.Time) error {
-	summaries, err := tx.ids(ctx, `SELECT m.id FROM memory_sources s JOIN memories m ON m.id = s.summary_id
-		WHERE s.source_id = ? AND m.forgotten_at IS NULL`, id)
+	summaries, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT m.id FROM memory_sources s JOIN memories m ON m.id = s.summary_id
+		WHERE s.source_id = ? AND m.forgotten_at IS NULL`, id))
 	if err != nil {
 		return fmt.Errorf("read summaries of %s: %w", id, err)
 	}
@@ -421,8 +421,8 @@ func (tx *Tx) forgetSummaries(ctx context.Context, who memory.Identity, id strin
 		}
 	}
 	for _, sum := range append(summaries, id) {
-		back, err := tx.ids(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND archive_reason = 'consolidated'
-			AND forgotten_at IS NULL`, sum)
+		back, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND archive_reason = 'consolidated'
+			AND forgotten_at IS NULL`, sum))
 		if err != nil {
 			return fmt.Errorf("read sources of %s: %w", sum, err)
 		}
@@ -433,24 +433,6 @@ func (tx *Tx) forgetSummaries(ctx context.Context, who memory.Identity, id strin
 		}
 	}
 	return nil
-}
-
-// ids runs a query of one id column.
-func (tx *Tx) ids(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := tx.sql.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // CandidateQuery selects an agent's active personal memories for a run.
@@ -560,20 +542,11 @@ func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
 	default:
 		return nil, errors.New("retirements: say which memories")
 	}
-	rows, err := tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...)
+	ids, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...))
 	if err != nil {
 		return nil, fmt.Errorf("select memories to archive: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // ActiveCount counts the agent's active personal memories (in search:

@@ -117,17 +117,23 @@ func TestSpaceTokensMatchTheIndex(t *testing.T) {
 // A database made before migration 0005 keeps its memories' statistics:
 // the migration counts every existing memory's tokens (as the index does)
 // and every live memory into its space.
-func TestSpacesMigrationCountsEarlierMemories(t *testing.T) {
-	path := filepath.Join(t.TempDir(), store.FileName)
+// migrationsBefore are the migrations whose names sort before name: the
+// schema a database had before that one, for upgrade tests.
+func migrationsBefore(name string) fstest.MapFS {
 	before := fstest.MapFS{}
 	names, _ := fs.Glob(store.MigrationFS, "*.sql")
 	for _, n := range names {
-		if n < "0005" {
+		if n < name {
 			b, _ := fs.ReadFile(store.MigrationFS, n)
 			before[n] = &fstest.MapFile{Data: b}
 		}
 	}
-	old, err := store.OpenWith(context.Background(), path, before)
+	return before
+}
+
+func TestSpacesMigrationCountsEarlierMemories(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	old, err := store.OpenWith(context.Background(), path, migrationsBefore("0005"))
 	if err != nil {
 		t.Fatal(err)
 	}
