@@ -19,19 +19,10 @@ func (tx *Tx) RecentDistillations(ctx context.Context, agent string, n int) ([]m
 	q := memory.ListQuery{Tags: []string{memory.DistillationTag},
 		States: []memory.MemoryState{memory.StateActive, memory.StateConsolidated, memory.StateArchived}}
 	where, args := listWhere(agent, q, tx.Now())
-	rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
-		` AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id) ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, n)...)
+	out, err := scanEntries(tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
+		` AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id) ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, n)...))
 	if err != nil {
 		return nil, fmt.Errorf("read distillations: %w", err)
 	}
-	defer rows.Close()
-	var out []memory.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -166,22 +166,13 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 		if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
 			return fmt.Errorf("count memories: %w", err)
 		}
-		rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
-			` ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+		page.Memories, err = scanEntries(tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
+			` ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...))
 		if err != nil {
 			return fmt.Errorf("list memories: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
-				return err
-			}
-			e.Expired = e.HasExpired(s.db.Now.Now())
-			page.Memories = append(page.Memories, e)
-		}
-		if err := rows.Err(); err != nil {
-			return err
+		for i := range page.Memories {
+			page.Memories[i].Expired = page.Memories[i].HasExpired(s.db.Now.Now())
 		}
 		ptrs := make([]*memory.Entry, len(page.Memories))
 		for i := range page.Memories {
@@ -464,21 +455,12 @@ func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]memory.Entry,
 	if len(q.Categories) > 0 {
 		where, args = where+" AND m.category IN (SELECT value FROM json_each(?))", append(args, jsonList(q.Categories))
 	}
-	rows, err := tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+`
-		ORDER BY m.namespace, m.category, m.occurred_at, m.created_at, m.id`, args...)
+	out, err := scanEntries(tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+`
+		ORDER BY m.namespace, m.category, m.occurred_at, m.created_at, m.id`, args...))
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
 	}
-	defer rows.Close()
-	var out []memory.Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // unarchive brings archived memory id back into search as it was. Neither

@@ -146,26 +146,17 @@ const episodeWindow = time.Hour
 // one within its time).
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, keys dedupKeys, now time.Time) (memory.Entry, string, bool, error) {
 	for _, tier := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
-		rows, err := tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+tier.column+` = ?
+		found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+tier.column+` = ?
 			AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
 			AND m.namespace = ? AND m.category = ? AND (m.expires_at IS NULL OR m.expires_at > ?)
-			ORDER BY m.created_at DESC LIMIT 8`, agent, tier.key, w.Namespace, string(w.Category), nanos(now))
+			ORDER BY m.created_at DESC LIMIT 8`, agent, tier.key, w.Namespace, string(w.Category), nanos(now)))
 		if err != nil {
 			return memory.Entry{}, "", false, fmt.Errorf("find duplicate: %w", err)
 		}
-		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
-				rows.Close()
-				return memory.Entry{}, "", false, err
-			}
+		for _, e := range found {
 			if repeats(w, keys.timed, e) {
-				rows.Close()
 				return e, tier.name, true, nil
 			}
-		}
-		if err := rows.Close(); err != nil {
-			return memory.Entry{}, "", false, err
 		}
 	}
 	return memory.Entry{}, "", false, nil
@@ -566,6 +557,24 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	}
 	e.Provenance = p
 	return e, nil
+}
+
+// scanEntries reads every row of a query of entryColumns; none is an empty
+// list, not nil (a result's list is [] in JSON, never null).
+func scanEntries(rows *sql.Rows, err error) ([]memory.Entry, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []memory.Entry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 func getEntry(ctx context.Context, tx *Tx, id string) (memory.Entry, error) {
