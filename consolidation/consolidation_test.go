@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/consolidation"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
 
@@ -24,32 +24,13 @@ var (
 
 func as(who memory.Identity) context.Context { return memory.WithIdentity(context.Background(), who) }
 
-// clock is a settable clock: every write is stamped with the time it holds.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // fixture is a real store in a temporary directory with the offline
 // embedder, the memory service and the consolidation service over it.
 type fixture struct {
 	db  *store.DB
 	mem *store.MemoryService
 	svc *consolidation.Service
-	clk *clock
+	clk *storetest.Clock
 	dir string
 	emb memory.Embedder
 	t   testing.TB
@@ -63,7 +44,7 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond)
 	db.Now = clk.Now
 	f := &fixture{db: db, clk: clk, dir: dir, emb: wordvec.New(), t: t}
 	f.mem = store.NewMemoryService(db, &f.emb)
@@ -145,7 +126,7 @@ func writeTopics(f *fixture, who memory.Identity) (gardenIDs, tripIDs []string) 
 func TestConsolidateGroupsByTopic(t *testing.T) {
 	f := newFixture(t)
 	gardenIDs, tripIDs := writeTopics(f, ann)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil {
@@ -200,7 +181,7 @@ func TestConsolidateGroupsByTopic(t *testing.T) {
 	// include_archived finds the garden's archived sources, and never
 	// another agent's archived memories.
 	bobGarden, _ := writeTopics(f, bob)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	if r, err := f.svc.Consolidate(as(bob), memory.ConsolidationRequest{}); err != nil || r.Consolidated != 5 {
 		t.Fatalf("bob's run: %+v %v", r, err)
 	}
@@ -236,7 +217,7 @@ func TestSummaryNeverRaisesTrust(t *testing.T) {
 	for i, c := range garden {
 		f.remember(ann, memory.EntryWrite{Content: c, Confidence: &conf[i], Tags: []string{"garden", "day" + string(rune('a'+i))}})
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || len(rep.Groups) != 1 {
 		t.Fatalf("%+v %v", rep, err)
@@ -274,7 +255,7 @@ func TestSummaryNeverRaisesTrust(t *testing.T) {
 func TestDryRunWritesNothing(t *testing.T) {
 	f := newFixture(t)
 	writeTopics(f, ann)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	before := f.changes()
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true})
 	if err != nil {
@@ -299,7 +280,7 @@ func TestOnlyOldMemoriesAndOwnAgent(t *testing.T) {
 	if err != nil || len(rep.Groups) != 0 {
 		t.Fatalf("young memories consolidated: %+v %v", rep, err)
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil || len(rep.Groups) != 0 {
 		t.Fatalf("another namespace: %+v %v", rep, err)
 	}
@@ -339,7 +320,7 @@ func TestForgettingKeepsSummariesTrue(t *testing.T) {
 	for _, c := range garden {
 		f.remember(ann, memory.EntryWrite{Content: c})
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || len(rep.Groups) != 1 || len(rep.Groups[0].Sources) != 3 {
 		t.Fatal(rep, err)

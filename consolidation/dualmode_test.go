@@ -36,7 +36,7 @@ func TestDualModeRoutesByDensity(t *testing.T) {
 			f.remember(ann, memory.EntryWrite{Content: deploys[i]})
 		}
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func llmFixture(t *testing.T, replies ...chatReply) (*fixture, *fakeLLM) {
 	for _, c := range garden {
 		f.remember(ann, memory.EntryWrite{Content: c})
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	return f, fake
 }
 

@@ -21,10 +21,10 @@ func TestReplyJoinsTheMemoryBefore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			first := f.remember(ann, memory.EntryWrite{Content: garden[0]})
-			f.clk.advance(tt.pause)
+			f.clk.Advance(tt.pause)
 			reply := f.remember(ann, memory.EntryWrite{Content: "Yes, will do. Thanks!"})
 			last := f.remember(ann, memory.EntryWrite{Content: garden[1]})
-			f.clk.advance(48 * time.Hour)
+			f.clk.Advance(48 * time.Hour)
 			rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true})
 			if err != nil {
 				t.Fatal(err)

@@ -46,7 +46,7 @@ func take(t testing.TB, db *store.DB, holder string) store.Lease {
 func TestRunSkipsWhileLeaseHeld(t *testing.T) {
 	f := newFixture(t)
 	writeTopics(f, ann)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	other := f.other()
 	l := take(t, other, "memory-mcp consolidate, pid 4242 on elsewhere")
 	before := f.changes()
@@ -83,15 +83,15 @@ func TestRunStopsWhenLeaseTakenOver(t *testing.T) {
 		for i := range 3 {
 			f.remember(ann, memory.EntryWrite{Content: fmt.Sprintf("Day %d: watered the garden tomatoes, round %d.", day, i)})
 		}
-		f.clk.advance(30 * time.Hour) // a group per day
+		f.clk.Advance(30 * time.Hour) // a group per day
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	other := f.other()
 	f.svc.Config.Lease = time.Minute
 	f.svc.Holder = "the stalled run"
 	f.svc.Progress = func(done, total int) {
 		if done == 1 {
-			f.clk.advance(2 * time.Minute)
+			f.clk.Advance(2 * time.Minute)
 			take(t, other, "the run that took over")
 		}
 	}
@@ -119,7 +119,7 @@ func TestRunDue(t *testing.T) {
 	f := newFixture(t)
 	writeTopics(f, ann)
 	writeTopics(f, bob)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	f.svc.Config.Interval = 24 * time.Hour
 	// A run over part of ann's memories is not her maintenance.
 	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil {
@@ -148,7 +148,7 @@ func TestRunDue(t *testing.T) {
 	if again := f.svc.RunDue(context.Background(), human); len(again) != 0 {
 		t.Fatalf("a pass within the interval ran %+v", again)
 	}
-	f.clk.advance(25 * time.Hour)
+	f.clk.Advance(25 * time.Hour)
 	take(t, f.other(), "someone else")
 	if held := f.svc.RunDue(context.Background(), human); len(held) != 1 || !strings.Contains(held[0].Skipped, "someone else") {
 		t.Fatalf("a pass while the lease is held: %+v", held)

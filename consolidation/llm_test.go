@@ -213,7 +213,7 @@ func TestLLMSynthesis(t *testing.T) {
 	}
 	f.remember(ann, w)
 	gardenIDs, tripIDs := writeTopics(f, ann)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	srv := newFakeLLM(t, merged)
 	logs := f.useLLM(srv, 5*time.Second)
 
@@ -275,7 +275,7 @@ func TestLLMSynthesis(t *testing.T) {
 	f.svc.Config.LLM.IncludeDistillationContext = false
 	f.remember(ann, memory.EntryWrite{Content: "Booked the Lisbon train for the conference.", Tags: []string{"travel"}})
 	writeTopics(f, bob)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	if _, err := f.svc.Consolidate(as(bob), memory.ConsolidationRequest{}); err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestLLMFallsBackToConcatenation(t *testing.T) {
 			for _, c := range garden {
 				ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c}).ID)
 			}
-			f.clk.advance(48 * time.Hour)
+			f.clk.Advance(48 * time.Hour)
 			srv := newFakeLLM(t, tt.reply)
 			logs := f.useLLM(srv, 200*time.Millisecond)
 			rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
@@ -347,7 +347,7 @@ func TestLLMRetriesThenSummarises(t *testing.T) {
 	for _, c := range garden {
 		ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c}).ID)
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	srv := newFakeLLM(t, func(n int, c chat) answer {
 		if n < 2 {
 			return answer{status: 429}
@@ -377,7 +377,7 @@ func TestLLMRefusalStopsTheRun(t *testing.T) {
 			f := newFixture(t)
 			gardenIDs, tripIDs := writeTopics(f, ann)
 			ids := append(gardenIDs, tripIDs...)
-			f.clk.advance(48 * time.Hour)
+			f.clk.Advance(48 * time.Hour)
 			srv := newFakeLLM(t, func(int, chat) answer { return answer{status: status} })
 			logs := f.useLLM(srv, 5*time.Second)
 			before := f.changes()
@@ -408,7 +408,7 @@ func TestLLMCancelledRunStops(t *testing.T) {
 	for _, c := range garden {
 		ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c}).ID)
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	ctx, cancel := context.WithCancel(as(ann))
 	defer cancel()
 	srv := newFakeLLM(t, func(int, chat) answer {
@@ -444,7 +444,7 @@ func TestLLMPromptInjection(t *testing.T) {
 		ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c}).ID)
 	}
 	other := f.remember(ann, memory.EntryWrite{Content: "Booked train tickets to Lisbon."}).ID
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	srv := newFakeLLM(t, func(int, chat) answer { return summary("PWNED") }) // a model that obeyed
 	f.useLLM(srv, 5*time.Second)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
@@ -486,7 +486,7 @@ func TestLLMPromptCap(t *testing.T) {
 		c := fmt.Sprintf("Garden diary %d: the tomatoes in the raised garden bed need water; ", i) + strings.Repeat("the basil grows well beside the tomatoes. ", 8)
 		ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c}).ID)
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	f.svc.Config.LLM.MaxEntryChars, f.svc.Config.LLM.MaxTotalChars = 120, 400
 	srv := newFakeLLM(t, merged)
 	logs := f.useLLM(srv, 5*time.Second)
@@ -534,7 +534,7 @@ func TestLLMGroupsInParallel(t *testing.T) {
 			ids = append(ids, f.remember(ann, memory.EntryWrite{Content: c}).ID)
 		}
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	second := make(chan struct{})
 	var once sync.Once
 	srv := newFakeLLM(t, func(n int, c chat) answer {
@@ -574,7 +574,7 @@ func TestLLMGroupsInParallel(t *testing.T) {
 func TestLLMWithoutModel(t *testing.T) {
 	f := newFixture(t)
 	writeTopics(f, ann)
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	before := f.changes()
 	_, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: memory.ConsolidateLLM})
 	if !isCode(err, memory.EINVALID) || !strings.Contains(err.Error(), "no LLM endpoint is configured") || !strings.Contains(err.Error(), "simple or dual_mode") {

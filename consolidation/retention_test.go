@@ -37,13 +37,13 @@ func TestRetentionArchivesByCategory(t *testing.T) {
 	trip := f.remember(ann, memory.EntryWrite{Content: "Went to the Lisbon conference.", Category: memory.CategoryEpisodic})
 	fact := f.remember(ann, memory.EntryWrite{Content: "The API gateway runs on port 8443.", Category: memory.CategorySemantic})
 	bobTrip := f.remember(bob, memory.EntryWrite{Content: "Went to the Porto meetup.", Category: memory.CategoryEpisodic})
-	f.clk.advance(10 * 24 * time.Hour)
+	f.clk.Advance(10 * 24 * time.Hour)
 
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || rep.Retention != 1 {
 		t.Fatalf("after 10 days: %+v %v, want the working memory archived", rep, err)
 	}
-	f.clk.advance(5 * 24 * time.Hour) // 15 days: ann's episodic rule is 14 days, bob's the company's 90
+	f.clk.Advance(5 * 24 * time.Hour) // 15 days: ann's episodic rule is 14 days, bob's the company's 90
 	if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil || rep.Retention != 1 {
 		t.Fatalf("after 15 days: %+v %v", rep, err)
 	}
@@ -118,7 +118,7 @@ func TestExpiredMemoriesLeaveTheIndexes(t *testing.T) {
 	kept := f.remember(ann, memory.EntryWrite{Content: "Deploys need two approvals."})
 	f.search(ann, memory.Query{Text: "deploy"}) // catch the index up
 	inIndex := f.mem.Index.Len()
-	f.clk.advance(2 * time.Hour)
+	f.clk.Advance(2 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || rep.Expired != 1 {
 		t.Fatalf("%+v %v", rep, err)
@@ -149,7 +149,7 @@ func TestCapKeepsSummariesAndRestoredMemories(t *testing.T) {
 	for _, c := range garden {
 		f.remember(ann, memory.EntryWrite{Content: c, Confidence: &low})
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || len(rep.Groups) != 1 {
 		t.Fatalf("%+v %v", rep, err)
@@ -189,7 +189,7 @@ func TestRestoredMemoryStaysRestored(t *testing.T) {
 	for _, c := range garden {
 		f.remember(ann, memory.EntryWrite{Content: c, Category: memory.CategoryEpisodic})
 	}
-	f.clk.advance(2 * 24 * time.Hour)
+	f.clk.Advance(2 * 24 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || len(rep.Groups) != 1 {
 		t.Fatalf("%+v %v", rep, err)
@@ -198,7 +198,7 @@ func TestRestoredMemoryStaysRestored(t *testing.T) {
 	if _, err := f.mem.Restore(as(ann), "", src); err != nil {
 		t.Fatal(err)
 	}
-	f.clk.advance(6 * 24 * time.Hour) // 8 days after writing, 6 after restoring
+	f.clk.Advance(6 * 24 * time.Hour) // 8 days after writing, 6 after restoring
 	rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{OlderThan: new(7 * 24 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func TestRestoredMemoryStaysRestored(t *testing.T) {
 	if !e.Active() {
 		t.Fatalf("a memory restored 6 days ago was archived again (%s) by a 7-day rule: %+v", e.ArchiveReason, rep)
 	}
-	f.clk.advance(2 * 24 * time.Hour)
+	f.clk.Advance(2 * 24 * time.Hour)
 	if _, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestTaskRecordsAreNotConsolidated(t *testing.T) {
 		}
 		f.remember(ann, w)
 	}
-	f.clk.advance(48 * time.Hour)
+	f.clk.Advance(48 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || len(rep.Groups) != 0 {
 		t.Fatalf("task records consolidated: %+v %v", rep, err)
@@ -244,7 +244,7 @@ func TestExpiredSharedCopiesLeaveTheIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.clk.advance(2 * time.Hour)
+	f.clk.Advance(2 * time.Hour)
 	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
 	if err != nil || rep.Expired != 2 {
 		t.Fatalf("%+v %v", rep, err)

@@ -14,6 +14,7 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/gate"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 var (
@@ -22,30 +23,12 @@ var (
 	olive = memory.Identity{AgentID: "olive", Human: true}
 )
 
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type fixture struct {
 	t   *testing.T
 	db  *store.DB
 	mem *store.MemoryService
 	g   *gate.Gates
-	clk *clock
+	clk *storetest.Clock
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -55,7 +38,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clk := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	clk := storetest.NewClock(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC), 0)
 	db.Now = clk.Now
 	return &fixture{t: t, db: db, mem: store.NewMemoryService(db, nil), g: gate.New(db), clk: clk}
 }
@@ -198,11 +181,11 @@ func TestKeysExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.clk.Add(59 * time.Minute)
+	f.clk.Advance(59 * time.Minute)
 	if _, _, err := f.remember(ann, "k", "A different write under the same key."); memory.ErrorCode(err) != memory.ECONFLICT {
 		t.Fatalf("a live key with other arguments: %v", err)
 	}
-	f.clk.Add(2 * time.Minute)
+	f.clk.Advance(2 * time.Minute)
 	res2, _, err := f.remember(ann, "k", "A different write under the same key.")
 	if err != nil || idOf(t, res2) == idOf(t, res) {
 		t.Fatalf("an expired key was not free again: %v %v", res2, err)
@@ -292,7 +275,7 @@ func TestUnfinishedKey(t *testing.T) {
 	if _, _, err := f.g.Run(ctx, call, ran); memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "still running") {
 		t.Fatalf("repeat while the first call may still run: %v, want EBUSY", err)
 	}
-	f.clk.Add(3 * time.Minute)
+	f.clk.Advance(3 * time.Minute)
 	if _, _, err := f.g.Run(ctx, call, ran); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "do not repeat it") {
 		t.Fatalf("repeat long after: %v, want ECONFLICT", err)
 	}
@@ -391,7 +374,7 @@ func TestWriteLogIsPruned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.clk.Add(91 * 24 * time.Hour)
+	f.clk.Advance(91 * 24 * time.Hour)
 	for i := range 60 {
 		if _, _, err := f.remember(ann, "", fmt.Sprintf("A new memory, number %d.", i)); err != nil {
 			t.Fatal(err)

@@ -27,13 +27,13 @@ func TestRateLimitPerToolAndInAll(t *testing.T) {
 		t.Fatalf("bob: %v", err)
 	}
 	// A token comes back every 20 s.
-	f.clk.Add(20 * time.Second)
+	f.clk.Advance(20 * time.Second)
 	if _, _, err := f.remember(ann, "", "After a pause."); err != nil {
 		t.Fatalf("after 20 s: %v", err)
 	}
 	// The limit on all writes together (5 an hour) binds next, with
 	// remember's bucket refilled.
-	f.clk.Add(time.Minute)
+	f.clk.Advance(time.Minute)
 	if _, _, err := f.remember(ann, "", "Fifth write this hour."); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestWriteBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.clk.Add(24 * time.Hour) // a budget is per run, not per period
+	f.clk.Advance(24 * time.Hour) // a budget is per run, not per period
 	_, _, err := f.remember(ann, "", "Over budget.")
 	if memory.ErrorCode(err) != memory.ERATELIMIT || !strings.Contains(err.Error(), "2 writes this run allows") {
 		t.Fatalf("over budget: %v", err)

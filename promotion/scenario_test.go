@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // The scenario corpus (testdata/scenarios/*.txt) is a set of note sequences
@@ -37,25 +37,6 @@ import (
 //
 // Every outcome must be matched by a line: an unexpected outcome fails.
 
-// clock is a test clock that moves one second per reading.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 var (
 	agent   = memory.Identity{AgentID: "sam", Seniority: memory.SeniorityMid, Autonomy: memory.AutonomySemi}
 	curator = memory.Identity{AgentID: "alice", Human: true}
@@ -65,7 +46,7 @@ var (
 type harness struct {
 	t       testing.TB
 	db      *store.DB
-	clk     *clock
+	clk     *storetest.Clock
 	p       *promotion.Pipeline
 	outs    []memory.Outcome // waiting for '=' lines
 	retried []memory.Outcome // waiting for '~' lines
@@ -83,7 +64,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Second)
 	db.Now = clk.Now
 	p := promotion.New(db, "run1")
 	p.MaxAttempts = 3
@@ -179,7 +160,7 @@ func (h *harness) step(where, cmd, rest, lastNote string) {
 		if err != nil {
 			t.Fatalf("%s: %v", where, err)
 		}
-		h.clk.advance(d)
+		h.clk.Advance(d)
 	case "state":
 		h.expectState(where, rest)
 	case "kind":

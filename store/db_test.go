@@ -9,45 +9,27 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // openDB opens a fresh database file in t.TempDir with a clock that advances one
 // second per reading, starting at 2026-01-01.
-func openDB(t testing.TB) (*store.DB, *testClock) {
+func openDB(t testing.TB) (*store.DB, *storetest.Clock) {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clk := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := storetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
 	db.Now = clk.Now
 	return db, clk
-}
-
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
-func (c *testClock) Peek() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
 }
 
 func as(id memory.Identity) context.Context {

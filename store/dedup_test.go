@@ -89,14 +89,14 @@ func TestRememberEpisodesAreApartByTime(t *testing.T) {
 	if r := rememberOutcome(t, s, ann, run); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != first.ID {
 		t.Fatalf("the same episode told again at once: %s", r.Outcome)
 	}
-	clk.advance(26 * time.Hour)
+	clk.Advance(26 * time.Hour)
 	if r := rememberOutcome(t, s, ann, run); r.Outcome != memory.WriteOutcomeStored {
 		t.Fatalf("the same words a day later: %s, want a second episode", r.Outcome)
 	}
 	// A lasting statement said again a day later is still one memory.
 	pref := memory.EntryWrite{Content: "Prefers tea to coffee."}
 	p1 := rememberOutcome(t, s, ann, pref)
-	clk.advance(26 * time.Hour)
+	clk.Advance(26 * time.Hour)
 	if r := rememberOutcome(t, s, ann, pref); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != p1.ID {
 		t.Fatalf("a preference said again: %s", r.Outcome)
 	}
@@ -133,9 +133,9 @@ func TestRememberRecurringEpisode(t *testing.T) {
 		if last.Outcome != memory.WriteOutcomeStored {
 			t.Fatalf("a new day's standup: %s", last.Outcome)
 		}
-		clk.advance(24 * time.Hour)
+		clk.Advance(24 * time.Hour)
 	}
-	clk.advance(-24 * time.Hour)
+	clk.Advance(-24 * time.Hour)
 	if r := rememberOutcome(t, s, ann, standup); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != last.ID {
 		t.Fatalf("the latest standup told again: %s %s, want a duplicate of %s", r.Outcome, r.ID, last.ID)
 	}

@@ -6,40 +6,20 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
-
-// handClock is a clock the test moves: every read is a millisecond later,
-// and advance jumps.
-type handClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *handClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
-
-func (c *handClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // twoHolders opens one database file twice, as two processes would, on
 // one clock the test controls, and writes four memories of ann's.
-func twoHolders(t *testing.T) (a, b *store.DB, clk *handClock, ids []string) {
+func twoHolders(t *testing.T) (a, b *store.DB, clk *storetest.Clock, ids []string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), store.FileName)
-	clk = &handClock{t: time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)}
+	clk = storetest.NewClock(time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC), time.Millisecond)
 	for _, db := range []**store.DB{&a, &b} {
 		var err error
 		if *db, err = store.Open(context.Background(), path); err != nil {
@@ -97,11 +77,11 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 		t.Fatalf("second acquire while held: %+v %v, want first's lease", held, ok)
 	}
 	// Renewing moves the expiry on; the holder writes.
-	clk.advance(50 * time.Second)
+	clk.Advance(50 * time.Second)
 	if err := a.Update(ctx, func(tx *store.Tx) (err error) { first, err = tx.RenewLease(ctx, first, time.Minute); return err }); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(50 * time.Second)
+	clk.Advance(50 * time.Second)
 	if _, ok := acquire(t, b, "second", time.Minute); ok {
 		t.Fatal("second took a renewed lease")
 	}
@@ -110,7 +90,7 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 	}
 
 	// The first stalls past its lease; the second takes it over.
-	clk.advance(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	second, ok := acquire(t, b, "second", time.Minute)
 	if !ok || second.Token != 2 || second.Holder != "second" {
 		t.Fatalf("take over an expired lease: %+v %v", second, ok)
@@ -183,7 +163,7 @@ func TestLeaseExpiredNotTakenOver(t *testing.T) {
 	a, _, clk, ids := twoHolders(t)
 	ctx := context.Background()
 	l, _ := acquire(t, a, "slow", time.Second)
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	if err := summarise(a, l, ids[0], ids[1]); err != nil {
 		t.Fatalf("write after expiry, not taken over: %v", err)
 	}
@@ -223,7 +203,7 @@ func TestPersonalAgents(t *testing.T) {
 	if err := a.Update(ctx, func(tx *store.Tx) error { return tx.FinishRun(ctx, l, "ann") }); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	if got := list(clk.Now().Add(-2 * time.Hour)); !slices.Equal(got, []string{"bob"}) {
 		t.Fatalf("not run in two hours = %v, want bob", got)
 	}

@@ -155,7 +155,7 @@ func TestListAndStats(t *testing.T) {
 	if _, err := s.Forget(as(ann), ids[1], "obsolete"); err != nil {
 		t.Fatal(err)
 	}
-	clk.t = clk.t.Add(2 * time.Hour) // "soon gone" expires
+	clk.Advance(2 * time.Hour) // "soon gone" expires
 	remember(t, s, bob, memory.EntryWrite{Content: "bob's own"})
 
 	page, err := s.List(as(ann), memory.ListQuery{})

@@ -31,7 +31,7 @@ func TestRecallHidesWithdrawnSharedMemories(t *testing.T) {
 	if _, err := s.Retract(as(ann), shRetracted.ID); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(2 * time.Hour)
+	clk.Advance(2 * time.Hour)
 
 	unknown := "mem-000000000000"
 	_, missing := s.Recall(as(bob), []string{unknown})

@@ -14,6 +14,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
 
@@ -46,7 +47,7 @@ func hashEmbedder(id string, dim int) memory.Embedder {
 
 // memories opens a fresh database with a memory service over it. The clock
 // advances one second per reading from 2026-01-01.
-func memories(t testing.TB, emb *memory.Embedder) (*store.MemoryService, *store.DB, *testClock) {
+func memories(t testing.TB, emb *memory.Embedder) (*store.MemoryService, *store.DB, *storetest.Clock) {
 	t.Helper()
 	db, clk := openDB(t)
 	s := store.NewMemoryService(db, emb)
@@ -265,12 +266,6 @@ func TestPublishSearchSharedAndRetract(t *testing.T) {
 	}
 }
 
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 func withScope(q memory.Query, sc memory.Scope) memory.Query { q.Scope = sc; return q }
 
 // configs are the retrieval paths every filter must hold on: BM25 alone,
@@ -336,7 +331,7 @@ func TestSearchFilters(t *testing.T) {
 			undo()
 		}
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	for name, cfg := range configs() {
 		s.Retrieval = cfg
 		if got := search(t, s, ann, memory.Query{Text: "kafka lag"}); slices.Contains(got, d) || len(got) != 3 {
