@@ -17,12 +17,13 @@ const (
 	StateActive       MemoryState = "active"       // in search (summaries included)
 	StateConsolidated MemoryState = "consolidated" // archived into a summary
 	StateArchived     MemoryState = "archived"     // archived by retention or the cap
+	StateSuperseded   MemoryState = "superseded"   // replaced by a memory that contradicts it
 	StateExpired      MemoryState = "expired"      // past expires_at
 	StateForgotten    MemoryState = "forgotten"    // forgotten, or a retracted shared copy
 )
 
 // MemoryStates lists every state in display order.
-var MemoryStates = []MemoryState{StateActive, StateConsolidated, StateArchived, StateExpired, StateForgotten}
+var MemoryStates = []MemoryState{StateActive, StateConsolidated, StateSuperseded, StateArchived, StateExpired, StateForgotten}
 
 // StateOf returns the state of e at now.
 func StateOf(e Entry, now time.Time) MemoryState {
@@ -33,6 +34,8 @@ func StateOf(e Entry, now time.Time) MemoryState {
 		return StateExpired
 	case e.ArchiveReason == ArchiveConsolidated:
 		return StateConsolidated
+	case e.ArchiveReason == ArchiveSuperseded:
+		return StateSuperseded
 	case e.ArchivedAt != nil:
 		return StateArchived
 	}
@@ -48,7 +51,7 @@ func ParseMemoryStates(names []string) ([]MemoryState, error) {
 	for _, n := range names {
 		st := MemoryState(strings.ToLower(strings.TrimSpace(n)))
 		if !slices.Contains(MemoryStates, st) {
-			return nil, Errorf(EINVALID, "unknown state %q: use active, consolidated, archived, expired or forgotten", n)
+			return nil, Errorf(EINVALID, "unknown state %q: use active, consolidated, superseded, archived, expired or forgotten", n)
 		}
 		if !slices.Contains(out, st) {
 			out = append(out, st)
@@ -111,6 +114,7 @@ type StateCounts struct {
 	Active       int `json:"active"`
 	Summaries    int `json:"summaries"` // of the active, those that consolidate others
 	Consolidated int `json:"consolidated"`
+	Superseded   int `json:"superseded"`
 	Archived     int `json:"archived"`
 	Expired      int `json:"expired"`
 	Forgotten    int `json:"forgotten"`
@@ -126,6 +130,8 @@ func (c *StateCounts) Add(st MemoryState, summary bool) {
 		}
 	case StateConsolidated:
 		c.Consolidated++
+	case StateSuperseded:
+		c.Superseded++
 	case StateArchived:
 		c.Archived++
 	case StateExpired:

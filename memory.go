@@ -124,6 +124,9 @@ type Entry struct {
 	// stores nothing and counts here, with when it was last said.
 	SeenCount  int        `json:"seen_count,omitempty"`
 	LastSeenAt *time.Time `json:"last_seen_at,omitempty"`
+	// SupersededBy is the memory that replaced this one (archive reason
+	// superseded): a correction or a newer contradicting statement.
+	SupersededBy string `json:"superseded_by,omitempty"`
 }
 
 // Remembered is what remember did: stored the memory, or found that it
@@ -137,6 +140,9 @@ type Remembered struct {
 	// and spacing) or words (the same words in the same order, but for
 	// punctuation, articles, forms of "to be" and plural endings).
 	Tier string
+	// Conflicts are the contradictions the write found with the agent's
+	// other memories, and what became of them.
+	Conflicts []Conflict
 }
 
 // ArchiveReason says why a memory was archived.
@@ -148,6 +154,7 @@ const (
 	ArchiveRetention    ArchiveReason = "retention"    // older than its category's retention period
 	ArchiveOverCap      ArchiveReason = "over_cap"     // beyond its agent's cap, the least valuable first
 	ArchiveExpired      ArchiveReason = "expired"      // past expires_at: it left the indexes
+	ArchiveSuperseded   ArchiveReason = "superseded"   // replaced by SupersededBy, which contradicts it
 )
 
 // Active reports whether e is neither forgotten nor archived: in search
@@ -170,6 +177,9 @@ type EntryWrite struct {
 	Source     string
 	OccurredAt time.Time // zero means now
 	ExpiresAt  time.Time // zero means never
+	// Supersedes is the id of one of the caller's active memories that this
+	// one corrects: it is archived as superseded, pointing here.
+	Supersedes string
 }
 
 // MaxSourceLen bounds the free-text source of a memory.
@@ -357,4 +367,11 @@ type MemoryService interface {
 	// Stats counts an agent's memories per category and state: the caller's,
 	// or for a human caller the agent named.
 	Stats(ctx context.Context, agent string) (MemoryStats, error)
+	// Conflicts lists contradictions between an agent's memories, newest
+	// first, with both memories.
+	Conflicts(ctx context.Context, q ConflictQuery) ([]Conflict, error)
+	// ResolveConflict decides a conflict: keep the newer memory, the older,
+	// or both; the one not kept is archived as superseded, and one kept
+	// that was superseded comes back.
+	ResolveConflict(ctx context.Context, id string, keep ConflictResolution, reason string) (Conflict, error)
 }

@@ -287,7 +287,8 @@ func seconds(d time.Duration) string {
 // migrationSteps are what a migration needs done in Go after its SQL, in
 // its transaction: values SQL cannot compute.
 var migrationSteps = map[string]func(context.Context, *Tx) error{
-	"0009_gates.sql": fillDedupKeys,
+	"0009_gates.sql":     fillDedupKeys,
+	"0010_conflicts.sql": widenArchiveReasons,
 }
 
 func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {

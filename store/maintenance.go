@@ -142,6 +142,7 @@ var stateSQL = map[memory.MemoryState]string{
 	memory.StateExpired:      `m.forgotten_at IS NULL AND (m.archive_reason = 'expired' OR m.expires_at <= ?)`,
 	memory.StateConsolidated: `m.forgotten_at IS NULL AND m.archive_reason = 'consolidated' AND (m.expires_at IS NULL OR m.expires_at > ?)`,
 	memory.StateArchived:     `m.forgotten_at IS NULL AND m.archive_reason IN ('retention', 'over_cap') AND (m.expires_at IS NULL OR m.expires_at > ?)`,
+	memory.StateSuperseded:   `m.forgotten_at IS NULL AND m.archive_reason = 'superseded' AND (m.expires_at IS NULL OR m.expires_at > ?)`,
 	memory.StateActive:       `m.forgotten_at IS NULL AND m.archived_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)`,
 }
 
@@ -467,7 +468,7 @@ func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]memory.Entry,
 // archiving nor this touches updated_at: the memory itself never changed.
 func (tx *Tx) unarchive(ctx context.Context, id string, now time.Time) error {
 	if _, err := tx.exec(ctx, `UPDATE memories SET archived_at = NULL, archive_reason = NULL, archived_by = NULL,
-		consolidated_into = NULL WHERE id = ?`, id); err != nil {
+		consolidated_into = NULL, superseded_by = NULL WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("bring back %s: %w", id, err)
 	}
 	return tx.RecordChange(ctx, memory.ChangeMemory, id, now)

@@ -70,7 +70,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	if err := w.Validate(s.MaxContentBytes, now); err != nil {
 		return memory.Remembered{}, err
 	}
-	keys := dedupKeys{timed: timed}
+	keys := dedupKeys{timed: timed, claims: memory.ClaimKeys(w.Content)}
 	keys.exact, keys.words = memory.DedupKeys(w.Content)
 	// Embed before the write transaction: a slow embedder must not hold the
 	// lock. (A repeat's vector is then not needed; repeats are the few.)
@@ -78,17 +78,27 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	return s.remember(ctx, id, w, keys, now, vec, embedder)
 }
 
-// dedupKeys are what remember finds a repeat by: the write's keys, and
-// whether it names when its event happened.
+// dedupKeys are what remember finds a repeat by (the write's keys, and
+// whether it names when its event happened) and the memories it may
+// contradict by (its claims).
 type dedupKeys struct {
 	exact, words string
 	timed        bool
+	claims       []int64
 }
 
-// remember stores w with its vector, or counts it as a repeat.
+// remember stores w with its vector, or counts it as a repeat; either way
+// it settles what w contradicts.
 func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, vec any, embedder string) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
+		var target memory.Entry
+		if w.Supersedes != "" {
+			var err error
+			if target, err = supersedable(ctx, tx, id.AgentID, w.Supersedes); err != nil {
+				return err
+			}
+		}
 		if s.Dedup {
 			started := time.Now()
 			dup, tier, found, err := s.findDuplicate(ctx, tx, id.AgentID, w, keys, now)
@@ -96,10 +106,21 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			if err != nil {
 				return err
 			}
-			if found {
-				out, err = s.repeated(ctx, tx, dup, w, tier, now)
-				return err
+			if found && dup.ID == target.ID {
+				return memory.Errorf(memory.EINVALID, "this repeats memory %s, which it would supersede: nothing to correct", dup.ID)
 			}
+			if found {
+				if out, err = s.repeated(ctx, tx, dup, w, tier, now); err != nil {
+					return err
+				}
+				return s.settle(ctx, tx, id, &out, target, nil, w, now)
+			}
+		}
+		started := time.Now()
+		clashes, err := s.findClashes(ctx, tx, id.AgentID, w, keys.claims, keys.timed, now)
+		CallFrom(ctx).spent("contradiction", time.Since(started))
+		if err != nil {
+			return err
 		}
 		mid, err := newMemoryID(ctx, tx)
 		if err != nil {
@@ -107,7 +128,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		}
 		author := memory.AuthorOf(id)
 		tags, _ := json.Marshal(w.Tags)
-		_, err = tx.exec(ctx, `INSERT INTO memories
+		res, err := tx.exec(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
 			 exact_key, words_key)
@@ -120,6 +141,10 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
+		pk, _ := res.LastInsertId()
+		if err := tx.addClaims(ctx, id.AgentID, pk, keys.claims); err != nil {
+			return err
+		}
 		if err := tx.RecordChange(ctx, memory.ChangeMemory, mid, now); err != nil {
 			return err
 		}
@@ -127,10 +152,63 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			call.Ref = mid
 		}
 		out.Outcome = memory.WriteOutcomeStored
-		out.Entry, err = getEntry(ctx, tx, mid)
-		return err
+		if out.Entry, err = getEntry(ctx, tx, mid); err != nil {
+			return err
+		}
+		return s.settle(ctx, tx, id, &out, target, clashes, w, now)
 	})
 	return out, err
+}
+
+// supersedable returns the agent's memory id, which a write says it
+// supersedes: it must be active.
+func supersedable(ctx context.Context, tx *Tx, agent, id string) (memory.Entry, error) {
+	e, err := getEntry(ctx, tx, id)
+	if memory.ErrorCode(err) == memory.ENOTFOUND || err == nil && (e.AgentID != agent || e.Shared) {
+		return memory.Entry{}, memory.Errorf(memory.ENOTFOUND, "supersedes: no memory of yours with id %q (a shared copy is corrected through its original)", id)
+	}
+	if err != nil {
+		return e, err
+	}
+	switch {
+	case e.ForgottenAt != nil:
+		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s was forgotten (%s): remember without supersedes", id, e.ForgetReason)
+	case e.ArchiveReason == memory.ArchiveSuperseded:
+		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s was already superseded by %s: supersede that one instead", id, e.SupersededBy)
+	case e.ArchivedAt != nil:
+		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s is archived (%s): restore_memory it first, or remember without supersedes", id, e.ArchiveReason)
+	}
+	return e, nil
+}
+
+// settle records what the memory out now holds contradicts: the memory the
+// writer said it supersedes, and the clashes the rules found, each
+// superseded when the newer wins (see wins) or left open for review.
+func (s *MemoryService) settle(ctx context.Context, tx *Tx, who memory.Identity, out *memory.Remembered, target memory.Entry, clashes []clash, w memory.EntryWrite, now time.Time) error {
+	if target.ID != "" {
+		c, err := tx.recordConflict(ctx, who, who.AgentID, target.ID, out.ID, memory.Clash{Kind: memory.ConflictStated},
+			memory.ConflictNewerWins, "stated by the writer", now)
+		if err != nil {
+			return err
+		}
+		out.Conflicts = append(out.Conflicts, c)
+	}
+	author := memory.AuthorOf(who)
+	for _, k := range clashes {
+		if k.older.ID == target.ID {
+			continue
+		}
+		res := memory.ConflictOpen
+		if wins(k.how, k.older, w.ConfidenceOr(), author) {
+			res = memory.ConflictNewerWins
+		}
+		c, err := tx.recordConflict(ctx, who, who.AgentID, k.older.ID, out.ID, k.how, res, "", now)
+		if err != nil {
+			return err
+		}
+		out.Conflicts = append(out.Conflicts, c)
+	}
+	return nil
 }
 
 // episodeWindow is how far apart two memories in the same words that tell
@@ -528,23 +606,23 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at`
+	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by`
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
 	var tags string
-	var source, sen, aut, from, reason, archReason, into sql.NullString
+	var source, sen, aut, from, reason, archReason, into, supersededBy sql.NullString
 	var created, updated, occurred int64
 	var expires, published, forgotten, archived, restored, seen sql.NullInt64
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into, &restored, &e.SeenCount, &seen)
+		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy)
 	if err != nil {
 		return e, err
 	}
 	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
-	e.RestoredAt, e.LastSeenAt = fromNullNanos(restored), fromNullNanos(seen)
+	e.RestoredAt, e.LastSeenAt, e.SupersededBy = fromNullNanos(restored), fromNullNanos(seen), supersededBy.String
 	e.Tags = decodeTags(tags)
 	e.Source, e.ForgetReason = source.String, reason.String
 	e.CreatedAt, e.UpdatedAt, e.OccurredAt = fromNanos(created), fromNanos(updated), fromNanos(occurred)

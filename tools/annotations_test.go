@@ -52,10 +52,11 @@ func TestEveryToolTellsClientsWhatItDoes(t *testing.T) {
 func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 	all := registered(t)
 	reads := []string{"get_fact", "query_facts", "list_facts", "search_memory", "recall_memory", "memory_block_list",
-		"memory_block_read", "memory_block_history", "shared_state", "list_pending", "list_memories", "memory_stats"}
+		"memory_block_read", "memory_block_history", "shared_state", "list_pending", "list_memories", "memory_stats", "list_conflicts"}
 	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending",
 		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes",
-		"consolidate_memory"} // consolidating archives its sources: out of default search
+		"consolidate_memory",           // consolidating archives its sources: out of default search
+		"remember", "resolve_conflict"} // a superseded memory leaves search
 	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note", "record_distillation"}
 	for name, st := range all {
 		a := st.Tool.Annotations

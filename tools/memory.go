@@ -22,6 +22,7 @@ type RememberArgs struct {
 	Source     string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said', a tool name. Kept as provenance."`
 	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the remembered event happened, e.g. 2026-03-01T14:00:00Z, when that is not now. Recency ranking and since/until filters use it."`
 	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the memory is no longer true and must not be returned, e.g. the end of a freeze. Omit for lasting memories."`
+	Supersedes string   `json:"supersedes,omitempty" jsonschema:"Id of one of your memories that this one corrects or replaces: it leaves search, kept and recallable, marked superseded by the new one."`
 }
 
 // RememberResult is the result of remember.
@@ -32,22 +33,50 @@ type RememberResult struct {
 	// repeats DuplicateOf, which is returned, counted once more).
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
+	// Conflicts are the memories this one contradicts: superseded
+	// (resolution newer_wins) or both kept for review (open).
+	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
 }
 
 // remembered shapes remember's result and its readable line; what names
 // what was stored ("remembered", "recorded task X (done) as").
 func remembered(r memory.Remembered, what string) (RememberResult, string) {
-	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome}
-	if r.Outcome != memory.WriteOutcomeDuplicate {
-		return res, fmt.Sprintf("%s %s (%s, namespace %s)", what, r.ID, r.Category, r.Namespace)
+	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts}
+	text := fmt.Sprintf("%s %s (%s, namespace %s)", what, r.ID, r.Category, r.Namespace)
+	if r.Outcome == memory.WriteOutcomeDuplicate {
+		res.DuplicateOf = r.ID
+		how := "the same text"
+		if r.Tier == "words" {
+			how = "the same words"
+		}
+		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
+			r.ID, how, r.SeenCount)
 	}
-	res.DuplicateOf = r.ID
-	how := "the same text"
-	if r.Tier == "words" {
-		how = "the same words"
+	for _, c := range r.Conflicts {
+		text += "\n" + conflictLine(c)
 	}
-	return res, fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
-		r.ID, how, r.SeenCount)
+	return res, text
+}
+
+// conflictLine says what became of a conflict a write found.
+func conflictLine(c memory.Conflict) string {
+	what := string(c.Kind)
+	switch {
+	case c.Kind == memory.ConflictStated:
+		what = "as you said"
+	case c.Kind == memory.ConflictNegation:
+		what = "one denies what the other says"
+	case c.Slot != "":
+		what = fmt.Sprintf("another %s: %s, now %s", c.Slot, c.OlderValue, c.NewerValue)
+	}
+	switch c.Resolution {
+	case memory.ConflictNewerWins:
+		return fmt.Sprintf("superseded %s (%s): it left search and stays recallable; conflict %s", c.OlderID, what, c.ID)
+	case memory.ConflictOpen:
+		return fmt.Sprintf("contradicts %s (%s); both kept, conflict %s is open: resolve_conflict decides, or remember with supersedes",
+			c.OlderID, what, c.ID)
+	}
+	return fmt.Sprintf("conflict %s with %s (%s): %s", c.ID, c.OlderID, what, c.Resolution)
 }
 
 // SearchMemoryArgs are the arguments of search_memory.
@@ -128,7 +157,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		mcp.WithInputSchema[RememberArgs](), mcp.WithOutputSchema[RememberResult](),
 	), func(ctx context.Context, a RememberArgs) (RememberResult, string, error) {
 		w := memory.EntryWrite{Namespace: a.Namespace, Category: memory.Category(a.Category), Content: a.Content,
-			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source}
+			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source, Supersedes: a.Supersedes}
 		var err error
 		if w.OccurredAt, err = memory.ParseTime("occurred_at", a.OccurredAt); err != nil {
 			return RememberResult{}, "", err
@@ -268,6 +297,8 @@ func renderEntry(e memory.Entry) (head, id, content string) {
 	switch {
 	case e.ArchiveReason == memory.ArchiveConsolidated:
 		fmt.Fprintf(&b, ", archived into summary %s", e.ConsolidatedInto)
+	case e.ArchiveReason == memory.ArchiveSuperseded:
+		fmt.Fprintf(&b, ", superseded by %s", e.SupersededBy)
 	case e.ArchivedAt != nil:
 		fmt.Fprintf(&b, ", archived (%s)", e.ArchiveReason)
 	}

@@ -46,6 +46,7 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Memories != nil {
 		registerMemories(s, svc)
+		registerConflicts(s, svc)
 		registerMaintenance(s, svc)
 		registerDistillation(s, svc)
 	}
@@ -123,12 +124,15 @@ var annotations = map[string]annotation{
 	"query_facts":  reads("Search organisational facts"),
 	"list_facts":   reads("List organisational facts by category"),
 
-	"remember":       adds("Remember something", false),
+	"remember":       changes("Remember something", false), // a memory it contradicts may be superseded
 	"search_memory":  reads("Search memories").in(memory.StrategyToolBased),
 	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased),
 	"forget":         changes("Forget a memory", true),
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),
+
+	"list_conflicts":   reads("List contradicting memories"),
+	"resolve_conflict": changes("Decide a conflict between memories", true),
 
 	"consolidate_memory": changes("Consolidate related memories into summaries", false), // later runs find newly old memories
 	"restore_memory":     adds("Restore an archived memory", true),

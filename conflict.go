@@ -1,0 +1,94 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// ConflictResolution says how a conflict between two memories stands.
+type ConflictResolution string
+
+// Conflict resolutions.
+const (
+	ConflictOpen      ConflictResolution = "open"       // both stand until someone decides
+	ConflictNewerWins ConflictResolution = "newer_wins" // the older memory is superseded by the newer
+	ConflictOlderWins ConflictResolution = "older_wins" // the newer memory is superseded by the older
+	ConflictBothHold  ConflictResolution = "both_hold"  // both are true: no contradiction
+)
+
+// ConflictResolutions lists every resolution.
+var ConflictResolutions = []ConflictResolution{ConflictOpen, ConflictNewerWins, ConflictOlderWins, ConflictBothHold}
+
+// Conflict is a contradiction between two of an agent's memories, found
+// when the newer was remembered (by the rules of Contradicts, or stated by
+// its writer), and how it stands. The memory that lost is archived with
+// reason superseded and points to the one that won; it stays recallable.
+type Conflict struct {
+	ID      string       `json:"id"`
+	AgentID string       `json:"agent_id"`
+	OlderID string       `json:"older_id"`
+	NewerID string       `json:"newer_id"`
+	Kind    ConflictKind `json:"kind"`
+	// Slot, OlderValue and NewerValue say what differs: for a value the
+	// kind of value (number, amount, percent, time, date, day, year, name)
+	// and the two values as written; for a negation which one says and
+	// which denies.
+	Slot       string             `json:"slot,omitempty"`
+	OlderValue string             `json:"older_value,omitempty"`
+	NewerValue string             `json:"newer_value,omitempty"`
+	Resolution ConflictResolution `json:"resolution"`
+	DetectedAt time.Time          `json:"detected_at"`
+	DetectedBy string             `json:"detected_by"`
+	ResolvedAt *time.Time         `json:"resolved_at,omitempty"`
+	ResolvedBy string             `json:"resolved_by,omitempty"`
+	Reason     string             `json:"reason,omitempty"`
+	// Older and Newer are the two memories as they are now (in listings).
+	Older *Entry `json:"older,omitempty"`
+	Newer *Entry `json:"newer,omitempty"`
+}
+
+// ConflictQuery selects conflicts to list.
+type ConflictQuery struct {
+	// AgentID is whose conflicts: the caller's (empty), or for a human any
+	// agent's; a human leaving it empty lists every agent's.
+	AgentID     string
+	Resolutions []ConflictResolution // empty: open
+	Limit       int
+}
+
+// ParseConflictResolutions validates resolution names; empty means open,
+// "all" every resolution.
+func ParseConflictResolutions(names []string) ([]ConflictResolution, error) {
+	if len(names) == 0 {
+		return []ConflictResolution{ConflictOpen}, nil
+	}
+	var out []ConflictResolution
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n == "all" {
+			return ConflictResolutions, nil
+		}
+		r := ConflictResolution(n)
+		if !slices.Contains(ConflictResolutions, r) {
+			return nil, Errorf(EINVALID, "unknown resolution %q: use open, newer_wins, older_wins, both_hold or all", n)
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// ParseKeep reads what resolve_conflict keeps: newer, older or both.
+func ParseKeep(s string) (ConflictResolution, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "newer":
+		return ConflictNewerWins, nil
+	case "older":
+		return ConflictOlderWins, nil
+	case "both":
+		return ConflictBothHold, nil
+	}
+	return "", Errorf(EINVALID, "keep %q is not one of newer, older, both", s)
+}

@@ -1,0 +1,93 @@
+package memory
+
+import "testing"
+
+func TestContradicts(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		kind         ConflictKind
+		slot         string
+		whole        bool
+	}{
+		{"The user likes spicy food.", "The user doesn't like spicy food.", ConflictNegation, "", true},
+		{"Ravi will attend the workshop.", "Ravi won't attend the workshop.", ConflictNegation, "", true},
+		{"The build is passing on main.", "The build is failing on main.", ConflictNegation, "", true},
+		{"The flag is enabled.", "The flag is not disabled.", "", "", false}, // a double negation agrees
+		{"The flight is on Tuesday.", "The flight is on Wednesday.", ConflictValue, "day", true},
+		{"Priya works at Stripe.", "Priya works at Adyen.", ConflictValue, "name", true},
+		{"Standup starts at 9:30.", "Standup now starts at 10 am.", ConflictValue, "time", true},
+		{"Standup starts at 3pm.", "Standup starts at 15:00.", "", "", false}, // the same time
+		{"Tom has 2 kids.", "Tom has three kids.", ConflictValue, "number", true},
+		{"The budget is $5,000.", "The budget is $7,500.", ConflictValue, "amount", true},
+		{"The budget is $5,000.", "The budget is $5000.", "", "", false},
+		{"Rent is due on March 3rd.", "Rent is due on 5 March.", ConflictValue, "date", true},
+		{"Ravi is 28.", "Ravi is 33 years old.", ConflictValue, "number", true},
+		{"Our database runs PostgreSQL 14.", "Our database runs PostgreSQL 16.", ConflictValue, "name", true},
+		{"The Node.js version is 18. It ships with npm.", "The Node.js version is 20.", ConflictValue, "number", false},
+		{"The landlord is Mr. Patel.", "The landlord is Mrs. Greene.", ConflictValue, "name", true},
+		{"The logo is navy blue.", "The logo is bright red.", ConflictValue, "colour", true},
+		{"Alice met Bob on Monday.", "Alice met Carol on Monday.", "", "", false},          // one meets many
+		{"The user bought 3 apples.", "The user bought 5 apples.", "", "", false},          // two purchases
+		{"Anna lives in Rome.", "Marco lives in Milan.", "", "", false},                    // two people
+		{"The meeting is on Tuesday.", "The meeting is on Tuesday at 3pm.", "", "", false}, // more detail
+		{"The user doesn't eat meat.", "The user doesn't drink milk.", "", "", false},
+		{"The flight leaves at 9am.", "The flight lands at 1pm.", "", "", false},
+		{"The user may travel in May.", "The user may travel in June.", "", "", false}, // "may" is no month here, and travel no anchor
+	} {
+		got, ok := Contradicts(c.older, c.newer)
+		if ok != (c.kind != "") || got.Kind != c.kind || got.Slot != c.slot || ok && got.Whole != c.whole {
+			t.Errorf("%q / %q: %+v %v, want kind %q slot %q whole %v", c.older, c.newer, got, ok, c.kind, c.slot, c.whole)
+		}
+		if _, ok := Contradicts(c.older, c.older); ok {
+			t.Errorf("%q contradicts itself", c.older)
+		}
+	}
+}
+
+// Two texts clash only where they share a claim key: the keys are how a
+// store finds the candidates, so a clash without a shared key would never
+// be found.
+func TestClaimKeysFindEveryClash(t *testing.T) {
+	pairs := [][2]string{{"The flight is on Tuesday.", "The flight is on Wednesday."},
+		{"The user likes spicy food.", "The user doesn't like spicy food."}, {"Tom has 2 kids.", "Tom has three kids."}}
+	for _, p := range pairs {
+		shared := false
+		for _, a := range ClaimKeys(p[0]) {
+			for _, b := range ClaimKeys(p[1]) {
+				shared = shared || a == b
+			}
+		}
+		if !shared {
+			t.Errorf("%q and %q share no claim key", p[0], p[1])
+		}
+	}
+	if k := ClaimKeys("Yes."); len(k) != 0 {
+		t.Errorf("a one-word sentence claims %v", k)
+	}
+}
+
+// FuzzContradicts: any text, however malformed, is read without a panic,
+// never contradicts itself, and every clash it finds shares a claim key.
+func FuzzContradicts(f *testing.F) {
+	for _, s := range []string{"The flight is on Tuesday.", "Ravi won't attend.", "$-4.5e3 at 25:99pm on 2026-13-45",
+		"Mr. . . e.g. 3rd March 2026 navy", "I'm not ‘no’ longer"} {
+		f.Add(s, "The flight is on Wednesday.")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if _, ok := Contradicts(a, a); ok {
+			t.Fatalf("%q contradicts itself", a)
+		}
+		if _, ok := Contradicts(a, b); ok {
+			keys := map[int64]bool{}
+			for _, k := range ClaimKeys(a) {
+				keys[k] = true
+			}
+			for _, k := range ClaimKeys(b) {
+				if keys[k] {
+					return
+				}
+			}
+			t.Fatalf("%q and %q clash without a shared claim key", a, b)
+		}
+	})
+}

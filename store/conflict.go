@@ -1,0 +1,387 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Contradictions between an agent's memories (migration 0010). A new
+// personal memory's claims (memory.ClaimKeys) find the agent's active
+// memories in its namespace that say something of the same frame;
+// memory.Contradicts decides whether they clash. A clash is recorded as a
+// conflict; the newer memory supersedes the older when the older is the one
+// statement that clashes (nothing else it says is lost) and the newer is at
+// least as sure and as authoritative, and otherwise both stand, open for
+// review.
+
+// clash is an active memory a write contradicts.
+type clash struct {
+	older memory.Entry
+	how   memory.Clash
+}
+
+// findClashes returns the agent's active personal memories in w's namespace
+// that w contradicts, by the claims it shares with them. A memory of
+// another time (either tells of an event, and they occurred more than
+// episodeWindow apart) is not contradicted: both may have been true.
+func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, claims []int64, timed bool, now time.Time) ([]clash, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	keys, _ := json.Marshal(claims)
+	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN
+		(SELECT memory_pk FROM memory_claims WHERE agent_id = ? AND claim IN (SELECT value FROM json_each(?)))
+		AND m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?
+		AND (m.expires_at IS NULL OR m.expires_at > ?)
+		ORDER BY m.created_at DESC LIMIT 16`, agent, string(keys), agent, w.Namespace, nanos(now)))
+	if err != nil {
+		return nil, fmt.Errorf("find contradictions: %w", err)
+	}
+	var out []clash
+	for _, e := range found {
+		if eventful(w, timed, e) && !withinEpisode(w.OccurredAt, e.OccurredAt) {
+			continue
+		}
+		if c, ok := memory.Contradicts(e.Content, w.Content); ok {
+			out = append(out, clash{older: e, how: c})
+		}
+	}
+	return out, nil
+}
+
+// eventful reports whether w or e tells of an event: an episode, or a
+// memory given the time it occurred.
+func eventful(w memory.EntryWrite, timed bool, e memory.Entry) bool {
+	return timed || !e.OccurredAt.Equal(e.CreatedAt) || w.Category == memory.CategoryEpisodic || e.Category == memory.CategoryEpisodic
+}
+
+func withinEpisode(a, b time.Time) bool {
+	d := a.Sub(b)
+	return d <= episodeWindow && d >= -episodeWindow
+}
+
+// wins reports whether a newer memory written with confidence conf by
+// author replaces older, which it contradicts as c says: only when older is
+// the one statement that clashes, and the newer is at least as sure and,
+// over a human's memory, written by a human too.
+func wins(c memory.Clash, older memory.Entry, conf float64, author memory.Author) bool {
+	return c.Whole && conf >= older.Confidence && (author.Human || older.Provenance == nil || !older.Provenance.Author.Human)
+}
+
+// addClaims keeps the claims of the agent's memory pk.
+func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []int64) error {
+	for _, c := range claims {
+		if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, memory_pk) VALUES (?, ?, ?)`, agent, c, pk); err != nil {
+			return fmt.Errorf("record claims: %w", err)
+		}
+	}
+	return nil
+}
+
+// recordConflict records that newer contradicts older, as resolution says,
+// and carries it out: newer_wins supersedes older.
+func (tx *Tx) recordConflict(ctx context.Context, who memory.Identity, agent, older, newer string, c memory.Clash, res memory.ConflictResolution, reason string, now time.Time) (memory.Conflict, error) {
+	id, err := newConflictID()
+	if err != nil {
+		return memory.Conflict{}, err
+	}
+	var resolvedAt any
+	var resolvedBy, why sql.NullString
+	if res != memory.ConflictOpen {
+		resolvedAt, resolvedBy, why = nanos(now), nullString(who.Principal(), true), nullString(reason, reason != "")
+	}
+	_, err = tx.exec(ctx, `INSERT INTO memory_conflicts (id, agent_id, older_id, newer_id, kind, slot, older_value, newer_value,
+		resolution, detected_at, detected_by, resolved_at, resolved_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (older_id, newer_id) DO NOTHING`,
+		id, agent, older, newer, c.Kind, nullString(c.Slot, c.Slot != ""), nullString(c.Older, c.Older != ""),
+		nullString(c.Newer, c.Newer != ""), res, nanos(now), who.Principal(), resolvedAt, resolvedBy, why)
+	if err != nil {
+		return memory.Conflict{}, fmt.Errorf("record conflict: %w", err)
+	}
+	if res == memory.ConflictNewerWins {
+		if err := tx.supersede(ctx, agent, older, newer, now); err != nil {
+			return memory.Conflict{}, err
+		}
+	}
+	return tx.conflictOf(ctx, older, newer)
+}
+
+// supersede archives the agent's active memory older as superseded by
+// newer.
+func (tx *Tx) supersede(ctx context.Context, agent, older, newer string, now time.Time) error {
+	res, err := tx.exec(ctx, `UPDATE memories SET archived_at = ?1, archive_reason = 'superseded', archived_by = ?2,
+		superseded_by = ?3 WHERE id = ?4 AND agent_id = ?2 AND shared = 0 AND `+activeSQL, nanos(now), agent, newer, older)
+	if err != nil {
+		return fmt.Errorf("supersede %s: %w", older, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return memory.Errorf(memory.ECONFLICT, "memory %s is no longer an active memory of %s: it cannot be superseded", older, agent)
+	}
+	return tx.RecordChange(ctx, memory.ChangeMemory, older, now)
+}
+
+// release brings memory id back into search if it was superseded by by.
+func (tx *Tx) release(ctx context.Context, id, by string, now time.Time) error {
+	e, err := getEntry(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	if e.ArchiveReason != memory.ArchiveSuperseded || e.SupersededBy != by {
+		return nil
+	}
+	return tx.unarchive(ctx, id, now)
+}
+
+const conflictColumns = `SELECT c.id, c.agent_id, c.older_id, c.newer_id, c.kind, c.slot, c.older_value, c.newer_value,
+	c.resolution, c.detected_at, c.detected_by, c.resolved_at, c.resolved_by, c.reason FROM memory_conflicts c`
+
+func scanConflict(row interface{ Scan(...any) error }) (memory.Conflict, error) {
+	var c memory.Conflict
+	var slot, ov, nv, by, reason sql.NullString
+	var detected int64
+	var resolved sql.NullInt64
+	err := row.Scan(&c.ID, &c.AgentID, &c.OlderID, &c.NewerID, &c.Kind, &slot, &ov, &nv, &c.Resolution, &detected,
+		&c.DetectedBy, &resolved, &by, &reason)
+	c.Slot, c.OlderValue, c.NewerValue, c.ResolvedBy, c.Reason = slot.String, ov.String, nv.String, by.String, reason.String
+	c.DetectedAt, c.ResolvedAt = fromNanos(detected), fromNullNanos(resolved)
+	return c, err
+}
+
+func (tx *Tx) conflictOf(ctx context.Context, older, newer string) (memory.Conflict, error) {
+	c, err := scanConflict(tx.queryRow(ctx, conflictColumns+` WHERE c.older_id = ? AND c.newer_id = ?`, older, newer))
+	if err != nil {
+		return c, fmt.Errorf("read conflict: %w", err)
+	}
+	return c, nil
+}
+
+// withMemories fills each conflict's two memories.
+func (tx *Tx) withMemories(ctx context.Context, cs []memory.Conflict) error {
+	for i := range cs {
+		older, err := getEntry(ctx, tx, cs[i].OlderID)
+		if err != nil {
+			return err
+		}
+		newer, err := getEntry(ctx, tx, cs[i].NewerID)
+		if err != nil {
+			return err
+		}
+		cs[i].Older, cs[i].Newer = &older, &newer
+	}
+	return nil
+}
+
+func (tx *Tx) withMemoriesOf(ctx context.Context, c memory.Conflict) (memory.Conflict, error) {
+	cs := []memory.Conflict{c}
+	err := tx.withMemories(ctx, cs)
+	return cs[0], err
+}
+
+// Conflicts lists contradictions between an agent's memories, newest
+// first: the caller's, or for a human the agent named, or every agent's.
+func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) ([]memory.Conflict, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = memory.DefaultSearchLimit
+	}
+	if q.Limit > memory.MaxSearchLimit {
+		return nil, memory.Errorf(memory.EINVALID, "limit %d is over %d", q.Limit, memory.MaxSearchLimit)
+	}
+	if len(q.Resolutions) == 0 {
+		q.Resolutions = []memory.ConflictResolution{memory.ConflictOpen}
+	}
+	var out []memory.Conflict
+	err = s.db.View(ctx, func(tx *Tx) error {
+		where, args := "1", []any{}
+		if q.AgentID != "" || !who.Human {
+			owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the conflicts of")
+			if err != nil {
+				return err
+			}
+			where, args = "c.agent_id = ?", append(args, owner.AgentID)
+		}
+		res := make([]string, len(q.Resolutions))
+		for i, r := range q.Resolutions {
+			res[i] = string(r)
+		}
+		rows, err := tx.query(ctx, conflictColumns+` WHERE `+where+` AND c.resolution IN (SELECT value FROM json_each(?))
+			ORDER BY c.detected_at DESC, c.id LIMIT ?`, append(args, jsonList(res), q.Limit)...)
+		if err != nil {
+			return fmt.Errorf("list conflicts: %w", err)
+		}
+		defer rows.Close()
+		out = []memory.Conflict{}
+		for rows.Next() {
+			c, err := scanConflict(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return tx.withMemories(ctx, out)
+	})
+	return out, err
+}
+
+// ResolveConflict decides conflict id: the memory not kept is superseded
+// by the other, and a kept memory that was superseded by the other comes
+// back; keeping both brings back either. Deciding again as it stands
+// changes nothing. A forgotten memory cannot be kept.
+func (s *MemoryService) ResolveConflict(ctx context.Context, id string, keep memory.ConflictResolution, reason string) (memory.Conflict, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.Conflict{}, err
+	}
+	if keep == memory.ConflictOpen || keep == "" {
+		return memory.Conflict{}, memory.Errorf(memory.EINVALID, "keep newer, older or both")
+	}
+	if err := memory.CheckText("reason", reason, memory.MaxSourceLen); err != nil {
+		return memory.Conflict{}, err
+	}
+	var out memory.Conflict
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		c, err := scanConflict(tx.queryRow(ctx, conflictColumns+` WHERE c.id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) || err == nil && !who.Human && c.AgentID != who.AgentID {
+			return memory.Errorf(memory.ENOTFOUND, "no conflict %q among your memories: list_conflicts lists them", id)
+		}
+		if err != nil {
+			return fmt.Errorf("read conflict: %w", err)
+		}
+		if c.Resolution == keep {
+			out, err = tx.withMemoriesOf(ctx, c)
+			return err
+		}
+		now := s.db.Now.Now()
+		// Bring back whichever was superseded by the other, then supersede
+		// the one not kept.
+		if err := tx.release(ctx, c.OlderID, c.NewerID, now); err != nil {
+			return err
+		}
+		if err := tx.release(ctx, c.NewerID, c.OlderID, now); err != nil {
+			return err
+		}
+		for _, mid := range []string{c.OlderID, c.NewerID} {
+			e, err := getEntry(ctx, tx, mid)
+			if err != nil {
+				return err
+			}
+			if e.ForgottenAt != nil {
+				return memory.Errorf(memory.ECONFLICT, "memory %s was forgotten (%s): nothing to decide between; remember it again to restate it", mid, e.ForgetReason)
+			}
+		}
+		switch keep {
+		case memory.ConflictNewerWins:
+			err = tx.supersede(ctx, c.AgentID, c.OlderID, c.NewerID, now)
+		case memory.ConflictOlderWins:
+			err = tx.supersede(ctx, c.AgentID, c.NewerID, c.OlderID, now)
+		}
+		if err != nil {
+			if memory.ErrorCode(err) == memory.ECONFLICT {
+				err = memory.Errorf(memory.ECONFLICT, "the memory not kept is archived for another reason (list_memories shows why): restore_memory it first, or keep both")
+			}
+			return err
+		}
+		if _, err := tx.exec(ctx, `UPDATE memory_conflicts SET resolution = ?, resolved_at = ?, resolved_by = ?, reason = ? WHERE id = ?`,
+			keep, nanos(now), who.Principal(), nullString(reason, reason != ""), id); err != nil {
+			return fmt.Errorf("resolve conflict: %w", err)
+		}
+		if c, err = tx.conflictOf(ctx, c.OlderID, c.NewerID); err != nil {
+			return err
+		}
+		out, err = tx.withMemoriesOf(ctx, c)
+		return err
+	})
+	if err != nil {
+		return memory.Conflict{}, err
+	}
+	return out, nil
+}
+
+func newConflictID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("conflict id: %w", err)
+	}
+	return "cf_" + hex.EncodeToString(b[:]), nil
+}
+
+// widenArchiveReasons is migration 0010's Go step: 'superseded' joins the
+// archive reasons the memories table's CHECK accepts (SQLite documents
+// rewriting the schema text as the way to relax a constraint, the stored
+// rows being unaffected), and the claims of the memories already stored
+// are filled in.
+func widenArchiveReasons(ctx context.Context, tx *Tx) error {
+	const from, to = `'expired'))`, `'expired', 'superseded'))`
+	var version int64
+	if err := tx.sql.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&version); err != nil {
+		return err
+	}
+	for _, q := range []string{`PRAGMA writable_schema = ON`,
+		`UPDATE sqlite_schema SET sql = replace(sql, '` + strings.ReplaceAll(from, "'", "''") + `', '` + strings.ReplaceAll(to, "'", "''") + `')
+		WHERE type = 'table' AND name = 'memories'`,
+		`PRAGMA schema_version = ` + strconv.FormatInt(version+1, 10),
+		`PRAGMA writable_schema = OFF`} {
+		if _, err := tx.sql.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("widen archive reasons: %w", err)
+		}
+	}
+	var schema string
+	if err := tx.sql.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'memories'`).Scan(&schema); err != nil {
+		return err
+	}
+	if !strings.Contains(schema, to) {
+		return fmt.Errorf("widen archive reasons: the memories table's CHECK was not as expected")
+	}
+	return fillClaims(ctx, tx)
+}
+
+// fillClaims records the claims of every personal memory.
+func fillClaims(ctx context.Context, tx *Tx) error {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT pk, agent_id, content FROM memories WHERE shared = 0`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		pk             int64
+		agent, content string
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.pk, &r.agent, &r.content); err != nil {
+			rows.Close()
+			return err
+		}
+		todo = append(todo, r)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, r := range todo {
+		for _, c := range memory.ClaimKeys(r.content) {
+			// Not tx.exec: its statements are prepared for the database,
+			// which does not see this migration's tables until it commits.
+			if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, memory_pk) VALUES (?, ?, ?)`,
+				r.agent, c, r.pk); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
