@@ -6,6 +6,30 @@ import (
 	"time"
 )
 
+// ContradictionMode says what remember does with a contradiction it finds.
+type ContradictionMode string
+
+// Contradiction modes.
+const (
+	// ContradictionsSupersede lets the newer memory supersede the older
+	// when that loses nothing (see the store's rules), and leaves the rest
+	// open.
+	ContradictionsSupersede ContradictionMode = "supersede"
+	// ContradictionsFlag leaves every contradiction open for review.
+	ContradictionsFlag ContradictionMode = "flag"
+	// ContradictionsOff looks for none (remember's supersedes still works).
+	ContradictionsOff ContradictionMode = "off"
+)
+
+// ParseContradictionMode reads a contradiction mode.
+func ParseContradictionMode(s string) (ContradictionMode, error) {
+	switch m := ContradictionMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ContradictionsSupersede, ContradictionsFlag, ContradictionsOff:
+		return m, nil
+	}
+	return "", Errorf(EINVALID, "contradictions %q is not one of supersede, flag, off", s)
+}
+
 // ConflictResolution says how a conflict between two memories stands.
 type ConflictResolution string
 

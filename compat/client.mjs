@@ -268,6 +268,29 @@ const TOOLS = {
         if (!need(ctx, 'retract_memory', { mem2: ctx.mem2 })) return;
         await call(ctx, 'retract_memory', { id: ctx.mem2 });
     },
+    list_conflicts: async ctx => {
+        // A newer day supersedes the older; a less sure amount leaves both, open.
+        const tue = (await call(ctx, 'remember', { content: 'The compat offsite is on Tuesday.' }))?.id;
+        const wed = await call(ctx, 'remember', { content: 'The compat offsite is on Wednesday.' });
+        if (wed?.conflicts?.[0]?.older_id !== tue || wed?.conflicts?.[0]?.resolution !== 'newer_wins') {
+            fail('remember', `a contradicting day did not supersede ${tue}: ${JSON.stringify(wed?.conflicts)}`);
+        }
+        await call(ctx, 'remember', { content: 'The compat offsite budget is 400 euros.' });
+        const open = await call(ctx, 'remember', { content: 'The compat offsite budget is 600 euros.', confidence: 0.5 });
+        ctx.conflict = open?.conflicts?.[0]?.id;
+        await call(ctx, 'remember', { content: 'The compat offsite moved to Lisbon.', supersedes: wed?.id });
+        await call(ctx, 'recall_memory', { ids: [tue] }); // superseded_by
+        await call(ctx, 'list_conflicts', {});
+        await call(ctx, 'list_conflicts', { resolutions: ['all'], limit: 5 });
+        await call(ctx, 'list_conflicts', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
+        await call(ctx, 'list_conflicts', { resolutions: ['both_hold'] }); // empty
+    },
+    resolve_conflict: async ctx => {
+        if (!need(ctx, 'resolve_conflict', { conflict: ctx.conflict })) return;
+        await call(ctx, 'resolve_conflict', { id: ctx.conflict, keep: 'both' });
+        await call(ctx, 'resolve_conflict', { id: ctx.conflict, keep: 'newer', reason: 'the venue raised its price' });
+        await call(ctx, 'resolve_conflict', { id: 'cf_nope', keep: 'older' }, 'ENOTFOUND');
+    },
     consolidate_memory: async ctx => {
         ctx.garden = [];
         for (const content of ['Watered the garden bed before work.', 'Planted tomatoes in the garden bed.',
@@ -290,7 +313,7 @@ const TOOLS = {
         await call(ctx, 'list_memories', {});
         await call(ctx, 'list_memories', {
             categories: ['episodic'], namespaces: ['compat-garden'], tags: ['garden'],
-            states: ['active', 'consolidated', 'archived', 'expired', 'forgotten'], offset: 0, limit: 10
+            states: ['active', 'consolidated', 'superseded', 'archived', 'expired', 'forgotten'], offset: 0, limit: 10
         });
         await call(ctx, 'list_memories', { namespaces: ['nowhere'] }); // empty
         await call(ctx, 'list_memories', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');

@@ -28,7 +28,8 @@ func loadLoCoMo(b *testing.B) *locomo.Dataset {
 }
 
 // variant is one way remember runs: with every gate on (keyed: with an
-// idempotency key on every call), or straight to the store with dedup off.
+// idempotency key on every call), or straight to the store with dedup and
+// contradiction checks off.
 type variant struct {
 	name        string
 	gates, keys bool
@@ -44,6 +45,9 @@ func rememberAll(b *testing.B, v variant, emb memory.Embedder, texts []string) t
 	defer db.Close()
 	mem := store.NewMemoryService(db, &emb)
 	mem.Dedup = v.gates
+	if !v.gates {
+		mem.Contradictions = memory.ContradictionsOff
+	}
 	g := gate.New(db)
 	// The limits the server has by default, raised so that the benchmark
 	// measures their cost and never trips them.

@@ -256,3 +256,21 @@ func TestConflictMigrationClaimsEarlierMemories(t *testing.T) {
 		t.Fatalf("integrity after rewriting the CHECK: %s, %v", ok, err)
 	}
 }
+
+// Contradictions flag leaves every clash open; off looks for none.
+func TestContradictionModes(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	s.Contradictions = memory.ContradictionsFlag
+	rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday."})
+	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Wednesday."})
+	if len(r.Conflicts) != 1 || r.Conflicts[0].Resolution != memory.ConflictOpen {
+		t.Fatalf("flag: %+v", r.Conflicts)
+	}
+	s.Contradictions = memory.ContradictionsOff
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Thursday."}); len(r.Conflicts) != 0 {
+		t.Fatalf("off: %+v", r.Conflicts)
+	}
+	if _, err := memory.ParseContradictionMode("sometimes"); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("an unknown mode: %v", err)
+	}
+}

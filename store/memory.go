@@ -38,6 +38,9 @@ type MemoryService struct {
 	// Dedup makes remember store nothing when the memory repeats one the
 	// agent already has (see findDuplicate).
 	Dedup bool
+	// Contradictions says what remember does with a memory the new one
+	// contradicts (see findClashes).
+	Contradictions memory.ContradictionMode
 
 	dfs dfCache // document frequencies of query words
 }
@@ -47,7 +50,8 @@ type MemoryService struct {
 // Index.Load before serving searches.
 func NewMemoryService(db *DB, emb *memory.Embedder) *MemoryService {
 	s := &MemoryService{db: db, Embedder: emb, Retrieval: DefaultRetrieval(),
-		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default(), Dedup: true}
+		MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default(), Dedup: true,
+		Contradictions: memory.ContradictionsSupersede}
 	if emb != nil {
 		s.Index = NewIndex(db, *emb)
 		s.Retrieval.VectorFloor = emb.Floor
@@ -116,11 +120,15 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 				return s.settle(ctx, tx, id, &out, target, nil, w, now)
 			}
 		}
-		started := time.Now()
-		clashes, err := s.findClashes(ctx, tx, id.AgentID, w, keys.claims, keys.timed, now)
-		CallFrom(ctx).spent("contradiction", time.Since(started))
-		if err != nil {
-			return err
+		var clashes []clash
+		if s.Contradictions != memory.ContradictionsOff {
+			started := time.Now()
+			var err error
+			clashes, err = s.findClashes(ctx, tx, id.AgentID, w, keys.claims, keys.timed, now)
+			CallFrom(ctx).spent("contradiction", time.Since(started))
+			if err != nil {
+				return err
+			}
 		}
 		mid, err := newMemoryID(ctx, tx)
 		if err != nil {
@@ -199,7 +207,7 @@ func (s *MemoryService) settle(ctx context.Context, tx *Tx, who memory.Identity,
 			continue
 		}
 		res := memory.ConflictOpen
-		if wins(k.how, k.older, w.ConfidenceOr(), author) {
+		if s.Contradictions == memory.ContradictionsSupersede && wins(k.how, k.older, w.ConfidenceOr(), author) {
 			res = memory.ConflictNewerWins
 		}
 		c, err := tx.recordConflict(ctx, who, who.AgentID, k.older.ID, out.ID, k.how, res, "", now)

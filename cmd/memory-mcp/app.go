@@ -56,7 +56,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 		db.Close()
 		return nil, err
 	}
-	a.memories.Dedup = cfg.Gates.Dedup
+	a.memories.Dedup, a.memories.Contradictions = cfg.Gates.Dedup, cfg.Gates.Contradictions
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
 	a.blocks.Log = log

@@ -17,6 +17,8 @@ type GateConfig struct {
 	ExemptHumans bool
 	KeyTTL       time.Duration
 	Dedup        bool
+	// Contradictions is what remember does with a memory it contradicts.
+	Contradictions memory.ContradictionMode
 }
 
 // defaultRateLimits stop a runaway loop and leave ordinary use alone: ten
@@ -62,6 +64,13 @@ func gateSettings() []setting {
 			"and returns that one (true/false)", constant("true"),
 			func(c *Config, v string) (err error) {
 				c.Gates.Dedup, err = parseBool(v)
+				return err
+			}},
+		{"contradictions", "what remember does with an earlier memory the new one contradicts (the same thing denied, or with another " +
+			"day, number, amount, time or name): supersede (the older leaves search when nothing else it says is lost, and the rest " +
+			"stay open for review), flag (every one stays open for review) or off", constant("supersede"),
+			func(c *Config, v string) (err error) {
+				c.Gates.Contradictions, err = memory.ParseContradictionMode(v)
 				return err
 			}},
 	}

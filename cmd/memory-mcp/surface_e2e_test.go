@@ -314,6 +314,7 @@ func (w *sweep) memories() {
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
+	w.conflicts()
 	w.do("search_memory", map[string]any{"query": "staging database"})
 	w.do("search_memory", map[string]any{"query": "billing deploy rolled back", "scope": "personal", "categories": []string{"episodic"},
 		"tags": []string{"deploy"}, "namespaces": []string{"billing"}, "since": "2026-01-01T00:00:00Z", "until": "2027-01-01T00:00:00Z",
@@ -331,6 +332,27 @@ func (w *sweep) memories() {
 		time.Sleep(time.Until(soon) + 100*time.Millisecond)
 		w.do("recall_memory", map[string]any{"ids": []string{m3}}) // expired, shown to its author
 	}
+}
+
+// conflicts remembers what contradicts earlier memories: a newer day
+// supersedes the older, a less sure amount leaves both open, an explicit
+// supersedes corrects; then it lists and decides the conflicts.
+func (w *sweep) conflicts() {
+	tue := get(w.do("remember", map[string]any{"content": "The team offsite is on Tuesday."}), "id").(string)
+	wed := w.do("remember", map[string]any{"content": "The team offsite is on Wednesday."})
+	if get(wed, "conflicts", 0, "older_id") != tue || get(wed, "conflicts", 0, "resolution") != "newer_wins" {
+		w.t.Errorf("remember of a contradicting day = %v, want %s superseded", wed, tue)
+	}
+	w.do("remember", map[string]any{"content": "The offsite budget is 400 euros."})
+	open := get(w.do("remember", map[string]any{"content": "The offsite budget is 600 euros.", "confidence": 0.5}), "conflicts", 0, "id").(string)
+	w.do("remember", map[string]any{"content": "The offsite moved to the Lisbon office.", "supersedes": get(wed, "id")})
+	w.do("recall_memory", map[string]any{"ids": []string{tue}}) // superseded_by
+	w.do("list_conflicts", map[string]any{})
+	w.do("list_conflicts", map[string]any{"resolutions": []string{"all"}, "limit": 5})
+	w.maybe(w.human, "list_conflicts", map[string]any{"agent_id": "other-agent"})
+	w.do("resolve_conflict", map[string]any{"id": open, "keep": "both"})
+	w.do("resolve_conflict", map[string]any{"id": open, "keep": "newer", "reason": "the venue raised its price"})
+	w.do("list_memories", map[string]any{"states": []string{"superseded"}})
 }
 
 // maintenance consolidates a group of related memories, lists and counts
@@ -361,7 +383,7 @@ func (w *sweep) maintenance() {
 	w.do("search_memory", map[string]any{"query": "garden tomatoes aphids", "include_archived": false})
 	w.do("list_memories", map[string]any{})
 	w.do("list_memories", map[string]any{"categories": []string{"episodic"}, "namespaces": []string{"home"}, "tags": []string{"garden"},
-		"states": []string{"active", "consolidated", "archived", "expired", "forgotten"}, "offset": 0, "limit": 10})
+		"states": []string{"active", "consolidated", "superseded", "archived", "expired", "forgotten"}, "offset": 0, "limit": 10})
 	w.do("memory_stats", map[string]any{})
 	w.maybe(w.human, "memory_stats", map[string]any{"agent_id": "other-agent"})
 	w.maybe(w.human, "list_memories", map[string]any{"agent_id": "other-agent", "states": []string{"active"}})
