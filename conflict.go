@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,20 @@ func ParseContradictionMode(s string) (ContradictionMode, error) {
 	}
 	return "", Errorf(EINVALID, "contradictions %q is not one of supersede, flag, off", s)
 }
+
+// Judgement is a model's reading of two statements: whether the newer
+// contradicts the older (both cannot be true of the same thing at once),
+// how sure it is (0 to 1), and why, in a few words.
+type Judgement struct {
+	Contradicts bool
+	Score       float64
+	Reason      string
+}
+
+// ContradictionJudge asks a model whether newer contradicts older (seed
+// 003's NLI step). It sees the two texts only; an error leaves the pair to
+// the rules.
+type ContradictionJudge func(ctx context.Context, older, newer string) (Judgement, error)
 
 // ConflictResolution says how a conflict between two memories stands.
 type ConflictResolution string
@@ -66,7 +81,9 @@ type Conflict struct {
 	DetectedBy string             `json:"detected_by"`
 	ResolvedAt *time.Time         `json:"resolved_at,omitempty"`
 	ResolvedBy string             `json:"resolved_by,omitempty"`
-	Reason     string             `json:"reason,omitempty"`
+	// Reason is why it was decided; for a model's finding, until decided,
+	// what the model said.
+	Reason string `json:"reason,omitempty"`
 	// Older and Newer are the two memories as they are now (in listings).
 	Older *Entry `json:"older,omitempty"`
 	Newer *Entry `json:"newer,omitempty"`

@@ -42,6 +42,8 @@ type Clash struct {
 	// Whole reports that the older text is the one claim that clashes: a
 	// single sentence, so replacing it loses nothing else it said.
 	Whole bool
+	// Why is what a model said of the pair (kind model).
+	Why string
 }
 
 // Claim is one thing a text states, found by its key.
@@ -93,6 +95,10 @@ func Contradicts(older, newer string) (Clash, bool) {
 	}
 	return Clash{}, false
 }
+
+// OneStatement reports whether text is a single sentence: a memory that
+// says one thing, which replacing loses nothing else.
+func OneStatement(text string) bool { return len(sentences(text)) == 1 }
 
 func polarityWord(v string) string {
 	if v == "-" {

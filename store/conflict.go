@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -8,9 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -59,6 +62,81 @@ func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w
 	return out, nil
 }
 
+// JudgeThreshold is how sure a model must be of a contradiction for it to
+// count (seed 003's NLI threshold).
+const JudgeThreshold = 0.85
+
+// judgeNeighbours is how many of the memories nearest a new one by
+// keywords the model is asked about.
+const judgeNeighbours = 3
+
+// judgedClash is a model's finding about one of the caller's memories.
+type judgedClash struct {
+	older string
+	j     memory.Judgement
+}
+
+// judged asks the model, if one is configured, whether w contradicts each
+// of the caller's active memories nearest it in its namespace, before the
+// write's transaction (a model is slow; the transaction checks again that
+// each is still active). A pair the rules decide is left to them; a
+// failing model leaves every pair to the rules.
+func (s *MemoryService) judged(ctx context.Context, w memory.EntryWrite) []judgedClash {
+	if s.Judge == nil || s.Contradictions == memory.ContradictionsOff {
+		return nil
+	}
+	text := w.Content
+	if len(text) > memory.MaxQueryBytes/2 {
+		text = strings.ToValidUTF8(text[:memory.MaxQueryBytes/2], "")
+	}
+	hits, err := s.Search(ctx, memory.Query{Text: text, Scope: memory.ScopePersonal, Namespaces: []string{w.Namespace}, Limit: judgeNeighbours})
+	if err != nil {
+		s.Log.Warn("contradiction judge: no neighbours", "err", err)
+		return nil
+	}
+	var out []judgedClash
+	for _, h := range hits {
+		if _, ok := memory.Contradicts(h.Content, w.Content); ok {
+			continue
+		}
+		j, err := s.Judge(ctx, h.Content, w.Content)
+		if err != nil {
+			s.Log.Warn("contradiction judge failed; the rules decide", "memory", h.ID, "err", err)
+			return out
+		}
+		if j.Contradicts && j.Score >= JudgeThreshold {
+			out = append(out, judgedClash{older: h.ID, j: j})
+		}
+	}
+	return out
+}
+
+// addJudged adds to clashes the model's findings whose memory is still one
+// of the agent's active memories in w's namespace and not clashing by the
+// rules already.
+func (s *MemoryService) addJudged(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, clashes []clash, judged []judgedClash, now time.Time) ([]clash, error) {
+	for _, jc := range judged {
+		if slices.ContainsFunc(clashes, func(c clash) bool { return c.older.ID == jc.older }) {
+			continue
+		}
+		e, err := getEntry(ctx, tx, jc.older)
+		if err != nil {
+			return nil, err
+		}
+		if e.AgentID != agent || e.Shared || !e.Active() || e.HasExpired(now) || e.Namespace != w.Namespace {
+			continue
+		}
+		clashes = append(clashes, clash{older: e, how: memory.Clash{Kind: memory.ConflictModel,
+			Why: fmt.Sprintf("the model is %.2f sure: %s", jc.j.Score, plain(jc.j.Reason)), Whole: memory.OneStatement(e.Content)}})
+	}
+	return clashes, nil
+}
+
+// plain is a model's words as one line of printable text.
+func plain(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
 // eventful reports whether w or e tells of an event: an episode, or a
 // memory given the time it occurred.
 func eventful(w memory.EntryWrite, timed bool, e memory.Entry) bool {
@@ -96,10 +174,11 @@ func (tx *Tx) recordConflict(ctx context.Context, who memory.Identity, agent, ol
 		return memory.Conflict{}, err
 	}
 	var resolvedAt any
-	var resolvedBy, why sql.NullString
+	var resolvedBy sql.NullString
 	if res != memory.ConflictOpen {
-		resolvedAt, resolvedBy, why = nanos(now), nullString(who.Principal(), true), nullString(reason, reason != "")
+		resolvedAt, resolvedBy = nanos(now), nullString(who.Principal(), true)
 	}
+	why := nullString(cmp.Or(reason, c.Why), reason != "" || c.Why != "")
 	_, err = tx.exec(ctx, `INSERT INTO memory_conflicts (id, agent_id, older_id, newer_id, kind, slot, older_value, newer_value,
 		resolution, detected_at, detected_by, resolved_at, resolved_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (older_id, newer_id) DO NOTHING`,

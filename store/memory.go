@@ -41,6 +41,9 @@ type MemoryService struct {
 	// Contradictions says what remember does with a memory the new one
 	// contradicts (see findClashes).
 	Contradictions memory.ContradictionMode
+	// Judge, if set, asks a model about the memories a new one is nearest
+	// to by keywords, besides the rules (see judged).
+	Judge memory.ContradictionJudge
 
 	dfs dfCache // document frequencies of query words
 }
@@ -79,6 +82,8 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	// Embed before the write transaction: a slow embedder must not hold the
 	// lock. (A repeat's vector is then not needed; repeats are the few.)
 	vec, embedder := s.embed(ctx, w.Content)
+	// So is a model's judgement.
+	keys.judged = s.judged(ctx, w)
 	return s.remember(ctx, id, w, keys, now, vec, embedder)
 }
 
@@ -89,6 +94,7 @@ type dedupKeys struct {
 	exact, words string
 	timed        bool
 	claims       []int64
+	judged       []judgedClash // what a model found, before the transaction
 }
 
 // remember stores w with its vector, or counts it as a repeat; either way
@@ -125,6 +131,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			started := time.Now()
 			var err error
 			clashes, err = s.findClashes(ctx, tx, id.AgentID, w, keys.claims, keys.timed, now)
+			if err == nil {
+				clashes, err = s.addJudged(ctx, tx, id.AgentID, w, clashes, keys.judged, now)
+			}
 			CallFrom(ctx).spent("contradiction", time.Since(started))
 			if err != nil {
 				return err

@@ -254,6 +254,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer, own
 		switch {
 		case c.Interpreter == "llm":
 			return nil, fmt.Errorf("interpreter llm: %s", why)
+		case c.Gates.Judge == "llm":
+			return nil, fmt.Errorf("contradiction-judge llm: %s", why)
 		case c.Consolidation.Strategy == memory.ConsolidateLLM:
 			return nil, fmt.Errorf("consolidation-strategy llm: %s", why)
 		case c.Consolidation.DualMode.Abstractive == consolidation.AbstractiveLLM:

@@ -19,6 +19,8 @@ type GateConfig struct {
 	Dedup        bool
 	// Contradictions is what remember does with a memory it contradicts.
 	Contradictions memory.ContradictionMode
+	// Judge is who finds contradictions: rules, or rules and the LLM.
+	Judge string
 }
 
 // defaultRateLimits stop a runaway loop and leave ordinary use alone: ten
@@ -72,6 +74,15 @@ func gateSettings() []setting {
 			func(c *Config, v string) (err error) {
 				c.Gates.Contradictions, err = memory.ParseContradictionMode(v)
 				return err
+			}},
+		{"contradiction-judge", "who finds contradictions: rules (offline) or llm (the rules, and the LLM asked about the three " +
+			"memories nearest a new one by keywords)", constant("rules"),
+			func(c *Config, v string) error {
+				if v != "rules" && v != "llm" {
+					return fmt.Errorf("unknown contradiction judge %q: use rules or llm", v)
+				}
+				c.Gates.Judge = v
+				return nil
 			}},
 	}
 }

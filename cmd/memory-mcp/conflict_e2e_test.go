@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// TestContradictionJudgeEndToEnd runs the server with the LLM judging
+// contradictions against a fake OpenAI-compatible server: a change told in
+// other words, which the rules cannot read, supersedes the older memory on
+// the model's word; what the model finds compatible stays; a failing model
+// leaves the write to the rules and stores it.
+func TestContradictionJudgeEndToEnd(t *testing.T) {
+	var mu sync.Mutex
+	fail, asked := false, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Role, Content string }
+		}
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &req)
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		asked++
+		user := req.Messages[len(req.Messages)-1].Content
+		if !strings.Contains(user, memory.DataDirective) || !strings.Contains(user, "older memory") || !strings.Contains(user, "newer memory") {
+			t.Errorf("the judge's prompt does not fence both memories as data: %q", user)
+		}
+		content := `{"contradicts": false, "score": 0.9, "reason": "different things"}`
+		if _, newer, _ := strings.Cut(user, "newer memory"); strings.Contains(newer, "moved to Paris") {
+			content = `{"contradicts": true, "score": 0.97, "reason": "the user now lives in Paris,\nnot Lyon"}`
+		}
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}}})
+	}))
+	defer srv.Close()
+	s := startIn(t, options{args: []string{"--contradiction-judge", "llm", "--llm-base-url", srv.URL + "/v1", "--llm-model", "m", "--llm-timeout", "2s"}})
+	type result struct {
+		ID        string            `json:"id"`
+		Conflicts []memory.Conflict `json:"conflicts"`
+	}
+	var lyon, paris, food result
+	s.ok("remember", map[string]any{"content": "The user lives in Lyon."}, &lyon)
+	s.ok("remember", map[string]any{"content": "The user moved to Paris and lives there now."}, &paris)
+	if len(paris.Conflicts) != 1 {
+		t.Fatalf("conflicts %+v, want one with %s", paris.Conflicts, lyon.ID)
+	}
+	c := paris.Conflicts[0]
+	if c.OlderID != lyon.ID || c.Kind != memory.ConflictModel || c.Resolution != memory.ConflictNewerWins ||
+		c.Reason != "the model is 0.97 sure: the user now lives in Paris, not Lyon" {
+		t.Fatalf("the model's conflict: %+v", c)
+	}
+	s.ok("remember", map[string]any{"content": "The user loves the food in Paris."}, &food)
+	if len(food.Conflicts) != 0 {
+		t.Fatalf("a memory the model finds compatible: %+v", food.Conflicts)
+	}
+	mu.Lock()
+	fail, n := true, asked
+	mu.Unlock()
+	if n < 2 {
+		t.Fatalf("the model was asked %d times, want one per neighbour", n)
+	}
+	var later result
+	s.ok("remember", map[string]any{"content": "The user's flat in Paris has two rooms."}, &later)
+	if later.ID == "" || len(later.Conflicts) != 0 {
+		t.Fatalf("with the model failing: %+v", later)
+	}
+}
