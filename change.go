@@ -24,6 +24,10 @@ const (
 	ChangeNote    ChangeKind = "note"    // ref: the note id
 	ChangeState   ChangeKind = "shared"  // ref: StateChangeRef, or StateReplayed
 	ChangePending ChangeKind = "pending" // ref: the pending item id
+	// ChangeErase: an erase or gc deleted rows for good (ref: its audit
+	// row's number). The feed's rows that named what went are deleted with
+	// it, so a reader drops from what it keeps whatever no longer exists.
+	ChangeErase ChangeKind = "erase"
 )
 
 // StateReplayed is the ref of a replay, which rebuilt every bucket.

@@ -452,6 +452,20 @@ const TOOLS = {
         await call(ctx, 'resolve_pending', { pending_id: p1, target_id: 'disk_full' });
         await call(ctx, 'resolve_pending', { pending_id: p2, drop_reason: 'tool output is not a decision' });
         await call(ctx, 'list_pending', { all: true }); // resolved items, with curator and outcome
+    },
+
+    // Erasure (last: it removes for good). Humans only; the selectors narrow each other.
+    erase: async ctx => {
+        const marker = 'compat erase marker';
+        const m = (await call(ctx, 'remember', { content: `The ${marker} is stored to be erased.` }))?.id;
+        if (!need(ctx, 'erase', { memory: m })) return;
+        const expect = ctx.human ? 'ok' : 'EFORBIDDEN';
+        await call(ctx, 'erase', { reason: 'compat suite' }, ctx.human ? 'EINVALID' : 'EFORBIDDEN'); // no selector
+        const dry = await call(ctx, 'erase', { contains: marker, dry_run: true, reason: 'compat suite' }, expect);
+        if (ctx.human && (dry?.dry_run !== true || dry?.counts?.memories !== 1)) fail(`${ctx.name} erase`, `dry run: ${JSON.stringify(dry)}`);
+        const r = await call(ctx, 'erase', { ids: [m], agent_id: ctx.agentId, contains: marker, reason: 'compat suite' }, expect);
+        if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
+        await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
     }
 };
 

@@ -53,16 +53,23 @@ type Config struct {
 	Interval time.Duration
 	// DualMode tunes the dual_mode strategy.
 	DualMode DualModeConfig
+	// GCGrace is how long a forgotten, retracted or expired memory is kept
+	// before gc purges it for good; the scheduler purges with each look
+	// while it is positive (0: the scheduler never purges).
+	GCGrace time.Duration
 }
 
 // DefaultConfig is the offline default: dual_mode over memories a day old,
 // each agent once a day (the seed's daily interval), under a lease of two
 // minutes, which a run renews every third of it while it lasts (however
 // long a model keeps it waiting): a crashed run's work is taken up by the
-// next run soon after.
+// next run soon after. Forgotten, retracted and expired memories are
+// purged 30 days after (the seed's grace period, long enough to notice a
+// mistaken forget and restore nothing lost).
 func DefaultConfig() Config {
 	return Config{Strategy: memory.ConsolidateDualMode, OlderThan: 24 * time.Hour, Grouping: DefaultGrouping(), TruncateAt: 200, Parallel: 4,
-		LLM: DefaultLLMConfig(), DualMode: DefaultDualMode(), Lease: 2 * time.Minute, Interval: 24 * time.Hour}
+		LLM: DefaultLLMConfig(), DualMode: DefaultDualMode(), Lease: 2 * time.Minute, Interval: 24 * time.Hour,
+		GCGrace: 30 * 24 * time.Hour}
 }
 
 // Service implements memory.ConsolidationService over the store.

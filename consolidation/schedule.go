@@ -22,7 +22,9 @@ var operator = memory.Identity{AgentID: "maintenance", Human: true}
 // an interval (RunDue), so that many short-lived processes do the work
 // once between them. It first looks a minute after it starts (or after
 // the interval, if shorter), out of the way of the client's first calls,
-// then every hour (or interval).
+// then every hour (or interval). Each look also purges (Collect) what was
+// forgotten, retracted or expired more than Config.GCGrace ago, when that
+// is positive: the same memories as above, as the same identity.
 func (s *Service) Schedule(ctx context.Context, as memory.Identity) {
 	every := s.Config.Interval
 	if every <= 0 {
@@ -37,6 +39,9 @@ func (s *Service) Schedule(ctx context.Context, as memory.Identity) {
 		case <-t.C:
 		}
 		s.RunDue(ctx, as)
+		if s.Config.GCGrace > 0 {
+			s.collectDue(ctx, as)
+		}
 		t.Reset(min(every, time.Hour))
 	}
 }

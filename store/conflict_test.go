@@ -274,3 +274,28 @@ func TestContradictionModes(t *testing.T) {
 		t.Fatalf("an unknown mode: %v", err)
 	}
 }
+
+// Erasing the memory that superseded another removes the conflict (it
+// quotes both values) and the claims, and gives the superseded memory
+// back to search: what it replaced is what is left to say.
+func TestEraseSupersedingMemory(t *testing.T) {
+	s, db, _ := memories(t, nil)
+	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The vault code is on Tuesday."})
+	nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The vault code is on Wednesday."})
+	if len(nw.Conflicts) != 1 {
+		t.Fatalf("conflicts %+v", nw.Conflicts)
+	}
+	rep, err := s.Erase(as(alice), memory.ErasureRequest{IDs: []string{nw.ID}, Reason: "test"})
+	if err != nil || rep.Counts[memory.ErasedConflicts] != 1 || rep.Restored != 1 {
+		t.Fatalf("erase: %+v, %v", rep, err)
+	}
+	for table, want := range map[string]int{"memory_conflicts": 0, "memory_claims": len(memory.ClaimKeys(old.Content))} {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil || n != want {
+			t.Fatalf("%s: %d rows, want %d (%v)", table, n, want, err)
+		}
+	}
+	if got := search(t, s, ann, memory.Query{Text: "vault code"}); !slices.Equal(got, []string{old.ID}) {
+		t.Fatalf("search after erasing the correction: %v, want %s back", got, old.ID)
+	}
+}

@@ -86,7 +86,7 @@ func TestMigrationsUpgradeToTheFreshSchema(t *testing.T) {
 }
 
 // dependedOn reports whether one of later alters a table that migration
-// name creates or alters.
+// name creates or alters, or makes a trigger on one.
 func dependedOn(t *testing.T, name string, later []string) bool {
 	t.Helper()
 	b, err := fs.ReadFile(store.MigrationFS, name)
@@ -96,7 +96,8 @@ func dependedOn(t *testing.T, name string, later []string) bool {
 	for _, m := range regexp.MustCompile(`(?:CREATE|ALTER) TABLE (\w+)`).FindAllStringSubmatch(string(b), -1) {
 		for _, l := range later {
 			lb, _ := fs.ReadFile(store.MigrationFS, l)
-			if strings.Contains(string(lb), "ALTER TABLE "+m[1]+" ") {
+			if strings.Contains(string(lb), "ALTER TABLE "+m[1]+" ") ||
+				regexp.MustCompile(`CREATE TRIGGER \w+ [^;]*\bON `+m[1]+`\b`).MatchString(string(lb)) {
 				return true
 			}
 		}

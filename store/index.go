@@ -120,13 +120,22 @@ func (x *Index) Sync(ctx context.Context) error {
 			return nil
 		}
 		var ids []string
+		erased := false
 		for _, c := range changes {
-			if c.Kind == memory.ChangeMemory {
+			switch c.Kind {
+			case memory.ChangeMemory:
 				ids = append(ids, c.Ref)
+			case memory.ChangeErase:
+				erased = true
 			}
 		}
 		if err := x.refresh(ctx, ids); err != nil {
 			return err
+		}
+		if erased {
+			if err := x.prune(ctx); err != nil {
+				return err
+			}
 		}
 		x.seq = changes[len(changes)-1].Seq
 	}
@@ -163,8 +172,47 @@ func (x *Index) refresh(ctx context.Context, ids []string) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	found := make(map[string]bool, len(rows))
 	for _, r := range rows {
 		x.apply(r, false)
+		found[r.id] = true
+	}
+	for _, id := range ids {
+		if !found[id] { // erased since the change was recorded
+			x.remove(id)
+		}
+	}
+	return nil
+}
+
+// prune drops the memories that no longer exist: an erase deletes them,
+// and the change feed's rows that named them with them, so the index
+// looks for what it holds instead.
+func (x *Index) prune(ctx context.Context) error {
+	x.mu.RLock()
+	held := make([]string, 0, len(x.where))
+	for id := range x.where {
+		held = append(held, id)
+	}
+	x.mu.RUnlock()
+	var gone []string
+	err := x.db.View(ctx, func(tx *Tx) error {
+		for chunk := range slices.Chunk(held, 5000) {
+			missing, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, jsonList(chunk)))
+			if err != nil {
+				return fmt.Errorf("prune vectors: %w", err)
+			}
+			gone = append(gone, missing...)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, id := range gone {
+		x.remove(id)
 	}
 	return nil
 }

@@ -30,6 +30,8 @@ type Services struct {
 	// Consolidation registers consolidate_memory; the listing, counting
 	// and restoring tools come with Memories.
 	Consolidation memory.ConsolidationService
+	// Erasure registers erase (humans only; the service refuses agents).
+	Erasure memory.ErasureService
 	// Gates, if set, stand in front of every tool that writes: each then
 	// takes an idempotency_key, and its calls are rate limited and logged.
 	Gates memory.WriteGates
@@ -52,6 +54,9 @@ func Register(s *server.MCPServer, svc Services) {
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)
+	}
+	if svc.Erasure != nil {
+		registerErase(s, svc)
 	}
 	if svc.Promotion != nil {
 		registerNotes(s, svc)
@@ -83,8 +88,9 @@ type annotation struct {
 	readOnly bool // reads and changes nothing (a test holds every read-only tool to the change feed)
 	// destructive: besides adding, it may replace, close or hide what is
 	// there, as MCP defines the hint ("false: only additive updates").
-	// Nothing is erased: old versions, retracted facts and forgotten
-	// memories stay on record, but a client may want the user to confirm.
+	// Nothing but erase removes anything: old versions, retracted facts
+	// and forgotten memories stay on record, but a client may want the
+	// user to confirm.
 	destructive bool
 	idempotent  bool // a repeat with the same arguments is harmless: it changes nothing more
 	// only is the injection strategy that offers the tool ("" for every
@@ -138,6 +144,10 @@ var annotations = map[string]annotation{
 	"restore_memory":     adds("Restore an archived memory", true),
 	"list_memories":      reads("List memories").in(memory.StrategyToolBased),
 	"memory_stats":       reads("Count memories by category and state"),
+
+	// A repeat of an erase by ids finds them gone (ENOTFOUND); one by
+	// contains erases what was written since: not idempotent.
+	"erase": changes("Erase content for good", false),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
 

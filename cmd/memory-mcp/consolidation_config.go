@@ -70,6 +70,17 @@ func consolidationSettings() []setting {
 				c.Consolidation.Interval = *d
 				return nil
 			}},
+		{"gc-grace", "how long a forgotten, retracted or expired memory is kept (restorable) before gc purges it for good, e.g. 30d; " +
+			"the server's scheduler purges at each consolidation-interval look, and 0 turns that off (memory-mcp gc then purges at once)",
+			constant("30d"),
+			func(c *Config, v string) error {
+				d, err := memory.ParseAge("gc-grace", v)
+				if err != nil || d == nil {
+					return fmt.Errorf("%q is not an age such as 30d or 72h (0: no scheduled purge)", v)
+				}
+				c.Consolidation.GCGrace = *d
+				return nil
+			}},
 		{"consolidation-lease", "how long a maintenance run holds the data directory without a write before another process may take over " +
 			"(a crashed run's work resumes after it)", constant(d.Lease.String()),
 			func(c *Config, v string) error {

@@ -8,6 +8,9 @@
 //	memory-mcp replay [flags]    rebuild the shared state from the promotion ledger
 //	memory-mcp reindex [flags]   re-embed the stored memories with the configured embedder
 //	memory-mcp consolidate [flags] consolidate older memories into summaries, archiving the originals
+//	memory-mcp stats [flags]     print the write metrics
+//	memory-mcp erase [flags]     remove stored content for good (humans only)
+//	memory-mcp gc [flags]        purge memories forgotten, retracted or expired past the grace period
 //	memory-mcp version           print the version
 package main
 
@@ -53,6 +56,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	var own func(*flag.FlagSet)
 	cons := &consolidateFlags{}
 	st := &statsFlags{}
+	er := &eraseFlags{}
+	gf := &gcFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
@@ -60,6 +65,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		own = cons.define
 	case "stats":
 		own = st.define
+	case "erase":
+		own = er.define
+	case "gc":
+		own = gf.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -79,6 +88,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return consolidate(ctx, cfg, cons, stdout, stderr)
 	case "stats":
 		return stats(ctx, cfg, st, stdout)
+	case "erase":
+		return erase(ctx, cfg, er, stdout, stderr)
+	case "gc":
+		return gc(ctx, cfg, gf, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -99,6 +112,13 @@ commands:
   stats     print the write metrics: calls of tools that write, their outcomes,
             the acceptance and dedup hit rates, refusals and each gate's latency
             (--window 24h, --json)
+  erase     remove stored content for good, as a human (--human): --id (repeat),
+            --agent-id (whose memories; your own id then comes from the
+            environment or config file), --contains, --reason (required),
+            --dry-run; see "memory-mcp erase -h"
+  gc        purge memories forgotten, retracted or expired longer ago than
+            --grace (default: the gc-grace setting, 30d), the configured
+            agent's or every agent's with --all-agents (as --human)
   version   print the version
   help      print this text
 

@@ -282,6 +282,30 @@ func (w *sweep) run() {
 	w.notes()
 	w.prompts()
 	w.resources()
+	w.erasure()
+}
+
+// erasure comes last: it removes for good. A human counts, then erases a
+// memory by id (with its owner) and every row quoting a fact's words; an
+// agent is refused whatever it asks.
+func (w *sweep) erasure() {
+	m := get(w.do("remember", map[string]any{"content": "The sweep's spare key is under the mat."}), "id").(string)
+	if !w.human {
+		w.maybe(false, "erase", map[string]any{"ids": []string{m}, "reason": "sweep"})
+		w.maybe(false, "erase", map[string]any{"agent_id": w.self, "contains": "spare key", "dry_run": true, "reason": "sweep"})
+		return
+	}
+	dry := w.do("erase", map[string]any{"contains": "spare key", "dry_run": true, "reason": "sweep"})
+	if get(dry, "dry_run") != true || get(dry, "counts", "memories") != 1.0 {
+		w.t.Errorf("erase dry run = %v", dry)
+	}
+	rep := w.do("erase", map[string]any{"ids": []string{m}, "agent_id": w.self, "reason": "sweep"})
+	if get(rep, "counts", "memories") != 1.0 || get(rep, "scrubbed") != true {
+		w.t.Errorf("erase by id = %v", rep)
+	}
+	if rep := w.do("erase", map[string]any{"contains": "JSON lines", "reason": "sweep"}); get(rep, "counts", "facts") != 1.0 {
+		w.t.Errorf("erase of a fact's words = %v", rep)
+	}
 }
 
 func (w *sweep) facts() {

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// inFiles returns the files of dir whose raw bytes hold s, as written or
+// in lower case (the full-text index keeps words lower-cased).
+func inFiles(t *testing.T, dir, s string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(s)) || bytes.Contains(b, []byte(strings.ToLower(s))) {
+			found = append(found, filepath.Base(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// A human erases a text over MCP: every memory, shared copy, note and ledger
+// row quoting it goes, an agent is refused, and afterwards no file in the
+// data directory holds the bytes.
+func TestEraseOverMCP(t *testing.T) {
+	const secret = "Vorpalwidget"
+	dir := t.TempDir()
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	var m struct {
+		ID string `json:"id"`
+	}
+	ann.ok("remember", map[string]any{"content": "The staging password is " + secret + "-42.", "tags": []string{"ops"},
+		"idempotency_key": "k-1"}, &m)
+	ann.ok("publish_memory", map[string]any{"id": m.ID}, nil)
+	ann.ok("remember", map[string]any{"content": "The staging host is db-staging-1."}, nil)
+	ann.ok("write_note", map[string]any{"text": "issue: rotate " + secret + " on staging", "promote": true}, nil)
+	ann.ok("search_memory", map[string]any{"query": secret}, nil)
+	ann.fail("erase", map[string]any{"contains": secret, "reason": "leaked secret"}, "EFORBIDDEN", "human")
+	ann.stop()
+	if found := inFiles(t, dir, secret); len(found) == 0 {
+		t.Fatal("the secret is in no file before the erase: the check below could not fail")
+	}
+
+	olivia := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "olivia", "--human"}})
+	olivia.fail("erase", map[string]any{"reason": "nothing named"}, "EINVALID", "nothing selected")
+	olivia.fail("erase", map[string]any{"contains": secret}, "EINVALID", "reason")
+	olivia.fail("erase", map[string]any{"ids": []string{m.ID, "mem-000000000000"}, "reason": "x"}, "ENOTFOUND", "mem-000000000000")
+	var dry, rep struct {
+		Erasure  int64          `json:"erasure"`
+		DryRun   bool           `json:"dry_run"`
+		Counts   map[string]int `json:"counts"`
+		Scrubbed bool           `json:"scrubbed"`
+	}
+	olivia.ok("erase", map[string]any{"contains": strings.ToUpper(secret), "reason": "leaked secret", "dry_run": true}, &dry)
+	olivia.ok("erase", map[string]any{"contains": secret, "reason": "leaked secret"}, &rep)
+	if !dry.DryRun || dry.Counts["memories"] != 2 || rep.Counts["memories"] != 2 || rep.Counts["notes"] != 1 ||
+		rep.Counts["ledger_events"] != 1 || rep.Counts["shared_state"] != 1 || rep.Counts["idempotency_keys"] != 1 || !rep.Scrubbed || rep.Erasure == 0 {
+		t.Fatalf("dry run %+v, erase %+v", dry, rep)
+	}
+	olivia.fail("erase", map[string]any{"ids": []string{m.ID}, "reason": "again"}, "ENOTFOUND", m.ID)
+	olivia.stop()
+
+	ann = startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	var found struct {
+		Results []struct {
+			ID string `json:"id"`
+		} `json:"results"`
+	}
+	ann.ok("search_memory", map[string]any{"query": "staging password"}, &found)
+	for _, r := range found.Results {
+		if r.ID == m.ID {
+			t.Errorf("search still finds the erased memory")
+		}
+	}
+	// The key's kept result quoted the memory: it went, so a retry runs again.
+	var again struct {
+		ID string `json:"id"`
+	}
+	ann.ok("remember", map[string]any{"content": "The staging password was rotated.", "tags": []string{"ops"}, "idempotency_key": "k-1"}, &again)
+	if again.ID == m.ID {
+		t.Errorf("the idempotency key still answers with the erased memory")
+	}
+	ann.stop()
+	if found := inFiles(t, dir, secret); len(found) > 0 {
+		t.Fatalf("after erase the secret's bytes are still in %v", found)
+	}
+}
+
+// memoryMCP runs a subcommand of the binary on dir and returns its output.
+func memoryMCP(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(args, "--data-dir", dir, "--embedder", "none")...)
+	cmd.Env = cleanEnv(dir)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// The erase and gc commands: erase runs as the configured identity, which
+// must be a human's; gc purges what was forgotten past its grace, and the
+// bytes leave the files.
+func TestEraseAndGCCommands(t *testing.T) {
+	const secret = "Brindlequork"
+	dir := t.TempDir()
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	var keep, gone, forgotten struct {
+		ID string `json:"id"`
+	}
+	ann.ok("remember", map[string]any{"content": "Ask " + secret + " about the budget."}, &gone)
+	ann.ok("remember", map[string]any{"content": "The budget review is in March."}, &keep)
+	ann.ok("remember", map[string]any{"content": "Old note: Zanthrope owes a reply."}, &forgotten)
+	ann.ok("forget", map[string]any{"id": forgotten.ID, "reason": "answered"}, nil)
+	ann.stop()
+
+	if out, err := memoryMCP(t, dir, "erase", "--agent-id", "ann", "--contains", secret, "--reason", "request 9"); err == nil ||
+		!strings.Contains(out, "only a human") {
+		t.Fatalf("erase as an agent: %v\n%s", err, out)
+	}
+	if out, err := memoryMCP(t, dir, "erase", "--human", "--reason", "request 9"); err == nil || !strings.Contains(out, "nothing selected") {
+		t.Fatalf("erase with no selector: %v\n%s", err, out)
+	}
+	out, err := memoryMCP(t, dir, "erase", "--human", "--id", gone.ID, "--reason", "request 9", "--dry-run")
+	if err != nil || !strings.Contains(out, "would erase:") || !strings.Contains(out, "memories 1") {
+		t.Fatalf("erase --dry-run: %v\n%s", err, out)
+	}
+	out, err = memoryMCP(t, dir, "erase", "--human", "--agent-id", "ann", "--contains", secret, "--reason", "request 9")
+	if err != nil || !strings.Contains(out, "erased:") || !strings.Contains(out, "memories 1") || !strings.Contains(out, "no file in the data directory") {
+		t.Fatalf("erase: %v\n%s", err, out)
+	}
+	if found := inFiles(t, dir, secret); len(found) > 0 {
+		t.Fatalf("after erase the bytes are still in %v", found)
+	}
+	if found := inFiles(t, dir, "Zanthrope"); len(found) == 0 {
+		t.Fatal("the forgotten memory is in no file before gc")
+	}
+	out, err = memoryMCP(t, dir, "gc", "--agent-id", "ann")
+	if err != nil || !strings.Contains(out, "nothing forgotten") {
+		t.Fatalf("gc within the grace period: %v\n%s", err, out)
+	}
+	out, err = memoryMCP(t, dir, "gc", "--agent-id", "ann", "--grace", "0")
+	if err != nil || !strings.Contains(out, "memories 1") {
+		t.Fatalf("gc --grace 0: %v\n%s", err, out)
+	}
+	if found := inFiles(t, dir, "Zanthrope"); len(found) > 0 {
+		t.Fatalf("after gc the forgotten memory's bytes are still in %v", found)
+	}
+	ann = start(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	ann.ok("recall_memory", map[string]any{"ids": []string{keep.ID}}, nil)
+	ann.fail("recall_memory", map[string]any{"ids": []string{forgotten.ID}}, "ENOTFOUND", forgotten.ID)
+}

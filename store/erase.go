@@ -1,0 +1,827 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Erasure deletes for good, which nothing else in the store does: the
+// no-delete triggers let a delete through only while erase_permit holds
+// its row, which an erase or gc inserts at its start and deletes before it
+// commits (migration 0012). What goes is listed in one place,
+// erasureSteps; a new table that holds memory ids or stored text is one
+// more step there.
+
+// erasure is one erase or gc inside its transaction: what it removes, and
+// its account of it.
+type erasure struct {
+	tx  *Tx
+	now time.Time
+	// memories are the memory ids that go (closed under what derives from
+	// them before the steps run).
+	memories []string
+	gone     map[string]bool // memories, as a set
+	// contains is the text an erase removes wherever it is stored, with
+	// ASCII letters in lower case ("" for none); agent narrows it to what
+	// that agent wrote. Only the memory steps run when textual is false.
+	contains string
+	agent    string
+	textual  bool
+
+	report memory.ErasureReport
+	refs   []string                       // every erased item, "<kind>:<id>", for the audit's hash
+	feed   map[memory.ChangeKind][]string // change feed refs naming what went
+	facts  bool                           // a fact went: its full-text index is merged
+}
+
+// erasureSteps are everything an erase or gc removes, in order: a
+// summary's source rows before the memories they name (foreign keys), the
+// memories' derivatives after the memories, the change feed last, since
+// every step before it says which of its rows name what went.
+var erasureSteps = []struct {
+	kind string
+	run  func(*erasure, context.Context) (int, error)
+}{
+	{"", (*erasure).restoreSources},
+	{memory.ErasedSources, (*erasure).sources},
+	{"", (*erasure).restoreSuperseded},
+	{memory.ErasedConflicts, (*erasure).conflicts},
+	{memory.ErasedMemories, (*erasure).memoryRows},
+	{memory.ErasedNotes, (*erasure).notes},
+	{memory.ErasedEvents, (*erasure).ledger},
+	{memory.ErasedPending, (*erasure).pending},
+	{memory.ErasedBlockVersions, (*erasure).blockVersions},
+	{memory.ErasedFactOperations, (*erasure).factLog},
+	{memory.ErasedKeys, (*erasure).keys},
+	{"", (*erasure).writeLog},
+	{memory.ErasedChanges, (*erasure).changes},
+}
+
+func newErasure(tx *Tx) *erasure {
+	return &erasure{tx: tx, now: tx.Now(), gone: map[string]bool{}, feed: map[memory.ChangeKind][]string{},
+		report: memory.ErasureReport{Counts: map[string]int{}}}
+}
+
+// asciiLower lowers ASCII letters only, as SQLite's lower() does, so that
+// a text and a stored row are compared alike whatever else they hold.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// quotes is the SQL condition that one of cols holds the erase's text
+// (bound as ?1, already lower-cased).
+func quotes(cols ...string) string {
+	var parts []string
+	for _, c := range cols {
+		parts = append(parts, "instr(lower(coalesce("+c+", '')), ?1) > 0")
+	}
+	return "(" + strings.Join(parts, " OR ") + ")"
+}
+
+// byAgent narrows a query of rows that quote the text to those col says
+// agent wrote (bound as ?2; "" for every agent).
+func byAgent(col string) string { return "(?2 = '' OR " + col + " = ?2)" }
+
+// add records erased items of a kind.
+func (e *erasure) add(kind string, ids ...string) {
+	for _, id := range ids {
+		e.refs = append(e.refs, kind+":"+id)
+	}
+}
+
+// Erase removes what r selects for good, with everything derived from it,
+// and leaves an audit row; who must be a human (the service checks). An
+// id that names no memory fails it whole.
+func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRequest) (memory.ErasureReport, error) {
+	e := newErasure(tx)
+	e.agent, e.textual = r.AgentID, r.Contains != "" && len(r.IDs) == 0
+	if r.Contains != "" {
+		e.contains = asciiLower(r.Contains)
+	}
+	ids, err := e.selectMemories(ctx, r)
+	if err != nil {
+		return e.report, err
+	}
+	if err := e.derive(ctx, ids); err != nil {
+		return e.report, err
+	}
+	if err := e.run(ctx); err != nil {
+		return e.report, err
+	}
+	return e.report, e.audit(ctx, who, "erase", r.Reason, eraseSelector(r))
+}
+
+// selectMemories returns the memories r selects before derivation. Every
+// id must name a memory (any agent's: the caller is a human).
+func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest) ([]string, error) {
+	conds, args := []string{"1"}, []any{}
+	if len(r.IDs) > 0 {
+		missing, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, jsonList(r.IDs)))
+		if err != nil {
+			return nil, fmt.Errorf("check ids: %w", err)
+		}
+		if len(missing) > 0 {
+			return nil, memory.Errorf(memory.ENOTFOUND, "no memory with id %q: nothing was erased; list_memories (with agent_id and states) shows an agent's memories", missing[0])
+		}
+		conds, args = append(conds, "id IN (SELECT value FROM json_each(?))"), append(args, jsonList(r.IDs))
+	}
+	if r.AgentID != "" {
+		conds, args = append(conds, "agent_id = ?"), append(args, r.AgentID)
+	}
+	if r.Contains != "" {
+		// quotes binds the text as ?1, which is the next parameter only when first.
+		conds = append(conds, strings.ReplaceAll(quotes("content", "tags", "source", "forget_reason"), "?1", "?"+strconv.Itoa(len(args)+1)))
+		args = append(args, e.contains)
+	}
+	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
+	if err != nil {
+		return nil, fmt.Errorf("select memories: %w", err)
+	}
+	return ids, nil
+}
+
+// derive closes ids under what derives from a memory: its shared copy and
+// the personal memory a copy was published from (the same words), and the
+// summaries made from it (which say it again). What a summary was made
+// from is not derived from it: those memories stay, back in search.
+func (e *erasure) derive(ctx context.Context, ids []string) error {
+	for len(ids) > 0 {
+		for _, id := range ids {
+			if !e.gone[id] {
+				e.gone[id] = true
+				e.memories = append(e.memories, id)
+			}
+		}
+		next, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE published_from IN (SELECT value FROM json_each(?1))
+			UNION SELECT published_from FROM memories WHERE id IN (SELECT value FROM json_each(?1)) AND published_from IS NOT NULL
+			UNION SELECT summary_id FROM memory_sources WHERE source_id IN (SELECT value FROM json_each(?1))`, jsonList(ids)))
+		if err != nil {
+			return fmt.Errorf("derive erased memories: %w", err)
+		}
+		ids = slices.DeleteFunc(next, func(id string) bool { return e.gone[id] })
+	}
+	return nil
+}
+
+// run lifts the no-delete triggers for this transaction and runs every
+// step, counting what each removed.
+func (e *erasure) run(ctx context.Context) error {
+	sort.Strings(e.memories)
+	if _, err := e.tx.sql.ExecContext(ctx, `INSERT INTO erase_permit (one) VALUES (1)`); err != nil {
+		return fmt.Errorf("permit erase: %w", err)
+	}
+	for _, st := range erasureSteps {
+		n, err := st.run(e, ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 && st.kind != "" {
+			e.report.Counts[st.kind] += n
+		}
+	}
+	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM erase_permit`); err != nil {
+		return fmt.Errorf("end erase permit: %w", err)
+	}
+	return e.merge(ctx)
+}
+
+// merge rewrites the full-text indexes that lost rows as one segment each:
+// FTS5 keeps a deleted row's terms in its segments until they are merged,
+// and the file must not.
+func (e *erasure) merge(ctx context.Context) error {
+	var tables []string
+	if e.report.Counts[memory.ErasedMemories] > 0 {
+		tables = append(tables, "memory_fts", "memory_archive_fts")
+	}
+	if e.facts {
+		tables = append(tables, "fact_fts")
+	}
+	for _, t := range tables {
+		if _, err := e.tx.sql.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`); err != nil {
+			return fmt.Errorf("merge %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// restoreSources gives back to search the memories archived into an
+// erased summary that are not erased themselves, as forgetting the summary
+// would.
+func (e *erasure) restoreSources(ctx context.Context) (int, error) {
+	back, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE consolidated_into IN (SELECT value FROM json_each(?))`,
+		jsonList(e.memories)))
+	if err != nil {
+		return 0, fmt.Errorf("read sources of erased summaries: %w", err)
+	}
+	back = slices.DeleteFunc(back, func(id string) bool { return e.gone[id] })
+	for _, id := range back {
+		if err := e.tx.unarchive(ctx, id, e.now); err != nil {
+			return 0, err
+		}
+	}
+	e.report.Restored = len(back)
+	return 0, nil
+}
+
+// sources removes what the erased summaries were made from, and the rows
+// naming an erased memory as a source.
+func (e *erasure) sources(ctx context.Context) (int, error) {
+	return e.exec(ctx, "delete summary sources", `DELETE FROM memory_sources WHERE summary_id IN (SELECT value FROM json_each(?1))
+		OR source_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories))
+}
+
+// restoreSuperseded brings back the memories an erased memory superseded:
+// the correction is gone, so what it replaced is what is left to say.
+func (e *erasure) restoreSuperseded(ctx context.Context) (int, error) {
+	back, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE archive_reason = 'superseded'
+		AND superseded_by IN (SELECT value FROM json_each(?))`, jsonList(e.memories)))
+	if err != nil {
+		return 0, fmt.Errorf("read memories the erased ones superseded: %w", err)
+	}
+	back = slices.DeleteFunc(back, func(id string) bool { return e.gone[id] })
+	for _, id := range back {
+		if err := e.tx.unarchive(ctx, id, e.now); err != nil {
+			return 0, err
+		}
+	}
+	e.report.Restored += len(back)
+	return 0, nil
+}
+
+// conflicts removes the recorded contradictions either side of which goes
+// (they quote its values), and the erased memories' claims.
+func (e *erasure) conflicts(ctx context.Context) (int, error) {
+	if _, err := e.exec(ctx, "delete claims", `DELETE FROM memory_claims WHERE memory_pk IN
+		(SELECT pk FROM memories WHERE id IN (SELECT value FROM json_each(?)))`, jsonList(e.memories)); err != nil {
+		return 0, err
+	}
+	return e.exec(ctx, "delete conflicts", `DELETE FROM memory_conflicts WHERE older_id IN (SELECT value FROM json_each(?1))
+		OR newer_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories))
+}
+
+// memoryRows deletes the memories, their vectors with them; the triggers
+// of migration 0012 take them out of the full-text indexes and the search
+// statistics. One statement: a copy and its original go together, and
+// foreign keys are checked at its end.
+func (e *erasure) memoryRows(ctx context.Context) (int, error) {
+	e.add("memory", e.memories...)
+	e.feed[memory.ChangeMemory] = append(e.feed[memory.ChangeMemory], e.memories...)
+	return e.exec(ctx, "delete memories", `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+}
+
+// notes deletes working-memory notes that quote the text.
+func (e *erasure) notes(ctx context.Context) (int, error) {
+	if !e.textual {
+		return 0, nil
+	}
+	ids, err := e.textIDs(ctx, `SELECT note_id FROM notes WHERE `+quotes("text", "outcome_json")+` AND `+byAgent("agent_id"))
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	e.add("note", ids...)
+	e.feed[memory.ChangeNote] = append(e.feed[memory.ChangeNote], ids...)
+	return e.exec(ctx, "delete notes", `DELETE FROM notes WHERE note_id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+}
+
+// textIDs reads the ids a query of rows quoting the text returns, as text.
+func (e *erasure) textIDs(ctx context.Context, q string) ([]string, error) {
+	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, q, e.contains, e.agent))
+	if err != nil {
+		return nil, fmt.Errorf("find rows quoting the erased text: %w", err)
+	}
+	return ids, nil
+}
+
+// stateQuoting is, per bucket, the columns of its table that hold text.
+var stateQuoting = map[memory.Bucket][]string{
+	memory.BucketPlan:        {"text"},
+	memory.BucketTaskState:   {"text", "state"},
+	memory.BucketResults:     {"text", "task_id"},
+	memory.BucketLearnings:   {"text"},
+	memory.BucketIssues:      {"text", "close_reason", "reference_memory_json"},
+	memory.BucketConstraints: {"text", "close_reason", "reference_memory_json"},
+	memory.BucketDecisions:   {"text", "close_reason", "reference_memory_json"},
+}
+
+// ledger deletes the promotion ledger's events that quote the text and
+// the shared-state rows that do, each with the other: the row an event
+// made, and every event of a row that goes, so that replaying the ledger
+// rebuilds the state as it is after the erase. The row count goes under
+// its own kind.
+func (e *erasure) ledger(ctx context.Context) (int, error) {
+	if !e.textual {
+		return 0, nil
+	}
+	type row struct{ bucket, id string }
+	rows := map[row]bool{}
+	seqs, err := e.textIDs(ctx, `SELECT seq FROM events_memory WHERE `+quotes("raw_input", "payload_json", "source_ref", "projection_error")+` AND `+byAgent("agent_id"))
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range seqs {
+		var bucket, target string
+		if err := e.tx.sql.QueryRowContext(ctx, `SELECT bucket, target_id FROM events_memory WHERE seq = ?`, s).Scan(&bucket, &target); err != nil {
+			return 0, fmt.Errorf("read event %s: %w", s, err)
+		}
+		seq, _ := strconv.ParseInt(s, 10, 64)
+		if id := rowID(&memory.Event{Bucket: memory.Bucket(bucket), TargetID: target, Seq: seq}); id != "" {
+			rows[row{bucket, id}] = true
+		}
+	}
+	if e.agent == "" { // rows have no author: with an agent, only the rows its events made
+		for _, b := range memory.Buckets {
+			ids, err := e.textIDs(ctx, `SELECT id FROM `+stateTable(b)+` WHERE `+quotes(stateQuoting[b]...)+` AND ?2 = ''`)
+			if err != nil {
+				return 0, err
+			}
+			for _, id := range ids {
+				rows[row{string(b), id}] = true
+			}
+		}
+	}
+	var events []string
+	states := 0
+	for r := range rows {
+		q, b, id := eventsOfRow(memory.Bucket(r.bucket), r.id)
+		evs, err := scanStrings(e.tx.sql.QueryContext(ctx, q, b, id))
+		if err != nil {
+			return 0, fmt.Errorf("read events of %s/%s: %w", r.bucket, r.id, err)
+		}
+		events = append(events, evs...)
+		n, err := e.exec(ctx, "delete shared state", `DELETE FROM `+stateTable(memory.Bucket(r.bucket))+` WHERE id = ?`, r.id)
+		if err != nil {
+			return 0, err
+		}
+		if n > 0 {
+			states += n
+			ref := memory.StateChangeRef(memory.Bucket(r.bucket), r.id)
+			e.add("shared", ref)
+			e.feed[memory.ChangeState] = append(e.feed[memory.ChangeState], ref)
+		}
+	}
+	if states > 0 {
+		e.report.Counts[memory.ErasedStateRows] += states
+	}
+	for _, s := range seqs {
+		var id string
+		if err := e.tx.sql.QueryRowContext(ctx, `SELECT event_id FROM events_memory WHERE seq = ?`, s).Scan(&id); err != nil {
+			return 0, fmt.Errorf("read event %s: %w", s, err)
+		}
+		events = append(events, id)
+	}
+	slices.Sort(events)
+	events = slices.Compact(events)
+	e.add("event", events...)
+	return e.exec(ctx, "delete ledger events", `DELETE FROM events_memory WHERE event_id IN (SELECT value FROM json_each(?))`, jsonList(events))
+}
+
+// eventsOfRow is the query of the events that wrote row id of bucket b:
+// an appended row's one event (its id is made from the event's seq), or
+// every event whose target it is.
+func eventsOfRow(b memory.Bucket, id string) (string, any, any) {
+	for _, prefix := range []string{"result_", "learning_"} {
+		if seq, ok := strings.CutPrefix(id, prefix); ok && (b == memory.BucketResults || b == memory.BucketLearnings) {
+			return `SELECT event_id FROM events_memory WHERE bucket = ? AND seq = ?`, b, seq
+		}
+	}
+	return `SELECT event_id FROM events_memory WHERE bucket = ? AND target_id = ?`, b, id
+}
+
+// pending deletes pending writes that quote the text.
+func (e *erasure) pending(ctx context.Context) (int, error) {
+	if !e.textual {
+		return 0, nil
+	}
+	ids, err := e.textIDs(ctx, `SELECT pending_id FROM pending_memory_events WHERE `+
+		quotes("raw_input", "request_json", "reason", "candidates_json", "resolution_json")+` AND `+byAgent("agent_id"))
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	e.add("pending", ids...)
+	e.feed[memory.ChangePending] = append(e.feed[memory.ChangePending], ids...)
+	return e.exec(ctx, "delete pending writes", `DELETE FROM pending_memory_events WHERE pending_id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+}
+
+// blockVersions deletes the block versions that quote the text. A block
+// whose newest version went is back at its newest version left (the
+// rewound count); a block with none left goes (the blocks count).
+func (e *erasure) blockVersions(ctx context.Context) (int, error) {
+	if !e.textual {
+		return 0, nil
+	}
+	rows, err := e.tx.sql.QueryContext(ctx, `SELECT block_id, version FROM block_versions WHERE `+quotes("value", "description")+
+		` AND `+byAgent("author_agent_id")+` ORDER BY block_id, version`, e.contains, e.agent)
+	if err != nil {
+		return 0, fmt.Errorf("find block versions quoting the erased text: %w", err)
+	}
+	var blocks []int64
+	n := 0
+	for rows.Next() {
+		var id, v int64
+		if err := rows.Scan(&id, &v); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		e.add("block_version", fmt.Sprintf("%d/%d", id, v))
+		if len(blocks) == 0 || blocks[len(blocks)-1] != id {
+			blocks = append(blocks, id)
+		}
+		n++
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, err
+	}
+	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE `+quotes("value", "description")+` AND `+byAgent("author_agent_id"),
+		e.contains, e.agent); err != nil {
+		return 0, fmt.Errorf("delete block versions: %w", err)
+	}
+	for _, id := range blocks {
+		if err := e.rewind(ctx, id); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// rewind brings block id in line with its versions after some went.
+func (e *erasure) rewind(ctx context.Context, id int64) error {
+	var scope, label string
+	var current int64
+	if err := e.tx.sql.QueryRowContext(ctx, `SELECT scope, label, version FROM blocks WHERE id = ?`, id).Scan(&scope, &label, &current); err != nil {
+		return fmt.Errorf("read block %d: %w", id, err)
+	}
+	e.feed[memory.ChangeBlock] = append(e.feed[memory.ChangeBlock], scope+"/"+label)
+	var newest sql.NullInt64
+	if err := e.tx.sql.QueryRowContext(ctx, `SELECT max(version) FROM block_versions WHERE block_id = ?`, id).Scan(&newest); err != nil {
+		return fmt.Errorf("read block %d: %w", id, err)
+	}
+	switch {
+	case !newest.Valid:
+		if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM blocks WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete block %d: %w", id, err)
+		}
+		e.report.Counts[memory.ErasedBlocks]++
+	case newest.Int64 != current:
+		_, err := e.tx.sql.ExecContext(ctx, `UPDATE blocks SET (value, description, char_limit, version, deleted_at, updated_at) =
+			(SELECT value, description, char_limit, version, CASE WHEN deleted = 1 THEN at END, max(blocks.updated_at, at)
+			 FROM block_versions WHERE block_id = ?1 AND version = ?2) WHERE id = ?1`, id, newest.Int64)
+		if err != nil {
+			return fmt.Errorf("rewind block %d: %w", id, err)
+		}
+		e.report.Rewound++
+	}
+	return nil
+}
+
+// factLog deletes the org facts any version of which quotes the text,
+// whole: every operation, the snapshot row and their full-text entries (a
+// fact's versions say one thing over time, and a fact kept without the
+// version that said it would misstate its history).
+func (e *erasure) factLog(ctx context.Context) (int, error) {
+	if !e.textual {
+		return 0, nil
+	}
+	facts, err := e.textIDs(ctx, `SELECT DISTINCT fact_id FROM operation_log WHERE `+quotes("content", "tags", "reason")+` AND `+byAgent("author_agent_id"))
+	if err != nil || len(facts) == 0 {
+		return 0, err
+	}
+	e.facts = true
+	list := jsonList(facts)
+	// fact_fts holds the published versions; an external-content table is
+	// told the old values of what leaves it.
+	if _, err := e.tx.sql.ExecContext(ctx, `INSERT INTO fact_fts (fact_fts, rowid, content, tags)
+		SELECT 'delete', id, content, tags FROM operation_log WHERE operation_type = 'PUBLISH' AND fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return 0, fmt.Errorf("unindex facts: %w", err)
+	}
+	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM snapshot WHERE fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return 0, fmt.Errorf("delete fact snapshots: %w", err)
+	}
+	n, err := e.exec(ctx, "delete fact operations", `DELETE FROM operation_log WHERE fact_id IN (SELECT value FROM json_each(?))`, list)
+	if err != nil {
+		return 0, err
+	}
+	e.add("fact", facts...)
+	e.feed[memory.ChangeFact] = append(e.feed[memory.ChangeFact], facts...)
+	e.report.Counts[memory.ErasedFacts] += len(facts)
+	return n, nil
+}
+
+// memoryIDPattern finds memory ids in a stored result.
+var memoryIDPattern = regexp.MustCompile(`mem-[0-9a-f]{12}`)
+
+// keys deletes the idempotency keys whose kept result names an erased
+// memory or quotes the text: a repeat of such a call runs again instead
+// of answering from what went.
+func (e *erasure) keys(ctx context.Context) (int, error) {
+	rows, err := e.tx.sql.QueryContext(ctx, `SELECT principal, key, coalesce(ref, ''), coalesce(result, '') || char(10) || coalesce(text, '')
+		|| char(10) || coalesce(error_message, '') FROM idempotency_keys`)
+	if err != nil {
+		return 0, fmt.Errorf("read idempotency keys: %w", err)
+	}
+	type pk struct{ principal, key string }
+	var drop []pk
+	for rows.Next() {
+		var k pk
+		var ref, kept string
+		if err := rows.Scan(&k.principal, &k.key, &ref, &kept); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if e.names(ref, kept) {
+			drop = append(drop, k)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, err
+	}
+	for _, k := range drop {
+		if _, err := e.tx.exec(ctx, `DELETE FROM idempotency_keys WHERE principal = ? AND key = ?`, k.principal, k.key); err != nil {
+			return 0, fmt.Errorf("delete idempotency key: %w", err)
+		}
+	}
+	return len(drop), nil
+}
+
+// names reports whether a kept result names an erased memory or quotes
+// the erased text.
+func (e *erasure) names(ref, kept string) bool {
+	if e.gone[ref] || e.contains != "" && strings.Contains(asciiLower(kept), e.contains) {
+		return true
+	}
+	for _, id := range memoryIDPattern.FindAllString(kept, -1) {
+		if e.gone[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// writeLog keeps the write log's lines (the metrics count them) without
+// the erased memories' ids.
+func (e *erasure) writeLog(ctx context.Context) (int, error) {
+	_, err := e.exec(ctx, "clear write log refs", `UPDATE write_log SET ref = NULL WHERE ref IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+	return 0, err
+}
+
+// changes deletes the change feed's rows that name what went. The erase
+// adds one row of its own (memory.ChangeErase) after this, which tells
+// every process to drop what no longer exists.
+func (e *erasure) changes(ctx context.Context) (int, error) {
+	n := 0
+	for kind, refs := range e.feed {
+		m, err := e.exec(ctx, "delete changes", `DELETE FROM changes WHERE kind = ? AND ref IN (SELECT value FROM json_each(?))`, kind, jsonList(refs))
+		if err != nil {
+			return 0, err
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// exec runs a statement and returns the rows it changed.
+func (e *erasure) exec(ctx context.Context, what, q string, args ...any) (int, error) {
+	res, err := e.tx.sql.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// audit writes the erasure's audit row (kind erase or gc) and its change,
+// and fills the report's hash and number.
+func (e *erasure) audit(ctx context.Context, who memory.Identity, kind, reason string, selector map[string]any) error {
+	sort.Strings(e.refs)
+	sum := sha256.Sum256([]byte(strings.Join(e.refs, "\n")))
+	e.report.ErasedSHA256 = hex.EncodeToString(sum[:])
+	sel, _ := json.Marshal(selector)
+	counts, _ := json.Marshal(e.report.Counts)
+	res, err := e.tx.sql.ExecContext(ctx, `INSERT INTO erasures (at, kind, by_agent, by_human, reason, selector, counts, erased_sha256)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, nanos(e.now), kind, who.AgentID, who.Human, reason, string(sel), string(counts), e.report.ErasedSHA256)
+	if err != nil {
+		return fmt.Errorf("audit erasure: %w", err)
+	}
+	if e.report.Erasure, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	return e.tx.RecordChange(ctx, memory.ChangeErase, memory.IDRef(e.report.Erasure), e.now)
+}
+
+// eraseSelector is what an erase asked for, as its audit row keeps it:
+// ids by count and hash, a text only by its SHA-256.
+func eraseSelector(r memory.ErasureRequest) map[string]any {
+	sel := map[string]any{}
+	if len(r.IDs) > 0 {
+		ids := slices.Sorted(slices.Values(r.IDs))
+		sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+		sel["ids"] = len(ids)
+		sel["ids_sha256"] = hex.EncodeToString(sum[:])
+	}
+	if r.AgentID != "" {
+		sel["agent_id"] = r.AgentID
+	}
+	if r.Contains != "" {
+		sum := sha256.Sum256([]byte(r.Contains))
+		sel["contains_sha256"] = hex.EncodeToString(sum[:])
+	}
+	return sel
+}
+
+// Erasure is one row of the erasure audit.
+type Erasure struct {
+	ID           int64
+	At           time.Time
+	Kind         string // erase or gc
+	By           string
+	Human        bool
+	Reason       string
+	Selector     string // JSON
+	Counts       map[string]int
+	ErasedSHA256 string
+}
+
+// Erasures returns the audit rows, oldest first.
+func (db *DB) Erasures(ctx context.Context) ([]Erasure, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, at, kind, by_agent, by_human, reason, selector, counts, erased_sha256 FROM erasures ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("read erasures: %w", err)
+	}
+	defer rows.Close()
+	var out []Erasure
+	for rows.Next() {
+		var a Erasure
+		var at int64
+		var counts string
+		if err := rows.Scan(&a.ID, &at, &a.Kind, &a.By, &a.Human, &a.Reason, &a.Selector, &counts, &a.ErasedSHA256); err != nil {
+			return nil, err
+		}
+		a.At = fromNanos(at)
+		if err := json.Unmarshal([]byte(counts), &a.Counts); err != nil {
+			return nil, fmt.Errorf("erasure %d counts: %w", a.ID, err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Scrub rewrites the database file and empties its write-ahead log, after
+// an erase or gc committed: deleted rows leave their bytes in free pages,
+// in the free space of the pages they were on (from every earlier update
+// too) and in the log's frames until those are overwritten. VACUUM writes
+// every page afresh (the new file's free space is zeros) and a TRUNCATE
+// checkpoint copies it into the file and cuts the log to nothing. It
+// reports false when another connection's reads kept the log from being
+// emptied within the busy timeout; the next scrub empties it.
+func (db *DB) Scrub(ctx context.Context) (bool, error) {
+	if _, err := db.sql.ExecContext(ctx, `VACUUM`); err != nil {
+		return false, db.busyError(fmt.Errorf("vacuum: %w", err))
+	}
+	var busy, frames, done int
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
+		return false, db.busyError(fmt.Errorf("checkpoint: %w", err))
+	}
+	return busy == 0, nil
+}
+
+// errDryRun rolls back a dry run's transaction once it has counted.
+var errDryRun = errors.New("dry run")
+
+// Erase removes what r selects for good (memory.ErasureService): a
+// human's call only. A dry run counts in a transaction it rolls back. A
+// committed erase is followed by Scrub, so that the bytes leave the files.
+func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (memory.ErasureReport, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.ErasureReport{}, err
+	}
+	if !who.Human {
+		return memory.ErasureReport{}, memory.Errorf(memory.EFORBIDDEN, "erase removes stored content for good and only a human operator may run it; forget (your memories) or retract_memory (your shared ones) hide what you no longer want found")
+	}
+	if err := r.Validate(); err != nil {
+		return memory.ErasureReport{}, err
+	}
+	var rep memory.ErasureReport
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		var err error
+		if rep, err = tx.Erase(ctx, who, r); err != nil {
+			return err
+		}
+		if r.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if r.DryRun && errors.Is(err, errDryRun) {
+		rep.DryRun, rep.Erasure, rep.ErasedSHA256 = true, 0, ""
+		return rep, nil
+	}
+	if err != nil {
+		return memory.ErasureReport{}, err
+	}
+	if s.Index != nil {
+		if err := s.Index.Sync(ctx); err != nil {
+			s.Log.Warn("vector index not yet synced after an erase", "err", err)
+		}
+	}
+	if rep.Total() == 0 {
+		return rep, nil
+	}
+	// The erase has committed: a scrub that fails says so in the report
+	// and the log, not as the call's error.
+	if rep.Scrubbed, err = s.db.Scrub(ctx); err != nil || !rep.Scrubbed {
+		s.Log.Warn("erase committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the next erase or gc does it",
+			"erasure", rep.Erasure, "err", err)
+	}
+	return rep, nil
+}
+
+// Collection is what one gc batch purges: memories forgotten (retracted,
+// for a shared copy) or expired before Before, of Agent ("" for every
+// agent), at most Limit of them. Grace is the period Before was reckoned
+// with, for the audit row.
+type Collection struct {
+	Agent  string
+	Before time.Time
+	Grace  time.Duration
+	Limit  int
+}
+
+// Collect purges one batch of c's memories for good, as an erase of them
+// would (seed 003's second phase of two-phase collection), and leaves an
+// audit row when it purged any. Unlike an erase it derives nothing: what
+// it purges was already out of search, and a memory still needed by one
+// that stays (the original of a live shared copy, the source of a summary
+// still kept) waits until that one goes too.
+func (tx *Tx) Collect(ctx context.Context, who memory.Identity, c Collection) (memory.ErasureReport, error) {
+	e := newErasure(tx)
+	ids, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE (forgotten_at < ?1 OR expires_at < ?1)
+		AND (?2 = '' OR agent_id = ?2) ORDER BY pk`, nanos(c.Before), c.Agent))
+	if err != nil {
+		return e.report, fmt.Errorf("find memories to collect: %w", err)
+	}
+	if ids, err = e.unneeded(ctx, ids); err != nil {
+		return e.report, err
+	}
+	if c.Limit > 0 && len(ids) > c.Limit {
+		if ids, err = e.unneeded(ctx, ids[:c.Limit]); err != nil {
+			return e.report, err
+		}
+	}
+	if len(ids) == 0 {
+		return e.report, nil
+	}
+	for _, id := range ids {
+		e.gone[id] = true
+	}
+	e.memories = ids
+	if err := e.run(ctx); err != nil {
+		return e.report, err
+	}
+	sel := map[string]any{"grace": c.Grace.String()}
+	if c.Agent != "" {
+		sel["agent_id"] = c.Agent
+	}
+	return e.report, e.audit(ctx, who, "gc", "forgotten, retracted or expired more than "+c.Grace.String()+" ago", sel)
+}
+
+// unneeded drops from ids, until none is left to drop, the memories a
+// memory outside them still needs: an original whose shared copy stays,
+// a source of a summary that stays.
+func (e *erasure) unneeded(ctx context.Context, ids []string) ([]string, error) {
+	for len(ids) > 0 {
+		needed, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT v.value FROM json_each(?1) v
+			WHERE EXISTS (SELECT 1 FROM memories c WHERE c.published_from = v.value AND c.id NOT IN (SELECT value FROM json_each(?1)))
+			OR EXISTS (SELECT 1 FROM memory_sources s WHERE s.source_id = v.value AND s.summary_id NOT IN (SELECT value FROM json_each(?1)))`,
+			jsonList(ids)))
+		if err != nil {
+			return nil, fmt.Errorf("find memories still needed: %w", err)
+		}
+		if len(needed) == 0 {
+			break
+		}
+		drop := make(map[string]bool, len(needed))
+		for _, id := range needed {
+			drop[id] = true
+		}
+		ids = slices.DeleteFunc(ids, func(id string) bool { return drop[id] })
+	}
+	return ids, nil
+}

@@ -1,0 +1,449 @@
+package store_test
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
+)
+
+// secret is what the erase tests remove: a word no other text holds.
+const secret = "Quxzorblat"
+
+// quoting counts the rows of every table that holds text and quotes s
+// (ASCII case folded), by table.
+func quoting(t *testing.T, db *store.DB, s string) map[string]int {
+	t.Helper()
+	cols := map[string][]string{
+		"memories":              {"content", "tags", "source", "forget_reason"},
+		"notes":                 {"text"},
+		"events_memory":         {"raw_input", "payload_json", "source_ref"},
+		"pending_memory_events": {"raw_input", "request_json"},
+		"shared_issues":         {"text", "reference_memory_json"},
+		"shared_learnings":      {"text"},
+		"block_versions":        {"value"},
+		"blocks":                {"value"},
+		"operation_log":         {"content"},
+		"snapshot":              {"content"},
+		"idempotency_keys":      {"result", "text"},
+		"erasures":              {"reason", "selector", "counts"},
+	}
+	out := map[string]int{}
+	for table, cs := range cols {
+		var conds []string
+		for _, c := range cs {
+			conds = append(conds, "instr(lower(coalesce("+c+", '')), lower(?1)) > 0")
+		}
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM `+table+` WHERE `+strings.Join(conds, " OR "), s).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		if n > 0 {
+			out[table] = n
+		}
+	}
+	for _, fts := range []string{"memory_fts", "memory_archive_fts", "fact_fts"} {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM `+fts+` WHERE `+fts+` MATCH ?`, `"`+strings.ToLower(s)+`"`).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", fts, err)
+		}
+		if n > 0 {
+			out[fts] = n
+		}
+	}
+	return out
+}
+
+// seedSecret stores the secret in every kind of row an erase by text
+// reaches, written by sam, and returns the memory that holds it.
+func seedSecret(t *testing.T, db *store.DB) memory.Entry {
+	t.Helper()
+	ctx := as(senior)
+	mem := store.NewMemoryService(db, nil)
+	e := remember(t, mem, senior, memory.EntryWrite{Content: "The vendor contact is " + secret + " at extension 4411."})
+	if _, err := mem.Publish(ctx, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertNote(context.Background(), memory.Note{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "issue: call " + secret}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
+		for _, ev := range []*memory.Event{
+			{Bucket: memory.BucketIssues, Operation: memory.OpUpsert, TargetID: "vendor_call", Payload: memory.Payload{Text: "call " + secret},
+				RawInput: "issue: call " + secret, Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()},
+			{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: secret + " answers mornings"},
+				RawInput: "learned: " + secret + " answers mornings", Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()},
+		} {
+			if err := tx.AppendEvent(context.Background(), ev, store.Project); err != nil {
+				return err
+			}
+		}
+		now := db.Now()
+		p := memory.PendingItem{RawInput: "fixed: " + secret + " issue", Agent: senior.AgentID, Run: "r", Reason: "two rows fit",
+			Request: memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.BucketIssues, Operation: memory.OpResolve,
+				ReferenceText: secret + " issue"}, NoteAt: now, CreatedAt: now, UpdatedAt: now}
+		return tx.InsertPending(context.Background(), &p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := store.NewBlockService(db)
+	if _, err := blocks.Create(ctx, memory.BlockSpec{Label: "contacts", Description: "People.", Value: "Nobody yet."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "contacts", Op: memory.BlockAppend, Text: secret + " (vendor)"}); err != nil {
+		t.Fatal(err)
+	}
+	facts := store.NewFactService(db)
+	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "vendor", Content: "Vendor questions go to " + secret + ".", Category: memory.FactConvention}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestEraseByTextRemovesEveryCopy(t *testing.T) {
+	db, _ := openDB(t)
+	e := seedSecret(t, db)
+	mem := store.NewMemoryService(db, nil)
+	keep := remember(t, mem, senior, memory.EntryWrite{Content: "The vendor invoices monthly."})
+	before := quoting(t, db, secret)
+	for _, table := range []string{"memories", "notes", "events_memory", "pending_memory_events", "shared_issues", "shared_learnings",
+		"block_versions", "blocks", "operation_log", "snapshot", "memory_fts", "fact_fts"} {
+		if before[table] == 0 {
+			t.Fatalf("the test stored no %s quoting the secret: %v", table, before)
+		}
+	}
+
+	dry, err := mem.Erase(as(human), memory.ErasureRequest{Contains: strings.ToLower(secret), Reason: "request 17", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := quoting(t, db, secret); len(got) != len(before) || !dry.DryRun || dry.Erasure != 0 {
+		t.Fatalf("a dry run changed something: %v, %+v", got, dry)
+	}
+	rep, err := mem.Erase(as(human), memory.ErasureRequest{Contains: strings.ToLower(secret), Reason: "request 17"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{memory.ErasedMemories: 2, memory.ErasedNotes: 1, memory.ErasedEvents: 2, memory.ErasedStateRows: 2,
+		memory.ErasedPending: 1, memory.ErasedBlockVersions: 1, memory.ErasedFacts: 1, memory.ErasedFactOperations: 1}
+	for k, n := range want {
+		if rep.Counts[k] != n || dry.Counts[k] != n {
+			t.Errorf("%s: erased %d, dry run said %d; want %d (%v)", k, rep.Counts[k], dry.Counts[k], n, rep.Counts)
+		}
+	}
+	if rep.Rewound != 1 || !rep.Scrubbed || rep.Erasure == 0 {
+		t.Errorf("report %+v: want one block rewound, scrubbed, an audit row", rep)
+	}
+	if got := quoting(t, db, secret); len(got) != 0 {
+		t.Fatalf("still quoting the secret after erase: %v", got)
+	}
+	if _, err := mem.Recall(as(senior), []string{e.ID}); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("recall of the erased memory: %v", err)
+	}
+	if _, err := mem.Recall(as(senior), []string{keep.ID}); err != nil {
+		t.Errorf("a memory without the text went too: %v", err)
+	}
+	if ids := search(t, mem, senior, memory.Query{Text: "vendor"}); len(ids) != 1 || ids[0] != keep.ID {
+		t.Errorf("search after erase: %v", ids)
+	}
+	b, err := store.NewBlockService(db).Get(as(senior), "contacts")
+	if err != nil || b.Value != "Nobody yet." || b.Version != 1 {
+		t.Errorf("block after erase: %+v, %v; want its first version back", b, err)
+	}
+	if miscounted, _, err := storetest.SpaceCounts(context.Background(), db.Path()); err != nil || miscounted != 0 {
+		t.Errorf("search statistics: %d spaces miscounted, %v", miscounted, err)
+	}
+	audit, err := db.Erasures(context.Background())
+	if err != nil || len(audit) != 1 {
+		t.Fatalf("audit %v, %v", audit, err)
+	}
+	a := audit[0]
+	if a.Kind != "erase" || a.By != human.AgentID || !a.Human || a.Reason != "request 17" || a.ErasedSHA256 != rep.ErasedSHA256 ||
+		!strings.Contains(a.Selector, "contains_sha256") || a.Counts[memory.ErasedMemories] != 2 {
+		t.Errorf("audit row %+v", a)
+	}
+}
+
+// An erase by id takes the memory's shared copy (either way round) and the
+// summaries made from it, and gives the summaries' other sources back.
+func TestEraseByIDTakesCopiesAndSummaries(t *testing.T) {
+	db, _ := openDB(t)
+	mem := store.NewMemoryService(db, nil)
+	var ids []string
+	for _, c := range []string{"garden beds need water", "garden tomatoes planted", "garden aphids sprayed"} {
+		ids = append(ids, remember(t, mem, senior, memory.EntryWrite{Content: c}).ID)
+	}
+	copied, err := mem.Publish(as(senior), ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum memory.Entry
+	err = db.Update(context.Background(), func(tx *store.Tx) (err error) {
+		l, _, err := tx.AcquireLease(context.Background(), store.LeaseMaintenance, "the test", time.Hour)
+		if err != nil {
+			return err
+		}
+		sum, err = tx.Consolidate(context.Background(), store.Summary{Lease: l, Agent: senior.AgentID, Author: memory.AuthorOf(senior),
+			Namespace: "default", Category: memory.CategorySemantic, Content: "garden: water, tomatoes, aphids", Confidence: 0.5,
+			Source: "test", OccurredAt: db.Now(), Sources: ids[1:]})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := mem.Erase(as(human), memory.ErasureRequest{IDs: []string{copied.ID, ids[1]}, Reason: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The copy and its original, the source and its summary; the other
+	// source is back in search.
+	if rep.Counts[memory.ErasedMemories] != 4 || rep.Counts[memory.ErasedSources] != 2 || rep.Restored != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, id := range []string{ids[0], copied.ID, ids[1], sum.ID} {
+		if _, err := mem.Recall(as(senior), []string{id}); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Errorf("%s after erase: %v", id, err)
+		}
+	}
+	if found := search(t, mem, senior, memory.Query{Text: "aphids"}); len(found) != 1 || found[0] != ids[2] {
+		t.Errorf("the summary's other source is not back in search: %v", found)
+	}
+	if miscounted, _, _ := storetest.SpaceCounts(context.Background(), db.Path()); miscounted != 0 {
+		t.Errorf("%d spaces miscounted", miscounted)
+	}
+}
+
+// Selectors narrow each other.
+func TestEraseSelectorsNarrow(t *testing.T) {
+	db, _ := openDB(t)
+	mem := store.NewMemoryService(db, nil)
+	mine := remember(t, mem, senior, memory.EntryWrite{Content: "Lunch with " + secret + " on Friday."})
+	theirs := remember(t, mem, junior, memory.EntryWrite{Content: secret + " prefers email."})
+	other := remember(t, mem, senior, memory.EntryWrite{Content: "Lunch on Friday is at noon."})
+	rep, err := mem.Erase(as(human), memory.ErasureRequest{AgentID: senior.AgentID, Contains: secret, Reason: "test"})
+	if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
+		t.Fatalf("agent and contains: %+v, %v", rep, err)
+	}
+	for _, m := range []struct {
+		who  memory.Identity
+		id   string
+		gone bool
+	}{{senior, mine.ID, true}, {junior, theirs.ID, false}, {senior, other.ID, false}} {
+		if _, err := mem.Recall(as(m.who), []string{m.id}); (memory.ErrorCode(err) == memory.ENOTFOUND) != m.gone {
+			t.Errorf("%s: %v, want gone %v", m.id, err, m.gone)
+		}
+	}
+	// ids and contains: an id whose memory does not quote the text stays.
+	rep, err = mem.Erase(as(human), memory.ErasureRequest{IDs: []string{other.ID}, Contains: secret, Reason: "test"})
+	if err != nil || rep.Total() != 0 {
+		t.Fatalf("ids and contains: %+v, %v", rep, err)
+	}
+	// agent alone: every memory of that agent.
+	rep, err = mem.Erase(as(human), memory.ErasureRequest{AgentID: junior.AgentID, Reason: "agent retired"})
+	if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
+		t.Fatalf("agent alone: %+v, %v", rep, err)
+	}
+}
+
+func TestEraseRefusesBadRequestsAndChangesNothing(t *testing.T) {
+	db, _ := openDB(t)
+	mem := store.NewMemoryService(db, nil)
+	e := remember(t, mem, senior, memory.EntryWrite{Content: "The door code is " + secret + "."})
+	for _, tc := range []struct {
+		who  memory.Identity
+		r    memory.ErasureRequest
+		code string
+		want string
+	}{
+		{senior, memory.ErasureRequest{IDs: []string{e.ID}, Reason: "x"}, memory.EFORBIDDEN, "human"},
+		{human, memory.ErasureRequest{Reason: "x"}, memory.EINVALID, "nothing selected"},
+		{human, memory.ErasureRequest{IDs: []string{e.ID}}, memory.EINVALID, "reason"},
+		{human, memory.ErasureRequest{IDs: []string{e.ID}, Reason: "  "}, memory.EINVALID, "reason"},
+		{human, memory.ErasureRequest{IDs: []string{e.ID, "mem-000000000000"}, Reason: "x"}, memory.ENOTFOUND, "mem-000000000000"},
+		{human, memory.ErasureRequest{Contains: "ab", Reason: "x"}, memory.EINVALID, "shorter"},
+		{human, memory.ErasureRequest{Contains: secret, Reason: "remove " + secret}, memory.EINVALID, "quotes"},
+	} {
+		_, err := mem.Erase(as(tc.who), tc.r)
+		if memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %s saying %q", tc.r, err, tc.code, tc.want)
+		}
+	}
+	if got := quoting(t, db, secret); got["memories"] != 1 || got["memory_fts"] != 1 {
+		t.Fatalf("a refused erase changed something: %v", got)
+	}
+	if audit, _ := db.Erasures(context.Background()); len(audit) != 0 {
+		t.Fatalf("a refused erase left an audit row: %v", audit)
+	}
+}
+
+// The no-delete triggers hold outside an erase: the permit is only ever
+// held inside one.
+func TestDeletesOutsideEraseAreRefused(t *testing.T) {
+	db, _ := openDB(t)
+	seedSecret(t, db)
+	refused := func(tables ...string) {
+		t.Helper()
+		for _, table := range tables {
+			if _, err := db.SQL().Exec(`DELETE FROM ` + table); err == nil || !strings.Contains(err.Error(), "only") &&
+				!strings.Contains(err.Error(), "soft-deleted") && !strings.Contains(err.Error(), "never changes") {
+				t.Errorf("DELETE FROM %s: %v, want refused", table, err)
+			}
+		}
+	}
+	refused("memories", "events_memory", "block_versions", "operation_log")
+	var permits int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM erase_permit`).Scan(&permits); err != nil || permits != 0 {
+		t.Fatalf("erase_permit holds %d rows (%v)", permits, err)
+	}
+	mem := store.NewMemoryService(db, nil)
+	if _, err := mem.Erase(as(human), memory.ErasureRequest{Contains: secret, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM erase_permit`).Scan(&permits); err != nil || permits != 0 {
+		t.Fatalf("after an erase erase_permit holds %d rows (%v)", permits, err)
+	}
+	remember(t, mem, senior, memory.EntryWrite{Content: "after the erase"})
+	refused("memories", "erasures")
+	if _, err := db.SQL().Exec(`UPDATE erasures SET reason = 'edited'`); err == nil {
+		t.Error("the audit can be edited")
+	}
+}
+
+// A second handle on the file, standing for another process, drops the
+// erased memory from its vector index through the change feed.
+func TestEraseLeavesAnotherHandlesIndex(t *testing.T) {
+	emb := hashEmbedder("hash-32", 32)
+	path := filepath.Join(t.TempDir(), store.FileName)
+	open := func() *store.MemoryService {
+		db, err := store.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s := store.NewMemoryService(db, &emb)
+		s.Retrieval = configs()["vector"]
+		if _, err := s.Index.Load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, b := open(), open()
+	e := remember(t, a, senior, memory.EntryWrite{Content: "rollout step uses blue green deploys"})
+	remember(t, a, senior, memory.EntryWrite{Content: "rollback needs a feature flag"})
+	if ids := search(t, b, senior, memory.Query{Text: "rollout step", Limit: 1}); len(ids) != 1 || ids[0] != e.ID {
+		t.Fatalf("b found %v before the erase", ids)
+	}
+	if b.Index.Len() != 2 {
+		t.Fatalf("b's index holds %d", b.Index.Len())
+	}
+	if _, err := a.Erase(as(human), memory.ErasureRequest{IDs: []string{e.ID}, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	search(t, b, senior, memory.Query{Text: "rollback"}) // syncs
+	if b.Index.Len() != 1 || a.Index.Len() != 1 {
+		t.Fatalf("index sizes after the erase: a %d, b %d; want 1", a.Index.Len(), b.Index.Len())
+	}
+}
+
+// A database made before migration 0012 erases like a new one.
+func TestEraseAfterUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	names, _ := fs.Glob(store.MigrationFS, "*.sql")
+	old := fstest.MapFS{}
+	for _, n := range names {
+		if n < "0012" {
+			b, _ := fs.ReadFile(store.MigrationFS, n)
+			old[n] = &fstest.MapFile{Data: b}
+		}
+	}
+	db, err := store.OpenWith(context.Background(), path, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := remember(t, store.NewMemoryService(db, nil), senior, memory.EntryWrite{Content: "Old memory naming " + secret + "."})
+	if _, err := store.NewMemoryService(db, nil).Forget(as(senior), e.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rep, err := store.NewMemoryService(db, nil).Erase(as(human), memory.ErasureRequest{Contains: secret, Reason: "test"})
+	if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	if got := quoting(t, db, secret); len(got) != 0 {
+		t.Fatalf("still quoting after erase: %v", got)
+	}
+}
+
+// gc purges what was forgotten, retracted or expired past the grace
+// period, except a memory one that stays still needs.
+func TestCollect(t *testing.T) {
+	db, clk := openDB(t)
+	mem := store.NewMemoryService(db, nil)
+	ctx := as(senior)
+	forgotten := remember(t, mem, senior, memory.EntryWrite{Content: "old forgotten thing"})
+	shared := remember(t, mem, senior, memory.EntryWrite{Content: "still shared thing"})
+	cp, err := mem.Publish(ctx, shared.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiring := remember(t, mem, senior, memory.EntryWrite{Content: "short lived thing", ExpiresAt: clk.Peek().Add(time.Hour)})
+	recent := remember(t, mem, senior, memory.EntryWrite{Content: "recently forgotten thing"})
+	for _, id := range []string{forgotten.ID, shared.ID} {
+		if _, err := mem.Forget(ctx, id, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Advance(48 * time.Hour)
+	if _, err := mem.Forget(ctx, recent.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	collect := func() memory.ErasureReport {
+		var rep memory.ErasureReport
+		err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
+			rep, err = tx.Collect(context.Background(), human, store.Collection{Before: clk.Peek().Add(-24 * time.Hour), Grace: 24 * time.Hour, Limit: 500})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := collect()
+	// The forgotten and the expired memory go; the forgotten original of a
+	// live shared copy waits for it; the recent one waits for its grace.
+	if rep.Counts[memory.ErasedMemories] != 2 {
+		t.Fatalf("gc purged %v", rep.Counts)
+	}
+	for id, gone := range map[string]bool{forgotten.ID: true, expiring.ID: true, shared.ID: false, cp.ID: false, recent.ID: false} {
+		if _, err := mem.Recall(ctx, []string{id}); (memory.ErrorCode(err) == memory.ENOTFOUND) != gone {
+			t.Errorf("%s: %v, want gone %v", id, err, gone)
+		}
+	}
+	if _, err := mem.Retract(ctx, cp.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(48 * time.Hour)
+	if rep = collect(); rep.Counts[memory.ErasedMemories] != 3 {
+		t.Fatalf("second gc purged %v; want the copy, its original and the recent one", rep.Counts)
+	}
+	if rep = collect(); rep.Total() != 0 {
+		t.Fatalf("a third gc purged %v", rep.Counts)
+	}
+	audit, _ := db.Erasures(context.Background())
+	if len(audit) != 2 || audit[0].Kind != "gc" || !strings.Contains(audit[0].Selector, "24h0m0s") {
+		t.Fatalf("audit %+v", audit)
+	}
+}
