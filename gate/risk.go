@@ -153,10 +153,15 @@ func (t RiskTiers) Classify(who memory.Identity, tool string, args []byte) (memo
 	if who.Human {
 		return memory.RiskLow, "human"
 	}
-	var m map[string]any
-	json.Unmarshal(args, &m) // arguments the tool cannot read fail in the tool
+	var m map[string]any // read only for a tool with a conditional rule
 	for _, r := range riskRules {
-		if r.when != nil && strings.HasPrefix(r.name, tool+":") && r.when(m) {
+		if r.when == nil || !strings.HasPrefix(r.name, tool+":") {
+			continue
+		}
+		if m == nil {
+			json.Unmarshal(args, &m) // arguments the tool cannot read fail in the tool
+		}
+		if r.when(m) {
 			return t[r.name], r.name
 		}
 	}
