@@ -16,6 +16,7 @@ const (
 	EFORBIDDEN = "EFORBIDDEN" // the caller's identity may not do this
 	EBUSY      = "EBUSY"      // another program held the database's lock too long; retry the call
 	ERATELIMIT = "ERATELIMIT" // the caller wrote faster than its limit allows; the message says when to retry
+	EHELD      = "EHELD"      // the write waits for a human's approval and was not applied; the message names the approval
 	EINTERNAL  = "EINTERNAL"  // a bug or an I/O failure; details are logged, not returned
 )
 

@@ -68,6 +68,7 @@ const (
 	WriteOutcomeReplayed  WriteOutcome = "replayed"  // a repeat of an idempotency key: the first result returned
 	WriteOutcomeRejected  WriteOutcome = "rejected"  // refused by a gate or failed in the service, with a reason
 	WriteOutcomeUnchanged WriteOutcome = "unchanged" // succeeded without writing: a dry run, nothing to do, a skipped run
+	WriteOutcomeHeld      WriteOutcome = "held"      // not applied: it waits for a human's approval (Ref names it)
 )
 
 // WriteRecord is one line of the write log: how a call of a tool that

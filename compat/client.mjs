@@ -196,9 +196,10 @@ const TOOLS = {
             category: 'convention',
             tags: ['superseded_by:compat-deploy-procedure']
         }))?.fact?.fact_id;
-        // core_policy needs a human or an agent of seniority senior or above.
+        // core_policy needs a human or an agent of seniority senior or above, and a
+        // senior agent's is held for a human's approval (EHELD, an error result).
         const r = await call(ctx, 'publish_fact', { content: 'Never store secrets in memory.', category: 'core_policy' },
-            ctx.human || ctx.senior ? 'ok' : 'EFORBIDDEN');
+            ctx.human ? 'ok' : ctx.senior ? 'EHELD' : 'EFORBIDDEN');
         if (r) ctx.policy = r.fact?.fact_id;
     },
     get_fact: async ctx => {
@@ -220,8 +221,10 @@ const TOOLS = {
     },
     retract_fact: async ctx => {
         if (!need(ctx, 'retract_fact', { fact1: ctx.fact1, fact2: ctx.fact2 })) return;
-        await call(ctx, 'retract_fact', { fact_id: ctx.fact1 });
-        await call(ctx, 'retract_fact', { fact_id: ctx.fact2, reason: 'replaced by the compat suite', expected_version: 1 });
+        // Retracting shared knowledge is high risk: an agent's retraction is held.
+        const held = ctx.human ? 'ok' : 'EHELD';
+        await call(ctx, 'retract_fact', { fact_id: ctx.fact1 }, held);
+        await call(ctx, 'retract_fact', { fact_id: ctx.fact2, reason: 'replaced by the compat suite', expected_version: 1 }, held);
         await call(ctx, 'get_fact', { fact_id: ctx.fact2, include_history: true }); // retracted, with its log
     },
 
@@ -266,7 +269,7 @@ const TOOLS = {
     },
     retract_memory: async ctx => {
         if (!need(ctx, 'retract_memory', { mem2: ctx.mem2 })) return;
-        await call(ctx, 'retract_memory', { id: ctx.mem2 });
+        await call(ctx, 'retract_memory', { id: ctx.mem2 }, ctx.human ? 'ok' : 'EHELD');
     },
     list_conflicts: async ctx => {
         // A newer day supersedes the older; a less sure amount leaves both, open.
@@ -454,6 +457,38 @@ const TOOLS = {
         await call(ctx, 'list_pending', { all: true }); // resolved items, with curator and outcome
     },
 
+    // Approval: an agent sees its own held and reviewed writes and may not decide; a human
+    // decides a second process's agent's held retraction (applied as that agent) and review.
+    list_approvals: async ctx => {
+        const l = await call(ctx, 'list_approvals', {});
+        ctx.approval = l?.approvals?.[0]?.id;
+        await call(ctx, 'list_approvals', { status: 'pending', limit: 5 });
+    },
+    decide_approval: async ctx => {
+        if (!ctx.human) {
+            if (!need(ctx, 'decide_approval', { 'a request': ctx.approval })) return;
+            await call(ctx, 'decide_approval', { id: ctx.approval, approve: true, reason: 'mine' }, 'EFORBIDDEN');
+            return;
+        }
+        const peer = await connect(`${ctx.name} peer`, ctx.dataDir, ['--agent-id', 'compat-approvee', '--seniority', 'senior']);
+        const pctx = { name: `${ctx.name} peer`, conn: peer, called: new Map(), writes: new Set(), keyed: new Set() };
+        try {
+            await peer.client.listTools();
+            await call(pctx, 'publish_fact', { fact_id: 'compat-approval', content: 'Reviews happen on Mondays.', category: 'convention' });
+            await call(pctx, 'retract_fact', { fact_id: 'compat-approval', reason: 'moved to Tuesdays' }, 'EHELD');
+        } finally {
+            await close(peer);
+        }
+        const l = await call(ctx, 'list_approvals', { status: 'pending' });
+        const hold = l?.approvals?.find(a => a.kind === 'hold')?.id;
+        const review = l?.approvals?.find(a => a.kind === 'review')?.id;
+        if (!need(ctx, 'decide_approval', { hold, review })) return;
+        const d = await call(ctx, 'decide_approval', { id: hold, approve: true, reason: 'agreed' });
+        if (d && d.approval?.status !== 'approved') fail(`${ctx.name} decide_approval`, `approved hold is ${d.approval?.status}`);
+        await call(ctx, 'decide_approval', { id: hold, approve: false, reason: 'again' }, 'ECONFLICT');
+        await call(ctx, 'decide_approval', { id: review, approve: false, reason: 'say which Monday' });
+        await call(ctx, 'list_approvals', { status: 'rejected', limit: 5 });
+    },
     // Erasure (last: it removes for good). Humans only; the selectors narrow each other.
     erase: async ctx => {
         const marker = 'compat erase marker';
@@ -659,7 +694,8 @@ async function subscription(ctx) {
         }
     }
     // A second process on the same data directory, through the same SDK client.
-    const peer = await connect(`${ctx.name} peer`, ctx.dataDir, ['--agent-id', 'compat-peer', '--seniority', 'senior']);
+    // Approval off: the peer's core policy is to be written, not held for a human.
+    const peer = await connect(`${ctx.name} peer`, ctx.dataDir, ['--agent-id', 'compat-peer', '--seniority', 'senior', '--approval', 'off']);
     const pctx = { name: `${ctx.name} peer`, conn: peer, called: new Map() };
     try {
         await peer.client.listTools(); // activates the peer's output validation

@@ -91,8 +91,8 @@ while IFS= read -r line; do
 done <<<"$block"
 
 # The section's prose: settings through -e, and a server flag the Inspector also has after --.
-run_checked "$prefix--cli -e MEMORY_MCP_DATA_DIR=... -e MEMORY_MCP_SENIORITY=senior ./bin/memory-mcp stdio --method tools/call --tool-name publish_fact ... category=core_policy" \
-    "\"\$inspector\" --cli -e MEMORY_MCP_DATA_DIR=\"$data\" -e MEMORY_MCP_SENIORITY=senior ./bin/memory-mcp stdio --method tools/call --tool-name publish_fact --tool-arg content='Every deploy is reviewed.' --tool-arg category=core_policy"
+run_checked "$prefix--cli -e MEMORY_MCP_DATA_DIR=... -e MEMORY_MCP_HUMAN=true ./bin/memory-mcp stdio --method tools/call --tool-name publish_fact ... category=core_policy" \
+    "\"\$inspector\" --cli -e MEMORY_MCP_DATA_DIR=\"$data\" -e MEMORY_MCP_HUMAN=true ./bin/memory-mcp stdio --method tools/call --tool-name publish_fact --tool-arg content='Every deploy is reviewed.' --tool-arg category=core_policy"
 inline=$(awk '/^## Try it with the MCP Inspector/ { s = 1; next } /^## / { s = 0 } s' "$readme" |
     grep -o "\`$prefix[^\`]*\`" | tr -d '`' || true)
 [ -n "$inline" ] || { echo "FAIL  no inline Inspector command in the section's prose"; failed=$((failed + 1)); }

@@ -33,7 +33,15 @@ type Gates struct {
 	ExemptHumans bool
 	// KeyTTL is how long an idempotency key is kept.
 	KeyTTL time.Duration
-	Log    *slog.Logger
+	// Approval turns the risk-tier gate on: medium-risk writes are queued
+	// for review, high-risk ones held for a human's approval (Risk says
+	// which are which).
+	Approval bool
+	Risk     RiskTiers
+	// ApprovalTimeout is how long a held write waits for a decision before
+	// it expires, unapplied.
+	ApprovalTimeout time.Duration
+	Log             *slog.Logger
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -43,9 +51,15 @@ type Gates struct {
 // DefaultKeyTTL is how long idempotency keys are kept unless configured.
 const DefaultKeyTTL = 24 * time.Hour
 
-// New returns gates over db with no rate limit and no budget.
+// DefaultApprovalTimeout is how long a held write waits for a decision
+// unless configured.
+const DefaultApprovalTimeout = 24 * time.Hour
+
+// New returns gates over db with no rate limit and no budget, and the
+// risk-tier gate on with the classification table as it stands.
 func New(db *store.DB) *Gates {
-	return &Gates{db: db, KeyTTL: DefaultKeyTTL, Log: slog.Default(),
+	return &Gates{db: db, KeyTTL: DefaultKeyTTL, Approval: true, Risk: DefaultRiskTiers(),
+		ApprovalTimeout: DefaultApprovalTimeout, Log: slog.Default(),
 		buckets: map[string]*bucket{}, written: map[string]int{}}
 }
 
@@ -55,7 +69,8 @@ var _ memory.WriteGates = (*Gates)(nil)
 const (
 	gateIdempotency = "idempotency"
 	gateRateLimit   = "rate_limit"
-	gateService     = "service" // the service's own rules: validation, access, state
+	gateApproval    = "approval" // the risk tier: applied, queued for review, or held
+	gateService     = "service"  // the service's own rules: validation, access, state
 )
 
 // Run implements memory.WriteGates.
@@ -82,11 +97,24 @@ func (g *Gates) Run(ctx context.Context, c memory.WriteCall, fn func(context.Con
 	if err != nil {
 		return nil, "", g.finish(ctx, call, gateRateLimit, nil, "", err, false)
 	}
+	if err := g.classify(ctx, who, c, call); err != nil {
+		return nil, "", g.finish(ctx, call, gateApproval, nil, "", err, false)
+	}
 	res, text, err := fn(store.WithCall(ctx, call))
 	if errors.Is(err, store.ErrKeyTaken) {
 		// Another call with this key committed first: this one wrote nothing.
 		res, text, err = g.await(ctx, call)
 		return res, text, g.finish(ctx, call, gateIdempotency, res, text, err, err == nil)
+	}
+	if id, held := call.Held(); held {
+		// Whatever the service made of its refused write, the call's answer
+		// is that it is held.
+		err = g.heldError(call, id)
+		return nil, "", g.finish(ctx, call, gateApproval, nil, "", err, false)
+	}
+	if id := call.Queued(); id != "" && err == nil {
+		g.queued(ctx, call, id, res)
+		text += "\n(" + string(call.Approval.Tier) + " risk: applied, and queued for a human's review as approval " + id + ")"
 	}
 	return res, text, g.finish(ctx, call, gateService, res, text, err, false)
 }
@@ -119,6 +147,16 @@ func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool
 		}
 		return nil, "", false, memory.Errorf(memory.ECONFLICT, "idempotency_key %q was used at %s for a call of %s: a key names one write; send a new key for a new write, or the first call's arguments to repeat it",
 			call.Key, rec.CreatedAt.Format(time.RFC3339), what)
+	}
+	if rec.Err != nil && rec.Err.Code == memory.EHELD {
+		// Held: the same answer until a human decides (or the deadline
+		// passes), then the decision's.
+		if rec, err = g.decided(ctx, call, rec); err != nil {
+			return nil, "", false, err
+		}
+		if rec.Err != nil {
+			return nil, "", true, rec.Err
+		}
 	}
 	if rec.Err != nil {
 		// The first call failed after it wrote: a repeat gets its error.
@@ -185,7 +223,10 @@ func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error
 // result stands.
 func (g *Gates) finish(ctx context.Context, call *store.Call, gate string, res any, text string, err error, replayed bool) error {
 	e := store.Ending{Gate: gate, Err: err, Text: text}
+	_, held := call.Held()
 	switch {
+	case held:
+		e.Outcome = memory.WriteOutcomeHeld
 	case replayed:
 		e.Outcome = memory.WriteOutcomeReplayed
 	case err != nil:

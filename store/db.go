@@ -223,6 +223,12 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	call := CallFrom(ctx)
 	if call != nil {
 		call.mu.Lock()
+		if call.held {
+			// A held call's first write was its last: nothing more of it
+			// may commit until a human approves it.
+			call.mu.Unlock()
+			return ErrHeld
+		}
 		if call.committed {
 			call.mu.Unlock()
 			call = nil
@@ -248,6 +254,10 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	if call != nil {
 		call.committed = true
+		if call.holds() {
+			call.held = true
+			return ErrHeld
+		}
 	}
 	return nil
 }

@@ -27,6 +27,15 @@ type Call struct {
 	// Gates is the time spent in each gate; the service adds its own.
 	Gates map[string]time.Duration
 
+	// Approval, if set, is what the risk-tier gate asks of the call's
+	// first write: to be held for a human's approval instead of applied, or
+	// to be applied and queued for review.
+	Approval *ApprovalRequest
+	// Applies, if set, makes the call the applying of an approved held
+	// write: its first write claims the approval, so that a write is
+	// applied once, whoever approves it and however often.
+	Applies *Verdict
+
 	// Set by the service inside the transaction: how the write ended.
 	Outcome memory.WriteOutcome // "" is stored
 	Reason  string              // for a duplicate, the tier that found it
@@ -34,7 +43,9 @@ type Call struct {
 
 	mu        sync.Mutex // held by the transaction that may be the call's first write
 	committed bool
-	logID     int64 // the call's line in the write log, once written
+	held      bool   // its first write was held: it writes nothing more
+	approval  string // the approval its first write asked for
+	logID     int64  // the call's line in the write log, once written
 }
 
 // Committed reports whether the call's first write transaction committed.
@@ -147,18 +158,51 @@ func nanosOf(m map[string]time.Duration) map[string]int64 {
 }
 
 // firstWrite runs in the transaction of a call's write before fn: it claims
-// the call's key.
+// the call's key, and the approval it applies. A write to be held runs
+// inside a savepoint that lastWrite rolls back: the tool's own checks ran
+// in full, and nothing of the write remains.
 func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 	c.begin()
-	if c.Key == "" {
-		return nil
+	if c.Key != "" {
+		if err := tx.claim(ctx, c); err != nil {
+			return err
+		}
 	}
-	return tx.claim(ctx, c)
+	if c.Applies != nil {
+		if err := tx.claimApproval(ctx, c.Applies); err != nil {
+			return err
+		}
+	}
+	if c.holds() {
+		if _, err := tx.sql.ExecContext(ctx, `SAVEPOINT held_write`); err != nil {
+			return fmt.Errorf("hold: %w", err)
+		}
+	}
+	return nil
 }
 
 // lastWrite runs in the transaction of a call's first write after fn: it
-// writes the call's line in the write log.
+// writes the call's line in the write log. A write to be held is undone
+// here and its approval request written instead; one to be reviewed is
+// queued with it.
 func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
+	if c.holds() {
+		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
+			return fmt.Errorf("hold: %w", err)
+		}
+		c.Outcome, c.Reason, c.Ref = memory.WriteOutcomeHeld, "", ""
+	}
+	if c.Approval != nil && c.Outcome != memory.WriteOutcomeDuplicate {
+		id, err := tx.insertApproval(ctx, c)
+		if err != nil {
+			return err
+		}
+		c.approval = id
+		if c.holds() {
+			c.Ref = id
+			return tx.logCall(ctx, c, memory.WriteOutcomeHeld, gateApproval, string(c.Approval.Tier))
+		}
+	}
 	outcome, gate := c.Outcome, ""
 	if outcome == "" {
 		outcome = memory.WriteOutcomeStored
@@ -236,6 +280,17 @@ func (db *DB) FinishCall(ctx context.Context, c *Call, e Ending) error {
 				reason = memory.ErrorCode(e.Err)
 			}
 			return tx.logCall(ctx, c, e.Outcome, e.Gate, reason)
+		}
+		if e.Outcome == memory.WriteOutcomeHeld {
+			// The line says held already; a repeat gets the held answer
+			// until a decision replaces it, for as long as it may come.
+			if c.Key == "" {
+				return nil
+			}
+			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET error_code = ?, error_message = ?, expires_at = max(expires_at, ?)
+				WHERE principal = ? AND key = ? AND args_hash = ?`,
+				memory.ErrorCode(e.Err), memory.ErrorMessage(e.Err), nanos(c.Approval.Expires.Add(c.KeyTTL)), c.Principal, c.Key, c.ArgsHash)
+			return err
 		}
 		if e.Err != nil {
 			public, _ := memory.Public(e.Err)

@@ -35,13 +35,32 @@ type Services struct {
 	// Gates, if set, stand in front of every tool that writes: each then
 	// takes an idempotency_key, and its calls are rate limited and logged.
 	Gates memory.WriteGates
-	Log   *slog.Logger
+	// Approvals registers list_approvals and decide_approval.
+	Approvals memory.ApprovalService
+	Log       *slog.Logger
+
+	// bodies are the registered tools' bodies by name, without the gates:
+	// what decide_approval applies an approved held write through.
+	bodies map[string]func(ctx context.Context, args []byte) (any, string, error)
+}
+
+// run is the memory.ToolRunner over the registered tools.
+func (svc Services) run(ctx context.Context, tool string, args []byte) (any, string, error) {
+	body := svc.bodies[tool]
+	if body == nil {
+		return nil, "", fmt.Errorf("run %s: no such tool is registered", tool)
+	}
+	return body(ctx, args)
 }
 
 // Register adds every tool whose service is configured to s.
 func Register(s *server.MCPServer, svc Services) {
 	if svc.Log == nil {
 		svc.Log = slog.Default()
+	}
+	svc.bodies = map[string]func(context.Context, []byte) (any, string, error){}
+	if svc.Approvals != nil {
+		registerApprovals(s, svc)
 	}
 	if svc.Facts != nil {
 		registerFacts(s, svc)
@@ -167,6 +186,9 @@ var annotations = map[string]annotation{
 	"shared_state":    reads("Read the shared team state"),
 	"list_pending":    reads("List writes waiting for review"),
 	"resolve_pending": changes("Bind or drop a pending write", true),
+
+	"list_approvals":  reads("List writes held for or queued for a human's approval"),
+	"decide_approval": changes("Approve or reject a held or queued write", true), // approving applies a held write; deciding twice is refused
 }
 
 // WriteTools are the tools that write, in name order: the ones the write
@@ -210,6 +232,15 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		t.RawInputSchema = withKey(t.RawInputSchema)
 	}
 	log := svc.Log
+	if svc.bodies != nil {
+		svc.bodies[name] = func(ctx context.Context, raw []byte) (any, string, error) {
+			var args A
+			if err := DecodeArgs(json.RawMessage(raw), &args); err != nil {
+				return nil, "", err
+			}
+			return fn(ctx, args)
+		}
+	}
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.GetRawArguments()
 		var wc memory.WriteCall

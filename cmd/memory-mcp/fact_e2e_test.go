@@ -23,7 +23,9 @@ type factsResult struct {
 }
 
 func TestFactsEndToEnd(t *testing.T) {
-	s := startIn(t, options{args: []string{"--agent-id", "sam", "--seniority", "senior"}})
+	// The fact rules as a senior agent meets them with every write applied:
+	// approval_e2e_test.go holds its core policies and retractions.
+	s := startIn(t, options{args: []string{"--agent-id", "sam", "--seniority", "senior", "--approval", "off"}})
 
 	var r factResult
 	s.ok("publish_fact", map[string]any{"fact_id": "policy-jwt-auth", "content": "Services authenticate with JWT.",

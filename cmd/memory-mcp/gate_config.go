@@ -21,6 +21,11 @@ type GateConfig struct {
 	Contradictions memory.ContradictionMode
 	// Judge is who finds contradictions: rules, or rules and the LLM.
 	Judge string
+	// Approval turns the risk-tier gate on; Risk are its tiers and
+	// ApprovalTimeout how long a held write waits for a human.
+	Approval        bool
+	Risk            gate.RiskTiers
+	ApprovalTimeout time.Duration
 }
 
 // defaultRateLimits stop a runaway loop and leave ordinary use alone: ten
@@ -84,6 +89,34 @@ func gateSettings() []setting {
 				c.Gates.Judge = v
 				return nil
 			}},
+		{"approval", "risk tiers and human approval: on (an agent's medium-risk writes are applied and queued for review, " +
+			"its high-risk writes held until a human approves them with decide_approval) or off (every write is applied)",
+			constant("on"),
+			func(c *Config, v string) error {
+				switch v {
+				case "on", "off":
+					c.Gates.Approval = v == "on"
+					return nil
+				}
+				return fmt.Errorf("%q is not on or off", v)
+			}},
+		{"risk-tiers", "changes to the risk classification table, as comma-separated rule=tier (low, medium or high), where a rule " +
+			"is a tool that writes or one of the table's conditions, e.g. publish_fact=high,retract_memory=medium,publish_fact:core_policy=medium; " +
+			"empty keeps the table", constant(""),
+			func(c *Config, v string) (err error) {
+				c.Gates.Risk, err = gate.ParseRiskTiers(v, tools.WriteTools())
+				return err
+			}},
+		{"approval-timeout", "how long a held write waits for a human's decision before it expires and is never applied, e.g. 24h or 3d",
+			constant("1d"),
+			func(c *Config, v string) error {
+				d, err := memory.ParseAge("approval-timeout", v)
+				if err != nil || d == nil || *d <= 0 {
+					return fmt.Errorf("%q is not a positive age such as 24h or 3d", v)
+				}
+				c.Gates.ApprovalTimeout = *d
+				return nil
+			}},
 	}
 }
 
@@ -91,5 +124,6 @@ func gateSettings() []setting {
 func newGates(cfg *Config, a *app) *gate.Gates {
 	g := gate.New(a.db)
 	g.Limits, g.Budget, g.ExemptHumans, g.KeyTTL, g.Log = cfg.Gates.Limits, cfg.Gates.Budget, cfg.Gates.ExemptHumans, cfg.Gates.KeyTTL, a.log
+	g.Approval, g.Risk, g.ApprovalTimeout = cfg.Gates.Approval, cfg.Gates.Risk, cfg.Gates.ApprovalTimeout
 	return g
 }

@@ -62,7 +62,9 @@ func (s *proc) prompt(name string, args map[string]string) (string, error) {
 
 func TestMemoryEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	// Publishing and retracting with every write applied: approval_e2e_test.go
+	// holds a retraction for a human.
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--approval", "off"}})
 
 	var r memoryResult
 	ann.ok("remember", map[string]any{"content": "The billing service deploys with blue-green switches on Fridays.",

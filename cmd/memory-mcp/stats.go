@@ -63,6 +63,9 @@ func writeMetrics(w io.Writer, m memory.WriteMetrics) {
 	for _, o := range []memory.WriteOutcome{memory.WriteOutcomeStored, memory.WriteOutcomeDuplicate, memory.WriteOutcomeReplayed, memory.WriteOutcomeRejected} {
 		outs = append(outs, fmt.Sprintf("%s %d", o, m.Outcomes[o]))
 	}
+	if n := m.Outcomes[memory.WriteOutcomeHeld]; n > 0 {
+		outs = append(outs, fmt.Sprintf("%s %d", memory.WriteOutcomeHeld, n)) // held for a human's approval
+	}
 	fmt.Fprintf(w, "outcomes: %s\n", strings.Join(outs, ", "))
 	fmt.Fprintf(w, "write acceptance rate (stored / all): %.3f; dedup hit rate (duplicate / all): %.3f\n", m.WAR, m.DHR)
 	for _, r := range m.Rejected {

@@ -49,8 +49,15 @@ func TestEveryCallForEveryIdentity(t *testing.T) {
 			if i <= 1 {
 				other := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
 				if human {
-					// The human maintains another agent's memories.
-					other.ok("remember", map[string]any{"content": "The other agent's garden needs water.", "tags": []string{"garden"}}, nil)
+					// The human maintains another agent's memories, and
+					// decides on its writes: a publication under review,
+					// and a retraction of it and of a fact, held.
+					var m struct{ ID string }
+					other.ok("remember", map[string]any{"content": "The other agent's garden needs water.", "tags": []string{"garden"}}, &m)
+					other.ok("publish_memory", map[string]any{"id": m.ID}, &m)
+					other.fail("retract_memory", map[string]any{"id": m.ID, "idempotency_key": "withdraw-garden"}, "EHELD", "decide_approval")
+					other.ok("publish_fact", map[string]any{"fact_id": "garden-hours", "content": "The garden opens at nine.", "category": "convention"}, nil)
+					other.fail("retract_fact", map[string]any{"fact_id": "garden-hours", "reason": "closed"}, "EHELD", "decide_approval")
 				} else {
 					// Another agent's note waits in the queue: this agent
 					// sees that it waits, not what it says.
@@ -135,6 +142,7 @@ type sweep struct {
 	expiring      bool                         // also remember a memory that expires during the sweep
 	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call
 	keyed         map[string]bool              // tools called with an idempotency_key
+	holds         int                          // writes held for approval
 }
 
 func newSweep(t *testing.T, p *proc, dir string) *sweep {
@@ -226,6 +234,47 @@ func (w *sweep) maybe(allowed bool, tool string, args map[string]any) map[string
 	return nil
 }
 
+// held calls a tool with arguments that make an agent's write high-risk:
+// the tool's checks pass, and the write is held for a human's approval
+// (EHELD, an error result, which no output schema is asked to describe)
+// and changes nothing. The first such call of a tool carries an
+// idempotency_key and is sent twice: the repeat gets the same answer.
+func (w *sweep) held(tool string, args map[string]any) {
+	w.t.Helper()
+	keyed := !w.keyed[tool]
+	if keyed {
+		w.keyed[tool] = true
+		args = maps.Clone(args)
+		args["idempotency_key"] = "sweep-" + tool + "-" + w.self
+	}
+	w.note(tool, args)
+	before := w.lastChange()
+	res := w.p.call(tool, args)
+	if !res.IsError || !strings.HasPrefix(text(res), "EHELD: ") || !strings.Contains(text(res), "decide_approval") {
+		w.t.Fatalf("%s(%v) = %q, want it held for approval", tool, args, text(res))
+	}
+	if keyed {
+		if again := w.p.call(tool, args); text(again) != text(res) {
+			w.t.Errorf("%s repeated with its idempotency_key = %q, want the first answer %q", tool, text(again), text(res))
+		}
+	}
+	if after := w.lastChange(); after != before {
+		w.t.Errorf("%s was held but wrote %d change(s)", tool, after-before)
+	}
+	w.holds++
+}
+
+// write makes a write that is high-risk for an agent: the human's is
+// applied, an agent's held.
+func (w *sweep) write(tool string, args map[string]any) {
+	w.t.Helper()
+	if w.human {
+		w.do(tool, args)
+		return
+	}
+	w.held(tool, args)
+}
+
 // holdLease takes the maintenance lease through the sweep's own store, as
 // another process's run would hold it.
 func (w *sweep) holdLease() store.Lease {
@@ -280,6 +329,7 @@ func (w *sweep) run() {
 	w.maintenance()
 	w.blocks()
 	w.notes()
+	w.approvals()
 	w.prompts()
 	w.resources()
 	w.erasure()
@@ -313,7 +363,12 @@ func (w *sweep) facts() {
 	derived := get(f, "fact", "fact_id").(string)
 	w.do("publish_fact", map[string]any{"fact_id": "adr-store", "content": "We keep memory in one SQLite file.",
 		"category": "adr", "tags": []string{"storage", "superseded_by:adr-store-2"}, "expected_version": 0})
-	w.maybe(w.senior, "publish_fact", map[string]any{"fact_id": "policy-secrets", "content": "Never log secrets.", "category": "core_policy"})
+	policy := map[string]any{"fact_id": "policy-secrets", "content": "Never log secrets.", "category": "core_policy"}
+	if w.senior && !w.human {
+		w.held("publish_fact", policy) // allowed, and a core policy: a human approves it
+	} else {
+		w.maybe(w.senior, "publish_fact", policy) // a junior is refused before anything is held
+	}
 	w.do("get_fact", map[string]any{"fact_id": "adr-store"})
 	w.do("get_fact", map[string]any{"fact_id": "adr-store", "include_history": true})
 	w.do("query_facts", map[string]any{})
@@ -321,9 +376,9 @@ func (w *sweep) facts() {
 		"as_of": time.Now().UTC().Format(time.RFC3339Nano), "limit": 5})
 	w.do("list_facts", map[string]any{"category": "adr"})
 	w.do("list_facts", map[string]any{"category": "convention", "offset": 0, "limit": 10})
-	w.do("retract_fact", map[string]any{"fact_id": derived})
+	w.write("retract_fact", map[string]any{"fact_id": derived})
 	w.do("publish_fact", map[string]any{"fact_id": "adr-old", "content": "We kept memory in JSON files.", "category": "adr"})
-	w.do("retract_fact", map[string]any{"fact_id": "adr-old", "reason": "replaced by adr-store", "expected_version": 1})
+	w.write("retract_fact", map[string]any{"fact_id": "adr-old", "reason": "replaced by adr-store", "expected_version": 1})
 	w.do("get_fact", map[string]any{"fact_id": "adr-old", "include_history": true}) // retracted_at present
 }
 
@@ -346,7 +401,7 @@ func (w *sweep) memories() {
 	w.do("search_memory", map[string]any{"query": "nothing like this was ever stored zebra"}) // no results
 	shared := get(w.do("publish_memory", map[string]any{"id": m1}), "id").(string)
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}})
-	w.do("retract_memory", map[string]any{"id": shared})
+	w.write("retract_memory", map[string]any{"id": shared})
 	w.do("forget", map[string]any{"id": m2})
 	w.do("forget", map[string]any{"id": m1, "reason": "moved to db-staging-2"})
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
@@ -483,6 +538,57 @@ func (w *sweep) notes() {
 	w.maybe(w.human, "resolve_pending", map[string]any{"pending_id": find("[issues/resolve upload_retry] backoff capped"), "target_id": "upload_retry"})
 	w.maybe(w.human, "resolve_pending", map[string]any{"pending_id": find("fixed: the flaky test"), "drop_reason": "names no one issue"})
 	w.do("list_pending", map[string]any{"all": true}) // resolutions
+}
+
+// approvals lists what waits for a human. An agent sees its own requests
+// (its held writes and those under review) and may not decide; the human
+// approves another agent's held retraction, which is then applied as that
+// agent, rejects its held fact retraction, and approves a review.
+func (w *sweep) approvals() {
+	if !w.human {
+		mine := get(w.do("list_approvals", map[string]any{}), "approvals").([]any)
+		pending := get(w.do("list_approvals", map[string]any{"status": "pending", "limit": 50}), "approvals").([]any)
+		holds := 0
+		for _, a := range mine {
+			if get(a, "caller", "agent_id") != w.self {
+				w.t.Errorf("agent %s sees another's request %v", w.self, a)
+			}
+			if get(a, "kind") == "hold" && get(a, "status") == "pending" {
+				holds++
+			}
+		}
+		if holds != w.holds || len(pending) < holds {
+			w.t.Errorf("list_approvals shows %d pending holds (%d pending in all), want the %d held writes", holds, len(pending), w.holds)
+		}
+		w.maybe(false, "decide_approval", map[string]any{"id": get(mine, 0, "id"), "approve": true, "reason": "looks right"})
+		return
+	}
+	pending := get(w.do("list_approvals", map[string]any{"status": "pending", "limit": 10}), "approvals").([]any)
+	find := func(kind, tool string) string {
+		for _, a := range pending {
+			if get(a, "kind") == kind && get(a, "tool") == tool && get(a, "caller", "agent_id") == "other-agent" {
+				return get(a, "id").(string)
+			}
+		}
+		w.t.Fatalf("no pending %s of %s in %v", kind, tool, pending)
+		return ""
+	}
+	hold, factHold, review := find("hold", "retract_memory"), find("hold", "retract_fact"), find("review", "publish_memory")
+	a := w.do("decide_approval", map[string]any{"id": hold, "approve": true, "reason": "the garden is gone"})
+	if get(a, "approval", "status") != "approved" || get(a, "approval", "ref") == nil || get(a, "approval", "error") != nil {
+		w.t.Errorf("approving the held retraction = %v, want it applied", a)
+	}
+	w.p.fail("decide_approval", map[string]any{"id": hold, "approve": false, "reason": "changed my mind"}, "ECONFLICT", "already decided: approved by human:"+w.self)
+	a = w.do("decide_approval", map[string]any{"id": factHold, "approve": false, "reason": "the garden still opens"})
+	if get(a, "approval", "status") != "rejected" || !strings.HasPrefix(get(a, "approval", "error").(string), "EFORBIDDEN: ") {
+		w.t.Errorf("rejecting the held fact retraction = %v", a)
+	}
+	w.do("decide_approval", map[string]any{"id": review, "approve": true, "reason": "fine to share"})
+	w.p.fail("decide_approval", map[string]any{"id": "apr-000000000000", "approve": true, "reason": "?"}, "ENOTFOUND", "list_approvals")
+	w.do("list_approvals", map[string]any{"status": "approved"})
+	if all := get(w.do("list_approvals", map[string]any{}), "approvals").([]any); len(all) != len(pending) {
+		w.t.Errorf("list_approvals = %d requests, want the %d decided", len(all), len(pending))
+	}
 }
 
 func (w *sweep) prompts() {
