@@ -92,6 +92,7 @@ const (
 	ErasedFacts          = "facts"            // org facts, every version
 	ErasedFactOperations = "fact_operations"  // their operation log rows
 	ErasedKeys           = "idempotency_keys" // results kept for repeats that quoted what went
+	ErasedApprovals      = "approvals"        // approval requests whose arguments quoted or named what went
 	ErasedChanges        = "changes"          // change feed rows naming what went
 )
 
@@ -102,7 +103,7 @@ type ErasureReport struct {
 	DryRun  bool  `json:"dry_run" jsonschema:"true: nothing was changed; the counts say what would go."`
 	// Counts are rows removed per kind (the Erased* constants); kinds with
 	// none are left out.
-	Counts map[string]int `json:"counts" jsonschema:"Rows removed (or, dry, that would be) per kind: memories, memory_sources, conflicts, notes, ledger_events, pending, shared_state, block_versions, blocks, facts, fact_operations, idempotency_keys, changes."`
+	Counts map[string]int `json:"counts" jsonschema:"Rows removed (or, dry, that would be) per kind: memories, memory_sources, conflicts, approvals, notes, ledger_events, pending, shared_state, block_versions, blocks, facts, fact_operations, idempotency_keys, changes."`
 	// Restored are archived memories given back to search because the
 	// summary they went into, or the memory that superseded them, was
 	// erased (they themselves were not selected).

@@ -66,6 +66,7 @@ var erasureSteps = []struct {
 	{memory.ErasedBlockVersions, (*erasure).blockVersions},
 	{memory.ErasedFactOperations, (*erasure).factLog},
 	{memory.ErasedKeys, (*erasure).keys},
+	{memory.ErasedApprovals, (*erasure).approvals},
 	{"", (*erasure).writeLog},
 	{memory.ErasedChanges, (*erasure).changes},
 }
@@ -285,6 +286,21 @@ func (e *erasure) memoryRows(ctx context.Context) (int, error) {
 	e.add("memory", e.memories...)
 	e.feed[memory.ChangeMemory] = append(e.feed[memory.ChangeMemory], e.memories...)
 	return e.exec(ctx, "delete memories", `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+}
+
+// approvals deletes the approval requests whose arguments, outcome or
+// decision quote the text, or that name an erased memory (publish_memory
+// of it, or a write that made it): a held or reviewed call keeps its
+// arguments whole.
+func (e *erasure) approvals(ctx context.Context) (int, error) {
+	n, err := e.exec(ctx, "delete approvals of erased memories", `DELETE FROM approvals WHERE ref IN (SELECT value FROM json_each(?1))
+		OR EXISTS (SELECT 1 FROM json_each(?1) WHERE instr(args, '"' || value || '"') > 0)`, jsonList(e.memories))
+	if err != nil || !e.textual {
+		return n, err
+	}
+	m, err := e.exec(ctx, "delete approvals quoting the text", `DELETE FROM approvals WHERE `+quotes("args", "reason", "error_message")+`
+		AND (?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))`, e.contains, e.agent)
+	return n + m, err
 }
 
 // notes deletes working-memory notes that quote the text.

@@ -68,7 +68,7 @@ func TestEraseOverMCP(t *testing.T) {
 	olivia.ok("erase", map[string]any{"contains": strings.ToUpper(secret), "reason": "leaked secret", "dry_run": true}, &dry)
 	olivia.ok("erase", map[string]any{"contains": secret, "reason": "leaked secret"}, &rep)
 	if !dry.DryRun || dry.Counts["memories"] != 2 || rep.Counts["memories"] != 2 || rep.Counts["notes"] != 1 ||
-		rep.Counts["ledger_events"] != 1 || rep.Counts["shared_state"] != 1 || rep.Counts["idempotency_keys"] != 1 || !rep.Scrubbed || rep.Erasure == 0 {
+		rep.Counts["ledger_events"] != 1 || rep.Counts["shared_state"] != 1 || rep.Counts["idempotency_keys"] != 1 || rep.Counts["approvals"] != 2 || !rep.Scrubbed || rep.Erasure == 0 {
 		t.Fatalf("dry run %+v, erase %+v", dry, rep)
 	}
 	olivia.fail("erase", map[string]any{"ids": []string{m.ID}, "reason": "again"}, "ENOTFOUND", m.ID)
