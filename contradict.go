@@ -46,7 +46,7 @@ type Clash struct {
 	Why string
 }
 
-// Claim is one thing a text states, found by its key.
+// claim is one thing a text states, as words.
 type claim struct {
 	key   string // the sentence without the value (or the polarity)
 	slot  string // the value's kind; "" for a polarity claim
@@ -54,25 +54,39 @@ type claim struct {
 	raw   string // the value as written
 }
 
-// ClaimKeys are the keys of the claims content makes, hashed: two memories
-// can clash only where they share one (Contradicts decides). A store keeps
-// them beside each memory to find its candidates by index.
-func ClaimKeys(content string) []int64 {
+// Claim is one thing a text states, hashed: its key (the sentence with the
+// value or the polarity taken out) and its value. Two texts can clash only
+// on a claim of the same key and another value, so a store keeps them
+// beside each memory and finds a new one's candidates by index, without
+// reading the many memories that say the same thing.
+type Claim struct {
+	Key, Value int64
+}
+
+// ClaimKeys are the claims content makes (Contradicts decides whether two
+// that share a key with other values clash).
+func ClaimKeys(content string) []Claim {
 	cs := claims(content)
-	out := make([]int64, 0, len(cs))
-	seen := map[int64]bool{}
+	out := make([]Claim, 0, len(cs))
+	seen := map[Claim]bool{}
 	for _, c := range cs {
-		h := sha256.Sum256([]byte(c.key))
-		var k int64
-		for _, b := range h[:8] {
-			k = k<<8 | int64(b)
-		}
+		k := Claim{Key: hash64(c.key), Value: hash64(c.slot + "|" + c.value)}
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// hash64 is the first 8 bytes of s's SHA-256.
+func hash64(s string) int64 {
+	h := sha256.Sum256([]byte(s))
+	var k int64
+	for _, b := range h[:8] {
+		k = k<<8 | int64(b)
+	}
+	return k
 }
 
 // Contradicts reports how newer contradicts older, if the rules can tell:

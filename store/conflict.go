@@ -37,16 +37,18 @@ type clash struct {
 // that w contradicts, by the claims it shares with them. A memory of
 // another time (either tells of an event, and they occurred more than
 // episodeWindow apart) is not contradicted: both may have been true.
-func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, claims []int64, timed bool, now time.Time) ([]clash, error) {
+func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, claims []memory.Claim, timed bool, now time.Time) ([]clash, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	keys, _ := json.Marshal(claims)
+	// CROSS JOIN keeps the claims outer, so each is one seek into the
+	// primary key; joined plainly, the planner scanned every claim.
 	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN
-		(SELECT memory_pk FROM memory_claims WHERE agent_id = ? AND claim IN (SELECT value FROM json_each(?)))
+		(SELECT c.memory_pk FROM json_each(?) j CROSS JOIN memory_claims c ON c.agent_id = ? AND c.claim = j.value ->> 0
+		 AND c.value <> j.value ->> 1)
 		AND m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?
 		AND (m.expires_at IS NULL OR m.expires_at > ?)
-		ORDER BY m.created_at DESC LIMIT 16`, agent, string(keys), agent, w.Namespace, nanos(now)))
+		ORDER BY m.created_at DESC LIMIT 16`, claimList(claims), agent, agent, w.Namespace, nanos(now)))
 	if err != nil {
 		return nil, fmt.Errorf("find contradictions: %w", err)
 	}
@@ -156,12 +158,24 @@ func wins(c memory.Clash, older memory.Entry, conf float64, author memory.Author
 	return c.Whole && conf >= older.Confidence && (author.Human || older.Provenance == nil || !older.Provenance.Author.Human)
 }
 
+// claimList is claims as a JSON list of [key, value] pairs.
+func claimList(claims []memory.Claim) string {
+	pairs := make([][2]int64, len(claims))
+	for i, c := range claims {
+		pairs[i] = [2]int64{c.Key, c.Value}
+	}
+	b, _ := json.Marshal(pairs)
+	return string(b)
+}
+
 // addClaims keeps the claims of the agent's memory pk.
-func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []int64) error {
-	for _, c := range claims {
-		if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, memory_pk) VALUES (?, ?, ?)`, agent, c, pk); err != nil {
-			return fmt.Errorf("record claims: %w", err)
-		}
+func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []memory.Claim) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
+		SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, agent, pk, claimList(claims)); err != nil {
+		return fmt.Errorf("record claims: %w", err)
 	}
 	return nil
 }
@@ -453,13 +467,11 @@ func fillClaims(ctx context.Context, tx *Tx) error {
 		return err
 	}
 	for _, r := range todo {
-		for _, c := range memory.ClaimKeys(r.content) {
-			// Not tx.exec: its statements are prepared for the database,
-			// which does not see this migration's tables until it commits.
-			if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, memory_pk) VALUES (?, ?, ?)`,
-				r.agent, c, r.pk); err != nil {
-				return err
-			}
+		// Not tx.exec: its statements are prepared for the database, which
+		// does not see this migration's tables until it commits.
+		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
+			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, r.agent, r.pk, claimList(memory.ClaimKeys(r.content))); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -93,7 +93,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 type dedupKeys struct {
 	exact, words string
 	timed        bool
-	claims       []int64
+	claims       []memory.Claim
 	judged       []judgedClash // what a model found, before the transaction
 }
 

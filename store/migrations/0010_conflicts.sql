@@ -1,7 +1,8 @@
 -- Contradictions between an agent's memories (seed 003, 12.2.4). Each
--- personal memory's claims (memory.ClaimKeys: what it states, its value or
--- polarity taken out, hashed) are kept beside it, so that a new memory finds
--- the ones it may contradict by index. A contradiction found, or stated by
+-- personal memory's claims (memory.ClaimKeys: what it states, hashed, as a
+-- key with its value or polarity taken out, and that value) are kept beside
+-- it, so that a new memory finds by index the ones that claim the same key
+-- with another value, and only those. A contradiction found, or stated by
 -- the writer (remember's supersedes), is a conflict: either the newer memory
 -- superseded the older one, which is then archived with reason
 -- 'superseded' and a pointer to it (out of search, recallable, restorable),
@@ -16,8 +17,9 @@ ALTER TABLE memories ADD COLUMN superseded_by TEXT;
 CREATE TABLE memory_claims (
     agent_id  TEXT    NOT NULL,
     claim     INTEGER NOT NULL,
+    value     INTEGER NOT NULL,
     memory_pk INTEGER NOT NULL REFERENCES memories (pk),
-    PRIMARY KEY (agent_id, claim, memory_pk)
+    PRIMARY KEY (agent_id, claim, value, memory_pk)
 ) WITHOUT ROWID;
 
 CREATE TABLE memory_conflicts (
