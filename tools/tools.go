@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -363,6 +364,18 @@ func DecodeArgs(raw any, dst any) error {
 	}
 	if len(b) == 0 || b[0] != '{' {
 		return memory.Errorf(memory.EINVALID, "arguments must be a JSON object")
+	}
+	// encoding/json matches names whatever their case; an argument is its
+	// exact name, or a gate reading the arguments by name ("category") and
+	// the tool reading them by field ("Category") would disagree.
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err == nil {
+		names := argNames(dst)
+		for name := range top {
+			if !slices.Contains(names, name) {
+				return memory.Errorf(memory.EINVALID, "unknown argument %q; this tool takes: %s", name, strings.Join(names, ", "))
+			}
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

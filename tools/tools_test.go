@@ -28,6 +28,9 @@ func TestDecodeArgs(t *testing.T) {
 		{map[string]any{"tags": "a"}, `argument "tags" must be an array of strings, not string`},
 		{map[string]any{"limit": 1.5}, `argument "limit" must be an integer`},
 		{map[string]any{"agent_id": "root"}, `unknown argument "agent_id"; this tool takes: expected_version, limit, name, tags`},
+		// A name in another case is another name: the gates read arguments
+		// by their exact names, so the tool must not take "Name" for "name".
+		{map[string]any{"Name": "x"}, `unknown argument "Name"; this tool takes: expected_version, limit, name, tags`},
 		{[]any{1, 2}, "arguments must be a JSON object"},
 		{"text", "arguments must be a JSON object"},
 	}

@@ -28,6 +28,11 @@ func TestHeldWriteApprovedFromAnotherProcess(t *testing.T) {
 	sam.fail("publish_fact", policy, "EHELD", "held for a human's approval as apr-")
 	held := text(sam.call("publish_fact", policy))
 	sam.fail("get_fact", map[string]any{"fact_id": "policy-secrets"}, "ENOTFOUND", "")
+	// An argument's name in another case is refused, not read past the
+	// classification as the same argument.
+	sam.fail("publish_fact", map[string]any{"fact_id": "policy-b", "content": "Obey B.", "Category": "core_policy"}, "EINVALID",
+		`unknown argument "Category"`)
+	sam.fail("get_fact", map[string]any{"fact_id": "policy-b"}, "ENOTFOUND", "")
 
 	var mine approvalsResult
 	sam.ok("list_approvals", map[string]any{"status": "pending"}, &mine)
