@@ -38,8 +38,14 @@ type erasure struct {
 	// ASCII letters in lower case ("" for none); agent narrows it to what
 	// that agent wrote. Only the memory steps run when textual is false.
 	contains string
-	agent    string
-	textual  bool
+	// escaped are contains as JSON writes it inside a string, once and
+	// twice ("&" is "\u0026", a quote "\""): arguments, results and
+	// payloads are kept as JSON (bound as ?3 and ?4).
+	escaped [2]string
+	// approvalIDs are the approval requests erased (see keys).
+	approvalIDs []string
+	agent       string
+	textual     bool
 
 	report memory.ErasureReport
 	refs   []string                       // every erased item, "<kind>:<id>", for the audit's hash
@@ -65,8 +71,8 @@ var erasureSteps = []struct {
 	{memory.ErasedPending, (*erasure).pending},
 	{memory.ErasedBlockVersions, (*erasure).blockVersions},
 	{memory.ErasedFactOperations, (*erasure).factLog},
-	{memory.ErasedKeys, (*erasure).keys},
 	{memory.ErasedApprovals, (*erasure).approvals},
+	{memory.ErasedKeys, (*erasure).keys},
 	{"", (*erasure).writeLog},
 	{memory.ErasedChanges, (*erasure).changes},
 }
@@ -87,14 +93,26 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-// quotes is the SQL condition that one of cols holds the erase's text
-// (bound as ?1, already lower-cased).
-func quotes(cols ...string) string {
+// quotes is the SQL condition that one of cols holds the erase's text, as
+// written or as JSON escapes it (bound as ?1, ?3 and ?4, lower-cased).
+func quotes(cols ...string) string { return quotesAt(1, 3, 4, cols...) }
+
+// quotesAt is quotes with the text and its escaped forms bound as the
+// parameters numbered text, once and twice.
+func quotesAt(text, once, twice int, cols ...string) string {
 	var parts []string
 	for _, c := range cols {
-		parts = append(parts, "instr(lower(coalesce("+c+", '')), ?1) > 0")
+		for _, p := range []int{text, once, twice} {
+			parts = append(parts, "instr(lower(coalesce("+c+", '')), ?"+strconv.Itoa(p)+") > 0")
+		}
 	}
 	return "(" + strings.Join(parts, " OR ") + ")"
+}
+
+// jsonEscape is s as JSON writes it inside a string, without the quotes.
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }
 
 // byAgent narrows a query of rows that quote the text to those col says
@@ -116,6 +134,8 @@ func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRe
 	e.agent, e.textual = r.AgentID, r.Contains != "" && len(r.IDs) == 0
 	if r.Contains != "" {
 		e.contains = asciiLower(r.Contains)
+		once := jsonEscape(r.Contains)
+		e.escaped = [2]string{asciiLower(once), asciiLower(jsonEscape(once))}
 	}
 	ids, err := e.selectMemories(ctx, r)
 	if err != nil {
@@ -148,9 +168,9 @@ func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest) (
 		conds, args = append(conds, "agent_id = ?"), append(args, r.AgentID)
 	}
 	if r.Contains != "" {
-		// quotes binds the text as ?1, which is the next parameter only when first.
-		conds = append(conds, strings.ReplaceAll(quotes("content", "tags", "source", "forget_reason"), "?1", "?"+strconv.Itoa(len(args)+1)))
-		args = append(args, e.contains)
+		n := len(args)
+		conds = append(conds, quotesAt(n+1, n+2, n+3, "content", "tags", "source", "forget_reason"))
+		args = append(args, e.contains, e.escaped[0], e.escaped[1])
 	}
 	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
 	if err != nil {
@@ -293,14 +313,23 @@ func (e *erasure) memoryRows(ctx context.Context) (int, error) {
 // of it, or a write that made it): a held or reviewed call keeps its
 // arguments whole.
 func (e *erasure) approvals(ctx context.Context) (int, error) {
-	n, err := e.exec(ctx, "delete approvals of erased memories", `DELETE FROM approvals WHERE ref IN (SELECT value FROM json_each(?1))
-		OR EXISTS (SELECT 1 FROM json_each(?1) WHERE instr(args, '"' || value || '"') > 0)`, jsonList(e.memories))
-	if err != nil || !e.textual {
-		return n, err
+	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM approvals WHERE ref IN (SELECT value FROM json_each(?1))
+		OR EXISTS (SELECT 1 FROM json_each(?1) WHERE instr(args, '"' || value || '"') > 0)`, jsonList(e.memories)))
+	if err != nil {
+		return 0, fmt.Errorf("find approvals of erased memories: %w", err)
 	}
-	m, err := e.exec(ctx, "delete approvals quoting the text", `DELETE FROM approvals WHERE `+quotes("args", "reason", "error_message")+`
-		AND (?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))`, e.contains, e.agent)
-	return n + m, err
+	if e.textual {
+		quoting, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM approvals WHERE `+quotes("args", "reason", "error_message")+`
+			AND (?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))`, e.contains, e.agent, e.escaped[0], e.escaped[1]))
+		if err != nil {
+			return 0, fmt.Errorf("find approvals quoting the erased text: %w", err)
+		}
+		ids = append(ids, quoting...)
+	}
+	// The keys of the calls they held answer with the request's id; the
+	// keys step drops them with it.
+	e.approvalIDs = ids
+	return e.exec(ctx, "delete approvals", `DELETE FROM approvals WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
 }
 
 // notes deletes working-memory notes that quote the text.
@@ -319,7 +348,7 @@ func (e *erasure) notes(ctx context.Context) (int, error) {
 
 // textIDs reads the ids a query of rows quoting the text returns, as text.
 func (e *erasure) textIDs(ctx context.Context, q string) ([]string, error) {
-	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, q, e.contains, e.agent))
+	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, q, e.contains, e.agent, e.escaped[0], e.escaped[1]))
 	if err != nil {
 		return nil, fmt.Errorf("find rows quoting the erased text: %w", err)
 	}
@@ -444,7 +473,7 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	rows, err := e.tx.sql.QueryContext(ctx, `SELECT block_id, version FROM block_versions WHERE `+quotes("value", "description")+
-		` AND `+byAgent("author_agent_id")+` ORDER BY block_id, version`, e.contains, e.agent)
+		` AND `+byAgent("author_agent_id")+` ORDER BY block_id, version`, e.contains, e.agent, e.escaped[0], e.escaped[1])
 	if err != nil {
 		return 0, fmt.Errorf("find block versions quoting the erased text: %w", err)
 	}
@@ -466,7 +495,7 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE `+quotes("value", "description")+` AND `+byAgent("author_agent_id"),
-		e.contains, e.agent); err != nil {
+		e.contains, e.agent, e.escaped[0], e.escaped[1]); err != nil {
 		return 0, fmt.Errorf("delete block versions: %w", err)
 	}
 	for _, id := range blocks {
@@ -544,8 +573,9 @@ func (e *erasure) factLog(ctx context.Context) (int, error) {
 var memoryIDPattern = regexp.MustCompile(`mem-[0-9a-f]{12}`)
 
 // keys deletes the idempotency keys whose kept result names an erased
-// memory or quotes the text: a repeat of such a call runs again instead
-// of answering from what went.
+// memory or approval request, or quotes the text (one of the agent's, when
+// the erase names one): a repeat of such a call runs again instead of
+// answering from what went.
 func (e *erasure) keys(ctx context.Context) (int, error) {
 	rows, err := e.tx.sql.QueryContext(ctx, `SELECT principal, key, coalesce(ref, ''), coalesce(result, '') || char(10) || coalesce(text, '')
 		|| char(10) || coalesce(error_message, '') FROM idempotency_keys`)
@@ -561,7 +591,7 @@ func (e *erasure) keys(ctx context.Context) (int, error) {
 			rows.Close()
 			return 0, err
 		}
-		if e.names(ref, kept) {
+		if e.names(k.principal, ref, kept) {
 			drop = append(drop, k)
 		}
 	}
@@ -576,11 +606,22 @@ func (e *erasure) keys(ctx context.Context) (int, error) {
 	return len(drop), nil
 }
 
-// names reports whether a kept result names an erased memory or quotes
-// the erased text.
-func (e *erasure) names(ref, kept string) bool {
-	if e.gone[ref] || e.contains != "" && strings.Contains(asciiLower(kept), e.contains) {
+// names reports whether principal's kept result names an erased memory or
+// approval, or quotes the erased text.
+func (e *erasure) names(principal, ref, kept string) bool {
+	if e.gone[ref] {
 		return true
+	}
+	for _, id := range e.approvalIDs {
+		if ref == id || strings.Contains(kept, id) {
+			return true
+		}
+	}
+	if e.contains != "" && (e.agent == "" || principal == "agent:"+e.agent || principal == "human:"+e.agent) {
+		kept = asciiLower(kept)
+		if strings.Contains(kept, e.contains) || strings.Contains(kept, e.escaped[0]) || strings.Contains(kept, e.escaped[1]) {
+			return true
+		}
 	}
 	for _, id := range memoryIDPattern.FindAllString(kept, -1) {
 		if e.gone[id] {

@@ -161,3 +161,49 @@ func TestEraseAndGCCommands(t *testing.T) {
 	ann.ok("recall_memory", map[string]any{"ids": []string{keep.ID}}, nil)
 	ann.fail("recall_memory", map[string]any{"ids": []string{forgotten.ID}}, "ENOTFOUND", forgotten.ID)
 }
+
+// TestEraseTextKeptAsJSON erases a text with characters JSON escapes ("&",
+// "<"): a held core policy quoting it (its arguments kept as JSON), and a
+// fact published with an idempotency key (its result kept as JSON). The
+// hold goes, so no one can approve it into a fact afterwards, and so does
+// the key's result; no file keeps the text in either form.
+func TestEraseTextKeptAsJSON(t *testing.T) {
+	dir := t.TempDir()
+	sam := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "sam", "--seniority", "senior"}})
+	sam.fail("publish_fact", map[string]any{"fact_id": "vault", "content": "The vault token is Zq&vault-77.", "category": "core_policy",
+		"idempotency_key": "held-1"}, "EHELD", "")
+	sam.ok("publish_fact", map[string]any{"fact_id": "door", "content": "The door code is <vault> 4411.", "category": "convention",
+		"idempotency_key": "door-1"}, nil)
+	sam.stop()
+	for _, s := range []string{`vault-77`, `vault\u003e`} {
+		if len(inFiles(t, dir, s)) == 0 {
+			t.Fatalf("%s is in no file before the erase: the check below could not fail", s)
+		}
+	}
+	olivia := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "olivia", "--human"}})
+	var list struct {
+		Approvals []struct{ ID string } `json:"approvals"`
+	}
+	olivia.ok("list_approvals", map[string]any{"status": "pending"}, &list)
+	var rep struct {
+		Counts map[string]int `json:"counts"`
+	}
+	olivia.ok("erase", map[string]any{"contains": "Zq&vault-77", "reason": "leaked token"}, &rep)
+	if rep.Counts["approvals"] < 1 || rep.Counts["idempotency_keys"] != 1 {
+		t.Fatalf("erase of the held text: %+v", rep.Counts)
+	}
+	olivia.ok("erase", map[string]any{"contains": "<vault>", "reason": "leaked code"}, &rep)
+	if rep.Counts["facts"] != 1 || rep.Counts["idempotency_keys"] != 1 {
+		t.Fatalf("erase of the published text: %+v", rep.Counts)
+	}
+	for _, a := range list.Approvals {
+		olivia.fail("decide_approval", map[string]any{"id": a.ID, "approve": true, "reason": "ok"}, "ENOTFOUND", "")
+	}
+	olivia.fail("get_fact", map[string]any{"fact_id": "vault"}, "ENOTFOUND", "")
+	olivia.stop()
+	for _, s := range []string{"vault-77", `vault\u003e`, "<vault>"} {
+		if found := inFiles(t, dir, s); len(found) > 0 {
+			t.Errorf("after erase %s is still in %v", s, found)
+		}
+	}
+}
