@@ -105,9 +105,9 @@ type ErasureReport struct {
 	// none are left out.
 	Counts map[string]int `json:"counts" jsonschema:"Rows removed (or, dry, that would be) per kind: memories, memory_sources, conflicts, approvals, notes, ledger_events, pending, shared_state, block_versions, blocks, facts, fact_operations, idempotency_keys, changes."`
 	// Restored are archived memories given back to search because the
-	// summary they went into, or the memory that superseded them, was
-	// erased (they themselves were not selected).
-	Restored int `json:"restored" jsonschema:"Archived memories given back to search because the summary they were consolidated into, or the memory that superseded them, was erased."`
+	// summary they went into was erased (they themselves were not
+	// selected).
+	Restored int `json:"restored" jsonschema:"Archived memories given back to search because the summary they were consolidated into was erased."`
 	// Rewound are blocks whose current value quoted the text: they are back
 	// at their newest version that does not.
 	Rewound int `json:"rewound" jsonschema:"Core memory blocks whose current value quoted the text, now back at their newest version that does not."`

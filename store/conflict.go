@@ -150,12 +150,15 @@ func withinEpisode(a, b time.Time) bool {
 	return d <= episodeWindow && d >= -episodeWindow
 }
 
-// wins reports whether a newer memory written with confidence conf by
-// author replaces older, which it contradicts as c says: only when older is
-// the one statement that clashes, and the newer is at least as sure and,
-// over a human's memory, written by a human too.
-func wins(c memory.Clash, older memory.Entry, conf float64, author memory.Author) bool {
-	return c.Whole && conf >= older.Confidence && (author.Human || older.Provenance == nil || !older.Provenance.Author.Human)
+// wins reports whether newer, written by author, replaces older, which it
+// contradicts as c says: only when older is the one statement that
+// clashes, the newer is at least as sure, lasts as long (a passing state
+// must not hide a lasting one past its expiry) and, over a human's memory,
+// is written by a human too.
+func wins(c memory.Clash, older memory.Entry, newer memory.EntryWrite, author memory.Author) bool {
+	lasts := newer.ExpiresAt.IsZero() || older.ExpiresAt != nil && !newer.ExpiresAt.Before(*older.ExpiresAt)
+	return c.Whole && lasts && newer.ConfidenceOr() >= older.Confidence &&
+		(author.Human || older.Provenance == nil || !older.Provenance.Author.Human)
 }
 
 // claimList is claims as a JSON list of [key, value] pairs.
@@ -193,9 +196,12 @@ func (tx *Tx) recordConflict(ctx context.Context, who memory.Identity, agent, ol
 		resolvedAt, resolvedBy = nanos(now), nullString(who.Principal(), true)
 	}
 	why := nullString(cmp.Or(reason, c.Why), reason != "" || c.Why != "")
+	// The pair may have a conflict already (found open, now stated): a
+	// decision replaces its resolution, an open finding leaves it.
 	_, err = tx.exec(ctx, `INSERT INTO memory_conflicts (id, agent_id, older_id, newer_id, kind, slot, older_value, newer_value,
 		resolution, detected_at, detected_by, resolved_at, resolved_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (older_id, newer_id) DO NOTHING`,
+		ON CONFLICT (older_id, newer_id) DO UPDATE SET resolution = excluded.resolution, resolved_at = excluded.resolved_at,
+		resolved_by = excluded.resolved_by, reason = excluded.reason WHERE excluded.resolution <> 'open'`,
 		id, agent, older, newer, c.Kind, nullString(c.Slot, c.Slot != ""), nullString(c.Older, c.Older != ""),
 		nullString(c.Newer, c.Newer != ""), res, nanos(now), who.Principal(), resolvedAt, resolvedBy, why)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -276,8 +277,9 @@ func TestContradictionModes(t *testing.T) {
 }
 
 // Erasing the memory that superseded another removes the conflict (it
-// quotes both values) and the claims, and gives the superseded memory
-// back to search: what it replaced is what is left to say.
+// quotes both values) and the claims; the superseded memory stays out of
+// search, as when its replacement is forgotten, with no pointer to what
+// no longer exists.
 func TestEraseSupersedingMemory(t *testing.T) {
 	s, db, _ := memories(t, nil)
 	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The vault code is on Tuesday."})
@@ -286,7 +288,7 @@ func TestEraseSupersedingMemory(t *testing.T) {
 		t.Fatalf("conflicts %+v", nw.Conflicts)
 	}
 	rep, err := s.Erase(as(alice), memory.ErasureRequest{IDs: []string{nw.ID}, Reason: "test"})
-	if err != nil || rep.Counts[memory.ErasedConflicts] != 1 || rep.Restored != 1 {
+	if err != nil || rep.Counts[memory.ErasedConflicts] != 1 || rep.Restored != 0 {
 		t.Fatalf("erase: %+v, %v", rep, err)
 	}
 	for table, want := range map[string]int{"memory_conflicts": 0, "memory_claims": len(memory.ClaimKeys(old.Content))} {
@@ -295,7 +297,36 @@ func TestEraseSupersedingMemory(t *testing.T) {
 			t.Fatalf("%s: %d rows, want %d (%v)", table, n, want, err)
 		}
 	}
-	if got := search(t, s, ann, memory.Query{Text: "vault code"}); !slices.Equal(got, []string{old.ID}) {
-		t.Fatalf("search after erasing the correction: %v, want %s back", got, old.ID)
+	if got := search(t, s, ann, memory.Query{Text: "vault code"}); len(got) != 0 {
+		t.Fatalf("search after erasing the correction: %v, want nothing", got)
+	}
+	got, err := s.Recall(as(ann), []string{old.ID})
+	if err != nil || got[0].ArchiveReason != memory.ArchiveSuperseded || got[0].SupersededBy != "" {
+		t.Fatalf("the superseded memory after the erase: %+v, %v", got, err)
+	}
+}
+
+// A conflict found open and later settled by the writer (supersedes through
+// a repeat of the newer memory) reads as settled; a passing statement (one
+// that expires) never hides a lasting one.
+func TestConflictSettledLaterAndPassingStatements(t *testing.T) {
+	s, _, clock := memories(t, nil)
+	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Confidence: conf(0.9)})
+	b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Porto.", Confidence: conf(0.5)})
+	if len(b.Conflicts) != 1 || b.Conflicts[0].Resolution != memory.ConflictOpen {
+		t.Fatalf("a less sure newer memory: %+v", b.Conflicts)
+	}
+	again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Porto.", Supersedes: a.ID})
+	if again.Outcome != memory.WriteOutcomeDuplicate || len(again.Conflicts) != 1 || again.Conflicts[0].ID != b.Conflicts[0].ID ||
+		again.Conflicts[0].Resolution != memory.ConflictNewerWins {
+		t.Fatalf("settled through a repeat: %+v", again)
+	}
+	if open, err := s.Conflicts(as(ann), memory.ConflictQuery{}); err != nil || len(open) != 0 {
+		t.Fatalf("open conflicts after it was settled: %+v, %v", open, err)
+	}
+	lasting := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office is open on Saturdays."})
+	passing := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office is closed on Saturdays.", ExpiresAt: clock.Peek().Add(7 * 24 * time.Hour)})
+	if len(passing.Conflicts) != 1 || passing.Conflicts[0].OlderID != lasting.ID || passing.Conflicts[0].Resolution != memory.ConflictOpen {
+		t.Fatalf("a passing statement over a lasting one: %+v", passing.Conflicts)
 	}
 }

@@ -63,7 +63,7 @@ var erasureSteps = []struct {
 }{
 	{"", (*erasure).restoreSources},
 	{memory.ErasedSources, (*erasure).sources},
-	{"", (*erasure).restoreSuperseded},
+	{"", (*erasure).unlinkSuperseded},
 	{memory.ErasedConflicts, (*erasure).conflicts},
 	{memory.ErasedMemories, (*erasure).memoryRows},
 	{memory.ErasedNotes, (*erasure).notes},
@@ -269,22 +269,14 @@ func (e *erasure) sources(ctx context.Context) (int, error) {
 		OR source_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories))
 }
 
-// restoreSuperseded brings back the memories an erased memory superseded:
-// the correction is gone, so what it replaced is what is left to say.
-func (e *erasure) restoreSuperseded(ctx context.Context) (int, error) {
-	back, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE archive_reason = 'superseded'
-		AND superseded_by IN (SELECT value FROM json_each(?))`, jsonList(e.memories)))
-	if err != nil {
-		return 0, fmt.Errorf("read memories the erased ones superseded: %w", err)
-	}
-	back = slices.DeleteFunc(back, func(id string) bool { return e.gone[id] })
-	for _, id := range back {
-		if err := e.tx.unarchive(ctx, id, e.now); err != nil {
-			return 0, err
-		}
-	}
-	e.report.Restored += len(back)
-	return 0, nil
+// unlinkSuperseded clears the pointer of the memories an erased memory
+// superseded: they stay archived as superseded (recallable, restorable),
+// as they do when the memory that replaced them is forgotten; a purge or
+// an erase brings nothing back into search.
+func (e *erasure) unlinkSuperseded(ctx context.Context) (int, error) {
+	_, err := e.exec(ctx, "unlink superseded memories", `UPDATE memories SET superseded_by = NULL
+		WHERE superseded_by IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+	return 0, err
 }
 
 // conflicts removes the recorded contradictions either side of which goes

@@ -216,7 +216,7 @@ func (s *MemoryService) settle(ctx context.Context, tx *Tx, who memory.Identity,
 			continue
 		}
 		res := memory.ConflictOpen
-		if s.Contradictions == memory.ContradictionsSupersede && wins(k.how, k.older, w.ConfidenceOr(), author) {
+		if s.Contradictions == memory.ContradictionsSupersede && wins(k.how, k.older, w, author) {
 			res = memory.ConflictNewerWins
 		}
 		c, err := tx.recordConflict(ctx, who, who.AgentID, k.older.ID, out.ID, k.how, res, "", now)

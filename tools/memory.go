@@ -67,7 +67,9 @@ func conflictLine(c memory.Conflict) string {
 	case c.Kind == memory.ConflictNegation:
 		what = "one denies what the other says"
 	case c.Slot != "":
-		what = fmt.Sprintf("another %s: %s, now %s", c.Slot, c.OlderValue, c.NewerValue)
+		// The values are the memories' words: they stay in the structured
+		// result and in the fenced memories, not in this line.
+		what = "another " + c.Slot
 	}
 	switch c.Resolution {
 	case memory.ConflictNewerWins:
