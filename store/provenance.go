@@ -325,8 +325,14 @@ func (db *DB) TrustUnstamped(ctx context.Context) (map[string]int, error) {
 	}
 	out := map[string]int{}
 	for _, s := range stampSpecs {
+		// Each batch starts after the last row the one before it read, so
+		// that no batch scans the rows already stamped again.
+		after := make([]int64, len(s.keys))
+		for i := range after {
+			after[i] = math.MinInt64
+		}
 		for {
-			n, err := db.trustBatch(ctx, s)
+			n, err := db.trustBatch(ctx, s, after)
 			if err != nil {
 				return out, db.busyError(fmt.Errorf("stamp %s: %w", s.table, err))
 			}
@@ -343,7 +349,7 @@ func (db *DB) TrustUnstamped(ctx context.Context) (map[string]int, error) {
 // immediate transaction on a connection of its own, read and written
 // through the SQLite API so that the stamps are over the columns exactly as
 // stored.
-func (db *DB) trustBatch(ctx context.Context, s stampSpec) (int, error) {
+func (db *DB) trustBatch(ctx context.Context, s stampSpec, after []int64) (int, error) {
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("get connection: %w", err)
@@ -358,7 +364,7 @@ func (db *DB) trustBatch(ctx context.Context, s stampSpec) (int, error) {
 			return err
 		}
 		var err error
-		if n, err = db.stampRows(c, s); err != nil {
+		if n, err = db.stampRows(c, s, after); err != nil {
 			c.Exec(`ROLLBACK`)
 			return err
 		}
@@ -367,15 +373,20 @@ func (db *DB) trustBatch(ctx context.Context, s stampSpec) (int, error) {
 	return n, err
 }
 
-// stampRows stamps up to trustBatch unstamped rows of s's table on c, in
-// c's transaction.
-func (db *DB) stampRows(c *sqlite3.Conn, s stampSpec) (int, error) {
-	sel, _, err := c.Prepare(`SELECT ` + strings.Join(s.keys, ", ") + `, ` + strings.Join(s.columns, ", ") +
-		` FROM ` + s.table + ` WHERE stamp IS NULL LIMIT ` + fmt.Sprint(trustBatch))
+// stampRows stamps up to trustBatch unstamped rows of s's table whose keys
+// come after after, in key order, on c, in c's transaction; after moves to
+// the last row read.
+func (db *DB) stampRows(c *sqlite3.Conn, s stampSpec, after []int64) (int, error) {
+	keys := strings.Join(s.keys, ", ")
+	sel, _, err := c.Prepare(`SELECT ` + keys + `, ` + strings.Join(s.columns, ", ") + ` FROM ` + s.table +
+		` WHERE stamp IS NULL AND (` + keys + `) > (` + placeholders(len(s.keys)) + `) ORDER BY ` + keys + ` LIMIT ` + fmt.Sprint(trustBatch))
 	if err != nil {
 		return 0, err
 	}
 	defer sel.Close()
+	for i, k := range after {
+		sel.BindInt64(i+1, k)
+	}
 	type stamped struct {
 		keys  []int64
 		stamp []byte
@@ -391,6 +402,7 @@ func (db *DB) stampRows(c *sqlite3.Conn, s stampSpec) (int, error) {
 		buf = canonRow(buf[:0], s.tag, sel, len(s.keys))
 		r.stamp = macSum(m, buf, nil)
 		rows = append(rows, r)
+		copy(after, r.keys)
 	}
 	if err := sel.Err(); err != nil {
 		return 0, err

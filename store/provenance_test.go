@@ -338,3 +338,34 @@ func TestProvenanceUpgradeLeavesRowsUnstamped(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Stamping goes in batches: rows past the first batches are stamped too,
+// each once.
+func TestProvenanceTrustInBatches(t *testing.T) {
+	db, _ := openDB(t)
+	const n = 2345
+	tx, err := db.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := tx.Exec(`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES (?, 'ann', 'default', 'semantic', ?, '[]', 1, 0, 1, 1, 1, '')`,
+			"mem-"+strconv.Itoa(i), "memory number "+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	stamped, err := db.TrustUnstamped(context.Background())
+	if err != nil || stamped["memories"] != n {
+		t.Fatalf("stamped %v, %v; want %d memories", stamped, err, n)
+	}
+	if _, tables := verify(t, db); tables["memories"].Valid != n {
+		t.Fatalf("memories = %+v", tables["memories"])
+	}
+}
