@@ -501,11 +501,15 @@ func commitBlock(ctx context.Context, tx *Tx, b *blockRow, op memory.BlockOp, re
 	if err := upsertBlock(ctx, tx, b, prev); err != nil {
 		return err
 	}
-	_, err := tx.sql.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
-		deleted, restored_from, at, author_agent_id, author_seniority, author_autonomy, author_is_human)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		append([]any{b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil,
-			sql.NullInt64{Int64: int64(restoredFrom), Valid: restoredFrom > 0}, nanos(now)}, authorArgs(memory.AuthorOf(id))...)...)
+	args := append([]any{b.id, b.Version, op, b.Value, b.Description, b.Limit, b.DeletedAt != nil,
+		sql.NullInt64{Int64: int64(restoredFrom), Valid: restoredFrom > 0}, nanos(now)}, authorArgs(memory.AuthorOf(id))...)
+	stamp, err := tx.db.stamp(blockVersionStampTag, args...)
+	if err != nil {
+		return err
+	}
+	_, err = tx.sql.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
+		deleted, restored_from, at, author_agent_id, author_seniority, author_autonomy, author_is_human, stamp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, stamp)...)
 	if err != nil {
 		return fmt.Errorf("append block version: %w", err)
 	}

@@ -60,6 +60,9 @@ type DB struct {
 	logLines atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
+	// provenanceKey keys the stamps of the rows this DB writes (see
+	// provenance.go); nil writes none. Set once, before use.
+	provenanceKey []byte
 }
 
 // Open opens (creating if needed) the database at path and brings its schema

@@ -368,9 +368,17 @@ func TestEraseAfterUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := remember(t, store.NewMemoryService(db, nil), senior, memory.EntryWrite{Content: "Old memory naming " + secret + "."})
-	if _, err := store.NewMemoryService(db, nil).Forget(as(senior), e.ID, ""); err != nil {
-		t.Fatal(err)
+	// Written as the build of that schema wrote it, through the full-text
+	// triggers (this build's store writes columns the old schema lacks):
+	// remembered, then forgotten.
+	for _, q := range []string{
+		`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared, created_at, updated_at, occurred_at, filters, length)
+			VALUES ('mem-old', '` + senior.AgentID + `', 'default', 'semantic', 'Old memory naming ` + secret + `.', '[]', 1, 0, 1, 1, 1, '', 5)`,
+		`UPDATE memories SET forgotten_at = 2, updated_at = 2, forgotten_by = '` + senior.AgentID + `', forget_reason = 'forgotten' WHERE id = 'mem-old'`,
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 	db.Close()
 	db, err = store.Open(context.Background(), path)

@@ -36,11 +36,23 @@ func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project Project
 	if err != nil {
 		return err
 	}
+	// The stamp covers seq, which SQLite assigns: it is taken here, in
+	// the write transaction, as AUTOINCREMENT would (one past the highest
+	// ever used), so that the row is stamped in its own INSERT.
+	seq, err := tx.nextEventSeq(ctx)
+	if err != nil {
+		return err
+	}
+	stamp, err := tx.db.stamp(eventStampTag, seq, ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput,
+		string(ref), ev.Agent, autonomyArg(ev.Autonomy), ev.Run, nanos(ev.CreatedAt))
+	if err != nil {
+		return err
+	}
 	res, err := tx.sql.ExecContext(ctx, `INSERT INTO events_memory
-		(event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, autonomy, run_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput, string(ref),
-		ev.Agent, autonomyArg(ev.Autonomy), ev.Run, nanos(ev.CreatedAt))
+		(seq, event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, autonomy, run_id, created_at, stamp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		seq, ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput, string(ref),
+		ev.Agent, autonomyArg(ev.Autonomy), ev.Run, nanos(ev.CreatedAt), stamp)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}

@@ -168,12 +168,16 @@ func (s *FactService) appendOp(ctx context.Context, tx *Tx, op string, f memory.
 	if op == memory.FactOpPublish {
 		content = f.Content
 	}
+	args := append([]any{uuid.NewString(), f.ID, op, content, f.Category, encodeTags(f.Tags), nanos(f.UpdatedAt), f.Version,
+		nullString(reason, reason != "")}, authorArgs(f.Author)...)
+	stamp, err := s.db.stamp(factOpStampTag, args...)
+	if err != nil {
+		return 0, err
+	}
 	res, err := tx.exec(ctx, `INSERT INTO operation_log
 		(operation_id, fact_id, operation_type, content, category, tags, timestamp, version, reason,
-		 author_agent_id, author_seniority, author_autonomy, author_is_human)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		append([]any{uuid.NewString(), f.ID, op, content, f.Category, encodeTags(f.Tags), nanos(f.UpdatedAt), f.Version,
-			nullString(reason, reason != "")}, authorArgs(f.Author)...)...)
+		 author_agent_id, author_seniority, author_autonomy, author_is_human, stamp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, stamp)...)
 	if err != nil {
 		return 0, fmt.Errorf("append %s: %w", op, err)
 	}

@@ -325,15 +325,22 @@ func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) 
 	if s.Vector != nil {
 		vec = encodeVector(s.Vector)
 	}
+	source := nullString(s.Source, s.Source != "")
+	seniority := nullString(string(s.Author.Seniority), !s.Author.Human && s.Author.Seniority != "")
+	stamp, err := tx.db.stamp(memoryStampTag, id, s.Agent, s.Namespace, s.Category, s.Content, string(tags), source, false,
+		nil, nil, nil, nanos(now), nanos(s.OccurredAt), nil, seniority, autonomyArg(s.Author.Autonomy), s.Author.Human)
+	if err != nil {
+		return memory.Entry{}, err
+	}
 	_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
 		(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
-		 occurred_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, s.Agent, s.Namespace, s.Category, s.Content, string(tags), s.Confidence, nullString(s.Source, s.Source != ""),
+		 occurred_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length, stamp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, s.Agent, s.Namespace, s.Category, s.Content, string(tags), s.Confidence, source,
 		nanos(now), nanos(now), nanos(s.OccurredAt),
-		nullString(string(s.Author.Seniority), !s.Author.Human && s.Author.Seniority != ""), autonomyArg(s.Author.Autonomy), s.Author.Human,
+		seniority, autonomyArg(s.Author.Autonomy), s.Author.Human,
 		vec, nullString(s.Embedder, s.Embedder != "" && vec != nil), filterTokens(s.Agent, false, s.Namespace, s.Category, s.Tags),
-		indexedLength(s.Content, s.Tags))
+		indexedLength(s.Content, s.Tags), stamp)
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("insert summary: %w", err)
 	}

@@ -145,16 +145,24 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		}
 		author := memory.AuthorOf(id)
 		tags, _ := json.Marshal(w.Tags)
+		source := nullString(w.Source, w.Source != "")
+		seniority := nullString(string(author.Seniority), !author.Human && author.Seniority != "")
+		autonomy := nullString(string(author.Autonomy), author.Autonomy != "")
+		stamp, err := s.db.stamp(memoryStampTag, mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), source, false,
+			nil, nil, nil, nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt), seniority, autonomy, author.Human)
+		if err != nil {
+			return err
+		}
 		res, err := tx.exec(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
-			 exact_key, words_key)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 exact_key, words_key, stamp)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
-			nullString(w.Source, w.Source != ""), nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
-			nullString(string(author.Seniority), !author.Human && author.Seniority != ""), nullString(string(author.Autonomy), author.Autonomy != ""),
+			source, nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
+			seniority, autonomy,
 			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
-			indexedLength(w.Content, w.Tags), keys.exact, keys.words)
+			indexedLength(w.Content, w.Tags), keys.exact, keys.words, stamp)
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
@@ -434,14 +442,19 @@ func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, e
 		if err != nil {
 			return e, err
 		}
+		publisher := autonomyArg(memory.AuthorOf(who).Autonomy)
+		stamp, err := tx.copyStamp(ctx, e.ID, sid, nanos(now), publisher)
+		if err != nil {
+			return e, err
+		}
 		_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
-			 published_autonomy, embedding, embedder, filters, length)
+			 published_autonomy, embedding, embedder, filters, length, stamp)
 			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, ?5, embedding, embedder, ?4, length
+			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, ?5, embedding, embedder, ?4, length, ?6
 			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags),
-			autonomyArg(memory.AuthorOf(who).Autonomy))
+			publisher, stamp)
 		if err != nil {
 			return e, fmt.Errorf("publish memory: %w", err)
 		}

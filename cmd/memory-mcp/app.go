@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -44,7 +43,7 @@ func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
 
 // openApp opens the database in cfg.DataDir and wires the services and the MCP surface.
 func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

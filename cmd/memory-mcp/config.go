@@ -54,6 +54,11 @@ type Config struct {
 	// EmbeddingAPIKey comes only from the environment, never from a file or
 	// a flag: MEMORY_MCP_EMBEDDING_API_KEY, else OPENAI_API_KEY.
 	EmbeddingAPIKey string
+	// ProvenanceKey (hex) keys the provenance stamps instead of the data
+	// directory's key file; it comes only from the environment
+	// (MEMORY_MCP_PROVENANCE_KEY), never from a file or a flag, and is never
+	// printed.
+	ProvenanceKey string
 	// Retrieval tunes memory search; checked by Retrieval.Validate.
 	Retrieval store.RetrievalConfig
 	// EmbedderFloor takes Retrieval.VectorFloor from the embedder.
@@ -219,6 +224,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer, own
 		return nil, err
 	}
 	c.ConfigFile = file
+	c.ProvenanceKey = getenv("MEMORY_MCP_PROVENANCE_KEY")
 	c.EmbeddingAPIKey = getenv("MEMORY_MCP_EMBEDDING_API_KEY")
 	if c.EmbeddingAPIKey == "" {
 		c.EmbeddingAPIKey = getenv("OPENAI_API_KEY")

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/consolidation"
-	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // consolidateFlags are the flags of `memory-mcp consolidate` beside the
@@ -56,7 +54,7 @@ func consolidate(ctx context.Context, cfg *Config, f *consolidateFlags, stdout, 
 		return fmt.Errorf("--all-agents consolidates other agents' memories, which only a human operator may: add --human, or leave --all-agents out to consolidate %s's own", cfg.Identity.AgentID)
 	}
 	log := newLogger(cfg, stderr)
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

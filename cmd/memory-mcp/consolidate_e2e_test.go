@@ -62,8 +62,8 @@ func runConsolidate(t testing.TB, dir string, args ...string) (stdout, stderr st
 	return out.String(), errb.String(), err
 }
 
-// openStore opens dir's database from the test, as another process would.
-func openStore(t testing.TB, dir string) *store.DB {
+// openDir opens dir's database from the test, as another process would.
+func openDir(t testing.TB, dir string) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
 	if err != nil {
@@ -143,7 +143,7 @@ func TestConsolidateCommand(t *testing.T) {
 	dir := t.TempDir()
 	fillTopics(t, dir, "ann", 2)
 	fillTopics(t, dir, "bob", 3)
-	db := openStore(t, dir)
+	db := openDir(t, dir)
 	before, _ := db.LastChange(context.Background())
 
 	out, errs, err := runConsolidate(t, dir, "--agent-id", "ann", "--older-than", "0", "--dry-run")
@@ -201,7 +201,7 @@ func TestConsolidateCommand(t *testing.T) {
 func TestConsolidateWhileLeaseHeld(t *testing.T) {
 	dir := t.TempDir()
 	fillTopics(t, dir, "ann", 2)
-	db := openStore(t, dir)
+	db := openDir(t, dir)
 	holder := fmt.Sprintf("the test, pid %d", os.Getpid())
 	l, ok := holdLease(t, db, holder, time.Hour)
 	if !ok {
@@ -264,7 +264,7 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 	const topics = 400
 	dir := t.TempDir()
 	fillTopics(t, dir, "ann", topics)
-	db := openStore(t, dir)
+	db := openDir(t, dir)
 	lease := []string{"MEMORY_MCP_CONSOLIDATION_LEASE=1s"}
 
 	cmd := consolidateCmd(t, dir, lease, "--agent-id", "ann", "--older-than", "0", "--strategy", "simple")
@@ -334,7 +334,7 @@ func TestConsolidationScheduler(t *testing.T) {
 	dir := t.TempDir()
 	fillTopics(t, dir, "ann", 2)
 	fillTopics(t, dir, "bob", 2)
-	db := openStore(t, dir)
+	db := openDir(t, dir)
 	l, _ := holdLease(t, db, "the test", time.Hour)
 	// An operator's server maintains every agent (an agent's, only itself).
 	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ops", "--human", "--embedder", "none",

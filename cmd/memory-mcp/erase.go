@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -37,7 +36,7 @@ func (f *eraseFlags) define(fs *flag.FlagSet) {
 // erase runs an erase as the configured identity, which must be a human's.
 func erase(ctx context.Context, cfg *Config, f *eraseFlags, stdout, stderr io.Writer) error {
 	log := newLogger(cfg, stderr)
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -87,7 +86,7 @@ func gc(ctx context.Context, cfg *Config, f *gcFlags, stdout, stderr io.Writer) 
 		agent = ""
 	}
 	log := newLogger(cfg, stderr)
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

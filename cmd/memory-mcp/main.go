@@ -11,6 +11,7 @@
 //	memory-mcp stats [flags]     print the write metrics
 //	memory-mcp erase [flags]     remove stored content for good (humans only)
 //	memory-mcp gc [flags]        purge memories forgotten, retracted or expired past the grace period
+//	memory-mcp verify [flags]    check every stored row against its provenance stamp
 //	memory-mcp version           print the version
 package main
 
@@ -58,6 +59,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	st := &statsFlags{}
 	er := &eraseFlags{}
 	gf := &gcFlags{}
+	vf := &verifyFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
@@ -69,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		own = er.define
 	case "gc":
 		own = gf.define
+	case "verify":
+		own = vf.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -92,6 +96,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return erase(ctx, cfg, er, stdout, stderr)
 	case "gc":
 		return gc(ctx, cfg, gf, stdout, stderr)
+	case "verify":
+		return verify(ctx, cfg, vf, stdout)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -119,6 +125,10 @@ commands:
   gc        purge memories forgotten, retracted or expired longer ago than
             --grace (default: the gc-grace setting, 30d), the configured
             agent's or every agent's with --all-agents (as --human)
+  verify    check every memory, fact operation, ledger event and block
+            version against its provenance stamp; lists the rows that do not
+            match (by id) and fails if any; --json; --trust-unstamped first
+            stamps the rows written before stamps, trusting them as they are
   version   print the version
   help      print this text
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -85,7 +84,7 @@ func reindex(ctx context.Context, cfg *Config, staleOnly bool, stderr io.Writer)
 	if emb == nil {
 		return fmt.Errorf("embedder is none: there are no vectors to make; choose --embedder offline or openai")
 	}
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/memory-mcp/memory-mcp/store"
 )
@@ -14,7 +13,7 @@ import (
 // changed from failed to applied (or back). Events whose projection failed
 // before are applied now if they can be.
 func replay(ctx context.Context, cfg *Config, stdout io.Writer) error {
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

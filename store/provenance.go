@@ -1,0 +1,463 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+)
+
+// Provenance integrity (seed 003, 12.4.5): every memory, fact operation,
+// promotion ledger event and block version is stamped, in the INSERT that
+// writes it, with HMAC-SHA256 over a canonical encoding of the columns that
+// never change after the write, keyed by the data directory's provenance key.
+// A row changed behind the store's back (a direct edit of the file, a bug that
+// bypassed the triggers) no longer matches its stamp, and Verify says which.
+//
+// Columns that legitimately change after the write are not covered: a
+// memory's confidence (a repeat raises it), seen counts, forget, archive,
+// restore and supersede columns, its vector and dedup keys; a ledger event's
+// applied state. Covering them would mean re-stamping on every such change,
+// and a store that routinely rewrites stamps can be made to launder an edit;
+// here a stamp is written once, with its row, and a trigger refuses to change
+// it (only an unstamped row can be stamped, by TrustUnstamped). Those columns
+// have their own record: who and when in their sibling columns and the
+// write log.
+
+// ProvenanceKeySize is the length of a provenance key in bytes.
+const ProvenanceKeySize = 32
+
+// stampSpec is what one table's stamp covers.
+type stampSpec struct {
+	table string
+	// tag names the table and the encoding's version; it is the first
+	// value encoded. Changing columns (or their order) needs a new version.
+	tag string
+	// ref is the SQL expression that names a row in a report (never its
+	// content); keys are the columns an update finds a row by.
+	ref  string
+	keys []string
+	// columns are the covered columns, in encoding order.
+	columns []string
+}
+
+// The tags of the four tables' encodings.
+const (
+	memoryStampTag       = "memory/v1"
+	factOpStampTag       = "fact-op/v1"
+	eventStampTag        = "event/v1"
+	blockVersionStampTag = "block-version/v1"
+)
+
+// stampSpecs are the four stamped tables, in report order.
+var stampSpecs = []stampSpec{
+	{table: "memories", tag: memoryStampTag, ref: "id", keys: []string{"pk"}, columns: memoryStampColumns},
+	{table: "operation_log", tag: factOpStampTag, ref: "fact_id || ' v' || version", keys: []string{"id"}, columns: []string{
+		"operation_id", "fact_id", "operation_type", "content", "category", "tags", "timestamp", "version", "reason",
+		"author_agent_id", "author_seniority", "author_autonomy", "author_is_human"}},
+	{table: "events_memory", tag: eventStampTag, ref: "event_id", keys: []string{"seq"}, columns: []string{
+		"seq", "event_id", "bucket", "operation", "target_id", "payload_json", "raw_input", "source_ref",
+		"agent_id", "autonomy", "run_id", "created_at"}},
+	{table: "block_versions", tag: blockVersionStampTag, ref: "'block ' || block_id || ' v' || version", keys: []string{"block_id", "version"}, columns: []string{
+		"block_id", "version", "op", "value", "description", "char_limit", "deleted", "restored_from", "at",
+		"author_agent_id", "author_seniority", "author_autonomy", "author_is_human"}},
+}
+
+// memoryStampColumns are a memory's covered columns: everything the
+// memories_immutable trigger protects but the derived filters and length,
+// and the columns written only with the row (source, expiry, author, the
+// publication of a shared copy).
+var memoryStampColumns = []string{
+	"id", "agent_id", "namespace", "category", "content", "tags", "source", "shared",
+	"published_from", "published_at", "published_autonomy", "created_at", "occurred_at", "expires_at",
+	"author_seniority", "author_autonomy", "author_is_human"}
+
+// The canonical encoding: the tag, then each value as one type byte and its
+// bytes: NULL nothing; INTEGER 8 bytes big-endian; REAL its IEEE 754 bits
+// the same way; TEXT and BLOB a uvarint length and the bytes as stored.
+// Booleans are the integers SQLite stores; times are integer nanoseconds and
+// tags the JSON text, as stored. Every value carries its length or has a
+// fixed one, so no two rows encode alike.
+const (
+	canonNull byte = iota
+	canonInt
+	canonReal
+	canonText
+	canonBlob
+)
+
+func appendCanonInt(b []byte, v int64) []byte {
+	return binary.BigEndian.AppendUint64(append(b, canonInt), uint64(v))
+}
+
+func appendCanonBytes(b []byte, kind byte, v []byte) []byte {
+	return append(binary.AppendUvarint(append(b, kind), uint64(len(v))), v...)
+}
+
+func appendCanonText(b []byte, v string) []byte {
+	return append(binary.AppendUvarint(append(b, canonText), uint64(len(v))), v...)
+}
+
+// appendCanonValue encodes a value as the store binds it in an INSERT.
+func appendCanonValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, canonNull), nil
+	case string:
+		return appendCanonText(b, v), nil
+	case int:
+		return appendCanonInt(b, int64(v)), nil
+	case int64:
+		return appendCanonInt(b, v), nil
+	case bool:
+		if v {
+			return appendCanonInt(b, 1), nil
+		}
+		return appendCanonInt(b, 0), nil
+	case float64:
+		return binary.BigEndian.AppendUint64(append(b, canonReal), math.Float64bits(v)), nil
+	case []byte:
+		if v == nil {
+			return append(b, canonNull), nil
+		}
+		return appendCanonBytes(b, canonBlob, v), nil
+	case sql.NullString:
+		if !v.Valid {
+			return append(b, canonNull), nil
+		}
+		return appendCanonText(b, v.String), nil
+	case sql.NullInt64:
+		if !v.Valid {
+			return append(b, canonNull), nil
+		}
+		return appendCanonInt(b, v.Int64), nil
+	}
+	switch r := reflect.ValueOf(v); r.Kind() { // named types such as memory.Category
+	case reflect.String:
+		return appendCanonText(b, r.String()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return appendCanonInt(b, r.Int()), nil
+	}
+	return b, fmt.Errorf("provenance: cannot encode %T", v)
+}
+
+// appendCanonColumn encodes column i of st's current row as stored.
+func appendCanonColumn(b []byte, st *sqlite3.Stmt, i int) []byte {
+	switch st.ColumnType(i) {
+	case sqlite3.INTEGER:
+		return appendCanonInt(b, st.ColumnInt64(i))
+	case sqlite3.FLOAT:
+		return binary.BigEndian.AppendUint64(append(b, canonReal), math.Float64bits(st.ColumnFloat(i)))
+	case sqlite3.TEXT:
+		return appendCanonBytes(b, canonText, st.ColumnRawText(i))
+	case sqlite3.BLOB:
+		return appendCanonBytes(b, canonBlob, st.ColumnRawBlob(i))
+	}
+	return append(b, canonNull)
+}
+
+// provenanceCheck is what a key's fingerprint is the HMAC of.
+const provenanceCheck = "memory-mcp provenance key check v1"
+
+// UseProvenanceKey makes db stamp every row it writes with key from now on.
+// The first key a database is given is recorded (as a fingerprint, never
+// the key); another key is refused, since rows stamped with it would not
+// verify under the key every other process uses. Without a key a DB
+// stamps nothing.
+func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
+	if len(key) != ProvenanceKeySize {
+		return fmt.Errorf("a provenance key is %d bytes, not %d", ProvenanceKeySize, len(key))
+	}
+	fp := hmac.New(sha256.New, key)
+	fp.Write([]byte(provenanceCheck))
+	want := fp.Sum(nil)
+	var have []byte
+	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
+		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?)`,
+			want, nanos(tx.Now())); err != nil {
+			return fmt.Errorf("record provenance key: %w", err)
+		}
+		return tx.sql.QueryRowContext(ctx, `SELECT fingerprint FROM provenance_key`).Scan(&have)
+	})
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(have, want) {
+		return ErrProvenanceKey
+	}
+	db.provenanceKey = bytes.Clone(key)
+	return nil
+}
+
+// ErrProvenanceKey is UseProvenanceKey's answer to a key that is not the
+// one the database's rows are stamped with.
+var ErrProvenanceKey = errors.New("this provenance key is not the one this database's rows are stamped with")
+
+// HasProvenanceKey reports whether some process already stamped rows of the
+// database with a key (whose fingerprint it recorded).
+func (db *DB) HasProvenanceKey(ctx context.Context) (bool, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM provenance_key`).Scan(&n)
+	if err != nil {
+		return false, db.busyError(fmt.Errorf("read provenance key: %w", err))
+	}
+	return n > 0, nil
+}
+
+// stamp returns the stamp of a row of the table tagged tag whose covered
+// columns hold values (as bound to its INSERT), or nil (NULL) when db has
+// no key.
+func (db *DB) stamp(tag string, values ...any) (any, error) {
+	if db.provenanceKey == nil {
+		return nil, nil
+	}
+	b := appendCanonText(make([]byte, 0, 512), tag)
+	var err error
+	for _, v := range values {
+		if b, err = appendCanonValue(b, v); err != nil {
+			return nil, err
+		}
+	}
+	m := hmac.New(sha256.New, db.provenanceKey)
+	m.Write(b)
+	return m.Sum(nil), nil
+}
+
+// ProvenanceTable is what Verify found in one table.
+type ProvenanceTable struct {
+	Table      string `json:"table"`
+	Checked    int    `json:"checked"`
+	Valid      int    `json:"valid"`
+	Unstamped  int    `json:"unstamped"`
+	Mismatched int    `json:"mismatched"`
+}
+
+// ProvenanceRow names a row (never its content) by table and id.
+type ProvenanceRow struct {
+	Table string `json:"table"`
+	ID    string `json:"id"`
+}
+
+// ProvenanceReport is Verify's answer.
+type ProvenanceReport struct {
+	Tables     []ProvenanceTable `json:"tables"`
+	Mismatched []ProvenanceRow   `json:"mismatched"`
+}
+
+// Verify checks every row of the four stamped tables against its stamp under
+// db's key: valid, unstamped (written before stamps or without a key) or
+// mismatched (its covered columns or its stamp changed after the write, or
+// it was stamped with another key). Each table is read by one statement,
+// one consistent snapshot, straight through the SQLite API (see scanAll).
+func (db *DB) Verify(ctx context.Context) (ProvenanceReport, error) {
+	if db.provenanceKey == nil {
+		return ProvenanceReport{}, errors.New("verify: the store has no provenance key")
+	}
+	rep := ProvenanceReport{Tables: []ProvenanceTable{}, Mismatched: []ProvenanceRow{}}
+	m := hmac.New(sha256.New, db.provenanceKey)
+	buf := make([]byte, 0, 4096)
+	sum := make([]byte, 0, sha256.Size)
+	for _, s := range stampSpecs {
+		t := ProvenanceTable{Table: s.table}
+		q := `SELECT ` + s.ref + `, stamp, ` + strings.Join(s.columns, ", ") + ` FROM ` + s.table
+		err := db.scanAll(ctx, q, nil, func(row *rawRow) error {
+			t.Checked++
+			if row.st.ColumnType(1) == sqlite3.NULL {
+				t.Unstamped++
+				return nil
+			}
+			buf = canonRow(buf[:0], s.tag, row.st, 2)
+			sum = macSum(m, buf, sum)
+			if hmac.Equal(sum, row.st.ColumnRawBlob(1)) {
+				t.Valid++
+				return nil
+			}
+			t.Mismatched++
+			rep.Mismatched = append(rep.Mismatched, ProvenanceRow{Table: s.table, ID: row.st.ColumnText(0)})
+			return nil
+		})
+		if err != nil {
+			return rep, fmt.Errorf("verify %s: %w", s.table, err)
+		}
+		rep.Tables = append(rep.Tables, t)
+	}
+	return rep, nil
+}
+
+// canonRow encodes tag and the columns of st's row from column first on.
+func canonRow(b []byte, tag string, st *sqlite3.Stmt, first int) []byte {
+	b = appendCanonText(b, tag)
+	for i := first; i < st.ColumnCount(); i++ {
+		b = appendCanonColumn(b, st, i)
+	}
+	return b
+}
+
+func macSum(m hash.Hash, b, into []byte) []byte {
+	m.Reset()
+	m.Write(b)
+	return m.Sum(into[:0])
+}
+
+// trustBatch is how many rows TrustUnstamped stamps per transaction, so
+// that other writers wait for one batch at most, never for the whole file.
+const trustBatch = 1000
+
+// TrustUnstamped stamps every unstamped row of the four tables with its
+// content as it is now, and returns how many it stamped per table. It is an
+// operator's decision that the rows' current content is trusted: a row
+// altered before it was stamped verifies from then on. Rows are stamped in
+// batches, each its own transaction; a stamp is never overwritten.
+func (db *DB) TrustUnstamped(ctx context.Context) (map[string]int, error) {
+	if db.provenanceKey == nil {
+		return nil, errors.New("stamp: the store has no provenance key")
+	}
+	out := map[string]int{}
+	for _, s := range stampSpecs {
+		// Each batch starts after the last row the one before it read, so
+		// that no batch scans the rows already stamped again.
+		after := make([]int64, len(s.keys))
+		for i := range after {
+			after[i] = math.MinInt64
+		}
+		for {
+			n, err := db.trustBatch(ctx, s, after)
+			if err != nil {
+				return out, db.busyError(fmt.Errorf("stamp %s: %w", s.table, err))
+			}
+			out[s.table] += n
+			if n < trustBatch {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// trustBatch stamps up to trustBatch unstamped rows of s's table in one
+// immediate transaction on a connection of its own, read and written
+// through the SQLite API so that the stamps are over the columns exactly as
+// stored.
+func (db *DB) trustBatch(ctx context.Context, s stampSpec, after []int64) (int, error) {
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("get connection: %w", err)
+	}
+	defer conn.Close()
+	var n int
+	err = conn.Raw(func(dc any) error {
+		c := dc.(driver.Conn).Raw()
+		old := c.SetInterrupt(ctx)
+		defer c.SetInterrupt(old)
+		if err := c.Exec(`BEGIN IMMEDIATE`); err != nil {
+			return err
+		}
+		var err error
+		if n, err = db.stampRows(c, s, after); err != nil {
+			c.Exec(`ROLLBACK`)
+			return err
+		}
+		return c.Exec(`COMMIT`)
+	})
+	return n, err
+}
+
+// stampRows stamps up to trustBatch unstamped rows of s's table whose keys
+// come after after, in key order, on c, in c's transaction; after moves to
+// the last row read.
+func (db *DB) stampRows(c *sqlite3.Conn, s stampSpec, after []int64) (int, error) {
+	keys := strings.Join(s.keys, ", ")
+	sel, _, err := c.Prepare(`SELECT ` + keys + `, ` + strings.Join(s.columns, ", ") + ` FROM ` + s.table +
+		` WHERE stamp IS NULL AND (` + keys + `) > (` + placeholders(len(s.keys)) + `) ORDER BY ` + keys + ` LIMIT ` + fmt.Sprint(trustBatch))
+	if err != nil {
+		return 0, err
+	}
+	defer sel.Close()
+	for i, k := range after {
+		sel.BindInt64(i+1, k)
+	}
+	type stamped struct {
+		keys  []int64
+		stamp []byte
+	}
+	var rows []stamped
+	m := hmac.New(sha256.New, db.provenanceKey)
+	var buf []byte
+	for sel.Step() {
+		r := stamped{}
+		for i := range s.keys {
+			r.keys = append(r.keys, sel.ColumnInt64(i))
+		}
+		buf = canonRow(buf[:0], s.tag, sel, len(s.keys))
+		r.stamp = macSum(m, buf, nil)
+		rows = append(rows, r)
+		copy(after, r.keys)
+	}
+	if err := sel.Err(); err != nil {
+		return 0, err
+	}
+	where := strings.Join(s.keys, " = ? AND ") + " = ?"
+	upd, _, err := c.Prepare(`UPDATE ` + s.table + ` SET stamp = ? WHERE ` + where + ` AND stamp IS NULL`)
+	if err != nil {
+		return 0, err
+	}
+	defer upd.Close()
+	for _, r := range rows {
+		upd.BindBlob(1, r.stamp)
+		for i, k := range r.keys {
+			upd.BindInt64(i+2, k)
+		}
+		if err := upd.Exec(); err != nil {
+			return 0, err
+		}
+		upd.Reset()
+	}
+	return len(rows), nil
+}
+
+// copyStamp returns the stamp of the shared copy sid of memory src, published
+// at (nanoseconds) by an agent of autonomy publisher: the original's covered
+// columns with the copy's own identity and publication.
+func (tx *Tx) copyStamp(ctx context.Context, src, sid string, at int64, publisher sql.NullString) (any, error) {
+	if tx.db.provenanceKey == nil {
+		return nil, nil
+	}
+	var agent, ns, cat, content, tags string
+	var source, seniority, autonomy sql.NullString
+	var occurred int64
+	var expires sql.NullInt64
+	var human bool
+	err := tx.sql.QueryRowContext(ctx, `SELECT agent_id, namespace, category, content, tags, source, occurred_at, expires_at,
+		author_seniority, author_autonomy, author_is_human FROM memories WHERE id = ?`, src).
+		Scan(&agent, &ns, &cat, &content, &tags, &source, &occurred, &expires, &seniority, &autonomy, &human)
+	if err != nil {
+		return nil, fmt.Errorf("read %s to stamp its copy: %w", src, err)
+	}
+	return tx.db.stamp(memoryStampTag, sid, agent, ns, cat, content, tags, source, true,
+		src, at, publisher, at, occurred, expires, seniority, autonomy, human)
+}
+
+// nextEventSeq is the seq SQLite's AUTOINCREMENT would give the next ledger
+// event: one past the highest ever used, so that a seq an erase freed is
+// never given again.
+func (tx *Tx) nextEventSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	err := tx.sql.QueryRowContext(ctx, `SELECT max(
+		coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events_memory'), 0),
+		coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("next event seq: %w", err)
+	}
+	return seq, nil
+}

@@ -1,0 +1,371 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+var (
+	provKey  = bytes.Repeat([]byte{0x5a}, store.ProvenanceKeySize)
+	otherKey = bytes.Repeat([]byte{0xa5}, store.ProvenanceKeySize)
+)
+
+// writeEveryStampedKind writes rows of the four stamped tables through the
+// store's own paths: memories remembered (with every optional column), a
+// shared copy and a consolidation summary; a fact published, republished
+// and retracted; two ledger events; a block made, edited and deleted.
+// It returns the counts per table.
+func writeEveryStampedKind(t *testing.T, db *store.DB) map[string]int {
+	t.Helper()
+	ctx := as(senior)
+	mem := store.NewMemoryService(db, nil)
+	first := remember(t, mem, senior, memory.EntryWrite{Content: "The vendor contact is Dana at extension 4411.", Tags: []string{"vendor", "phone"},
+		Source: "runbook.md", Confidence: ptr(0.7), OccurredAt: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC), ExpiresAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if _, err := mem.Publish(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, mem, human, memory.EntryWrite{Content: "Ünïcödé ✓ 部署 naïve café — the human said so"})
+	var ids []string
+	for _, c := range []string{"garden beds need water", "garden tomatoes planted", "garden aphids sprayed"} {
+		ids = append(ids, remember(t, mem, senior, memory.EntryWrite{Content: c}).ID)
+	}
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
+		l, _, err := tx.AcquireLease(context.Background(), store.LeaseMaintenance, "the test", time.Hour)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Consolidate(context.Background(), store.Summary{Lease: l, Agent: senior.AgentID, Author: memory.AuthorOf(senior),
+			Namespace: "default", Category: memory.CategorySemantic, Content: "garden: water, tomatoes, aphids", Confidence: 0.5,
+			Source: "consolidation (test)", OccurredAt: db.Now(), Sources: ids})
+		if err != nil {
+			return err
+		}
+		for _, ev := range []*memory.Event{
+			{Bucket: memory.BucketIssues, Operation: memory.OpUpsert, TargetID: "vendor_call", Payload: memory.Payload{Text: "call the vendor"},
+				RawInput: "issue: call the vendor", Agent: senior.AgentID, Autonomy: senior.Autonomy, Run: "r", CreatedAt: db.Now()},
+			{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: "the vendor answers mornings"},
+				RawInput: "learned: the vendor answers mornings", Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()},
+		} {
+			if err := tx.AppendEvent(context.Background(), ev, store.Project); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := store.NewFactService(db)
+	for _, w := range []memory.FactWrite{
+		{FactID: "policy-jwt", Content: "Services authenticate with JWT.", Category: memory.FactConvention, Tags: []string{"auth"}},
+		{FactID: "policy-jwt", Content: "Services authenticate with short-lived JWT.", Category: memory.FactConvention},
+	} {
+		if _, err := facts.Publish(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := facts.Retract(ctx, memory.FactRetract{FactID: "policy-jwt", Reason: "replaced by mTLS"}); err != nil {
+		t.Fatal(err)
+	}
+	blocks := store.NewBlockService(db)
+	if _, err := blocks.Create(ctx, memory.BlockSpec{Label: "contacts", Description: "People.", Value: "Nobody yet."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: "contacts", Op: memory.BlockAppend, Text: " Dana."}); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, table := range []string{"memories", "operation_log", "events_memory", "block_versions"} {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		counts[table] = n
+	}
+	// Seven memories, three fact operations, two events, the block's two
+	// versions (and the default blocks its creation made).
+	if counts["memories"] != 7 || counts["operation_log"] != 3 || counts["events_memory"] != 2 || counts["block_versions"] < 2 {
+		t.Fatalf("rows written: %v", counts)
+	}
+	return counts
+}
+
+// report returns rep's table figures by name.
+func tablesOf(rep store.ProvenanceReport) map[string]store.ProvenanceTable {
+	out := map[string]store.ProvenanceTable{}
+	for _, t := range rep.Tables {
+		out[t.Table] = t
+	}
+	return out
+}
+
+func verify(t *testing.T, db *store.DB) (store.ProvenanceReport, map[string]store.ProvenanceTable) {
+	t.Helper()
+	rep, err := db.Verify(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, tablesOf(rep)
+}
+
+// Every row the store writes, of each of the four tables and by each path
+// that writes one, is stamped in its INSERT and verifies.
+func TestProvenanceEveryRowStamped(t *testing.T) {
+	db, _ := openDB(t)
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	want := writeEveryStampedKind(t, db)
+	rep, tables := verify(t, db)
+	if len(rep.Tables) != 4 || len(rep.Mismatched) != 0 {
+		t.Fatalf("report = %+v", rep)
+	}
+	for name, n := range want {
+		if got := tables[name]; got.Checked != n || got.Valid != n || got.Unstamped != 0 || got.Mismatched != 0 {
+			t.Errorf("%s: %+v, want %d valid", name, got, n)
+		}
+	}
+	var nulls int
+	for name := range want {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + name + ` WHERE stamp IS NULL OR length(stamp) != 32`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		nulls += n
+	}
+	if nulls != 0 {
+		t.Fatalf("%d rows without a 32-byte stamp", nulls)
+	}
+}
+
+// A covered column changed behind the store's back makes that row, and only
+// that row, mismatched, named by table and id; a changed stamp too. A column
+// the stamp does not cover (confidence) changes nothing.
+func TestProvenanceTamperDetected(t *testing.T) {
+	db, _ := openDB(t)
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	writeEveryStampedKind(t, db)
+	var memID, eventID string
+	if err := db.SQL().QueryRow(`SELECT id FROM memories WHERE content LIKE 'The vendor%' AND shared = 0`).Scan(&memID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SQL().QueryRow(`SELECT event_id FROM events_memory ORDER BY seq LIMIT 1`).Scan(&eventID); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TRIGGER memories_immutable`,
+		`UPDATE memories SET content = 'The vendor contact is Mallory at extension 4411.' WHERE id = '` + memID + `'`,
+		`UPDATE memories SET confidence = 0.01`, // not covered: it legitimately changes
+		`DROP TRIGGER operation_log_no_update`,
+		`UPDATE operation_log SET author_seniority = 'principal' WHERE fact_id = 'policy-jwt' AND version = 2`,
+		`DROP TRIGGER events_memory_stamp_once`,
+		`UPDATE events_memory SET stamp = zeroblob(32) WHERE event_id = '` + eventID + `'`,
+		`DROP TRIGGER block_versions_no_update`,
+		`UPDATE block_versions SET "at" = "at" + 1 WHERE version = 2`,
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var blockID int64
+	if err := db.SQL().QueryRow(`SELECT block_id FROM block_versions WHERE version = 2`).Scan(&blockID); err != nil {
+		t.Fatal(err)
+	}
+	rep, tables := verify(t, db)
+	var got []string
+	for _, m := range rep.Mismatched {
+		got = append(got, m.Table+":"+m.ID)
+	}
+	want := []string{"memories:" + memID, "operation_log:policy-jwt v2", "events_memory:" + eventID,
+		"block_versions:block " + strconv.FormatInt(blockID, 10) + " v2"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("mismatched = %v, want %v", got, want)
+	}
+	if m := tables["memories"]; m.Mismatched != 1 || m.Valid != 6 {
+		t.Fatalf("memories = %+v", m)
+	}
+}
+
+// Under another key every stamped row is mismatched. The store refuses a
+// second key for a database; here the first one's fingerprint is removed
+// behind its back, as when a key file is lost and replaced.
+func TestProvenanceOtherKeyMismatchesAll(t *testing.T) {
+	db, _ := openDB(t)
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	want := writeEveryStampedKind(t, db)
+	other, err := store.Open(context.Background(), db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.UseProvenanceKey(context.Background(), otherKey); err != store.ErrProvenanceKey {
+		t.Fatalf("a second key for the database: %v, want ErrProvenanceKey", err)
+	}
+	if _, err := other.SQL().Exec(`DELETE FROM provenance_key`); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.UseProvenanceKey(context.Background(), otherKey); err != nil {
+		t.Fatal(err)
+	}
+	rep, tables := verify(t, other)
+	total := 0
+	for name, n := range want {
+		if got := tables[name]; got.Mismatched != n || got.Valid != 0 {
+			t.Errorf("%s under another key: %+v", name, got)
+		}
+		total += n
+	}
+	if len(rep.Mismatched) != total {
+		t.Fatalf("%d mismatched rows listed, want %d", len(rep.Mismatched), total)
+	}
+}
+
+// Rows written without a key are unstamped, reported apart from
+// mismatches; TrustUnstamped stamps exactly those, after which they verify,
+// and a stamp is never rewritten.
+func TestProvenanceUnstampedThenTrusted(t *testing.T) {
+	db, _ := openDB(t)
+	want := writeEveryStampedKind(t, db) // no key: no stamps
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, store.NewMemoryService(db, nil), senior, memory.EntryWrite{Content: "written with the key"})
+	rep, tables := verify(t, db)
+	if len(rep.Mismatched) != 0 {
+		t.Fatalf("unstamped rows reported as mismatched: %+v", rep.Mismatched)
+	}
+	for name, n := range want {
+		valid := 0
+		if name == "memories" {
+			valid = 1
+		}
+		if got := tables[name]; got.Unstamped != n || got.Valid != valid || got.Checked != n+valid {
+			t.Errorf("%s: %+v, want %d unstamped", name, got, n)
+		}
+	}
+	stamped, err := db.TrustUnstamped(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range want {
+		if stamped[name] != n {
+			t.Errorf("stamped %d rows of %s, want %d", stamped[name], name, n)
+		}
+		if got := tables[name]; tablesOf(mustVerify(t, db))[name].Valid != got.Checked {
+			t.Errorf("%s not all valid after stamping", name)
+		}
+	}
+	if _, err := db.SQL().Exec(`UPDATE memories SET stamp = zeroblob(32)`); err == nil || !strings.Contains(err.Error(), "written once") {
+		t.Fatalf("rewriting a stamp: %v", err)
+	}
+	if again, err := db.TrustUnstamped(context.Background()); err != nil || again["memories"] != 0 {
+		t.Fatalf("a second pass stamped %v, %v", again, err)
+	}
+}
+
+func mustVerify(t *testing.T, db *store.DB) store.ProvenanceReport {
+	rep, _ := verify(t, db)
+	return rep
+}
+
+// A database from before migration 0013 keeps its rows: they come out of
+// the upgrade unstamped, are stamped on the operator's word, and verify.
+func TestProvenanceUpgradeLeavesRowsUnstamped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	old, err := store.OpenWith(context.Background(), path, migrationsBefore("0013"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared, created_at, updated_at, occurred_at, filters)
+			VALUES ('mem-old', 'ann', 'default', 'semantic', 'written before stamps', '["old"]', 0.8, 0, 1, 1, 1, '')`,
+		`INSERT INTO operation_log (operation_id, fact_id, operation_type, content, category, tags, author_agent_id, timestamp, version)
+			VALUES ('op-1', 'fact-old', 'PUBLISH', 'an old fact', 'other', '[]', 'ann', 1, 1)`,
+		`INSERT INTO events_memory (event_id, bucket, operation, payload_json, raw_input, source_ref, agent_id, run_id, created_at)
+			VALUES ('ev-old', 'learnings', 'append', '{}', 'learned: old', '{}', 'ann', 'r', 1)`,
+		`INSERT INTO blocks (scope, label, description, value, char_limit, read_only, owner, writers, readers, version, created_at, updated_at, updated_by)
+			VALUES ('agent:ann', 'persona', 'who', 'old', 100, 0, 'ann', '[]', '[]', 1, 1, 1, 'ann')`,
+		`INSERT INTO block_versions (block_id, version, op, value, description, char_limit, author_agent_id, at)
+			VALUES (1, 1, 'create', 'old', 'who', 100, 'ann', 1)`,
+	} {
+		if _, err := old.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.Close()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := verify(t, db)
+	for _, tb := range rep.Tables {
+		if tb.Checked != 1 || tb.Unstamped != 1 || tb.Mismatched != 0 {
+			t.Errorf("after the upgrade %s = %+v, want one unstamped row", tb.Table, tb)
+		}
+	}
+	if _, err := db.TrustUnstamped(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, tables := verify(t, db)
+	for name, tb := range tables {
+		if tb.Valid != 1 || tb.Unstamped != 0 {
+			t.Errorf("after stamping %s = %+v", name, tb)
+		}
+	}
+	// The stamped old rows are held to their stamps like any other.
+	if _, err := db.SQL().Exec(`DROP TRIGGER memories_immutable; UPDATE memories SET content = 'rewritten' WHERE id = 'mem-old'`); err != nil {
+		t.Fatal(err)
+	}
+	if rep = mustVerify(t, db); len(rep.Mismatched) != 1 || rep.Mismatched[0] != (store.ProvenanceRow{Table: "memories", ID: "mem-old"}) {
+		t.Fatalf("mismatched = %+v", rep.Mismatched)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Stamping goes in batches: rows past the first batches are stamped too,
+// each once.
+func TestProvenanceTrustInBatches(t *testing.T) {
+	db, _ := openDB(t)
+	const n = 2345
+	tx, err := db.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := tx.Exec(`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES (?, 'ann', 'default', 'semantic', ?, '[]', 1, 0, 1, 1, 1, '')`,
+			"mem-"+strconv.Itoa(i), "memory number "+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	stamped, err := db.TrustUnstamped(context.Background())
+	if err != nil || stamped["memories"] != n {
+		t.Fatalf("stamped %v, %v; want %d memories", stamped, err, n)
+	}
+	if _, tables := verify(t, db); tables["memories"].Valid != n {
+		t.Fatalf("memories = %+v", tables["memories"])
+	}
+}
