@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -147,7 +148,7 @@ func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRe
 	if err := e.run(ctx); err != nil {
 		return e.report, err
 	}
-	return e.report, e.audit(ctx, who, "erase", r.Reason, eraseSelector(r))
+	return e.report, e.audit(ctx, who, "erase", r.Reason, eraseSelector(r, tx.db.provenanceKey))
 }
 
 // selectMemories returns the memories r selects before derivation. Every
@@ -675,8 +676,11 @@ func (e *erasure) audit(ctx context.Context, who memory.Identity, kind, reason s
 }
 
 // eraseSelector is what an erase asked for, as its audit row keeps it:
-// ids by count and hash, a text only by its SHA-256.
-func eraseSelector(r memory.ErasureRequest) map[string]any {
+// ids by count and hash, a text only by its HMAC under the provenance key
+// (a plain hash of a short text, a name or a code, is confirmed by trying
+// candidates; the keyed one only by who holds the key), or its SHA-256
+// when the store has no key.
+func eraseSelector(r memory.ErasureRequest, key []byte) map[string]any {
 	sel := map[string]any{}
 	if len(r.IDs) > 0 {
 		ids := slices.Sorted(slices.Values(r.IDs))
@@ -687,7 +691,12 @@ func eraseSelector(r memory.ErasureRequest) map[string]any {
 	if r.AgentID != "" {
 		sel["agent_id"] = r.AgentID
 	}
-	if r.Contains != "" {
+	switch {
+	case r.Contains != "" && key != nil:
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(r.Contains))
+		sel["contains_hmac_sha256"] = hex.EncodeToString(m.Sum(nil))
+	case r.Contains != "":
 		sum := sha256.Sum256([]byte(r.Contains))
 		sel["contains_sha256"] = hex.EncodeToString(sum[:])
 	}

@@ -1,7 +1,11 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -453,5 +457,33 @@ func TestCollect(t *testing.T) {
 	audit, _ := db.Erasures(context.Background())
 	if len(audit) != 2 || audit[0].Kind != "gc" || !strings.Contains(audit[0].Selector, "24h0m0s") {
 		t.Fatalf("audit %+v", audit)
+	}
+}
+
+// With a provenance key the audit keeps an erased text only as its HMAC
+// under the key: its plain SHA-256 would let anyone confirm a guessed
+// short text (a name, a code) by hashing candidates.
+func TestEraseAuditKeysTheText(t *testing.T) {
+	db, _ := openDB(t)
+	key := bytes.Repeat([]byte{7}, store.ProvenanceKeySize)
+	if err := db.UseProvenanceKey(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	mem := store.NewMemoryService(db, nil)
+	if _, err := mem.Remember(as(ann), memory.EntryWrite{Content: "The door code is 4411."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Erase(as(alice), memory.ErasureRequest{Contains: "4411", Reason: "code"}); err != nil {
+		t.Fatal(err)
+	}
+	audit, err := db.Erasures(context.Background())
+	if err != nil || len(audit) != 1 {
+		t.Fatalf("audit %v, %v", audit, err)
+	}
+	plain := sha256.Sum256([]byte("4411"))
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("4411"))
+	if sel := audit[0].Selector; !strings.Contains(sel, hex.EncodeToString(m.Sum(nil))) || strings.Contains(sel, hex.EncodeToString(plain[:])) {
+		t.Fatalf("selector %s: want the keyed hash, not the plain one", sel)
 	}
 }
