@@ -171,14 +171,16 @@ func claimList(claims []memory.Claim) string {
 	return string(b)
 }
 
-// addClaims keeps the claims of the agent's memory pk.
+// addClaims keeps the claims of the agent's memory pk, a row a statement:
+// a statement that may write several rows keeps a statement journal, and
+// opening one makes the full-text index write out at once what it holds
+// for the commit.
 func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []memory.Claim) error {
-	if len(claims) == 0 {
-		return nil
-	}
-	if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
-		SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, agent, pk, claimList(claims)); err != nil {
-		return fmt.Errorf("record claims: %w", err)
+	for _, c := range claims {
+		if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk) VALUES (?, ?, ?, ?)`,
+			agent, c.Key, c.Value, pk); err != nil {
+			return fmt.Errorf("record claims: %w", err)
+		}
 	}
 	return nil
 }
