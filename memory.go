@@ -135,10 +135,7 @@ type Entry struct {
 // last-seen time brought up to date.
 type Remembered struct {
 	Entry
-	Outcome WriteOutcome // stored, duplicate or merged
-	// MergedFrom is, for outcome merged, the memory the new one merges and
-	// supersedes.
-	MergedFrom string
+	Outcome WriteOutcome // stored or duplicate
 	// Tier is how a duplicate was found: exact (the same text but for case
 	// and spacing) or words (the same words in the same order, but for
 	// punctuation, articles, forms of "to be" and plural endings).
