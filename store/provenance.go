@@ -184,9 +184,17 @@ func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
 	want := fp.Sum(nil)
 	var have []byte
 	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
-		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?)`,
-			want, nanos(tx.Now())); err != nil {
+		res, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?)`,
+			want, nanos(tx.Now()))
+		if err != nil {
 			return fmt.Errorf("record provenance key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			// The first key: a database with no unstamped row is complete
+			// from now on.
+			if err := markComplete(ctx, tx, key); err != nil {
+				return err
+			}
 		}
 		return tx.sql.QueryRowContext(ctx, `SELECT fingerprint FROM provenance_key`).Scan(&have)
 	})
@@ -198,6 +206,48 @@ func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
 	}
 	db.provenanceKey = bytes.Clone(key)
 	return nil
+}
+
+// provenanceComplete is what the proof that every row was stamped is the
+// HMAC of.
+const provenanceComplete = "memory-mcp provenance every row stamped v1"
+
+func completeProof(key []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(provenanceComplete))
+	return m.Sum(nil)
+}
+
+// markComplete writes the proof that every row is stamped, if none of the
+// four tables holds an unstamped row.
+func markComplete(ctx context.Context, tx *Tx, key []byte) error {
+	for _, s := range stampSpecs {
+		var some bool
+		if err := tx.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.table+` WHERE stamp IS NULL)`).Scan(&some); err != nil {
+			return fmt.Errorf("look for unstamped rows: %w", err)
+		}
+		if some {
+			return nil
+		}
+	}
+	if _, err := tx.sql.ExecContext(ctx, `UPDATE provenance_key SET complete = ? WHERE one = 1`, completeProof(key)); err != nil {
+		return fmt.Errorf("record that every row is stamped: %w", err)
+	}
+	return nil
+}
+
+// complete reports whether the database holds the key's proof that every
+// row was stamped once.
+func (db *DB) complete(ctx context.Context) (bool, error) {
+	var proof []byte
+	err := db.sql.QueryRowContext(ctx, `SELECT complete FROM provenance_key`).Scan(&proof)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read provenance key: %w", err)
+	}
+	return proof != nil && hmac.Equal(proof, completeProof(db.provenanceKey)), nil
 }
 
 // ErrProvenanceKey is UseProvenanceKey's answer to a key that is not the
@@ -249,22 +299,31 @@ type ProvenanceRow struct {
 	ID    string `json:"id"`
 }
 
-// ProvenanceReport is Verify's answer.
+// ProvenanceReport is Verify's answer. Complete says every row was
+// stamped once (see markComplete): then a row without a stamp is counted
+// mismatched, not unstamped.
 type ProvenanceReport struct {
 	Tables     []ProvenanceTable `json:"tables"`
 	Mismatched []ProvenanceRow   `json:"mismatched"`
+	Complete   bool              `json:"complete"`
 }
 
 // Verify checks every row of the four stamped tables against its stamp under
-// db's key: valid, unstamped (written before stamps or without a key) or
-// mismatched (its covered columns or its stamp changed after the write, or
-// it was stamped with another key). Each table is read by one statement,
+// db's key: valid, unstamped (written before stamps, until every row was
+// stamped once) or mismatched (its covered columns or its stamp changed
+// after the write, it was stamped with another key, or it has no stamp
+// although every row was stamped once). Each table is read by one statement,
 // one consistent snapshot, straight through the SQLite API (see scanAll).
 func (db *DB) Verify(ctx context.Context) (ProvenanceReport, error) {
 	if db.provenanceKey == nil {
 		return ProvenanceReport{}, errors.New("verify: the store has no provenance key")
 	}
 	rep := ProvenanceReport{Tables: []ProvenanceTable{}, Mismatched: []ProvenanceRow{}}
+	complete, err := db.complete(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Complete = complete
 	m := hmac.New(sha256.New, db.provenanceKey)
 	buf := make([]byte, 0, 4096)
 	sum := make([]byte, 0, sha256.Size)
@@ -273,7 +332,7 @@ func (db *DB) Verify(ctx context.Context) (ProvenanceReport, error) {
 		q := `SELECT ` + s.ref + `, stamp, ` + strings.Join(s.columns, ", ") + ` FROM ` + s.table
 		err := db.scanAll(ctx, q, nil, func(row *rawRow) error {
 			t.Checked++
-			if row.st.ColumnType(1) == sqlite3.NULL {
+			if row.st.ColumnType(1) == sqlite3.NULL && !complete {
 				t.Unstamped++
 				return nil
 			}
@@ -323,6 +382,12 @@ func (db *DB) TrustUnstamped(ctx context.Context) (map[string]int, error) {
 	if db.provenanceKey == nil {
 		return nil, errors.New("stamp: the store has no provenance key")
 	}
+	if complete, err := db.complete(ctx); err != nil || complete {
+		if err == nil {
+			err = ErrStampedOnce
+		}
+		return nil, err
+	}
 	out := map[string]int{}
 	for _, s := range stampSpecs {
 		// Each batch starts after the last row the one before it read, so
@@ -342,8 +407,14 @@ func (db *DB) TrustUnstamped(ctx context.Context) (map[string]int, error) {
 			}
 		}
 	}
-	return out, nil
+	err := db.Update(WithoutCall(ctx), func(tx *Tx) error { return markComplete(ctx, tx, db.provenanceKey) })
+	return out, err
 }
+
+// ErrStampedOnce is TrustUnstamped's answer once every row was stamped: a
+// row without a stamp now was written or changed behind the store's back,
+// and stamping it would hide that.
+var ErrStampedOnce = errors.New("every row was stamped once already: a row without a stamp now was written or changed behind the store's back, which verify reports; it is not stamped")
 
 // trustBatch stamps up to trustBatch unstamped rows of s's table in one
 // immediate transaction on a connection of its own, read and written

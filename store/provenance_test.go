@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -270,8 +271,37 @@ func TestProvenanceUnstampedThenTrusted(t *testing.T) {
 	if _, err := db.SQL().Exec(`UPDATE memories SET stamp = zeroblob(32)`); err == nil || !strings.Contains(err.Error(), "written once") {
 		t.Fatalf("rewriting a stamp: %v", err)
 	}
-	if again, err := db.TrustUnstamped(context.Background()); err != nil || again["memories"] != 0 {
+	if !mustVerify(t, db).Complete {
+		t.Fatal("after stamping every row the database is not marked complete")
+	}
+	if again, err := db.TrustUnstamped(context.Background()); !errors.Is(err, store.ErrStampedOnce) || len(again) != 0 {
 		t.Fatalf("a second pass stamped %v, %v", again, err)
+	}
+}
+
+// Once every row was stamped (a database that got its key empty, here),
+// a row without a stamp was changed behind the store's back: emptying a
+// tampered row's stamp does not pass it off as one from before stamps,
+// and the trusting pass refuses to stamp it.
+func TestProvenanceEmptiedStampIsMismatched(t *testing.T) {
+	db, _ := openDB(t)
+	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+		t.Fatal(err)
+	}
+	e := remember(t, store.NewMemoryService(db, nil), senior, memory.EntryWrite{Content: "The vault opens at nine."})
+	for _, q := range []string{`DROP TRIGGER memories_immutable`, `DROP TRIGGER memories_stamp_once`,
+		`UPDATE memories SET content = 'The vault is always open.', stamp = NULL WHERE id = '` + e.ID + `'`} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	rep, tables := verify(t, db)
+	if !rep.Complete || tables["memories"].Mismatched != 1 || tables["memories"].Unstamped != 0 ||
+		len(rep.Mismatched) != 1 || rep.Mismatched[0].ID != e.ID {
+		t.Fatalf("verify after emptying a tampered row's stamp: %+v %+v", rep, tables["memories"])
+	}
+	if _, err := db.TrustUnstamped(context.Background()); !errors.Is(err, store.ErrStampedOnce) {
+		t.Fatalf("trusting the tampered row: %v", err)
 	}
 }
 

@@ -227,12 +227,16 @@ func writeVerify(w io.Writer, r verifyReport) {
 		fmt.Fprintf(w, "%-16s %10d %10d %10d %11d\n", t.Table, t.Checked, t.Valid, t.Unstamped, t.Mismatched)
 		unstamped += t.Unstamped
 	}
+	if r.Complete {
+		fmt.Fprintln(w, "every row was stamped once: a row without a stamp is counted as mismatched")
+	}
 	if unstamped > 0 {
 		fmt.Fprintf(w, "%d rows are unstamped (written before provenance stamps, or without a key): nothing says whether they changed. "+
 			"`memory-mcp verify --trust-unstamped` stamps them as they are now, if you trust their content.\n", unstamped)
 	}
 	if len(r.Mismatched) > 0 {
-		fmt.Fprintf(w, "%d rows do not match their stamps (changed since they were written, or stamped with another key):\n", len(r.Mismatched))
+		fmt.Fprintf(w, "%d rows do not match their stamps (changed since they were written, stamped with another key, or without a stamp "+
+			"although every row was stamped once):\n", len(r.Mismatched))
 		for _, m := range r.Mismatched {
 			fmt.Fprintf(w, "  %s %s\n", m.Table, m.ID)
 		}

@@ -41,8 +41,14 @@ END;
 -- text): a process given another key (another key file, or an environment
 -- key that differs from the file's) is refused instead of stamping rows
 -- that every other process would then report as tampered.
+-- complete is HMAC-SHA256(key, another fixed text), written once every row
+-- of the four tables carries a stamp (at once for a database that had no
+-- rows, after --trust-unstamped for one upgraded): from then on a row
+-- without a stamp was written or changed behind the store's back, and
+-- verify reports it as mismatched. Only a holder of the key can write it.
 CREATE TABLE provenance_key (
     one         INTEGER PRIMARY KEY CHECK (one = 1),
     fingerprint BLOB    NOT NULL,
-    created_at  INTEGER NOT NULL
+    created_at  INTEGER NOT NULL,
+    complete    BLOB
 );
