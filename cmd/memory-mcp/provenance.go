@@ -146,6 +146,16 @@ func createProvenanceKey(path string) ([]byte, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("create provenance key: %w", err)
 	}
+	// The new name must reach the disk before the database records the
+	// key's fingerprint: a key lost to a power cut would leave every stamp
+	// unverifiable and every command refusing to start.
+	dir, err := os.Open(filepath.Dir(path))
+	if err == nil {
+		err = errors.Join(dir.Sync(), dir.Close())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save provenance key: %w", err)
+	}
 	return key, nil
 }
 
