@@ -174,6 +174,9 @@ func TestEraseTextKeptAsJSON(t *testing.T) {
 		"idempotency_key": "held-1"}, "EHELD", "")
 	sam.ok("publish_fact", map[string]any{"fact_id": "door", "content": "The door code is <vault> 4411.", "category": "convention",
 		"idempotency_key": "door-1"}, nil)
+	// A note's result names only the note; its key still holds the hash of
+	// arguments that quote the text.
+	sam.ok("write_note", map[string]any{"text": "the side door uses <vault> too", "idempotency_key": "note-1"}, nil)
 	sam.stop()
 	for _, s := range []string{`vault-77`, `vault\u003e`} {
 		if len(inFiles(t, dir, s)) == 0 {
@@ -193,7 +196,7 @@ func TestEraseTextKeptAsJSON(t *testing.T) {
 		t.Fatalf("erase of the held text: %+v", rep.Counts)
 	}
 	olivia.ok("erase", map[string]any{"contains": "<vault>", "reason": "leaked code"}, &rep)
-	if rep.Counts["facts"] != 1 || rep.Counts["idempotency_keys"] != 1 {
+	if rep.Counts["facts"] != 1 || rep.Counts["notes"] != 1 || rep.Counts["idempotency_keys"] != 2 {
 		t.Fatalf("erase of the published text: %+v", rep.Counts)
 	}
 	for _, a := range list.Approvals {
