@@ -65,6 +65,7 @@ type WriteOutcome string
 const (
 	WriteOutcomeStored    WriteOutcome = "stored"    // committed as a new write
 	WriteOutcomeDuplicate WriteOutcome = "duplicate" // nothing stored: it repeated an existing memory (DuplicateOf)
+	WriteOutcomeMerged    WriteOutcome = "merged"    // it repeated a memory with tags it lacked: stored as their merge, which supersedes it
 	WriteOutcomeReplayed  WriteOutcome = "replayed"  // a repeat of an idempotency key: the first result returned
 	WriteOutcomeRejected  WriteOutcome = "rejected"  // refused by a gate or failed in the service, with a reason
 	WriteOutcomeUnchanged WriteOutcome = "unchanged" // succeeded without writing: a dry run, nothing to do, a skipped run

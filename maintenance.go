@@ -17,7 +17,7 @@ const (
 	StateActive       MemoryState = "active"       // in search (summaries included)
 	StateConsolidated MemoryState = "consolidated" // archived into a summary
 	StateArchived     MemoryState = "archived"     // archived by retention or the cap
-	StateSuperseded   MemoryState = "superseded"   // replaced by a memory that contradicts it
+	StateSuperseded   MemoryState = "superseded"   // replaced by a memory that contradicts it, or merged into one
 	StateExpired      MemoryState = "expired"      // past expires_at
 	StateForgotten    MemoryState = "forgotten"    // forgotten, or a retracted shared copy
 )
@@ -34,7 +34,7 @@ func StateOf(e Entry, now time.Time) MemoryState {
 		return StateExpired
 	case e.ArchiveReason == ArchiveConsolidated:
 		return StateConsolidated
-	case e.ArchiveReason == ArchiveSuperseded:
+	case e.ArchiveReason == ArchiveSuperseded || e.ArchiveReason == ArchiveMerged:
 		return StateSuperseded
 	case e.ArchivedAt != nil:
 		return StateArchived

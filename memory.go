@@ -135,7 +135,10 @@ type Entry struct {
 // last-seen time brought up to date.
 type Remembered struct {
 	Entry
-	Outcome WriteOutcome // stored or duplicate
+	Outcome WriteOutcome // stored, duplicate or merged
+	// MergedFrom is, for outcome merged, the memory the new one merges and
+	// supersedes.
+	MergedFrom string
 	// Tier is how a duplicate was found: exact (the same text but for case
 	// and spacing) or words (the same words in the same order, but for
 	// punctuation, articles, forms of "to be" and plural endings).
@@ -155,6 +158,7 @@ const (
 	ArchiveOverCap      ArchiveReason = "over_cap"     // beyond its agent's cap, the least valuable first
 	ArchiveExpired      ArchiveReason = "expired"      // past expires_at: it left the indexes
 	ArchiveSuperseded   ArchiveReason = "superseded"   // replaced by SupersededBy, which contradicts it
+	ArchiveMerged       ArchiveReason = "merged"       // repeated with new tags: SupersededBy holds it with both's tags
 )
 
 // Active reports whether e is neither forgotten nor archived: in search

@@ -10,8 +10,9 @@ import (
 
 // WriteMetrics are seed 003's write-path metrics over a window of the write
 // log: how many calls of tools that write were made and how they ended, the
-// write acceptance rate (WAR: stored / all), the dedup hit rate (DHR:
-// duplicate / all), why calls were refused, and each gate's latency.
+// write acceptance rate (WAR: stored and merged / all), the dedup hit rate
+// (DHR: duplicate and merged / all), why calls were refused, and each
+// gate's latency.
 type WriteMetrics struct {
 	// Scope is whose calls: one caller's (an agent sees its own), or all.
 	Scope    string                 `json:"scope"`
@@ -70,8 +71,8 @@ func SummariseWrites(recs []WriteRecord, since, until time.Time) WriteMetrics {
 		total = append(total, r.Latency)
 	}
 	if m.Calls > 0 {
-		m.WAR = float64(m.Outcomes[WriteOutcomeStored]) / float64(m.Calls)
-		m.DHR = float64(m.Outcomes[WriteOutcomeDuplicate]) / float64(m.Calls)
+		m.WAR = float64(m.Outcomes[WriteOutcomeStored]+m.Outcomes[WriteOutcomeMerged]) / float64(m.Calls)
+		m.DHR = float64(m.Outcomes[WriteOutcomeDuplicate]+m.Outcomes[WriteOutcomeMerged]) / float64(m.Calls)
 	}
 	for k, n := range rejected {
 		m.Rejected = append(m.Rejected, RejectionCount{Gate: k[0], Code: k[1], Count: n})

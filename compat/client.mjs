@@ -283,6 +283,12 @@ const TOOLS = {
         ctx.conflict = open?.conflicts?.[0]?.id;
         await call(ctx, 'remember', { content: 'The compat offsite moved to Lisbon.', supersedes: wed?.id });
         await call(ctx, 'recall_memory', { ids: [tue] }); // superseded_by
+        // A repeat with a new tag is merged into a new memory with both tags.
+        const wifi = (await call(ctx, 'remember', { content: 'The compat wifi is on floor 2.', tags: ['office'] }))?.id;
+        const merged = await call(ctx, 'remember', { content: 'the compat wifi is on floor 2', tags: ['office', 'wifi'] });
+        if (merged?.outcome !== 'merged' || merged?.merged_from !== wifi) {
+            fail('remember', `a repeat with a new tag was not merged from ${wifi}: ${JSON.stringify(merged)}`);
+        }
         await call(ctx, 'list_conflicts', {});
         await call(ctx, 'list_conflicts', { resolutions: ['all'], limit: 5 });
         await call(ctx, 'list_conflicts', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');

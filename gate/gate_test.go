@@ -56,6 +56,34 @@ func (f *fixture) remember(who memory.Identity, key, content string) (any, strin
 	})
 }
 
+// TestMergeIsLogged: a repeat that adds a tag is merged, and the write log
+// says so (with the tier that found it and the new memory), which the
+// metrics count as accepted and as a dedup hit.
+func TestMergeIsLogged(t *testing.T) {
+	f := newFixture(t)
+	ctx := memory.WithIdentity(context.Background(), ann)
+	var ids []string
+	for _, tags := range [][]string{{"ops"}, {"ops", "oncall"}} {
+		args, _ := json.Marshal(map[string]any{"content": "The rota changes on Monday.", "tags": tags})
+		res, _, err := f.g.Run(ctx, memory.WriteCall{Tool: "remember", Args: args}, func(ctx context.Context) (any, string, error) {
+			r, err := f.mem.Remember(ctx, memory.EntryWrite{Content: "The rota changes on Monday.", Tags: tags})
+			return map[string]any{"id": r.ID}, "", err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, idOf(t, res))
+	}
+	recs := f.log()
+	if got, want := outcomes(recs), "remember:stored remember:merged@dedup(exact)"; got != want || recs[1].Ref != ids[1] || ids[0] == ids[1] {
+		t.Fatalf("write log %q (ref %s), want %q for %s", got, recs[1].Ref, want, ids[1])
+	}
+	m, err := f.g.WriteMetrics(ctx, time.Hour)
+	if err != nil || m.WAR != 1 || m.DHR != 0.5 {
+		t.Fatalf("metrics %+v, %v: both calls accepted, one a dedup hit", m, err)
+	}
+}
+
 // idOf reads the id from a result, fresh or replayed.
 func idOf(t *testing.T, res any) string {
 	t.Helper()

@@ -220,8 +220,14 @@ func (tx *Tx) recordConflict(ctx context.Context, who memory.Identity, agent, ol
 // supersede archives the agent's active memory older as superseded by
 // newer.
 func (tx *Tx) supersede(ctx context.Context, agent, older, newer string, now time.Time) error {
-	res, err := tx.exec(ctx, `UPDATE memories SET archived_at = ?1, archive_reason = 'superseded', archived_by = ?2,
-		superseded_by = ?3 WHERE id = ?4 AND agent_id = ?2 AND shared = 0 AND `+activeSQL, nanos(now), agent, newer, older)
+	return tx.replace(ctx, agent, older, newer, memory.ArchiveSuperseded, now)
+}
+
+// replace archives the agent's active memory older for reason (superseded
+// or merged), pointing at newer.
+func (tx *Tx) replace(ctx context.Context, agent, older, newer string, reason memory.ArchiveReason, now time.Time) error {
+	res, err := tx.exec(ctx, `UPDATE memories SET archived_at = ?1, archive_reason = ?5, archived_by = ?2,
+		superseded_by = ?3 WHERE id = ?4 AND agent_id = ?2 AND shared = 0 AND `+activeSQL, nanos(now), agent, newer, older, reason)
 	if err != nil {
 		return fmt.Errorf("supersede %s: %w", older, err)
 	}
@@ -422,13 +428,14 @@ func newConflictID() (string, error) {
 	return "cf_" + hex.EncodeToString(b[:]), nil
 }
 
-// widenArchiveReasons is migration 0010's Go step: 'superseded' joins the
+// widenArchiveReasons is migration 0010's Go step: 'superseded' and
+// 'merged' join the
 // archive reasons the memories table's CHECK accepts (SQLite documents
 // rewriting the schema text as the way to relax a constraint, the stored
 // rows being unaffected), and the claims of the memories already stored
 // are filled in.
 func widenArchiveReasons(ctx context.Context, tx *Tx) error {
-	const from, to = `'expired'))`, `'expired', 'superseded'))`
+	const from, to = `'expired'))`, `'expired', 'superseded', 'merged'))`
 	var version int64
 	if err := tx.sql.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&version); err != nil {
 		return err

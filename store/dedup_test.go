@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,13 +46,15 @@ func TestRememberARepeatStoresNothing(t *testing.T) {
 
 func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
 	s, _, _ := memories(t, nil)
+	// Dedup alone: "in Porto" and "not in Lisbon" would supersede the first
+	// memory, which later cases compare with.
+	s.Contradictions = memory.ContradictionsOff
 	base := memory.EntryWrite{Content: "The team offsite is in Lisbon.", Namespace: "travel", Tags: []string{"offsite"}}
 	first := rememberOutcome(t, s, ann, base)
 	at := func(d time.Duration) time.Time { return first.CreatedAt.Add(d) }
 	cases := map[string]func(w *memory.EntryWrite){
 		"another namespace":         func(w *memory.EntryWrite) { w.Namespace = "default" },
 		"another category":          func(w *memory.EntryWrite) { w.Category = memory.CategorySocial },
-		"a new tag":                 func(w *memory.EntryWrite) { w.Tags = []string{"offsite", "2026"} },
 		"an expiry":                 func(w *memory.EntryWrite) { w.ExpiresAt = at(48 * time.Hour) },
 		"a time it occurred":        func(w *memory.EntryWrite) { w.OccurredAt = at(-400 * 24 * time.Hour) },
 		"other words":               func(w *memory.EntryWrite) { w.Content = "The team offsite is in Porto." },
@@ -76,9 +79,35 @@ func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
 	if _, err := s.Forget(as(ann), first.ID, "wrong"); err != nil {
 		t.Fatal(err)
 	}
-	// (The memory with the extra tag says all base says: that one counts.)
-	if r := rememberOutcome(t, s, ann, base); r.ID == first.ID {
+	if r := rememberOutcome(t, s, ann, base); r.ID == first.ID || r.Outcome != memory.WriteOutcomeStored {
 		t.Errorf("after forgetting the first: %s %s, want another memory", r.Outcome, r.ID)
+	}
+}
+
+// A repeat that only adds tags is merged (seed 003's merge): stored as a
+// new memory with the tags of both, the higher confidence and the first's
+// count of tellings, one more; the first leaves search, superseded by it.
+func TestRememberMergesARepeatWithNewTags(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"offsite"},
+		Source: "kickoff call", Confidence: conf(0.6)})
+	m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "the team offsite is in Lisbon", Tags: []string{"travel", "offsite"},
+		Confidence: conf(0.9)})
+	if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != first.ID || m.ID == first.ID || m.Tier != "words" ||
+		!slices.Equal(m.Tags, []string{"offsite", "travel"}) || m.Confidence != 0.9 || m.Source != "kickoff call" ||
+		m.SeenCount != 2 || !m.OccurredAt.Equal(first.OccurredAt) || len(m.Conflicts) != 0 {
+		t.Fatalf("merge: %+v", m)
+	}
+	got, err := s.Recall(as(ann), []string{first.ID})
+	if err != nil || got[0].ArchiveReason != memory.ArchiveMerged || got[0].SupersededBy != m.ID {
+		t.Fatalf("the merged memory: %+v, %v", got, err)
+	}
+	if hits := search(t, s, ann, memory.Query{Text: "team offsite Lisbon"}); !slices.Equal(hits, []string{m.ID}) {
+		t.Fatalf("search finds %v, want the merge %s alone", hits, m.ID)
+	}
+	// Its repeat in the tags it now has is a duplicate of the merge.
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"travel"}}); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != m.ID {
+		t.Fatalf("a repeat of the merge: %s %s", r.Outcome, r.ID)
 	}
 }
 
@@ -173,5 +202,90 @@ func TestDedupMigrationKeysEarlierMemories(t *testing.T) {
 	r := rememberOutcome(t, store.NewMemoryService(db, nil), ann, memory.EntryWrite{Content: "prefers dark mode"})
 	if r.Outcome != memory.WriteOutcomeDuplicate || r.ID != "mem-old" || r.SeenCount != 2 {
 		t.Fatalf("a repeat of a memory from before the upgrade: %s %s seen %d", r.Outcome, r.ID, r.SeenCount)
+	}
+}
+
+// What a merge must not do: replace a human's memory by an agent's (or
+// the other way round), split a memory from its shared copy, or decide a
+// conflict anew. A merge carries the first memory's conflicts, decisions
+// included.
+func TestRememberMergesOnlyWhatItMay(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	human := memory.Identity{AgentID: "ann", Human: true}
+	theirs := rememberOutcome(t, s, human, memory.EntryWrite{Content: "The flight is on Tuesday.", Tags: []string{"travel"}})
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday.", Tags: []string{"travel", "q3"}}); r.Outcome != memory.WriteOutcomeStored {
+		t.Fatalf("an agent repeating a human's memory with a new tag: %s, want a memory of its own", r.Outcome)
+	}
+	if got, _ := s.Recall(as(ann), []string{theirs.ID}); got[0].ArchivedAt != nil {
+		t.Fatalf("the human's memory was replaced: %+v", got[0])
+	}
+
+	published := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The wiki lives on Confluence.", Tags: []string{"docs"}})
+	if _, err := s.Publish(as(bob), published.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The wiki lives on Confluence.", Tags: []string{"docs", "wiki"}}); r.Outcome != memory.WriteOutcomeStored {
+		t.Fatalf("a repeat of a shared memory with a new tag: %s, want a memory of its own", r.Outcome)
+	}
+
+	a := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Tuesday.", Tags: []string{"team"}})
+	b := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Wednesday.", Tags: []string{"team"}})
+	if _, err := s.ResolveConflict(as(cy), b.Conflicts[0].ID, memory.ConflictBothHold, "two standups"); err != nil {
+		t.Fatal(err)
+	}
+	m := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Tuesday.", Tags: []string{"team", "daily"}})
+	if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != a.ID || len(m.Conflicts) != 0 {
+		t.Fatalf("merge: %+v", m)
+	}
+	cs, err := s.Conflicts(as(cy), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
+	if err != nil || len(cs) != 1 || cs[0].OlderID != m.ID || cs[0].NewerID != b.ID || cs[0].Resolution != memory.ConflictBothHold {
+		t.Fatalf("conflicts after the merge: %+v, %v", cs, err)
+	}
+	if got := search(t, s, cy, memory.Query{Text: "standup"}); len(got) != 2 {
+		t.Fatalf("search after the merge finds %v, want the merge and Wednesday", got)
+	}
+}
+
+// An erase of either a merged memory or its merge takes both (each holds
+// the other's words), and gc of a forgotten merge takes what it merged.
+func TestEraseAndCollectFollowMerges(t *testing.T) {
+	s, db, clock := memories(t, nil)
+	pin := func(tag string) memory.Remembered {
+		first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "My bank PIN is 4711 " + tag + ".", Tags: []string{"bank"}})
+		m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "My bank PIN is 4711 " + tag + ".", Tags: []string{"bank", "pin"}})
+		if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != first.ID {
+			t.Fatalf("merge: %+v", m)
+		}
+		return m
+	}
+	count := func() int {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM memories WHERE content LIKE 'My bank PIN%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	one := pin("one")
+	if rep, err := s.Erase(as(alice), memory.ErasureRequest{IDs: []string{one.MergedFrom}, Reason: "pin"}); err != nil || rep.Counts[memory.ErasedMemories] != 2 {
+		t.Fatalf("erasing the merged memory: %+v, %v", rep, err)
+	}
+	two := pin("two")
+	if rep, err := s.Erase(as(alice), memory.ErasureRequest{IDs: []string{two.ID}, Reason: "pin"}); err != nil || rep.Counts[memory.ErasedMemories] != 2 {
+		t.Fatalf("erasing the merge: %+v, %v", rep, err)
+	}
+	three := pin("three")
+	if _, err := s.Forget(as(ann), three.ID, "changed"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(48 * time.Hour)
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
+		_, err := tx.Collect(context.Background(), alice, store.Collection{Before: clock.Peek().Add(-time.Hour), Grace: time.Hour, Limit: 500})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d memories hold the PIN after erasing and collecting every one", n)
 	}
 }

@@ -194,7 +194,9 @@ func (e *erasure) derive(ctx context.Context, ids []string) error {
 		}
 		next, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE published_from IN (SELECT value FROM json_each(?1))
 			UNION SELECT published_from FROM memories WHERE id IN (SELECT value FROM json_each(?1)) AND published_from IS NOT NULL
-			UNION SELECT summary_id FROM memory_sources WHERE source_id IN (SELECT value FROM json_each(?1))`, jsonList(ids)))
+			UNION SELECT summary_id FROM memory_sources WHERE source_id IN (SELECT value FROM json_each(?1))
+			UNION SELECT id FROM memories WHERE archive_reason = 'merged' AND superseded_by IN (SELECT value FROM json_each(?1))
+			UNION SELECT superseded_by FROM memories WHERE id IN (SELECT value FROM json_each(?1)) AND archive_reason = 'merged'`, jsonList(ids)))
 		if err != nil {
 			return fmt.Errorf("derive erased memories: %w", err)
 		}
@@ -845,6 +847,14 @@ func (tx *Tx) Collect(ctx context.Context, who memory.Identity, c Collection) (m
 	}
 	if len(ids) == 0 {
 		return e.report, nil
+	}
+	// A memory merged into one that goes holds its words: it goes too.
+	for more := ids; len(more) > 0; {
+		if more, err = scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE archive_reason = 'merged'
+			AND superseded_by IN (SELECT value FROM json_each(?))`, jsonList(more))); err != nil {
+			return e.report, fmt.Errorf("find merged memories to collect: %w", err)
+		}
+		ids = append(ids, more...)
 	}
 	for _, id := range ids {
 		e.gone[id] = true

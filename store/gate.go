@@ -207,7 +207,7 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 	if outcome == "" {
 		outcome = memory.WriteOutcomeStored
 	}
-	if outcome == memory.WriteOutcomeDuplicate {
+	if outcome == memory.WriteOutcomeDuplicate || outcome == memory.WriteOutcomeMerged {
 		gate = "dedup"
 	}
 	if c.Key != "" && c.Ref != "" {

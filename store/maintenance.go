@@ -142,7 +142,7 @@ var stateSQL = map[memory.MemoryState]string{
 	memory.StateExpired:      `m.forgotten_at IS NULL AND (m.archive_reason = 'expired' OR m.expires_at <= ?)`,
 	memory.StateConsolidated: `m.forgotten_at IS NULL AND m.archive_reason = 'consolidated' AND (m.expires_at IS NULL OR m.expires_at > ?)`,
 	memory.StateArchived:     `m.forgotten_at IS NULL AND m.archive_reason IN ('retention', 'over_cap') AND (m.expires_at IS NULL OR m.expires_at > ?)`,
-	memory.StateSuperseded:   `m.forgotten_at IS NULL AND m.archive_reason = 'superseded' AND (m.expires_at IS NULL OR m.expires_at > ?)`,
+	memory.StateSuperseded:   `m.forgotten_at IS NULL AND m.archive_reason IN ('superseded', 'merged') AND (m.expires_at IS NULL OR m.expires_at > ?)`,
 	memory.StateActive:       `m.forgotten_at IS NULL AND m.archived_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?)`,
 }
 

@@ -102,7 +102,8 @@ type dedupKeys struct {
 func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, vec any, embedder string) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
-		var target memory.Entry
+		var target, merged memory.Entry
+		var mergedTier string
 		if w.Supersedes != "" {
 			var err error
 			if target, err = supersedable(ctx, tx, id.AgentID, w.Supersedes); err != nil {
@@ -111,7 +112,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		}
 		if s.Dedup {
 			started := time.Now()
-			dup, tier, found, err := s.findDuplicate(ctx, tx, id.AgentID, w, keys, now)
+			dup, tier, merge, found, err := s.findDuplicate(ctx, tx, id.AgentID, memory.AuthorOf(id), w, keys, now)
 			CallFrom(ctx).spent("dedup", time.Since(started))
 			if err != nil {
 				return err
@@ -119,7 +120,11 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			if found && dup.ID == target.ID {
 				return memory.Errorf(memory.EINVALID, "this repeats memory %s, which it would supersede: nothing to correct", dup.ID)
 			}
-			if found {
+			switch {
+			case found && merge:
+				mergeInto(&w, keys.timed, dup)
+				merged, mergedTier = dup, tier
+			case found:
 				if out, err = s.repeated(ctx, tx, dup, w, tier, now); err != nil {
 					return err
 				}
@@ -127,7 +132,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			}
 		}
 		var clashes []clash
-		if s.Contradictions != memory.ContradictionsOff {
+		// A merge says what the memory it merges said: that one's
+		// conflicts carry over (see merged), and none is looked for anew.
+		if s.Contradictions != memory.ContradictionsOff && merged.ID == "" {
 			started := time.Now()
 			var err error
 			clashes, err = s.findClashes(ctx, tx, id.AgentID, w, keys.claims, keys.timed, now)
@@ -177,6 +184,12 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			call.Ref = mid
 		}
 		out.Outcome = memory.WriteOutcomeStored
+		if merged.ID != "" {
+			if err := s.merged(ctx, tx, merged, mid, mergedTier, now); err != nil {
+				return err
+			}
+			out.Outcome, out.MergedFrom, out.Tier = memory.WriteOutcomeMerged, merged.ID, mergedTier
+		}
 		if out.Entry, err = getEntry(ctx, tx, mid); err != nil {
 			return err
 		}
@@ -244,37 +257,53 @@ const episodeWindow = time.Hour
 
 // findDuplicate returns the caller's active personal memory that w repeats:
 // the same namespace and category, the same exact or words key (exact
-// first), a memory that has not expired and that w adds nothing to (see
-// repeats), the newest first (a recurring episode's latest telling is the
-// one within its time).
-func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, keys dedupKeys, now time.Time) (memory.Entry, string, bool, error) {
-	for _, tier := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
-		found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+tier.column+` = ?
+// first), a memory that has not expired, the newest first (a recurring
+// episode's latest telling is the one within its time). It is a repeat
+// when w adds nothing to it (see sameStatement), or one to merge with
+// (merge) when w only adds tags.
+func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
+	for _, t := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
+		same, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+t.column+` = ?
 			AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
 			AND m.namespace = ? AND m.category = ? AND (m.expires_at IS NULL OR m.expires_at > ?)
-			ORDER BY m.created_at DESC LIMIT 8`, agent, tier.key, w.Namespace, string(w.Category), nanos(now)))
+			ORDER BY m.created_at DESC LIMIT 8`, agent, t.key, w.Namespace, string(w.Category), nanos(now)))
 		if err != nil {
-			return memory.Entry{}, "", false, fmt.Errorf("find duplicate: %w", err)
+			return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 		}
-		for _, e := range found {
-			if repeats(w, keys.timed, e) {
-				return e, tier.name, true, nil
+		for _, c := range same {
+			switch {
+			case !sameStatement(w, keys.timed, c):
+			case addsTags(w, c):
+				ok, err := mergeable(ctx, tx, author, c)
+				if err != nil {
+					return e, "", false, false, err
+				}
+				if ok && !found {
+					e, tier, merge, found = c, t.name, true, true
+				}
+			default:
+				return c, t.name, false, true, nil
 			}
 		}
 	}
-	return memory.Entry{}, "", false, nil
+	return e, tier, merge, found, nil
 }
 
-// repeats reports whether storing w would add nothing to e, whose words it
-// repeats: no tag e lacks, the same expiry (or none), and, when either tells of an
-// event (an episode, or a memory given the time it occurred), the same event
-// time within episodeWindow. timed says w was given its time.
-func repeats(w memory.EntryWrite, timed bool, e memory.Entry) bool {
+// addsTags reports whether w has a tag e lacks.
+func addsTags(w memory.EntryWrite, e memory.Entry) bool {
 	for _, t := range w.Tags {
 		if !slices.Contains(e.Tags, t) {
-			return false
+			return true
 		}
 	}
+	return false
+}
+
+// sameStatement reports whether w says what e says, whose words it
+// repeats: the same expiry (or none), and, when either tells of an event
+// (an episode, or a memory given the time it occurred), the same event
+// time within episodeWindow. timed says w was given its time.
+func sameStatement(w memory.EntryWrite, timed bool, e memory.Entry) bool {
 	// Another expiry, or none where there was one, says something new: a
 	// lasting statement must not vanish with a passing one.
 	if w.ExpiresAt.IsZero() != (e.ExpiresAt == nil) || e.ExpiresAt != nil && !e.ExpiresAt.Equal(w.ExpiresAt) {
@@ -287,6 +316,22 @@ func repeats(w memory.EntryWrite, timed bool, e memory.Entry) bool {
 		}
 	}
 	return true
+}
+
+// mergeInto makes w the merge of e and itself (seed 003's merge: the union
+// of the tags, the higher confidence, the source of either, the event's
+// time): stored as a new memory, it supersedes e.
+func mergeInto(w *memory.EntryWrite, timed bool, e memory.Entry) {
+	w.Tags = append(slices.Clone(e.Tags), slices.DeleteFunc(slices.Clone(w.Tags), func(t string) bool { return slices.Contains(e.Tags, t) })...)
+	if c := max(w.ConfidenceOr(), e.Confidence); c != w.ConfidenceOr() {
+		w.Confidence = &c
+	}
+	if w.Source == "" {
+		w.Source = e.Source
+	}
+	if !timed {
+		w.OccurredAt = e.OccurredAt
+	}
 }
 
 // repeated counts w as a repeat of e: nothing is stored; e is seen once
@@ -305,6 +350,42 @@ func (s *MemoryService) repeated(ctx context.Context, tx *Tx, e memory.Entry, w 
 	}
 	e, err = getEntry(ctx, tx, e.ID)
 	return memory.Remembered{Entry: e, Outcome: memory.WriteOutcomeDuplicate, Tier: tier}, err
+}
+
+// merged records that memory mid merges e, whose words it repeats with
+// tags e lacks: e is superseded by it (out of search, recallable), and mid
+// carries e's count of tellings, one more.
+func (s *MemoryService) merged(ctx context.Context, tx *Tx, e memory.Entry, mid, tier string, now time.Time) error {
+	if _, err := tx.exec(ctx, `UPDATE memories SET seen_count = ?, last_seen_at = ? WHERE id = ?`, e.SeenCount+1, nanos(now), mid); err != nil {
+		return fmt.Errorf("count merge: %w", err)
+	}
+	if err := tx.replace(ctx, e.AgentID, e.ID, mid, memory.ArchiveMerged, now); err != nil {
+		return err
+	}
+	// The merge says what e said: its conflicts, open or decided, are its.
+	for _, col := range []string{"older_id", "newer_id"} {
+		if _, err := tx.exec(ctx, `UPDATE memory_conflicts SET `+col+` = ? WHERE `+col+` = ?`, mid, e.ID); err != nil {
+			return fmt.Errorf("carry conflicts to the merge: %w", err)
+		}
+	}
+	if call := CallFrom(ctx); call != nil {
+		call.Outcome, call.Reason = memory.WriteOutcomeMerged, tier
+	}
+	return nil
+}
+
+// mergeable reports whether w, written by author, may be merged with e,
+// which it repeats with new tags: the merge replaces e, so not a human's
+// memory by an agent's hand (nor the other way round, which would pass an
+// agent's words off as a human's), and not a memory shared with every agent,
+// whose shared copy points at it.
+func mergeable(ctx context.Context, tx *Tx, author memory.Author, e memory.Entry) (bool, error) {
+	if e.Provenance != nil && e.Provenance.Author.Human != author.Human {
+		return false, nil
+	}
+	var shared bool
+	err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE published_from = ? AND forgotten_at IS NULL)`, e.ID).Scan(&shared)
+	return !shared, err
 }
 
 // embed returns the stored form of content's vector and the embedder that

@@ -29,10 +29,13 @@ type RememberArgs struct {
 type RememberResult struct {
 	ID     string       `json:"id"`
 	Memory memory.Entry `json:"memory"`
-	// Outcome: stored (a new memory), or duplicate (nothing stored: it
-	// repeats DuplicateOf, which is returned, counted once more).
+	// Outcome: stored (a new memory), duplicate (nothing stored: it repeats
+	// DuplicateOf, which is returned, counted once more), or merged (it
+	// repeats MergedFrom with tags that one lacked: the new memory carries
+	// the tags of both and supersedes it).
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
+	MergedFrom  string              `json:"merged_from,omitempty"`
 	// Conflicts are the memories this one contradicts: superseded
 	// (resolution newer_wins) or both kept for review (open).
 	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
@@ -41,8 +44,11 @@ type RememberResult struct {
 // remembered shapes remember's result and its readable line; what names
 // what was stored ("remembered", "recorded task X (done) as").
 func remembered(r memory.Remembered, what string) (RememberResult, string) {
-	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts}
+	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts, MergedFrom: r.MergedFrom}
 	text := fmt.Sprintf("%s %s (%s, namespace %s)", what, r.ID, r.Category, r.Namespace)
+	if r.Outcome == memory.WriteOutcomeMerged {
+		text += fmt.Sprintf("; it repeats %s with new tags, so it holds the tags of both and supersedes %s (recallable)", r.MergedFrom, r.MergedFrom)
+	}
 	if r.Outcome == memory.WriteOutcomeDuplicate {
 		res.DuplicateOf = r.ID
 		how := "the same text"

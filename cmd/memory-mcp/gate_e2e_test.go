@@ -85,7 +85,7 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 		t.Fatalf("metrics %s, want ann's outcomes %v of 7 calls", body, want)
 	}
 	out, err := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "outcomes: stored 3, duplicate 1, replayed 1, rejected 2") ||
+	if err != nil || !strings.Contains(string(out), "outcomes: stored 3, duplicate 1, merged 0, replayed 1, rejected 2") ||
 		!strings.Contains(string(out), "refused by rate_limit with ERATELIMIT: 1") {
 		t.Fatalf("memory-mcp stats: %v\n%s", err, out)
 	}

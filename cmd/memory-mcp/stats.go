@@ -60,14 +60,14 @@ func writeMetrics(w io.Writer, m memory.WriteMetrics) {
 		return
 	}
 	var outs []string
-	for _, o := range []memory.WriteOutcome{memory.WriteOutcomeStored, memory.WriteOutcomeDuplicate, memory.WriteOutcomeReplayed, memory.WriteOutcomeRejected} {
+	for _, o := range []memory.WriteOutcome{memory.WriteOutcomeStored, memory.WriteOutcomeDuplicate, memory.WriteOutcomeMerged, memory.WriteOutcomeReplayed, memory.WriteOutcomeRejected} {
 		outs = append(outs, fmt.Sprintf("%s %d", o, m.Outcomes[o]))
 	}
 	if n := m.Outcomes[memory.WriteOutcomeHeld]; n > 0 {
 		outs = append(outs, fmt.Sprintf("%s %d", memory.WriteOutcomeHeld, n)) // held for a human's approval
 	}
 	fmt.Fprintf(w, "outcomes: %s\n", strings.Join(outs, ", "))
-	fmt.Fprintf(w, "write acceptance rate (stored / all): %.3f; dedup hit rate (duplicate / all): %.3f\n", m.WAR, m.DHR)
+	fmt.Fprintf(w, "write acceptance rate (stored and merged / all): %.3f; dedup hit rate (duplicate and merged / all): %.3f\n", m.WAR, m.DHR)
 	for _, r := range m.Rejected {
 		fmt.Fprintf(w, "refused by %s with %s: %d\n", r.Gate, r.Code, r.Count)
 	}

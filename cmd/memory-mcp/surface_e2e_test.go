@@ -426,6 +426,12 @@ func (w *sweep) conflicts() {
 	open := get(w.do("remember", map[string]any{"content": "The offsite budget is 600 euros.", "confidence": 0.5}), "conflicts", 0, "id").(string)
 	w.do("remember", map[string]any{"content": "The offsite moved to the Lisbon office.", "supersedes": get(wed, "id")})
 	w.do("recall_memory", map[string]any{"ids": []string{tue}}) // superseded_by
+	// A repeat with a new tag is merged: a new memory with both tags.
+	wifi := get(w.do("remember", map[string]any{"content": "The office wifi is on floor 2.", "tags": []string{"office"}}), "id")
+	merged := w.do("remember", map[string]any{"content": "the office wifi is on floor 2", "tags": []string{"office", "wifi"}})
+	if get(merged, "outcome") != "merged" || get(merged, "merged_from") != wifi {
+		w.t.Errorf("remember of a repeat with a new tag = %v, want merged from %s", merged, wifi)
+	}
 	w.do("list_conflicts", map[string]any{})
 	w.do("list_conflicts", map[string]any{"resolutions": []string{"all"}, "limit": 5})
 	w.maybe(w.human, "list_conflicts", map[string]any{"agent_id": "other-agent"})

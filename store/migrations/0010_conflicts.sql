@@ -8,7 +8,11 @@
 -- 'superseded' and a pointer to it (out of search, recallable, restorable),
 -- or both stand and the conflict is open for review.
 --
--- The Go step of this migration adds 'superseded' to the archive reasons
+-- A repeat that only adds tags is merged: stored as a new memory carrying
+-- both's tags, which replaces the first (archive reason 'merged', the same
+-- pointer).
+--
+-- The Go step of this migration adds 'superseded' and 'merged' to the archive reasons
 -- the memories table accepts (a CHECK constraint, which SQLite can only
 -- widen by rewriting the table's schema text) and fills the claims of the
 -- memories already stored.

@@ -38,7 +38,7 @@ CREATE TABLE write_log (
     at         INTEGER NOT NULL,
     principal  TEXT    NOT NULL,
     tool       TEXT    NOT NULL,
-    outcome    TEXT    NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'replayed', 'rejected', 'unchanged', 'held')),
+    outcome    TEXT    NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'merged', 'replayed', 'rejected', 'unchanged', 'held')),
     gate       TEXT,             -- the gate that decided an outcome other than stored
     reason     TEXT,             -- rejected: the error's code; duplicate: the tier that found it; held: the risk tier
     ref        TEXT,             -- the memory stored or found; held: the approval
