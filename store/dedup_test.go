@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -287,5 +289,47 @@ func TestEraseAndCollectFollowMerges(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Fatalf("%d memories hold the PIN after erasing and collecting every one", n)
+	}
+}
+
+// What review found of merges: a conflict decided after a merge reaches the
+// memory it concerns; a merged memory is not restored beside its merge; a
+// repeat that names the memory it merges as the one it supersedes is the
+// merge; a merge past the limit of tags is a memory of its own; the merge
+// keeps both sources and the first telling's time of writing.
+func TestMergesAfterReview(t *testing.T) {
+	s, _, clock := memories(t, nil)
+	x := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Monday.", Source: "calendar"})
+	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Friday.", Tags: []string{"team"}})
+	clock.Advance(time.Hour)
+	m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Friday.", Tags: []string{"team", "agile"}, Source: "standup"})
+	if m.Outcome != memory.WriteOutcomeMerged || !m.CreatedAt.Equal(a.CreatedAt) {
+		t.Fatalf("merge: %+v", m)
+	}
+	c, err := s.ResolveConflict(as(ann), a.Conflicts[0].ID, memory.ConflictOlderWins, "it is Monday")
+	if err != nil || c.OlderID != x.ID || c.NewerID != m.ID {
+		t.Fatalf("deciding the carried conflict: %+v, %v", c, err)
+	}
+	if got := search(t, s, ann, memory.Query{Text: "retro"}); !slices.Equal(got, []string{x.ID}) {
+		t.Fatalf("search after keeping the older finds %v, want %s", got, x.ID)
+	}
+	if _, err := s.Restore(as(ann), "", a.ID); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), m.ID) {
+		t.Fatalf("restoring a merged memory: %v", err)
+	}
+
+	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops"}, Source: "runbook"})
+	named := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops", "db"},
+		Source: "oncall", Supersedes: first.ID})
+	if named.Outcome != memory.WriteOutcomeMerged || named.MergedFrom != first.ID || named.Source != "runbook; oncall" {
+		t.Fatalf("a merge naming what it merges: %+v", named)
+	}
+
+	many := make([]string, memory.MaxTags)
+	for i := range many {
+		many[i] = fmt.Sprintf("t%02d", i)
+	}
+	full := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: many})
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: []string{"extra"}}); r.Outcome != memory.WriteOutcomeStored || r.ID == full.ID {
+		t.Fatalf("a merge past the limit of tags: %s", r.Outcome)
 	}
 }

@@ -89,6 +89,11 @@ func canRestore(e memory.Entry, now time.Time) error {
 			e.ForgottenAt.Format(time.RFC3339), e.ForgetReason)
 	case e.ArchivedAt == nil:
 		return memory.Errorf(memory.ECONFLICT, "memory %s is not archived: it is in search already", e.ID)
+	case e.ArchiveReason == memory.ArchiveMerged:
+		// Brought back, it would be a second copy of its merge's words that
+		// nothing links to it (an erase of one would leave the other).
+		return memory.Errorf(memory.ECONFLICT, "memory %s was merged into %s, which says the same with more tags: recall that one instead",
+			e.ID, e.SupersededBy)
 	case e.HasExpired(now):
 		return memory.Errorf(memory.ECONFLICT, "memory %s expired at %s: remember it again without expires_at to keep it",
 			e.ID, e.ExpiresAt.Format(time.RFC3339))

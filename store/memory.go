@@ -117,7 +117,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			if err != nil {
 				return err
 			}
-			if found && dup.ID == target.ID {
+			if found && !merge && dup.ID == target.ID {
 				return memory.Errorf(memory.EINVALID, "this repeats memory %s, which it would supersede: nothing to correct", dup.ID)
 			}
 			switch {
@@ -155,8 +155,15 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		source := nullString(w.Source, w.Source != "")
 		seniority := nullString(string(author.Seniority), !author.Human && author.Seniority != "")
 		autonomy := nullString(string(author.Autonomy), author.Autonomy != "")
+		// A merge keeps the first telling's time of writing (seed 003's
+		// merge keeps the earliest creation): retention and consolidation
+		// age a memory from it, and adding a tag must not make it new.
+		created := now
+		if merged.ID != "" {
+			created = merged.CreatedAt
+		}
 		stamp, err := s.db.stamp(memoryStampTag, mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), source, false,
-			nil, nil, nil, nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt), seniority, autonomy, author.Human)
+			nil, nil, nil, nanos(created), nanos(w.OccurredAt), nullTime(w.ExpiresAt), seniority, autonomy, author.Human)
 		if err != nil {
 			return err
 		}
@@ -166,7 +173,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			 exact_key, words_key, stamp)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
-			source, nanos(now), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
+			source, nanos(created), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			seniority, autonomy,
 			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
 			indexedLength(w.Content, w.Tags), keys.exact, keys.words, stamp)
@@ -211,8 +218,9 @@ func supersedable(ctx context.Context, tx *Tx, agent, id string) (memory.Entry, 
 	switch {
 	case e.ForgottenAt != nil:
 		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s was forgotten (%s): remember without supersedes", id, e.ForgetReason)
-	case e.ArchiveReason == memory.ArchiveSuperseded:
-		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s was already superseded by %s: supersede that one instead", id, e.SupersededBy)
+	case e.ArchiveReason == memory.ArchiveSuperseded || e.ArchiveReason == memory.ArchiveMerged:
+		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s was already %s by %s: supersede that one instead", id,
+			map[memory.ArchiveReason]string{memory.ArchiveSuperseded: "superseded", memory.ArchiveMerged: "merged into a memory with more tags,"}[e.ArchiveReason], e.SupersededBy)
 	case e.ArchivedAt != nil:
 		return e, memory.Errorf(memory.ECONFLICT, "supersedes: memory %s is archived (%s): restore_memory it first, or remember without supersedes", id, e.ArchiveReason)
 	}
@@ -223,7 +231,7 @@ func supersedable(ctx context.Context, tx *Tx, agent, id string) (memory.Entry, 
 // writer said it supersedes, and the clashes the rules found, each
 // superseded when the newer wins (see wins) or left open for review.
 func (s *MemoryService) settle(ctx context.Context, tx *Tx, who memory.Identity, out *memory.Remembered, target memory.Entry, clashes []clash, w memory.EntryWrite, now time.Time) error {
-	if target.ID != "" {
+	if target.ID != "" && target.ID != out.MergedFrom {
 		c, err := tx.recordConflict(ctx, who, who.AgentID, target.ID, out.ID, memory.Clash{Kind: memory.ConflictStated},
 			memory.ConflictNewerWins, "stated by the writer", now)
 		if err != nil {
@@ -274,7 +282,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 			switch {
 			case !sameStatement(w, keys.timed, c):
 			case addsTags(w, c):
-				ok, err := mergeable(ctx, tx, author, c)
+				ok, err := mergeable(ctx, tx, author, w, c)
 				if err != nil {
 					return e, "", false, false, err
 				}
@@ -319,15 +327,18 @@ func sameStatement(w memory.EntryWrite, timed bool, e memory.Entry) bool {
 }
 
 // mergeInto makes w the merge of e and itself (seed 003's merge: the union
-// of the tags, the higher confidence, the source of either, the event's
-// time): stored as a new memory, it supersedes e.
+// of the tags, the higher confidence, the sources of both (as they fit),
+// the event's time): stored as a new memory, it replaces e.
 func mergeInto(w *memory.EntryWrite, timed bool, e memory.Entry) {
 	w.Tags = append(slices.Clone(e.Tags), slices.DeleteFunc(slices.Clone(w.Tags), func(t string) bool { return slices.Contains(e.Tags, t) })...)
 	if c := max(w.ConfidenceOr(), e.Confidence); c != w.ConfidenceOr() {
 		w.Confidence = &c
 	}
-	if w.Source == "" {
+	switch {
+	case w.Source == "":
 		w.Source = e.Source
+	case e.Source != "" && e.Source != w.Source && len(e.Source)+len("; ")+len(w.Source) <= memory.MaxSourceLen:
+		w.Source = e.Source + "; " + w.Source
 	}
 	if !timed {
 		w.OccurredAt = e.OccurredAt
@@ -362,6 +373,11 @@ func (s *MemoryService) merged(ctx context.Context, tx *Tx, e memory.Entry, mid,
 	if err := tx.replace(ctx, e.AgentID, e.ID, mid, memory.ArchiveMerged, now); err != nil {
 		return err
 	}
+	// What e replaced, the merge replaces: a decision on a conflict it
+	// carries over then finds the memory it concerns.
+	if _, err := tx.exec(ctx, `UPDATE memories SET superseded_by = ? WHERE superseded_by = ? AND id <> ?`, mid, e.ID, e.ID); err != nil {
+		return fmt.Errorf("carry what the merged memory replaced: %w", err)
+	}
 	// The merge says what e said: its conflicts, open or decided, are its.
 	for _, col := range []string{"older_id", "newer_id"} {
 		if _, err := tx.exec(ctx, `UPDATE memory_conflicts SET `+col+` = ? WHERE `+col+` = ?`, mid, e.ID); err != nil {
@@ -377,10 +393,19 @@ func (s *MemoryService) merged(ctx context.Context, tx *Tx, e memory.Entry, mid,
 // mergeable reports whether w, written by author, may be merged with e,
 // which it repeats with new tags: the merge replaces e, so not a human's
 // memory by an agent's hand (nor the other way round, which would pass an
-// agent's words off as a human's), and not a memory shared with every agent,
-// whose shared copy points at it.
-func mergeable(ctx context.Context, tx *Tx, author memory.Author, e memory.Entry) (bool, error) {
+// agent's words off as a human's), not a memory shared with every agent,
+// whose shared copy points at it, and not past the limit of tags.
+func mergeable(ctx context.Context, tx *Tx, author memory.Author, w memory.EntryWrite, e memory.Entry) (bool, error) {
 	if e.Provenance != nil && e.Provenance.Author.Human != author.Human {
+		return false, nil
+	}
+	union := len(e.Tags)
+	for _, t := range w.Tags {
+		if !slices.Contains(e.Tags, t) {
+			union++
+		}
+	}
+	if union > memory.MaxTags {
 		return false, nil
 	}
 	var shared bool
