@@ -324,22 +324,7 @@ func TestDeletesOutsideEraseAreRefused(t *testing.T) {
 // A second handle on the file, standing for another process, drops the
 // erased memory from its vector index through the change feed.
 func TestEraseLeavesAnotherHandlesIndex(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	path := filepath.Join(t.TempDir(), store.FileName)
-	open := func() *store.MemoryService {
-		db, err := store.Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		s := store.NewMemoryService(db, &emb)
-		s.Retrieval = configs()["vector"]
-		if _, err := s.Index.Load(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	a, b := open(), open()
+	a, b := twoHandles(t)
 	e := remember(t, a, senior, memory.EntryWrite{Content: "rollout step uses blue green deploys"})
 	remember(t, a, senior, memory.EntryWrite{Content: "rollback needs a feature flag"})
 	if ids := search(t, b, senior, memory.Query{Text: "rollout step", Limit: 1}); len(ids) != 1 || ids[0] != e.ID {

@@ -391,22 +391,7 @@ func TestMinRelevanceDropsWeakHits(t *testing.T) {
 // Two handles on one file stand for two processes: what one writes, the
 // other's next search finds, through the change feed, without a reload.
 func TestIndexFollowsWritesFromAnotherHandle(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	path := filepath.Join(t.TempDir(), store.FileName)
-	open := func() *store.MemoryService {
-		db, err := store.Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		s := store.NewMemoryService(db, &emb)
-		s.Retrieval = configs()["vector"]
-		if _, err := s.Index.Load(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	a, b := open(), open()
+	a, b := twoHandles(t)
 	for i := range 3 {
 		e := remember(t, a, ann, memory.EntryWrite{Content: fmt.Sprintf("rollout step %d uses blue green deploys", i)})
 		if ids := search(t, b, ann, memory.Query{Text: fmt.Sprintf("rollout step %d", i), Limit: 1}); !slices.Equal(ids, []string{e.ID}) {
@@ -619,4 +604,26 @@ func TestUntilReachesBefore1970(t *testing.T) {
 			t.Errorf("%+v found %v, want %s first", q, ids, old.ID)
 		}
 	}
+}
+
+// twoHandles opens one file twice, each handle with the hash embedder and
+// its vector index loaded: two processes, as far as the store can tell.
+func twoHandles(t *testing.T) (a, b *store.MemoryService) {
+	t.Helper()
+	emb := hashEmbedder("hash-32", 32)
+	path := filepath.Join(t.TempDir(), store.FileName)
+	open := func() *store.MemoryService {
+		db, err := store.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s := store.NewMemoryService(db, &emb)
+		s.Retrieval = configs()["vector"]
+		if _, err := s.Index.Load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	return open(), open()
 }
