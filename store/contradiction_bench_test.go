@@ -1,12 +1,7 @@
 package store_test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -45,30 +40,9 @@ var contradictionCorpora = []struct{ name, file string }{
 }
 
 func loadContradictionPairs(tb testing.TB, file string) []contradictionPair {
-	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", file))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var pairs []contradictionPair
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		var p contradictionPair
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			tb.Fatalf("%s:%d: %v", file, line, err)
-		}
-		if !slices.Contains(contradictionKinds, struct{ name, label string }{p.Kind, p.Label}) || p.A == "" || p.B == "" {
-			tb.Fatalf("%s:%d: kind %q with label %q (want one of the kinds, each with its label, and both texts)", file, line, p.Kind, p.Label)
-		}
-		pairs = append(pairs, p)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return pairs
+	return loadPairs(tb, file, func(p contradictionPair) bool {
+		return slices.Contains(contradictionKinds, struct{ name, label string }{p.Kind, p.Label}) && p.A != "" && p.B != ""
+	})
 }
 
 // contradictionReport is how remember's conflicts fared on a corpus: how
@@ -80,33 +54,6 @@ type contradictionReport struct {
 	supersede, found       confusion
 	kinds                  map[string]*[3]int // pairs, superseded, found
 	wrongSupersedes, wrong []contradictionPair
-}
-
-type confusion struct{ tp, fp, fn int }
-
-func (c confusion) precision() float64 {
-	if c.tp+c.fp == 0 {
-		return 1
-	}
-	return float64(c.tp) / float64(c.tp+c.fp)
-}
-
-func (c confusion) recall() float64 {
-	if c.tp+c.fn == 0 {
-		return 1
-	}
-	return float64(c.tp) / float64(c.tp+c.fn)
-}
-
-func (c *confusion) add(predicted, labelled bool) {
-	switch {
-	case predicted && labelled:
-		c.tp++
-	case predicted:
-		c.fp++
-	case labelled:
-		c.fn++
-	}
 }
 
 // measureContradictions remembers each pair's A then B through a memory

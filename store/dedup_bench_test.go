@@ -47,27 +47,37 @@ var dedupCorpora = []struct{ name, file string }{
 }
 
 func loadDedupPairs(tb testing.TB, file string) []dedupPair {
+	want := map[string]string{}
+	for _, k := range dedupKinds {
+		want[k.name] = k.label
+	}
+	return loadPairs(tb, file, func(p dedupPair) bool {
+		label, ok := want[p.Kind]
+		return ok && p.Label == label && p.A != "" && p.B != ""
+	})
+}
+
+// loadPairs reads testdata/file, a labelled corpus of pairs a line each,
+// refusing an unknown field and a pair that valid refuses (one of the
+// corpus's kinds with its label, and both texts).
+func loadPairs[T any](tb testing.TB, file string, valid func(T) bool) []T {
 	tb.Helper()
 	f, err := os.Open(filepath.Join("testdata", file))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	want := map[string]string{}
-	for _, k := range dedupKinds {
-		want[k.name] = k.label
-	}
-	var pairs []dedupPair
+	var pairs []T
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
-		var p dedupPair
+		var p T
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
 			tb.Fatalf("%s:%d: %v", file, line, err)
 		}
-		if label, ok := want[p.Kind]; !ok || p.Label != label || p.A == "" || p.B == "" {
-			tb.Fatalf("%s:%d: kind %q with label %q (want one of the kinds, each with its label, and both texts)", file, line, p.Kind, p.Label)
+		if !valid(p) {
+			tb.Fatalf("%s:%d: %+v (want one of the kinds, each with its label, and both texts)", file, line, p)
 		}
 		pairs = append(pairs, p)
 	}
@@ -75,6 +85,36 @@ func loadDedupPairs(tb testing.TB, file string) []dedupPair {
 		tb.Fatal(err)
 	}
 	return pairs
+}
+
+// confusion counts a prediction against labels: true and false positives,
+// false negatives.
+type confusion struct{ tp, fp, fn int }
+
+func (c confusion) precision() float64 {
+	if c.tp+c.fp == 0 {
+		return 1
+	}
+	return float64(c.tp) / float64(c.tp+c.fp)
+}
+
+func (c confusion) recall() float64 {
+	if c.tp+c.fn == 0 {
+		return 1
+	}
+	return float64(c.tp) / float64(c.tp+c.fn)
+}
+
+// add counts one pair.
+func (c *confusion) add(predicted, labelled bool) {
+	switch {
+	case predicted && labelled:
+		c.tp++
+	case predicted:
+		c.fp++
+	case labelled:
+		c.fn++
+	}
 }
 
 // dedupKindCount counts one kind of pair.
@@ -91,24 +131,11 @@ type dedupFalsePositive struct {
 
 // dedupReport is how remember's duplicate outcome fared on a corpus.
 type dedupReport struct {
-	corpus                string
-	pairs, tp, fp, fn, tn int
-	kinds                 map[string]*dedupKindCount
-	falsePositives        []dedupFalsePositive
-}
-
-func (r dedupReport) precision() float64 {
-	if r.tp+r.fp == 0 {
-		return 1
-	}
-	return float64(r.tp) / float64(r.tp+r.fp)
-}
-
-func (r dedupReport) recall() float64 {
-	if r.tp+r.fn == 0 {
-		return 1
-	}
-	return float64(r.tp) / float64(r.tp+r.fn)
+	corpus    string
+	pairs, tn int
+	confusion
+	kinds          map[string]*dedupKindCount
+	falsePositives []dedupFalsePositive
 }
 
 // measureDedup remembers each pair's A then B of the named corpus in
@@ -161,15 +188,11 @@ func measureDedup(tb testing.TB, corpus, file string) dedupReport {
 		if predicted == labelled {
 			k.hits++
 		}
+		r.add(predicted, labelled)
 		switch {
-		case predicted && labelled:
-			r.tp++
-		case predicted:
-			r.fp++
+		case predicted && !labelled:
 			r.falsePositives = append(r.falsePositives, dedupFalsePositive{p, second.Tier})
-		case labelled:
-			r.fn++
-		default:
+		case !predicted && !labelled:
 			r.tn++
 		}
 	}
