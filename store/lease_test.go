@@ -35,20 +35,6 @@ func twoHolders(t *testing.T) (a, b *store.DB, clk *storetest.Clock, ids []strin
 	return a, b, clk, ids
 }
 
-func acquire(t *testing.T, db *store.DB, holder string, d time.Duration) (store.Lease, bool) {
-	t.Helper()
-	var l store.Lease
-	var ok bool
-	err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
-		l, ok, err = tx.AcquireLease(context.Background(), store.LeaseMaintenance, holder, d)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, ok
-}
-
 func summarise(db *store.DB, l store.Lease, sources ...string) error {
 	return db.Update(context.Background(), func(tx *store.Tx) error {
 		_, err := tx.Consolidate(context.Background(), store.Summary{Agent: ann.AgentID, Author: memory.AuthorOf(ann),
@@ -68,11 +54,11 @@ func summarise(db *store.DB, l store.Lease, sources ...string) error {
 func TestLeaseTakenOverCannotWrite(t *testing.T) {
 	a, b, clk, ids := twoHolders(t)
 	ctx := context.Background()
-	first, ok := acquire(t, a, "first", time.Minute)
+	first, ok := storetest.HoldLease(t, a, "first", time.Minute)
 	if !ok || first.Token != 1 {
 		t.Fatalf("first acquire: %+v %v", first, ok)
 	}
-	held, ok := acquire(t, b, "second", time.Minute)
+	held, ok := storetest.HoldLease(t, b, "second", time.Minute)
 	if ok || held.Holder != "first" || held.Token != 1 || !held.ExpiresAt.Equal(first.ExpiresAt) {
 		t.Fatalf("second acquire while held: %+v %v, want first's lease", held, ok)
 	}
@@ -82,7 +68,7 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(50 * time.Second)
-	if _, ok := acquire(t, b, "second", time.Minute); ok {
+	if _, ok := storetest.HoldLease(t, b, "second", time.Minute); ok {
 		t.Fatal("second took a renewed lease")
 	}
 	if err := summarise(a, first, ids[0], ids[1]); err != nil {
@@ -91,7 +77,7 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 
 	// The first stalls past its lease; the second takes it over.
 	clk.Advance(2 * time.Minute)
-	second, ok := acquire(t, b, "second", time.Minute)
+	second, ok := storetest.HoldLease(t, b, "second", time.Minute)
 	if !ok || second.Token != 2 || second.Holder != "second" {
 		t.Fatalf("take over an expired lease: %+v %v", second, ok)
 	}
@@ -142,7 +128,7 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 	if err := a.Update(ctx, func(tx *store.Tx) error { return tx.ReleaseLease(ctx, first) }); err != nil {
 		t.Fatal(err)
 	}
-	if l, ok := acquire(t, a, "third", time.Minute); ok || l.Token != 2 {
+	if l, ok := storetest.HoldLease(t, a, "third", time.Minute); ok || l.Token != 2 {
 		t.Fatalf("acquire after a stale release: %+v %v, want the second's lease", l, ok)
 	}
 	if err := summarise(b, second, ids[2], ids[3]); err != nil {
@@ -151,7 +137,7 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 	if err := b.Update(ctx, func(tx *store.Tx) error { return tx.ReleaseLease(ctx, second) }); err != nil {
 		t.Fatal(err)
 	}
-	if l, ok := acquire(t, a, "third", time.Minute); !ok || l.Token != 3 {
+	if l, ok := storetest.HoldLease(t, a, "third", time.Minute); !ok || l.Token != 3 {
 		t.Fatalf("acquire after release: %+v %v", l, ok)
 	}
 }
@@ -162,7 +148,7 @@ func TestLeaseTakenOverCannotWrite(t *testing.T) {
 func TestLeaseExpiredNotTakenOver(t *testing.T) {
 	a, _, clk, ids := twoHolders(t)
 	ctx := context.Background()
-	l, _ := acquire(t, a, "slow", time.Second)
+	l, _ := storetest.HoldLease(t, a, "slow", time.Second)
 	clk.Advance(time.Hour)
 	if err := summarise(a, l, ids[0], ids[1]); err != nil {
 		t.Fatalf("write after expiry, not taken over: %v", err)
@@ -170,7 +156,7 @@ func TestLeaseExpiredNotTakenOver(t *testing.T) {
 	if err := a.Update(ctx, func(tx *store.Tx) (err error) { l, err = tx.RenewLease(ctx, l, time.Minute); return err }); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := acquire(t, a, "other", time.Minute); ok {
+	if _, ok := storetest.HoldLease(t, a, "other", time.Minute); ok {
 		t.Fatal("a renewed lease was taken")
 	}
 	if err := summarise(a, store.Lease{Name: store.LeaseMaintenance}, ids[2], ids[3]); err == nil || !strings.Contains(err.Error(), "needs the maintenance lease") {
@@ -199,7 +185,7 @@ func TestPersonalAgents(t *testing.T) {
 	if got := list(time.Time{}); !slices.Equal(got, []string{"ann", "bob"}) {
 		t.Fatalf("agents = %v, want ann and bob (cy has nothing active)", got)
 	}
-	l, _ := acquire(t, a, "run", time.Minute)
+	l, _ := storetest.HoldLease(t, a, "run", time.Minute)
 	if err := a.Update(ctx, func(tx *store.Tx) error { return tx.FinishRun(ctx, l, "ann") }); err != nil {
 		t.Fatal(err)
 	}

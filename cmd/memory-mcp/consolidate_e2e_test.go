@@ -73,21 +73,6 @@ func openDir(t testing.TB, dir string) *store.DB {
 	return db
 }
 
-// holdLease takes the maintenance lease from the test's own process.
-func holdLease(t testing.TB, db *store.DB, holder string, d time.Duration) (store.Lease, bool) {
-	t.Helper()
-	var l store.Lease
-	var ok bool
-	err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
-		l, ok, err = tx.AcquireLease(context.Background(), store.LeaseMaintenance, holder, d)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, ok
-}
-
 func releaseLease(t testing.TB, db *store.DB, l store.Lease) {
 	t.Helper()
 	if err := db.Update(context.Background(), func(tx *store.Tx) error { return tx.ReleaseLease(context.Background(), l) }); err != nil {
@@ -203,7 +188,7 @@ func TestConsolidateWhileLeaseHeld(t *testing.T) {
 	fillTopics(t, dir, "ann", 2)
 	db := openDir(t, dir)
 	holder := fmt.Sprintf("the test, pid %d", os.Getpid())
-	l, ok := holdLease(t, db, holder, time.Hour)
+	l, ok := storetest.HoldLease(t, db, holder, time.Hour)
 	if !ok {
 		t.Fatal("lease not free")
 	}
@@ -303,7 +288,7 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 		t.Fatalf("after the kill: %d active, %d consolidated; want a run stopped half-way", active, consolidated)
 	}
 	// The dead run's lease holds until it expires (unless it already has).
-	if l, ok := holdLease(t, db, "a peek", time.Millisecond); ok {
+	if l, ok := storetest.HoldLease(t, db, "a peek", time.Millisecond); ok {
 		releaseLease(t, db, l)
 	} else if want := fmt.Sprintf("pid %d", cmd.Process.Pid); !strings.Contains(l.Holder, want) {
 		t.Fatalf("lease held by %q, want the killed run (%s)", l.Holder, want)
@@ -335,7 +320,7 @@ func TestConsolidationScheduler(t *testing.T) {
 	fillTopics(t, dir, "ann", 2)
 	fillTopics(t, dir, "bob", 2)
 	db := openDir(t, dir)
-	l, _ := holdLease(t, db, "the test", time.Hour)
+	l, _ := storetest.HoldLease(t, db, "the test", time.Hour)
 	// An operator's server maintains every agent (an agent's, only itself).
 	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ops", "--human", "--embedder", "none",
 		"--consolidation-interval", "100ms", "--consolidation-older-than", "0"}})

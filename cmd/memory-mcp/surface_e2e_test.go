@@ -17,6 +17,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // TestEveryCallForEveryIdentity is what a user's client meets: as the human
@@ -279,7 +280,7 @@ func (w *sweep) write(tool string, args map[string]any) {
 // another process's run would hold it.
 func (w *sweep) holdLease() store.Lease {
 	w.t.Helper()
-	l, ok := holdLease(w.t, w.db, "the sweep", time.Hour)
+	l, ok := storetest.HoldLease(w.t, w.db, "the sweep", time.Hour)
 	if !ok {
 		w.t.Fatalf("the maintenance lease is held by %s", l.Holder)
 	}
