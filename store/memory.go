@@ -317,13 +317,7 @@ func sameStatement(w memory.EntryWrite, timed bool, e memory.Entry) bool {
 	if w.ExpiresAt.IsZero() != (e.ExpiresAt == nil) || e.ExpiresAt != nil && !e.ExpiresAt.Equal(w.ExpiresAt) {
 		return false
 	}
-	if timed || !e.OccurredAt.Equal(e.CreatedAt) || w.Category == memory.CategoryEpisodic {
-		d := w.OccurredAt.Sub(e.OccurredAt)
-		if d > episodeWindow || d < -episodeWindow {
-			return false
-		}
-	}
-	return true
+	return !eventful(w, timed, e) || withinEpisode(w.OccurredAt, e.OccurredAt)
 }
 
 // mergeInto makes w the merge of e and itself (seed 003's merge: the union
