@@ -59,12 +59,31 @@ const (
 // ConflictResolutions lists every resolution.
 var ConflictResolutions = []ConflictResolution{ConflictOpen, ConflictNewerWins, ConflictOlderWins, ConflictBothHold}
 
+// ConflictSubject says what a conflict is between.
+type ConflictSubject string
+
+// Conflict subjects.
+const (
+	ConflictOfMemories ConflictSubject = "memories" // two memories of one agent
+	ConflictOfFacts    ConflictSubject = "facts"    // two organisational facts
+)
+
+// FactConflictPrefix begins the id of every conflict between facts.
+const FactConflictPrefix = "fcf_"
+
+// IsFactConflict reports whether id names a conflict between facts.
+func IsFactConflict(id string) bool { return strings.HasPrefix(id, FactConflictPrefix) }
+
 // Conflict is a contradiction between two of an agent's memories, found
 // when the newer was remembered (by the rules of Contradicts, or stated by
-// its writer), and how it stands. The memory that lost is archived with
+// its writer), or between two organisational facts, found when the newer
+// was published, and how it stands. The memory that lost is archived with
 // reason superseded and points to the one that won; it stays recallable.
+// The fact that lost is retracted.
 type Conflict struct {
-	ID      string       `json:"id"`
+	ID      string          `json:"id"`
+	Subject ConflictSubject `json:"subject"`
+	// AgentID is whose memories (empty for facts).
 	AgentID string       `json:"agent_id"`
 	OlderID string       `json:"older_id"`
 	NewerID string       `json:"newer_id"`
@@ -87,15 +106,49 @@ type Conflict struct {
 	// Older and Newer are the two memories as they are now (in listings).
 	Older *Entry `json:"older,omitempty"`
 	Newer *Entry `json:"newer,omitempty"`
+	// OlderFact and NewerFact are the two facts as they are now, and
+	// OlderVersion and NewerVersion the versions that clashed.
+	OlderFact    *Fact `json:"older_fact,omitempty"`
+	NewerFact    *Fact `json:"newer_fact,omitempty"`
+	OlderVersion int   `json:"older_version,omitempty"`
+	NewerVersion int   `json:"newer_version,omitempty"`
 }
 
 // ConflictQuery selects conflicts to list.
 type ConflictQuery struct {
+	// Subject is what between: memories, facts, or empty for both (an
+	// AgentID narrows to memories).
+	Subject ConflictSubject
 	// AgentID is whose conflicts: the caller's (empty), or for a human any
 	// agent's; a human leaving it empty lists every agent's.
 	AgentID     string
 	Resolutions []ConflictResolution // empty: open
 	Limit       int
+}
+
+// Check resolves the query's defaults (open conflicts, DefaultSearchLimit)
+// and bounds its limit.
+func (q *ConflictQuery) Check() error {
+	if q.Limit <= 0 {
+		q.Limit = DefaultSearchLimit
+	}
+	if q.Limit > MaxSearchLimit {
+		return Errorf(EINVALID, "limit %d is over %d", q.Limit, MaxSearchLimit)
+	}
+	if len(q.Resolutions) == 0 {
+		q.Resolutions = []ConflictResolution{ConflictOpen}
+	}
+	return nil
+}
+
+// ParseConflictSubject reads what conflicts are between: memories, facts,
+// or "" for both.
+func ParseConflictSubject(s string) (ConflictSubject, error) {
+	switch c := ConflictSubject(strings.ToLower(strings.TrimSpace(s))); c {
+	case "", ConflictOfMemories, ConflictOfFacts:
+		return c, nil
+	}
+	return "", Errorf(EINVALID, "subject %q is not one of memories, facts", s)
 }
 
 // ParseConflictResolutions validates resolution names; empty means open,

@@ -163,6 +163,19 @@ func CheckSupersededBy(id string, tags []string) error {
 	return nil
 }
 
+// FactPublished is what a publish did. Outcome is stored (a new version),
+// unchanged (the fact already says this, in these words, category and
+// tags: no new version) or duplicate (another active fact of the category
+// already says it, in these words or with only case, punctuation, articles
+// or "is"/"are" changed: nothing is stored and Fact is that one).
+// Conflicts are the active facts the new version contradicts, recorded open
+// for review: a fact binds every agent, so no write settles which holds.
+type FactPublished struct {
+	Fact
+	Outcome   WriteOutcome
+	Conflicts []Conflict
+}
+
 // FactRetract asks to retract a fact.
 type FactRetract struct {
 	FactID          string
@@ -211,8 +224,16 @@ type FactPage struct {
 // FactService is the organisational fact store: an append-only operation log
 // with a materialised snapshot. Writes take the caller's identity from ctx.
 type FactService interface {
-	Publish(ctx context.Context, w FactWrite) (Fact, error)
+	// Publish passes w through dedup and the contradiction check and, if it
+	// says something new, appends it; see FactPublished.
+	Publish(ctx context.Context, w FactWrite) (FactPublished, error)
 	Retract(ctx context.Context, r FactRetract) (Fact, error)
+	// Conflicts lists contradictions between facts (q.AgentID is not
+	// used: facts are everyone's).
+	Conflicts(ctx context.Context, q ConflictQuery) ([]Conflict, error)
+	// ResolveConflict decides a conflict between facts: the one not kept
+	// is retracted.
+	ResolveConflict(ctx context.Context, id string, keep ConflictResolution, reason string) (Conflict, error)
 	Get(ctx context.Context, id string) (Fact, error)
 	History(ctx context.Context, id string) ([]FactOperation, error)
 	Query(ctx context.Context, q FactQuery) ([]Fact, error)

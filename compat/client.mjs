@@ -293,11 +293,27 @@ const TOOLS = {
         await call(ctx, 'list_conflicts', { resolutions: ['all'], limit: 5 });
         await call(ctx, 'list_conflicts', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
         await call(ctx, 'list_conflicts', { resolutions: ['both_hold'] }); // empty
+        // Facts: another day is an open conflict for someone to decide; a repeat is not stored.
+        await call(ctx, 'publish_fact', { fact_id: 'compat-window', content: 'The compat deploy window is on Friday.', category: 'convention' });
+        const clash = await call(ctx, 'publish_fact', { fact_id: 'compat-window-2', content: 'The compat deploy window is on Tuesday.', category: 'convention' });
+        if (clash?.conflicts?.[0]?.older_id !== 'compat-window' || clash?.conflicts?.[0]?.resolution !== 'open') {
+            fail('publish_fact', `a contradicting fact did not open a conflict with compat-window: ${JSON.stringify(clash?.conflicts)}`);
+        }
+        ctx.factConflict = clash?.conflicts?.[0]?.id;
+        const dup = await call(ctx, 'publish_fact', { content: 'the compat deploy window is on Friday', category: 'convention' });
+        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== 'compat-window') {
+            fail('publish_fact', `a repeated fact was not a duplicate of compat-window: ${JSON.stringify(dup)}`);
+        }
+        await call(ctx, 'list_conflicts', { subject: 'facts' });
     },
     resolve_conflict: async ctx => {
         if (!need(ctx, 'resolve_conflict', { conflict: ctx.conflict })) return;
         await call(ctx, 'resolve_conflict', { id: ctx.conflict, keep: 'both' });
         await call(ctx, 'resolve_conflict', { id: ctx.conflict, keep: 'newer', reason: 'the venue raised its price' });
+        if (!need(ctx, 'resolve_conflict', { 'fact conflict': ctx.factConflict })) return;
+        await call(ctx, 'resolve_conflict', { id: ctx.factConflict, keep: 'both' });
+        // Keeping one fact retracts the other: an agent's is held for a human.
+        await call(ctx, 'resolve_conflict', { id: ctx.factConflict, keep: 'newer' }, ctx.human ? 'ok' : 'EHELD');
         await call(ctx, 'resolve_conflict', { id: 'cf_nope', keep: 'older' }, 'ENOTFOUND');
     },
     consolidate_memory: async ctx => {

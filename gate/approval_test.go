@@ -45,7 +45,9 @@ func (a *approvals) body(ctx context.Context, tool string, args []byte) (any, st
 	var err error
 	switch tool {
 	case "publish_fact":
-		f, err = a.facts.Publish(ctx, memory.FactWrite{FactID: fa.FactID, Content: fa.Content, Category: memory.FactCategory(fa.Category)})
+		var p memory.FactPublished
+		p, err = a.facts.Publish(ctx, memory.FactWrite{FactID: fa.FactID, Content: fa.Content, Category: memory.FactCategory(fa.Category)})
+		f = p.Fact
 	case "retract_fact":
 		f, err = a.facts.Retract(ctx, memory.FactRetract{FactID: fa.FactID, Reason: fa.Reason})
 	default:

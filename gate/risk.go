@@ -33,6 +33,7 @@ var riskRules = []riskRule{
 	{name: "forget", tier: memory.RiskLow, why: "the agent's own memory, kept as a soft delete"},
 	{name: "restore_memory", tier: memory.RiskLow, why: "the agent's own archived memory"},
 	{name: "resolve_conflict", tier: memory.RiskLow, why: "the agent's own memories, superseded not deleted"},
+	{name: "resolve_conflict:fact", tier: memory.RiskHigh, why: "keeping one fact retracts the other", when: retractsFact},
 	{name: "consolidate_memory", tier: memory.RiskLow, why: "the agent's own memories, archived not deleted (only a human may name another agent)"},
 	{name: "record_distillation", tier: memory.RiskLow, why: "a record of the agent's own task"},
 	{name: "memory_block_create", tier: memory.RiskLow, why: "a personal block"},
@@ -58,6 +59,14 @@ var riskRules = []riskRule{
 
 func argTrue(name string) func(map[string]any) bool {
 	return func(args map[string]any) bool { return args[name] == true }
+}
+
+// retractsFact: resolve_conflict on a conflict between facts keeping one,
+// which retracts the other (as retract_fact would).
+func retractsFact(args map[string]any) bool {
+	id, _ := args["id"].(string)
+	keep, _ := args["keep"].(string)
+	return memory.IsFactConflict(strings.TrimSpace(id)) && !strings.EqualFold(strings.TrimSpace(keep), "both")
 }
 
 func argIs(name, value string) func(map[string]any) bool {

@@ -3,9 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,7 +186,7 @@ func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []me
 // recordConflict records that newer contradicts older, as resolution says,
 // and carries it out: newer_wins supersedes older.
 func (tx *Tx) recordConflict(ctx context.Context, who memory.Identity, agent, older, newer string, c memory.Clash, res memory.ConflictResolution, reason string, now time.Time) (memory.Conflict, error) {
-	id, err := newConflictID()
+	id, err := newConflictID("cf_")
 	if err != nil {
 		return memory.Conflict{}, err
 	}
@@ -257,6 +255,7 @@ func scanConflict(row interface{ Scan(...any) error }) (memory.Conflict, error) 
 	var slot, ov, nv, by, reason sql.NullString
 	var detected int64
 	var resolved sql.NullInt64
+	c.Subject = memory.ConflictOfMemories
 	err := row.Scan(&c.ID, &c.AgentID, &c.OlderID, &c.NewerID, &c.Kind, &slot, &ov, &nv, &c.Resolution, &detected,
 		&c.DetectedBy, &resolved, &by, &reason)
 	c.Slot, c.OlderValue, c.NewerValue, c.ResolvedBy, c.Reason = slot.String, ov.String, nv.String, by.String, reason.String
@@ -301,14 +300,8 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 	if err != nil {
 		return nil, err
 	}
-	if q.Limit <= 0 {
-		q.Limit = memory.DefaultSearchLimit
-	}
-	if q.Limit > memory.MaxSearchLimit {
-		return nil, memory.Errorf(memory.EINVALID, "limit %d is over %d", q.Limit, memory.MaxSearchLimit)
-	}
-	if len(q.Resolutions) == 0 {
-		q.Resolutions = []memory.ConflictResolution{memory.ConflictOpen}
+	if err := q.Check(); err != nil {
+		return nil, err
 	}
 	var out []memory.Conflict
 	err = s.db.View(ctx, func(tx *Tx) error {
@@ -346,19 +339,25 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 	return out, err
 }
 
+// decider checks a decision of a conflict and returns who decides.
+func decider(ctx context.Context, keep memory.ConflictResolution, reason string) (memory.Identity, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return who, err
+	}
+	if keep == memory.ConflictOpen || keep == "" {
+		return who, memory.Errorf(memory.EINVALID, "keep newer, older or both")
+	}
+	return who, memory.CheckText("reason", reason, memory.MaxSourceLen)
+}
+
 // ResolveConflict decides conflict id: the memory not kept is superseded
 // by the other, and a kept memory that was superseded by the other comes
 // back; keeping both brings back either. Deciding again as it stands
 // changes nothing. A forgotten memory cannot be kept.
 func (s *MemoryService) ResolveConflict(ctx context.Context, id string, keep memory.ConflictResolution, reason string) (memory.Conflict, error) {
-	who, err := memory.RequireIdentity(ctx)
+	who, err := decider(ctx, keep, reason)
 	if err != nil {
-		return memory.Conflict{}, err
-	}
-	if keep == memory.ConflictOpen || keep == "" {
-		return memory.Conflict{}, memory.Errorf(memory.EINVALID, "keep newer, older or both")
-	}
-	if err := memory.CheckText("reason", reason, memory.MaxSourceLen); err != nil {
 		return memory.Conflict{}, err
 	}
 	var out memory.Conflict
@@ -420,14 +419,6 @@ func (s *MemoryService) ResolveConflict(ctx context.Context, id string, keep mem
 	return out, nil
 }
 
-func newConflictID() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("conflict id: %w", err)
-	}
-	return "cf_" + hex.EncodeToString(b[:]), nil
-}
-
 // widenArchiveReasons is migration 0010's Go step: 'superseded' and
 // 'merged' join the
 // archive reasons the memories table's CHECK accepts (SQLite documents
@@ -461,24 +452,14 @@ func widenArchiveReasons(ctx context.Context, tx *Tx) error {
 
 // fillClaims records the claims of every personal memory.
 func fillClaims(ctx context.Context, tx *Tx) error {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT pk, agent_id, content FROM memories WHERE shared = 0`)
-	if err != nil {
-		return err
-	}
 	type row struct {
 		pk             int64
 		agent, content string
 	}
-	var todo []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.pk, &r.agent, &r.content); err != nil {
-			rows.Close()
-			return err
-		}
-		todo = append(todo, r)
-	}
-	if err := rows.Close(); err != nil {
+	todo, err := collect(ctx, tx, `SELECT pk, agent_id, content FROM memories WHERE shared = 0`, func(rows *sql.Rows, r *row) error {
+		return rows.Scan(&r.pk, &r.agent, &r.content)
+	})
+	if err != nil {
 		return err
 	}
 	for _, r := range todo {

@@ -1,8 +1,6 @@
 package store_test
 
 import (
-	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -229,25 +227,13 @@ func TestRestoreSupersededMemory(t *testing.T) {
 // a new memory finds the earlier ones it contradicts, and the archive
 // reasons accept superseded.
 func TestConflictMigrationClaimsEarlierMemories(t *testing.T) {
-	path := filepath.Join(t.TempDir(), store.FileName)
-	old, err := store.OpenWith(context.Background(), path, migrationsBefore("0010"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = old.SQL().Exec(`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
-		created_at, updated_at, occurred_at, filters) VALUES ('mem-old', 'ann', 'default', 'semantic', 'The deploy window is Friday.', '[]', 1, 0, 1, 1, 1, '')`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.SQL().Exec(`UPDATE memories SET archived_at = 2, archive_reason = 'superseded' WHERE id = 'mem-old'`); err == nil {
-		t.Fatal("before the migration, superseded is not an archive reason (the test would prove nothing)")
-	}
-	old.Close()
-	db, err := store.OpenWith(context.Background(), path, store.MigrationFS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := upgraded(t, "0010", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES ('mem-old', 'ann', 'default', 'semantic', 'The deploy window is Friday.', '[]', 1, 0, 1, 1, 1, '')`)
+		if _, err := old.SQL().Exec(`UPDATE memories SET archived_at = 2, archive_reason = 'superseded' WHERE id = 'mem-old'`); err == nil {
+			t.Fatal("before the migration, superseded is not an archive reason (the test would prove nothing)")
+		}
+	})
 	r := rememberOutcome(t, store.NewMemoryService(db, nil), ann, memory.EntryWrite{Content: "The deploy window is Thursday."})
 	if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != "mem-old" || r.Conflicts[0].Resolution != memory.ConflictNewerWins {
 		t.Fatalf("a contradiction of a memory from before the upgrade: %+v", r.Conflicts)

@@ -300,8 +300,28 @@ func seconds(d time.Duration) string {
 // migrationSteps are what a migration needs done in Go after its SQL, in
 // its transaction: values SQL cannot compute.
 var migrationSteps = map[string]func(context.Context, *Tx) error{
-	"0009_gates.sql":     fillDedupKeys,
-	"0010_conflicts.sql": widenArchiveReasons,
+	"0009_gates.sql":      fillDedupKeys,
+	"0010_conflicts.sql":  widenArchiveReasons,
+	"0014_fact_gates.sql": fillFactKeys,
+}
+
+// collect reads every row of q, each by scan, before a migration's Go
+// step writes what it computes from them.
+func collect[T any](ctx context.Context, tx *Tx, q string, scan func(*sql.Rows, *T) error) ([]T, error) {
+	rows, err := tx.sql.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var r T
+		if err := scan(rows, &r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 func (db *DB) migrate(ctx context.Context, fsys fs.FS) error {

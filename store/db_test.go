@@ -160,8 +160,8 @@ func TestChangeFeed(t *testing.T) {
 	db, _ := openDB(t)
 	facts := store.NewFactService(db)
 	ctx := as(senior)
-	for _, id := range []string{"a", "b", "a"} {
-		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: "x " + id, Category: memory.FactOther}); err != nil {
+	for i, id := range []string{"a", "b", "a"} {
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: fmt.Sprintf("x %s %d", id, i), Category: memory.FactOther}); err != nil {
 			t.Fatal(err)
 		}
 	}

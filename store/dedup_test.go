@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -185,22 +184,10 @@ func TestRememberDedupOff(t *testing.T) {
 // Memories written before dedup existed get their keys when the database is
 // upgraded, so that a repeat of one of them is found.
 func TestDedupMigrationKeysEarlierMemories(t *testing.T) {
-	path := filepath.Join(t.TempDir(), store.FileName)
-	old, err := store.OpenWith(context.Background(), path, migrationsBefore("0009"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = old.SQL().Exec(`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
-		created_at, updated_at, occurred_at, filters) VALUES ('mem-old', 'ann', 'default', 'semantic', 'Prefers dark mode.', '[]', 1, 0, 1, 1, 1, '')`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-	db, err := store.OpenWith(context.Background(), path, store.MigrationFS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := upgraded(t, "0009", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES ('mem-old', 'ann', 'default', 'semantic', 'Prefers dark mode.', '[]', 1, 0, 1, 1, 1, '')`)
+	})
 	r := rememberOutcome(t, store.NewMemoryService(db, nil), ann, memory.EntryWrite{Content: "prefers dark mode"})
 	if r.Outcome != memory.WriteOutcomeDuplicate || r.ID != "mem-old" || r.SeenCount != 2 {
 		t.Fatalf("a repeat of a memory from before the upgrade: %s %s seen %d", r.Outcome, r.ID, r.SeenCount)

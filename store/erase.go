@@ -551,6 +551,16 @@ func (e *erasure) factLog(ctx context.Context) (int, error) {
 		SELECT 'delete', id, content, tags FROM operation_log WHERE operation_type = 'PUBLISH' AND fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return 0, fmt.Errorf("unindex facts: %w", err)
 	}
+	// Their claims and conflicts name them (foreign keys) and quote them.
+	if _, err := e.exec(ctx, "delete fact claims", `DELETE FROM fact_claims WHERE fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return 0, err
+	}
+	cs, err := e.exec(ctx, "delete fact conflicts", `DELETE FROM fact_conflicts WHERE older_id IN (SELECT value FROM json_each(?1))
+		OR newer_id IN (SELECT value FROM json_each(?1))`, list)
+	if err != nil {
+		return 0, err
+	}
+	e.report.Counts[memory.ErasedConflicts] += cs
 	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM snapshot WHERE fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return 0, fmt.Errorf("delete fact snapshots: %w", err)
 	}

@@ -43,21 +43,30 @@ type factState struct {
 	updatedAt   int64
 }
 
-// Publish appends a PUBLISH operation and upserts the snapshot in one transaction.
-func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.Fact, error) {
+// Publish appends a PUBLISH operation and upserts the snapshot in one
+// transaction, after two of the write gates: dedup (a new fact that an
+// active fact of its category already says is not stored; republishing a
+// fact as it stands stores no new version) and the contradiction check
+// (the active facts the new version contradicts are recorded as open
+// conflicts, and the conflicts of its earlier version that no longer
+// clash are settled).
+func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.FactPublished, error) {
 	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
-		return memory.Fact{}, err
+		return memory.FactPublished{}, err
 	}
 	if err := w.Validate(s.MaxContentBytes); err != nil {
-		return memory.Fact{}, err
+		return memory.FactPublished{}, err
 	}
 	if err := s.Access.Check(id, w.Category); err != nil {
-		return memory.Fact{}, err
+		return memory.FactPublished{}, err
 	}
-	f := memory.Fact{Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
+	_, words := memory.DedupKeys(w.Content)
+	claims := memory.ClaimKeys(w.Content)
+	out := memory.FactPublished{Outcome: memory.WriteOutcomeStored}
 	err = s.db.Update(ctx, func(tx *Tx) error {
-		if f.ID = w.FactID; f.ID == "" {
+		f := memory.Fact{ID: w.FactID, Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
+		if f.ID == "" {
 			if f.ID, err = s.newFactID(ctx, tx, w.Content); err != nil {
 				return err
 			}
@@ -78,7 +87,11 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err := checkExpected(f.ID, st, w.ExpectedVersion); err != nil {
 			return err
 		}
-		f.Version, f.UpdatedAt = st.version+1, stamp(s.db.Now.Now(), st)
+		if done, err := s.repeat(ctx, tx, w, st, f.ID, words, &out); done || err != nil {
+			return err
+		}
+		now := s.db.Now.Now()
+		f.Version, f.UpdatedAt = st.version+1, stamp(now, st)
 		f.CreatedAt = f.UpdatedAt
 		if st.exists {
 			f.CreatedAt = fromNanos(st.createdAt)
@@ -89,29 +102,72 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		}
 		_, err = tx.exec(ctx, `INSERT INTO snapshot
 			(fact_id, content, category, tags, created_at, updated_at, retracted_at, version, content_op,
-			 author_agent_id, author_seniority, author_autonomy, author_is_human)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12)
+			 author_agent_id, author_seniority, author_autonomy, author_is_human, words_key)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
 			ON CONFLICT (fact_id) DO UPDATE SET
 				content = excluded.content, category = excluded.category, tags = excluded.tags,
 				updated_at = excluded.updated_at, retracted_at = NULL, version = excluded.version,
 				content_op = excluded.content_op, author_agent_id = excluded.author_agent_id,
 				author_seniority = excluded.author_seniority, author_autonomy = excluded.author_autonomy,
-				author_is_human = excluded.author_is_human`,
-			append([]any{f.ID, f.Content, f.Category, encodeTags(f.Tags), nanos(f.CreatedAt), nanos(f.UpdatedAt), f.Version, opID},
-				authorArgs(f.Author)...)...)
+				author_is_human = excluded.author_is_human, words_key = excluded.words_key`,
+			append(append([]any{f.ID, f.Content, f.Category, encodeTags(f.Tags), nanos(f.CreatedAt), nanos(f.UpdatedAt), f.Version, opID},
+				authorArgs(f.Author)...), words)...)
 		if err != nil {
 			return fmt.Errorf("upsert snapshot: %w", err)
 		}
+		f.MarkSuperseded()
+		started := time.Now()
+		out.Conflicts, err = tx.checkFact(ctx, id, f, claims, now)
+		CallFrom(ctx).spent("contradiction", time.Since(started))
+		if err != nil {
+			return err
+		}
+		out.Fact = f
 		return tx.RecordChange(ctx, memory.ChangeFact, f.ID, f.UpdatedAt)
 	})
 	if err != nil {
-		return memory.Fact{}, err
+		return memory.FactPublished{}, err
 	}
-	f.MarkSuperseded()
-	return f, nil
+	return out, nil
 }
 
-// Retract appends a RETRACT operation and marks the snapshot row retracted.
+// repeat settles a publish that says nothing new, and reports whether it
+// did: a fact republished as it stands (content, category and tags) is
+// unchanged, and a fact not active (new, or retracted) whose words an
+// active fact of the category already says is a duplicate of that one. An
+// active fact rewritten to say what another says is not: its author may be
+// settling a conflict between them.
+func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st factState, id, words string, out *memory.FactPublished) (bool, error) {
+	if st.exists && !st.retractedAt.Valid {
+		f, err := s.getFact(ctx, tx, id)
+		if err != nil || f.Content != w.Content || f.Category != w.Category || !slices.Equal(f.Tags, w.Tags) {
+			return false, err
+		}
+		out.Fact, out.Outcome = f, memory.WriteOutcomeUnchanged
+		if call := CallFrom(ctx); call != nil {
+			call.Outcome, call.Reason, call.Ref = memory.WriteOutcomeUnchanged, "same", f.ID
+		}
+		return true, nil
+	}
+	started := time.Now()
+	dup, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.words_key = ? AND v.category = ?
+		AND v.retracted_at IS NULL AND v.fact_id <> ? ORDER BY v.updated_at DESC LIMIT 1`, words, w.Category, id), false)
+	CallFrom(ctx).spent("dedup", time.Since(started))
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("find duplicate fact: %w", err)
+	}
+	out.Fact, out.Outcome = dup, memory.WriteOutcomeDuplicate
+	if call := CallFrom(ctx); call != nil {
+		call.Outcome, call.Reason, call.Ref = memory.WriteOutcomeDuplicate, "words", dup.ID
+	}
+	return true, nil
+}
+
+// Retract appends a RETRACT operation and marks the snapshot row retracted;
+// the open conflicts of the fact are settled in favour of the other fact.
 func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory.Fact, error) {
 	id, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -125,40 +181,49 @@ func (s *FactService) Retract(ctx context.Context, r memory.FactRetract) (memory
 	}
 	var f memory.Fact
 	err = s.db.Update(ctx, func(tx *Tx) error {
-		st, err := s.loadFactState(ctx, tx, r.FactID)
-		if err != nil {
-			return err
-		}
-		if !st.exists {
-			return notFound(r.FactID)
-		}
-		if err := s.Access.Check(id, st.category); err != nil {
-			return err
-		}
-		if err := checkExpected(r.FactID, st, r.ExpectedVersion); err != nil {
-			return err
-		}
-		if st.retractedAt.Valid {
-			return memory.Errorf(memory.ECONFLICT, "fact %s is already retracted (version %d, at %s); publish it again to reactivate it",
-				r.FactID, st.version, fromNanos(st.retractedAt.Int64).Format(time.RFC3339))
-		}
-		if f, err = s.getFact(ctx, tx, r.FactID); err != nil {
-			return err
-		}
-		at := stamp(s.db.Now.Now(), st)
-		f.Version, f.UpdatedAt, f.RetractedAt, f.Author = st.version+1, at, &at, memory.AuthorOf(id)
-		if _, err := s.appendOp(ctx, tx, memory.FactOpRetract, f, r.Reason); err != nil {
-			return err
-		}
-		_, err = tx.exec(ctx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
-			author_agent_id = ?3, author_seniority = ?4, author_autonomy = ?5, author_is_human = ?6 WHERE fact_id = ?7`,
-			append(append([]any{nanos(at), f.Version}, authorArgs(f.Author)...), r.FactID)...)
-		if err != nil {
-			return fmt.Errorf("retract snapshot: %w", err)
-		}
-		return tx.RecordChange(ctx, memory.ChangeFact, r.FactID, at)
+		f, err = s.retract(ctx, tx, id, r)
+		return err
 	})
 	return f, err
+}
+
+func (s *FactService) retract(ctx context.Context, tx *Tx, id memory.Identity, r memory.FactRetract) (memory.Fact, error) {
+	st, err := s.loadFactState(ctx, tx, r.FactID)
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	if !st.exists {
+		return memory.Fact{}, notFound(r.FactID)
+	}
+	if err := s.Access.Check(id, st.category); err != nil {
+		return memory.Fact{}, err
+	}
+	if err := checkExpected(r.FactID, st, r.ExpectedVersion); err != nil {
+		return memory.Fact{}, err
+	}
+	if st.retractedAt.Valid {
+		return memory.Fact{}, memory.Errorf(memory.ECONFLICT, "fact %s is already retracted (version %d, at %s); publish it again to reactivate it",
+			r.FactID, st.version, fromNanos(st.retractedAt.Int64).Format(time.RFC3339))
+	}
+	f, err := s.getFact(ctx, tx, r.FactID)
+	if err != nil {
+		return memory.Fact{}, err
+	}
+	at := stamp(s.db.Now.Now(), st)
+	f.Version, f.UpdatedAt, f.RetractedAt, f.Author = st.version+1, at, &at, memory.AuthorOf(id)
+	if _, err := s.appendOp(ctx, tx, memory.FactOpRetract, f, r.Reason); err != nil {
+		return memory.Fact{}, err
+	}
+	_, err = tx.exec(ctx, `UPDATE snapshot SET retracted_at = ?1, updated_at = ?1, version = ?2,
+		author_agent_id = ?3, author_seniority = ?4, author_autonomy = ?5, author_is_human = ?6 WHERE fact_id = ?7`,
+		append(append([]any{nanos(at), f.Version}, authorArgs(f.Author)...), r.FactID)...)
+	if err != nil {
+		return memory.Fact{}, fmt.Errorf("retract snapshot: %w", err)
+	}
+	if err := tx.factRetracted(ctx, id, r.FactID, at); err != nil {
+		return memory.Fact{}, err
+	}
+	return f, tx.RecordChange(ctx, memory.ChangeFact, r.FactID, at)
 }
 
 // appendOp appends one operation on f (at f.Version, f.UpdatedAt, by f.Author)

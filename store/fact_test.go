@@ -353,7 +353,7 @@ func TestListPaginates(t *testing.T) {
 	facts := store.NewFactService(db)
 	ctx := as(human)
 	for i := range 5 {
-		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "p" + string(rune('0'+i)), Content: "policy", Category: memory.FactCorePolicy}); err != nil {
+		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "p" + string(rune('0'+i)), Content: "policy " + string(rune('0'+i)), Category: memory.FactCorePolicy}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -359,24 +359,14 @@ func (db *DB) WriteLog(ctx context.Context, since time.Time, principal string) (
 // fillDedupKeys gives the memories written before the dedup keys existed
 // their keys, so that a repeat of one of them is found.
 func fillDedupKeys(ctx context.Context, tx *Tx) error {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT pk, content FROM memories WHERE exact_key IS NULL`)
-	if err != nil {
-		return err
-	}
 	type row struct {
 		pk      int64
 		content string
 	}
-	var todo []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.pk, &r.content); err != nil {
-			rows.Close()
-			return err
-		}
-		todo = append(todo, r)
-	}
-	if err := rows.Close(); err != nil {
+	todo, err := collect(ctx, tx, `SELECT pk, content FROM memories WHERE exact_key IS NULL`, func(rows *sql.Rows, r *row) error {
+		return rows.Scan(&r.pk, &r.content)
+	})
+	if err != nil {
 		return err
 	}
 	for _, r := range todo {

@@ -131,6 +131,36 @@ func migrationsBefore(name string) fstest.MapFS {
 	return before
 }
 
+// upgraded opens a database with the migrations before name, lets setup
+// write into it as the build of that schema would, then reopens it with
+// every migration: a database upgraded from before name.
+func upgraded(t *testing.T, name string, setup func(old *store.DB)) *store.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), store.FileName)
+	old, err := store.OpenWith(context.Background(), path, migrationsBefore(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup(old)
+	old.Close()
+	db, err := store.OpenWith(context.Background(), path, store.MigrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// exec runs statements on db, failing the test on the first error.
+func exec(t *testing.T, db *store.DB, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 func TestSpacesMigrationCountsEarlierMemories(t *testing.T) {
 	path := filepath.Join(t.TempDir(), store.FileName)
 	old, err := store.OpenWith(context.Background(), path, migrationsBefore("0005"))

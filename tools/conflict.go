@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -15,7 +16,8 @@ import (
 type ListConflictsArgs struct {
 	Resolutions []string `json:"resolutions,omitempty" jsonschema:"Only conflicts standing so: open (both memories kept, undecided; the default), newer_wins (the older was superseded), older_wins, both_hold, or all."`
 	Limit       *int     `json:"limit,omitempty" jsonschema:"Maximum conflicts, 1 to 100 (default 10), newest first."`
-	AgentID     string   `json:"agent_id,omitempty" jsonschema:"Whose conflicts (humans only; default your own, or for a human every agent's)."`
+	AgentID     string   `json:"agent_id,omitempty" jsonschema:"Whose conflicts between memories (humans only; default your own, or for a human every agent's). Naming an agent lists memories only."`
+	Subject     string   `json:"subject,omitempty" jsonschema:"enum=memories,enum=facts" jsonschema_description:"Only conflicts between memories (your own, or for a human every agent's) or between organisational facts (everyone's); default both."`
 }
 
 // ConflictsResult is the result of list_conflicts.
@@ -26,7 +28,7 @@ type ConflictsResult struct {
 // ResolveConflictArgs are the arguments of resolve_conflict.
 type ResolveConflictArgs struct {
 	ID     string `json:"id" jsonschema:"Id of the conflict, as remember or list_conflicts gave it."`
-	Keep   string `json:"keep" jsonschema:"newer: the newer memory holds and the older is superseded; older: the other way round; both: they do not contradict each other, and both stay in search."`
+	Keep   string `json:"keep" jsonschema:"newer: the newer memory or fact holds and the older is superseded (a fact: retracted); older: the other way round; both: they do not contradict each other, and both stay."`
 	Reason string `json:"reason,omitempty" jsonschema:"Why, kept with the decision."`
 }
 
@@ -37,9 +39,9 @@ type ConflictResult struct {
 
 func registerConflicts(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("list_conflicts",
-		mcp.WithDescription("List contradictions between your memories that remember found: a memory denying another, "+
-			"or the same thing with another value (a different day, number, amount, time or name). Open ones kept "+
-			"both memories in search until someone decides; resolve_conflict decides."),
+		mcp.WithDescription("List contradictions that remember found between your memories, and that publish_fact found "+
+			"between organisational facts: one denying another, or the same thing with another value (a different day, "+
+			"number, amount, time or name). Open ones kept both in search until someone decides; resolve_conflict decides."),
 		mcp.WithInputSchema[ListConflictsArgs](), mcp.WithOutputSchema[ConflictsResult](),
 	), func(ctx context.Context, a ListConflictsArgs) (ConflictsResult, string, error) {
 		q := memory.ConflictQuery{AgentID: a.AgentID}
@@ -50,7 +52,10 @@ func registerConflicts(s *server.MCPServer, svc Services) {
 		if q.Limit, err = count("limit", a.Limit); err != nil {
 			return ConflictsResult{}, "", err
 		}
-		cs, err := svc.Memories.Conflicts(ctx, q)
+		if q.Subject, err = memory.ParseConflictSubject(a.Subject); err != nil {
+			return ConflictsResult{}, "", err
+		}
+		cs, err := listConflicts(ctx, svc, q)
 		if err != nil {
 			return ConflictsResult{}, "", err
 		}
@@ -59,20 +64,50 @@ func registerConflicts(s *server.MCPServer, svc Services) {
 
 	add(s, svc, mcp.NewTool("resolve_conflict",
 		mcp.WithDescription("Decide a conflict between two of your memories: keep the newer (the older leaves search, "+
-			"kept and recallable as superseded), the older, or both (they do not contradict each other). A decision "+
-			"can be changed by deciding again."),
+			"kept and recallable as superseded), the older, or both (they do not contradict each other); a decision "+
+			"can be changed by deciding again. Between two facts: keeping one retracts the other (you need write access "+
+			"to its category; publishing it again restores it), and keeping both needs write access to both."),
 		mcp.WithInputSchema[ResolveConflictArgs](), mcp.WithOutputSchema[ConflictResult](),
 	), func(ctx context.Context, a ResolveConflictArgs) (ConflictResult, string, error) {
 		keep, err := memory.ParseKeep(a.Keep)
 		if err != nil {
 			return ConflictResult{}, "", err
 		}
-		c, err := svc.Memories.ResolveConflict(ctx, a.ID, keep, a.Reason)
+		resolve := svc.Memories.ResolveConflict
+		if memory.IsFactConflict(a.ID) {
+			resolve = svc.Facts.ResolveConflict
+		}
+		c, err := resolve(ctx, a.ID, keep, a.Reason)
 		if err != nil {
 			return ConflictResult{}, "", err
 		}
 		return ConflictResult{Conflict: c}, renderConflicts([]memory.Conflict{c}), nil
 	})
+}
+
+// listConflicts lists the conflicts q asks for, between memories and
+// between facts, newest first.
+func listConflicts(ctx context.Context, svc Services, q memory.ConflictQuery) ([]memory.Conflict, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	cs := []memory.Conflict{}
+	if q.Subject != memory.ConflictOfFacts {
+		mine, err := svc.Memories.Conflicts(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, mine...)
+	}
+	if q.Subject != memory.ConflictOfMemories && q.AgentID == "" {
+		facts, err := svc.Facts.Conflicts(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, facts...)
+	}
+	slices.SortStableFunc(cs, func(a, b memory.Conflict) int { return b.DetectedAt.Compare(a.DetectedAt) })
+	return cs[:min(len(cs), q.Limit)], nil
 }
 
 // renderConflicts renders conflicts for a model: each with both memories,
@@ -91,6 +126,35 @@ func renderConflicts(cs []memory.Conflict) string {
 				b.WriteString("  " + head + "\n" + memory.Fence("memory "+id, content) + "\n")
 			}
 		}
+		for _, f := range []*memory.Fact{c.OlderFact, c.NewerFact} {
+			if f != nil {
+				b.WriteString("  " + factHead(*f) + "\n" + memory.Fence("fact "+f.ID, f.Content) + "\n")
+			}
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// factConflictLine says how a conflict between facts stands.
+func factConflictLine(c memory.Conflict, what string) string {
+	switch c.Resolution {
+	case memory.ConflictOpen:
+		return fmt.Sprintf("fact %s version %d contradicts fact %s version %d (%s); both stand until someone with write access "+
+			"decides with resolve_conflict", c.NewerID, c.NewerVersion, c.OlderID, c.OlderVersion, what)
+	case memory.ConflictNewerWins:
+		return fmt.Sprintf("fact %s holds over %s (%s); %s is retracted", c.NewerID, c.OlderID, what, c.OlderID)
+	case memory.ConflictOlderWins:
+		return fmt.Sprintf("fact %s holds over %s (%s); %s is retracted", c.OlderID, c.NewerID, what, c.NewerID)
+	}
+	return fmt.Sprintf("facts %s and %s both hold (%s)", c.OlderID, c.NewerID, what)
+}
+
+// factHead is the line above a fact in a conflict: its id, version,
+// category and whether it stands.
+func factHead(f memory.Fact) string {
+	state := "active"
+	if !f.Active() {
+		state = "retracted"
+	}
+	return fmt.Sprintf("fact %s version %d (%s, %s)", f.ID, f.Version, f.Category, state)
 }

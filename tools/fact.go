@@ -54,6 +54,10 @@ type ListFactsArgs struct {
 type FactResult struct {
 	Fact    memory.Fact            `json:"fact"`
 	History []memory.FactOperation `json:"history,omitempty"`
+	// Outcome, DuplicateOf and Conflicts say what publish_fact did.
+	Outcome     memory.WriteOutcome `json:"outcome,omitempty" jsonschema:"publish_fact: stored (a new version), unchanged (the fact already says this: no new version) or duplicate (another active fact already says it: nothing stored; fact is that one)."`
+	DuplicateOf string              `json:"duplicate_of,omitempty" jsonschema:"publish_fact, outcome duplicate: the id of the fact that already says it."`
+	Conflicts   []memory.Conflict   `json:"conflicts,omitempty" jsonschema:"publish_fact: active facts this version contradicts, recorded open for review (list_conflicts, resolve_conflict)."`
 }
 
 // FactsResult is the result of query_facts.
@@ -69,12 +73,21 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Publish an organisational fact (policy, architecture decision, procedure, convention) "+
 			"to the shared, append-only fact log. Publishing an existing fact_id replaces its content as a new version; "+
 			"every version is kept and auditable. Use this for knowledge that should bind every agent and outlive the "+
-			"session, not for personal notes. Returns the fact id and its new version."),
+			"session, not for personal notes. Returns the fact id and its new version. A new fact that an active fact of "+
+			"its category already says is not stored (outcome duplicate, duplicate_of); republishing a fact as it stands "+
+			"stores no new version (unchanged); active facts the new version contradicts are returned as open conflicts."),
 		mcp.WithInputSchema[PublishFactArgs](), mcp.WithOutputSchema[FactResult](),
 	), func(ctx context.Context, a PublishFactArgs) (FactResult, string, error) {
-		f, err := facts.Publish(ctx, memory.FactWrite{FactID: a.FactID, Content: a.Content,
+		p, err := facts.Publish(ctx, memory.FactWrite{FactID: a.FactID, Content: a.Content,
 			Category: memory.FactCategory(a.Category), Tags: a.Tags, ExpectedVersion: a.ExpectedVersion})
-		return FactResult{Fact: f}, fmt.Sprintf("published %s version %d (%s)", f.ID, f.Version, f.Category), err
+		if err != nil {
+			return FactResult{}, "", err
+		}
+		r := FactResult{Fact: p.Fact, Outcome: p.Outcome, Conflicts: p.Conflicts}
+		if p.Outcome == memory.WriteOutcomeDuplicate {
+			r.DuplicateOf = p.ID
+		}
+		return r, renderPublished(p), nil
 	})
 
 	add(s, svc, mcp.NewTool("retract_fact",
@@ -183,4 +196,27 @@ func renderOperation(op memory.FactOperation) string {
 		line += " (reason: " + op.Reason + ")"
 	}
 	return line
+}
+
+// renderPublished says what publish_fact did, and what the new version
+// contradicts, the facts fenced as data.
+func renderPublished(p memory.FactPublished) string {
+	var b strings.Builder
+	switch p.Outcome {
+	case memory.WriteOutcomeDuplicate:
+		fmt.Fprintf(&b, "duplicate: fact %s (version %d, %s) already says this; nothing stored. Publish to %s to change it.",
+			p.ID, p.Version, p.Category, p.ID)
+	case memory.WriteOutcomeUnchanged:
+		fmt.Fprintf(&b, "unchanged: fact %s already says this at version %d (%s); no new version", p.ID, p.Version, p.Category)
+	default:
+		fmt.Fprintf(&b, "published %s version %d (%s)", p.ID, p.Version, p.Category)
+	}
+	if len(p.Conflicts) > 0 {
+		fmt.Fprintf(&b, "\n\nIt contradicts %d active fact(s), recorded as open conflicts for someone with write access to decide "+
+			"(resolve_conflict keeps one and retracts the other):\n\n%s\n", len(p.Conflicts), memory.DataDirective)
+		for _, c := range p.Conflicts {
+			fmt.Fprintf(&b, "\n- %s: %s\n  %s\n%s\n", c.ID, conflictLine(c), factHead(*c.OlderFact), memory.Fence("fact "+c.OlderID, c.OlderFact.Content))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -77,6 +77,9 @@ func conflictLine(c memory.Conflict) string {
 		// result and in the fenced memories, not in this line.
 		what = "another " + c.Slot
 	}
+	if c.Subject == memory.ConflictOfFacts {
+		return factConflictLine(c, what)
+	}
 	switch c.Resolution {
 	case memory.ConflictNewerWins:
 		return fmt.Sprintf("superseded %s (%s): it left search and stays recallable; conflict %s", c.OlderID, what, c.ID)

@@ -381,6 +381,36 @@ func (w *sweep) facts() {
 	w.do("publish_fact", map[string]any{"fact_id": "adr-old", "content": "We kept memory in JSON files.", "category": "adr"})
 	w.write("retract_fact", map[string]any{"fact_id": "adr-old", "reason": "replaced by adr-store", "expected_version": 1})
 	w.do("get_fact", map[string]any{"fact_id": "adr-old", "include_history": true}) // retracted_at present
+	w.factConflicts()
+}
+
+// factConflicts publishes a fact that another contradicts, a repeat of one
+// and one as it stands; then it lists and decides the conflict.
+func (w *sweep) factConflicts() {
+	w.do("publish_fact", map[string]any{"fact_id": "deploy-window", "content": "The deploy window is on Friday.", "category": "convention"})
+	clash := w.do("publish_fact", map[string]any{"fact_id": "deploy-window-2", "content": "The deploy window is on Tuesday.", "category": "convention"})
+	if get(clash, "conflicts", 0, "older_id") != "deploy-window" || get(clash, "conflicts", 0, "resolution") != "open" {
+		w.t.Errorf("publish_fact of a contradicting day = %v, want an open conflict with deploy-window", clash)
+	}
+	dup := w.do("publish_fact", map[string]any{"content": "the deploy window is on Friday", "category": "convention"})
+	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != "deploy-window" {
+		w.t.Errorf("publish_fact of a repeat = %v, want a duplicate of deploy-window", dup)
+	}
+	same := w.do("publish_fact", map[string]any{"fact_id": "deploy-window", "content": "The deploy window is on Friday.", "category": "convention"})
+	if get(same, "outcome") != "unchanged" || get(same, "fact", "version") != 1.0 {
+		w.t.Errorf("publish_fact of a fact as it stands = %v, want unchanged at version 1", same)
+	}
+	w.do("list_conflicts", map[string]any{"subject": "facts", "resolutions": []string{"open"}})
+	id := get(clash, "conflicts", 0, "id")
+	w.do("resolve_conflict", map[string]any{"id": id, "keep": "both"})
+	keep := map[string]any{"id": id, "keep": "newer", "reason": "moved to Tuesdays"}
+	if !w.human {
+		w.held("resolve_conflict", keep) // it retracts a fact, as retract_fact would: a human approves it
+		return
+	}
+	if won := w.do("resolve_conflict", keep); get(won, "conflict", "older_fact", "retracted_at") == nil {
+		w.t.Errorf("resolve_conflict keeping the newer fact = %v, want deploy-window retracted", won)
+	}
 }
 
 func (w *sweep) memories() {
@@ -434,7 +464,7 @@ func (w *sweep) conflicts() {
 		w.t.Errorf("remember of a repeat with a new tag = %v, want merged from %s", merged, wifi)
 	}
 	w.do("list_conflicts", map[string]any{})
-	w.do("list_conflicts", map[string]any{"resolutions": []string{"all"}, "limit": 5})
+	w.do("list_conflicts", map[string]any{"resolutions": []string{"all"}, "limit": 5, "subject": "memories"})
 	w.maybe(w.human, "list_conflicts", map[string]any{"agent_id": "other-agent"})
 	w.do("resolve_conflict", map[string]any{"id": open, "keep": "both"})
 	w.do("resolve_conflict", map[string]any{"id": open, "keep": "newer", "reason": "the venue raised its price"})
