@@ -342,6 +342,28 @@ func (rv Resolver) statement(t Target) Resolution {
 	return Resolution{Action: Create, TargetID: derivedID(r.Payload.Text), Derived: true, Reason: "new " + noun + ", id derived from its text"}
 }
 
+// contradicts defers a statement that contradicts a live row of its bucket
+// in other words than a negation of the same words (another day, number,
+// name; an opposite), found by the rules memories and facts are checked by
+// (seed 003's contradiction gate): two rows in force that cannot both hold
+// would leave every agent reading the shared state to guess.
+func contradicts(r memory.WriteRequest, rows []memory.StateRow) (Resolution, bool) {
+	for _, row := range rows {
+		if !row.Live() {
+			continue
+		}
+		if c, ok := memory.Contradicts(row.Text, r.Payload.Text); ok {
+			what := "one denies what the other says"
+			if c.Kind == memory.ConflictValue {
+				what = "another " + c.Slot
+			}
+			return Resolution{Action: Defer, Curator: true, Candidates: []memory.Candidate{{TargetID: row.ID, Live: true, Signals: []string{"contradicts"}}}, Reason: fmt.Sprintf(
+				"it contradicts %s %s (%s), which is in force: retire %s first, or a curator decides", r.Bucket, row.ID, what, row.ID)}, true
+		}
+	}
+	return Resolution{}, false
+}
+
 // restates compares a statement with the live rows of its bucket: the same
 // words as one (all of the statement's distinctive words in the row, and at
 // least UpsertScore of the row's own) make it a duplicate; all of its words
@@ -374,6 +396,9 @@ func (rv Resolver) restates(r memory.WriteRequest, rows []memory.StateRow) (Reso
 		case len(m.matched) >= rv.MinMatched:
 			similar = append(similar, c)
 		}
+	}
+	if res, ok := contradicts(r, rows); ok {
+		return res, true
 	}
 	if len(similar) == 0 {
 		return Resolution{}, false
