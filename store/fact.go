@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -24,11 +25,15 @@ type FactService struct {
 	Access memory.WriteAccess
 	// MaxContentBytes bounds a fact's content.
 	MaxContentBytes int
+	// Judge, if set, is asked whether a new version contradicts the
+	// active facts nearest it by keywords that the rules do not decide.
+	Judge memory.ContradictionJudge
+	Log   *slog.Logger
 }
 
 // NewFactService returns a fact service with the default access rules and limits.
 func NewFactService(db *DB) *FactService {
-	return &FactService{db: db, Access: memory.DefaultWriteAccess(), MaxContentBytes: memory.DefaultMaxContentBytes}
+	return &FactService{db: db, Access: memory.DefaultWriteAccess(), MaxContentBytes: memory.DefaultMaxContentBytes, Log: slog.Default()}
 }
 
 var _ memory.FactService = (*FactService)(nil)
@@ -63,6 +68,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 	}
 	_, words := memory.DedupKeys(w.Content)
 	claims := memory.ClaimKeys(w.Content)
+	judged := s.judged(ctx, w)
 	out := memory.FactPublished{Outcome: memory.WriteOutcomeStored}
 	err = s.db.Update(ctx, func(tx *Tx) error {
 		f := memory.Fact{ID: w.FactID, Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
@@ -117,7 +123,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		}
 		f.MarkSuperseded()
 		started := time.Now()
-		out.Conflicts, err = tx.checkFact(ctx, id, f, claims, now)
+		out.Conflicts, err = tx.checkFact(ctx, id, f, claims, judged, now)
 		CallFrom(ctx).spent("contradiction", time.Since(started))
 		if err != nil {
 			return err

@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -26,7 +28,7 @@ const maxFactClashes = 16
 // and settles the open conflicts of its earlier version that it no longer
 // has. A fact marked superseded claims nothing, and its conflicts are
 // settled for the other fact.
-func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact, claims []memory.Claim, now time.Time) ([]memory.Conflict, error) {
+func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact, claims []memory.Claim, judged []judgedClash, now time.Time) ([]memory.Conflict, error) {
 	if _, err := tx.exec(ctx, `DELETE FROM fact_claims WHERE fact_id = ?`, f.ID); err != nil {
 		return nil, fmt.Errorf("replace fact claims: %w", err)
 	}
@@ -63,6 +65,25 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 		clashing = append(clashing, older.ID)
 		out = append(out, conflict)
 	}
+	for _, jc := range judged {
+		if slices.Contains(clashing, jc.older) || jc.older == f.ID {
+			continue
+		}
+		older, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, jc.older), false)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && (!older.Active() || older.SupersededBy != "") {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read judged fact: %w", err)
+		}
+		conflict, err := tx.recordFactConflict(ctx, who, older, f, memory.Clash{Kind: memory.ConflictModel,
+			Why: fmt.Sprintf("the model is %.2f sure: %s", jc.j.Score, plain(jc.j.Reason))}, now)
+		if err != nil {
+			return nil, err
+		}
+		clashing = append(clashing, older.ID)
+		out = append(out, conflict)
+	}
 	// The conflicts of the earlier version that this one no longer has.
 	_, err := tx.exec(ctx, `UPDATE fact_conflicts SET resolution = 'both_hold', resolved_at = ?, resolved_by = ?, reason = ?
 		WHERE resolution = 'open' AND (older_id = ?4 OR newer_id = ?4)
@@ -88,9 +109,9 @@ func (tx *Tx) recordFactConflict(ctx context.Context, who memory.Identity, older
 			return memory.Conflict{}, err
 		}
 		_, err = tx.exec(ctx, `INSERT INTO fact_conflicts (id, older_id, older_version, newer_id, newer_version, kind, slot,
-			older_value, newer_value, resolution, detected_at, detected_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
+			older_value, newer_value, resolution, detected_at, detected_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
 			id, older.ID, older.Version, newer.ID, newer.Version, c.Kind, nullString(c.Slot, c.Slot != ""),
-			nullString(c.Older, c.Older != ""), nullString(c.Newer, c.Newer != ""), nanos(now), who.Principal())
+			nullString(c.Older, c.Older != ""), nullString(c.Newer, c.Newer != ""), nanos(now), who.Principal(), nullString(c.Why, c.Why != ""))
 		if err != nil {
 			return memory.Conflict{}, fmt.Errorf("record fact conflict: %w", err)
 		}
@@ -106,14 +127,55 @@ func (tx *Tx) recordFactConflict(ctx context.Context, who memory.Identity, older
 			resolution = CASE WHEN ?11 THEN 'open' ELSE resolution END,
 			resolved_at = CASE WHEN ?11 THEN NULL ELSE resolved_at END,
 			resolved_by = CASE WHEN ?11 THEN NULL ELSE resolved_by END,
-			reason = CASE WHEN ?11 THEN NULL ELSE reason END WHERE id = ?12`,
+			reason = CASE WHEN ?11 THEN ?13 ELSE reason END WHERE id = ?12`,
 			older.ID, older.Version, newer.ID, newer.Version, c.Kind, nullString(c.Slot, c.Slot != ""),
-			nullString(c.Older, c.Older != ""), nullString(c.Newer, c.Newer != ""), nanos(now), who.Principal(), reopen, prev.ID)
+			nullString(c.Older, c.Older != ""), nullString(c.Newer, c.Newer != ""), nanos(now), who.Principal(), reopen, prev.ID,
+			nullString(c.Why, c.Why != ""))
 		if err != nil {
 			return memory.Conflict{}, fmt.Errorf("record fact conflict: %w", err)
 		}
 	}
 	return tx.factConflict(ctx, prev.ID)
+}
+
+// judged asks the model, if one is configured, whether w contradicts each
+// of the active facts nearest it by keywords, before the write's
+// transaction (which checks again that each is still active). A pair the
+// rules decide is left to them; a failing model leaves every pair to the
+// rules.
+func (s *FactService) judged(ctx context.Context, w memory.FactWrite) []judgedClash {
+	if s.Judge == nil {
+		return nil
+	}
+	text := w.Content
+	if len(text) > memory.MaxQueryBytes/2 {
+		text = strings.ToValidUTF8(text[:memory.MaxQueryBytes/2], "")
+	}
+	near, err := s.Query(ctx, memory.FactQuery{Text: text, Limit: judgeNeighbours + 1})
+	if err != nil {
+		s.Log.Warn("contradiction judge: no neighbouring facts", "err", err)
+		return nil
+	}
+	var out []judgedClash
+	asked := 0
+	for _, f := range near {
+		if f.ID == w.FactID || f.SupersededBy != "" || asked == judgeNeighbours {
+			continue
+		}
+		if _, ok := memory.Contradicts(f.Content, w.Content); ok {
+			continue
+		}
+		asked++
+		j, err := s.Judge(ctx, f.Content, w.Content)
+		if err != nil {
+			s.Log.Warn("contradiction judge failed; the rules decide", "fact", f.ID, "err", err)
+			return out
+		}
+		if j.Contradicts && j.Score >= JudgeThreshold {
+			out = append(out, judgedClash{older: f.ID, j: j})
+		}
+	}
+	return out
 }
 
 // factRetracted drops the claims of retracted fact id and settles its open

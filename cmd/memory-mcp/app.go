@@ -58,7 +58,9 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 	a.memories.Dedup, a.memories.Contradictions = cfg.Gates.Dedup, cfg.Gates.Contradictions
 	if cfg.Gates.Judge == "llm" {
 		a.memories.Judge = llm.NewJudge(llm.New(cfg.LLM).ChatJSON, cfg.LLM.Timeout)
+		a.facts.Judge = a.memories.Judge
 	}
+	a.facts.Log = log
 	a.blocks = store.NewBlockService(db)
 	a.blocks.Defaults = cfg.Blocks
 	a.blocks.Log = log

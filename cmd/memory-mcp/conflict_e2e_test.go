@@ -15,8 +15,9 @@ import (
 // TestContradictionJudgeEndToEnd runs the server with the LLM judging
 // contradictions against a fake OpenAI-compatible server: a change told in
 // other words, which the rules cannot read, supersedes the older memory on
-// the model's word; what the model finds compatible stays; a failing model
-// leaves the write to the rules and stores it.
+// the model's word; what the model finds compatible stays; a fact it finds
+// contradicted is an open conflict; a failing model leaves the write to the
+// rules and stores it.
 func TestContradictionJudgeEndToEnd(t *testing.T) {
 	var mu sync.Mutex
 	fail, asked := false, 0
@@ -64,6 +65,17 @@ func TestContradictionJudgeEndToEnd(t *testing.T) {
 	s.ok("remember", map[string]any{"content": "The user loves the food in Paris."}, &food)
 	if len(food.Conflicts) != 0 {
 		t.Fatalf("a memory the model finds compatible: %+v", food.Conflicts)
+	}
+	// A fact the model finds contradicted is an open conflict, never settled
+	// by the write.
+	var published struct {
+		Conflicts []memory.Conflict `json:"conflicts"`
+	}
+	s.ok("publish_fact", map[string]any{"fact_id": "office", "content": "The office is in Lyon.", "category": "other"}, nil)
+	s.ok("publish_fact", map[string]any{"fact_id": "office-2", "content": "The office moved to Paris and is there now.", "category": "other"}, &published)
+	if len(published.Conflicts) != 1 || published.Conflicts[0].OlderID != "office" || published.Conflicts[0].Kind != memory.ConflictModel ||
+		published.Conflicts[0].Resolution != memory.ConflictOpen || !strings.HasPrefix(published.Conflicts[0].Reason, "the model is 0.97 sure") {
+		t.Fatalf("the model's conflict between facts: %+v", published.Conflicts)
 	}
 	mu.Lock()
 	fail, n := true, asked
