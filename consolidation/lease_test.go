@@ -170,7 +170,9 @@ func TestLeaseKeptWhileWaitingOnTheModel(t *testing.T) {
 		return summary("The garden: tomatoes, basil, aphids.")
 	})
 	f.useLLM(srv, 10*time.Second)
-	f.svc.Config.Lease = 300 * time.Millisecond
+	// Long enough that a renewal delayed by a loaded machine (a third of
+	// the lease apart) still comes before the lease runs out.
+	f.svc.Config.Lease = 1500 * time.Millisecond
 	ran := make(chan error, 1)
 	go func() {
 		_, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
@@ -190,7 +192,7 @@ func TestLeaseKeptWhileWaitingOnTheModel(t *testing.T) {
 		return l, ok
 	}
 	var first store.Lease
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		l, ok := peek()
 		switch {
 		case ok:
