@@ -33,16 +33,18 @@ func ParseContradictionMode(s string) (ContradictionMode, error) {
 
 // Judgement is a model's reading of two statements: whether the newer
 // contradicts the older (both cannot be true of the same thing at once),
-// how sure it is (0 to 1), and why, in a few words.
+// or says the same (a paraphrase: the semantic tier of dedup), how sure it
+// is (0 to 1), and why, in a few words.
 type Judgement struct {
 	Contradicts bool
+	Same        bool
 	Score       float64
 	Reason      string
 }
 
-// ContradictionJudge asks a model whether newer contradicts older (seed
-// 003's NLI step). It sees the two texts only; an error leaves the pair to
-// the rules.
+// ContradictionJudge asks a model whether newer contradicts older or says
+// the same (seed 003's NLI step: a contradiction, or entailment both ways).
+// It sees the two texts only; an error leaves the pair to the rules.
 type ContradictionJudge func(ctx context.Context, older, newer string) (Judgement, error)
 
 // ConflictResolution says how a conflict between two memories stands.

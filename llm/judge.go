@@ -14,13 +14,13 @@ import (
 // judgementSchema is the reply the contradiction prompt asks for.
 var judgementSchema = Schema{
 	Name:        "contradiction",
-	Description: "whether the newer memory contradicts the older",
-	JSON: json.RawMessage(`{"type": "object", "additionalProperties": false, "required": ["contradicts", "score", "reason"],
-		"properties": {"contradicts": {"type": "boolean"}, "score": {"type": "number"}, "reason": {"type": "string"}}}`),
+	Description: "whether the newer memory contradicts the older, or says the same",
+	JSON: json.RawMessage(`{"type": "object", "additionalProperties": false, "required": ["contradicts", "same", "score", "reason"],
+		"properties": {"contradicts": {"type": "boolean"}, "same": {"type": "boolean"}, "score": {"type": "number"}, "reason": {"type": "string"}}}`),
 	MaxTokens: 200,
 }
 
-// NewJudge returns a contradiction judge that asks the model behind chat,
+// NewJudge returns a judge of contradictions and paraphrases that asks the model behind chat,
 // each call bounded by timeout (0: none).
 func NewJudge(chat ChatFunc, timeout time.Duration) memory.ContradictionJudge {
 	return func(ctx context.Context, older, newer string) (memory.Judgement, error) {
@@ -35,6 +35,7 @@ func NewJudge(chat ChatFunc, timeout time.Duration) memory.ContradictionJudge {
 		}
 		var reply struct {
 			Contradicts bool    `json:"contradicts"`
+			Same        bool    `json:"same"`
 			Score       float64 `json:"score"`
 			Reason      string  `json:"reason"`
 		}
@@ -48,6 +49,9 @@ func NewJudge(chat ChatFunc, timeout time.Duration) memory.ContradictionJudge {
 		if len(reason) > 200 {
 			reason = reason[:200]
 		}
-		return memory.Judgement{Contradicts: reply.Contradicts, Score: reply.Score, Reason: string(reason)}, nil
+		if reply.Contradicts && reply.Same {
+			return memory.Judgement{}, fmt.Errorf("model judged the statements both contradictory and the same")
+		}
+		return memory.Judgement{Contradicts: reply.Contradicts, Same: reply.Same, Score: reply.Score, Reason: string(reason)}, nil
 	}
 }

@@ -9,8 +9,10 @@ import (
 )
 
 func TestJudge(t *testing.T) {
-	srv, seen, _ := fakeChat(t, reply{content: `{"contradicts": true, "score": 0.93, "reason": "another city"}`},
-		reply{content: `{"contradicts": true, "score": 7, "reason": "sure"}`})
+	srv, seen, _ := fakeChat(t, reply{content: `{"contradicts": true, "same": false, "score": 0.93, "reason": "another city"}`},
+		reply{content: `{"contradicts": true, "same": false, "score": 7, "reason": "sure"}`},
+		reply{content: `{"contradicts": true, "same": true, "score": 0.9, "reason": "both"}`},
+		reply{content: `{"contradicts": false, "same": true, "score": 0.9, "reason": "a paraphrase"}`})
 	judge := llm.NewJudge(client(srv.URL, time.Second).ChatJSON, time.Second)
 	j, err := judge(context.Background(), "The user lives in Lyon.", "The user moved to Paris.")
 	if err != nil || !j.Contradicts || j.Score != 0.93 || j.Reason != "another city" {
@@ -22,5 +24,11 @@ func TestJudge(t *testing.T) {
 	}
 	if _, err := judge(context.Background(), "a", "b"); err == nil {
 		t.Fatal("a score out of range was taken")
+	}
+	if _, err := judge(context.Background(), "a", "b"); err == nil {
+		t.Fatal("a judgement both contradictory and the same was taken")
+	}
+	if j, err := judge(context.Background(), "The cat is Tom.", "The cat is called Tom."); err != nil || !j.Same || j.Contradicts {
+		t.Fatalf("a paraphrase: %+v, %v", j, err)
 	}
 }

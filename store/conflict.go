@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,13 +77,13 @@ type judgedClash struct {
 	j     memory.Judgement
 }
 
-// judged asks the model, if one is configured, whether w contradicts each
-// of the caller's active memories nearest it in its namespace, before the
-// write's transaction (a model is slow; the transaction checks again that
-// each is still active). A pair the rules decide is left to them; a
-// failing model leaves every pair to the rules.
+// judged asks the model, if one is configured, whether w contradicts or
+// repeats in other words each of the caller's active memories nearest it
+// in its namespace, before the write's transaction (a model is slow; the
+// transaction checks again that each is still active). A pair the rules
+// decide is left to them; a failing model leaves every pair to the rules.
 func (s *MemoryService) judged(ctx context.Context, w memory.EntryWrite) []judgedClash {
-	if s.Judge == nil || s.Contradictions == memory.ContradictionsOff {
+	if s.Judge == nil || s.Contradictions == memory.ContradictionsOff && !s.Dedup {
 		return nil
 	}
 	text := w.Content
@@ -96,19 +97,32 @@ func (s *MemoryService) judged(ctx context.Context, w memory.EntryWrite) []judge
 	}
 	var out []judgedClash
 	for _, h := range hits {
-		if _, ok := memory.Contradicts(h.Content, w.Content); ok {
-			continue
-		}
-		j, err := s.Judge(ctx, h.Content, w.Content)
-		if err != nil {
-			s.Log.Warn("contradiction judge failed; the rules decide", "memory", h.ID, "err", err)
+		var ok bool
+		if out, ok = askJudge(ctx, s.Judge, s.Log, h.ID, h.Content, w.Content, out); !ok {
 			return out
-		}
-		if j.Contradicts && j.Score >= JudgeThreshold {
-			out = append(out, judgedClash{older: h.ID, j: j})
 		}
 	}
 	return out
+}
+
+// askJudge asks judge about a pair the rules leave undecided (neither a
+// clash nor the same words) and adds what the model is sure of to out. It
+// reports false when the model failed: the rules decide the rest.
+func askJudge(ctx context.Context, judge memory.ContradictionJudge, log *slog.Logger, id, older, newer string, out []judgedClash) ([]judgedClash, bool) {
+	_, a := memory.DedupKeys(older)
+	_, b := memory.DedupKeys(newer)
+	if _, clash := memory.Contradicts(older, newer); clash || a == b {
+		return out, true
+	}
+	j, err := judge(ctx, older, newer)
+	if err != nil {
+		log.Warn("the model's judgement failed; the rules decide", "ref", id, "err", err)
+		return out, false
+	}
+	if (j.Contradicts || j.Same) && j.Score >= JudgeThreshold {
+		out = append(out, judgedClash{older: id, j: j})
+	}
+	return out, true
 }
 
 // addJudged adds to clashes the model's findings whose memory is still one
@@ -116,7 +130,7 @@ func (s *MemoryService) judged(ctx context.Context, w memory.EntryWrite) []judge
 // rules already.
 func (s *MemoryService) addJudged(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, clashes []clash, judged []judgedClash, now time.Time) ([]clash, error) {
 	for _, jc := range judged {
-		if slices.ContainsFunc(clashes, func(c clash) bool { return c.older.ID == jc.older }) {
+		if !jc.j.Contradicts || slices.ContainsFunc(clashes, func(c clash) bool { return c.older.ID == jc.older }) {
 			continue
 		}
 		e, err := getEntry(ctx, tx, jc.older)

@@ -93,7 +93,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err := checkExpected(f.ID, st, w.ExpectedVersion); err != nil {
 			return err
 		}
-		if done, err := s.repeat(ctx, tx, w, st, f.ID, words, &out); done || err != nil {
+		if done, err := s.repeat(ctx, tx, w, st, f.ID, words, judged, &out); done || err != nil {
 			return err
 		}
 		now := s.db.Now.Now()
@@ -143,7 +143,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 // active fact of the category already says is a duplicate of that one. An
 // active fact rewritten to say what another says is not: its author may be
 // settling a conflict between them.
-func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st factState, id, words string, out *memory.FactPublished) (bool, error) {
+func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st factState, id, words string, judged []judgedClash, out *memory.FactPublished) (bool, error) {
 	if st.exists && !st.retractedAt.Valid {
 		f, err := s.getFact(ctx, tx, id)
 		if err != nil || f.Content != w.Content || f.Category != w.Category || !slices.Equal(f.Tags, w.Tags) {
@@ -159,17 +159,43 @@ func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st
 	dup, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.words_key = ? AND v.category = ?
 		AND v.retracted_at IS NULL AND v.fact_id <> ? ORDER BY v.updated_at DESC LIMIT 1`, words, w.Category, id), false)
 	CallFrom(ctx).spent("dedup", time.Since(started))
+	tier := "words"
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
+		// The semantic tier: an active fact of the category the model
+		// judged says the same in other words.
+		if dup, err = judgedFact(ctx, tx, w, judged); err != nil || dup.ID == "" {
+			return false, err
+		}
+		tier = dedupTierModel
+	} else if err != nil {
 		return false, fmt.Errorf("find duplicate fact: %w", err)
 	}
 	out.Fact, out.Outcome = dup, memory.WriteOutcomeDuplicate
 	if call := CallFrom(ctx); call != nil {
-		call.Outcome, call.Reason, call.Ref = memory.WriteOutcomeDuplicate, "words", dup.ID
+		call.Outcome, call.Reason, call.Ref = memory.WriteOutcomeDuplicate, tier, dup.ID
 	}
 	return true, nil
+}
+
+// judgedFact returns the active fact of w's category the model judged
+// says what w says, if any.
+func judgedFact(ctx context.Context, tx *Tx, w memory.FactWrite, judged []judgedClash) (memory.Fact, error) {
+	for _, jc := range judged {
+		if !jc.j.Same || jc.older == w.FactID {
+			continue
+		}
+		f, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, jc.older), false)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return memory.Fact{}, fmt.Errorf("read judged fact: %w", err)
+		}
+		if f.Active() && f.Category == w.Category && f.SupersededBy == "" {
+			return f, nil
+		}
+	}
+	return memory.Fact{}, nil
 }
 
 // Retract appends a RETRACT operation and marks the snapshot row retracted;

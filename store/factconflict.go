@@ -66,7 +66,7 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 		out = append(out, conflict)
 	}
 	for _, jc := range judged {
-		if slices.Contains(clashing, jc.older) || jc.older == f.ID {
+		if !jc.j.Contradicts || slices.Contains(clashing, jc.older) || jc.older == f.ID {
 			continue
 		}
 		older, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, jc.older), false)
@@ -138,8 +138,9 @@ func (tx *Tx) recordFactConflict(ctx context.Context, who memory.Identity, older
 	return tx.factConflict(ctx, prev.ID)
 }
 
-// judged asks the model, if one is configured, whether w contradicts each
-// of the active facts nearest it by keywords, before the write's
+// judged asks the model, if one is configured, whether w contradicts or
+// says in other words each of the active facts nearest it by keywords,
+// before the write's
 // transaction (which checks again that each is still active). A pair the
 // rules decide is left to them; a failing model leaves every pair to the
 // rules.
@@ -162,17 +163,10 @@ func (s *FactService) judged(ctx context.Context, w memory.FactWrite) []judgedCl
 		if f.ID == w.FactID || f.SupersededBy != "" || asked == judgeNeighbours {
 			continue
 		}
-		if _, ok := memory.Contradicts(f.Content, w.Content); ok {
-			continue
-		}
 		asked++
-		j, err := s.Judge(ctx, f.Content, w.Content)
-		if err != nil {
-			s.Log.Warn("contradiction judge failed; the rules decide", "fact", f.ID, "err", err)
+		var ok bool
+		if out, ok = askJudge(ctx, s.Judge, s.Log, f.ID, f.Content, w.Content, out); !ok {
 			return out
-		}
-		if j.Contradicts && j.Score >= JudgeThreshold {
-			out = append(out, judgedClash{older: f.ID, j: j})
 		}
 	}
 	return out

@@ -294,8 +294,41 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 			}
 		}
 	}
-	return e, tier, merge, found, nil
+	if found {
+		return e, tier, merge, found, nil
+	}
+	return s.judgedDuplicate(ctx, tx, agent, author, w, keys, now)
 }
+
+// judgedDuplicate is dedup's semantic tier: a memory the model judged
+// says what w says in other words (the offline vectors cannot tell a
+// paraphrase from a near miss, see the figures; a model can), held to what
+// the other tiers ask of a repeat.
+func (s *MemoryService) judgedDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
+	for _, jc := range keys.judged {
+		if !jc.j.Same {
+			continue
+		}
+		c, err := getEntry(ctx, tx, jc.older)
+		if err != nil {
+			return e, "", false, false, err
+		}
+		if c.AgentID != agent || c.Shared || !c.Active() || c.HasExpired(now) || c.Namespace != w.Namespace ||
+			c.Category != w.Category || !sameStatement(w, keys.timed, c) {
+			continue
+		}
+		if !addsTags(w, c) {
+			return c, dedupTierModel, false, true, nil
+		}
+		if ok, err := mergeable(ctx, tx, author, w, c); err != nil || ok {
+			return c, dedupTierModel, ok, ok, err
+		}
+	}
+	return e, "", false, false, nil
+}
+
+// dedupTierModel names the semantic tier in outcomes and the write log.
+const dedupTierModel = "model"
 
 // addsTags reports whether w has a tag e lacks.
 func addsTags(w memory.EntryWrite, e memory.Entry) bool {

@@ -13,11 +13,12 @@ import (
 )
 
 // TestContradictionJudgeEndToEnd runs the server with the LLM judging
-// contradictions against a fake OpenAI-compatible server: a change told in
-// other words, which the rules cannot read, supersedes the older memory on
-// the model's word; what the model finds compatible stays; a fact it finds
-// contradicted is an open conflict; a failing model leaves the write to the
-// rules and stores it.
+// contradictions and repeats against a fake OpenAI-compatible server: a
+// change told in other words, which the rules cannot read, supersedes the
+// older memory on the model's word; what the model finds compatible stays;
+// a paraphrase it finds the same is a duplicate, memory or fact; a fact it
+// finds contradicted is an open conflict; a failing model leaves the write
+// to the rules and stores it.
 func TestContradictionJudgeEndToEnd(t *testing.T) {
 	var mu sync.Mutex
 	fail, asked := false, 0
@@ -39,8 +40,12 @@ func TestContradictionJudgeEndToEnd(t *testing.T) {
 			t.Errorf("the judge's prompt does not fence both memories as data: %q", user)
 		}
 		content := `{"contradicts": false, "score": 0.9, "reason": "different things"}`
-		if _, newer, _ := strings.Cut(user, "newer memory"); strings.Contains(newer, "moved to Paris") {
-			content = `{"contradicts": true, "score": 0.97, "reason": "the user now lives in Paris,\nnot Lyon"}`
+		older, newer, _ := strings.Cut(user, "newer memory")
+		switch {
+		case strings.Contains(newer, "moved to Paris") && strings.Contains(older, "Lyon"):
+			content = `{"contradicts": true, "same": false, "score": 0.97, "reason": "the user now lives in Paris,\nnot Lyon"}`
+		case strings.Contains(newer, "called Tom") || strings.Contains(newer, "starts serving at nine"):
+			content = `{"contradicts": false, "same": true, "score": 0.95, "reason": "the same in other words"}`
 		}
 		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion",
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}}})
@@ -65,6 +70,27 @@ func TestContradictionJudgeEndToEnd(t *testing.T) {
 	s.ok("remember", map[string]any{"content": "The user loves the food in Paris."}, &food)
 	if len(food.Conflicts) != 0 {
 		t.Fatalf("a memory the model finds compatible: %+v", food.Conflicts)
+	}
+	// What the model finds the same in other words is a repeat (dedup's
+	// semantic tier): nothing is stored.
+	var cat, again struct {
+		ID          string `json:"id"`
+		Outcome     string `json:"outcome"`
+		DuplicateOf string `json:"duplicate_of"`
+	}
+	s.ok("remember", map[string]any{"content": "The user's cat is named Tom."}, &cat)
+	s.ok("remember", map[string]any{"content": "The user has a cat called Tom."}, &again)
+	if again.Outcome != "duplicate" || again.DuplicateOf != cat.ID {
+		t.Fatalf("a paraphrase the model judged the same: %+v, want a duplicate of %s", again, cat.ID)
+	}
+	var cafe struct {
+		Outcome     string `json:"outcome"`
+		DuplicateOf string `json:"duplicate_of"`
+	}
+	s.ok("publish_fact", map[string]any{"fact_id": "cafe", "content": "The office cafe opens at nine.", "category": "other"}, nil)
+	s.ok("publish_fact", map[string]any{"content": "The office cafe starts serving at nine.", "category": "other"}, &cafe)
+	if cafe.Outcome != "duplicate" || cafe.DuplicateOf != "cafe" {
+		t.Fatalf("a fact the model judged the same: %+v", cafe)
 	}
 	// A fact the model finds contradicted is an open conflict, never settled
 	// by the write.
