@@ -297,3 +297,23 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryCallOverHTTP is TestEveryCallForEveryIdentity over HTTP: each
+// identity's flags become a token of one server per data directory, so
+// every tool, prompt, resource and template answers over HTTP as it does on
+// stdio, for every identity, held to the declared schemas.
+func TestEveryCallOverHTTP(t *testing.T) {
+	servers := map[string]*httpServe{}
+	everyCallForEveryIdentity(t, func(t testing.TB, o options) *proc {
+		h := servers[o.dataDir]
+		if h == nil {
+			h = serveHTTPIn(t, o.dataDir)
+			servers[o.dataDir] = h
+		}
+		identity := slices.Clone(o.args)
+		if !slices.Contains(identity, "--seniority") {
+			identity = append(identity, "--seniority", "mid")
+		}
+		return h.connect(t, h.token(identity...), o)
+	})
+}
