@@ -154,6 +154,7 @@ func (s *streams) end() {
 // exchange is what the access log and the metrics record of one request;
 // the layers that learn each part fill it in.
 type exchange struct {
+	agent        string // the caller, once authenticated
 	method, tool string // the JSON-RPC method, and the tool or prompt it names
 	refused      bool   // answered by the server's own checks, before mcp-go
 }

@@ -27,12 +27,14 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		return err
 	}
 	logger := newLogger(cfg, stderr)
-	a, err := openApp(ctx, cfg, logger)
+	o := newOps()
+	a, err := openApp(ctx, cfg, logger, server.WithToolHandlerMiddleware(o.toolMiddleware()))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	h, err := newHTTPServer(ctx, a)
+	o.observe(a)
+	h, err := newHTTPServer(ctx, a, o)
 	if err != nil {
 		return err
 	}
@@ -110,15 +112,16 @@ type httpServer struct {
 	mcp     *server.StreamableHTTPServer
 	streams *streams
 	guard   *auth.Guard
+	ops     *ops
 }
 
-func newHTTPServer(ctx context.Context, a *app) (*httpServer, error) {
+func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 	cfg := a.cfg.Serve
 	protect, err := authenticate(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	h := &httpServer{streams: newStreams()}
+	h := &httpServer{streams: newStreams(), ops: o}
 	h.guard = auth.NewGuard(cfg.AllowedHosts, cfg.AllowedOrigins)
 	sess := newSessions()
 	h.mcp = server.NewStreamableHTTPServer(a.server,
@@ -132,12 +135,17 @@ func newHTTPServer(ctx context.Context, a *app) (*httpServer, error) {
 		server.WithDisableLocalhostProtection(true),
 	)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.guard.Wrap(protect(seedBlocks(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
+	mux.Handle("/mcp", h.guard.Wrap(protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
 	if page := reviewPage(a); page != nil {
-		mux.Handle("/ui/", h.guard.Wrap(protect(page)))
+		mux.Handle("/ui/", h.guard.Wrap(protect(caller(a, page))))
 	}
+	probes := http.NewServeMux()
+	o.routes(probes, a)
+	mux.Handle("/healthz", h.guard.Wrap(probes))
+	mux.Handle("/readyz", h.guard.Wrap(probes))
+	mux.Handle("/metrics", h.guard.Wrap(probes))
 	h.srv = &http.Server{
-		Handler:           mux,
+		Handler:           o.access(a.log, mux),
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
@@ -179,13 +187,15 @@ func authenticate(ctx context.Context, a *app) (func(http.Handler) http.Handler,
 	return nil, fmt.Errorf("serve: auth %q is not served by this build", cfg.Auth)
 }
 
-// seedBlocks makes each caller's default core memory blocks the first time
-// the caller is seen, as stdio makes its caller's when it starts (reads never
-// write). A failure only delays them to the caller's first block edit.
-func seedBlocks(a *app, next http.Handler) http.Handler {
+// caller names the authenticated caller in the access log, and makes its
+// default core memory blocks the first time it is seen, as stdio makes its
+// caller's when it starts (reads never write). A failure only delays them to
+// the caller's first block edit.
+func caller(a *app, next http.Handler) http.Handler {
 	var seeded sync.Map // agent id -> struct{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if who, ok := memory.IdentityFrom(r.Context()); ok {
+			exchangeFrom(r.Context()).agent = who.AgentID
 			if _, done := seeded.LoadOrStore(who.AgentID, struct{}{}); !done {
 				if err := a.blocks.Seed(r.Context()); err != nil {
 					seeded.Delete(who.AgentID)
@@ -202,6 +212,7 @@ func seedBlocks(a *app, next http.Handler) http.Handler {
 // requests in flight finished within timeout.
 func (h *httpServer) shutdown(log *slog.Logger, timeout time.Duration) error {
 	log.Info("stopping: finishing the requests in flight", "timeout", timeout)
+	h.ops.stopping.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	done := make(chan error, 1)
