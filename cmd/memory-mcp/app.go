@@ -80,6 +80,12 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 		server.WithResourceCapabilities(true, false),
 		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
+		// A client may set a log level (the conformance suite's general
+		// scenarios ask it of every server); the server's logs go to stderr,
+		// so no log notification follows.
+		server.WithLogging(),
+		// Completion requests are answered, with no suggestions yet.
+		server.WithCompletions(),
 		server.WithToolFilter(tools.Filter(cfg.Strategy)),
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	}, opts...)...)
