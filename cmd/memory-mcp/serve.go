@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -139,6 +141,10 @@ func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 	if page := reviewPage(a); page != nil {
 		mux.Handle("/ui/", h.guard.Wrap(protect(caller(a, page))))
 	}
+	if cfg.Auth == authOAuth {
+		path, meta := resourceMetadata(cfg.OAuth)
+		mux.Handle(path, h.guard.Wrap(meta))
+	}
 	probes := http.NewServeMux()
 	o.routes(probes, a)
 	mux.Handle("/healthz", h.guard.Wrap(probes))
@@ -183,8 +189,43 @@ func authenticate(ctx context.Context, a *app) (func(http.Handler) http.Handler,
 		authn := auth.Tokens(a.db.TokenByHash)
 		ch := auth.Challenge{Realm: "memory-mcp"}
 		return func(next http.Handler) http.Handler { return auth.Require(authn, ch, cfg.Recheck, logErr, next) }, nil
+	case authOAuth:
+		claims, err := auth.ParseClaimMap(cfg.OAuth.Claims)
+		if err != nil {
+			return nil, fmt.Errorf("serve: oauth-claims: %w", err)
+		}
+		authn, err := auth.JWT(ctx, auth.OAuth{Issuer: cfg.OAuth.Issuer, Audience: cfg.OAuth.Audience, JWKSURL: cfg.OAuth.JWKSURL,
+			Claims: claims, Scopes: cfg.OAuth.Scopes})
+		if err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+		ch := auth.Challenge{Realm: "memory-mcp", ResourceMetadata: resourceMetadataURL(cfg.OAuth), Scopes: cfg.OAuth.Scopes}
+		return func(next http.Handler) http.Handler { return auth.Require(authn, ch, cfg.Recheck, logErr, next) }, nil
 	}
-	return nil, fmt.Errorf("serve: auth %q is not served by this build", cfg.Auth)
+	return nil, fmt.Errorf("serve: unknown auth %q", cfg.Auth)
+}
+
+// resource is the server's identifier as OAuth clients name it.
+func (o OAuthConfig) resource() string { return cmp.Or(o.Resource, o.Audience) }
+
+// resourceMetadataURL is where the protected-resource metadata (RFC 9728)
+// of o's resource is served: the well-known path before the resource's own
+// path, on the resource's origin.
+func resourceMetadataURL(o OAuthConfig) string {
+	u, err := url.Parse(o.resource())
+	if err != nil || u.Host == "" {
+		return server.ProtectedResourceMetadataPath(o.resource())
+	}
+	return u.Scheme + "://" + u.Host + server.ProtectedResourceMetadataPath(o.resource())
+}
+
+// resourceMetadata serves the protected-resource metadata (RFC 9728) that
+// tells an OAuth client which authorization server issues tokens for this
+// server.
+func resourceMetadata(o OAuthConfig) (string, http.Handler) {
+	return server.ProtectedResourceMetadataPath(o.resource()), server.NewProtectedResourceMetadataHandler(server.ProtectedResourceMetadataConfig{
+		Resource: o.resource(), AuthorizationServers: []string{o.Issuer}, ScopesSupported: o.Scopes,
+		BearerMethodsSupported: []string{"header"}, ResourceName: "memory-mcp"})
 }
 
 // caller names the authenticated caller in the access log, and makes its
