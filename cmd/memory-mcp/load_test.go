@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -221,23 +220,24 @@ func (r *loadResult) writes() int {
 	return n
 }
 
-// percentile returns the p-th percentile of ds (sorted in place).
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[min(len(ds)-1, int(float64(len(ds))*p))]
+// serveProcess runs `memory-mcp serve` as a process on dir and returns it
+// with its URL and its stderr.
+func serveProcess(t testing.TB, dir string, args ...string) (*exec.Cmd, string, *lockedWriter) {
+	return serveProcessLog(t, dir, 0, args...)
 }
 
-// serveProcess runs `memory-mcp serve` as a process on dir and returns it
-// with its URL.
-func serveProcess(t testing.TB, dir string, args ...string) (*exec.Cmd, string, *lockedWriter) {
+// serveProcessLog is serveProcess keeping only the first keep bytes of the
+// server's stderr (0: all of it), for a load whose access log would fill
+// memory.
+func serveProcessLog(t testing.TB, dir string, keep int, args ...string) (*exec.Cmd, string, *lockedWriter) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = cleanEnv(dir)
 	errw := &lockedWriter{w: &bytes.Buffer{}}
 	cmd.Stderr = errw
+	if keep > 0 {
+		cmd.Stderr = &headWriter{w: errw, left: keep}
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +250,21 @@ func serveProcess(t testing.TB, dir string, args ...string) (*exec.Cmd, string, 
 	}
 	t.Fatalf("serve did not listen\nstderr:\n%s", errw.String())
 	return nil, "", nil
+}
+
+// headWriter passes on the first bytes written to it and drops the rest.
+type headWriter struct {
+	w    *lockedWriter
+	left int
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if h.left > 0 {
+		n := min(len(p), h.left)
+		h.w.Write(p[:n])
+		h.left -= n
+	}
+	return len(p), nil
 }
 
 // loadTokens makes n agent tokens on dir.
