@@ -101,13 +101,14 @@ func (k jwk) public() (crypto.PublicKey, error) {
 		default:
 			return nil, fmt.Errorf("unknown curve %q", k.Crv)
 		}
-		x, errX := b64int(k.X)
-		y, errY := b64int(k.Y)
-		if errX != nil || errY != nil {
-			return nil, errors.New("x or y is not base64url")
+		size := (curve.Params().BitSize + 7) / 8
+		x, errX := base64.RawURLEncoding.DecodeString(k.X)
+		y, errY := base64.RawURLEncoding.DecodeString(k.Y)
+		if errX != nil || errY != nil || len(x) != size || len(y) != size {
+			return nil, fmt.Errorf("x and y are not %d-byte base64url coordinates", size)
 		}
-		pub := &ecdsa.PublicKey{Curve: curve, X: x, Y: y}
-		if _, err := pub.ECDH(); err != nil { // checks that the point is on the curve
+		pub, err := ecdsa.ParseUncompressedPublicKey(curve, append(append([]byte{4}, x...), y...))
+		if err != nil { // not a point of the curve
 			return nil, fmt.Errorf("not a point of %s", k.Crv)
 		}
 		return pub, nil
