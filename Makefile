@@ -4,7 +4,7 @@ BIN     ?= bin/memory-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check race bench compat fuzz wordvec clean
+.PHONY: build run test check race bench compat conformance fuzz wordvec clean
 
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
@@ -30,6 +30,11 @@ compat: build ## run the official MCP TypeScript SDK client and the MCP Inspecto
 	cd compat && npm ci --ignore-scripts --no-audit --no-fund
 	node compat/client.mjs $(BIN)
 	compat/inspector.sh
+	$(MAKE) --no-print-directory conformance
+
+conformance: build ## run the official MCP conformance suite's general server scenarios against `memory-mcp serve` (needs node and npm)
+	cd compat/conformance && npm ci --ignore-scripts --no-audit --no-fund
+	compat/conformance/run.sh $(BIN)
 
 fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzDecodeArgs -fuzztime 30s ./tools
@@ -41,6 +46,7 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzLLMOutput -fuzztime 30s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store
 	$(GO) test -run '^$$' -fuzz FuzzEmbed -fuzztime 30s ./store/wordvec
+	$(GO) test -run '^$$' -fuzz FuzzParseJWKS -fuzztime 30s ./auth
 
 wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (needs npm; see scripts/wordvec/README.md)
 	cd scripts/wordvec && npm ci --ignore-scripts --no-audit --no-fund

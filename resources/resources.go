@@ -61,18 +61,32 @@ func changed(c memory.Change) []string {
 }
 
 // Subscriptions remembers which sessions subscribed to which resource URIs,
-// so that an update reaches only the sessions that asked for it. Clients
-// subscribe with resources/subscribe (protocol versions up to 2025-11-25) or
-// by holding a subscriptions/listen stream open (2026-07-28).
+// and as whom, so that an update reaches only the sessions that asked for it
+// and whose caller may know of it. Clients subscribe with
+// resources/subscribe (protocol versions up to 2025-11-25) or by holding a
+// subscriptions/listen stream open (2026-07-28).
+//
+// Sessions are held by value, not by id: over HTTP a 2026-07-28 listen
+// stream is served by a session of its own that has no id and that the
+// server does not register, so it can be told of a change only directly.
 type Subscriptions struct {
-	mu   sync.Mutex
-	uris map[string]map[string]int // session id -> URI -> open subscriptions
+	mu       sync.Mutex
+	sessions map[server.ClientSession]*subscriber
+}
+
+// subscriber is one session's subscriptions: the caller who made them (on
+// stdio every session's caller is the configured one; over HTTP it is the
+// caller the request authenticated) and the URIs, each with its count of
+// open subscriptions.
+type subscriber struct {
+	who  memory.Identity
+	uris map[string]int
 }
 
 // NewSubscriptions returns a subscription registry and installs the hooks
 // that keep it current on h (pass h to the server with server.WithHooks).
 func NewSubscriptions(h *server.Hooks) *Subscriptions {
-	subs := &Subscriptions{uris: map[string]map[string]int{}}
+	subs := &Subscriptions{sessions: map[server.ClientSession]*subscriber{}}
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		subs.add(ctx, []string{req.Params.URI}, 1)
 	})
@@ -88,12 +102,14 @@ func NewSubscriptions(h *server.Hooks) *Subscriptions {
 	h.AddOnUnregisterSession(func(_ context.Context, session server.ClientSession) {
 		subs.mu.Lock()
 		defer subs.mu.Unlock()
-		delete(subs.uris, session.SessionID())
+		delete(subs.sessions, session)
 	})
 	return subs
 }
 
-// add counts n more (or, negative, fewer) subscriptions of the calling session to uris.
+// add counts n more (or, negative, fewer) subscriptions of the calling
+// session to uris, made by the caller in ctx. A session whose last
+// subscription ends is forgotten.
 func (subs *Subscriptions) add(ctx context.Context, uris []string, n int) {
 	session := server.ClientSessionFromContext(ctx)
 	if session == nil {
@@ -101,26 +117,31 @@ func (subs *Subscriptions) add(ctx context.Context, uris []string, n int) {
 	}
 	subs.mu.Lock()
 	defer subs.mu.Unlock()
-	id := session.SessionID()
-	if subs.uris[id] == nil {
-		subs.uris[id] = map[string]int{}
+	sub := subs.sessions[session]
+	if sub == nil {
+		sub = &subscriber{uris: map[string]int{}}
+		subs.sessions[session] = sub
+	}
+	if who, ok := memory.IdentityFrom(ctx); ok && n > 0 {
+		sub.who = who
 	}
 	for _, uri := range uris {
-		if subs.uris[id][uri] += n; subs.uris[id][uri] <= 0 {
-			delete(subs.uris[id], uri)
+		if sub.uris[uri] += n; sub.uris[uri] <= 0 {
+			delete(sub.uris, uri)
 		}
+	}
+	if len(sub.uris) == 0 {
+		delete(subs.sessions, session)
 	}
 }
 
 // Watch tails feed until ctx ends and tells the sessions subscribed to a
 // resource a change touches that it was updated. The feed holds the writes
 // of every process on the data directory, so subscribers hear of those too.
-// A session hears only of changes its caller (the identity in ctx) may know
-// of: a personal block's change reaches its owner alone, a shared block's
-// those who may read it. The caller is the one identity in ctx, which is
-// every session's on stdio; a server whose sessions have identities of their
-// own must check each session's.
-func (subs *Subscriptions) Watch(ctx context.Context, s *server.MCPServer, feed memory.ChangeFeed, blocks memory.BlockService, log *slog.Logger, every time.Duration) {
+// A session hears only of changes its caller (the identity that subscribed)
+// may know of: a personal block's change reaches its owner alone, a shared
+// block's those who may read it.
+func (subs *Subscriptions) Watch(ctx context.Context, feed memory.ChangeFeed, blocks memory.BlockService, log *slog.Logger, every time.Duration) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -145,9 +166,7 @@ func (subs *Subscriptions) Watch(ctx context.Context, s *server.MCPServer, feed 
 			continue
 		}
 		for _, c := range changes {
-			if visible(ctx, blocks, c) {
-				subs.notify(s, c)
-			}
+			subs.notify(ctx, blocks, c)
 			seq = c.Seq
 		}
 	}
@@ -167,22 +186,56 @@ func visible(ctx context.Context, blocks memory.BlockService, c memory.Change) b
 	return err == nil
 }
 
-// notify tells the sessions subscribed to a resource that c touches that it
-// was updated.
-func (subs *Subscriptions) notify(s *server.MCPServer, c memory.Change) {
+// notify tells the sessions subscribed to a resource that c touches, whose
+// caller may know of c, that it was updated.
+func (subs *Subscriptions) notify(ctx context.Context, blocks memory.BlockService, c memory.Change) {
 	changed := changed(c)
+	if len(changed) == 0 {
+		return
+	}
+	type send struct {
+		session server.ClientSession
+		who     memory.Identity
+		uri     string
+	}
 	subs.mu.Lock()
-	var sends [][2]string
-	for id, uris := range subs.uris {
+	var sends []send
+	for session, sub := range subs.sessions {
 		for _, uri := range changed {
-			if uris[uri] > 0 {
-				sends = append(sends, [2]string{id, uri})
+			if sub.uris[uri] > 0 {
+				sends = append(sends, send{session, sub.who, uri})
 			}
 		}
 	}
 	subs.mu.Unlock()
-	for _, send := range sends {
-		s.SendNotificationToSpecificClient(send[0], mcp.MethodNotificationResourceUpdated, map[string]any{"uri": send[1]})
+	seen := map[memory.Identity]bool{} // whether each caller may know of c, asked once
+	for _, s := range sends {
+		may, asked := seen[s.who]
+		if !asked {
+			may = visible(memory.WithIdentity(ctx, s.who), blocks, c)
+			seen[s.who] = may
+		}
+		if may {
+			tell(s.session, s.uri)
+		}
+	}
+}
+
+// tell queues notifications/resources/updated for uri on session, as the
+// server's own sends do: a streamable HTTP session is asked to answer as a
+// stream, and a session whose queue is full misses the update rather than
+// holding up every other subscriber.
+func tell(session server.ClientSession, uri string) {
+	if s, ok := session.(server.SessionWithStreamableHTTPConfig); ok {
+		s.UpgradeToSSEWhenReceiveNotification()
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: mcp.MethodNotificationResourceUpdated,
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"uri": uri}},
+	}}
+	select {
+	case session.NotificationChannel() <- n:
+	default:
 	}
 }
 

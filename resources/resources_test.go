@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
 )
@@ -72,5 +75,61 @@ func TestVisible(t *testing.T) {
 	}
 	if !visible(as("bob"), blocks, memory.Change{Kind: memory.ChangeFact, Ref: "x"}) {
 		t.Error("a fact change is everyone's")
+	}
+}
+
+// session is a client session as a transport holds one: what it is told
+// arrives on its channel.
+type session struct {
+	id string
+	ch chan mcp.JSONRPCNotification
+}
+
+func (s *session) Initialize()                                         {}
+func (s *session) Initialized() bool                                   { return true }
+func (s *session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.ch }
+func (s *session) SessionID() string                                   { return s.id }
+
+// TestNotifyAsEachSubscriber: sessions that subscribed to the same URI as
+// different callers hear of a personal block's change only when it is their
+// own, whether or not they have an id (an HTTP listen stream has none); a
+// session whose subscriptions all ended hears of nothing.
+func TestNotifyAsEachSubscriber(t *testing.T) {
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	blocks := store.NewBlockService(db)
+	srv := server.NewMCPServer("t", "1")
+	subs := NewSubscriptions(&server.Hooks{})
+	as := func(agent string, s *session) context.Context {
+		ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: agent, Seniority: memory.SeniorityMid})
+		return srv.WithContext(ctx, s)
+	}
+	ann, bob, gone := &session{"", make(chan mcp.JSONRPCNotification, 8)}, &session{"", make(chan mcp.JSONRPCNotification, 8)},
+		&session{"s3", make(chan mcp.JSONRPCNotification, 8)}
+	subs.add(as("ann", ann), []string{BlocksList}, 1)
+	subs.add(as("bob", bob), []string{BlocksList, FactsSnapshot}, 1)
+	subs.add(as("ann", gone), []string{BlocksList}, 1)
+	subs.add(as("ann", gone), []string{BlocksList}, -1)
+	subs.notify(context.Background(), blocks, memory.Change{Kind: memory.ChangeBlock, Ref: "ann/persona"})
+	subs.notify(context.Background(), blocks, memory.Change{Kind: memory.ChangeFact, Ref: "f"})
+	uris := func(s *session) []string {
+		var out []string
+		for len(s.ch) > 0 {
+			n := <-s.ch
+			out = append(out, n.Params.AdditionalFields["uri"].(string))
+		}
+		return out
+	}
+	if got := uris(ann); !slices.Equal(got, []string{BlocksList}) {
+		t.Errorf("ann heard %v", got)
+	}
+	if got := uris(bob); !slices.Equal(got, []string{FactsSnapshot}) {
+		t.Errorf("bob heard %v", got)
+	}
+	if got := uris(gone); len(got) != 0 {
+		t.Errorf("an unsubscribed session heard %v", got)
 	}
 }

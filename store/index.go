@@ -141,6 +141,16 @@ func (x *Index) Sync(ctx context.Context) error {
 	}
 }
 
+// Applied is the change feed position the index has applied: how far
+// behind the feed's newest row it is shows how much a search's Sync has to
+// catch up on (another process's writes, or this one's since the last
+// search).
+func (x *Index) Applied() int64 {
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
+	return x.seq
+}
+
 // refresh re-reads memories ids from SQLite and brings the index in line.
 func (x *Index) refresh(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {

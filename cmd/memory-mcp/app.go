@@ -41,8 +41,9 @@ func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// openApp opens the database in cfg.DataDir and wires the services and the MCP surface.
-func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
+// openApp opens the database in cfg.DataDir and wires the services and the
+// MCP surface; opts add to the MCP server's options (serve's metrics).
+func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.ServerOption) (*app, error) {
 	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -74,16 +75,22 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger) (*app, error) {
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)
-	a.server = server.NewMCPServer("memory-mcp", buildVersion(),
+	a.server = server.NewMCPServer("memory-mcp", buildVersion(), append([]server.ServerOption{
 		server.WithInstructions(instructions),
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, false),
 		server.WithPromptCapabilities(false),
 		server.WithRecovery(),
+		// A client may set a log level (the conformance suite's general
+		// scenarios ask it of every server); the server's logs go to stderr,
+		// so no log notification follows.
+		server.WithLogging(),
+		// Completion requests are answered, with no suggestions yet.
+		server.WithCompletions(),
 		server.WithToolFilter(tools.Filter(cfg.Strategy)),
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
-	)
+	}, opts...)...)
 	gates := newGates(cfg, a)
 	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
 		Consolidation: a.consolidation, Erasure: a.memories, Gates: gates, Approvals: gates, Log: log})

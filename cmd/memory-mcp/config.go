@@ -70,6 +70,9 @@ type Config struct {
 	// Gates configures the write gates.
 	Gates GateConfig
 
+	// Serve configures the HTTP server (memory-mcp serve).
+	Serve ServeConfig
+
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
 }
@@ -174,7 +177,7 @@ func settings(getenv func(string) string) []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings())...)
+	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings())...)
 }
 
 // EnvName is the environment variable that carries setting name.

@@ -4,6 +4,8 @@
 // Usage:
 //
 //	memory-mcp [stdio] [flags]   serve MCP over stdin/stdout (the default)
+//	memory-mcp serve [flags]     serve MCP over streamable HTTP at /mcp, for a team
+//	memory-mcp token add|list|revoke  manage the HTTP server's bearer tokens
 //	memory-mcp config [flags]    print the resolved configuration and where each value came from
 //	memory-mcp replay [flags]    rebuild the shared state from the promotion ledger
 //	memory-mcp reindex [flags]   re-embed the stored memories with the configured embedder
@@ -54,12 +56,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return nil
 	}
 	var staleOnly bool
+	var err error
 	var own func(*flag.FlagSet)
 	cons := &consolidateFlags{}
 	st := &statsFlags{}
 	er := &eraseFlags{}
 	gf := &gcFlags{}
 	vf := &verifyFlags{}
+	tf := &tokenFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
@@ -73,6 +77,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		own = gf.define
 	case "verify":
 		own = vf.define
+	case "token":
+		if args, tf, err = cutTokenVerb(args); err != nil {
+			return err
+		}
+		own = tf.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -81,6 +90,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch cmd {
 	case "stdio":
 		return serveStdio(ctx, cfg, stdin, stdout, stderr)
+	case "serve":
+		return serveHTTP(ctx, cfg, stderr)
+	case "token":
+		return token(ctx, cfg, tf, stdout, stderr)
 	case "config":
 		cfg.Describe(stdout)
 		return nil
@@ -106,6 +119,13 @@ const usage = `usage: memory-mcp [command] [flags]
 
 commands:
   stdio     serve MCP over stdin/stdout (the default)
+  serve     serve MCP over streamable HTTP at /mcp for a team (--addr, default
+            127.0.0.1:8080), each request acting as the identity of its bearer
+            token (--auth token), of its OAuth access token (--auth oauth), or,
+            on loopback only, as the configured identity (--auth none)
+  token     the HTTP server's bearer tokens: token add --agent-id ID --seniority
+            LEVEL [--autonomy LEVEL] [--human] [--label TEXT] prints a new token
+            once; token list; token revoke ID
   config    print the resolved configuration and where each value came from
   replay    rebuild every shared table from the promotion ledger (events_memory)
   reindex   re-embed every memory with the configured embedder (--missing: only

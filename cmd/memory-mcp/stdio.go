@@ -30,7 +30,7 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var watching sync.WaitGroup
-	watching.Go(func() { a.subs.Watch(a.context(ctx), a.server, a.db, a.blocks, logger, 500*time.Millisecond) })
+	watching.Go(func() { a.subs.Watch(a.context(ctx), a.db, a.blocks, logger, 500*time.Millisecond) })
 	if cfg.Consolidation.Interval > 0 {
 		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
 		watching.Go(func() { a.consolidation.Schedule(ctx, cfg.Identity) })
@@ -114,19 +114,23 @@ func (t *textInput) refuse(line []byte, problem string) bool {
 		t.log.Warn("dropped a notification", "method", msg.Method, "problem", problem)
 		return true
 	}
-	id := msg.ID
-	if notText(id) != "" {
-		id = json.RawMessage("null") // an id that is not text cannot be echoed; JSON-RPC answers null then
-	}
-	reply, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": -32700, "message": "Parse error: " + problem}})
-	if err == nil {
-		_, err = t.out.Write(append(reply, '\n'))
-	}
-	if err != nil {
+	if _, err := t.out.Write(append(rpcError(msg.ID, -32700, "Parse error: "+problem), '\n')); err != nil {
 		t.log.Warn("answer a message that is not text", "err", err)
 	}
 	return true
+}
+
+// rpcError is a JSON-RPC error answering the request with id. An id that is
+// not text cannot be echoed; JSON-RPC answers null then.
+func rpcError(id json.RawMessage, code int, message string) []byte {
+	if len(id) == 0 || notText(id) != "" {
+		id = json.RawMessage("null")
+	}
+	reply, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	if err != nil { // an id that is valid JSON text always marshals
+		reply, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message}})
+	}
+	return reply
 }
 
 // notText says why a JSON message cannot be read as text without changing

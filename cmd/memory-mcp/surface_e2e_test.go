@@ -29,7 +29,10 @@ import (
 // (wire_test.go) holds each answer to what the server declares, as the
 // official TypeScript SDK does. Anything listed but not exercised fails the
 // test, so a new tool, prompt or template is covered by being added here.
-func TestEveryCallForEveryIdentity(t *testing.T) {
+func TestEveryCallForEveryIdentity(t *testing.T) { everyCallForEveryIdentity(t, startIn) }
+
+// everyCallForEveryIdentity runs the sweep with servers that start gives.
+func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *proc) {
 	type identity struct {
 		name string
 		args []string
@@ -48,7 +51,7 @@ func TestEveryCallForEveryIdentity(t *testing.T) {
 			dir := t.TempDir()
 			human := slices.Contains(id.args, "--human")
 			if i <= 1 {
-				other := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
+				other := start(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
 				if human {
 					// The human maintains another agent's memories, and
 					// decides on its writes: a publication under review,
@@ -66,7 +69,7 @@ func TestEveryCallForEveryIdentity(t *testing.T) {
 				}
 				other.stop()
 			}
-			w := newSweep(t, startIn(t, options{dataDir: dir, args: id.args}), dir)
+			w := newSweep(t, start(t, options{dataDir: dir, args: id.args}), dir)
 			w.human, w.expiring, w.self = human, human, id.args[1]
 			w.senior = human || slices.Contains([]string{"senior", "lead", "principal"}, id.args[3])
 			w.run()

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/memory-mcp/memory-mcp/auth/authtest"
+)
+
+// TestServeOAuth: in the OAuth resource-server mode the server publishes
+// its protected-resource metadata, names it in every challenge, and serves
+// a JWT access token from the configured issuer as the identity its claims
+// map to; an expired token, a token for another audience and an unsigned
+// one are refused with 401 and the reason.
+func TestServeOAuth(t *testing.T) {
+	iss := authtest.NewIssuer(t)
+	const audience = "https://memory.example.com/mcp"
+	h := serveHTTPIn(t, "", "--auth", "oauth", "--oauth-issuer", iss.URL, "--oauth-audience", audience,
+		"--oauth-claims", "agent_id=email_local,human=staff", "--oauth-scopes", "memory")
+	status, body := h.get(t, "/.well-known/oauth-protected-resource/mcp")
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		ScopesSupported      []string `json:"scopes_supported"`
+	}
+	if json.Unmarshal([]byte(body), &meta); status != 200 || meta.Resource != audience || len(meta.AuthorizationServers) != 1 ||
+		meta.AuthorizationServers[0] != iss.URL || len(meta.ScopesSupported) != 1 {
+		t.Fatalf("metadata: %d %s", status, body)
+	}
+	claims := func(extra jwt.MapClaims) jwt.MapClaims {
+		c := jwt.MapClaims{"iss": iss.URL, "aud": audience, "sub": "8c1f", "email_local": "olivia", "staff": true, "seniority": "lead",
+			"scope": "memory", "exp": time.Now().Add(time.Hour).Unix()}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return c
+	}
+	p := h.connect(t, iss.Token(t, claims(nil)), options{})
+	var r factResult
+	p.ok("publish_fact", map[string]any{"fact_id": "sso", "content": "Sign-in goes through the company issuer.", "category": "core_policy"}, &r)
+	if r.Fact.Author.AgentID != "olivia" || !r.Fact.Author.Human {
+		t.Fatalf("author %+v: not the token's claims", r.Fact.Author)
+	}
+	call, proto := statelessCall("remember", map[string]any{"content": "x"})
+	for _, tt := range []struct {
+		name, token, want string
+	}{
+		{"no token", "", `resource_metadata="https://memory.example.com/.well-known/oauth-protected-resource/mcp"`},
+		{"expired", iss.Token(t, claims(jwt.MapClaims{"exp": time.Now().Add(-time.Hour).Unix()})), "the token has expired"},
+		{"another audience", iss.Token(t, claims(jwt.MapClaims{"aud": "https://other.example.com"})), "another audience"},
+		{"unsigned", authtest.Sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", claims(nil)), "algorithm is not accepted"},
+		{"a missing scope", iss.Token(t, claims(jwt.MapClaims{"scope": "openid"})), "insufficient_scope"},
+		{"one of our own tokens", "mmcp_" + strings.Repeat("A", 43), "not a JWT"},
+	} {
+		headers := proto
+		if tt.token != "" {
+			headers = append([]string{"Authorization", "Bearer " + tt.token}, proto...)
+		}
+		status, hdr, body := h.post(t, call, headers...)
+		if got := hdr.Get("WWW-Authenticate"); status != 401 || !strings.Contains(got+body, tt.want) || !strings.Contains(got, "resource_metadata=") {
+			t.Errorf("%s: %d %q %q, want 401 saying %q", tt.name, status, got, body, tt.want)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// envelope is what the server reads of a JSON-RPC message before mcp-go
+// does: enough to refuse it early, to name it in the access log and the
+// metrics, and to know a notification stream when it opens one.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name string `json:"name"` // tools/call, prompts/get
+	} `json:"params"`
+}
+
+// rpc checks each request to /mcp before mcp-go sees it, and answers what
+// it refuses itself, each with a JSON-RPC error saying why:
+//   - a body larger than max (413);
+//   - a batch, which no revision served here has (2025-06-18 removed them);
+//     a flood of messages in one request is thereby one refusal;
+//   - a message whose strings are not text (invalid UTF-8, half a
+//     surrogate pair), which mcp-go would silently change (see textInput);
+//   - a session id the caller did not open (404, as for an unknown one).
+//
+// A notification stream (a GET, or subscriptions/listen) is exempt from the
+// write timeout and is ended when the server stops.
+func rpc(max int64, streams *streams, sess *sessions, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := exchangeFrom(r.Context())
+		if id := r.Header.Get(server.HeaderKeySessionID); id != "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
+			who, _ := memory.IdentityFrom(r.Context())
+			if !sess.owns(id, who.AgentID) {
+				http.Error(w, "no such session: start a new one with initialize", http.StatusNotFound)
+				return
+			}
+		}
+		stream := r.Method == http.MethodGet
+		if r.Method == http.MethodPost {
+			body, env, status, reply := readMessage(w, r, max)
+			if reply != nil {
+				ex.refused = true
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				w.Write(reply)
+				return
+			}
+			ex.method, ex.tool = env.Method, env.Params.Name
+			stream = env.Method == "subscriptions/listen"
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if stream {
+			ctx, done, ok := streams.open(r.Context())
+			if !ok {
+				http.Error(w, "the server is stopping", http.StatusServiceUnavailable)
+				return
+			}
+			defer done()
+			// A stream lasts as long as the client listens; the write
+			// timeout would cut it.
+			http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readMessage reads a POST's body and its envelope. When it refuses the
+// message it returns the status and the JSON-RPC error to answer with.
+func readMessage(w http.ResponseWriter, r *http.Request, max int64) ([]byte, envelope, int, []byte) {
+	var env envelope
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, env, http.StatusRequestEntityTooLarge, rpcError(nil, -32600,
+			fmt.Sprintf("Invalid Request: the body is larger than %d bytes (max-request-bytes); send less per request", max))
+	case err != nil:
+		return nil, env, http.StatusBadRequest, rpcError(nil, -32700, "Parse error: the body could not be read: "+err.Error())
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, env, http.StatusBadRequest, rpcError(nil, -32600,
+			"Invalid Request: batches are not accepted (protocol 2025-06-18 and later have none): send one JSON-RPC message per request")
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return body, env, 0, nil // not JSON-RPC at all: mcp-go says so
+	}
+	if problem := notText(body); problem != "" {
+		return nil, env, http.StatusBadRequest, rpcError(env.ID, -32700, "Parse error: "+problem)
+	}
+	return body, env, 0, nil
+}
+
+// owns reports whether session id is open and was opened by agent.
+func (s *sessions) owns(id, agent string) bool {
+	return sessionView{s: s, owner: agent}.mine(id)
+}
+
+// streams are the notification streams open now, to end when the server
+// stops: a stream runs until its client leaves, and would otherwise hold a
+// graceful shutdown until its timeout.
+type streams struct {
+	mu     sync.Mutex
+	ending bool
+	live   map[*context.CancelFunc]struct{}
+}
+
+func newStreams() *streams { return &streams{live: map[*context.CancelFunc]struct{}{}} }
+
+// open registers a stream and returns its context, ended by end; false once
+// the server is stopping.
+func (s *streams) open(parent context.Context) (context.Context, func(), bool) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ending {
+		cancel()
+		return nil, nil, false
+	}
+	key := &cancel
+	s.live[key] = struct{}{}
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.live, key)
+	}, true
+}
+
+// end ends every open stream and refuses new ones.
+func (s *streams) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ending = true
+	for c := range s.live {
+		(*c)()
+	}
+}
+
+// exchange is what the access log and the metrics record of one request;
+// the layers that learn each part fill it in.
+type exchange struct {
+	agent        string // the caller, once authenticated
+	method, tool string // the JSON-RPC method, and the tool or prompt it names
+	refused      bool   // answered by the server's own checks, before mcp-go
+}
+
+type exchangeKey struct{}
+
+// exchangeFrom returns the request's exchange, or a throwaway one when no
+// access log runs.
+func exchangeFrom(ctx context.Context) *exchange {
+	if ex, ok := ctx.Value(exchangeKey{}).(*exchange); ok {
+		return ex
+	}
+	return &exchange{}
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/auth"
+)
+
+// serveHTTP serves MCP over streamable HTTP at /mcp until ctx ends: the
+// same tools, resources and prompts as stdio, each request acting as the
+// caller its credential names. It then stops taking requests, ends the
+// notification streams, and waits (up to shutdown-timeout) for the requests
+// in flight, so that a write under way commits and is answered.
+func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
+	if err := checkServe(cfg.Serve); err != nil {
+		return err
+	}
+	logger := newLogger(cfg, stderr)
+	o := newOps()
+	a, err := openApp(ctx, cfg, logger, server.WithToolHandlerMiddleware(o.toolMiddleware()))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	o.observe(a)
+	h, err := newHTTPServer(ctx, a, o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Serve.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Serve.Addr, err)
+	}
+	h.allowListener(ln.Addr())
+	scheme := "http"
+	if cfg.Serve.TLSCert != "" {
+		scheme = "https"
+	}
+	logger.Info("serving MCP over HTTP", "url", scheme+"://"+ln.Addr().String()+"/mcp", "auth", cfg.Serve.Auth,
+		"data_dir", cfg.DataDir, "version", buildVersion())
+
+	bg, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var watching sync.WaitGroup
+	watching.Go(func() { a.subs.Watch(a.context(bg), a.db, a.blocks, logger, 500*time.Millisecond) })
+	if cfg.Consolidation.Interval > 0 {
+		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
+		watching.Go(func() { a.consolidation.Schedule(bg, cfg.Identity) })
+	}
+	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
+		cancel()
+		watching.Wait()
+	}()
+
+	served := make(chan error, 1)
+	go func() {
+		if cfg.Serve.TLSCert != "" {
+			served <- h.srv.ServeTLS(ln, cfg.Serve.TLSCert, cfg.Serve.TLSKey)
+		} else {
+			served <- h.srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	return h.shutdown(logger, cfg.Serve.ShutdownTimeout)
+}
+
+// checkServe refuses a configuration that would serve what it should not.
+func checkServe(s ServeConfig) error {
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return errors.New("serve: set both tls-cert and tls-key, or neither")
+	}
+	if s.Auth == authNone && !loopback(s.Addr) {
+		return fmt.Errorf("serve: auth none serves the configured identity to whoever connects, so it listens only on a loopback "+
+			"address (127.0.0.1, [::1], localhost), not %q: use auth token (memory-mcp token add) to serve a network", s.Addr)
+	}
+	return nil
+}
+
+// loopback reports whether addr (host:port) listens only on the loopback
+// interface. An empty host listens on every interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// httpServer is the HTTP side of a running server: the routes and the
+// net/http server, and the streams to end when it stops.
+type httpServer struct {
+	srv     *http.Server
+	mcp     *server.StreamableHTTPServer
+	streams *streams
+	guard   *auth.Guard
+	ops     *ops
+}
+
+func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
+	cfg := a.cfg.Serve
+	protect, err := authenticate(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	h := &httpServer{streams: newStreams(), ops: o}
+	h.guard = auth.NewGuard(cfg.AllowedHosts, cfg.AllowedOrigins)
+	sess := newSessions()
+	h.mcp = server.NewStreamableHTTPServer(a.server,
+		server.WithEndpointPath("/mcp"),
+		server.WithSessionIdManagerResolver(sess),
+		server.WithSessionIdleTTL(cfg.SessionIdle),
+		server.WithHeartbeatInterval(30*time.Second),
+		server.WithStreamableHTTPLogger(a.log),
+		// The guard below checks Host and Origin against the allow list for
+		// every request, whatever connection it came on.
+		server.WithDisableLocalhostProtection(true),
+	)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h.guard.Wrap(protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
+	if page := reviewPage(a); page != nil {
+		mux.Handle("/ui/", h.guard.Wrap(protect(caller(a, page))))
+	}
+	if cfg.Auth == authOAuth {
+		path, meta := resourceMetadata(cfg.OAuth)
+		mux.Handle(path, h.guard.Wrap(meta))
+	}
+	probes := http.NewServeMux()
+	o.routes(probes, a)
+	mux.Handle("/healthz", h.guard.Wrap(probes))
+	mux.Handle("/readyz", h.guard.Wrap(probes))
+	mux.Handle("/metrics", h.guard.Wrap(probes))
+	h.srv = &http.Server{
+		Handler:           o.access(a.log, mux),
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	return h, nil
+}
+
+// reviewPage is the review page for humans, mounted at /ui/ behind the same
+// Host/Origin guard and authentication as /mcp: its handler finds the
+// caller with memory.IdentityFrom and serves humans only. nil until the
+// page's package is wired here.
+func reviewPage(*app) http.Handler { return nil }
+
+// allowListener adds the address the server listens on to the hosts it
+// serves, once the port is known (addr :0 picks one).
+func (h *httpServer) allowListener(addr net.Addr) {
+	if h.guard.Derived() {
+		h.guard.AllowListener(addr.String())
+	}
+}
+
+// authenticate returns the middleware that puts the caller's identity in
+// each request's context, by the configured auth.
+func authenticate(ctx context.Context, a *app) (func(http.Handler) http.Handler, error) {
+	cfg := a.cfg.Serve
+	logErr := func(msg string, args ...any) { a.log.Error(msg, args...) }
+	switch cfg.Auth {
+	case authNone:
+		who := a.cfg.Identity
+		return func(next http.Handler) http.Handler { return auth.As(who, next) }, nil
+	case authToken:
+		authn := auth.Tokens(a.db.TokenByHash)
+		ch := auth.Challenge{Realm: "memory-mcp"}
+		return func(next http.Handler) http.Handler { return auth.Require(authn, ch, cfg.Recheck, logErr, next) }, nil
+	case authOAuth:
+		claims, err := auth.ParseClaimMap(cfg.OAuth.Claims)
+		if err != nil {
+			return nil, fmt.Errorf("serve: oauth-claims: %w", err)
+		}
+		authn, err := auth.JWT(ctx, auth.OAuth{Issuer: cfg.OAuth.Issuer, Audience: cfg.OAuth.Audience, JWKSURL: cfg.OAuth.JWKSURL,
+			Claims: claims, Scopes: cfg.OAuth.Scopes})
+		if err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+		ch := auth.Challenge{Realm: "memory-mcp", ResourceMetadata: resourceMetadataURL(cfg.OAuth), Scopes: cfg.OAuth.Scopes}
+		return func(next http.Handler) http.Handler { return auth.Require(authn, ch, cfg.Recheck, logErr, next) }, nil
+	}
+	return nil, fmt.Errorf("serve: unknown auth %q", cfg.Auth)
+}
+
+// resource is the server's identifier as OAuth clients name it.
+func (o OAuthConfig) resource() string { return cmp.Or(o.Resource, o.Audience) }
+
+// resourceMetadataURL is where the protected-resource metadata (RFC 9728)
+// of o's resource is served: the well-known path before the resource's own
+// path, on the resource's origin.
+func resourceMetadataURL(o OAuthConfig) string {
+	u, err := url.Parse(o.resource())
+	if err != nil || u.Host == "" {
+		return server.ProtectedResourceMetadataPath(o.resource())
+	}
+	return u.Scheme + "://" + u.Host + server.ProtectedResourceMetadataPath(o.resource())
+}
+
+// resourceMetadata serves the protected-resource metadata (RFC 9728) that
+// tells an OAuth client which authorization server issues tokens for this
+// server.
+func resourceMetadata(o OAuthConfig) (string, http.Handler) {
+	return server.ProtectedResourceMetadataPath(o.resource()), server.NewProtectedResourceMetadataHandler(server.ProtectedResourceMetadataConfig{
+		Resource: o.resource(), AuthorizationServers: []string{o.Issuer}, ScopesSupported: o.Scopes,
+		BearerMethodsSupported: []string{"header"}, ResourceName: "memory-mcp"})
+}
+
+// caller names the authenticated caller in the access log, and makes its
+// default core memory blocks the first time it is seen, as stdio makes its
+// caller's when it starts (reads never write). A failure only delays them to
+// the caller's first block edit.
+func caller(a *app, next http.Handler) http.Handler {
+	var seeded sync.Map // agent id -> struct{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if who, ok := memory.IdentityFrom(r.Context()); ok {
+			exchangeFrom(r.Context()).agent = who.AgentID
+			if _, done := seeded.LoadOrStore(who.AgentID, struct{}{}); !done {
+				if err := a.blocks.Seed(r.Context()); err != nil {
+					seeded.Delete(who.AgentID)
+					a.log.Warn("default core memory blocks not made yet", "agent_id", who.AgentID, "err", err)
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// shutdown stops the server: no new connections, the notification streams
+// ended (they would otherwise hold the server until the timeout), and the
+// requests in flight finished within timeout.
+func (h *httpServer) shutdown(log *slog.Logger, timeout time.Duration) error {
+	log.Info("stopping: finishing the requests in flight", "timeout", timeout)
+	h.ops.stopping.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- h.srv.Shutdown(ctx) }()
+	h.streams.end()
+	h.mcp.CloseSessions(ctx)
+	if err := <-done; err != nil {
+		return fmt.Errorf("stop serving: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
