@@ -280,7 +280,7 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 			// first fact, heard by both, puts those changes behind them.
 			subscribe(t, annCS, resources.FactsSnapshot)
 			subscribe(t, bobCS, resources.FactsSnapshot)
-			ann.ok("publish_fact", map[string]any{"fact_id": "start-" + rev, "content": "The subscriptions start.", "category": "other"}, nil)
+			ann.ok("publish_fact", map[string]any{"fact_id": "start-" + rev, "content": "The subscriptions start in " + rev + ".", "category": "other"}, nil)
 			hear(t, "ann", annHeard, resources.FactsSnapshot)
 			hear(t, "bob", bobHeard, resources.FactsSnapshot)
 			subscribe(t, annCS, resources.BlocksList)
@@ -290,7 +290,7 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 			if rev == "2026-07-28" {
 				return
 			}
-			ann.ok("publish_fact", map[string]any{"fact_id": "marker-" + rev, "content": "A change everyone may know of.", "category": "other"}, nil)
+			ann.ok("publish_fact", map[string]any{"fact_id": "marker-" + rev, "content": "A change everyone may know of in " + rev + ".", "category": "other"}, nil)
 			if got := hear(t, "bob", bobHeard, resources.FactsSnapshot); slices.Contains(got, resources.BlocksList) {
 				t.Errorf("bob heard of ann's personal block: %v", got)
 			}
