@@ -22,7 +22,7 @@ const module = "github.com/memory-mcp/memory-mcp"
 // service (promotion today; consolidation and finetune next), so a new
 // service is held to the rules the day it arrives.
 var (
-	surface = []string{"tools", "resources", "prompts"}
+	surface = []string{"tools", "resources", "prompts", "ui"}
 	lower   = []string{"store", "llm"}
 	outside = []string{"cmd", "internal", "scripts"} // wiring, benchmark data, generators
 )

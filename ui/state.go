@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Rows shown of each bucket: a glance at every bucket, or one bucket.
+const (
+	glanceRows = 10
+	bucketRows = 200
+	ledgerPage = 50
+	queueRows  = 100
+)
+
+type stateData struct {
+	Buckets  []memory.Bucket
+	Bucket   memory.Bucket // "" for a glance at every bucket
+	Status   string
+	Statuses []string
+	Groups   []stateGroup
+}
+
+// stateGroup is one bucket's rows, newest change first; Full says the
+// limit was reached, so there may be more.
+type stateGroup struct {
+	Bucket memory.Bucket
+	Rows   []memory.StateRow
+	Full   bool
+}
+
+// state shows the shared state: a glance at every bucket, or one bucket's
+// rows, by status.
+func (h *handler) state(r *http.Request) (view, error) {
+	q := r.URL.Query()
+	d := stateData{Buckets: memory.Buckets, Status: q.Get("status")}
+	sq := memory.StateQuery{Status: d.Status, Limit: glanceRows}
+	if b := q.Get("bucket"); b != "" {
+		var err error
+		if d.Bucket, err = memory.ParseBucket(b); err != nil {
+			return view{}, err
+		}
+		sq.Bucket, sq.Limit, d.Statuses = d.Bucket, bucketRows, d.Bucket.Statuses()
+	}
+	rows, err := h.svc.Promotion.State(r.Context(), sq)
+	if err != nil {
+		return view{}, err
+	}
+	for _, b := range memory.Buckets {
+		if d.Bucket != "" && b != d.Bucket {
+			continue
+		}
+		g := stateGroup{Bucket: b}
+		for _, row := range rows {
+			if row.Bucket == b {
+				g.Rows = append(g.Rows, row)
+			}
+		}
+		g.Full = len(g.Rows) == sq.Limit
+		d.Groups = append(d.Groups, g)
+	}
+	return view{Title: "Shared state", Data: d}, nil
+}
+
+type ledgerData struct {
+	Buckets []memory.Bucket
+	Bucket  memory.Bucket
+	Target  string
+	Before  int64
+	Events  []memory.Event
+	Older   int64 // the before of the next page; 0: none
+}
+
+// ledger shows the ledger newest first, of every bucket, one bucket or one
+// row, a page at a time.
+func (h *handler) ledger(r *http.Request) (view, error) {
+	q := r.URL.Query()
+	d := ledgerData{Buckets: memory.Buckets, Target: strings.TrimSpace(q.Get("target"))}
+	lq := memory.LedgerQuery{TargetID: d.Target, Limit: ledgerPage}
+	if b := q.Get("bucket"); b != "" {
+		var err error
+		if d.Bucket, err = memory.ParseBucket(b); err != nil {
+			return view{}, err
+		}
+		lq.Bucket = d.Bucket
+	}
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			return view{}, memory.Errorf(memory.EINVALID, "before %q is not a sequence number of the ledger", s)
+		}
+		d.Before, lq.Before = n, n
+	}
+	evs, err := h.svc.Promotion.Ledger(r.Context(), lq)
+	if err != nil {
+		return view{}, err
+	}
+	d.Events = evs
+	if len(evs) == ledgerPage {
+		d.Older = evs[len(evs)-1].Seq
+	}
+	return view{Title: "Ledger", Data: d}, nil
+}
+
+type pendingData struct {
+	All   bool
+	Items []memory.PendingItem
+	Total int
+}
+
+// pending shows the pending queue, oldest first: the open items, or with
+// all=1 those that left it too.
+func (h *handler) pending(r *http.Request) (view, error) {
+	d := pendingData{All: r.URL.Query().Get("all") == "1"}
+	l, err := h.svc.Promotion.ListPending(r.Context(), memory.PendingQuery{All: d.All, Limit: queueRows})
+	if err != nil {
+		return view{}, err
+	}
+	d.Items, d.Total = l.Pending, l.Total
+	return view{Title: "Pending queue", Data: d}, nil
+}
+
+// bindPending binds a pending item to the row a curator chose, which
+// commits its write.
+func (h *handler) bindPending(r *http.Request) (done, error) {
+	id, err := pendingID(r)
+	if err != nil {
+		return done{}, err
+	}
+	target := posted(r, "target_id")
+	if target == "" {
+		return done{}, memory.Errorf(memory.EINVALID, "give the id of the row to bind pending item %d to", id)
+	}
+	return h.resolvePending(r, memory.PendingDecision{PendingID: id, TargetID: target})
+}
+
+// dropPending drops a pending item, with the curator's reason on record.
+func (h *handler) dropPending(r *http.Request) (done, error) {
+	id, err := pendingID(r)
+	if err != nil {
+		return done{}, err
+	}
+	reason := posted(r, "drop_reason")
+	if reason == "" {
+		return done{}, memory.Errorf(memory.EINVALID, "give a reason to drop pending item %d: it is kept on record", id)
+	}
+	return h.resolvePending(r, memory.PendingDecision{PendingID: id, DropReason: reason})
+}
+
+// resolvePending makes decision d as resolve_pending would.
+func (h *handler) resolvePending(r *http.Request, d memory.PendingDecision) (done, error) {
+	args := map[string]any{"pending_id": d.PendingID}
+	if d.TargetID != "" {
+		args["target_id"] = d.TargetID
+	} else {
+		args["drop_reason"] = d.DropReason
+	}
+	res, err := h.write(r, "resolve_pending", args, func(ctx context.Context) (any, string, error) {
+		res, err := h.svc.Promotion.ResolvePending(ctx, d)
+		return res, pendingFlash(res), err
+	})
+	if err != nil {
+		return done{}, err
+	}
+	cr, err := result[memory.CuratorResult](res)
+	if err != nil {
+		return done{}, err
+	}
+	return done{Next: "/pending", Flash: pendingFlash(cr)}, nil
+}
+
+func pendingFlash(cr memory.CuratorResult) string {
+	p := cr.Pending
+	if p.Resolution == nil {
+		return fmt.Sprintf("Pending item %d is %s.", p.ID, p.Status)
+	}
+	switch res := p.Resolution; {
+	case res.Action == "drop":
+		return fmt.Sprintf("Pending item %d dropped.", p.ID)
+	case cr.Outcome != nil:
+		msg := fmt.Sprintf("Pending item %d bound to %s: %s", p.ID, res.TargetID, cr.Outcome.Summary())
+		if n := len(cr.Retried); n > 0 {
+			msg += fmt.Sprintf(" (%d more pending item(s) retried after it)", n)
+		}
+		return msg
+	}
+	return fmt.Sprintf("Pending item %d: %s.", p.ID, p.Status)
+}
+
+// pendingForm gives back a pending item's form as it was sent.
+func pendingForm(bind bool) func(r *http.Request) *retry {
+	return func(r *http.Request) *retry {
+		f := &retry{Action: r.URL.Path, Key: r.PostFormValue(keyField)}
+		if bind {
+			f.Submit = "Bind"
+			f.Fields = []field{{Name: "target_id", Label: "Bind to row", Value: posted(r, "target_id")}}
+		} else {
+			f.Submit = "Drop"
+			f.Fields = []field{{Name: "drop_reason", Label: "Reason for dropping", Value: r.PostFormValue("drop_reason"), Long: true}}
+		}
+		return f
+	}
+}
+
+func pendingID(r *http.Request) (int64, error) {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id < 1 {
+		return 0, memory.Errorf(memory.EINVALID, "%q is not a pending item's id: the queue shows them (1, 2, ...)", s)
+	}
+	return id, nil
+}
