@@ -103,13 +103,13 @@ func (h *handler) fact(r *http.Request) (view, error) {
 	}
 	// The log is in version order; the state at a time is its last
 	// operation at or before that time.
-	for i := range ops {
-		if !d.At.IsZero() && !ops[i].Timestamp.After(d.At) {
-			d.Then = &ops[i]
+	for _, op := range ops {
+		if !d.At.IsZero() && !op.Timestamp.After(d.At) {
+			d.Then = &op
 		}
 	}
-	slices.Reverse(ops)
-	d.History = ops
+	d.History = slices.Clone(ops)
+	slices.Reverse(d.History)
 	return view{Title: "Fact " + f.ID, Data: d}, nil
 }
 

@@ -104,6 +104,7 @@ func New(svc Services, o Options) http.Handler {
 // routes registers each configured service's pages and actions.
 func (h *handler) routes() {
 	h.page("GET /{$}", "overview.html", h.overview)
+	h.mux.Handle("GET "+h.prefix, http.RedirectHandler(h.prefix+"/", http.StatusMovedPermanently))
 	h.mux.HandleFunc("GET "+h.prefix+"/style.css", h.style)
 	if h.svc.Facts != nil {
 		h.section("Facts", "/facts")

@@ -232,6 +232,7 @@ func TestReviewPageStatuses(t *testing.T) {
 		{"GET", "/ui/facts/a%20b", 400, "may contain only"},
 		{"GET", "/ui/blocks/no-such-block", 404, "no-such-block"},
 		{"GET", "/ui/nowhere", 404, ""},
+		{"GET", "/ui", 301, ""},
 		{"DELETE", "/ui/facts", 405, ""},
 		{"GET", drop, 405, ""},
 		{"PUT", "/ui/approvals/" + apr + "/decide", 405, ""},
