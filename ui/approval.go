@@ -58,18 +58,9 @@ func (h *handler) decideApproval(r *http.Request) (done, error) {
 		return done{}, memory.Errorf(memory.EINVALID, "give a reason for deciding %s: the agent and the record see it", d.ID)
 	}
 	args := map[string]any{"id": d.ID, "approve": d.Approve, "reason": d.Reason}
-	res, err := h.write(r, "decide_approval", args, func(ctx context.Context) (any, string, error) {
-		a, err := h.svc.Approvals.DecideApproval(ctx, d, h.svc.Run)
-		return a, approvalFlash(a), err
+	return write(h, r, "decide_approval", args, "/approvals", approvalFlash, func(ctx context.Context) (memory.Approval, error) {
+		return h.svc.Approvals.DecideApproval(ctx, d, h.svc.Run)
 	})
-	if err != nil {
-		return done{}, err
-	}
-	a, err := result[memory.Approval](res)
-	if err != nil {
-		return done{}, err
-	}
-	return done{Next: "/approvals", Flash: approvalFlash(a)}, nil
 }
 
 func approvalFlash(a memory.Approval) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -11,13 +12,14 @@ import (
 type conflictsData struct {
 	Resolution  string // as asked: a resolution, or all
 	Resolutions []memory.ConflictResolution
+	Subject     memory.ConflictSubject // "" for both
 	Agent       string
 	Conflicts   []memory.Conflict
 	Full        bool
 }
 
-// conflicts lists contradictions between memories, newest first, each with
-// both memories: every agent's, or one agent's.
+// conflicts lists contradictions, newest first, each with both sides:
+// between memories (every agent's, or one agent's) and between facts.
 func (h *handler) conflicts(r *http.Request) (view, error) {
 	q := r.URL.Query()
 	d := conflictsData{Resolution: q.Get("resolution"), Resolutions: memory.ConflictResolutions, Agent: q.Get("agent")}
@@ -29,44 +31,72 @@ func (h *handler) conflicts(r *http.Request) (view, error) {
 	if cq.Resolutions, err = memory.ParseConflictResolutions([]string{d.Resolution}); err != nil {
 		return view{}, err
 	}
-	if d.Conflicts, err = h.svc.Memories.Conflicts(r.Context(), cq); err != nil {
+	if d.Subject, err = memory.ParseConflictSubject(q.Get("subject")); err != nil {
 		return view{}, err
 	}
-	d.Full = len(d.Conflicts) == memory.MaxSearchLimit
+	cq.Subject = d.Subject
+	if d.Subject != memory.ConflictOfFacts && h.svc.Memories != nil {
+		cs, err := h.svc.Memories.Conflicts(r.Context(), cq)
+		if err != nil {
+			return view{}, err
+		}
+		d.Conflicts = cs
+	}
+	if d.Subject != memory.ConflictOfMemories && d.Agent == "" && h.svc.Facts != nil {
+		cs, err := h.svc.Facts.Conflicts(r.Context(), cq)
+		if err != nil {
+			return view{}, err
+		}
+		d.Conflicts = append(d.Conflicts, cs...)
+	}
+	slices.SortStableFunc(d.Conflicts, func(a, b memory.Conflict) int { return b.DetectedAt.Compare(a.DetectedAt) })
+	d.Full = len(d.Conflicts) >= cq.Limit
+	d.Conflicts = d.Conflicts[:min(len(d.Conflicts), cq.Limit)]
 	return view{Title: "Conflicts", Data: d}, nil
 }
 
-// resolveConflict decides a conflict as resolve_conflict would.
+// resolveConflict decides a conflict as resolve_conflict would: between
+// memories, the one not kept is superseded; between facts, retracted.
 func (h *handler) resolveConflict(r *http.Request) (done, error) {
 	id, keepArg, reason := r.PathValue("id"), posted(r, "keep"), posted(r, "reason")
 	keep, err := memory.ParseKeep(keepArg)
 	if err != nil {
 		return done{}, err
 	}
+	resolve := h.resolver(id)
+	if resolve == nil {
+		return done{}, memory.Errorf(memory.ENOTFOUND, "no conflict %q: the conflicts page lists them", id)
+	}
 	args := map[string]any{"id": id, "keep": keepArg}
 	if reason != "" {
 		args["reason"] = reason
 	}
-	res, err := h.write(r, "resolve_conflict", args, func(ctx context.Context) (any, string, error) {
-		c, err := h.svc.Memories.ResolveConflict(ctx, id, keep, reason)
-		return c, conflictFlash(c), err
+	return write(h, r, "resolve_conflict", args, "/conflicts", conflictFlash, func(ctx context.Context) (memory.Conflict, error) {
+		return resolve(ctx, id, keep, reason)
 	})
-	if err != nil {
-		return done{}, err
+}
+
+// resolver is the service that decides conflict id, or nil.
+func (h *handler) resolver(id string) func(context.Context, string, memory.ConflictResolution, string) (memory.Conflict, error) {
+	switch {
+	case memory.IsFactConflict(id) && h.svc.Facts != nil:
+		return h.svc.Facts.ResolveConflict
+	case !memory.IsFactConflict(id) && h.svc.Memories != nil:
+		return h.svc.Memories.ResolveConflict
 	}
-	c, err := result[memory.Conflict](res)
-	if err != nil {
-		return done{}, err
-	}
-	return done{Next: "/conflicts", Flash: conflictFlash(c)}, nil
+	return nil
 }
 
 func conflictFlash(c memory.Conflict) string {
+	lost := "is superseded (kept, recallable)"
+	if c.Subject == memory.ConflictOfFacts {
+		lost = "is retracted (publishing it again restores it)"
+	}
 	switch c.Resolution {
 	case memory.ConflictNewerWins:
-		return fmt.Sprintf("Conflict %s decided: %s holds, %s is superseded (kept, recallable).", c.ID, c.NewerID, c.OlderID)
+		return fmt.Sprintf("Conflict %s decided: %s holds, %s %s.", c.ID, c.NewerID, c.OlderID, lost)
 	case memory.ConflictOlderWins:
-		return fmt.Sprintf("Conflict %s decided: %s holds, %s is superseded (kept, recallable).", c.ID, c.OlderID, c.NewerID)
+		return fmt.Sprintf("Conflict %s decided: %s holds, %s %s.", c.ID, c.OlderID, c.NewerID, lost)
 	}
 	return fmt.Sprintf("Conflict %s decided: both %s and %s hold.", c.ID, c.OlderID, c.NewerID)
 }

@@ -101,24 +101,40 @@ func (h *handler) action(pattern string, a action) {
 
 // write makes a curator's write through the gates, as a call of tool with
 // args (the tool's own arguments) and the form's idempotency key, so that
-// it is limited, classified and logged as the tool's call is. The write
-// runs to its end even if the browser goes away.
-func (h *handler) write(r *http.Request, tool string, args map[string]any, fn func(ctx context.Context) (any, string, error)) (any, error) {
+// it is limited, classified and logged as the tool's call is; fn is the
+// service call, say what the curator is told of its result, and next the
+// page that tells it. The write runs to its end even if the browser goes
+// away.
+func write[T any](h *handler, r *http.Request, tool string, args map[string]any, next string, say func(T) string,
+	fn func(ctx context.Context) (T, error)) (done, error) {
 	ctx := context.WithoutCancel(r.Context())
+	call := func(ctx context.Context) (any, string, error) {
+		v, err := fn(ctx)
+		return v, say(v), err
+	}
+	var res any
+	var err error
 	if h.svc.Gates == nil {
-		res, _, err := fn(ctx)
-		return res, err
+		res, _, err = call(ctx)
+	} else {
+		var b []byte
+		if b, err = json.Marshal(args); err != nil { // map keys sorted: one form for the same arguments
+			return done{}, fmt.Errorf("%s arguments: %w", tool, err)
+		}
+		res, _, err = h.svc.Gates.Run(ctx, memory.WriteCall{Tool: tool, Key: r.PostFormValue(keyField), Args: b}, call)
 	}
-	b, err := json.Marshal(args) // map keys sorted: one form for the same arguments
 	if err != nil {
-		return nil, fmt.Errorf("%s arguments: %w", tool, err)
+		return done{}, err
 	}
-	res, _, err := h.svc.Gates.Run(ctx, memory.WriteCall{Tool: tool, Key: r.PostFormValue(keyField), Args: b}, fn)
-	return res, err
+	v, err := result[T](res)
+	if err != nil {
+		return done{}, err
+	}
+	return done{Next: next, Flash: say(v)}, nil
 }
 
-// result returns a write's result as T: as fn returned it, or decoded from
-// the JSON the gates return for a repeated key.
+// result returns a write's result as T: as the service returned it, or
+// decoded from the JSON the gates return for a repeated key.
 func result[T any](res any) (T, error) {
 	var out T
 	switch v := res.(type) {

@@ -125,53 +125,30 @@ func (h *handler) pending(r *http.Request) (view, error) {
 	return view{Title: "Pending queue", Data: d}, nil
 }
 
-// bindPending binds a pending item to the row a curator chose, which
-// commits its write.
-func (h *handler) bindPending(r *http.Request) (done, error) {
-	id, err := pendingID(r)
-	if err != nil {
-		return done{}, err
+// resolvePending resolves a pending item as resolve_pending would, with
+// the form's field: target_id binds it to that row (which commits its
+// write), drop_reason drops it with the reason on record.
+func (h *handler) resolvePending(field, missing string) func(r *http.Request) (done, error) {
+	return func(r *http.Request) (done, error) {
+		id, err := pendingID(r)
+		if err != nil {
+			return done{}, err
+		}
+		v := posted(r, field)
+		if v == "" {
+			return done{}, memory.Errorf(memory.EINVALID, missing, id)
+		}
+		d := memory.PendingDecision{PendingID: id}
+		if field == "target_id" {
+			d.TargetID = v
+		} else {
+			d.DropReason = v
+		}
+		args := map[string]any{"pending_id": id, field: v}
+		return write(h, r, "resolve_pending", args, "/pending", pendingFlash, func(ctx context.Context) (memory.CuratorResult, error) {
+			return h.svc.Promotion.ResolvePending(ctx, d)
+		})
 	}
-	target := posted(r, "target_id")
-	if target == "" {
-		return done{}, memory.Errorf(memory.EINVALID, "give the id of the row to bind pending item %d to", id)
-	}
-	return h.resolvePending(r, memory.PendingDecision{PendingID: id, TargetID: target})
-}
-
-// dropPending drops a pending item, with the curator's reason on record.
-func (h *handler) dropPending(r *http.Request) (done, error) {
-	id, err := pendingID(r)
-	if err != nil {
-		return done{}, err
-	}
-	reason := posted(r, "drop_reason")
-	if reason == "" {
-		return done{}, memory.Errorf(memory.EINVALID, "give a reason to drop pending item %d: it is kept on record", id)
-	}
-	return h.resolvePending(r, memory.PendingDecision{PendingID: id, DropReason: reason})
-}
-
-// resolvePending makes decision d as resolve_pending would.
-func (h *handler) resolvePending(r *http.Request, d memory.PendingDecision) (done, error) {
-	args := map[string]any{"pending_id": d.PendingID}
-	if d.TargetID != "" {
-		args["target_id"] = d.TargetID
-	} else {
-		args["drop_reason"] = d.DropReason
-	}
-	res, err := h.write(r, "resolve_pending", args, func(ctx context.Context) (any, string, error) {
-		res, err := h.svc.Promotion.ResolvePending(ctx, d)
-		return res, pendingFlash(res), err
-	})
-	if err != nil {
-		return done{}, err
-	}
-	cr, err := result[memory.CuratorResult](res)
-	if err != nil {
-		return done{}, err
-	}
-	return done{Next: "/pending", Flash: pendingFlash(cr)}, nil
 }
 
 func pendingFlash(cr memory.CuratorResult) string {

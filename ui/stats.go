@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"net/http"
 	"sort"
 	"strings"
@@ -126,12 +127,13 @@ func (h *handler) overview(r *http.Request) (view, error) {
 		}
 		d.HasApprovals, d.Approvals, d.ApprovalsFull = true, len(as), len(as) == approvalRows
 	}
-	if h.svc.Memories != nil {
-		cs, err := h.svc.Memories.Conflicts(ctx, memory.ConflictQuery{Limit: memory.MaxSearchLimit})
+	for _, list := range h.conflictLists() {
+		cs, err := list(ctx, memory.ConflictQuery{Limit: memory.MaxSearchLimit})
 		if err != nil {
 			return view{}, err
 		}
-		d.HasConflicts, d.Conflicts, d.ConflictsFull = true, len(cs), len(cs) == memory.MaxSearchLimit
+		d.HasConflicts, d.Conflicts = true, d.Conflicts+len(cs)
+		d.ConflictsFull = d.ConflictsFull || len(cs) == memory.MaxSearchLimit
 	}
 	if h.svc.Metrics != nil {
 		m, err := h.svc.Metrics.WriteMetrics(ctx, 24*time.Hour)
@@ -141,4 +143,17 @@ func (h *handler) overview(r *http.Request) (view, error) {
 		d.Writes = &m
 	}
 	return view{Title: "Review", Data: d}, nil
+}
+
+// conflictLists are the services that list conflicts: between memories,
+// between facts.
+func (h *handler) conflictLists() []func(context.Context, memory.ConflictQuery) ([]memory.Conflict, error) {
+	var out []func(context.Context, memory.ConflictQuery) ([]memory.Conflict, error)
+	if h.svc.Memories != nil {
+		out = append(out, h.svc.Memories.Conflicts)
+	}
+	if h.svc.Facts != nil {
+		out = append(out, h.svc.Facts.Conflicts)
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // funcs are the templates' helpers. None of them returns markup: every value
@@ -24,6 +26,18 @@ var funcs = template.FuncMap{
 	"newKey": newKey,
 	"under":  func(path, section string) bool { return path == section || strings.HasPrefix(path, section+"/") },
 	"deref":  func(s *string) string { return derefString(s) },
+	"side":   side,
+}
+
+// factSide is one side of a conflict between facts, for the conflicts page.
+type factSide struct {
+	Prefix, Which, ID string
+	Version           int // the version that clashed
+	Fact              *memory.Fact
+}
+
+func side(prefix, which, id string, version int, f *memory.Fact) factSide {
+	return factSide{Prefix: prefix, Which: which, ID: id, Version: version, Fact: f}
 }
 
 // when renders a time in UTC to the second; the zero time as a dash.

@@ -32,7 +32,7 @@ type Services struct {
 	Facts     memory.FactService
 	Promotion memory.PromotionService // shared state, ledger, pending queue
 	Approvals memory.ApprovalService
-	Memories  memory.MemoryService // conflicts, memory statistics
+	Memories  memory.MemoryService // conflicts between memories, memory statistics
 	Metrics   memory.MetricsService
 	Blocks    memory.BlockService
 	// Gates stand in front of every curator action, as in front of the
@@ -118,15 +118,17 @@ func (h *handler) routes() {
 		h.page("GET /state", "state.html", h.state)
 		h.page("GET /ledger", "ledger.html", h.ledger)
 		h.page("GET /pending", "pending.html", h.pending)
-		h.action("POST /pending/{id}/bind", action{form: pendingForm(true), do: h.bindPending})
-		h.action("POST /pending/{id}/drop", action{form: pendingForm(false), do: h.dropPending})
+		h.action("POST /pending/{id}/bind", action{form: pendingForm(true),
+			do: h.resolvePending("target_id", "give the id of the row to bind pending item %d to")})
+		h.action("POST /pending/{id}/drop", action{form: pendingForm(false),
+			do: h.resolvePending("drop_reason", "give a reason to drop pending item %d: it is kept on record")})
 	}
 	if h.svc.Approvals != nil {
 		h.section("Approvals", "/approvals")
 		h.page("GET /approvals", "approvals.html", h.approvals)
 		h.action("POST /approvals/{id}/decide", action{form: approvalForm, do: h.decideApproval})
 	}
-	if h.svc.Memories != nil {
+	if h.svc.Memories != nil || h.svc.Facts != nil {
 		h.section("Conflicts", "/conflicts")
 		h.page("GET /conflicts", "conflicts.html", h.conflicts)
 		h.action("POST /conflicts/{id}/resolve", action{form: conflictForm, do: h.resolveConflict})

@@ -186,13 +186,19 @@ func TestReviewPageInABrowser(t *testing.T) {
 	if err != nil || len(conflicts) != 1 {
 		t.Fatalf("conflicts = %+v, %v", conflicts, err)
 	}
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-a", "content": "The standup is at 9:30.", "category": "convention"})
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00.", "category": "convention"})
+	factConflicts, err := rv.app.facts.Conflicts(ctx, memory.ConflictQuery{})
+	if err != nil || len(factConflicts) != 1 {
+		t.Fatalf("conflicts between facts = %+v, %v", factConflicts, err)
+	}
 	if _, err := rv.app.blocks.Edit(ctx, memory.BlockEdit{Label: "project", Op: memory.BlockAppend, Text: "Ship the review page."}); err != nil {
 		t.Fatal(err)
 	}
 
 	b := newBrowser(t, chrome, rv.srv.URL, "olivia-token")
 	b.open("/ui/", "Review", "overview")
-	if s := b.text("ul.cards"); !strings.Contains(s, "2 pending write(s)") || !strings.Contains(s, "1 open conflict(s)") {
+	if s := b.text("ul.cards"); !strings.Contains(s, "2 pending write(s)") || !strings.Contains(s, "2 open conflict(s)") {
 		t.Fatalf("overview: %q", s)
 	}
 
@@ -273,6 +279,16 @@ func TestReviewPageInABrowser(t *testing.T) {
 	after, err := rv.app.memories.Conflicts(ctx, memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
 	if err != nil || len(after) != 1 || after[0].Resolution != memory.ConflictNewerWins || after[0].ResolvedBy == "" {
 		t.Fatalf("the conflict in the store = %+v, %v", after, err)
+	}
+	// Between two facts, keeping the newer retracts the older.
+	fc := factConflicts[0]
+	b.open("/ui/conflicts?subject=facts", "Conflicts", "fact-conflicts")
+	msg = b.act(fmt.Sprintf(`#%s button[value="newer"]`, fc.ID), fmt.Sprintf(`#%s textarea[name="reason"]`, fc.ID), "moved at the retro")
+	if !strings.Contains(msg, "Conflict "+fc.ID+" decided: "+fc.NewerID+" holds, "+fc.OlderID+" is retracted") {
+		t.Fatalf("after deciding between facts: %q", msg)
+	}
+	if older, err := rv.app.facts.Get(ctx, fc.OlderID); err != nil || older.RetractedAt == nil {
+		t.Fatalf("the fact not kept = %+v, %v; want it retracted", older, err)
 	}
 
 	b.open("/ui/stats?agent=sam", "Statistics", "stats")

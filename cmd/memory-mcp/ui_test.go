@@ -246,6 +246,7 @@ func TestReviewPageStatuses(t *testing.T) {
 		{"GET", "/ui/approvals?status=maybe", 400, "unknown approval status"},
 		{"GET", "/ui/conflicts?resolution=maybe", 400, "unknown resolution"},
 		{"GET", "/ui/conflicts?agent=nobody", 404, "nobody"},
+		{"GET", "/ui/conflicts?subject=rules", 400, "not one of memories, facts"},
 		{"GET", "/ui/stats?window=forever", 400, "not an age"},
 		{"GET", "/ui/stats?agent=nobody", 404, "nobody"},
 	} {
@@ -282,6 +283,7 @@ func TestReviewPageStatuses(t *testing.T) {
 		{"unknown approval", "/ui/approvals/apr-0000/decide", form("decision", "approve", "reason", "ok"), nil, 404, "no approval request apr-0000"},
 		{"no decision", "/ui/approvals/" + apr + "/decide", form("reason", "ok"), nil, 400, "approve or the reject button"},
 		{"unknown conflict", "/ui/conflicts/cf-0000/resolve", form("keep", "both"), nil, 404, "cf-0000"},
+		{"unknown conflict of facts", "/ui/conflicts/fcf_0000/resolve", form("keep", "both"), nil, 404, "fcf_0000"},
 		{"bad keep", "/ui/conflicts/cf-0000/resolve", form("keep", "all"), nil, 400, "keep"},
 		{"no token", drop, url.Values{"drop_reason": {"typed with care"}}, nil, 403, "typed with care"},
 		{"forged token", drop, url.Values{"csrf": {"20000.AAAA"}, "drop_reason": {"x"}}, nil, 403, "token"},
@@ -350,11 +352,13 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	}
 	rv.ok(sam, "write_note", map[string]any{"text": "issue: " + hostile, "promote": true})
 	rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-h", "content": hostile, "category": "core_policy"})
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-a", "content": "The standup is at 9:30. " + hostile, "category": "convention"})
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00. " + hostile, "category": "convention"})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
 
 	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
-		"/ui/approvals", "/ui/conflicts", "/ui/blocks/project"} {
+		"/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks/project"} {
 		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
 		status, body, h := rv.do(req, "olivia-token")
 		if status != http.StatusOK || !strings.Contains(body, "&lt;script&gt;alert(") || strings.Contains(body, "<script") ||
