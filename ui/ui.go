@@ -77,7 +77,9 @@ type navItem struct {
 	Name, Path string
 }
 
-// New returns the review page's handler.
+// New returns the review page's handler. It serves the paths under
+// o.Prefix as they arrive: mount it at the prefix without stripping it
+// (mux.Handle("/ui/", authenticate(ui.New(...)))).
 func New(svc Services, o Options) http.Handler {
 	h := &handler{svc: svc, prefix: strings.TrimSuffix(o.Prefix, "/"), key: o.Key, log: svc.Log,
 		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now}

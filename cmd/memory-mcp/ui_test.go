@@ -328,6 +328,20 @@ func TestReviewPageStatuses(t *testing.T) {
 	if status != http.StatusConflict || !strings.Contains(body, "already dropped by olivia") {
 		t.Fatalf("dropping again: %d\n%s", status, body)
 	}
+	// A held write approved on the page is applied as its agent; deciding
+	// it again is refused, naming the first decision.
+	status, body, h := rv.post("olivia-token", "/ui/approvals/"+apr+"/decide", form("decision", "approve", "reason", "yearly is the policy"))
+	if status != http.StatusSeeOther || h.Get("Location") != "/ui/approvals" {
+		t.Fatalf("approving: %d\n%s", status, body)
+	}
+	if f, err := rv.app.facts.Get(context.Background(), "policy-x"); err != nil || f.Author.AgentID != "sam" {
+		t.Fatalf("the approved fact = %+v, %v", f, err)
+	}
+	status, body, _ = rv.post("olivia-token", "/ui/approvals/"+apr+"/decide", form("decision", "reject", "reason", "changed my mind"))
+	if status != http.StatusConflict || !strings.Contains(body, "already decided: approved by human:olivia") || !strings.Contains(body, "changed my mind") {
+		t.Fatalf("deciding again: %d\n%s", status, body)
+	}
+
 	// The page's writes are logged as the tool's calls are: the unknown
 	// item and the bad row (refused by the service), the drop, its repeat
 	// and the late drop; the forms the page refused itself never reached
