@@ -4,7 +4,7 @@ BIN     ?= bin/memory-mcp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check race bench compat fuzz wordvec clean chromium screenshots
+.PHONY: build run test check race bench compat fuzz wordvec clean
 
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
@@ -14,6 +14,15 @@ run: build ## build and serve MCP over stdio on the default data directory
 
 test: ## unit, storage, end-to-end and multi-process tests
 	$(GO) test ./...
+
+.PHONY: chromium screenshots
+
+chromium: ## install Debian's Chromium, which the review page's browser test drives, unless one is on PATH (needs root and apt)
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+screenshots: chromium ## run the review page's browser test and keep a screenshot of every page in bin/screenshots
+	UI_SCREENSHOTS=$(CURDIR)/bin/screenshots $(GO) test -count=1 -run '^TestReviewPageInABrowser$$' ./cmd/memory-mcp
 
 check: ## formatting, vet and staticcheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -46,13 +55,6 @@ wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (n
 	cd scripts/wordvec && npm ci --ignore-scripts --no-audit --no-fund
 	$(GO) run ./scripts/wordvec
 	sha256sum store/wordvec/glove100.bin
-
-chromium: ## install Debian's Chromium, which the review page's browser test drives, unless one is on PATH (needs root and apt)
-	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
-		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
-
-screenshots: chromium ## run the review page's browser test and keep a screenshot of every page in bin/screenshots
-	UI_SCREENSHOTS=$(CURDIR)/bin/screenshots $(GO) test -count=1 -run '^TestReviewPageInABrowser$$' ./cmd/memory-mcp
 
 clean:
 	rm -rf bin

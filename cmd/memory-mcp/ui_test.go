@@ -60,7 +60,7 @@ func startReview(t testing.TB) *review {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	srv := httptest.NewServer(authenticate(a.reviewPage(nil)))
+	srv := httptest.NewServer(bearer(reviewPage(a)))
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -70,10 +70,10 @@ func startReview(t testing.TB) *review {
 	return &review{t: t, app: a, srv: srv, client: client}
 }
 
-// authenticate stands in for serve's authentication: a known bearer token
+// bearer stands in for serve's authentication: a known bearer token
 // puts its identity into the request's context, and any other request
 // goes on without one, for the review page to refuse.
-func authenticate(next http.Handler) http.Handler {
+func bearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id, ok := reviewTokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
 			r = r.WithContext(memory.WithIdentity(r.Context(), id))
