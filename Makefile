@@ -15,6 +15,15 @@ run: build ## build and serve MCP over stdio on the default data directory
 test: ## unit, storage, end-to-end and multi-process tests
 	$(GO) test ./...
 
+.PHONY: chromium screenshots
+
+chromium: ## install Debian's Chromium, which the review page's browser test drives, unless one is on PATH (needs root and apt)
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+screenshots: chromium ## run the review page's browser test and keep a screenshot of every page in bin/screenshots
+	UI_SCREENSHOTS=$(CURDIR)/bin/screenshots $(GO) test -count=1 -run '^TestReviewPageInABrowser$$' ./cmd/memory-mcp
+
 check: ## formatting, vet and staticcheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...

@@ -11,7 +11,8 @@ import (
 )
 
 // The house's plan (README, "Where things live"): dependencies point one
-// way, cmd → the MCP surface (tools, resources, prompts) → services
+// way, cmd → the MCP surface (tools, resources, prompts, and the review
+// page ui, which holds to the same rules) → services
 // (promotion, consolidation, finetune) → store and llm → the domain. This
 // test reads the imports the Go toolchain sees and fails when a file breaks
 // the plan, so a new package is held to it the day it arrives.
@@ -22,7 +23,7 @@ const module = "github.com/memory-mcp/memory-mcp"
 // service (promotion today; consolidation and finetune next), so a new
 // service is held to the rules the day it arrives.
 var (
-	surface = []string{"tools", "resources", "prompts"}
+	surface = []string{"tools", "resources", "prompts", "ui"}
 	lower   = []string{"store", "llm"}
 	outside = []string{"cmd", "internal", "scripts"} // wiring, benchmark data, generators
 )

@@ -241,4 +241,40 @@ type PromotionService interface {
 	ListPending(ctx context.Context, q PendingQuery) (PendingList, error)
 	// ResolvePending binds or drops a pending item; only humans may.
 	ResolvePending(ctx context.Context, d PendingDecision) (CuratorResult, error)
+	// Ledger returns events of the ledger, newest first; only humans may
+	// read it, since each event carries the raw text of an agent's note.
+	Ledger(ctx context.Context, q LedgerQuery) ([]Event, error)
+}
+
+// LedgerQuery selects events of the ledger, newest first: every bucket's or
+// one bucket's, or one row's (Bucket and TargetID), with a sequence number
+// below Before (0: from the newest), at most Limit.
+type LedgerQuery struct {
+	Bucket   Bucket
+	TargetID string
+	Before   int64
+	Limit    int
+}
+
+// Validate checks the query and fills in the default limit (50, at most 500).
+func (q *LedgerQuery) Validate() error {
+	if q.Bucket != "" {
+		if _, err := ParseBucket(string(q.Bucket)); err != nil {
+			return err
+		}
+	}
+	if q.TargetID != "" {
+		if q.Bucket == "" {
+			return Errorf(EINVALID, "target_id %q needs its bucket: a row is named by bucket and id", q.TargetID)
+		}
+		if err := CheckID("target_id", q.TargetID); err != nil {
+			return err
+		}
+	}
+	if q.Before < 0 {
+		return Errorf(EINVALID, "before %d is negative: give a sequence number from the ledger, or 0 for the newest events", q.Before)
+	}
+	limit, err := CheckLimit(q.Limit, 50, 500)
+	q.Limit = limit
+	return err
 }

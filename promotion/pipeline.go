@@ -447,6 +447,24 @@ func (p *Pipeline) State(ctx context.Context, q memory.StateQuery) ([]memory.Sta
 	return p.DB.State(ctx, q)
 }
 
+// Ledger returns ledger events, newest first, to a human: every event
+// carries the raw text of the note it came from, which is private to the
+// note's author.
+func (p *Pipeline) Ledger(ctx context.Context, q memory.LedgerQuery) ([]memory.Event, error) {
+	id, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !id.Human {
+		return nil, memory.Errorf(memory.EFORBIDDEN, "only a human may read the ledger: its events carry the text of every agent's notes; "+
+			"you are %s: read the shared state instead", id.Describe())
+	}
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	return p.DB.Ledger(ctx, q)
+}
+
 // Summary returns the compact current belief.
 func (p *Pipeline) Summary(ctx context.Context) (memory.StateSummary, error) {
 	return p.DB.Summary(ctx)

@@ -135,9 +135,36 @@ func (db *DB) Events(ctx context.Context, after int64, limit int) ([]memory.Even
 }
 
 func events(ctx context.Context, tx *Tx, after int64, limit int) ([]memory.Event, error) {
+	return scanEvents(ctx, tx, `seq > ? ORDER BY seq LIMIT ?`, after, limit)
+}
+
+// Ledger returns the events q selects, newest first, for a person reading
+// the ledger back. The human-only rule is the service's.
+func (db *DB) Ledger(ctx context.Context, q memory.LedgerQuery) ([]memory.Event, error) {
+	where, args := "", []any{}
+	if q.Before > 0 {
+		where, args = "seq < ? AND ", append(args, q.Before)
+	}
+	if q.Bucket != "" {
+		where, args = where+"bucket = ? AND ", append(args, q.Bucket)
+	}
+	if q.TargetID != "" {
+		where, args = where+"target_id = ? AND ", append(args, q.TargetID)
+	}
+	var out []memory.Event
+	err := db.View(ctx, func(tx *Tx) (err error) {
+		out, err = scanEvents(ctx, tx, where+"1 ORDER BY seq DESC LIMIT ?", append(args, q.Limit)...)
+		return err
+	})
+	return out, err
+}
+
+// scanEvents reads the events after WHERE in cond (a condition, its order
+// and its limit).
+func scanEvents(ctx context.Context, tx *Tx, cond string, args ...any) ([]memory.Event, error) {
 	rows, err := tx.sql.QueryContext(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
 		source_ref, agent_id, autonomy, run_id, created_at, applied, projection_error
-		FROM events_memory WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+		FROM events_memory WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}

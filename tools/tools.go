@@ -54,8 +54,11 @@ func (svc Services) run(ctx context.Context, tool string, args []byte) (any, str
 	return body(ctx, args)
 }
 
-// Register adds every tool whose service is configured to s.
-func Register(s *server.MCPServer, svc Services) {
+// Register adds every tool whose service is configured to s, and returns
+// the registered tools' bodies as a memory.ToolRunner (without the gates):
+// what applies an approved held write, for decide_approval and for any
+// other surface where a human decides one (the review page).
+func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 	if svc.Log == nil {
 		svc.Log = slog.Default()
 	}
@@ -82,6 +85,7 @@ func Register(s *server.MCPServer, svc Services) {
 		registerNotes(s, svc)
 		registerState(s, svc)
 	}
+	return svc.run
 }
 
 // Filter offers only the tools strategy st offers (the annotations table

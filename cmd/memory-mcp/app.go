@@ -12,6 +12,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/consolidation"
+	"github.com/memory-mcp/memory-mcp/gate"
 	"github.com/memory-mcp/memory-mcp/llm"
 	"github.com/memory-mcp/memory-mcp/promotion"
 	"github.com/memory-mcp/memory-mcp/prompts"
@@ -31,6 +32,8 @@ type app struct {
 	blocks        *store.BlockService
 	promotion     *promotion.Pipeline
 	consolidation *consolidation.Service
+	gates         *gate.Gates
+	run           memory.ToolRunner // the tools' bodies, which apply an approved held write
 	server        *server.MCPServer
 	subs          *resources.Subscriptions
 }
@@ -92,7 +95,8 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 		server.WithPromptFilter(prompts.Filter(cfg.Strategy)),
 	}, opts...)...)
 	gates := newGates(cfg, a)
-	tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
+	a.gates = gates
+	a.run = tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
 		Consolidation: a.consolidation, Erasure: a.memories, Gates: gates, Approvals: gates, Log: log})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Metrics: gates, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})

@@ -162,12 +162,6 @@ func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 	return h, nil
 }
 
-// reviewPage is the review page for humans, mounted at /ui/ behind the same
-// Host/Origin guard and authentication as /mcp: its handler finds the
-// caller with memory.IdentityFrom and serves humans only. nil until the
-// page's package is wired here.
-func reviewPage(*app) http.Handler { return nil }
-
 // allowListener adds the address the server listens on to the hosts it
 // serves, once the port is known (addr :0 picks one).
 func (h *httpServer) allowListener(addr net.Addr) {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// BenchmarkReviewPages measures the review page's pages as a browser gets
+// them (over HTTP, rendered whole) on a store of 500 facts with two
+// versions each and a ledger of 600 events: the first and the last page of
+// a category, a point in time, a fact's history, the state, the ledger and
+// the overview.
+func BenchmarkReviewPages(b *testing.B) {
+	for range b.N {
+		rv := startReview(b)
+		ctx := memory.WithIdentity(context.Background(), olivia)
+		var mid time.Time
+		for v := range 2 {
+			for i := range 500 {
+				w := memory.FactWrite{FactID: fmt.Sprintf("adr-%04d", i), Category: memory.FactADR,
+					Content: fmt.Sprintf("Record %d, revision %d: service s%d owns the queue q%d and publishes to topic t%d-%d.", i, v, i, i, i, v)}
+				if _, err := rv.app.facts.Publish(ctx, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if v == 0 {
+				mid = time.Now().UTC()
+			}
+		}
+		for i := range 600 {
+			rv.ok(sam, "write_note", map[string]any{"text": fmt.Sprintf("decision: adopt tool%d for job%d", i, i), "promote": i%50 == 49})
+		}
+		for _, page := range []string{"/ui/facts?category=adr", "/ui/facts?category=adr&offset=450", "/ui/facts?as_of=" + mid.Format(time.RFC3339Nano),
+			"/ui/facts/adr-0250", "/ui/state", "/ui/state?bucket=decisions", "/ui/ledger", "/ui/"} {
+			lat := make([]time.Duration, 20)
+			for i := range lat {
+				start := time.Now()
+				if status, body := rv.get("olivia-token", page); status != http.StatusOK {
+					b.Fatalf("%s: %d\n%s", page, status, body)
+				}
+				lat[i] = time.Since(start)
+			}
+			slices.Sort(lat)
+			fmt.Printf("review page facts=500x2 events=600 %s p50=%.2fms max=%.2fms\n", page, ms(lat[len(lat)/2]), ms(lat[len(lat)-1]))
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// The review page in a real browser: Debian's headless Chromium, with
+// JavaScript switched off (the page must not need it), loads every page as
+// the curator and performs the curator's actions through the page's own
+// forms; each result is then read back from the store. A screenshot of
+// every page goes to $UI_SCREENSHOTS/TestReviewPageInABrowser (make
+// screenshots: bin/screenshots), or else to the test's artifact directory.
+
+// browserNames are the names Chromium goes by on PATH.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"}
+
+// chromium finds the browser. Its absence fails the test: the project's
+// own files install it (make chromium), and CI runs that first.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range browserNames {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Fatalf("the review page's browser test needs Chromium on PATH (one of %s): run make chromium, which installs Debian's package",
+		strings.Join(browserNames, ", "))
+	return ""
+}
+
+// browser is a headless Chromium tab signed in as a bearer token.
+type browser struct {
+	t     *testing.T
+	ctx   context.Context
+	base  string
+	shots string
+	n     int
+}
+
+// newBrowser starts Chromium (exec, its path) with base's requests
+// carrying token.
+func newBrowser(t *testing.T, exec, base, token string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exec), chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-dev-shm-usage", true))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to sandbox as root
+	}
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	// The first call starts the browser, which lives as long as ctx: it
+	// gets no timeout of its own.
+	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
+		Headers: network.Headers{"Authorization": "Bearer " + token}}); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	b := &browser{t: t, ctx: ctx, base: base, shots: screenshotDir(t)}
+	t.Logf("screenshots of the review page in %s", b.shots)
+	return b
+}
+
+// screenshotDir is $UI_SCREENSHOTS/<test> when that is set (make
+// screenshots sets it), or else the test's artifact directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("UI_SCREENSHOTS")
+	if dir == "" {
+		return t.ArtifactDir()
+	}
+	dir = filepath.Join(dir, t.Name())
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// do runs steps, each page's worth bounded in time so that a page that
+// never shows what is waited for fails the test rather than hanging it.
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// text returns the text of the first element sel matches.
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// open loads path, checks its heading, and takes its screenshot.
+func (b *browser) open(path, heading, shot string) {
+	b.t.Helper()
+	b.do("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	if h := b.text("main h1"); h != heading {
+		b.t.Fatalf("%s: heading %q, want %q", path, h, heading)
+	}
+	b.shot(shot)
+}
+
+// shot writes a full-page PNG of what the tab shows.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	b.n++
+	if err := os.WriteFile(filepath.Join(b.shots, fmt.Sprintf("%02d-%s.png", b.n, name)), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// act fills fields (selector, text) and clicks button, then waits for the
+// page the action redirects to and returns the message it shows. The page
+// it starts on must show no message yet (a page freshly opened).
+func (b *browser) act(button string, fields ...string) string {
+	b.t.Helper()
+	var steps []chromedp.Action[chromedp.Void]
+	for i := 0; i+1 < len(fields); i += 2 {
+		steps = append(steps, chromedp.SendKeys(chromedp.CSS(fields[i]), fields[i+1]))
+	}
+	steps = append(steps, chromedp.Click(chromedp.CSS(button)), chromedp.WaitVisible(chromedp.CSS("p.flash")))
+	b.do("click "+button, steps...)
+	return b.text("p.flash")
+}
+
+func TestReviewPageInABrowser(t *testing.T) {
+	started := time.Now()
+	chrome := chromium(t)
+	rv := startReview(t)
+	ctx := memory.WithIdentity(context.Background(), olivia)
+
+	// What agents did over MCP: a fact in two versions, a core policy held
+	// for approval, two ambiguous notes in the pending queue, two memories
+	// that contradict each other.
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "deploy-window", "content": "Deploys happen on Fridays.", "category": "convention"})
+	between := time.Now().UTC()
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "deploy-window", "content": "Deploys happen on Tuesdays.", "category": "convention"})
+	apr := rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-secrets", "content": "Never log secrets.", "category": "core_policy"})
+	for _, n := range []string{"issue: flaky test in the auth module", "issue: flaky test in the billing module", "decision: use SQLite",
+		"issue: slow build on the CI runner", "issue: slow build on the laptop", "The flaky test is fixed.", "The slow build is fixed."} {
+		rv.ok(sam, "write_note", map[string]any{"text": n, "promote": true})
+	}
+	queue, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
+	if err != nil || len(queue.Pending) != 2 {
+		t.Fatalf("pending queue = %+v, %v", queue, err)
+	}
+	bound, dropped := queue.Pending[0], queue.Pending[1]
+	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Friday."})
+	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Tuesday."})
+	conflicts, err := rv.app.memories.Conflicts(ctx, memory.ConflictQuery{})
+	if err != nil || len(conflicts) != 1 {
+		t.Fatalf("conflicts = %+v, %v", conflicts, err)
+	}
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-a", "content": "The standup is at 9:30.", "category": "convention"})
+	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00.", "category": "convention"})
+	factConflicts, err := rv.app.facts.Conflicts(ctx, memory.ConflictQuery{})
+	if err != nil || len(factConflicts) != 1 {
+		t.Fatalf("conflicts between facts = %+v, %v", factConflicts, err)
+	}
+	if _, err := rv.app.blocks.Edit(ctx, memory.BlockEdit{Label: "project", Op: memory.BlockAppend, Text: "Ship the review page."}); err != nil {
+		t.Fatal(err)
+	}
+
+	b := newBrowser(t, chrome, rv.srv.URL, "olivia-token")
+	b.open("/ui/", "Review", "overview")
+	if s := b.text("ul.cards"); !strings.Contains(s, "2 pending write(s)") || !strings.Contains(s, "2 open conflict(s)") {
+		t.Fatalf("overview: %q", s)
+	}
+
+	b.open("/ui/facts?category=convention", "Facts", "facts")
+	b.open("/ui/facts/deploy-window", "Fact deploy-window", "fact")
+	b.do("as of", chromedp.SendKeys(chromedp.CSS(`input[name="as_of"]`), between.Format(time.RFC3339Nano)),
+		chromedp.Click(chromedp.CSS("form.inline button")), chromedp.WaitVisible(chromedp.CSS("div.asof")))
+	if s := b.text("div.asof"); !strings.Contains(s, "version 1") || !strings.Contains(s, "Fridays") {
+		t.Fatalf("deploy-window as of %s: %q", between, s)
+	}
+	b.shot("fact-as-of")
+
+	b.open("/ui/state", "Shared state", "state")
+	b.open("/ui/ledger", "Ledger", "ledger")
+
+	// Bind one pending item to the auth module's issue, drop the other.
+	b.open("/ui/pending", "Pending queue", "pending")
+	auth := slices.IndexFunc(bound.Candidates, func(c memory.Candidate) bool { return strings.Contains(c.TargetID, "auth") })
+	if auth < 0 {
+		t.Fatalf("no candidate for the auth module's issue: %+v", bound.Candidates)
+	}
+	target := bound.Candidates[auth].TargetID
+	msg := b.act(fmt.Sprintf(`#p%d form[action$="/bind"] input[value=%q] + button`, bound.ID, target))
+	if !strings.Contains(msg, fmt.Sprintf("Pending item %d bound to %s", bound.ID, target)) {
+		t.Fatalf("after binding: %q", msg)
+	}
+	b.shot("pending-bound")
+	b.open("/ui/pending", "Pending queue", "pending-left")
+	msg = b.act(fmt.Sprintf(`#p%d form[action$="/drop"] button`, dropped.ID),
+		fmt.Sprintf(`#p%d textarea[name="drop_reason"]`, dropped.ID), "says the same as the bound one")
+	if !strings.Contains(msg, fmt.Sprintf("Pending item %d dropped", dropped.ID)) {
+		t.Fatalf("after dropping: %q", msg)
+	}
+	b.shot("pending-dropped")
+	all, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all.Pending {
+		switch r := p.Resolution; {
+		case p.ID == bound.ID && (p.Status != memory.PendingCommitted || r == nil || r.By != "olivia" || r.TargetID != target):
+			t.Errorf("bound item in the store: %+v %+v", p, r)
+		case p.ID == dropped.ID && (p.Status != memory.PendingDropped || r == nil || r.Reason != "says the same as the bound one"):
+			t.Errorf("dropped item in the store: %+v %+v", p, r)
+		}
+	}
+	rows, err := rv.app.promotion.State(ctx, memory.StateQuery{Bucket: memory.BucketIssues, Status: memory.StatusResolved})
+	if err != nil || len(rows) != 1 || rows[0].ID != target {
+		t.Errorf("resolved issues after the bind = %+v, %v", rows, err)
+	}
+
+	// Approve the held core policy: it is applied as the agent wrote it.
+	b.open("/ui/approvals", "Approvals", "approvals")
+	msg = b.act(fmt.Sprintf(`#%s button[value="approve"]`, apr), fmt.Sprintf(`#%s textarea[name="reason"]`, apr), "agreed at the security review")
+	if !strings.Contains(msg, "Approval "+apr+" approved") || !strings.Contains(msg, "wrote policy-secrets") {
+		t.Fatalf("after approving: %q", msg)
+	}
+	b.shot("approvals-after")
+	f, err := rv.app.facts.Get(ctx, "policy-secrets")
+	if err != nil || f.Author.AgentID != "sam" || f.Category != memory.FactCorePolicy || f.Content != "Never log secrets." {
+		t.Fatalf("the approved policy in the store = %+v, %v", f, err)
+	}
+	decided, err := rv.app.gates.ListApprovals(ctx, memory.ApprovalFilter{Status: memory.ApprovalApproved})
+	if err != nil || !slices.ContainsFunc(decided, func(a memory.Approval) bool {
+		return a.ID == apr && a.DecidedBy == "human:olivia" && a.Reason == "agreed at the security review"
+	}) {
+		t.Fatalf("approved requests = %+v, %v", decided, err)
+	}
+
+	// Keep the newer of the two contradicting memories.
+	c := conflicts[0]
+	b.open("/ui/conflicts", "Conflicts", "conflicts")
+	msg = b.act(fmt.Sprintf(`#%s button[value="newer"]`, c.ID), fmt.Sprintf(`#%s textarea[name="reason"]`, c.ID), "the train moved")
+	if !strings.Contains(msg, "Conflict "+c.ID+" decided") {
+		t.Fatalf("after deciding: %q", msg)
+	}
+	b.shot("conflicts-after")
+	after, err := rv.app.memories.Conflicts(ctx, memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
+	if err != nil || len(after) != 1 || after[0].Resolution != memory.ConflictNewerWins || after[0].ResolvedBy == "" {
+		t.Fatalf("the conflict in the store = %+v, %v", after, err)
+	}
+	// Between two facts, keeping the newer retracts the older.
+	fc := factConflicts[0]
+	b.open("/ui/conflicts?subject=facts", "Conflicts", "fact-conflicts")
+	msg = b.act(fmt.Sprintf(`#%s button[value="newer"]`, fc.ID), fmt.Sprintf(`#%s textarea[name="reason"]`, fc.ID), "moved at the retro")
+	if !strings.Contains(msg, "Conflict "+fc.ID+" decided: "+fc.NewerID+" holds, "+fc.OlderID+" is retracted") {
+		t.Fatalf("after deciding between facts: %q", msg)
+	}
+	if older, err := rv.app.facts.Get(ctx, fc.OlderID); err != nil || older.RetractedAt == nil {
+		t.Fatalf("the fact not kept = %+v, %v; want it retracted", older, err)
+	}
+
+	b.open("/ui/stats?agent=sam", "Statistics", "stats")
+	if s := b.text("main"); !strings.Contains(s, "Memories of sam") || !strings.Contains(s, "decide_approval") {
+		t.Fatalf("statistics: %q", s)
+	}
+	b.open("/ui/blocks", "Blocks", "blocks")
+	b.open("/ui/blocks/project", "Block project", "block")
+	b.open("/ui/facts/no-such-fact", "Not Found", "not-found")
+	t.Logf("the browser test took %s", time.Since(started).Round(time.Millisecond))
+}

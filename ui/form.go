@@ -1,0 +1,218 @@
+package ui
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// Curator actions are POST forms, answered by Post/Redirect/Get: a form that
+// did its work redirects (303) to a page, which shows what was done once;
+// a form that failed is answered with its status, the reason, and the form
+// again as it was sent. Every form carries two hidden fields: a token that
+// proves this server rendered it for this human (CSRF), and an idempotency
+// key made when it was rendered, so that sending it twice (a double click,
+// a reload of the answer) does the write once.
+
+// Form fields every action takes.
+const (
+	tokenField = "csrf"
+	keyField   = "key"
+)
+
+// maxForm bounds a form's body: reasons are at most 1000 bytes.
+const maxForm = 64 << 10
+
+// action is one curator action: form gives back the form as it was sent
+// (to show again when the action fails), do makes the write.
+type action struct {
+	form func(r *http.Request) *retry
+	do   func(r *http.Request) (done, error)
+}
+
+// done says where to go after an action and what to tell the curator there.
+type done struct {
+	Next  string // a path under the prefix
+	Flash string
+}
+
+// retry is a refused form, shown again with what was sent.
+type retry struct {
+	Action string
+	Submit string
+	Key    string
+	Fields []field
+}
+
+// field is one field of a retried form.
+type field struct {
+	Name, Label, Value string
+	Long               bool     // a text area
+	Choices            []string // a choice among these
+}
+
+// action registers a POST action: it refuses cross-origin requests and
+// forms without a valid token, then runs a.
+func (h *handler) action(pattern string, a action) {
+	method, path, _ := strings.Cut(pattern, " ")
+	h.mux.HandleFunc(method+" "+h.prefix+path, func(w http.ResponseWriter, r *http.Request) {
+		if err := h.origin.Check(r); err != nil {
+			h.fail(w, r, http.StatusForbidden, "This form was sent from another site, and refused: act from the review page itself.")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		if err := r.ParseForm(); err != nil {
+			status := http.StatusBadRequest
+			if _, big := errors.AsType[*http.MaxBytesError](err); big {
+				status = http.StatusRequestEntityTooLarge
+			}
+			h.fail(w, r, status, "The form could not be read: "+err.Error())
+			return
+		}
+		id, _ := memory.IdentityFrom(r.Context())
+		if !h.validToken(id, r.PostFormValue(tokenField)) {
+			h.failWith(w, r, failure{Status: http.StatusForbidden, Code: memory.EFORBIDDEN,
+				Message: "This form's token is missing, older than a day, or was made for someone else. Nothing was done: " +
+					"check the form below and send it again.", Retry: a.form(r)})
+			return
+		}
+		d, err := a.do(r)
+		if err != nil {
+			f := h.failureOf(r, err)
+			f.Retry = a.form(r)
+			h.failWith(w, r, f)
+			return
+		}
+		h.setFlash(w, r, id, d.Flash)
+		http.Redirect(w, r, h.prefix+d.Next, http.StatusSeeOther)
+	})
+}
+
+// write makes a curator's write through the gates, as a call of tool with
+// args (the tool's own arguments) and the form's idempotency key, so that
+// it is limited, classified and logged as the tool's call is; fn is the
+// service call, say what the curator is told of its result, and next the
+// page that tells it. The write runs to its end even if the browser goes
+// away.
+func write[T any](h *handler, r *http.Request, tool string, args map[string]any, next string, say func(T) string,
+	fn func(ctx context.Context) (T, error)) (done, error) {
+	ctx := context.WithoutCancel(r.Context())
+	call := func(ctx context.Context) (any, string, error) {
+		v, err := fn(ctx)
+		return v, say(v), err
+	}
+	var res any
+	var err error
+	if h.svc.Gates == nil {
+		res, _, err = call(ctx)
+	} else {
+		var b []byte
+		if b, err = json.Marshal(args); err != nil { // map keys sorted: one form for the same arguments
+			return done{}, fmt.Errorf("%s arguments: %w", tool, err)
+		}
+		res, _, err = h.svc.Gates.Run(ctx, memory.WriteCall{Tool: tool, Key: r.PostFormValue(keyField), Args: b}, call)
+	}
+	if err != nil {
+		return done{}, err
+	}
+	v, err := result[T](res)
+	if err != nil {
+		return done{}, err
+	}
+	return done{Next: next, Flash: say(v)}, nil
+}
+
+// result returns a write's result as T: as the service returned it, or
+// decoded from the JSON the gates return for a repeated key.
+func result[T any](res any) (T, error) {
+	var out T
+	switch v := res.(type) {
+	case T:
+		return v, nil
+	case json.RawMessage:
+		if err := json.Unmarshal(v, &out); err != nil {
+			return out, fmt.Errorf("decode repeated result: %w", err)
+		}
+		return out, nil
+	}
+	return out, fmt.Errorf("unexpected result %T", res)
+}
+
+// newKey makes a form's idempotency key.
+func newKey() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "ui-" + hex.EncodeToString(b[:])
+}
+
+// day is the step the forms' tokens are dated in: a form is good on the day
+// it was rendered and the next.
+func (h *handler) day() int64 { return h.now.Now().Unix() / 86400 }
+
+// token is the CSRF token of id's forms rendered on day.
+func (h *handler) token(id memory.Identity, day int64) string {
+	d := strconv.FormatInt(day, 10)
+	return d + "." + h.sign("csrf", id.Principal(), d)
+}
+
+// validToken reports whether tok is a token of id's from today or yesterday.
+func (h *handler) validToken(id memory.Identity, tok string) bool {
+	d, _, _ := strings.Cut(tok, ".")
+	day, err := strconv.ParseInt(d, 10, 64)
+	if err != nil || day > h.day() || day < h.day()-1 {
+		return false
+	}
+	return hmac.Equal([]byte(tok), []byte(h.token(id, day)))
+}
+
+// sign is the HMAC of parts under the handler's key, for one purpose.
+func (h *handler) sign(purpose string, parts ...string) string {
+	m := hmac.New(sha256.New, h.key)
+	m.Write([]byte(purpose))
+	for _, p := range parts {
+		m.Write([]byte{0})
+		m.Write([]byte(p))
+	}
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// flashCookie carries what an action did to the page it redirects to.
+const flashCookie = "memory_mcp_flash"
+
+// setFlash leaves msg for the next page id loads, signed, so that no other
+// site's cookie can put words on the page.
+func (h *handler) setFlash(w http.ResponseWriter, r *http.Request, id memory.Identity, msg string) {
+	v := base64.RawURLEncoding.EncodeToString([]byte(msg))
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: v + "." + h.sign("flash", id.Principal(), msg),
+		Path: h.prefix + "/", MaxAge: 120, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+}
+
+// takeFlash returns the message an action left for id, and clears it.
+func (h *handler) takeFlash(w http.ResponseWriter, r *http.Request, id memory.Identity) string {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: h.prefix + "/", MaxAge: -1, HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	v, sig, _ := strings.Cut(c.Value, ".")
+	msg, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil || !hmac.Equal([]byte(sig), []byte(h.sign("flash", id.Principal(), string(msg)))) {
+		return ""
+	}
+	return string(msg)
+}
+
+// posted returns the form field name, trimmed.
+func posted(r *http.Request, name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
