@@ -234,3 +234,43 @@ func TestServeAuthNone(t *testing.T) {
 		t.Fatalf("author %+v", r.Fact.Author)
 	}
 }
+
+// TestServeReviewPageBehindAuthentication: /ui is served by serve behind the
+// same authentication as /mcp: no credential is 401 with a challenge, an
+// agent's token 403, a human's token the page; a foreign Host is refused
+// before either.
+func TestServeReviewPageBehindAuthentication(t *testing.T) {
+	h := serveHTTPIn(t, "")
+	page := strings.TrimSuffix(h.url, "/mcp") + "/ui/"
+	get := func(token, host string) (int, http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, page, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header, string(b)
+	}
+	human := h.token("--agent-id", "olivia", "--seniority", "mid", "--human")
+	agent := h.token("--agent-id", "jo", "--seniority", "senior")
+	if status, hdr, _ := get("", ""); status != http.StatusUnauthorized || hdr.Get("WWW-Authenticate") == "" {
+		t.Fatalf("no credential: %d %v", status, hdr)
+	}
+	if status, _, _ := get(agent, ""); status != http.StatusForbidden {
+		t.Fatalf("an agent's token: %d", status)
+	}
+	if status, _, _ := get(human, "evil.example:80"); status == http.StatusOK {
+		t.Fatal("a foreign Host was served the page")
+	}
+	if status, _, body := get(human, ""); status != http.StatusOK || !strings.Contains(body, "<html") {
+		t.Fatalf("a human's token: %d %.200s", status, body)
+	}
+}
