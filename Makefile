@@ -63,4 +63,29 @@ wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (n
 	sha256sum store/wordvec/glove100.bin
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)
+
+# Release artifacts; packaging/README.md says what each holds. The same commit
+# with the same Go release gives the same bytes: every archive entry carries
+# the commit's time (SOURCE_DATE_EPOCH).
+DIST ?= dist
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
+DISTENV = SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)
+
+.PHONY: dist mcpb dist-check notices docker
+
+dist: ## release archives (linux, darwin, windows on amd64 and arm64) and their SHA-256 checksums in dist/
+	$(DISTENV) $(GO) run ./scripts/dist -version $(VERSION) -out $(DIST) archives
+
+mcpb: dist ## the Claude Desktop bundle (.mcpb) and the MCP registry entry (server.json) in dist/ (needs node and npm)
+	cd packaging/mcpb && npm ci --ignore-scripts --no-audit --no-fund
+	$(DISTENV) $(GO) run ./scripts/dist -version $(VERSION) -out $(DIST) mcpb
+
+dist-check: mcpb ## check the artifacts: checksums, the host's archive run, the bundle started as Claude Desktop starts it, the same bytes again, server.json against the registry's schema
+	$(DISTENV) MEMORY_MCP_DIST=$(abspath $(DIST)) MEMORY_MCP_VERSION=$(VERSION) $(GO) test -count=1 -timeout 30m ./scripts/dist/
+
+notices: ## regenerate THIRD_PARTY_NOTICES.md from the modules linked into the binary
+	$(GO) run ./scripts/dist notices
+
+docker: ## build the container image memory-mcp:$(VERSION) (needs a Docker engine)
+	docker build --build-arg VERSION=$(VERSION) -t memory-mcp:$(VERSION) .

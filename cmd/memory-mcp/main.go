@@ -14,7 +14,7 @@
 //	memory-mcp erase [flags]     remove stored content for good (humans only)
 //	memory-mcp gc [flags]        purge memories forgotten, retracted or expired past the grace period
 //	memory-mcp verify [flags]    check every stored row against its provenance stamp
-//	memory-mcp version           print the version
+//	memory-mcp version           print the version (also --version)
 package main
 
 import (
@@ -46,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd := "stdio"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	} else if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		cmd = "version"
 	}
 	switch cmd {
 	case "version":
@@ -149,7 +151,7 @@ commands:
             version against its provenance stamp; lists the rows that do not
             match (by id) and fails if any; --json; --trust-unstamped first
             stamps the rows written before stamps, trusting them as they are
-  version   print the version
+  version   print the version (also --version)
   help      print this text
 
 Run "memory-mcp stdio -h" for the flags; every flag can also be set in the
