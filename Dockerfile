@@ -2,19 +2,20 @@
 # release archives (make dist) on a distroless base with no shell.
 #
 #   make docker                      # docker build --build-arg VERSION=... -t memory-mcp:VERSION .
-#   docker run -i --rm -v memory-mcp-data:/data memory-mcp:VERSION
+#   docker run --rm -v memory-mcp-data:/data memory-mcp:VERSION token add --agent-id me --seniority mid
+#   docker run -d -p 127.0.0.1:8080:8080 -v memory-mcp-data:/data memory-mcp:VERSION
 #
-# The second command serves MCP over stdio (-i keeps stdin open), which is how
-# an MCP client starts it: "command": "docker", "args": ["run", "-i", "--rm",
-# "-v", "memory-mcp-data:/data", "-e", "MEMORY_MCP_AGENT_ID=me", "memory-mcp:VERSION"].
-# The data directory is the volume /data and never part of the image, so a
-# new image keeps the memory. Flags follow the image name ("memory-mcp:VERSION
-# stdio --seniority senior"); settings can also be given with -e MEMORY_MCP_*.
-#
-# Default command: stdio. Once the team server exists ("memory-mcp serve",
-# MCP over HTTP for many agents), the default becomes serve: CMD ["serve"],
-# with its listen address on 0.0.0.0 inside the container, and an EXPOSE of
-# its port; stdio stays available as "docker run -i ... memory-mcp stdio".
+# The default command is the team server (memory-mcp serve, MCP over HTTP at
+# /mcp and the review page at /ui), listening on every address inside the
+# container and answering requests for localhost: publish its port on the
+# host's loopback as above, or set MEMORY_MCP_ALLOWED_HOSTS to the name
+# clients use behind a reverse proxy. Callers bring a bearer token made by
+# the first command (printed once). stdio stays available for a client that
+# starts the container itself: "command": "docker", "args": ["run", "-i",
+# "--rm", "-v", "memory-mcp-data:/data", "-e", "MEMORY_MCP_AGENT_ID=me",
+# "memory-mcp:VERSION", "stdio"]. The data directory is the volume /data and
+# never part of the image, so a new image keeps the memory. Settings can
+# also be given with -e MEMORY_MCP_*.
 #
 # The build runs on the builder's own platform and cross-compiles for the
 # target's (docker buildx build --platform linux/amd64,linux/arm64 ...).
@@ -37,8 +38,9 @@ COPY --from=build /src/LICENSE /src/THIRD_PARTY_NOTICES.md /src/README.md /usr/s
 # Owned by the image's user (nonroot, 65532): a new named volume takes this
 # ownership, so the server can create memory.db in it.
 COPY --from=build --chown=65532:65532 /out/data /data
-ENV MEMORY_MCP_DATA_DIR=/data
+ENV MEMORY_MCP_DATA_DIR=/data MEMORY_MCP_ADDR=0.0.0.0:8080 MEMORY_MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1
 VOLUME /data
+EXPOSE 8080
 USER nonroot
 ENTRYPOINT ["/usr/local/bin/memory-mcp"]
-CMD ["stdio"]
+CMD ["serve"]

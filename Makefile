@@ -12,14 +12,15 @@ build: ## build bin/memory-mcp
 run: build ## build and serve MCP over stdio on the default data directory
 	./$(BIN) stdio
 
-test: ## unit, storage, end-to-end and multi-process tests
+test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing)
 	$(GO) test ./...
 
 .PHONY: chromium screenshots
 
-chromium: ## install Debian's Chromium, which the review page's browser test drives, unless one is on PATH (needs root and apt)
+chromium: ## install Debian's Chromium, which the review page's browser test drives, unless one is on PATH (apt, as root or through sudo)
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
-		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+		{ sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); $$sudo apt-get update && \
+		  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
 screenshots: chromium ## run the review page's browser test and keep a screenshot of every page in bin/screenshots
 	UI_SCREENSHOTS=$(CURDIR)/bin/screenshots $(GO) test -count=1 -run '^TestReviewPageInABrowser$$' ./cmd/memory-mcp
