@@ -114,6 +114,9 @@ type Conflict struct {
 	NewerFact    *Fact `json:"newer_fact,omitempty"`
 	OlderVersion int   `json:"older_version,omitempty"`
 	NewerVersion int   `json:"newer_version,omitempty"`
+	// Decided: someone decided it, rather than the rules finding or
+	// settling it (facts).
+	Decided bool `json:"decided,omitempty"`
 }
 
 // ConflictQuery selects conflicts to list.

@@ -383,9 +383,43 @@ func TestParseRiskTiers(t *testing.T) {
 		{sam, "memory_block_create", `{"shared":false}`, memory.RiskLow},
 		{sam, "write_note", `{"promote":true}`, memory.RiskMedium},
 		{sam, "a_tool_with_no_rule", `{}`, memory.RiskHigh},
+		{sam, "resolve_conflict", `{"id":"cf_1","keep":"newer"}`, memory.RiskLow},
+		{sam, "resolve_conflict", `{"id":"fcf_1","keep":"Newer"}`, memory.RiskHigh},
+		{sam, "resolve_conflict", `{"id":" fcf_1","keep":"older"}`, memory.RiskHigh},
+		{sam, "resolve_conflict", `{"id":"fcf_1","keep":" BOTH "}`, memory.RiskLow},
 	} {
 		if got, rule := r.Classify(tt.who, tt.tool, []byte(tt.args)); got != tt.want {
 			t.Errorf("Classify(%s, %s %s) = %s (%s), want %s", tt.who.AgentID, tt.tool, tt.args, got, rule, tt.want)
 		}
+	}
+}
+
+// A write that repeats what is there (a fact republished as it stands, or
+// one another fact already says) writes nothing: nothing is held for a
+// human or queued for review, and its log line says so.
+func TestRepeatIsNeitherHeldNorQueued(t *testing.T) {
+	a := newApprovals(t)
+	if _, _, err := a.call(olive, "", "publish_fact", policy); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.call(sam, "", "publish_fact", policy); err != nil {
+		t.Fatalf("a senior agent republishing the policy as it stands: %v", err)
+	}
+	again := policy
+	again.FactID = "policy-secrets-2"
+	if _, _, err := a.call(sam, "", "publish_fact", again); err != nil {
+		t.Fatalf("a senior agent publishing the policy under another id: %v", err)
+	}
+	adr := factArgs{FactID: "adr-1", Content: "One SQLite file.", Category: "adr"}
+	a.call(sam, "", "publish_fact", adr)
+	a.call(sam, "", "publish_fact", adr)
+	if l := a.list(olive, ""); len(l) != 1 || l[0].Ref != "adr-1" {
+		t.Fatalf("requests = %+v, want only the first adr's review", l)
+	}
+	if out := a.outcomes(); out[memory.WriteOutcomeHeld] != 0 || out[memory.WriteOutcomeUnchanged] != 2 || out[memory.WriteOutcomeDuplicate] != 1 {
+		t.Fatalf("outcomes = %v", out)
+	}
+	if _, err := a.fact("policy-secrets-2"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("the repeat under another id was stored: %v", err)
 	}
 }

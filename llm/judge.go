@@ -50,7 +50,9 @@ func NewJudge(chat ChatFunc, timeout time.Duration) memory.ContradictionJudge {
 			reason = reason[:200]
 		}
 		if reply.Contradicts && reply.Same {
-			return memory.Judgement{}, fmt.Errorf("model judged the statements both contradictory and the same")
+			// Both at once is no reading at all: it counts as unsure, and
+			// the rules decide this pair (the other pairs are still asked).
+			reply.Contradicts, reply.Same, reply.Score = false, false, 0
 		}
 		return memory.Judgement{Contradicts: reply.Contradicts, Same: reply.Same, Score: reply.Score, Reason: string(reason)}, nil
 	}

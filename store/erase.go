@@ -283,14 +283,34 @@ func (e *erasure) unlinkSuperseded(ctx context.Context) (int, error) {
 }
 
 // conflicts removes the recorded contradictions either side of which goes
-// (they quote its values), and the erased memories' claims.
+// (they quote its values), and the erased memories' claims; by text, also
+// the conflicts whose values or reason (a decider's words, a model's)
+// quote it.
 func (e *erasure) conflicts(ctx context.Context) (int, error) {
 	if _, err := e.exec(ctx, "delete claims", `DELETE FROM memory_claims WHERE memory_pk IN
 		(SELECT pk FROM memories WHERE id IN (SELECT value FROM json_each(?)))`, jsonList(e.memories)); err != nil {
 		return 0, err
 	}
-	return e.exec(ctx, "delete conflicts", `DELETE FROM memory_conflicts WHERE older_id IN (SELECT value FROM json_each(?1))
+	n, err := e.exec(ctx, "delete conflicts", `DELETE FROM memory_conflicts WHERE older_id IN (SELECT value FROM json_each(?1))
 		OR newer_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories))
+	if err != nil || !e.textual {
+		return n, err
+	}
+	for _, t := range []struct{ table, whose string }{
+		{"memory_conflicts", byAgent("agent_id")},
+		{"fact_conflicts", "?2 = ''"}, // a fact's conflicts belong to no agent: an agent selector leaves them
+	} {
+		ids, err := e.textIDs(ctx, `SELECT id FROM `+t.table+` WHERE `+quotes("reason", "older_value", "newer_value")+` AND `+t.whose)
+		if err != nil {
+			return 0, err
+		}
+		m, err := e.exec(ctx, "delete conflicts quoting the text", `DELETE FROM `+t.table+` WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+		if err != nil {
+			return 0, err
+		}
+		n += m
+	}
+	return n, nil
 }
 
 // memoryRows deletes the memories, their vectors with them; the triggers

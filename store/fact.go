@@ -68,7 +68,10 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 	}
 	_, words := memory.DedupKeys(w.Content)
 	claims := memory.ClaimKeys(w.Content)
-	judged := s.judged(ctx, w)
+	var judged []judgedClash
+	if !s.standsAs(ctx, w) { // a model is slow: not asked about a write that changes nothing
+		judged = s.judged(ctx, w)
+	}
 	out := memory.FactPublished{Outcome: memory.WriteOutcomeStored}
 	err = s.db.Update(ctx, func(tx *Tx) error {
 		f := memory.Fact{ID: w.FactID, Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
@@ -123,7 +126,9 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		}
 		f.MarkSuperseded()
 		started := time.Now()
-		out.Conflicts, err = tx.checkFact(ctx, id, f, claims, judged, now)
+		conflicts, err := tx.checkFact(ctx, id, f, claims, judged, now)
+		// What someone decided both hold of is not news to the writer.
+		out.Conflicts = slices.DeleteFunc(conflicts, func(c memory.Conflict) bool { return c.Resolution != memory.ConflictOpen })
 		CallFrom(ctx).spent("contradiction", time.Since(started))
 		if err != nil {
 			return err
@@ -135,6 +140,16 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		return memory.FactPublished{}, err
 	}
 	return out, nil
+}
+
+// standsAs reports whether w names an active fact that already stands as
+// w would write it (the transaction checks again).
+func (s *FactService) standsAs(ctx context.Context, w memory.FactWrite) bool {
+	if w.FactID == "" {
+		return false
+	}
+	f, err := s.Get(ctx, w.FactID)
+	return err == nil && f.Active() && f.Content == w.Content && f.Category == w.Category && slices.Equal(f.Tags, w.Tags)
 }
 
 // repeat settles a publish that says nothing new, and reports whether it
@@ -156,19 +171,30 @@ func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st
 		return true, nil
 	}
 	started := time.Now()
-	dup, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.words_key = ? AND v.category = ?
-		AND v.retracted_at IS NULL AND v.fact_id <> ? ORDER BY v.updated_at DESC LIMIT 1`, words, w.Category, id), false)
+	rows, err := tx.query(ctx, snapshotColumns+` FROM snapshot v WHERE v.words_key = ? AND v.category = ?
+		AND v.retracted_at IS NULL AND v.fact_id <> ? ORDER BY v.updated_at DESC LIMIT 8`, words, w.Category, id)
+	if err != nil {
+		return false, fmt.Errorf("find duplicate fact: %w", err)
+	}
+	same, err := scanFacts(rows, false)
 	CallFrom(ctx).spent("dedup", time.Since(started))
+	if err != nil {
+		return false, fmt.Errorf("find duplicate fact: %w", err)
+	}
+	// A fact marked superseded says what no longer holds: saying it again
+	// restates it, and is stored.
+	same = slices.DeleteFunc(same, func(f memory.Fact) bool { return f.SupersededBy != "" })
+	var dup memory.Fact
 	tier := "words"
-	if errors.Is(err, sql.ErrNoRows) {
+	if len(same) > 0 {
+		dup = same[0]
+	} else {
 		// The semantic tier: an active fact of the category the model
 		// judged says the same in other words.
 		if dup, err = judgedFact(ctx, tx, w, judged); err != nil || dup.ID == "" {
 			return false, err
 		}
 		tier = dedupTierModel
-	} else if err != nil {
-		return false, fmt.Errorf("find duplicate fact: %w", err)
 	}
 	out.Fact, out.Outcome = dup, memory.WriteOutcomeDuplicate
 	if call := CallFrom(ctx); call != nil {

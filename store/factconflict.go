@@ -84,21 +84,64 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 		clashing = append(clashing, older.ID)
 		out = append(out, conflict)
 	}
-	// The conflicts of the earlier version that this one no longer has.
-	_, err := tx.exec(ctx, `UPDATE fact_conflicts SET resolution = 'both_hold', resolved_at = ?, resolved_by = ?, reason = ?
-		WHERE resolution = 'open' AND (older_id = ?4 OR newer_id = ?4)
-		AND (CASE WHEN older_id = ?4 THEN newer_id ELSE older_id END) NOT IN (SELECT value FROM json_each(?5))`,
-		nanos(now), who.Principal(), fmt.Sprintf("fact %s version %d no longer contradicts it", f.ID, f.Version), f.ID, jsonList(clashing))
-	if err != nil {
-		return nil, fmt.Errorf("settle fact conflicts: %w", err)
+	if err := tx.settleStale(ctx, who, f, clashing, now); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// recordFactConflict records that fact newer contradicts fact older, open,
-// and returns it with both facts. A pair has one conflict whichever of the
-// two was written last: a clash found again reopens it, unless someone said
-// both hold of the same two values.
+// settleStale settles the open conflicts of fact f's earlier version that
+// its new version no longer has, each tested again against the other fact
+// by the rules (not only among the facts the claims lookup brought, which
+// it bounds). A model's finding is left open: only the model, or someone
+// deciding, can say it is gone.
+func (tx *Tx) settleStale(ctx context.Context, who memory.Identity, f memory.Fact, clashing []string, now time.Time) error {
+	rows, err := tx.query(ctx, factConflictColumns+` WHERE c.resolution = 'open' AND c.kind <> 'model' AND (c.older_id = ?1 OR c.newer_id = ?1)`, f.ID)
+	if err != nil {
+		return fmt.Errorf("read fact conflicts: %w", err)
+	}
+	var open []memory.Conflict
+	for rows.Next() {
+		c, err := scanFactConflict(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		open = append(open, c)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, c := range open {
+		other := c.OlderID
+		if other == f.ID {
+			other = c.NewerID
+		}
+		if slices.Contains(clashing, other) {
+			continue
+		}
+		o, err := scanFact(tx.queryRow(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id = ?`, other), false)
+		if err != nil {
+			return fmt.Errorf("read fact %s: %w", other, err)
+		}
+		if _, still := memory.Contradicts(o.Content, f.Content); still && o.Active() {
+			continue
+		}
+		if _, err := tx.exec(ctx, `UPDATE fact_conflicts SET resolution = 'both_hold', resolved_at = ?, resolved_by = ?, reason = ?
+			WHERE id = ?`, nanos(now), who.Principal(), fmt.Sprintf("fact %s version %d no longer contradicts it", f.ID, f.Version), c.ID); err != nil {
+			return fmt.Errorf("settle fact conflict: %w", err)
+		}
+	}
+	return nil
+}
+
+// recordFactConflict records that fact newer, just written, contradicts
+// fact older, open, and returns it with both facts. A pair has one
+// conflict, whichever of the two was written last, and keeps the
+// orientation it was found in (a decision to keep the newer names the same
+// fact however often either is republished): a clash found again brings
+// its versions and values up to date and reopens it, unless someone
+// decided both hold of the same two values.
 func (tx *Tx) recordFactConflict(ctx context.Context, who memory.Identity, older, newer memory.Fact, c memory.Clash, now time.Time) (memory.Conflict, error) {
 	prev, err := scanFactConflict(tx.queryRow(ctx, factConflictColumns+` WHERE (c.older_id = ?1 AND c.newer_id = ?2)
 		OR (c.older_id = ?2 AND c.newer_id = ?1)`, older.ID, newer.ID))
@@ -119,16 +162,20 @@ func (tx *Tx) recordFactConflict(ctx context.Context, who memory.Identity, older
 	case err != nil:
 		return memory.Conflict{}, fmt.Errorf("read fact conflict: %w", err)
 	default:
-		same := prev.Kind == c.Kind && prev.Slot == c.Slot && (prev.OlderValue == c.Older && prev.NewerValue == c.Newer ||
-			prev.OlderValue == c.Newer && prev.NewerValue == c.Older)
-		reopen := prev.Resolution != memory.ConflictBothHold || !same
-		_, err = tx.exec(ctx, `UPDATE fact_conflicts SET older_id = ?, older_version = ?, newer_id = ?, newer_version = ?, kind = ?,
+		if prev.OlderID != older.ID { // found the other way round: the row's orientation stays
+			older, newer = newer, older
+			c.Older, c.Newer = c.Newer, c.Older
+		}
+		same := prev.Kind == c.Kind && prev.Slot == c.Slot && prev.OlderValue == c.Older && prev.NewerValue == c.Newer
+		reopen := !(prev.Resolution == memory.ConflictBothHold && prev.Decided && same)
+		_, err = tx.exec(ctx, `UPDATE fact_conflicts SET older_version = ?, newer_version = ?, kind = ?,
 			slot = ?, older_value = ?, newer_value = ?, detected_at = ?, detected_by = ?,
-			resolution = CASE WHEN ?11 THEN 'open' ELSE resolution END,
-			resolved_at = CASE WHEN ?11 THEN NULL ELSE resolved_at END,
-			resolved_by = CASE WHEN ?11 THEN NULL ELSE resolved_by END,
-			reason = CASE WHEN ?11 THEN ?13 ELSE reason END WHERE id = ?12`,
-			older.ID, older.Version, newer.ID, newer.Version, c.Kind, nullString(c.Slot, c.Slot != ""),
+			resolution = CASE WHEN ?9 THEN 'open' ELSE resolution END,
+			resolved_at = CASE WHEN ?9 THEN NULL ELSE resolved_at END,
+			resolved_by = CASE WHEN ?9 THEN NULL ELSE resolved_by END,
+			decided = CASE WHEN ?9 THEN 0 ELSE decided END,
+			reason = CASE WHEN ?9 THEN ?11 ELSE reason END WHERE id = ?10`,
+			older.Version, newer.Version, c.Kind, nullString(c.Slot, c.Slot != ""),
 			nullString(c.Older, c.Older != ""), nullString(c.Newer, c.Newer != ""), nanos(now), who.Principal(), reopen, prev.ID,
 			nullString(c.Why, c.Why != ""))
 		if err != nil {
@@ -195,7 +242,7 @@ func (tx *Tx) settleFactConflicts(ctx context.Context, who memory.Identity, id, 
 }
 
 const factConflictColumns = `SELECT c.id, c.older_id, c.older_version, c.newer_id, c.newer_version, c.kind, c.slot,
-	c.older_value, c.newer_value, c.resolution, c.detected_at, c.detected_by, c.resolved_at, c.resolved_by, c.reason
+	c.older_value, c.newer_value, c.resolution, c.detected_at, c.detected_by, c.resolved_at, c.resolved_by, c.reason, c.decided
 	FROM fact_conflicts c`
 
 func scanFactConflict(row interface{ Scan(...any) error }) (memory.Conflict, error) {
@@ -204,7 +251,7 @@ func scanFactConflict(row interface{ Scan(...any) error }) (memory.Conflict, err
 	var detected int64
 	var resolved sql.NullInt64
 	err := row.Scan(&c.ID, &c.OlderID, &c.OlderVersion, &c.NewerID, &c.NewerVersion, &c.Kind, &slot, &ov, &nv,
-		&c.Resolution, &detected, &c.DetectedBy, &resolved, &by, &reason)
+		&c.Resolution, &detected, &c.DetectedBy, &resolved, &by, &reason, &c.Decided)
 	c.Slot, c.OlderValue, c.NewerValue, c.ResolvedBy, c.Reason = slot.String, ov.String, nv.String, by.String, reason.String
 	c.DetectedAt, c.ResolvedAt = fromNanos(detected), fromNullNanos(resolved)
 	return c, err
@@ -324,7 +371,7 @@ func (s *FactService) ResolveConflict(ctx context.Context, id string, keep memor
 				}
 			}
 		}
-		if _, err := tx.exec(ctx, `UPDATE fact_conflicts SET resolution = ?, resolved_at = ?, resolved_by = ?, reason = ? WHERE id = ?`,
+		if _, err := tx.exec(ctx, `UPDATE fact_conflicts SET resolution = ?, resolved_at = ?, resolved_by = ?, reason = ?, decided = 1 WHERE id = ?`,
 			keep, nanos(now), who.Principal(), why, id); err != nil {
 			return fmt.Errorf("resolve fact conflict: %w", err)
 		}
@@ -345,7 +392,8 @@ func newConflictID(prefix string) (string, error) {
 
 // fillFactKeys is migration 0014's Go step: the words key of every fact and
 // the claims of every active one. The conflicts already standing among
-// them are left to be found when one of them is next published.
+// them are found when one of them next changes (republishing a fact as it
+// stands changes nothing and checks nothing).
 func fillFactKeys(ctx context.Context, tx *Tx) error {
 	type row struct {
 		id, content string

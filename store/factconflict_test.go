@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -211,8 +212,9 @@ func TestResolveFactConflict(t *testing.T) {
 	// Both hold of these two values: a new version with the same clash
 	// leaves the decision.
 	p = publish(t, facts, as(junior), memory.FactWrite{FactID: "backup-2", Content: "Backups run at 03:00.", Category: memory.FactConvention, Tags: []string{"ops"}})
-	if len(p.Conflicts) != 1 || p.Conflicts[0].Resolution != memory.ConflictBothHold {
-		t.Fatalf("a new tag after both hold: %+v", p.Conflicts)
+	held, _ := facts.Conflicts(as(junior), memory.ConflictQuery{Resolutions: []memory.ConflictResolution{memory.ConflictBothHold}})
+	if len(p.Conflicts) != 0 || len(held) != 1 || held[0].ID != c.ID || !held[0].Decided {
+		t.Fatalf("a new tag after both hold: returned %+v, both hold %+v", p.Conflicts, held)
 	}
 }
 
@@ -257,5 +259,155 @@ func TestFactGateMigrationKeysEarlierFacts(t *testing.T) {
 	}
 	if p := publish(t, facts, as(senior), memory.FactWrite{FactID: "standup-2", Content: "Standup is at 10:00.", Category: memory.FactProcedure}); len(p.Conflicts) != 1 {
 		t.Fatalf("a contradiction of a fact from before the upgrade: %+v", p)
+	}
+}
+
+// A conflict settled because a version stopped clashing reopens when a
+// later version clashes again: only someone's decision that both hold
+// outlasts the same clash.
+func TestFactConflictReopensAfterSettling(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	publish(t, facts, ctx, memory.FactWrite{FactID: "a", Content: "The deploy window is on Friday.", Category: memory.FactProcedure})
+	c := publish(t, facts, ctx, memory.FactWrite{FactID: "b", Content: "The deploy window is on Tuesday.", Category: memory.FactProcedure}).Conflicts[0]
+	publish(t, facts, ctx, memory.FactWrite{FactID: "b", Content: "Deploys need a reviewer.", Category: memory.FactProcedure})
+	again := publish(t, facts, ctx, memory.FactWrite{FactID: "b", Content: "The deploy window is on Tuesday.", Category: memory.FactProcedure})
+	if len(again.Conflicts) != 1 || again.Conflicts[0].ID != c.ID || again.Conflicts[0].Resolution != memory.ConflictOpen {
+		t.Fatalf("the same clash after it was settled: %+v", again.Conflicts)
+	}
+}
+
+// Settling looks at every open conflict of the fact, not only those the
+// claims lookup brings back (it is bounded): republishing one of many facts
+// that all clash leaves its conflicts open.
+func TestFactConflictsStayOpenPastTheLookupBound(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	for i := range 18 {
+		publish(t, facts, ctx, memory.FactWrite{FactID: fmt.Sprintf("p%d", i), Content: fmt.Sprintf("The API port is %d.", 8000+i), Category: memory.FactADR})
+	}
+	publish(t, facts, ctx, memory.FactWrite{FactID: "p0", Content: "The API port is 8000.", Category: memory.FactADR, Tags: []string{"api"}})
+	cs, err := facts.Conflicts(ctx, memory.ConflictQuery{Resolutions: []memory.ConflictResolution{memory.ConflictBothHold}})
+	if err != nil || len(cs) != 0 {
+		t.Fatalf("conflicts settled though they still clash: %d, %v", len(cs), err)
+	}
+}
+
+// A conflict keeps the orientation it was found in: republishing the older
+// fact does not make it the newer, so keeping the newer keeps the fact it
+// named when found.
+func TestFactConflictKeepsItsOrientation(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	publish(t, facts, ctx, memory.FactWrite{FactID: "a", Content: "Standup is at 9:30.", Category: memory.FactProcedure})
+	c := publish(t, facts, ctx, memory.FactWrite{FactID: "b", Content: "Standup is at 10:00.", Category: memory.FactProcedure}).Conflicts[0]
+	re := publish(t, facts, ctx, memory.FactWrite{FactID: "a", Content: "Standup is at 9:30.", Category: memory.FactProcedure, Tags: []string{"daily"}})
+	if len(re.Conflicts) != 1 || re.Conflicts[0].OlderID != "a" || re.Conflicts[0].NewerID != "b" || re.Conflicts[0].OlderVersion != 2 ||
+		re.Conflicts[0].OlderValue != c.OlderValue {
+		t.Fatalf("after the older fact was republished: %+v", re.Conflicts)
+	}
+	got, err := facts.ResolveConflict(as(human), c.ID, memory.ConflictNewerWins, "")
+	if err != nil || got.OlderFact.Active() || !got.NewerFact.Active() || got.NewerID != "b" {
+		t.Fatalf("keeping the newer: %+v, %v", got, err)
+	}
+}
+
+// A conflict the model found is not settled by a version the rules cannot
+// read: only the model, or someone deciding, can say it is gone.
+func TestModelFactConflictOutlastsARepublish(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	failing := false
+	facts.Judge = func(_ context.Context, older, newer string) (memory.Judgement, error) {
+		if failing {
+			return memory.Judgement{}, fmt.Errorf("the model is down")
+		}
+		return memory.Judgement{Contradicts: strings.Contains(newer, "Paris") && strings.Contains(older, "Lyon"), Score: 0.95, Reason: "moved"}, nil
+	}
+	ctx := as(senior)
+	publish(t, facts, ctx, memory.FactWrite{FactID: "office", Content: "The office is in Lyon.", Category: memory.FactOther})
+	p := publish(t, facts, ctx, memory.FactWrite{FactID: "office-2", Content: "The office moved to Paris.", Category: memory.FactOther})
+	if len(p.Conflicts) != 1 || p.Conflicts[0].Kind != memory.ConflictModel {
+		t.Fatalf("the model's finding: %+v", p.Conflicts)
+	}
+	failing = true
+	publish(t, facts, ctx, memory.FactWrite{FactID: "office-2", Content: "The office moved to Paris.", Category: memory.FactOther, Tags: []string{"hq"}})
+	cs, _ := facts.Conflicts(ctx, memory.ConflictQuery{})
+	if len(cs) != 1 || cs[0].ID != p.Conflicts[0].ID {
+		t.Fatalf("open conflicts after a republish the model could not judge: %+v", cs)
+	}
+}
+
+// A fact marked superseded is not what a new fact repeats: saying it again
+// restates it. A stale expected_version is refused even when the write
+// would change nothing.
+func TestFactRepeatOfSupersededAndStaleVersion(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	ctx := as(senior)
+	publish(t, facts, ctx, memory.FactWrite{FactID: "logs-old", Content: "Logs go to Splunk.", Category: memory.FactADR,
+		Tags: []string{memory.SupersededTagPrefix + "logs-new"}})
+	if p := publish(t, facts, ctx, memory.FactWrite{FactID: "logs-back", Content: "Logs go to Splunk.", Category: memory.FactADR}); p.Outcome != memory.WriteOutcomeStored {
+		t.Fatalf("restating a superseded fact: %+v", p)
+	}
+	stale := 0
+	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "logs-back", Content: "Logs go to Splunk.", Category: memory.FactADR, ExpectedVersion: &stale}); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Fatalf("an unchanged publish with a stale expected_version: %v", err)
+	}
+	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "logs-dup", Content: "logs go to splunk", Category: memory.FactADR, ExpectedVersion: &stale}); err != nil {
+		t.Fatalf("a duplicate with expected_version 0 (it does not exist): %v", err)
+	}
+}
+
+// The model's paraphrase is a repeat only within the category, of an
+// active fact that is not superseded.
+func TestModelJudgedFactDuplicate(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	asked := 0
+	facts.Judge = func(_ context.Context, older, newer string) (memory.Judgement, error) {
+		asked++
+		return memory.Judgement{Same: true, Score: 0.95, Reason: "a paraphrase"}, nil
+	}
+	ctx := as(senior)
+	publish(t, facts, ctx, memory.FactWrite{FactID: "cafe", Content: "The office cafe opens at nine.", Category: memory.FactOther})
+	if p := publish(t, facts, ctx, memory.FactWrite{Content: "The office cafe starts serving at nine.", Category: memory.FactOther}); p.Outcome != memory.WriteOutcomeDuplicate || p.ID != "cafe" {
+		t.Fatalf("a paraphrase in the category: %+v", p)
+	}
+	if p := publish(t, facts, ctx, memory.FactWrite{FactID: "cafe-adr", Content: "The office cafe serves from nine.", Category: memory.FactADR}); p.Outcome != memory.WriteOutcomeStored {
+		t.Fatalf("a paraphrase in another category: %+v", p)
+	}
+	before := asked
+	if p := publish(t, facts, ctx, memory.FactWrite{FactID: "cafe", Content: "The office cafe opens at nine.", Category: memory.FactOther}); p.Outcome != memory.WriteOutcomeUnchanged {
+		t.Fatalf("republished as it stands: %+v", p)
+	}
+	if asked != before {
+		t.Fatalf("the model was asked %d times about a write that changes nothing", asked-before)
+	}
+}
+
+// Erasing a text takes the conflicts whose reason quotes it, though both
+// facts stay: a decider's words are stored content too.
+func TestEraseConflictReasonQuotingTheText(t *testing.T) {
+	db, _ := openDB(t)
+	facts := store.NewFactService(db)
+	publish(t, facts, as(senior), memory.FactWrite{FactID: "pin", Content: "The door pin is 1111.", Category: memory.FactOther})
+	c := publish(t, facts, as(senior), memory.FactWrite{FactID: "pin-2", Content: "The door pin is 2222.", Category: memory.FactOther}).Conflicts[0]
+	if _, err := facts.ResolveConflict(as(human), c.ID, memory.ConflictBothHold, "front door hunter2, back door the other"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := store.NewMemoryService(db, nil).Erase(as(human), memory.ErasureRequest{Contains: "hunter2", Reason: "a secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM fact_conflicts WHERE reason LIKE '%hunter2%'`).Scan(&n); err != nil || n != 0 || rep.Counts[memory.ErasedConflicts] != 1 {
+		t.Fatalf("conflicts quoting the text: %d left, report %+v, %v", n, rep.Counts, err)
+	}
+	if _, err := facts.Get(as(human), "pin"); err != nil {
+		t.Fatalf("a fact that does not quote the text went: %v", err)
 	}
 }

@@ -186,13 +186,23 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 // here and its approval request written instead; one to be reviewed is
 // queued with it.
 func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
+	if c.Approval != nil && (c.Outcome == memory.WriteOutcomeDuplicate || c.Outcome == memory.WriteOutcomeUnchanged) {
+		// It repeated what is there: nothing for a human to approve or
+		// review (a repeat's count stands, as anyone's repeat's would).
+		if c.holds() {
+			if _, err := tx.sql.ExecContext(ctx, `RELEASE held_write`); err != nil {
+				return fmt.Errorf("hold: %w", err)
+			}
+		}
+		c.Approval = nil
+	}
 	if c.holds() {
 		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 		c.Outcome, c.Reason, c.Ref = memory.WriteOutcomeHeld, "", ""
 	}
-	if c.Approval != nil && c.Outcome != memory.WriteOutcomeDuplicate {
+	if c.Approval != nil {
 		id, err := tx.insertApproval(ctx, c)
 		if err != nil {
 			return err

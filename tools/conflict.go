@@ -119,7 +119,11 @@ func renderConflicts(cs []memory.Conflict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "conflicts (%d):\n\n%s\n", len(cs), memory.DataDirective)
 	for _, c := range cs {
-		fmt.Fprintf(&b, "\n- %s (%s, agent %s, %s)\n", c.ID, c.Resolution, c.AgentID, conflictLine(c))
+		whose := "agent " + c.AgentID
+		if c.Subject == memory.ConflictOfFacts {
+			whose = "organisational facts"
+		}
+		fmt.Fprintf(&b, "\n- %s (%s, %s, %s)\n", c.ID, c.Resolution, whose, conflictLine(c))
 		for _, e := range []*memory.Entry{c.Older, c.Newer} {
 			if e != nil {
 				head, id, content := renderEntry(*e)

@@ -42,6 +42,10 @@ CREATE TABLE fact_conflicts (
     resolved_at   INTEGER,
     resolved_by   TEXT,
     reason        TEXT,
+    -- 1: someone decided it (resolve_conflict); 0: found, or settled
+    -- because a version no longer clashes. A decision that both hold
+    -- outlasts republishing the same clash; a settlement does not.
+    decided       INTEGER NOT NULL DEFAULT 0,
     UNIQUE (older_id, newer_id),
     CHECK ((resolution = 'open') = (resolved_at IS NULL))
 );
