@@ -94,7 +94,7 @@ func JWT(ctx context.Context, o OAuth) (AuthenticateFunc, error) {
 		o.JWKSURL = u
 	}
 	keys := &keySet{url: o.JWKSURL, client: o.Client, now: o.Now}
-	if _, err := keys.key(ctx, "\x00"); err != nil && !isInvalid(err) {
+	if err := keys.load(ctx); err != nil {
 		return nil, err
 	}
 	parser := jwt.NewParser(jwt.WithValidMethods(algorithms), jwt.WithIssuer(o.Issuer), jwt.WithAudience(o.Audience),
@@ -149,11 +149,6 @@ func tokenError(err error) error {
 		return invalidToken("the token has no expiry (exp)")
 	}
 	return invalidToken("the token is not valid")
-}
-
-func isInvalid(err error) bool {
-	var bad *Error
-	return errors.As(err, &bad)
 }
 
 // missingScopes lists the scopes of want that the token's scope claim (a

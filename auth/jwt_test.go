@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -118,6 +119,13 @@ func TestJWTConfiguration(t *testing.T) {
 	if _, err := ParseClaimMap("agent_id=sub,role=admin"); err == nil || !strings.Contains(err.Error(), `unknown identity field "role"`) {
 		t.Fatalf("a bad claim map: %v", err)
 	}
+}
+
+// isInvalid reports whether err refuses the credential (rather than being
+// the server's own failure).
+func isInvalid(err error) bool {
+	var bad *Error
+	return errors.As(err, &bad)
 }
 
 func FuzzParseJWKS(f *testing.F) {
