@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -218,11 +219,16 @@ func (m ClaimMap) identity(claims jwt.MapClaims) (memory.Identity, error) {
 
 // discoverJWKS finds the issuer's key set URL in its metadata: OAuth 2.0
 // Authorization Server Metadata (RFC 8414), else OpenID Connect discovery.
-// The metadata must name the configured issuer (RFC 8414 section 3.3).
+// The metadata must name the issuer exactly as configured (RFC 8414
+// section 3.3), since every token's iss is compared with it exactly.
 func discoverJWKS(ctx context.Context, client *http.Client, issuer string) (string, error) {
+	urls, err := metadataURLs(issuer)
+	if err != nil {
+		return "", err
+	}
 	var errs []error
-	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-		b, err := getJSON(ctx, client, issuer+path)
+	for _, u := range urls {
+		b, err := getJSON(ctx, client, u)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -232,16 +238,30 @@ func discoverJWKS(ctx context.Context, client *http.Client, issuer string) (stri
 			JWKSURI string `json:"jwks_uri"`
 		}
 		if err := json.Unmarshal(b, &meta); err != nil {
-			errs = append(errs, fmt.Errorf("%s%s: %w", issuer, path, err))
+			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
 		}
-		if strings.TrimSuffix(meta.Issuer, "/") != issuer {
-			return "", fmt.Errorf("%s%s names issuer %q, not %q", issuer, path, meta.Issuer, issuer)
+		if meta.Issuer != issuer {
+			return "", fmt.Errorf("%s names issuer %q, not %q: set oauth-issuer to the issuer exactly as its tokens' iss claim "+
+				"names it (a trailing / included)", u, meta.Issuer, issuer)
 		}
 		if meta.JWKSURI == "" {
-			return "", fmt.Errorf("%s%s names no jwks_uri: set oauth-jwks-url", issuer, path)
+			return "", fmt.Errorf("%s names no jwks_uri: set oauth-jwks-url", u)
 		}
 		return meta.JWKSURI, nil
 	}
 	return "", fmt.Errorf("find the issuer's keys (set oauth-jwks-url to skip this): %w", errors.Join(errs...))
+}
+
+// metadataURLs are where the issuer's metadata may be: RFC 8414 inserts
+// its well-known path between the host and the issuer's path, OpenID
+// Connect discovery appends its own to the path; both drop the path's
+// terminating "/" first.
+func metadataURLs(issuer string) ([]string, error) {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("oauth-issuer %q is not an issuer URL such as https://id.example.com", issuer)
+	}
+	origin, path := u.Scheme+"://"+u.Host, strings.TrimSuffix(u.EscapedPath(), "/")
+	return []string{origin + "/.well-known/oauth-authorization-server" + path, origin + path + "/.well-known/openid-configuration"}, nil
 }

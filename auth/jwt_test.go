@@ -144,3 +144,41 @@ func FuzzParseJWKS(f *testing.F) {
 		}
 	})
 }
+
+// TestJWTDiscovery: the issuer's metadata is found where RFC 8414 puts it
+// (the well-known path before the issuer's path), else where OpenID Connect
+// discovery does (after it), and the issuer is compared exactly as
+// configured: one whose identifier ends in "/" (Auth0's do) authenticates.
+func TestJWTDiscovery(t *testing.T) {
+	claims, _ := ParseClaimMap("")
+	for _, tt := range []struct {
+		name, path string
+		discovery  authtest.Discovery
+	}{
+		{"RFC 8414, at the root", "", authtest.RFC8414},
+		{"RFC 8414, an issuer ending in /", "/", authtest.RFC8414},
+		{"RFC 8414, an issuer with a path", "/tenant", authtest.RFC8414},
+		{"RFC 8414, a path ending in /", "/tenant/", authtest.RFC8414},
+		{"OpenID Connect, an issuer with a path", "/realms/team", authtest.OpenIDConnect},
+		{"OpenID Connect, an issuer ending in /", "/", authtest.OpenIDConnect},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			iss := authtest.NewIssuerAt(t, tt.path, tt.discovery)
+			authn, err := JWT(context.Background(), OAuth{Issuer: iss.URL, Audience: "aud", Claims: claims})
+			if err != nil {
+				t.Fatal(err)
+			}
+			token := iss.Token(t, jwt.MapClaims{"iss": iss.URL, "aud": "aud", "sub": "ann", "exp": time.Now().Add(time.Hour).Unix()})
+			if who, err := authn(context.Background(), token); err != nil || who.AgentID != "ann" {
+				t.Fatalf("a token of issuer %s: %+v, %v", iss.URL, who, err)
+			}
+		})
+	}
+	// Configured without the "/" its tokens carry, the issuer would refuse
+	// every token: the server does not start, and says what the issuer is.
+	iss := authtest.NewIssuerAt(t, "/", authtest.RFC8414)
+	_, err := JWT(context.Background(), OAuth{Issuer: strings.TrimSuffix(iss.URL, "/"), Audience: "aud"})
+	if err == nil || !strings.Contains(err.Error(), `names issuer "`+iss.URL+`"`) {
+		t.Fatalf("an issuer configured without its trailing /: %v", err)
+	}
+}

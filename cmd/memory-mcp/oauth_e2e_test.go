@@ -66,3 +66,21 @@ func TestServeOAuth(t *testing.T) {
 		}
 	}
 }
+
+// TestServeOAuthIssuerAsConfigured: an issuer whose identifier ends in "/"
+// (Auth0's do) is kept exactly as configured: its tokens authenticate, and
+// the protected-resource metadata names it as its tokens do.
+func TestServeOAuthIssuerAsConfigured(t *testing.T) {
+	iss := authtest.NewIssuerAt(t, "/", authtest.RFC8414)
+	const audience = "https://memory.example.com/mcp"
+	h := serveHTTPIn(t, "", "--auth", "oauth", "--oauth-issuer", iss.URL, "--oauth-audience", audience)
+	status, body := h.get(t, "/.well-known/oauth-protected-resource/mcp")
+	var meta struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if json.Unmarshal([]byte(body), &meta); status != 200 || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != iss.URL {
+		t.Fatalf("metadata: %d %s, want the issuer %s", status, body, iss.URL)
+	}
+	p := h.connect(t, iss.Token(t, jwt.MapClaims{"iss": iss.URL, "aud": audience, "sub": "ann", "exp": time.Now().Add(time.Hour).Unix()}), options{})
+	p.ok("remember", map[string]any{"content": "Signed in through an issuer whose name ends in a slash."}, nil)
+}
