@@ -117,7 +117,7 @@ func JWT(ctx context.Context, o OAuth) (AuthenticateFunc, error) {
 			return memory.Identity{}, tokenError(err)
 		}
 		if missing := missingScopes(claims, o.Scopes); len(missing) > 0 {
-			return memory.Identity{}, &Error{Code: "insufficient_scope", Description: "the token lacks scope " + strings.Join(missing, " ")}
+			return memory.Identity{}, insufficientScope(missing)
 		}
 		return o.Claims.identity(claims)
 	}, nil
