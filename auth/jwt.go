@@ -152,20 +152,11 @@ func tokenError(err error) error {
 	return invalidToken("the token is not valid")
 }
 
-// missingScopes lists the scopes of want that the token's scope claim (a
-// space-separated string, or scp as a list) lacks.
+// missingScopes lists the scopes of want that the token grants in neither
+// scope (RFC 8693 and RFC 9068: one space-separated string) nor scp (a
+// list for some issuers, a space-separated string for Azure AD).
 func missingScopes(claims jwt.MapClaims, want []string) []string {
-	var have []string
-	if s, ok := claims["scope"].(string); ok {
-		have = strings.Fields(s)
-	}
-	if list, ok := claims["scp"].([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				have = append(have, s)
-			}
-		}
-	}
+	have := append(scopes(claims["scope"]), scopes(claims["scp"])...)
 	var missing []string
 	for _, s := range want {
 		if !slices.Contains(have, s) {
@@ -173,6 +164,23 @@ func missingScopes(claims jwt.MapClaims, want []string) []string {
 		}
 	}
 	return missing
+}
+
+// scopes reads a scope claim, a space-separated string or a list of strings.
+func scopes(claim any) []string {
+	switch v := claim.(type) {
+	case string:
+		return strings.Fields(v)
+	case []any:
+		var list []string
+		for _, s := range v {
+			if s, ok := s.(string); ok {
+				list = append(list, s)
+			}
+		}
+		return list
+	}
+	return nil
 }
 
 // identity maps the token's claims to the caller: an agent id it must
