@@ -114,7 +114,7 @@ func JWT(ctx context.Context, o OAuth) (AuthenticateFunc, error) {
 			return k.key, nil
 		})
 		if err != nil {
-			return memory.Identity{}, tokenError(err)
+			return memory.Identity{}, tokenError(err, claims)
 		}
 		if missing := missingScopes(claims, o.Scopes); len(missing) > 0 {
 			return memory.Identity{}, insufficientScope(missing)
@@ -123,9 +123,9 @@ func JWT(ctx context.Context, o OAuth) (AuthenticateFunc, error) {
 	}, nil
 }
 
-// tokenError says why a JWT was refused, without quoting it. A failure to
-// reach the issuer's keys is the server's, not the caller's.
-func tokenError(err error) error {
+// tokenError says why a JWT with claims was refused, without quoting it. A
+// failure to reach the issuer's keys is the server's, not the caller's.
+func tokenError(err error, claims jwt.MapClaims) error {
 	var bad *Error
 	switch {
 	case errors.As(err, &bad):
@@ -147,9 +147,26 @@ func tokenError(err error) error {
 	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
 		return invalidToken("the token is from another issuer")
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return invalidToken("the token has no expiry (exp)")
+		return invalidToken(missingClaim(claims))
 	}
 	return invalidToken("the token is not valid")
+}
+
+// missingClaim says which required claim the token lacks, which the
+// parser's error says only in its text.
+func missingClaim(claims jwt.MapClaims) string {
+	exp, _ := claims.GetExpirationTime()
+	aud, _ := claims.GetAudience()
+	iss, _ := claims.GetIssuer()
+	switch {
+	case exp == nil:
+		return "the token has no expiry (exp)"
+	case len(aud) == 0 || len(aud) == 1 && aud[0] == "":
+		return "the token names no audience (aud)"
+	case iss == "":
+		return "the token names no issuer (iss)"
+	}
+	return "the token lacks a required claim"
 }
 
 // missingScopes lists the scopes of want that the token grants in neither
