@@ -20,8 +20,15 @@ import (
 // returns the status, the response's headers and its body.
 func (h *httpServe) post(t testing.TB, body string, headers ...string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	return h.send(t, http.MethodPost, h.url, body, append([]string{"Content-Type", "application/json"}, headers...)...)
+}
+
+// send sends a request of method to url with body and headers (name, value
+// pairs; Host sets the request's host) and returns the status, the
+// response's headers and its body.
+func (h *httpServe) send(t testing.TB, method, url, body string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for i := 0; i+1 < len(headers); i += 2 {
 		if headers[i] == "Host" {
@@ -111,7 +118,8 @@ func TestServeRefusesBadRequests(t *testing.T) {
 
 // TestServeSessionsBelongToTheirCaller: a session id is no credential: a
 // caller naming another caller's session is answered as if it did not
-// exist, for a request, a notification stream or its end.
+// exist, for a request, a notification stream or its end. A DELETE naming
+// no session is refused 400.
 func TestServeSessionsBelongToTheirCaller(t *testing.T) {
 	h := serveHTTPIn(t, "")
 	ann, bob := "Bearer "+h.token("--agent-id", "ann", "--seniority", "mid"), "Bearer "+h.token("--agent-id", "bob", "--seniority", "mid")
@@ -144,6 +152,16 @@ func TestServeSessionsBelongToTheirCaller(t *testing.T) {
 	}
 	if status, _, _ := h.post(t, list, "Authorization", ann, server.HeaderKeySessionID, sid, "MCP-Protocol-Version", "2025-11-25"); status != 200 {
 		t.Fatalf("ann's session after bob's attempts: %d", status)
+	}
+	// A DELETE ends the session it names, and one naming none is the
+	// client's mistake, whichever older revision it speaks.
+	for _, rev := range []string{"2025-11-25", ""} {
+		if status, _, body := h.send(t, http.MethodDelete, h.url, "", "Authorization", ann, "MCP-Protocol-Version", rev); status != 400 || !strings.Contains(body, "Mcp-Session-Id") {
+			t.Fatalf("a DELETE naming no session (revision %q): %d %q, want 400 saying what to send", rev, status, body)
+		}
+	}
+	if status, _, body := h.send(t, http.MethodDelete, h.url, "", "Authorization", ann, server.HeaderKeySessionID, sid, "MCP-Protocol-Version", "2025-11-25"); status != 200 {
+		t.Fatalf("ann ends her session: %d %q", status, body)
 	}
 }
 
