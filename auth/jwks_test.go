@@ -109,27 +109,51 @@ func TestKeySetFailingIssuer(t *testing.T) {
 	}
 }
 
+// check checks token with ctx, and sends the outcome on the channel it returns.
+func (f *keySetFixture) check(ctx context.Context, token string) <-chan error {
+	outcome := make(chan error, 1)
+	go func() { _, err := f.authn(ctx, token); outcome <- err }()
+	return outcome
+}
+
+// hang holds the key set and, once minRefresh has passed, checks a token
+// naming kid with ctx: the fetch that starts hangs until release. It returns
+// once the fetch has reached the issuer, with the fetches counted before it
+// and the check's outcome to come.
+func (f *keySetFixture) hang(t *testing.T, ctx context.Context, kid string) (before int, release func(), outcome <-chan error) {
+	t.Helper()
+	release = f.iss.HoldKeySet()
+	t.Cleanup(release)
+	f.clock.advance(minRefresh + time.Second)
+	before = f.iss.Fetches()
+	outcome = f.check(ctx, f.unknown(t, kid))
+	waitFor(t, "the fetch reached the issuer", func() bool { return f.iss.Fetches() > before })
+	return before, release, outcome
+}
+
+// soon returns the outcome of a check, failing the test when there is none
+// within a generous while (a hung fetch never ends by itself).
+func soon(t *testing.T, what string, outcome <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-outcome:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: still waiting for the key set", what)
+		return nil
+	}
+}
+
 // TestKeySetCancelledRequest: a request that goes away while it waits for
 // the key set neither cancels the fetch nor lets the next token fetch
 // again; the fetch completes, and its keys serve the tokens after it.
 func TestKeySetCancelledRequest(t *testing.T) {
 	f := newKeySetFixture(t)
-	release := f.iss.HoldKeySet()
-	defer release()
-	f.clock.advance(minRefresh + time.Second)
-	before := f.iss.Fetches()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := f.authn(ctx, f.unknown(t, "r2")); done <- err }()
-	waitFor(t, "the fetch reached the issuer", func() bool { return f.iss.Fetches() > before })
+	before, release, outcome := f.hang(t, ctx, "r2")
 	cancel()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("a cancelled request was served")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a cancelled request still waits for the key set")
+	if err := soon(t, "a cancelled request", outcome); err == nil {
+		t.Fatal("a cancelled request was served")
 	}
 	f.iss.PublishRSA("r2", f.other) // the issuer rotated: the fetch under way will bring r2
 	release()
@@ -149,26 +173,12 @@ func TestKeySetCancelledRequest(t *testing.T) {
 // set is fresh or due to be fetched again.
 func TestKeySetKnownKeysDoNotWait(t *testing.T) {
 	f := newKeySetFixture(t)
-	release := f.iss.HoldKeySet()
-	defer release()
-	f.clock.advance(minRefresh + time.Second)
-	before := f.iss.Fetches()
-	go f.authn(context.Background(), f.unknown(t, "made-up"))
-	waitFor(t, "the fetch reached the issuer", func() bool { return f.iss.Fetches() > before })
-	verifies := func(what string) {
-		t.Helper()
-		verified := make(chan error, 1)
-		go func() { _, err := f.authn(context.Background(), f.valid(t)); verified <- err }()
-		select {
-		case err := <-verified:
-			if err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-		case <-time.After(5 * time.Second): // the hung fetch never ends by itself
-			t.Fatalf("%s: a token signed with a known key waits for a fetch of the key set", what)
-		}
+	f.hang(t, context.Background(), "made-up")
+	if err := soon(t, "fresh keys", f.check(context.Background(), f.valid(t))); err != nil {
+		t.Fatalf("fresh keys: %v", err)
 	}
-	verifies("fresh keys")
 	f.clock.advance(maxAge)
-	verifies("keys due to be fetched again")
+	if err := soon(t, "keys due to be fetched again", f.check(context.Background(), f.valid(t))); err != nil {
+		t.Fatalf("keys due to be fetched again: %v", err)
+	}
 }
