@@ -4,8 +4,11 @@
 // request's context (memory.WithIdentity) before any handler runs, so that
 // tools, resources and prompts act as that caller, and no argument of theirs
 // can claim another. A request without a credential, or with one that does
-// not hold, is answered 401 with a WWW-Authenticate challenge (RFC 6750);
-// what a valid caller may not do is for the tools to refuse (EFORBIDDEN).
+// not hold, is answered 401 with a WWW-Authenticate challenge (RFC 6750); a
+// token that holds but lacks a scope the server requires, 403 with
+// error="insufficient_scope" (RFC 6750 section 3.1), so that its client can
+// ask for one that has it; what a valid caller may not do is for the tools
+// to refuse (EFORBIDDEN).
 package auth
 
 import (
@@ -29,11 +32,18 @@ type AuthenticateFunc func(ctx context.Context, credential string) (memory.Ident
 type Error struct {
 	Code        string // RFC 6750: invalid_request, invalid_token or insufficient_scope
 	Description string
+	Status      int // the HTTP status to answer with; 0: 401 Unauthorized
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Description }
 
 func invalidToken(format string) *Error { return &Error{Code: "invalid_token", Description: format} }
+
+// insufficientScope refuses a token that lacks the scopes missing: 403,
+// since a token with them would be served (RFC 6750 section 3.1).
+func insufficientScope(missing []string) *Error {
+	return &Error{Code: "insufficient_scope", Description: "the token lacks scope " + strings.Join(missing, " "), Status: http.StatusForbidden}
+}
 
 // Challenge configures the WWW-Authenticate challenge of a refused request.
 type Challenge struct {
@@ -160,13 +170,18 @@ func bearer(h http.Header) (string, *Error) {
 	return credential, nil
 }
 
-// refuse answers 401 with the challenge; a request that sent no credential
-// at all (problem nil and no header) is told only where to get one.
+// refuse answers with the challenge, 401 unless problem says otherwise; a
+// request that sent no credential at all (problem nil) is told only where to
+// get one.
 func refuse(w http.ResponseWriter, ch Challenge, problem *Error) {
 	w.Header().Set("WWW-Authenticate", ch.header(problem))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusUnauthorized)
+	status := http.StatusUnauthorized
+	if problem != nil && problem.Status != 0 {
+		status = problem.Status
+	}
+	w.WriteHeader(status)
 	if problem == nil {
 		w.Write([]byte("this server needs a bearer token: send Authorization: Bearer <token>\n"))
 		return

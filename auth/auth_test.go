@@ -56,7 +56,7 @@ func TestChallenge(t *testing.T) {
 }
 
 // TestRequire: the identity reaches the handler; a refused credential is
-// 401 and never reaches it; a server failure is 503, not a pass; and a
+// 401 (403 for a missing scope) and never reaches it; a server failure is 503, not a pass; and a
 // credential withdrawn while a request runs ends that request.
 func TestRequire(t *testing.T) {
 	var revoked atomic.Bool
@@ -64,6 +64,8 @@ func TestRequire(t *testing.T) {
 		switch {
 		case c == "down":
 			return memory.Identity{}, errors.New("database is down")
+		case c == "narrow":
+			return memory.Identity{}, insufficientScope([]string{"memory"})
 		case c != "good":
 			return memory.Identity{}, invalidToken("unknown")
 		case revoked.Load():
@@ -72,7 +74,7 @@ func TestRequire(t *testing.T) {
 		return memory.Identity{AgentID: "ann", Seniority: memory.SeniorityMid}, nil
 	}
 	var logged []string
-	h := Require(authn, Challenge{Realm: "t"}, 20*time.Millisecond, func(msg string, _ ...any) { logged = append(logged, msg) },
+	h := Require(authn, Challenge{Realm: "t", Scopes: []string{"memory"}}, 20*time.Millisecond, func(msg string, _ ...any) { logged = append(logged, msg) },
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			who, _ := memory.IdentityFrom(r.Context())
 			if r.URL.Path == "/stream" {
@@ -102,6 +104,9 @@ func TestRequire(t *testing.T) {
 	}
 	if w := do("/", ""); w.Code != 401 || strings.Contains(w.Header().Get("WWW-Authenticate"), "error=") {
 		t.Fatalf("none: %d %v", w.Code, w.Header())
+	}
+	if w := do("/", "narrow"); w.Code != 403 || !strings.Contains(w.Header().Get("WWW-Authenticate"), `scope="memory", error="insufficient_scope"`) {
+		t.Fatalf("a token without the scope: %d %v", w.Code, w.Header())
 	}
 	if w := do("/", "down"); w.Code != 503 || len(logged) != 1 {
 		t.Fatalf("down: %d, logged %v", w.Code, logged)

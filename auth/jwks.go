@@ -135,64 +135,139 @@ func b64int(s string) (*big.Int, error) {
 
 // keySet is an issuer's keys, fetched from its JWKS URL and fetched again
 // when a token names a key id the set does not hold (the issuer rotated its
-// keys), at most once per minRefresh so that tokens naming made-up key ids
-// cannot make the server hammer the issuer.
+// keys) or the set is older than maxAge.
+//
+// A key id is read before any signature is checked, so anyone can send
+// tokens naming made-up ones, without a credential. Three rules keep that
+// from hammering the issuer or stalling the server: a fetch starts at most
+// once per minRefresh, counted from when it starts whatever comes of it (a
+// failure or a cancelled caller does not open the way to the next); a fetch
+// runs on its own, detached from the request that started it, with its own
+// time limit, and the checks that need it wait for that one fetch rather
+// than starting others; and a key the set holds is served at once, never
+// behind a fetch (a set due to be fetched again serves while it is).
 type keySet struct {
 	url    string
 	client *http.Client
 	now    func() time.Time
 
-	mu      sync.Mutex
-	keys    map[string]verifyKey
-	fetched time.Time
+	mu       sync.Mutex // guards what follows; never held over I/O
+	keys     map[string]verifyKey
+	fetched  time.Time // when keys were fetched
+	started  time.Time // when the last fetch started, whatever came of it
+	inFlight *fetch    // the fetch under way, if any
+}
+
+// fetch is one fetch of the key set, which every check that needs it waits for.
+type fetch struct {
+	done chan struct{}
+	err  error // set before done is closed
 }
 
 const (
-	minRefresh = 30 * time.Second
-	maxAge     = 10 * time.Minute // keys older than this are fetched again before use
-	maxJWKS    = 1 << 20
+	minRefresh   = 30 * time.Second
+	maxAge       = 10 * time.Minute // keys older than this are fetched again
+	fetchTimeout = 10 * time.Second
+	maxJWKS      = 1 << 20
 )
+
+// load fetches the set and waits for it: the first fetch, at start.
+func (s *keySet) load(ctx context.Context) error {
+	s.mu.Lock()
+	f := s.start(ctx)
+	s.mu.Unlock()
+	return f.wait(ctx)
+}
 
 // key returns the key with id kid ("" when the token names none: the set's
 // only key then).
 func (s *keySet) key(ctx context.Context, kid string) (verifyKey, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if k, ok := s.find(kid); ok && s.now().Sub(s.fetched) < maxAge {
+	k, found := find(s.keys, kid)
+	var f *fetch
+	if !found || s.now().Sub(s.fetched) >= maxAge {
+		f = s.start(ctx)
+	}
+	s.mu.Unlock()
+	if found {
 		return k, nil
 	}
-	if s.keys == nil || s.now().Sub(s.fetched) >= minRefresh {
-		if err := s.fetch(ctx); err != nil && s.keys == nil {
+	if f != nil {
+		if err := f.wait(ctx); err != nil {
 			return verifyKey{}, err
 		}
-	}
-	if k, ok := s.find(kid); ok {
-		return k, nil
+		s.mu.Lock()
+		k, found = find(s.keys, kid)
+		s.mu.Unlock()
+		if found {
+			return k, nil
+		}
 	}
 	return verifyKey{}, invalidToken(fmt.Sprintf("the token was signed with key %q, which the issuer's key set does not hold", kid))
 }
 
-func (s *keySet) find(kid string) (verifyKey, bool) {
-	if kid == "" && len(s.keys) == 1 {
-		for _, k := range s.keys {
+// start returns the fetch under way, or starts one if minRefresh has passed
+// since the last started; nil when neither. s.mu is held. The fetch takes
+// ctx's values but not its end: a caller that goes away does not cut short
+// what the other callers wait for.
+func (s *keySet) start(ctx context.Context) *fetch {
+	if s.inFlight != nil {
+		return s.inFlight
+	}
+	if !s.started.IsZero() && s.now().Sub(s.started) < minRefresh {
+		return nil
+	}
+	s.started = s.now()
+	f := &fetch{done: make(chan struct{})}
+	s.inFlight = f
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
+		defer cancel()
+		keys, err := s.get(ctx)
+		s.mu.Lock()
+		if err == nil {
+			s.keys, s.fetched = keys, s.now()
+		}
+		s.inFlight = nil
+		s.mu.Unlock()
+		f.err = err
+		close(f.done)
+	}()
+	return f
+}
+
+// wait waits for the fetch, or for ctx to end.
+func (f *fetch) wait(ctx context.Context) error {
+	select {
+	case <-f.done:
+		return f.err
+	case <-ctx.Done():
+		return fmt.Errorf("wait for the issuer's keys: %w", context.Cause(ctx))
+	}
+}
+
+// find returns the key of keys with id kid ("": the only key, if there is one).
+func find(keys map[string]verifyKey, kid string) (verifyKey, bool) {
+	if kid == "" && len(keys) == 1 {
+		for _, k := range keys {
 			return k, true
 		}
 	}
-	k, ok := s.keys[kid]
+	k, ok := keys[kid]
 	return k, ok && kid != ""
 }
 
-func (s *keySet) fetch(ctx context.Context) error {
+// get fetches and parses the key set.
+func (s *keySet) get(ctx context.Context) (map[string]verifyKey, error) {
 	b, err := getJSON(ctx, s.client, s.url)
 	if err != nil {
-		return fmt.Errorf("fetch the issuer's keys: %w", err)
+		return nil, fmt.Errorf("fetch the issuer's keys: %w", err)
 	}
 	keys, err := parseJWKS(b)
 	if err != nil {
-		return fmt.Errorf("the issuer's keys at %s: %w", s.url, err)
+		return nil, fmt.Errorf("the issuer's keys at %s: %w", s.url, err)
 	}
-	s.keys, s.fetched = keys, s.now()
-	return nil
+	return keys, nil
 }
 
 // getJSON fetches a small JSON document.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func JWT(ctx context.Context, o OAuth) (AuthenticateFunc, error) {
 		o.JWKSURL = u
 	}
 	keys := &keySet{url: o.JWKSURL, client: o.Client, now: o.Now}
-	if _, err := keys.key(ctx, "\x00"); err != nil && !isInvalid(err) {
+	if err := keys.load(ctx); err != nil {
 		return nil, err
 	}
 	parser := jwt.NewParser(jwt.WithValidMethods(algorithms), jwt.WithIssuer(o.Issuer), jwt.WithAudience(o.Audience),
@@ -113,18 +114,18 @@ func JWT(ctx context.Context, o OAuth) (AuthenticateFunc, error) {
 			return k.key, nil
 		})
 		if err != nil {
-			return memory.Identity{}, tokenError(err)
+			return memory.Identity{}, tokenError(err, claims)
 		}
 		if missing := missingScopes(claims, o.Scopes); len(missing) > 0 {
-			return memory.Identity{}, &Error{Code: "insufficient_scope", Description: "the token lacks scope " + strings.Join(missing, " ")}
+			return memory.Identity{}, insufficientScope(missing)
 		}
 		return o.Claims.identity(claims)
 	}, nil
 }
 
-// tokenError says why a JWT was refused, without quoting it. A failure to
-// reach the issuer's keys is the server's, not the caller's.
-func tokenError(err error) error {
+// tokenError says why a JWT with claims was refused, without quoting it. A
+// failure to reach the issuer's keys is the server's, not the caller's.
+func tokenError(err error, claims jwt.MapClaims) error {
 	var bad *Error
 	switch {
 	case errors.As(err, &bad):
@@ -146,30 +147,33 @@ func tokenError(err error) error {
 	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
 		return invalidToken("the token is from another issuer")
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return invalidToken("the token has no expiry (exp)")
+		return invalidToken(missingClaim(claims))
 	}
 	return invalidToken("the token is not valid")
 }
 
-func isInvalid(err error) bool {
-	var bad *Error
-	return errors.As(err, &bad)
+// missingClaim says which required claim the token lacks, which the
+// parser's error says only in its text.
+func missingClaim(claims jwt.MapClaims) string {
+	exp, _ := claims.GetExpirationTime()
+	aud, _ := claims.GetAudience()
+	iss, _ := claims.GetIssuer()
+	switch {
+	case exp == nil:
+		return "the token has no expiry (exp)"
+	case len(aud) == 0 || len(aud) == 1 && aud[0] == "":
+		return "the token names no audience (aud)"
+	case iss == "":
+		return "the token names no issuer (iss)"
+	}
+	return "the token lacks a required claim"
 }
 
-// missingScopes lists the scopes of want that the token's scope claim (a
-// space-separated string, or scp as a list) lacks.
+// missingScopes lists the scopes of want that the token grants in neither
+// scope (RFC 8693 and RFC 9068: one space-separated string) nor scp (a
+// list for some issuers, a space-separated string for Azure AD).
 func missingScopes(claims jwt.MapClaims, want []string) []string {
-	var have []string
-	if s, ok := claims["scope"].(string); ok {
-		have = strings.Fields(s)
-	}
-	if list, ok := claims["scp"].([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				have = append(have, s)
-			}
-		}
-	}
+	have := append(scopes(claims["scope"]), scopes(claims["scp"])...)
 	var missing []string
 	for _, s := range want {
 		if !slices.Contains(have, s) {
@@ -177,6 +181,23 @@ func missingScopes(claims jwt.MapClaims, want []string) []string {
 		}
 	}
 	return missing
+}
+
+// scopes reads a scope claim, a space-separated string or a list of strings.
+func scopes(claim any) []string {
+	switch v := claim.(type) {
+	case string:
+		return strings.Fields(v)
+	case []any:
+		var list []string
+		for _, s := range v {
+			if s, ok := s.(string); ok {
+				list = append(list, s)
+			}
+		}
+		return list
+	}
+	return nil
 }
 
 // identity maps the token's claims to the caller: an agent id it must
@@ -223,11 +244,16 @@ func (m ClaimMap) identity(claims jwt.MapClaims) (memory.Identity, error) {
 
 // discoverJWKS finds the issuer's key set URL in its metadata: OAuth 2.0
 // Authorization Server Metadata (RFC 8414), else OpenID Connect discovery.
-// The metadata must name the configured issuer (RFC 8414 section 3.3).
+// The metadata must name the issuer exactly as configured (RFC 8414
+// section 3.3), since every token's iss is compared with it exactly.
 func discoverJWKS(ctx context.Context, client *http.Client, issuer string) (string, error) {
+	urls, err := metadataURLs(issuer)
+	if err != nil {
+		return "", err
+	}
 	var errs []error
-	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-		b, err := getJSON(ctx, client, issuer+path)
+	for _, u := range urls {
+		b, err := getJSON(ctx, client, u)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -237,16 +263,30 @@ func discoverJWKS(ctx context.Context, client *http.Client, issuer string) (stri
 			JWKSURI string `json:"jwks_uri"`
 		}
 		if err := json.Unmarshal(b, &meta); err != nil {
-			errs = append(errs, fmt.Errorf("%s%s: %w", issuer, path, err))
+			errs = append(errs, fmt.Errorf("%s: %w", u, err))
 			continue
 		}
-		if strings.TrimSuffix(meta.Issuer, "/") != issuer {
-			return "", fmt.Errorf("%s%s names issuer %q, not %q", issuer, path, meta.Issuer, issuer)
+		if meta.Issuer != issuer {
+			return "", fmt.Errorf("%s names issuer %q, not %q: set oauth-issuer to the issuer exactly as its tokens' iss claim "+
+				"names it (a trailing / included)", u, meta.Issuer, issuer)
 		}
 		if meta.JWKSURI == "" {
-			return "", fmt.Errorf("%s%s names no jwks_uri: set oauth-jwks-url", issuer, path)
+			return "", fmt.Errorf("%s names no jwks_uri: set oauth-jwks-url", u)
 		}
 		return meta.JWKSURI, nil
 	}
 	return "", fmt.Errorf("find the issuer's keys (set oauth-jwks-url to skip this): %w", errors.Join(errs...))
+}
+
+// metadataURLs are where the issuer's metadata may be: RFC 8414 inserts
+// its well-known path between the host and the issuer's path, OpenID
+// Connect discovery appends its own to the path; both drop the path's
+// terminating "/" first.
+func metadataURLs(issuer string) ([]string, error) {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("oauth-issuer %q is not an issuer URL such as https://id.example.com", issuer)
+	}
+	origin, path := u.Scheme+"://"+u.Host, strings.TrimSuffix(u.EscapedPath(), "/")
+	return []string{origin + "/.well-known/oauth-authorization-server" + path, origin + path + "/.well-known/openid-configuration"}, nil
 }

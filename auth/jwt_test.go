@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,9 @@ func TestJWT(t *testing.T) {
 			memory.Identity{AgentID: "ann", Seniority: memory.SenioritySenior, Autonomy: memory.AutonomyFull, Human: true}, ""},
 		{"expired", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"exp": now.Add(-time.Minute).Unix()})), memory.Identity{}, "expired"},
 		{"no expiry", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"exp": nil})), memory.Identity{}, "no expiry"},
+		{"no audience", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"aud": nil})), memory.Identity{}, "names no audience (aud)"},
+		{"an empty audience list", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"aud": []string{}})), memory.Identity{}, "names no audience (aud)"},
+		{"no issuer", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"iss": nil})), memory.Identity{}, "names no issuer (iss)"},
 		{"not yet valid", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"nbf": now.Add(time.Hour).Unix()})), memory.Identity{}, "not valid yet"},
 		{"wrong audience", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"aud": "https://other.example.com"})), memory.Identity{}, "another audience"},
 		{"wrong issuer", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"iss": "https://evil.example.com"})), memory.Identity{}, "another issuer"},
@@ -68,6 +72,12 @@ func TestJWT(t *testing.T) {
 		{"a key for another algorithm", authtest.Sign(t, jwt.SigningMethodRS384, rsaKey, "k1", base(nil)), memory.Identity{}, "its key is for RS256"},
 		{"an unknown key id", authtest.Sign(t, jwt.SigningMethodRS256, impostor, "r9", base(nil)), memory.Identity{}, `key "r9"`},
 		{"a missing scope", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"scope": "openid"})), memory.Identity{}, "lacks scope memory"},
+		{"scp as a space-separated string (Azure AD)", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"scope": nil, "scp": "openid memory"})),
+			memory.Identity{AgentID: "ann", Seniority: memory.SenioritySenior, Autonomy: memory.AutonomyFull, Human: true}, ""},
+		{"scp as a list", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"scope": nil, "scp": []string{"openid", "memory"}})),
+			memory.Identity{AgentID: "ann", Seniority: memory.SenioritySenior, Autonomy: memory.AutonomyFull, Human: true}, ""},
+		{"scp as a string without the scope", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"scope": nil, "scp": "openid memory.read"})),
+			memory.Identity{}, "lacks scope memory"},
 		{"no agent id", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"preferred_username": nil})), memory.Identity{}, "preferred_username claim is not an agent id"},
 		{"a bad seniority", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"seniority": "god"})), memory.Identity{}, "unknown seniority"},
 		{"a bad human flag", authtest.Sign(t, jwt.SigningMethodRS256, rsaKey, "k1", base(jwt.MapClaims{"staff": "yes"})), memory.Identity{}, "not true or false"},
@@ -120,6 +130,13 @@ func TestJWTConfiguration(t *testing.T) {
 	}
 }
 
+// isInvalid reports whether err refuses the credential (rather than being
+// the server's own failure).
+func isInvalid(err error) bool {
+	var bad *Error
+	return errors.As(err, &bad)
+}
+
 func FuzzParseJWKS(f *testing.F) {
 	f.Add([]byte(`{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}]}`))
 	f.Add([]byte(`{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"},{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}`))
@@ -135,4 +152,42 @@ func FuzzParseJWKS(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJWTDiscovery: the issuer's metadata is found where RFC 8414 puts it
+// (the well-known path before the issuer's path), else where OpenID Connect
+// discovery does (after it), and the issuer is compared exactly as
+// configured: one whose identifier ends in "/" (Auth0's do) authenticates.
+func TestJWTDiscovery(t *testing.T) {
+	claims, _ := ParseClaimMap("")
+	for _, tt := range []struct {
+		name, path string
+		discovery  authtest.Discovery
+	}{
+		{"RFC 8414, at the root", "", authtest.RFC8414},
+		{"RFC 8414, an issuer ending in /", "/", authtest.RFC8414},
+		{"RFC 8414, an issuer with a path", "/tenant", authtest.RFC8414},
+		{"RFC 8414, a path ending in /", "/tenant/", authtest.RFC8414},
+		{"OpenID Connect, an issuer with a path", "/realms/team", authtest.OpenIDConnect},
+		{"OpenID Connect, an issuer ending in /", "/", authtest.OpenIDConnect},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			iss := authtest.NewIssuerAt(t, tt.path, tt.discovery)
+			authn, err := JWT(context.Background(), OAuth{Issuer: iss.URL, Audience: "aud", Claims: claims})
+			if err != nil {
+				t.Fatal(err)
+			}
+			token := iss.Token(t, jwt.MapClaims{"iss": iss.URL, "aud": "aud", "sub": "ann", "exp": time.Now().Add(time.Hour).Unix()})
+			if who, err := authn(context.Background(), token); err != nil || who.AgentID != "ann" {
+				t.Fatalf("a token of issuer %s: %+v, %v", iss.URL, who, err)
+			}
+		})
+	}
+	// Configured without the "/" its tokens carry, the issuer would refuse
+	// every token: the server does not start, and says what the issuer is.
+	iss := authtest.NewIssuerAt(t, "/", authtest.RFC8414)
+	_, err := JWT(context.Background(), OAuth{Issuer: strings.TrimSuffix(iss.URL, "/"), Audience: "aud"})
+	if err == nil || !strings.Contains(err.Error(), `names issuer "`+iss.URL+`"`) {
+		t.Fatalf("an issuer configured without its trailing /: %v", err)
+	}
 }

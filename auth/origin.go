@@ -95,6 +95,48 @@ func (g *Guard) Wrap(next http.Handler) http.Handler {
 	})
 }
 
+// WrapCORS is Wrap for a route that pages on the allowed origins may call
+// from a browser (CORS). Their preflight (OPTIONS with
+// Access-Control-Request-Method), which never carries a credential, is
+// answered here, before authentication; every other answer to them, a
+// refusal included, says the page may read it. Wrap has refused the
+// requests, preflights included, of every other origin. The server's own
+// origin needs none of this, and pages on no other origin need reach the
+// review page, which is why it is never wrapped so.
+func (g *Guard) WrapCORS(next http.Handler) http.Handler {
+	return g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Add("Vary", "Origin")
+		origin := r.Header.Get("Origin")
+		if !g.allowed(origin) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
+		if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+		h.Set("Access-Control-Allow-Headers", corsRequestHeaders)
+		h.Set("Access-Control-Max-Age", "7200") // two hours, the most Chromium keeps a preflight
+		w.WriteHeader(http.StatusNoContent)
+	}))
+}
+
+// corsRequestHeaders are the headers a page may send: its credential, the
+// body's type, and MCP's own (revision 2026-07-28 requires Mcp-Method and
+// Mcp-Name on every POST).
+const corsRequestHeaders = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID"
+
+// allowed reports whether origin is one of the configured allowed origins.
+func (g *Guard) allowed(origin string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.origins[strings.ToLower(origin)]
+}
+
 // sameOrigin reports whether origin is the server's own as r reached it.
 func sameOrigin(origin string, r *http.Request) bool {
 	u, err := url.Parse(origin)

@@ -15,7 +15,8 @@ import (
 // its protected-resource metadata, names it in every challenge, and serves
 // a JWT access token from the configured issuer as the identity its claims
 // map to; an expired token, a token for another audience and an unsigned
-// one are refused with 401 and the reason.
+// one are refused with 401 and the reason, a token without a required scope
+// with 403 (insufficient_scope).
 func TestServeOAuth(t *testing.T) {
 	iss := authtest.NewIssuer(t)
 	const audience = "https://memory.example.com/mcp"
@@ -47,22 +48,50 @@ func TestServeOAuth(t *testing.T) {
 	}
 	call, proto := statelessCall("remember", map[string]any{"content": "x"})
 	for _, tt := range []struct {
-		name, token, want string
+		name, token string
+		status      int
+		want        []string // in the challenge or the body
 	}{
-		{"no token", "", `resource_metadata="https://memory.example.com/.well-known/oauth-protected-resource/mcp"`},
-		{"expired", iss.Token(t, claims(jwt.MapClaims{"exp": time.Now().Add(-time.Hour).Unix()})), "the token has expired"},
-		{"another audience", iss.Token(t, claims(jwt.MapClaims{"aud": "https://other.example.com"})), "another audience"},
-		{"unsigned", authtest.Sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", claims(nil)), "algorithm is not accepted"},
-		{"a missing scope", iss.Token(t, claims(jwt.MapClaims{"scope": "openid"})), "insufficient_scope"},
-		{"one of our own tokens", "mmcp_" + strings.Repeat("A", 43), "not a JWT"},
+		{"no token", "", 401, []string{`resource_metadata="https://memory.example.com/.well-known/oauth-protected-resource/mcp"`}},
+		{"expired", iss.Token(t, claims(jwt.MapClaims{"exp": time.Now().Add(-time.Hour).Unix()})), 401, []string{"the token has expired"}},
+		{"another audience", iss.Token(t, claims(jwt.MapClaims{"aud": "https://other.example.com"})), 401, []string{"another audience"}},
+		{"unsigned", authtest.Sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", claims(nil)), 401, []string{"algorithm is not accepted"}},
+		// RFC 6750 section 3.1: a token that holds but lacks a scope is
+		// forbidden, and the challenge names the scope to ask for.
+		{"a missing scope", iss.Token(t, claims(jwt.MapClaims{"scope": "openid"})), 403, []string{`error="insufficient_scope"`, `scope="memory"`}},
+		{"one of our own tokens", "mmcp_" + strings.Repeat("A", 43), 401, []string{"not a JWT"}},
 	} {
 		headers := proto
 		if tt.token != "" {
 			headers = append([]string{"Authorization", "Bearer " + tt.token}, proto...)
 		}
 		status, hdr, body := h.post(t, call, headers...)
-		if got := hdr.Get("WWW-Authenticate"); status != 401 || !strings.Contains(got+body, tt.want) || !strings.Contains(got, "resource_metadata=") {
-			t.Errorf("%s: %d %q %q, want 401 saying %q", tt.name, status, got, body, tt.want)
+		got := hdr.Get("WWW-Authenticate")
+		if status != tt.status || !strings.Contains(got, "resource_metadata=") {
+			t.Errorf("%s: %d %q %q, want %d with a challenge", tt.name, status, got, body, tt.status)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(got+body, want) {
+				t.Errorf("%s: %q %q, want it to say %q", tt.name, got, body, want)
+			}
 		}
 	}
+}
+
+// TestServeOAuthIssuerAsConfigured: an issuer whose identifier ends in "/"
+// (Auth0's do) is kept exactly as configured: its tokens authenticate, and
+// the protected-resource metadata names it as its tokens do.
+func TestServeOAuthIssuerAsConfigured(t *testing.T) {
+	iss := authtest.NewIssuerAt(t, "/", authtest.RFC8414)
+	const audience = "https://memory.example.com/mcp"
+	h := serveHTTPIn(t, "", "--auth", "oauth", "--oauth-issuer", iss.URL, "--oauth-audience", audience)
+	status, body := h.get(t, "/.well-known/oauth-protected-resource/mcp")
+	var meta struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if json.Unmarshal([]byte(body), &meta); status != 200 || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != iss.URL {
+		t.Fatalf("metadata: %d %s, want the issuer %s", status, body, iss.URL)
+	}
+	p := h.connect(t, iss.Token(t, jwt.MapClaims{"iss": iss.URL, "aud": audience, "sub": "ann", "exp": time.Now().Add(time.Hour).Unix()}), options{})
+	p.ok("remember", map[string]any{"content": "Signed in through an issuer whose name ends in a slash."}, nil)
 }

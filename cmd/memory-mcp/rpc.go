@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -34,19 +35,27 @@ type envelope struct {
 //     a flood of messages in one request is thereby one refusal;
 //   - a message whose strings are not text (invalid UTF-8, half a
 //     surrogate pair), which mcp-go would silently change (see textInput);
-//   - a session id the caller did not open (404, as for an unknown one).
+//   - a session id the caller did not open (404, as for an unknown one);
+//   - a DELETE, which ends a session, naming none (400; mcp-go would fail
+//     to end the session "" and answer 500). In 2026-07-28, which has no
+//     sessions, mcp-go answers every DELETE 405.
 //
 // A notification stream (a GET, or subscriptions/listen) is exempt from the
 // write timeout and is ended when the server stops.
 func rpc(max int64, streams *streams, sess *sessions, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ex := exchangeFrom(r.Context())
-		if id := r.Header.Get(server.HeaderKeySessionID); id != "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
+		id := r.Header.Get(server.HeaderKeySessionID)
+		if id != "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
 			who, _ := memory.IdentityFrom(r.Context())
 			if !sess.owns(id, who.AgentID) {
 				http.Error(w, "no such session: start a new one with initialize", http.StatusNotFound)
 				return
 			}
+		}
+		if id == "" && r.Method == http.MethodDelete && !mcp.IsModernProtocol(r.Header.Get(server.HeaderKeyProtocolVersion)) {
+			http.Error(w, "a DELETE ends a session: name it in the "+server.HeaderKeySessionID+" header", http.StatusBadRequest)
+			return
 		}
 		stream := r.Method == http.MethodGet
 		if r.Method == http.MethodPost {

@@ -137,13 +137,16 @@ func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 		server.WithDisableLocalhostProtection(true),
 	)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.guard.Wrap(protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
+	// Pages on the allowed origins may call /mcp, and read the metadata
+	// that says where to get a token for it, from a browser (CORS); the
+	// review page is same-origin only.
+	mux.Handle("/mcp", h.guard.WrapCORS(protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
 	if page := reviewPage(a); page != nil {
 		mux.Handle("/ui/", h.guard.Wrap(protect(caller(a, page))))
 	}
 	if cfg.Auth == authOAuth {
 		path, meta := resourceMetadata(cfg.OAuth)
-		mux.Handle(path, h.guard.Wrap(meta))
+		mux.Handle(path, h.guard.WrapCORS(meta))
 	}
 	probes := http.NewServeMux()
 	o.routes(probes, a)

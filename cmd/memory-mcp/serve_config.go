@@ -121,8 +121,9 @@ func serveSettings() []setting {
 			dur("auth-recheck", func(s *ServeConfig) *time.Duration { return &s.Recheck })},
 		{"session-idle", "serve: how long a session of protocol 2025-11-25 or older is kept without a request", constant("30m"),
 			dur("session-idle", func(s *ServeConfig) *time.Duration { return &s.SessionIdle })},
-		{"oauth-issuer", "serve, auth oauth: the authorization server whose access tokens are accepted (its iss claim)", constant(""),
-			func(c *Config, v string) error { c.Serve.OAuth.Issuer = strings.TrimSuffix(v, "/"); return nil }},
+		{"oauth-issuer", "serve, auth oauth: the authorization server whose access tokens are accepted, exactly as their iss claim " +
+			"names it (a trailing / included)", constant(""),
+			func(c *Config, v string) error { c.Serve.OAuth.Issuer = v; return nil }},
 		{"oauth-audience", "serve, auth oauth: the audience an access token must name (its aud claim)", constant(""),
 			func(c *Config, v string) error { c.Serve.OAuth.Audience = v; return nil }},
 		{"oauth-jwks-url", "serve, auth oauth: the issuer's key set; empty: jwks_uri from the issuer's metadata", constant(""),

@@ -20,8 +20,15 @@ import (
 // returns the status, the response's headers and its body.
 func (h *httpServe) post(t testing.TB, body string, headers ...string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	return h.send(t, http.MethodPost, h.url, body, append([]string{"Content-Type", "application/json"}, headers...)...)
+}
+
+// send sends a request of method to url with body and headers (name, value
+// pairs; Host sets the request's host) and returns the status, the
+// response's headers and its body.
+func (h *httpServe) send(t testing.TB, method, url, body string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for i := 0; i+1 < len(headers); i += 2 {
 		if headers[i] == "Host" {
@@ -111,7 +118,8 @@ func TestServeRefusesBadRequests(t *testing.T) {
 
 // TestServeSessionsBelongToTheirCaller: a session id is no credential: a
 // caller naming another caller's session is answered as if it did not
-// exist, for a request, a notification stream or its end.
+// exist, for a request, a notification stream or its end. A DELETE naming
+// no session is refused 400.
 func TestServeSessionsBelongToTheirCaller(t *testing.T) {
 	h := serveHTTPIn(t, "")
 	ann, bob := "Bearer "+h.token("--agent-id", "ann", "--seniority", "mid"), "Bearer "+h.token("--agent-id", "bob", "--seniority", "mid")
@@ -144,6 +152,16 @@ func TestServeSessionsBelongToTheirCaller(t *testing.T) {
 	}
 	if status, _, _ := h.post(t, list, "Authorization", ann, server.HeaderKeySessionID, sid, "MCP-Protocol-Version", "2025-11-25"); status != 200 {
 		t.Fatalf("ann's session after bob's attempts: %d", status)
+	}
+	// A DELETE ends the session it names, and one naming none is the
+	// client's mistake, whichever older revision it speaks.
+	for _, rev := range []string{"2025-11-25", ""} {
+		if status, _, body := h.send(t, http.MethodDelete, h.url, "", "Authorization", ann, "MCP-Protocol-Version", rev); status != 400 || !strings.Contains(body, "Mcp-Session-Id") {
+			t.Fatalf("a DELETE naming no session (revision %q): %d %q, want 400 saying what to send", rev, status, body)
+		}
+	}
+	if status, _, body := h.send(t, http.MethodDelete, h.url, "", "Authorization", ann, server.HeaderKeySessionID, sid, "MCP-Protocol-Version", "2025-11-25"); status != 200 {
+		t.Fatalf("ann ends her session: %d %q", status, body)
 	}
 }
 
@@ -198,23 +216,47 @@ func TestServeRevokedTokenMidSession(t *testing.T) {
 }
 
 // TestServeCutsOffSlowClients: a client that sends its headers slower than
-// read-header-timeout is disconnected, and others are served meanwhile.
+// read-header-timeout is disconnected, by that setting's time rather than a
+// default's, and others are served meanwhile.
 func TestServeCutsOffSlowClients(t *testing.T) {
-	h := serveHTTPIn(t, "", "--read-header-timeout", "500ms")
+	// The setting is 500ms; the cut must come within 5 s, room enough for a
+	// loaded machine and well short of the time limits that would cut the
+	// client if the setting were not applied (read-header-timeout's default,
+	// and read-timeout's, which stands in when none is set).
+	const setting, bound = 500 * time.Millisecond, 5 * time.Second
+	for _, s := range serveSettings() {
+		if d, err := time.ParseDuration(s.def()); (s.name == "read-header-timeout" || s.name == "read-timeout") && (err != nil || d < 2*bound) {
+			t.Fatalf("%s's default (%s) is too close to the bound (%s) to tell it from the setting", s.name, s.def(), bound)
+		}
+	}
+	h := serveHTTPIn(t, "", "--read-header-timeout", setting.String())
 	tok := h.token("--agent-id", "ann", "--seniority", "mid")
 	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(h.url, "http://"), "/mcp"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	type cut struct {
+		err   error
+		after time.Duration
+	}
+	cuts := make(chan cut, 1)
+	wrote := time.Now()
 	conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "))
+	go func() {
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, err := bufio.NewReader(conn).ReadString('\n')
+		cuts <- cut{err, time.Since(wrote)}
+	}()
 	p := h.connect(t, tok, options{})
 	p.ok("remember", map[string]any{"content": "Served while another client dawdles."}, nil)
-	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-	_, err = bufio.NewReader(conn).ReadString('\n')
+	c := <-cuts
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	if errors.As(c.err, &ne) && ne.Timeout() {
 		t.Fatal("the slow client is still connected")
+	}
+	if c.after > bound {
+		t.Fatalf("the slow client was cut off after %s, with read-header-timeout %s: the setting was not applied", c.after, setting)
 	}
 }
 
@@ -222,9 +264,14 @@ func TestServeCutsOffSlowClients(t *testing.T) {
 // loopback, and refuses to start on any other address.
 func TestServeAuthNone(t *testing.T) {
 	dir := t.TempDir()
-	err := run(context.Background(), []string{"serve", "--data-dir", dir, "--auth", "none", "--addr", "0.0.0.0:0"}, envOf(cleanEnv(dir)), nil, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "loopback") {
-		t.Fatalf("auth none on every interface: %v", err)
+	for _, addr := range []string{"0.0.0.0:0", ":8080", "[::]:0", "192.0.2.1:0"} {
+		// Were the address accepted, the server would serve until ctx ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := run(ctx, []string{"serve", "--data-dir", dir, "--auth", "none", "--addr", addr}, envOf(cleanEnv(dir)), nil, io.Discard, io.Discard)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "loopback") {
+			t.Fatalf("auth none on %s: %v", addr, err)
+		}
 	}
 	h := serveHTTPIn(t, dir, "--auth", "none", "--agent-id", "solo", "--seniority", "lead")
 	p := h.connect(t, "", options{})
