@@ -73,6 +73,7 @@ func serveHTTPIn(t testing.TB, dir string, args ...string) *httpServe {
 		}
 		select {
 		case err := <-done:
+			done <- err // for stop, which the cleanup runs
 			t.Fatalf("serve stopped before listening: %v\nstderr:\n%s", err, errw.String())
 		case <-time.After(10 * time.Millisecond):
 		}
