@@ -77,14 +77,32 @@ func sharedSpace(agent string) string   { return "s/" + agent }
 // embedder made. Memories with vectors from another embedder are counted, not
 // indexed: cosines between different embedders' vectors mean nothing, so they
 // are found by BM25 alone until `memory-mcp reindex`.
-func (x *Index) Load(ctx context.Context) (IndexStats, error) {
+func (x *Index) Load(ctx context.Context) (IndexStats, error) { return x.load(ctx, nil) }
+
+// LoadVectors rebuilds the index as Load does, but with the vectors vec
+// gives (by memory id; nil leaves a memory out) in place of the stored
+// ones: an index of vectors no memory carries yet, to measure an embedder
+// (a fine-tuned adapter) before it is deployed. Vectors must be the
+// index's embedder's.
+func (x *Index) LoadVectors(ctx context.Context, vec func(id string) []float32) (IndexStats, error) {
+	return x.load(ctx, vec)
+}
+
+// load is Load, with the vectors vec gives when it is not nil.
+func (x *Index) load(ctx context.Context, vec func(id string) []float32) (IndexStats, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	err := x.reload(ctx, vec)
+	return x.stats, err
+}
+
+// reload is load with both locks held.
+func (x *Index) reload(ctx context.Context, vec func(id string) []float32) error {
 	x.spaces, x.where = map[string]*space{}, map[string]string{}
 	x.stats = IndexStats{Foreign: map[string]int{}}
-	err := x.db.View(ctx, func(tx *Tx) error {
+	return x.db.View(ctx, func(tx *Tx) error {
 		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
 			return fmt.Errorf("read change feed: %w", err)
 		}
@@ -98,11 +116,17 @@ func (x *Index) Load(ctx context.Context) (IndexStats, error) {
 			if err != nil {
 				return err
 			}
+			if vec != nil {
+				v := vec(r.id)
+				if v == nil {
+					continue
+				}
+				r.vec, r.embedder = encodeVector(v), sql.NullString{String: x.emb.ID, Valid: true}
+			}
 			x.apply(r, true)
 		}
 		return rows.Err()
 	})
-	return x.stats, err
 }
 
 // Sync applies the memory changes committed since the last Load or Sync, by
