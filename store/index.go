@@ -34,6 +34,12 @@ type Index struct {
 	emb memory.Embedder
 	// Log receives warnings about stored vectors the index cannot use.
 	Log *slog.Logger
+	// Follow, if set, returns the embedder in force now over the index's
+	// base embedder. Sync calls it when the change feed says a fine-tuned
+	// adapter over that base was deployed or rolled back (the deployment
+	// swapped every stored vector), and from then on the index holds, and
+	// the memory service embeds with, the embedder it returns.
+	Follow func(ctx context.Context) (memory.Embedder, error)
 
 	syncMu sync.Mutex   // one Sync at a time
 	mu     sync.RWMutex // writers: apply; readers: queries
@@ -68,7 +74,11 @@ func NewIndex(db *DB, emb memory.Embedder) *Index {
 }
 
 // Embedder returns the embedder whose vectors the index holds.
-func (x *Index) Embedder() memory.Embedder { return x.emb }
+func (x *Index) Embedder() memory.Embedder {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.emb
+}
 
 func personalSpace(agent string) string { return "p/" + agent }
 func sharedSpace(agent string) string   { return "s/" + agent }
@@ -144,14 +154,24 @@ func (x *Index) Sync(ctx context.Context) error {
 			return nil
 		}
 		var ids []string
-		erased := false
+		erased, switched := false, false
 		for _, c := range changes {
 			switch c.Kind {
 			case memory.ChangeMemory:
 				ids = append(ids, c.Ref)
 			case memory.ChangeErase:
 				erased = true
+			case memory.ChangeEmbedder:
+				switched = switched || x.ownBase(c.Ref)
 			}
+		}
+		if switched && x.Follow != nil {
+			// The reload reads every vector and the feed's position anew,
+			// so it stands for the changes of this batch and any after.
+			if err := x.follow(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := x.refresh(ctx, ids); err != nil {
 			return err
@@ -163,6 +183,41 @@ func (x *Index) Sync(ctx context.Context) error {
 		}
 		x.seq = changes[len(changes)-1].Seq
 	}
+}
+
+// ownBase reports whether an embedder ID is over the same base embedder as
+// the index's.
+func (x *Index) ownBase(id string) bool {
+	mine, _ := memory.SplitEmbedderID(x.emb.ID)
+	theirs, _ := memory.SplitEmbedderID(id)
+	return mine == theirs
+}
+
+// follow switches to the embedder in force and reloads every vector;
+// syncMu must be held. An embedder Follow cannot make (a checkpoint that
+// fails its checks) leaves the old one, whose stored vectors are gone: the
+// memories are then found by keyword until the adapter is fixed or rolled
+// back, and the log says so.
+func (x *Index) follow(ctx context.Context) error {
+	emb, err := x.Follow(ctx)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	from := x.emb.ID
+	if err != nil {
+		x.Log.Error("the embedder in force cannot be loaded: memories are searched by keyword only until it can (see `memory-mcp finetune --rollback`)",
+			"embedder", from, "err", err)
+	} else {
+		x.emb = emb
+	}
+	if err := x.reload(ctx, nil); err != nil {
+		return err
+	}
+	x.Log.Info("embedder switched by a deployment", "from", from, "to", x.emb.ID, "memories", x.stats.Indexed)
+	for id, n := range x.stats.Foreign {
+		x.Log.Warn("memories embedded by another embedder are searched by keyword only until `memory-mcp reindex --missing`",
+			"count", n, "stored_embedder", id, "embedder", x.emb.ID)
+	}
+	return nil
 }
 
 // refresh re-reads memories ids from SQLite and brings the index in line.
