@@ -21,8 +21,10 @@ type Config struct {
 	// training for stage 4.
 	HoldOut float64
 	// Margin is stage 5's gate: an adapter is deployed only when its
-	// held-out Recall@10 beats the embedder in force by at least this much.
+	// held-out Recall@10 beats the embedder in force by at least this much,
 	Margin float64
+	// and the fused search's held-out Recall@10 falls by no more than this.
+	FusedDrop float64
 	// WordWeights weighs the offline embedder's words by how common they
 	// are in the documents (see wordWeights); no other embedder has words
 	// to weigh.
@@ -38,6 +40,7 @@ func DefaultConfig() Config {
 		MaxPairs:    8192,
 		HoldOut:     0.2,
 		Margin:      0.01,
+		FusedDrop:   0.01,
 		WordWeights: true,
 	}
 }
@@ -94,6 +97,9 @@ type Tuned struct {
 	// Passed says whether the adapter beat the embedder in force by the
 	// margin on the held-out pairs.
 	Passed bool
+
+	c    *corpus
+	base *vectors // the base embedder's
 }
 
 // Tune runs stages 2 to 4 in memory: it holds some pairs out, mines hard
@@ -108,6 +114,7 @@ func Tune(ctx context.Context, in Input, cfg Config, train bool, progress Progre
 	if err != nil {
 		return nil, err
 	}
+	out.c, out.base = c, base
 	out.Base = c.evaluate(base)
 	reference := out.Base
 	if in.InForce != nil {

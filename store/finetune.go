@@ -320,3 +320,30 @@ func (tx *Tx) swapStaged(ctx context.Context, id string) (int, error) {
 	}
 	return int(n), nil
 }
+
+// VectorCounts counts the memories not forgotten by the embedder that
+// made their vector ("" for none), and the vectors staged for a
+// deployment that has not landed.
+func (db *DB) VectorCounts(ctx context.Context) (byEmbedder map[string]int, staged int, err error) {
+	byEmbedder = map[string]int{}
+	err = db.View(ctx, func(tx *Tx) error {
+		rows, err := tx.sql.QueryContext(ctx, `SELECT coalesce(embedder, ''), count(*) FROM memories WHERE forgotten_at IS NULL GROUP BY 1`)
+		if err != nil {
+			return fmt.Errorf("count vectors: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var n int
+			if err := rows.Scan(&id, &n); err != nil {
+				return err
+			}
+			byEmbedder[id] = n
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memory_vectors_next`).Scan(&staged)
+	})
+	return byEmbedder, staged, err
+}
