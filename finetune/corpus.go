@@ -96,7 +96,13 @@ type vectors struct {
 
 // embed makes the vectors of the corpus with emb.
 func (c *corpus) embed(ctx context.Context, emb memory.Embedder, progress func(done, total int)) (*vectors, error) {
-	e := &embedder{emb: emb, total: len(c.docs) + 2*(len(c.train)+len(c.held)), progress: progress}
+	total := len(c.docs) + len(c.train) + len(c.held)
+	for _, p := range append(c.train[:len(c.train):len(c.train)], c.held...) {
+		if p.Positive != "" {
+			total++
+		}
+	}
+	e := &embedder{emb: emb, total: total, progress: progress}
 	v := &vectors{}
 	var err error
 	if v.docs, err = e.all(ctx, c.texts); err != nil {

@@ -166,8 +166,8 @@ func TestFineTuneGate(t *testing.T) {
 	if rep.Outcome != memory.FineTuneKeptOut || !strings.Contains(rep.Gate, "not 1.000 better") {
 		t.Fatalf("run under an impossible margin: %+v", rep)
 	}
-	f.svc.Config.Margin = -1
-	if rep := f.run(t, memory.FineTuneRequest{DryRun: true}); rep.Outcome != memory.FineTuneDryRun || rep.After != wordvec.ID {
+	if rep := f.run(t, memory.FineTuneRequest{DryRun: true}); rep.Outcome != memory.FineTuneDryRun || rep.After != wordvec.ID ||
+		!strings.Contains(rep.Gate, "not 1.000 better") {
 		t.Fatalf("dry run: %+v", rep)
 	}
 	if rep := f.run(t, memory.FineTuneRequest{EvalOnly: true}); rep.Outcome != memory.FineTuneEvaluated || len(rep.Vectors) != 1 {

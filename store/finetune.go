@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -346,4 +348,17 @@ func (db *DB) VectorCounts(ctx context.Context) (byEmbedder map[string]int, stag
 		return tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memory_vectors_next`).Scan(&staged)
 	})
 	return byEmbedder, staged, err
+}
+
+// AdapterWordKey is the key fine-tuning hashes words with (wordvec.WordHash),
+// derived from the provenance key: every process on the data directory has
+// it, and no one without it can confirm a guessed word against an adapter's
+// table. Nil when the database was given no provenance key.
+func (db *DB) AdapterWordKey() []byte {
+	if db.provenanceKey == nil {
+		return nil
+	}
+	m := hmac.New(sha256.New, db.provenanceKey)
+	m.Write([]byte("memory-mcp adapter word key v1"))
+	return m.Sum(nil)
 }
