@@ -210,3 +210,49 @@ func TestServerFollowsADeployment(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestScheduledFineTune: an operator's server with finetune-every retrains
+// once that many memories are there, and again only after as many more
+// have arrived.
+func TestScheduledFineTune(t *testing.T) {
+	dir := t.TempDir()
+	seedMemories(t, dir, 120)
+	s := startIn(t, options{dataDir: dir, args: []string{"--human", "--agent-id", "op", "--finetune-every", "100", "--finetune-check", "50ms"}})
+	db := openedStore(t, dir)
+	runs := func() (int64, int) {
+		r, ok, err := db.LastTuningRun(context.Background(), wordvec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return 0, 0
+		}
+		return r.Seq, r.Memories
+	}
+	waitFor := func(seq int64) int {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if got, memories := runs(); got >= seq {
+				return memories
+			}
+		}
+		t.Fatalf("no scheduled run %d within a minute:\n%s", seq, s.errw.String())
+		return 0
+	}
+	if n := waitFor(1); n != 120 {
+		t.Errorf("the first scheduled run counted %d memories, want 120", n)
+	}
+	for i := range 100 {
+		s.ok("remember", map[string]any{"content": fmt.Sprintf("A later note, number %d, about the harbour and its boats.", i)}, nil)
+		if i == 50 {
+			// Half way, many looks have passed: none may have retrained.
+			time.Sleep(300 * time.Millisecond)
+			if seq, _ := runs(); seq != 1 {
+				t.Fatalf("run %d after 51 new memories, with finetune-every 100", seq)
+			}
+		}
+	}
+	if n := waitFor(2); n != 220 {
+		t.Errorf("the second scheduled run counted %d memories, want 220", n)
+	}
+}
