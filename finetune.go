@@ -114,8 +114,12 @@ type FineTuneReport struct {
 	// the held-out pairs whose answer is a memory.
 	Vectors []FineTuneFigures `json:"vectors"`
 	Fused   []FineTuneFigures `json:"fused"`
-	// Margin is the gain in held-out Recall@10 the gate asks for.
-	Margin float64 `json:"margin"`
+	// Wins and Losses count the held-out pairs whose answer the candidate
+	// ranks higher, and lower, than the embedder in force; the gate asks
+	// for wins - losses >= GateZ * sqrt(wins + losses) (a sign test).
+	Wins   int     `json:"wins,omitempty"`
+	Losses int     `json:"losses,omitempty"`
+	GateZ  float64 `json:"gate_z"`
 	// Gate says what the gate decided and why.
 	Gate string `json:"gate,omitempty"`
 	// Reembedded counts the memories given the new embedder's vectors.

@@ -221,7 +221,7 @@ func (c *corpus) evaluate(v *vectors) Scores {
 			ranks[i] = vectorRank(v.heldQ[i], v.held[i], v.docs, p.Doc, p.From)
 		}
 	})
-	s := Scores{BySource: map[Source]Figures{}}
+	s := Scores{BySource: map[Source]Figures{}, ranks: ranks}
 	for i, p := range c.held {
 		s.All.add(ranks[i])
 		f := s.BySource[p.Source]

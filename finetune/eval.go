@@ -8,16 +8,26 @@ type Figures struct {
 	Pairs int     `json:"pairs"`
 	R10   float64 `json:"recall_at_10"`
 	NDCG  float64 `json:"ndcg_at_10"`
+	R100  float64 `json:"recall_at_100"`
+	// MRR is the mean reciprocal rank over the whole ranking (not cut at 10).
+	MRR float64 `json:"mrr"`
 }
 
 // add scores one ranking in which the positive came at rank (from 1; 0
-// when not found in the first 10).
+// when it is not ranked at all).
 func (f *Figures) add(rank int) {
 	f.Pairs++
-	if rank >= 1 && rank <= 10 {
+	if rank < 1 {
+		return
+	}
+	if rank <= 10 {
 		f.R10++
 		f.NDCG += 1 / math.Log2(float64(rank)+1)
 	}
+	if rank <= 100 {
+		f.R100++
+	}
+	f.MRR += 1 / float64(rank)
 }
 
 // mean turns sums into averages.
@@ -26,7 +36,7 @@ func (f Figures) mean() Figures {
 		return f
 	}
 	n := float64(f.Pairs)
-	return Figures{Pairs: f.Pairs, R10: f.R10 / n, NDCG: f.NDCG / n}
+	return Figures{Pairs: f.Pairs, R10: f.R10 / n, NDCG: f.NDCG / n, R100: f.R100 / n, MRR: f.MRR / n}
 }
 
 // vectorRank is where the positive of a pair ranks by cosine among all
@@ -42,9 +52,6 @@ func vectorRank(q, pos []float32, docs [][]float32, doc, from int) int {
 		}
 		if dot(q, v) > s {
 			rank++
-			if rank > 10 {
-				return 0
-			}
 		}
 	}
 	return rank
@@ -55,4 +62,5 @@ func vectorRank(q, pos []float32, docs [][]float32, doc, from int) int {
 type Scores struct {
 	All      Figures            `json:"all"`
 	BySource map[Source]Figures `json:"by_source,omitempty"`
+	ranks    []int              // each held-out pair's, in order
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 
@@ -62,7 +63,7 @@ func (s *Service) FineTune(ctx context.Context, r memory.FineTuneRequest) (memor
 	if err := r.Validate(); err != nil {
 		return memory.FineTuneReport{}, err
 	}
-	rep := memory.FineTuneReport{Base: s.Base.ID, Started: s.DB.Now.Now(), Margin: s.Config.Margin, Pairs: map[string]int{}}
+	rep := memory.FineTuneReport{Base: s.Base.ID, Started: s.DB.Now.Now(), GateZ: s.Config.GateZ, Pairs: map[string]int{}}
 	if r.Rollback {
 		// A rollback needs no checkpoint but the one it returns to: it
 		// is the way out when the one in force is damaged.
@@ -223,26 +224,34 @@ func counts(m map[Source]int) map[string]int {
 	return out
 }
 
-// gate decides whether the candidate is deployed: its vectors' held-out
-// Recall@10 must beat the embedder in force by the margin, and the fused
-// search's must not fall by more than it. It writes why in the report.
+// gate decides whether the candidate is deployed (see Config.GateZ): of
+// the held-out pairs, significantly more ranked higher than lower by its
+// vectors than by the embedder in force's, and the fused search's
+// Recall@10 not lower by more than Config.FusedDrop. It writes why in the
+// report.
 func (s *Service) gate(t *Tuned, rep *memory.FineTuneReport) bool {
-	ref, cand := rep.Vectors[len(rep.Vectors)-2], rep.Vectors[len(rep.Vectors)-1]
+	ref := rep.Vectors[len(rep.Vectors)-2]
 	fref, fcand := rep.Fused[len(rep.Fused)-2], rep.Fused[len(rep.Fused)-1]
-	m := s.Config.Margin
+	rep.Wins, rep.Losses = t.Wins, t.Losses
+	z := 0.0
+	if n := t.Wins + t.Losses; n > 0 {
+		z = float64(t.Wins-t.Losses) / math.Sqrt(float64(n))
+	}
+	ranked := fmt.Sprintf("of %d held-out pairs the candidate ranks the answer higher than %s for %d, lower for %d (z %.2f",
+		rep.Vectors[len(rep.Vectors)-1].Pairs, ref.Role, t.Wins, t.Losses, z)
 	switch {
-	case cand.Pairs == 0:
+	case rep.Vectors[len(rep.Vectors)-1].Pairs == 0:
 		rep.Gate = "no held-out pairs to measure the adapter on"
 		return false
 	case !t.Passed:
-		rep.Gate = fmt.Sprintf("held-out Recall@10 of the vectors %.3f, %s %.3f: not %.3f better", cand.R10, ref.Role, ref.R10, m)
+		rep.Gate = fmt.Sprintf("%s, under %.3f): not better", ranked, s.Config.GateZ)
 		return false
 	case fcand.Pairs > 0 && fcand.R10 < fref.R10-s.Config.FusedDrop:
-		rep.Gate = fmt.Sprintf("held-out Recall@10 of the fused search %.3f, %s %.3f: more than %.3f worse", fcand.R10, fref.Role, fref.R10,
-			s.Config.FusedDrop)
+		rep.Gate = fmt.Sprintf("%s), but the fused search's held-out Recall@10 is %.3f against %.3f: more than %.3f worse", ranked,
+			fcand.R10, fref.R10, s.Config.FusedDrop)
 		return false
 	}
-	rep.Gate = fmt.Sprintf("held-out Recall@10 of the vectors %.3f, %s %.3f: at least %.3f better", cand.R10, ref.Role, ref.R10, m)
+	rep.Gate = fmt.Sprintf("%s, at least %.3f): better", ranked, s.Config.GateZ)
 	return true
 }
 

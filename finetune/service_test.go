@@ -72,7 +72,7 @@ func newFixture(t *testing.T, n int) *fixture {
 		}
 	}
 	svc := finetune.New(db, dir, base, testKey)
-	svc.Config.Margin, svc.Config.FusedDrop = -1, 1
+	svc.Config.GateZ, svc.Config.FusedDrop = -1e6, 1
 	svc.Log = discard()
 	return &fixture{dir: dir, db: db, mem: mem, svc: svc}
 }
@@ -161,13 +161,13 @@ func TestFineTuneDeploysAndRollsBack(t *testing.T) {
 // makes: no checkpoint, no vector changed, the report kept.
 func TestFineTuneGate(t *testing.T) {
 	f := newFixture(t, 120)
-	f.svc.Config.Margin = 1 // no adapter gains a whole point of recall
+	f.svc.Config.GateZ = 1e6 // no adapter is better by a million standard deviations
 	rep := f.run(t, memory.FineTuneRequest{})
-	if rep.Outcome != memory.FineTuneKeptOut || !strings.Contains(rep.Gate, "not 1.000 better") {
+	if rep.Outcome != memory.FineTuneKeptOut || !strings.Contains(rep.Gate, "under 1000000.000): not better") {
 		t.Fatalf("run under an impossible margin: %+v", rep)
 	}
 	if rep := f.run(t, memory.FineTuneRequest{DryRun: true}); rep.Outcome != memory.FineTuneDryRun || rep.After != wordvec.ID ||
-		!strings.Contains(rep.Gate, "not 1.000 better") {
+		!strings.Contains(rep.Gate, "not better") {
 		t.Fatalf("dry run: %+v", rep)
 	}
 	if rep := f.run(t, memory.FineTuneRequest{EvalOnly: true}); rep.Outcome != memory.FineTuneEvaluated || len(rep.Vectors) != 1 {

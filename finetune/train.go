@@ -13,7 +13,8 @@ type TrainConfig struct {
 	Rank int
 	// Tau is InfoNCE's temperature (the seed's 0.02).
 	Tau float64
-	// Epochs is how many times training goes through the pairs.
+	// Epochs is how many times training goes through the pairs; 0 trains
+	// nothing (the map stays the identity, the word weights alone count).
 	Epochs int
 	// LR is Adam's learning rate.
 	LR float64
@@ -230,11 +231,11 @@ func (t *trainer) adapter(base string, version int) *Adapter {
 // by the seed, a batch at a time. progress hears of each step; ctx stops
 // it between steps.
 func train(ctx context.Context, cfg TrainConfig, d int, docVecs [][]float32, exs []example, progress func(done, total int)) (*trainer, error) {
-	if cfg.Tau <= 0 || cfg.Batch < 2 || cfg.Epochs < 1 || cfg.Rank < 1 || cfg.LR <= 0 {
+	if cfg.Tau <= 0 || cfg.Batch < 2 || cfg.Epochs < 0 || cfg.Rank < 1 || cfg.LR <= 0 {
 		return nil, fmt.Errorf("training settings out of range: tau %v, batch %d, epochs %d, rank %d, lr %v", cfg.Tau, cfg.Batch, cfg.Epochs, cfg.Rank, cfg.LR)
 	}
 	t := newTrainer(cfg, d)
-	if len(exs) < 2 {
+	if len(exs) < 2 || cfg.Epochs == 0 {
 		return t, nil
 	}
 	steps := cfg.Epochs * ((len(exs) + cfg.Batch - 1) / cfg.Batch)

@@ -137,7 +137,7 @@ func TestTrainRefusesBadSettings(t *testing.T) {
 	for _, edit := range []func(*TrainConfig){
 		func(c *TrainConfig) { c.Tau = 0 },
 		func(c *TrainConfig) { c.Batch = 1 },
-		func(c *TrainConfig) { c.Epochs = 0 },
+		func(c *TrainConfig) { c.Epochs = -1 },
 		func(c *TrainConfig) { c.Rank = 0 },
 		func(c *TrainConfig) { c.LR = -1 },
 	} {

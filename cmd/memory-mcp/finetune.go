@@ -31,7 +31,7 @@ type finetuneFlags struct {
 	rollback  bool
 	dryRun    bool
 	seed      uint64
-	margin    float64
+	gateZ     float64
 }
 
 func (f *finetuneFlags) define(fs *flag.FlagSet) {
@@ -46,7 +46,8 @@ func (f *finetuneFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "train and measure, print the report, deploy nothing")
 	fs.Uint64Var(&f.seed, "seed", finetune.DefaultConfig().Train.Seed, "the seed of the held-out split, the sampling and the training: "+
 		"the same seed and data make the same adapter")
-	fs.Float64Var(&f.margin, "margin", finetune.DefaultConfig().Margin, "deploy only when held-out Recall@10 of the vectors beats the embedder in force by this much")
+	fs.Float64Var(&f.gateZ, "gate-z", finetune.DefaultConfig().GateZ, "deploy only when, of the held-out pairs, the new adapter ranks the answer "+
+		"higher than the embedder in force for more than lower by this many standard deviations (a sign test; 1.645 is 5%)")
 }
 
 // fineTune runs the pipeline from the command line as a human operator: it
@@ -118,10 +119,10 @@ func newFineTune(cfg *Config, db *store.DB, base memory.Embedder, log *slog.Logg
 		}
 		svc.Offline = append(svc.Offline, src)
 	}
-	if math.IsNaN(f.margin) || math.IsInf(f.margin, 0) {
-		return nil, fmt.Errorf("--margin %v is not a number", f.margin)
+	if math.IsNaN(f.gateZ) || math.IsInf(f.gateZ, 0) {
+		return nil, fmt.Errorf("--gate-z %v is not a number", f.gateZ)
 	}
-	svc.Config.Train.Seed, svc.Config.Margin = f.seed, f.margin
+	svc.Config.Train.Seed, svc.Config.GateZ = f.seed, f.gateZ
 	return svc, nil
 }
 

@@ -86,7 +86,7 @@ func runFineTune(t *testing.T, dir string, args ...string) (string, error) {
 func TestFineTuneCommand(t *testing.T) {
 	dir := t.TempDir()
 	seedMemories(t, dir, 300)
-	out, err := runFineTune(t, dir, "--margin=-1")
+	out, err := runFineTune(t, dir, "--gate-z=-1e6")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestFineTuneKilled(t *testing.T) {
 			t.Errorf("after a kill at %q: %v", stage, err)
 		}
 	}
-	if _, err := runFineTune(t, dir, "--margin=-1"); err != nil {
+	if _, err := runFineTune(t, dir, "--gate-z=-1e6"); err != nil {
 		t.Fatal(err)
 	}
 	if vecs, staged, in := vectorsOf(t, dir); vecs[wordvec.ID+"+ft1"] != 2000 || staged != 0 || in != wordvec.ID+"+ft1" {
@@ -147,7 +147,7 @@ func TestFineTuneKilled(t *testing.T) {
 // killAt runs the command and kills it when its progress first names stage.
 func killAt(t *testing.T, dir, stage string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), "finetune", "--data-dir", dir, "--human", "--margin=-1", "--embedding-batch-size", "8")
+	cmd := exec.Command(binary(t), "finetune", "--data-dir", dir, "--human", "--gate-z=-1e6", "--embedding-batch-size", "8")
 	cmd.Env = cleanEnv(dir)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -189,7 +189,7 @@ func TestServerFollowsADeployment(t *testing.T) {
 	seedMemories(t, dir, 200)
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
 	s.ok("search_memory", map[string]any{"query": "billing export"}, nil)
-	if _, err := runFineTune(t, dir, "--margin=-1"); err != nil {
+	if _, err := runFineTune(t, dir, "--gate-z=-1e6"); err != nil {
 		t.Fatal(err)
 	}
 	var sr struct{ Results []struct{ ID string } }
