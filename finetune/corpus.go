@@ -51,17 +51,23 @@ func newCorpus(docs []Doc, pairs []Pair, cfg Config) *corpus {
 			c.train = append(c.train, p)
 		}
 	}
-	if len(c.train) > cfg.MaxPairs {
-		rng := rand.New(rand.NewPCG(cfg.Train.Seed, 0x5a3b1e))
-		keep := rng.Perm(len(c.train))[:cfg.MaxPairs]
-		slices.Sort(keep)
-		sampled := make([]Pair, len(keep))
-		for i, k := range keep {
-			sampled[i] = c.train[k]
-		}
-		c.train = sampled
-	}
+	c.train = sample(c.train, cfg.MaxPairs, cfg.Train.Seed, 0x5a3b1e)
+	c.held = sample(c.held, cfg.MaxHeldOut, cfg.Train.Seed, 0x4e1d)
 	return c
+}
+
+// sample keeps at most n of pairs, chosen by seed, in their order.
+func sample(pairs []Pair, n int, seed, stream uint64) []Pair {
+	if len(pairs) <= n {
+		return pairs
+	}
+	keep := rand.New(rand.NewPCG(seed, stream)).Perm(len(pairs))[:n]
+	slices.Sort(keep)
+	out := make([]Pair, len(keep))
+	for i, k := range keep {
+		out[i] = pairs[k]
+	}
+	return out
 }
 
 // heldOut decides by a hash of the seed and a document's id whether the
@@ -198,8 +204,28 @@ func (e *embedder) all(ctx context.Context, texts []string) ([][]float32, error)
 
 // mine runs stage 2 over the training pairs with the vectors training
 // starts from.
-func (c *corpus) mine(v *vectors, n int) {
-	mine(c.train, c.texts, v.docs, v.trainQ, n)
+func (c *corpus) mine(v *vectors, n int, seed uint64) {
+	mine(c.train, c.texts, mineSample(v.docs, seed), v.trainQ, n)
+}
+
+// maxMined bounds the documents the vectors look among for hard negatives:
+// each pair's query is compared with every one of them, so past it the
+// cost grows with pairs times documents (at 100k memories, 8k pairs took
+// a minute of two cores). A random sample of this many, chosen by the
+// seed, still holds near misses; BM25 looks through every document.
+const maxMined = 20_000
+
+// mineSample is docs with all but maxMined of them (chosen by seed) nil,
+// which nearest passes over.
+func mineSample(docs [][]float32, seed uint64) [][]float32 {
+	if len(docs) <= maxMined {
+		return docs
+	}
+	out := make([][]float32, len(docs))
+	for _, i := range rand.New(rand.NewPCG(seed, 0x313e)).Perm(len(docs))[:maxMined] {
+		out[i] = docs[i]
+	}
+	return out
 }
 
 // examples are the training pairs as the trainer takes them.

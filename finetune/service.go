@@ -444,7 +444,10 @@ func (s *Service) fused(ctx context.Context, r memory.FineTuneRequest, docs []Do
 		return Figures{}, err
 	}
 	var f Figures
-	for _, p := range held {
+	for i, p := range held {
+		if s.Progress != nil {
+			s.Progress(StageMeasure, i, len(held))
+		}
 		d := docs[p.Doc]
 		q := memory.Query{Text: p.Query, Scope: memory.ScopePersonal, Limit: 11}
 		if r.Namespace != "" {

@@ -15,8 +15,10 @@ type Config struct {
 	Train TrainConfig
 	// Negatives is how many hard negatives stage 2 mines for each pair.
 	Negatives int
-	// MaxPairs bounds the pairs trained on; more are sampled by the seed.
-	MaxPairs int
+	// MaxPairs bounds the pairs trained on, and MaxHeldOut those measured
+	// on; more are sampled by the seed. Measuring compares each held-out
+	// query with every document, three times (base, in force, candidate).
+	MaxPairs, MaxHeldOut int
 	// HoldOut is the share of documents whose pairs are held out of
 	// training for stage 4.
 	HoldOut float64
@@ -44,7 +46,8 @@ func DefaultConfig() Config {
 	return Config{
 		Train:       TrainConfig{Rank: 32, Tau: 0.02, Epochs: 3, LR: 1e-3, Batch: 64, Decay: 1e-4, Seed: 1},
 		Negatives:   4,
-		MaxPairs:    8192,
+		MaxPairs:    4096,
+		MaxHeldOut:  1000,
 		HoldOut:     0.2,
 		GateZ:       1.645,
 		FusedDrop:   0.01,
@@ -57,9 +60,11 @@ type Stage string
 
 // The stages a run reports progress of.
 const (
-	StageEmbed Stage = "embed" // the documents and pairs embedded
-	StageTrain Stage = "train"
-	StageIndex Stage = "reindex" // stage 5's vectors
+	StageEmbed   Stage = "embed" // the documents and pairs embedded
+	StageMine    Stage = "mine"
+	StageTrain   Stage = "train"
+	StageMeasure Stage = "measure" // the held-out pairs ranked
+	StageIndex   Stage = "reindex" // stage 5's vectors
 )
 
 // Progress hears how far a stage is.
@@ -125,6 +130,11 @@ func Tune(ctx context.Context, in Input, cfg Config, train bool, progress Progre
 		return nil, err
 	}
 	out.c, out.base = c, base
+	measured := progress.of(StageMeasure)
+	if measured == nil {
+		measured = func(int, int) {}
+	}
+	measured(0, len(c.held))
 	out.Base = c.evaluate(base)
 	reference := out.Base
 	if in.InForce != nil {
@@ -133,6 +143,7 @@ func Tune(ctx context.Context, in Input, cfg Config, train bool, progress Progre
 			return nil, err
 		}
 		out.InForce = c.evaluate(v)
+		measured(len(c.held), len(c.held))
 		reference = out.InForce
 	}
 	if !train {
@@ -145,7 +156,9 @@ func Tune(ctx context.Context, in Input, cfg Config, train bool, progress Progre
 	if err != nil {
 		return nil, err
 	}
+	measured(0, len(c.held))
 	out.Adapted = c.evaluate(v)
+	measured(len(c.held), len(c.held))
 	for i, r := range out.Adapted.ranks {
 		switch ref := reference.ranks[i]; {
 		case r < ref:
@@ -178,7 +191,13 @@ func (c *corpus) fit(ctx context.Context, in Input, cfg Config, base *vectors, p
 			return nil, err
 		}
 	}
-	c.mine(start, cfg.Negatives)
+	if progress != nil {
+		progress(StageMine, 0, len(c.train))
+	}
+	c.mine(start, cfg.Negatives, cfg.Train.Seed)
+	if progress != nil {
+		progress(StageMine, len(c.train), len(c.train))
+	}
 	t, err := train(ctx, cfg.Train, in.Base.Dim, start.docs, c.examples(start), progress.of(StageTrain))
 	if err != nil {
 		return nil, err

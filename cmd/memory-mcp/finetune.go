@@ -231,7 +231,8 @@ type bars struct {
 }
 
 // stageUnits are what each stage counts.
-var stageUnits = map[finetune.Stage]string{finetune.StageEmbed: "texts", finetune.StageTrain: "steps", finetune.StageIndex: "memories"}
+var stageUnits = map[finetune.Stage]string{finetune.StageEmbed: "texts", finetune.StageMine: "pairs", finetune.StageTrain: "steps",
+	finetune.StageMeasure: "held-out pairs", finetune.StageIndex: "memories"}
 
 func stageBars(w io.Writer) *bars { return &bars{w: w, terminal: isTerminal(w)} }
 
