@@ -232,14 +232,6 @@ func total(m map[finetune.Source]int) int {
 	return n
 }
 
-// firstConversations is ds cut to its first n conversations: ideas and
-// settings are chosen on 1-5 alone.
-func firstConversations(ds *locomo.Dataset, n int) *locomo.Dataset {
-	cut := *ds
-	cut.Conversations = ds.Conversations[:min(n, len(ds.Conversations))]
-	return &cut
-}
-
 // benchKey hashes the words of the benchmark's word weights.
 var benchKey = []byte("locomo benchmark word key")
 

@@ -1,7 +1,6 @@
 package finetune
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -54,9 +53,6 @@ type Pair struct {
 	// Negatives are hard negatives (stage 2), indexes into the documents.
 	Negatives []int
 }
-
-// positive returns the text the pair's query is paired with.
-func (p Pair) positive(docs []Doc) string { return cmp.Or(p.Positive, docs[p.Doc].Text) }
 
 // ictMinWords is the least a sentence and the rest of its document must
 // each hold, in words, to make an ICT pair: a two-word sentence ("Thanks
