@@ -94,6 +94,7 @@ type FineTuneReport struct {
 	Before   string    `json:"embedder_before"` // in force when the run started
 	After    string    `json:"embedder_after"`  // in force when it ended
 	Version  int       `json:"version,omitempty"`
+	By       string    `json:"by"` // the human who ran it
 	Started  time.Time `json:"started_at"`
 	Finished time.Time `json:"finished_at"`
 	// Documents counts the texts learned from; Pairs the training pairs

@@ -9,13 +9,14 @@ import (
 
 // Schedule retrains until ctx is done: every check it looks whether every
 // memories have arrived since the last run (Due) and, if so, runs the
-// pipeline as the command would, deploying only what passes the gate. A
-// run in another process counts as the last run too, so the processes on
-// a data directory do not all retrain at once.
-func (s *Service) Schedule(ctx context.Context, every int, check time.Duration) {
+// pipeline as the command would, as the operator as, deploying only what
+// passes the gate. A run in another process counts as the last run too, so
+// the processes on a data directory do not all retrain at once.
+func (s *Service) Schedule(ctx context.Context, as memory.Identity, every int, check time.Duration) {
 	if every <= 0 || check <= 0 {
 		return
 	}
+	ctx = memory.WithIdentity(ctx, as)
 	t := time.NewTimer(check)
 	defer t.Stop()
 	for {

@@ -40,8 +40,6 @@ type Service struct {
 	Batch    int
 	Progress Progress
 	Log      *slog.Logger
-	// By names who runs the pipeline, in its records.
-	By string
 }
 
 var _ memory.FineTuneService = (*Service)(nil)
@@ -51,19 +49,28 @@ var _ memory.FineTuneService = (*Service)(nil)
 func New(db *store.DB, dir string, base memory.Embedder, wordKey []byte) *Service {
 	return &Service{DB: db, Dir: dir, Base: base, WordKey: wordKey, Questions: DefaultQuestions(),
 		Offline: []Source{SourceICT}, Config: DefaultConfig(), Retrieval: store.DefaultRetrieval(), Batch: 256,
-		Log: slog.Default(), By: "memory-mcp"}
+		Log: slog.Default()}
 }
 
 // minPairs is the fewest pairs a run learns from: fewer make an adapter
 // that the held-out pairs cannot judge.
 const minPairs = 20
 
-// FineTune runs the pipeline as r asks.
+// FineTune runs the pipeline as r asks, for a human caller: a run changes
+// the vectors of every agent's memories, and learns from any agent's.
 func (s *Service) FineTune(ctx context.Context, r memory.FineTuneRequest) (memory.FineTuneReport, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.FineTuneReport{}, err
+	}
+	if !who.Human {
+		return memory.FineTuneReport{}, memory.Errorf(memory.EFORBIDDEN,
+			"fine-tuning changes the vectors of every agent's memories and learns from any agent's, which only a human may ask for; you are agent %q", who.AgentID)
+	}
 	if err := r.Validate(); err != nil {
 		return memory.FineTuneReport{}, err
 	}
-	rep := memory.FineTuneReport{Base: s.Base.ID, Started: s.DB.Now.Now(), GateZ: s.Config.GateZ, Pairs: map[string]int{}}
+	rep := memory.FineTuneReport{Base: s.Base.ID, By: who.AgentID, Started: s.DB.Now.Now(), GateZ: s.Config.GateZ, Pairs: map[string]int{}}
 	if r.Rollback {
 		// A rollback needs no checkpoint but the one it returns to: it
 		// is the way out when the one in force is damaged.
@@ -296,7 +303,7 @@ func (s *Service) deploy(ctx context.Context, a *Adapter, from, memories int, re
 	}
 	rep.Outcome = memory.FineTuneDeployed
 	d := store.EmbedderDeployment{Base: s.Base.ID, Version: a.Version, From: from, File: name,
-		SHA256: fmt.Sprintf("%x", sha256.Sum256(data)), By: s.By}
+		SHA256: fmt.Sprintf("%x", sha256.Sum256(data)), By: rep.By}
 	return s.land(ctx, emb, d, memories, rep)
 }
 
@@ -327,7 +334,7 @@ func (s *Service) rollback(ctx context.Context, rep memory.FineTuneReport) (memo
 	cur := stack[len(stack)-1].Version
 	rep.Before, rep.After = memory.AdaptedEmbedderID(s.Base.ID, cur), memory.AdaptedEmbedderID(s.Base.ID, cur)
 	rep.Outcome, rep.Version = memory.FineTuneRolledBack, target.Version
-	d := store.EmbedderDeployment{Base: s.Base.ID, Version: target.Version, Rollback: true, From: cur, By: s.By}
+	d := store.EmbedderDeployment{Base: s.Base.ID, Version: target.Version, Rollback: true, From: cur, By: rep.By}
 	return s.land(ctx, emb, d, memories, rep)
 }
 
@@ -371,7 +378,7 @@ func (s *Service) run(rep memory.FineTuneReport, memories int) (store.TuningRun,
 		return store.TuningRun{}, fmt.Errorf("encode report: %w", err)
 	}
 	return store.TuningRun{Base: s.Base.ID, Outcome: rep.Outcome, Version: rep.Version, Started: rep.Started, Finished: rep.Finished,
-		By: s.By, Memories: memories, Report: string(b)}, nil
+		By: rep.By, Memories: memories, Report: string(b)}, nil
 }
 
 // record stores the record of a run that deployed nothing.

@@ -90,9 +90,12 @@ func (f *fixture) embedders(t *testing.T) map[string]int {
 	return out
 }
 
+// operator is the human the tests run the pipeline as.
+var operator = memory.WithIdentity(context.Background(), memory.Identity{AgentID: "olivia", Human: true})
+
 func (f *fixture) run(t *testing.T, r memory.FineTuneRequest) memory.FineTuneReport {
 	t.Helper()
-	rep, err := f.svc.FineTune(context.Background(), r)
+	rep, err := f.svc.FineTune(operator, r)
 	if err != nil {
 		t.Fatalf("FineTune(%+v): %v", r, err)
 	}
@@ -150,9 +153,16 @@ func TestFineTuneDeploysAndRollsBack(t *testing.T) {
 			t.Fatalf("after rolling back to %q: embedders %v", want, got)
 		}
 	}
-	_, err := f.svc.FineTune(context.Background(), memory.FineTuneRequest{Rollback: true})
+	_, err := f.svc.FineTune(operator, memory.FineTuneRequest{Rollback: true})
 	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "nothing to roll back") {
 		t.Errorf("rollback past the base: %v", err)
+	}
+	agent := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "ann", Seniority: memory.SeniorityPrincipal})
+	if _, err := f.svc.FineTune(agent, memory.FineTuneRequest{DryRun: true}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Errorf("an agent asking for a run: %v, want EFORBIDDEN", err)
+	}
+	if last, _, _ := f.svc.LastFineTune(context.Background()); last.By != "olivia" {
+		t.Errorf("the last run's report names %q as who ran it, want olivia", last.By)
 	}
 }
 
@@ -207,7 +217,7 @@ func TestFineTuneRefusesABadCheckpoint(t *testing.T) {
 		if !errors.Is(err, finetune.ErrCheckpoint) || !strings.Contains(err.Error(), "not the file that was deployed") {
 			t.Errorf("%s checkpoint: InForce = %v, want it refused", name, err)
 		}
-		if _, err := f.svc.FineTune(context.Background(), memory.FineTuneRequest{}); !errors.Is(err, finetune.ErrCheckpoint) {
+		if _, err := f.svc.FineTune(operator, memory.FineTuneRequest{}); !errors.Is(err, finetune.ErrCheckpoint) {
 			t.Errorf("%s checkpoint: FineTune = %v, want it refused", name, err)
 		}
 	}
@@ -220,7 +230,7 @@ func TestFineTuneRefusesABadCheckpoint(t *testing.T) {
 // memories leaves the embedder in force and every vector as they were.
 func TestFineTuneStoppedDeploysNothing(t *testing.T) {
 	f := newFixture(t, 300)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(operator)
 	f.svc.Batch = 50
 	f.svc.Progress = func(stage finetune.Stage, done, total int) {
 		if stage == finetune.StageIndex && done >= 100 {

@@ -83,7 +83,7 @@ func fineTune(ctx context.Context, cfg *Config, f *finetuneFlags, stdout, stderr
 	}
 	bars := stageBars(stderr)
 	svc.Progress = bars.progress
-	rep, err := svc.FineTune(ctx, req)
+	rep, err := svc.FineTune(memory.WithIdentity(ctx, cfg.Identity), req)
 	bars.done()
 	if err != nil {
 		return fmt.Errorf("%s", errorText(err))
@@ -97,7 +97,7 @@ func fineTune(ctx context.Context, cfg *Config, f *finetuneFlags, stdout, stderr
 // for the fused figures. f, when set, carries the command's flags.
 func newFineTune(cfg *Config, db *store.DB, base memory.Embedder, log *slog.Logger, f *finetuneFlags) (*finetune.Service, error) {
 	svc := finetune.New(db, cfg.DataDir, base, db.AdapterWordKey())
-	svc.Log, svc.By, svc.Batch = log, cfg.Identity.AgentID, cfg.EmbeddingBatchSize
+	svc.Log, svc.Batch = log, cfg.EmbeddingBatchSize
 	svc.Retrieval = cfg.Retrieval
 	if cfg.EmbedderFloor {
 		svc.Retrieval.VectorFloor = base.Floor
@@ -274,5 +274,5 @@ func scheduleFineTune(ctx context.Context, cfg *Config, db *store.DB, log *slog.
 		return
 	}
 	log.Info("fine-tuning scheduled", "every_memories", cfg.FineTune.Every, "check", cfg.FineTune.Check)
-	svc.Schedule(ctx, cfg.FineTune.Every, cfg.FineTune.Check)
+	svc.Schedule(ctx, cfg.Identity, cfg.FineTune.Every, cfg.FineTune.Check)
 }
