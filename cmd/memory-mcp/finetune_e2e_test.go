@@ -124,12 +124,12 @@ func TestFineTuneCommand(t *testing.T) {
 // that the next run deploys.
 func TestFineTuneKilled(t *testing.T) {
 	dir := t.TempDir()
-	seedMemories(t, dir, 2000)
+	seedMemories(t, dir, 800)
 	for _, stage := range []string{"finetune train:", "finetune reindex:"} {
 		killAt(t, dir, stage)
 		vecs, _, in := vectorsOf(t, dir)
-		if vecs[wordvec.ID] != 2000 || len(vecs) != 1 || in != wordvec.ID {
-			t.Fatalf("after a kill at %q: vectors %v, %s in force; want all 2000 as they were", stage, vecs, in)
+		if vecs[wordvec.ID] != 800 || len(vecs) != 1 || in != wordvec.ID {
+			t.Fatalf("after a kill at %q: vectors %v, %s in force; want all 800 as they were", stage, vecs, in)
 		}
 		// A checkpoint the kill left behind is never read: none is in force.
 		if _, err := finetune.InForce(context.Background(), openedStore(t, dir), dir, wordvec.New(), nil); err != nil {
@@ -139,7 +139,7 @@ func TestFineTuneKilled(t *testing.T) {
 	if _, err := runFineTune(t, dir, "--gate-z=-1e6"); err != nil {
 		t.Fatal(err)
 	}
-	if vecs, staged, in := vectorsOf(t, dir); vecs[wordvec.ID+"+ft1"] != 2000 || staged != 0 || in != wordvec.ID+"+ft1" {
+	if vecs, staged, in := vectorsOf(t, dir); vecs[wordvec.ID+"+ft1"] != 800 || staged != 0 || in != wordvec.ID+"+ft1" {
 		t.Errorf("the run after the kills: vectors %v, %d staged, %s in force", vecs, staged, in)
 	}
 }
