@@ -311,3 +311,74 @@ func TestFineTuneQuestionsFromAModel(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// fakeEmbeddings is an OpenAI-compatible /v1/embeddings endpoint: each
+// text's vector is the sum of its words' fixed pseudo-random directions in
+// 16 dimensions, so texts that share words point alike.
+func fakeEmbeddings(t *testing.T) *llm.Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/embeddings" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		data := make([]map[string]any, len(req.Input))
+		for i, text := range req.Input {
+			v := make([]float64, 16)
+			for _, word := range strings.Fields(strings.ToLower(text)) {
+				rng := rand.New(rand.NewPCG(uint64(len(word)), uint64(word[0])<<8|uint64(word[len(word)-1])))
+				for k := range v {
+					v[k] += rng.NormFloat64()
+				}
+			}
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
+	}))
+	t.Cleanup(srv.Close)
+	return llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "m", Retries: -1})
+}
+
+// TestFineTuneOverAnAPIEmbedder: an OpenAI-compatible embedder is adapted
+// the same way, by the map alone (it has no words to weigh), and its id
+// names the version.
+func TestFineTuneOverAnAPIEmbedder(t *testing.T) {
+	base, err := llm.NewEmbedder(context.Background(), fakeEmbeddings(t), llm.EmbedConfig{Dimensions: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mem := store.NewMemoryService(db, &base)
+	ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "ann"})
+	for _, text := range notes(150, 3) {
+		if _, err := mem.Remember(ctx, memory.EntryWrite{Content: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := finetune.New(db, dir, base, testKey)
+	svc.Config.GateZ, svc.Log = -1e6, discard()
+	rep, err := svc.FineTune(operator, memory.FineTuneRequest{})
+	if err != nil || rep.Outcome != memory.FineTuneDeployed || rep.After != "openai:m:16+ft1" {
+		t.Fatalf("run over the API embedder: %+v, %v", rep, err)
+	}
+	emb, err := finetune.InForce(context.Background(), db, dir, base, testKey)
+	if err != nil || emb.ID != "openai:m:16+ft1" || emb.Dim != 16 {
+		t.Fatalf("in force: %+v, %v", emb, err)
+	}
+	a, err := finetune.ReadCheckpoint(filepath.Join(dir, finetune.AdapterDir, finetune.CheckpointName(base.ID, 1)), "", base, 1)
+	if err != nil || len(a.Words) != 0 {
+		t.Errorf("checkpoint over the API embedder: %d word weights, %v; want none", len(a.Words), err)
+	}
+	counts, _, err := db.VectorCounts(context.Background())
+	if err != nil || counts["openai:m:16+ft1"] != 150 {
+		t.Errorf("vectors %v, %v", counts, err)
+	}
+}
