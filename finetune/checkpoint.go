@@ -231,17 +231,22 @@ func (r *reader) floats(n int) []float32 {
 // AdapterDir is the data directory's folder of checkpoints.
 const AdapterDir = "adapters"
 
-// CheckpointName is the file name of base's adapter of the given version:
-// the base's ID with every character but letters, digits, '.', '_' and '-'
-// as '_', then "-ft<version>.adapter".
-func CheckpointName(base string, version int) string {
+// CheckpointName is the file name of a checkpoint of base's adapter of the
+// given version: the base's ID with every character but letters, digits,
+// '.', '_' and '-' as '_', then "-ft<version>-", the first 8 hex digits of
+// the checkpoint's SHA-256 and ".adapter". The digest keeps two runs that
+// trained the same version at once from writing over each other's file:
+// the one that deploys second is refused, and the first's file stays as
+// recorded.
+func CheckpointName(base string, version int, data []byte) string {
 	safe := strings.Map(func(r rune) rune {
 		if r < utf8.RuneSelf && (r == '.' || r == '_' || r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
 			return r
 		}
 		return '_'
 	}, base)
-	return fmt.Sprintf("%s-ft%d.adapter", safe, version)
+	sum := sha256.Sum256(data)
+	return fmt.Sprintf("%s-ft%d-%x.adapter", safe, version, sum[:4])
 }
 
 // WriteCheckpoint writes data to path so that a crash at any moment leaves

@@ -102,7 +102,7 @@ func TestReadCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	a := testAdapter()
 	b, _ := a.MarshalBinary()
-	path := filepath.Join(dir, AdapterDir, CheckpointName(a.Base, a.Version))
+	path := filepath.Join(dir, AdapterDir, CheckpointName(a.Base, a.Version, b))
 	if err := WriteCheckpoint(path, b); err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +133,11 @@ func TestReadCheckpoint(t *testing.T) {
 }
 
 func TestCheckpointName(t *testing.T) {
-	if got, want := CheckpointName("openai:text-embedding-3-small:1536", 2), "openai_text-embedding-3-small_1536-ft2.adapter"; got != want {
+	// sha256("abc") starts ba7816bf.
+	if got, want := CheckpointName("openai:text-embedding-3-small:1536", 2, []byte("abc")), "openai_text-embedding-3-small_1536-ft2-ba7816bf.adapter"; got != want {
 		t.Errorf("CheckpointName = %q, want %q", got, want)
 	}
-	if got := CheckpointName("../../etc/x", 1); strings.Contains(got, "/") {
+	if got := CheckpointName("../../etc/x", 1, nil); strings.Contains(got, "/") {
 		t.Errorf("CheckpointName kept a path separator: %q", got)
 	}
 }

@@ -293,7 +293,7 @@ func (s *Service) deploy(ctx context.Context, a *Adapter, from, memories int, re
 	if err != nil {
 		return rep, err
 	}
-	name := CheckpointName(a.Base, a.Version)
+	name := CheckpointName(a.Base, a.Version, data)
 	if err := WriteCheckpoint(filepath.Join(s.Dir, AdapterDir, name), data); err != nil {
 		return rep, err
 	}

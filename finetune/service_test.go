@@ -102,6 +102,16 @@ func (f *fixture) run(t *testing.T, r memory.FineTuneRequest) memory.FineTuneRep
 	return rep
 }
 
+// checkpoint is the path of the checkpoint in force.
+func (f *fixture) checkpoint(t *testing.T) string {
+	t.Helper()
+	rec, err := f.db.InForce(context.Background(), wordvec.ID)
+	if err != nil || rec.File == "" {
+		t.Fatalf("no checkpoint in force: %+v, %v", rec, err)
+	}
+	return filepath.Join(f.dir, finetune.AdapterDir, rec.File)
+}
+
 func (f *fixture) inForce(t *testing.T) string {
 	t.Helper()
 	emb, err := finetune.InForce(context.Background(), f.db, f.dir, wordvec.New(), testKey)
@@ -130,7 +140,7 @@ func TestFineTuneDeploysAndRollsBack(t *testing.T) {
 	if got := f.embedders(t); got[wordvec.ID+"+ft1"] != n || rep.Reembedded != n {
 		t.Fatalf("after deploying: embedders %v, %d re-embedded; want all %d on +ft1", got, rep.Reembedded, n)
 	}
-	if _, err := os.Stat(filepath.Join(f.dir, finetune.AdapterDir, finetune.CheckpointName(wordvec.ID, 1))); err != nil {
+	if _, err := os.Stat(f.checkpoint(t)); err != nil {
 		t.Errorf("checkpoint of version 1: %v", err)
 	}
 	if id := f.inForce(t); id != wordvec.ID+"+ft1" {
@@ -200,7 +210,7 @@ func TestFineTuneGate(t *testing.T) {
 func TestFineTuneRefusesABadCheckpoint(t *testing.T) {
 	f := newFixture(t, 100)
 	f.run(t, memory.FineTuneRequest{})
-	path := filepath.Join(f.dir, finetune.AdapterDir, finetune.CheckpointName(wordvec.ID, 1))
+	path := f.checkpoint(t)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +383,11 @@ func TestFineTuneOverAnAPIEmbedder(t *testing.T) {
 	if err != nil || emb.ID != "openai:m:16+ft1" || emb.Dim != 16 {
 		t.Fatalf("in force: %+v, %v", emb, err)
 	}
-	a, err := finetune.ReadCheckpoint(filepath.Join(dir, finetune.AdapterDir, finetune.CheckpointName(base.ID, 1)), "", base, 1)
+	rec, err := db.InForce(context.Background(), base.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := finetune.ReadCheckpoint(filepath.Join(dir, finetune.AdapterDir, rec.File), rec.SHA256, base, 1)
 	if err != nil || len(a.Words) != 0 {
 		t.Errorf("checkpoint over the API embedder: %d word weights, %v; want none", len(a.Words), err)
 	}
