@@ -57,6 +57,7 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store
 	$(GO) test -run '^$$' -fuzz FuzzEmbed -fuzztime 30s ./store/wordvec
 	$(GO) test -run '^$$' -fuzz FuzzParseJWKS -fuzztime 30s ./auth
+	$(GO) test -run '^$$' -fuzz FuzzCheckpoint -fuzztime 30s ./finetune
 
 wordvec: ## regenerate store/wordvec/glove100.bin from the pinned npm package (needs npm; see scripts/wordvec/README.md)
 	cd scripts/wordvec && npm ci --ignore-scripts --no-audit --no-fund

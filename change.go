@@ -28,6 +28,12 @@ const (
 	// row's number). The feed's rows that named what went are deleted with
 	// it, so a reader drops from what it keeps whatever no longer exists.
 	ChangeErase ChangeKind = "erase"
+	// ChangeEmbedder: a fine-tuned adapter was deployed or rolled back (ref:
+	// the ID of the embedder now in force over its base, see
+	// AdaptedEmbedderID). Every stored vector of that base was swapped in
+	// the same transaction, so a reader embedding with the base switches to
+	// the embedder in force and reloads its vectors.
+	ChangeEmbedder ChangeKind = "embedder"
 )
 
 // StateReplayed is the ref of a replay, which rebuilt every bucket.

@@ -78,6 +78,9 @@ type Service struct {
 	// Embedder makes the summaries' vectors (nil: none; they are found by
 	// keyword).
 	Embedder *memory.Embedder
+	// Current, if set, returns the embedder in force in place of Embedder
+	// (a fine-tuned adapter deployed while the process runs changes it).
+	Current func() *memory.Embedder
 	// Chat is the model behind the llm strategy and dual_mode's abstractive
 	// summaries; nil: offline.
 	Chat   llm.ChatFunc
@@ -94,6 +97,14 @@ type Service struct {
 }
 
 var _ memory.ConsolidationService = (*Service)(nil)
+
+// embedder is the embedder summaries' vectors are made with.
+func (s *Service) embedder() *memory.Embedder {
+	if s.Current != nil {
+		return s.Current()
+	}
+	return s.Embedder
+}
 
 // New returns a service over db with the default configuration.
 func New(db *store.DB, emb *memory.Embedder) *Service {
@@ -355,13 +366,13 @@ func (s *Service) store(ctx context.Context, h *hold, agent string, author memor
 	if h == nil {
 		return gr, 0, nil
 	}
-	if s.Embedder != nil {
+	if emb := s.embedder(); emb != nil {
 		// Embed before the write transaction: a slow embedder must not
 		// hold the lock. A failed embedding stores the summary without a
 		// vector (found by keyword; reindex embeds it later).
-		vecs, err := s.Embedder.Embed(ctx, []string{d.Content})
-		if err == nil && len(vecs) == 1 && len(vecs[0]) == s.Embedder.Dim {
-			sum.Vector, sum.Embedder = vecs[0], s.Embedder.ID
+		vecs, err := emb.Embed(ctx, []string{d.Content})
+		if err == nil && len(vecs) == 1 && len(vecs[0]) == emb.Dim {
+			sum.Vector, sum.Embedder = vecs[0], emb.ID
 		} else {
 			s.log().Warn("summary stored without a vector", "err", err)
 		}

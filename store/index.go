@@ -34,6 +34,12 @@ type Index struct {
 	emb memory.Embedder
 	// Log receives warnings about stored vectors the index cannot use.
 	Log *slog.Logger
+	// Follow, if set, returns the embedder in force now over the index's
+	// base embedder. Sync calls it when the change feed says a fine-tuned
+	// adapter over that base was deployed or rolled back (the deployment
+	// swapped every stored vector), and from then on the index holds, and
+	// the memory service embeds with, the embedder it returns.
+	Follow func(ctx context.Context) (memory.Embedder, error)
 
 	syncMu sync.Mutex   // one Sync at a time
 	mu     sync.RWMutex // writers: apply; readers: queries
@@ -68,7 +74,11 @@ func NewIndex(db *DB, emb memory.Embedder) *Index {
 }
 
 // Embedder returns the embedder whose vectors the index holds.
-func (x *Index) Embedder() memory.Embedder { return x.emb }
+func (x *Index) Embedder() memory.Embedder {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.emb
+}
 
 func personalSpace(agent string) string { return "p/" + agent }
 func sharedSpace(agent string) string   { return "s/" + agent }
@@ -77,14 +87,32 @@ func sharedSpace(agent string) string   { return "s/" + agent }
 // embedder made. Memories with vectors from another embedder are counted, not
 // indexed: cosines between different embedders' vectors mean nothing, so they
 // are found by BM25 alone until `memory-mcp reindex`.
-func (x *Index) Load(ctx context.Context) (IndexStats, error) {
+func (x *Index) Load(ctx context.Context) (IndexStats, error) { return x.load(ctx, nil) }
+
+// LoadVectors rebuilds the index as Load does, but with the vectors vec
+// gives (by memory id; nil leaves a memory out) in place of the stored
+// ones: an index of vectors no memory carries yet, to measure an embedder
+// (a fine-tuned adapter) before it is deployed. Vectors must be the
+// index's embedder's.
+func (x *Index) LoadVectors(ctx context.Context, vec func(id string) []float32) (IndexStats, error) {
+	return x.load(ctx, vec)
+}
+
+// load is Load, with the vectors vec gives when it is not nil.
+func (x *Index) load(ctx context.Context, vec func(id string) []float32) (IndexStats, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	err := x.reload(ctx, vec)
+	return x.stats, err
+}
+
+// reload is load with both locks held.
+func (x *Index) reload(ctx context.Context, vec func(id string) []float32) error {
 	x.spaces, x.where = map[string]*space{}, map[string]string{}
 	x.stats = IndexStats{Foreign: map[string]int{}}
-	err := x.db.View(ctx, func(tx *Tx) error {
+	return x.db.View(ctx, func(tx *Tx) error {
 		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
 			return fmt.Errorf("read change feed: %w", err)
 		}
@@ -98,11 +126,17 @@ func (x *Index) Load(ctx context.Context) (IndexStats, error) {
 			if err != nil {
 				return err
 			}
+			if vec != nil {
+				v := vec(r.id)
+				if v == nil {
+					continue
+				}
+				r.vec, r.embedder = encodeVector(v), sql.NullString{String: x.emb.ID, Valid: true}
+			}
 			x.apply(r, true)
 		}
 		return rows.Err()
 	})
-	return x.stats, err
 }
 
 // Sync applies the memory changes committed since the last Load or Sync, by
@@ -120,14 +154,24 @@ func (x *Index) Sync(ctx context.Context) error {
 			return nil
 		}
 		var ids []string
-		erased := false
+		erased, switched := false, false
 		for _, c := range changes {
 			switch c.Kind {
 			case memory.ChangeMemory:
 				ids = append(ids, c.Ref)
 			case memory.ChangeErase:
 				erased = true
+			case memory.ChangeEmbedder:
+				switched = switched || x.ownBase(c.Ref)
 			}
+		}
+		if switched && x.Follow != nil {
+			// The reload reads every vector and the feed's position anew,
+			// so it stands for the changes of this batch and any after.
+			if err := x.follow(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := x.refresh(ctx, ids); err != nil {
 			return err
@@ -149,6 +193,41 @@ func (x *Index) Applied() int64 {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
 	return x.seq
+}
+
+// ownBase reports whether an embedder ID is over the same base embedder as
+// the index's.
+func (x *Index) ownBase(id string) bool {
+	mine, _ := memory.SplitEmbedderID(x.emb.ID)
+	theirs, _ := memory.SplitEmbedderID(id)
+	return mine == theirs
+}
+
+// follow switches to the embedder in force and reloads every vector;
+// syncMu must be held. An embedder Follow cannot make (a checkpoint that
+// fails its checks) leaves the old one, whose stored vectors are gone: the
+// memories are then found by keyword until the adapter is fixed or rolled
+// back, and the log says so.
+func (x *Index) follow(ctx context.Context) error {
+	emb, err := x.Follow(ctx)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	from := x.emb.ID
+	if err != nil {
+		x.Log.Error("the embedder in force cannot be loaded: memories are searched by keyword only until it can (see `memory-mcp finetune --rollback`)",
+			"embedder", from, "err", err)
+	} else {
+		x.emb = emb
+	}
+	if err := x.reload(ctx, nil); err != nil {
+		return err
+	}
+	x.Log.Info("embedder switched by a deployment", "from", from, "to", x.emb.ID, "memories", x.stats.Indexed)
+	for id, n := range x.stats.Foreign {
+		x.Log.Warn("memories embedded by another embedder are searched by keyword only until `memory-mcp reindex --missing`",
+			"count", n, "stored_embedder", id, "embedder", x.emb.ID)
+	}
+	return nil
 }
 
 // refresh re-reads memories ids from SQLite and brings the index in line.

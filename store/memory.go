@@ -445,19 +445,31 @@ func mergeable(ctx context.Context, tx *Tx, author memory.Author, w memory.Entry
 // embedding does not fail the write: the memory is kept and found by BM25,
 // and `memory-mcp reindex` embeds it later.
 func (s *MemoryService) embed(ctx context.Context, content string) (any, string) {
-	if s.Embedder == nil {
+	emb := s.CurrentEmbedder()
+	if emb == nil {
 		return nil, ""
 	}
-	vecs, err := s.Embedder.Embed(ctx, []string{content})
-	if err == nil && (len(vecs) != 1 || len(vecs[0]) != s.Embedder.Dim) {
-		err = fmt.Errorf("embedder %s returned %d vectors of dimension %d, want 1 of %d", s.Embedder.ID, len(vecs), dimOf(vecs), s.Embedder.Dim)
+	vecs, err := emb.Embed(ctx, []string{content})
+	if err == nil && (len(vecs) != 1 || len(vecs[0]) != emb.Dim) {
+		err = fmt.Errorf("embedder %s returned %d vectors of dimension %d, want 1 of %d", emb.ID, len(vecs), dimOf(vecs), emb.Dim)
 	}
 	if err != nil {
 		s.Log.WarnContext(ctx, "memory stored without a vector; run memory-mcp reindex once the embedder works",
-			"embedder", s.Embedder.ID, "err", err)
+			"embedder", emb.ID, "err", err)
 		return nil, ""
 	}
-	return encodeVector(vecs[0]), s.Embedder.ID
+	return encodeVector(vecs[0]), emb.ID
+}
+
+// CurrentEmbedder is the embedder new vectors are made with: the index's,
+// which follows deployments of fine-tuned adapters (Index.Follow), or
+// Embedder when there is no index; nil when there is neither.
+func (s *MemoryService) CurrentEmbedder() *memory.Embedder {
+	if s.Index != nil {
+		e := s.Index.Embedder()
+		return &e
+	}
+	return s.Embedder
 }
 
 // indexedLength counts the tokens the full-text index makes of a memory's

@@ -18,6 +18,10 @@ type ReindexOptions struct {
 	// Progress, if set, is called after each batch with the memories done so
 	// far and the total.
 	Progress func(done, total int)
+	// Stage writes the vectors beside the memories' own, for DeployEmbedder
+	// to swap in at once, instead of into the memories: a run stopped
+	// halfway changes no vector in use.
+	Stage bool
 }
 
 // Reindex re-embeds the active memories (forgotten ones are never searched)
@@ -43,7 +47,7 @@ func Reindex(ctx context.Context, db *DB, emb memory.Embedder, o ReindexOptions)
 		if err != nil || len(batch) == 0 {
 			return done, err
 		}
-		if err := embedBatch(ctx, db, emb, batch); err != nil {
+		if err := embedBatch(ctx, db, emb, batch, o.Stage); err != nil {
 			return done, err
 		}
 		after = batch[len(batch)-1].pk
@@ -78,8 +82,8 @@ func reindexBatch(ctx context.Context, db *DB, cond string, args []any, after in
 }
 
 // embedBatch embeds a batch (outside any transaction: it may take a while)
-// and stores the vectors in one.
-func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reindexRow) error {
+// and stores the vectors in one, staged or in the memories.
+func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reindexRow, stage bool) error {
 	texts := make([]string, len(batch))
 	for i, r := range batch {
 		texts[i] = r.content
@@ -96,6 +100,13 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 		for i, r := range batch {
 			if len(vecs[i]) != emb.Dim {
 				return fmt.Errorf("embedder %s returned a vector of dimension %d for memory %s, want %d", emb.ID, len(vecs[i]), r.id, emb.Dim)
+			}
+			if stage {
+				if _, err := tx.sql.ExecContext(ctx, `INSERT OR REPLACE INTO memory_vectors_next (pk, embedder, embedding) VALUES (?, ?, ?)`,
+					r.pk, emb.ID, encodeVector(vecs[i])); err != nil {
+					return fmt.Errorf("stage vector: %w", err)
+				}
+				continue
 			}
 			// updated_at stays: the memory did not change, its vector did.
 			if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ?`,

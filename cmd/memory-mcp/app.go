@@ -75,6 +75,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 	}
 	a.promotion = newPromotion(cfg, db, log)
 	a.consolidation = newConsolidation(cfg, db, a.memories.Embedder, log, "stdio")
+	a.consolidation.Current = a.memories.CurrentEmbedder
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)

@@ -67,6 +67,9 @@ type Config struct {
 	// Consolidation tunes consolidation, retention and archival.
 	Consolidation consolidation.Config
 
+	// FineTune schedules retraining of the embedder's adapter.
+	FineTune FineTuneConfig
+
 	// Gates configures the write gates.
 	Gates GateConfig
 
@@ -177,7 +180,7 @@ func settings(getenv func(string) string) []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings())...)
+	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings(), finetuneSettings())...)
 }
 
 // EnvName is the environment variable that carries setting name.

@@ -64,6 +64,7 @@ func consolidate(ctx context.Context, cfg *Config, f *consolidateFlags, stdout, 
 		log.Error("embedder unavailable: summaries are stored without a vector until `memory-mcp reindex --missing`", "embedder", cfg.Embedder, "err", err)
 		emb = nil
 	}
+	emb = inForce(ctx, cfg, db, emb, log)
 	svc := newConsolidation(cfg, db, emb, log, "consolidate")
 	agents := []string{cfg.Identity.AgentID}
 	if f.allAgents {

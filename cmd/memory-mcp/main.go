@@ -14,6 +14,7 @@
 //	memory-mcp erase [flags]     remove stored content for good (humans only)
 //	memory-mcp gc [flags]        purge memories forgotten, retracted or expired past the grace period
 //	memory-mcp verify [flags]    check every stored row against its provenance stamp
+//	memory-mcp finetune [flags]  adapt the embedder to the stored memories and facts
 //	memory-mcp version           print the version (also --version)
 package main
 
@@ -66,6 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	gf := &gcFlags{}
 	vf := &verifyFlags{}
 	tf := &tokenFlags{}
+	ft := &finetuneFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
@@ -84,6 +86,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 		own = tf.define
+	case "finetune":
+		own = ft.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -113,6 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return gc(ctx, cfg, gf, stdout, stderr)
 	case "verify":
 		return verify(ctx, cfg, vf, stdout)
+	case "finetune":
+		return fineTune(ctx, cfg, ft, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -151,6 +157,10 @@ commands:
             version against its provenance stamp; lists the rows that do not
             match (by id) and fails if any; --json; --trust-unstamped first
             stamps the rows written before stamps, trusting them as they are
+  finetune  adapt the embedder to the stored facts and memories, as a human
+            (--human): train an adapter, measure it on held-out pairs and
+            deploy it if it does better (--source, --agent-id, --namespace,
+            --dry-run, --eval-only, --rollback); see "memory-mcp finetune -h"
   version   print the version (also --version)
   help      print this text
 

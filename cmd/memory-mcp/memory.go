@@ -31,6 +31,8 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 			"embedder", cfg.Embedder, "err", err)
 		emb = nil
 	}
+	base := emb
+	emb = inForce(ctx, cfg, db, emb, log)
 	s := store.NewMemoryService(db, emb)
 	floor := s.Retrieval.VectorFloor // the embedder's own
 	s.Retrieval, s.MaxContentBytes, s.Log = cfg.Retrieval, cfg.MaxContentBytes, log
@@ -54,6 +56,7 @@ func openMemories(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logg
 		return s, nil
 	}
 	s.Index.Log = log
+	follow(cfg, db, *base, s.Index)
 	start := time.Now()
 	st, err := s.Index.Load(ctx)
 	if err != nil {
@@ -89,6 +92,7 @@ func reindex(ctx context.Context, cfg *Config, staleOnly bool, stderr io.Writer)
 		return err
 	}
 	defer db.Close()
+	emb = inForce(ctx, cfg, db, emb, newLogger(cfg, stderr))
 	start := time.Now()
 	n, err := store.Reindex(ctx, db, *emb, store.ReindexOptions{Batch: cfg.EmbeddingBatchSize, StaleOnly: staleOnly,
 		Progress: progressBar(stderr, "reindex", start)})

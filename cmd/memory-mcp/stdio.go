@@ -35,6 +35,9 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
 		watching.Go(func() { a.consolidation.Schedule(ctx, cfg.Identity) })
 	}
+	if cfg.FineTune.Every > 0 {
+		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger) })
+	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
 		watching.Wait()

@@ -48,15 +48,18 @@ func TestScore(t *testing.T) {
 		evidence []string
 		want     locomo.Metrics
 	}{
-		{"first", ten, []string{"a"}, locomo.Metrics{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1}},
-		{"third", ten, []string{"c"}, locomo.Metrics{Questions: 1, R5: 1, R10: 1, MRR: 1.0 / 3}},
-		{"sixth", ten, []string{"f"}, locomo.Metrics{Questions: 1, R10: 1, MRR: 1.0 / 6}},
+		{"first", ten, []string{"a"}, locomo.Metrics{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1, NDCG10: 1}},
+		{"third", ten, []string{"c"}, locomo.Metrics{Questions: 1, R5: 1, R10: 1, MRR: 1.0 / 3, NDCG10: 0.5}},
+		{"sixth", ten, []string{"f"}, locomo.Metrics{Questions: 1, R10: 1, MRR: 1.0 / 6, NDCG10: 1 / math.Log2(7)}},
 		{"eleventh is past the cut", ten, []string{"k"}, locomo.Metrics{Questions: 1}},
 		{"missing", ten, []string{"z"}, locomo.Metrics{Questions: 1}},
-		{"two of four", ten, []string{"b", "g", "y", "z"}, locomo.Metrics{Questions: 1, R5: 0.25, R10: 0.5, MRR: 0.5}},
-		{"short ranking", []string{"x", "a"}, []string{"a", "b"}, locomo.Metrics{Questions: 1, R5: 0.5, R10: 0.5, MRR: 0.5}},
+		{"two of four", ten, []string{"b", "g", "y", "z"}, locomo.Metrics{Questions: 1, R5: 0.25, R10: 0.5, MRR: 0.5,
+			NDCG10: (1/math.Log2(3) + 1.0/3) / (1 + 1/math.Log2(3) + 0.5 + 1/math.Log2(5))}},
+		{"short ranking", []string{"x", "a"}, []string{"a", "b"}, locomo.Metrics{Questions: 1, R5: 0.5, R10: 0.5, MRR: 0.5,
+			NDCG10: (1 / math.Log2(3)) / (1 + 1/math.Log2(3))}},
 		{"empty ranking", nil, []string{"a"}, locomo.Metrics{Questions: 1}},
-		{"repeats count once", []string{"a", "a", "a"}, []string{"a", "b"}, locomo.Metrics{Questions: 1, R1: 0.5, R5: 0.5, R10: 0.5, MRR: 1}},
+		{"repeats count once", []string{"a", "a", "a"}, []string{"a", "b"}, locomo.Metrics{Questions: 1, R1: 0.5, R5: 0.5, R10: 0.5, MRR: 1,
+			NDCG10: 1 / (1 + 1/math.Log2(3))}},
 	}
 	for _, tt := range tests {
 		if got := locomo.Score(tt.ranked, tt.evidence); !same(got, tt.want) {
@@ -67,7 +70,8 @@ func TestScore(t *testing.T) {
 
 func same(a, b locomo.Metrics) bool {
 	eq := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
-	return a.Questions == b.Questions && eq(a.R1, b.R1) && eq(a.R5, b.R5) && eq(a.R10, b.R10) && eq(a.MRR, b.MRR)
+	return a.Questions == b.Questions && eq(a.R1, b.R1) && eq(a.R5, b.R5) && eq(a.R10, b.R10) && eq(a.MRR, b.MRR) &&
+		eq(a.NDCG10, b.NDCG10)
 }
 
 func TestLoadTiny(t *testing.T) {
@@ -129,9 +133,10 @@ func TestEvaluate(t *testing.T) {
 	}
 	// Category 4: evidence D1:1 at rank 1. Category 1: 2 of 4 evidence turns
 	// in the top 2, first at rank 1. Category 2 has no evidence left.
-	want4 := locomo.Metrics{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1}
-	want1 := locomo.Metrics{Questions: 1, R1: 0.25, R5: 0.5, R10: 0.5, MRR: 1}
-	wantAll := locomo.Metrics{Questions: 2, R1: 0.625, R5: 0.75, R10: 0.75, MRR: 1}
+	want4 := locomo.Metrics{Questions: 1, R1: 1, R5: 1, R10: 1, MRR: 1, NDCG10: 1}
+	ndcg1 := (1 + 1/math.Log2(3)) / (1 + 1/math.Log2(3) + 0.5 + 1/math.Log2(5))
+	want1 := locomo.Metrics{Questions: 1, R1: 0.25, R5: 0.5, R10: 0.5, MRR: 1, NDCG10: ndcg1}
+	wantAll := locomo.Metrics{Questions: 2, R1: 0.625, R5: 0.75, R10: 0.75, MRR: 1, NDCG10: (1 + ndcg1) / 2}
 	if !same(r.Category[4], want4) || !same(r.Category[1], want1) || !same(r.All, wantAll) {
 		t.Errorf("report %+v", r)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"text/tabwriter"
 )
@@ -27,6 +28,9 @@ type Metrics struct {
 	R5        float64 // ... in the top 5
 	R10       float64 // ... in the top 10
 	MRR       float64 // mean reciprocal rank of the first evidence turn (0 past 10)
+	// NDCG10 is the normalised discounted cumulative gain of the first 10,
+	// each evidence turn relevant (1) and every other turn not (0).
+	NDCG10 float64
 }
 
 // Report is the outcome of one method over the benchmark.
@@ -52,11 +56,16 @@ func Score(ranked, evidence []string) Metrics {
 	}
 	m := Metrics{Questions: 1}
 	var found [11]int // found[k]: evidence turns among the first k results
+	var dcg, ideal float64
 	for i := 0; i < 10; i++ {
 		found[i+1] = found[i]
+		if i < len(evidence) {
+			ideal += 1 / math.Log2(float64(i)+2)
+		}
 		if i < len(ranked) && want[ranked[i]] {
 			delete(want, ranked[i])
 			found[i+1]++
+			dcg += 1 / math.Log2(float64(i)+2)
 			if m.MRR == 0 {
 				m.MRR = 1 / float64(i+1)
 			}
@@ -64,6 +73,7 @@ func Score(ranked, evidence []string) Metrics {
 	}
 	n := float64(len(evidence))
 	m.R1, m.R5, m.R10 = float64(found[1])/n, float64(found[5])/n, float64(found[10])/n
+	m.NDCG10 = dcg / ideal
 	return m
 }
 
@@ -74,6 +84,7 @@ func (m *Metrics) add(o Metrics) {
 	m.R5 += o.R5
 	m.R10 += o.R10
 	m.MRR += o.MRR
+	m.NDCG10 += o.NDCG10
 }
 
 func (m Metrics) mean() Metrics {
@@ -81,7 +92,7 @@ func (m Metrics) mean() Metrics {
 		return m
 	}
 	n := float64(m.Questions)
-	return Metrics{Questions: m.Questions, R1: m.R1 / n, R5: m.R5 / n, R10: m.R10 / n, MRR: m.MRR / n}
+	return Metrics{Questions: m.Questions, R1: m.R1 / n, R5: m.R5 / n, R10: m.R10 / n, MRR: m.MRR / n, NDCG10: m.NDCG10 / n}
 }
 
 // Evaluate indexes every conversation with index and scores a search for
@@ -186,7 +197,7 @@ func (r Report) Pooled(from, to int) Metrics {
 	var sum Metrics
 	for _, m := range r.Conversations[from:min(to, len(r.Conversations))] {
 		n := float64(m.Questions)
-		sum.add(Metrics{Questions: m.Questions, R1: m.R1 * n, R5: m.R5 * n, R10: m.R10 * n, MRR: m.MRR * n})
+		sum.add(Metrics{Questions: m.Questions, R1: m.R1 * n, R5: m.R5 * n, R10: m.R10 * n, MRR: m.MRR * n, NDCG10: m.NDCG10 * n})
 	}
 	return sum.mean()
 }

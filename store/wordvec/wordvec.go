@@ -98,6 +98,10 @@ type embedder struct {
 	weight    []float32
 	oovWeight float32
 	numWeight float32
+	// factor, if set, multiplies the weights of the words it names by
+	// their hashes (Weighted).
+	factor map[uint64]float32
+	hasher wordHasher
 }
 
 func newEmbedder(t *table, p params) *embedder {
@@ -131,13 +135,19 @@ func (e *embedder) vector(text string) []float32 {
 	v := make([]float32, dim+1)
 	var total float32
 	e.t.tokens(text, func(w string) {
+		f := float32(1)
+		if e.factor != nil {
+			if g, ok := e.factor[e.hasher.hash(w)]; ok {
+				f = g
+			}
+		}
 		if i, ok := e.t.index[w]; ok {
 			row := e.t.quant[int(i)*dim : int(i+1)*dim]
-			c := e.coef[i]
+			c := e.coef[i] * f
 			for d := range dim {
 				v[d] += c * float32(int8(row[d]))
 			}
-			total += e.weight[i]
+			total += e.weight[i] * f
 			return
 		}
 		if e.p.oovNorm == 0 {
@@ -147,6 +157,7 @@ func (e *embedder) vector(text string) []float32 {
 		if hasDigit(w) {
 			wt = e.numWeight
 		}
+		wt *= f
 		addHashed(v[:dim], w, wt*float32(e.p.oovNorm))
 		total += wt
 	})

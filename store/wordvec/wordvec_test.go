@@ -245,3 +245,32 @@ func FuzzEmbed(f *testing.F) {
 		checkUnit(t, text, embedOne(t, text))
 	})
 }
+
+func TestWeighted(t *testing.T) {
+	key := []byte("a key")
+	quiet, err := Weighted("test", key, map[uint64]float32{WordHash(key, "caroline"): 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := quiet.Embed(context.Background(), []string{"Caroline: I went to the beach", "I went to the beach"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cos(got[0], got[1]); c < 0.9999 {
+		t.Errorf("with caroline weighed down, cos(with the name, without) = %.6f, want about 1", c)
+	}
+	plain := embedOne(t, "Caroline: I went to the beach")
+	if c := cos(plain, got[1]); c > 0.9999 {
+		t.Errorf("without weights the name moves the vector nowhere (cos %.6f): the test proves nothing", c)
+	}
+	other, _ := Weighted("test", []byte("another key"), map[uint64]float32{WordHash(key, "caroline"): 1e-6})
+	v, _ := other.Embed(context.Background(), []string{"Caroline: I went to the beach"})
+	if c := cos(v[0], plain); c < 0.999999 {
+		t.Errorf("a weight hashed under another key changed the vector (cos %.6f)", c)
+	}
+	for _, bad := range []float32{0, -1, float32(math.Inf(1)), float32(math.NaN())} {
+		if _, err := Weighted("test", key, map[uint64]float32{1: bad}); err == nil {
+			t.Errorf("Weighted accepted a factor of %v", bad)
+		}
+	}
+}

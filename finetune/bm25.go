@@ -1,0 +1,109 @@
+package finetune
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// bm25 is an in-memory Okapi BM25 index over the run's documents, for
+// mining hard negatives the way the search finds candidates: by the rarest
+// words a query shares with a document. It ranks with the store's
+// parameters (k1 0.9, b 0: memories are short statements, see store/bm25.go).
+type bm25 struct {
+	terms    map[string]int // word -> its postings' number
+	postings [][]posting
+	n        int
+}
+
+type posting struct {
+	doc  int32
+	freq float32
+}
+
+const (
+	bm25K1 = 0.9
+	// bm25Terms and bm25Budget bound a query's work as the store's search
+	// does (maxQueryTerms, matchBudget): its rarest words, and no more than
+	// the budget of postings beyond the rarest word's. Common words weigh
+	// almost nothing in BM25.
+	bm25Terms  = 32
+	bm25Budget = 5000
+)
+
+func newBM25(texts []string) *bm25 {
+	x := &bm25{terms: map[string]int{}, n: len(texts)}
+	counts := map[string]int{}
+	for d, t := range texts {
+		clear(counts)
+		var order []string
+		words(t, func(w string) {
+			if counts[w] == 0 {
+				order = append(order, w)
+			}
+			counts[w]++
+		})
+		for _, w := range order {
+			id, ok := x.terms[w]
+			if !ok {
+				id = len(x.postings)
+				x.terms[w] = id
+				x.postings = append(x.postings, nil)
+			}
+			x.postings[id] = append(x.postings[id], posting{int32(d), float32(counts[w])})
+		}
+	}
+	return x
+}
+
+func (x *bm25) idf(df int) float64 {
+	return math.Log(1 + (float64(x.n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// top returns up to k documents best matching query, best first, skipping
+// those skip says to; scores is scratch of one float per document, all 0,
+// and is left so.
+func (x *bm25) top(query string, k int, scores []float64, skip func(int) bool) []int {
+	var ids []int
+	seen := map[int]bool{}
+	words(query, func(w string) {
+		if id, ok := x.terms[w]; ok && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	})
+	slices.SortFunc(ids, func(a, b int) int { return cmp.Compare(len(x.postings[a]), len(x.postings[b])) })
+	var touched []int
+	spent := 0
+	for i, id := range ids {
+		p := x.postings[id]
+		if i == bm25Terms || i > 0 && spent+len(p) > bm25Budget {
+			break
+		}
+		spent += len(p)
+		w := x.idf(len(p))
+		for _, e := range p {
+			if scores[e.doc] == 0 {
+				touched = append(touched, int(e.doc))
+			}
+			f := float64(e.freq)
+			scores[e.doc] += w * f * (bm25K1 + 1) / (f + bm25K1)
+		}
+	}
+	var out []int
+	for _, d := range touched {
+		if !skip(d) {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b int) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for _, d := range touched {
+		scores[d] = 0
+	}
+	return out[:min(k, len(out))]
+}
