@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -47,6 +48,8 @@ type Index struct {
 	where  map[string]string // memory id -> its space
 	seq    int64             // change feed position applied
 	stats  IndexStats
+
+	deployed atomic.Int64 // the newest deployment or rollback seen (Deployed)
 
 	scratch []float32 // decoding buffer, used under mu
 }
@@ -116,6 +119,11 @@ func (x *Index) reload(ctx context.Context, vec func(id string) []float32) error
 		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
 			return fmt.Errorf("read change feed: %w", err)
 		}
+		var deployed int64
+		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM embedder_deployments`).Scan(&deployed); err != nil {
+			return fmt.Errorf("read deployments: %w", err)
+		}
+		x.deployed.Store(deployed)
 		rows, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE `+activeSQL)
 		if err != nil {
 			return fmt.Errorf("load vectors: %w", err)
@@ -183,6 +191,26 @@ func (x *Index) Sync(ctx context.Context) error {
 		}
 		x.seq = changes[len(changes)-1].Seq
 	}
+}
+
+// FollowDeployments brings the index up to date (Sync) when an adapter was
+// deployed or rolled back since it last looked, so that a vector about to
+// be made is made with the embedder in force. Cheaper than a Sync on every
+// write: one read of the short deployment log, where a Sync reads the feed
+// and the vectors of every memory written since.
+func (x *Index) FollowDeployments(ctx context.Context) error {
+	var newest int64
+	if err := x.db.reads.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM embedder_deployments`).Scan(&newest); err != nil {
+		return fmt.Errorf("read deployments: %w", err)
+	}
+	if newest == x.deployed.Load() {
+		return nil
+	}
+	if err := x.Sync(ctx); err != nil {
+		return err
+	}
+	x.deployed.Store(newest)
+	return nil
 }
 
 // Applied is the change feed position the index has applied: how far

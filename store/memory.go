@@ -445,6 +445,14 @@ func mergeable(ctx context.Context, tx *Tx, author memory.Author, w memory.Entry
 // embedding does not fail the write: the memory is kept and found by BM25,
 // and `memory-mcp reindex` embeds it later.
 func (s *MemoryService) embed(ctx context.Context, content string) (any, string) {
+	if s.Index != nil {
+		// A deployment another process made since this one last searched
+		// changes the embedder: a vector made with the one it replaced
+		// would be searched by keyword only until a reindex.
+		if err := s.Index.FollowDeployments(ctx); err != nil {
+			s.Log.WarnContext(ctx, "vector index not brought up to date before embedding", "err", err)
+		}
+	}
 	emb := s.CurrentEmbedder()
 	if emb == nil {
 		return nil, ""

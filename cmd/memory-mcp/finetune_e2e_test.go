@@ -210,6 +210,25 @@ func TestServerFollowsADeployment(t *testing.T) {
 	}
 }
 
+// TestServerThatOnlyWritesFollowsADeployment: a server that remembers
+// after another process deployed an adapter, without searching first,
+// stores the memory with the adapter's vectors, not the replaced
+// embedder's (which would be found by keyword only until a reindex).
+func TestServerThatOnlyWritesFollowsADeployment(t *testing.T) {
+	dir := t.TempDir()
+	seedMemories(t, dir, 200)
+	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	s.ok("remember", map[string]any{"content": "The harbour office opens at eight."}, nil)
+	if _, err := runFineTune(t, dir, "--gate-z=-1e6"); err != nil {
+		t.Fatal(err)
+	}
+	s.ok("remember", map[string]any{"content": "The billing export now runs nightly at two."}, nil)
+	s.stop()
+	if vecs, _, _ := vectorsOf(t, dir); vecs[wordvec.ID+"+ft1"] != 202 {
+		t.Errorf("vectors %v: want the 201 deployed and the one remembered after on +ft1", vecs)
+	}
+}
+
 // TestScheduledFineTune: an operator's server with finetune-every retrains
 // once that many memories are there, and again only after as many more
 // have arrived.
