@@ -82,7 +82,7 @@ const (
 type FineTuneFigures struct {
 	Embedder string  `json:"embedder"`
 	Role     string  `json:"role"` // base, in_force or candidate
-	Pairs    int     `json:"pairs"`
+	Pairs    int     `json:"pairs,omitempty"`
 	R10      float64 `json:"recall_at_10"`
 	NDCG10   float64 `json:"ndcg_at_10"`
 }
@@ -100,9 +100,9 @@ type FineTuneReport struct {
 	// Documents counts the texts learned from; Pairs the training pairs
 	// each source gave (stage 1), Trained and HeldOut how they were split.
 	Documents int            `json:"documents"`
-	Pairs     map[string]int `json:"pairs"`
-	Trained   map[string]int `json:"trained"`
-	HeldOut   map[string]int `json:"held_out"`
+	Pairs     map[string]int `json:"pairs,omitempty"`
+	Trained   map[string]int `json:"trained,omitempty"`
+	HeldOut   map[string]int `json:"held_out,omitempty"`
 	// LLM says why no (or only some) questions came from the model when one
 	// is configured: the offline pairs were used.
 	LLM string `json:"llm,omitempty"`
@@ -113,8 +113,8 @@ type FineTuneReport struct {
 	// Vectors are the vectors alone on the held-out pairs, Fused the
 	// search as it runs (BM25, vectors, time and soft matching fused) on
 	// the held-out pairs whose answer is a memory.
-	Vectors []FineTuneFigures `json:"vectors"`
-	Fused   []FineTuneFigures `json:"fused"`
+	Vectors []FineTuneFigures `json:"vectors,omitempty"`
+	Fused   []FineTuneFigures `json:"fused,omitempty"`
 	// Wins and Losses count the held-out pairs whose answer the candidate
 	// ranks higher, and lower, than the embedder in force; the gate asks
 	// for wins - losses >= GateZ * sqrt(wins + losses) (a sign test).

@@ -523,6 +523,20 @@ const TOOLS = {
         const r = await call(ctx, 'erase', { ids: [m], agent_id: ctx.agentId, contains: marker, reason: 'compat suite' }, expect);
         if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
         await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
+    },
+    finetune_report: async ctx => {
+        const r = await call(ctx, 'finetune_report', {}, ctx.human ? 'ok' : 'EFORBIDDEN');
+        if (ctx.human && r?.found !== false) fail(`${ctx.name} finetune_report`, `before any run: ${JSON.stringify(r)}`);
+    },
+    finetune: async ctx => {
+        // Too little text here to learn from: a dry run reports why, as a human's.
+        const r = await call(ctx, 'finetune', { source: 'all', dry_run: true }, ctx.human ? 'ok' : 'EFORBIDDEN');
+        if (ctx.human && !r?.report?.outcome) fail(`${ctx.name} finetune`, `dry run: ${JSON.stringify(r)}`);
+        await call(ctx, 'finetune_report', {}, ctx.human ? 'ok' : 'EFORBIDDEN');
+        await call(ctx, 'finetune', {}, ctx.human ? 'ok' : 'EFORBIDDEN');
+        await call(ctx, 'finetune', { source: 'memories', agent_id: ctx.agentId, namespace: 'default', dry_run: false, eval_only: true, rollback: false },
+            ctx.human ? 'ok' : 'EFORBIDDEN');
+        await call(ctx, 'finetune', { rollback: true }, ctx.human ? 'EINVALID' : 'EFORBIDDEN');
     }
 };
 

@@ -346,7 +346,7 @@ func (s *Service) land(ctx context.Context, emb memory.Embedder, d store.Embedde
 	if err := s.DB.ClearStagedVectors(ctx); err != nil {
 		return rep, err
 	}
-	_, err := store.Reindex(ctx, s.DB, emb, store.ReindexOptions{Batch: s.Batch, Stage: true, Progress: s.Progress.of(StageIndex)})
+	_, err := store.Reindex(store.WithoutCall(ctx), s.DB, emb, store.ReindexOptions{Batch: s.Batch, Stage: true, Progress: s.Progress.of(StageIndex)})
 	if err == nil {
 		rep.After, rep.Finished = emb.ID, s.DB.Now.Now()
 		d.Run, err = s.run(rep, memories)
@@ -362,7 +362,7 @@ func (s *Service) land(ctx context.Context, emb memory.Embedder, d store.Embedde
 		rep.After = rep.Before
 		return rep, fmt.Errorf("nothing was deployed, every stored vector is as it was: %w", err)
 	}
-	n, err := store.Reindex(ctx, s.DB, emb, store.ReindexOptions{Batch: s.Batch, StaleOnly: true})
+	n, err := store.Reindex(store.WithoutCall(ctx), s.DB, emb, store.ReindexOptions{Batch: s.Batch, StaleOnly: true})
 	if err != nil {
 		return rep, fmt.Errorf("%s is in force; %d memories stored during the run keep other vectors (found by keyword) until `memory-mcp reindex --missing`: %w",
 			emb.ID, n, err)
@@ -393,6 +393,16 @@ func (s *Service) record(ctx context.Context, rep *memory.FineTuneReport, memori
 
 // LastFineTune returns the newest run's report over the base embedder.
 func (s *Service) LastFineTune(ctx context.Context) (memory.FineTuneReport, bool, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return memory.FineTuneReport{}, false, err
+	}
+	if !who.Human {
+		// A report names the humans who ran the pipeline and what it learned
+		// from; the pipeline is a human's to run, and its record too.
+		return memory.FineTuneReport{}, false, memory.Errorf(memory.EFORBIDDEN,
+			"fine-tuning reports are for the human operators who run it; you are agent %q", who.AgentID)
+	}
 	r, ok, err := s.DB.LastTuningRun(ctx, s.Base.ID)
 	if err != nil || !ok {
 		return memory.FineTuneReport{}, ok, err

@@ -146,7 +146,7 @@ func TestFineTuneDeploysAndRollsBack(t *testing.T) {
 	if id := f.inForce(t); id != wordvec.ID+"+ft1" {
 		t.Errorf("in force %s, want +ft1", id)
 	}
-	if last, ok, err := f.svc.LastFineTune(context.Background()); err != nil || !ok || last.Outcome != memory.FineTuneDeployed || last.Version != 1 {
+	if last, ok, err := f.svc.LastFineTune(operator); err != nil || !ok || last.Outcome != memory.FineTuneDeployed || last.Version != 1 {
 		t.Errorf("LastFineTune = %+v, %v, %v", last, ok, err)
 	}
 
@@ -171,8 +171,11 @@ func TestFineTuneDeploysAndRollsBack(t *testing.T) {
 	if _, err := f.svc.FineTune(agent, memory.FineTuneRequest{DryRun: true}); memory.ErrorCode(err) != memory.EFORBIDDEN {
 		t.Errorf("an agent asking for a run: %v, want EFORBIDDEN", err)
 	}
-	if last, _, _ := f.svc.LastFineTune(context.Background()); last.By != "olivia" {
+	if last, _, _ := f.svc.LastFineTune(operator); last.By != "olivia" {
 		t.Errorf("the last run's report names %q as who ran it, want olivia", last.By)
+	}
+	if _, _, err := f.svc.LastFineTune(agent); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Errorf("an agent asking for the last report: %v, want EFORBIDDEN", err)
 	}
 }
 
@@ -199,7 +202,7 @@ func TestFineTuneGate(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(f.dir, finetune.AdapterDir)); len(entries) != 0 {
 		t.Errorf("%d checkpoint files after runs that deployed nothing", len(entries))
 	}
-	if last, ok, _ := f.svc.LastFineTune(context.Background()); !ok || last.Outcome != memory.FineTuneEvaluated {
+	if last, ok, _ := f.svc.LastFineTune(operator); !ok || last.Outcome != memory.FineTuneEvaluated {
 		t.Errorf("last report %+v, want the evaluation's", last)
 	}
 }

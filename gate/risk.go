@@ -55,6 +55,7 @@ var riskRules = []riskRule{
 	{name: "retract_memory", tier: memory.RiskHigh, why: "withdraws shared knowledge other agents may rely on"},
 	{name: "decide_approval", tier: memory.RiskLow, why: "humans only"},
 	{name: "erase", tier: memory.RiskHigh, why: "removes for good (humans only)"},
+	{name: "finetune", tier: memory.RiskHigh, why: "replaces every memory's vector (humans only)"},
 }
 
 func argTrue(name string) func(map[string]any) bool {

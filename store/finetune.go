@@ -167,9 +167,11 @@ type TuningRun struct {
 	Report   string // JSON
 }
 
-// RecordTuningRun stores the record of a run that deployed nothing.
+// RecordTuningRun stores the record of a run that deployed nothing: the
+// run's one write, which claims a gated call's idempotency key (a repeat
+// returns this run's report, not a second run's).
 func (db *DB) RecordTuningRun(ctx context.Context, r TuningRun) error {
-	return db.Update(WithoutCall(ctx), func(tx *Tx) error { return tx.recordTuningRun(ctx, r) })
+	return db.Update(ctx, func(tx *Tx) error { return tx.recordTuningRun(ctx, r) })
 }
 
 func (tx *Tx) recordTuningRun(ctx context.Context, r TuningRun) error {
@@ -252,7 +254,9 @@ type EmbedderDeployment struct {
 func (db *DB) DeployEmbedder(ctx context.Context, d EmbedderDeployment) (int, error) {
 	id := memory.AdaptedEmbedderID(d.Base, d.Version)
 	var swapped int
-	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
+	// The deployment is the run's write, which claims a gated call's
+	// idempotency key: staging before it claims nothing.
+	err := db.Update(ctx, func(tx *Tx) error {
 		stack, err := tx.adapterStack(ctx, d.Base)
 		if err != nil {
 			return err

@@ -38,7 +38,10 @@ type Services struct {
 	Gates memory.WriteGates
 	// Approvals registers list_approvals and decide_approval.
 	Approvals memory.ApprovalService
-	Log       *slog.Logger
+	// FineTune registers finetune and finetune_report (humans only; the
+	// service refuses agents).
+	FineTune memory.FineTuneService
+	Log      *slog.Logger
 
 	// bodies are the registered tools' bodies by name, without the gates:
 	// what decide_approval applies an approved held write through.
@@ -77,6 +80,9 @@ func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 	}
 	if svc.Blocks != nil {
 		registerBlocks(s, svc)
+	}
+	if svc.FineTune != nil {
+		registerFineTune(s, svc)
 	}
 	if svc.Erasure != nil {
 		registerErase(s, svc)
@@ -161,8 +167,8 @@ var annotations = map[string]annotation{
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),
 
-	"list_conflicts":   reads("List contradicting memories"),
-	"resolve_conflict": changes("Decide a conflict between memories", true),
+	"list_conflicts":   reads("List contradictions between memories or facts"),
+	"resolve_conflict": changes("Decide a conflict between memories or facts", true),
 
 	"consolidate_memory": changes("Consolidate related memories into summaries", false), // later runs find newly old memories
 	"restore_memory":     adds("Restore an archived memory", true),
@@ -172,6 +178,11 @@ var annotations = map[string]annotation{
 	// A repeat of an erase by ids finds them gone (ENOTFOUND); one by
 	// contains erases what was written since: not idempotent.
 	"erase": changes("Erase content for good", false),
+
+	// A run replaces the adapter in force and every vector; a repeat trains
+	// again on what is there then.
+	"finetune":        changes("Fine-tune retrieval on this memory's text", false),
+	"finetune_report": reads("Read the last fine-tuning report"),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
 

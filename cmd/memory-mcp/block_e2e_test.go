@@ -354,7 +354,7 @@ func TestStrategySwitch(t *testing.T) {
 	// are offered by every strategy.
 	common := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
 		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
-		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "memory_stats", "erase",
+		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "memory_stats", "erase", "finetune", "finetune_report",
 		"list_conflicts", "resolve_conflict", "record_distillation", "list_approvals", "decide_approval"}
 	retrieval := []string{"search_memory", "recall_memory", "list_memories"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -253,6 +254,74 @@ func (b *bars) done() {
 		fmt.Fprintln(b.w)
 	}
 	b.stage = ""
+}
+
+// lazyFineTune is the pipeline behind the finetune tools, made at their
+// first call: making it needs the base embedder, and an OpenAI-compatible
+// one is asked for its dimension, which a server must not wait on at start
+// nor fail without.
+type lazyFineTune struct {
+	cfg  *Config
+	db   *store.DB
+	log  *slog.Logger
+	mu   sync.Mutex
+	svc  *finetune.Service
+	busy bool
+}
+
+func (l *lazyFineTune) get(ctx context.Context) (*finetune.Service, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.svc != nil {
+		return l.svc, nil
+	}
+	base, err := newEmbedder(ctx, l.cfg)
+	if err != nil {
+		return nil, memory.Errorf(memory.EBUSY, "the embedder %s cannot be reached (retry when it can): %v", l.cfg.Embedder, err)
+	}
+	if base == nil {
+		return nil, memory.Errorf(memory.EINVALID, "this server has no embedder (--embedder none): there are no vectors to fine-tune")
+	}
+	if l.svc, err = newFineTune(l.cfg, l.db, *base, l.log, nil); err != nil {
+		return nil, err
+	}
+	return l.svc, nil
+}
+
+// FineTune runs the pipeline, one run at a time in this process (another
+// process's concurrent deploy is refused by the store).
+func (l *lazyFineTune) FineTune(ctx context.Context, r memory.FineTuneRequest) (memory.FineTuneReport, error) {
+	if who, err := memory.RequireIdentity(ctx); err != nil || !who.Human {
+		// The service says so too; saying it first spares an agent's call
+		// the embedder's start.
+		return memory.FineTuneReport{}, memory.Errorf(memory.EFORBIDDEN,
+			"fine-tuning changes the vectors of every agent's memories and learns from any agent's, which only a human may ask for")
+	}
+	svc, err := l.get(ctx)
+	if err != nil {
+		return memory.FineTuneReport{}, err
+	}
+	l.mu.Lock()
+	if l.busy {
+		l.mu.Unlock()
+		return memory.FineTuneReport{}, memory.Errorf(memory.EBUSY, "a fine-tuning run is under way in this server: read finetune_report when it is done")
+	}
+	l.busy = true
+	l.mu.Unlock()
+	defer func() { l.mu.Lock(); l.busy = false; l.mu.Unlock() }()
+	return svc.FineTune(ctx, r)
+}
+
+// LastFineTune returns the newest run's report.
+func (l *lazyFineTune) LastFineTune(ctx context.Context) (memory.FineTuneReport, bool, error) {
+	if who, err := memory.RequireIdentity(ctx); err != nil || !who.Human {
+		return memory.FineTuneReport{}, false, memory.Errorf(memory.EFORBIDDEN, "fine-tuning reports are for the human operators who run it")
+	}
+	svc, err := l.get(ctx)
+	if err != nil {
+		return memory.FineTuneReport{}, false, err
+	}
+	return svc.LastFineTune(ctx)
 }
 
 // scheduleFineTune retrains the adapter in a stdio server once
