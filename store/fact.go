@@ -69,7 +69,7 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 	_, words := memory.DedupKeys(w.Content)
 	claims := memory.ClaimKeys(w.Content)
 	var judged []judgedClash
-	if !s.standsAs(ctx, w) { // a model is slow: not asked about a write that changes nothing
+	if s.Judge != nil && !s.standsAs(ctx, w) { // a model is slow: not asked about a write that changes nothing
 		judged = s.judged(ctx, w)
 	}
 	out := memory.FactPublished{Outcome: memory.WriteOutcomeStored}

@@ -41,13 +41,16 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 	}
 	var found []memory.Fact
 	if len(claims) > 0 {
-		rows, err := tx.query(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id IN
-			(SELECT c.fact_id FROM json_each(?) j CROSS JOIN fact_claims c ON c.claim = j.value ->> 0 AND c.value <> j.value ->> 1)
-			AND v.fact_id <> ? AND v.retracted_at IS NULL ORDER BY v.updated_at DESC LIMIT ?`, claimList(claims), f.ID, maxFactClashes)
+		// Two steps: the facts claiming a key with another value are usually
+		// none, and that answer costs one lookup by index; joined with the
+		// snapshot in one statement (and planned from the snapshot, as
+		// SQLite chose), it cost two thirds of a publish at a thousand facts.
+		ids, err := scanStrings(tx.query(ctx, `SELECT DISTINCT c.fact_id FROM json_each(?) j CROSS JOIN fact_claims c
+			ON c.claim = j.value ->> 0 AND c.value <> j.value ->> 1 WHERE c.fact_id <> ?`, claimList(claims), f.ID))
 		if err != nil {
 			return nil, fmt.Errorf("find contradicting facts: %w", err)
 		}
-		if found, err = scanFacts(rows, false); err != nil {
+		if found, err = tx.activeFacts(ctx, ids); err != nil {
 			return nil, err
 		}
 	}
@@ -88,6 +91,20 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 		return nil, err
 	}
 	return out, nil
+}
+
+// activeFacts reads the active facts among ids, the most recently changed
+// first, at most maxFactClashes of them.
+func (tx *Tx) activeFacts(ctx context.Context, ids []string) ([]memory.Fact, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.query(ctx, snapshotColumns+` FROM snapshot v WHERE v.fact_id IN (SELECT value FROM json_each(?))
+		AND v.retracted_at IS NULL ORDER BY v.updated_at DESC LIMIT ?`, jsonList(ids), maxFactClashes)
+	if err != nil {
+		return nil, fmt.Errorf("find contradicting facts: %w", err)
+	}
+	return scanFacts(rows, false)
 }
 
 // settleStale settles the open conflicts of fact f's earlier version that

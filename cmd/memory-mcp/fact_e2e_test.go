@@ -184,7 +184,9 @@ func TestToolListHasSchemas(t *testing.T) {
 			t.Errorf("%s: description too thin for a model: %q", tool.Name, tool.Description)
 		}
 		b, _ := json.Marshal(tool.InputSchema)
-		if !strings.Contains(string(b), `"description"`) {
+		var schema struct{ Properties map[string]any }
+		json.Unmarshal(b, &schema)
+		if len(schema.Properties) > 0 && !strings.Contains(string(b), `"description"`) { // a tool may take no arguments
 			t.Errorf("%s: input schema has no argument descriptions: %s", tool.Name, b)
 		}
 	}
