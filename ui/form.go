@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -67,24 +66,8 @@ type field struct {
 func (h *handler) action(pattern string, a action) {
 	method, path, _ := strings.Cut(pattern, " ")
 	h.mux.HandleFunc(method+" "+h.prefix+path, func(w http.ResponseWriter, r *http.Request) {
-		if err := h.origin.Check(r); err != nil {
-			h.fail(w, r, http.StatusForbidden, "This form was sent from another site, and refused: act from the review page itself.")
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-		if err := r.ParseForm(); err != nil {
-			status := http.StatusBadRequest
-			if _, big := errors.AsType[*http.MaxBytesError](err); big {
-				status = http.StatusRequestEntityTooLarge
-			}
-			h.fail(w, r, status, "The form could not be read: "+err.Error())
-			return
-		}
-		id, _ := memory.IdentityFrom(r.Context())
-		if !h.validToken(id, r.PostFormValue(tokenField)) {
-			h.failWith(w, r, failure{Status: http.StatusForbidden, Code: memory.EFORBIDDEN,
-				Message: "This form's token is missing, older than a day, or was made for someone else. Nothing was done: " +
-					"check the form below and send it again.", Retry: a.form(r)})
+		id, ok := h.checkForm(w, r, a.form)
+		if !ok {
 			return
 		}
 		d, err := a.do(r)
@@ -97,6 +80,33 @@ func (h *handler) action(pattern string, a action) {
 		h.setFlash(w, r, id, d.Flash)
 		http.Redirect(w, r, h.prefix+d.Next, http.StatusSeeOther)
 	})
+}
+
+// checkForm refuses, with its error page, a posted form that came from
+// another site, cannot be read, or lacks a valid token; form (nil: none)
+// gives back what was sent, to show again. It returns the sender's
+// identity and whether the form may be acted on.
+func (h *handler) checkForm(w http.ResponseWriter, r *http.Request, form func(r *http.Request) *retry) (memory.Identity, bool) {
+	id, _ := memory.IdentityFrom(r.Context())
+	if err := h.origin.Check(r); err != nil {
+		h.fail(w, r, http.StatusForbidden, "This form was sent from another site, and refused: act from the review page itself.")
+		return id, false
+	}
+	if status, msg := parseForm(w, r); status != 0 {
+		h.fail(w, r, status, msg)
+		return id, false
+	}
+	if !h.validToken(id, r.PostFormValue(tokenField)) {
+		f := failure{Status: http.StatusForbidden, Code: memory.EFORBIDDEN,
+			Message: "This form's token is missing, older than a day, or was made for someone else. Nothing was done: " +
+				"check the form below and send it again."}
+		if form != nil {
+			f.Retry = form(r)
+		}
+		h.failWith(w, r, f)
+		return id, false
+	}
+	return id, true
 }
 
 // write makes a curator's write through the gates, as a call of tool with

@@ -54,6 +54,11 @@ type Options struct {
 	Key []byte
 	// Now is the clock the forms' tokens are dated by.
 	Now memory.Clock
+	// SignIn checks a credential a person pastes into the sign-in page
+	// (GET and POST Prefix/signin, served without an identity), which then
+	// keeps it in CredentialCookie for the server's authentication to read.
+	// Nil: no sign-in page, for servers whose identity comes otherwise.
+	SignIn SignInFunc
 }
 
 //go:embed templates/*.html static/style.css
@@ -70,6 +75,8 @@ type handler struct {
 	nav    []navItem
 	origin *http.CrossOriginProtection
 	now    memory.Clock
+	signIn SignInFunc
+	open   *http.ServeMux // the pages served without an identity (nil: none)
 }
 
 // navItem is one entry of the pages' navigation.
@@ -82,7 +89,7 @@ type navItem struct {
 // (mux.Handle("/ui/", authenticate(ui.New(...)))).
 func New(svc Services, o Options) http.Handler {
 	h := &handler{svc: svc, prefix: strings.TrimSuffix(o.Prefix, "/"), key: o.Key, log: svc.Log,
-		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now}
+		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now, signIn: o.SignIn}
 	if h.prefix == "" {
 		h.prefix = "/ui"
 	}
@@ -144,6 +151,10 @@ func (h *handler) routes() {
 		h.page("GET /blocks", "blocks.html", h.blocks)
 		h.page("GET /blocks/{label}", "block.html", h.block)
 	}
+	if h.signIn != nil {
+		h.open = h.signinRoutes()
+		h.mux.HandleFunc("POST "+h.prefix+"/signout", h.signout)
+	}
 	h.template("error.html")
 }
 
@@ -151,7 +162,8 @@ func (h *handler) section(name, path string) {
 	h.nav = append(h.nav, navItem{Name: name, Path: h.prefix + path})
 }
 
-// ServeHTTP admits human identities only, then serves the page asked for.
+// ServeHTTP admits human identities only, then serves the page asked for;
+// the sign-in page, which is how a person comes to have one, admits anyone.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	// No script runs on these pages, and memory text is never markup: the
@@ -162,6 +174,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")
+	if h.open != nil && r.URL.Path == h.prefix+"/signin" {
+		h.open.ServeHTTP(w, r)
+		return
+	}
 	id, ok := memory.IdentityFrom(r.Context())
 	if !ok || id.AgentID == "" {
 		hd.Set("WWW-Authenticate", `Bearer realm="memory-mcp"`)
@@ -213,6 +229,8 @@ type frame struct {
 	Flash  string
 	CSRF   string
 	Data   any
+	// SignOut offers the sign-out button (there is a sign-in page).
+	SignOut bool
 }
 
 // render executes t into a buffer first, so that a failing template never
@@ -225,7 +243,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, t *
 		flash = h.takeFlash(w, r, id)
 	}
 	f := frame{Title: v.Title, Prefix: h.prefix, Nav: h.nav, Path: r.URL.Path, Who: id, Flash: flash,
-		CSRF: h.token(id, h.day()), Data: v.Data}
+		CSRF: h.token(id, h.day()), Data: v.Data, SignOut: h.signIn != nil}
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout", f); err != nil {
 		h.log.ErrorContext(r.Context(), "review page", "path", r.URL.Path, "err", err)

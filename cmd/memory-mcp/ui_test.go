@@ -16,6 +16,8 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // The review page's tests run it over the app as openApp wires it, on a real
@@ -60,7 +62,7 @@ func startReview(t testing.TB) *review {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	srv := httptest.NewServer(asToken(reviewPage(a)))
+	srv := httptest.NewServer(auth.FromCookie(ui.CredentialCookie, asToken(reviewPage(a, signInAs))))
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -70,9 +72,10 @@ func startReview(t testing.TB) *review {
 	return &review{t: t, app: a, srv: srv, client: client}
 }
 
-// asToken stands in for serve's authentication: a known bearer token
-// puts its identity into the request's context, and any other request
-// goes on without one, for the review page to refuse.
+// asToken stands in for serve's authentication (auth.FromCookie in front
+// of it reads the sign-in page's cookie, as serve does): a known bearer
+// token puts its identity into the request's context, and any other
+// request goes on without one, for the review page to refuse.
 func asToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id, ok := reviewTokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
@@ -80,6 +83,15 @@ func asToken(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// signInAs stands in for serve's check of a credential pasted into the
+// sign-in page.
+func signInAs(_ context.Context, credential string) (memory.Identity, error) {
+	if id, ok := reviewTokens[credential]; ok {
+		return id, nil
+	}
+	return memory.Identity{}, memory.Errorf(memory.EINVALID, "not a test token")
 }
 
 // call makes a tool call as id through the app's MCP server, as a client
@@ -300,7 +312,7 @@ func TestReviewPageStatuses(t *testing.T) {
 		if status != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d, want %d with %q\n%s", c.name, status, c.status, c.want, body)
 		}
-		if c.status == 403 && c.want == "another site" && strings.Contains(body, "<form") {
+		if c.status == 403 && c.want == "another site" && strings.Contains(body, `class="retry"`) {
 			t.Errorf("%s: a cross-site form was offered back", c.name)
 		}
 	}
