@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +69,25 @@ func TestFlash(t *testing.T) {
 	forged.Value = "UGVuZGluZyBpdGVtIDIgZHJvcHBlZC4." + cookie.Value[len(cookie.Value)-43:]
 	if got := take(&forged, alice); got != "" {
 		t.Fatalf("a forged message showed: %q", got)
+	}
+}
+
+// The message an action leaves can quote stored text (a held write's
+// error on approval): it reaches the page escaped.
+func TestFlashIsText(t *testing.T) {
+	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	h := New(Services{}, Options{})
+	alice := memory.Identity{AgentID: "alice", Human: true}
+	w := httptest.NewRecorder()
+	h.(*handler).setFlash(w, httptest.NewRequest(http.MethodPost, "/ui/pending/1/drop", nil), alice, "failed: "+hostile)
+	r := httptest.NewRequest(http.MethodGet, "/ui/", nil).WithContext(memory.WithIdentity(context.Background(), alice))
+	r.AddCookie(w.Result().Cookies()[0])
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	body := w.Body.String()
+	if w.Code != http.StatusOK || !strings.Contains(body, `class="flash"`) || !strings.Contains(body, "&lt;script&gt;alert(") ||
+		strings.Contains(body, "<script") || strings.Contains(body, "<img") {
+		t.Fatalf("%d, the message is not shown escaped:\n%s", w.Code, body)
 	}
 }
 

@@ -364,8 +364,10 @@ func TestReviewPageStatuses(t *testing.T) {
 	}
 }
 
-// Memory text is data: whatever an agent wrote reaches every page escaped,
-// and the pages allow no script even if it were not.
+// Memory text is data: whatever an agent wrote reaches every page escaped
+// (agents' raw notes in the pending queue, block values and descriptions,
+// a refused form shown again, the message after an action), and the pages
+// allow no script even if it were not.
 func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	rv := startReview(t)
 	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`
@@ -376,23 +378,53 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	if _, err := rv.app.blocks.Edit(ctx, memory.BlockEdit{Label: "project", Op: memory.BlockAppend, Text: hostile}); err != nil {
 		t.Fatal(err)
 	}
+	rv.ok(sam, "memory_block_create", map[string]any{"label": "team-plan", "description": "Plans. " + hostile, "value": hostile, "shared": true})
 	rv.ok(sam, "write_note", map[string]any{"text": "issue: " + hostile, "promote": true})
+	// Two open issues and a fix that could close either: the note waits in
+	// the pending queue, as the agent wrote it.
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: flaky test in the auth module", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: flaky test in the billing module", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "The flaky test is fixed. " + hostile, "promote": true})
 	rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-h", "content": hostile, "category": "core_policy"})
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-a", "content": "The standup is at 9:30. " + hostile, "category": "convention"})
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00. " + hostile, "category": "convention"})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
+	pending, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
+	if err != nil || len(pending.Pending) != 1 || !strings.Contains(pending.Pending[0].RawInput, hostile) {
+		t.Fatalf("pending = %+v, %v", pending, err)
+	}
 
-	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
-		"/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks/project"} {
-		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
-		status, body, h := rv.do(req, "olivia-token")
-		if status != http.StatusOK || !strings.Contains(body, "&lt;script&gt;alert(") || strings.Contains(body, "<script") ||
+	escaped := func(what string, status int, body string, h http.Header, want int) {
+		t.Helper()
+		if status != want || !strings.Contains(body, "&lt;script&gt;alert(") || strings.Contains(body, "<script") ||
 			strings.Contains(body, "<img") {
-			t.Errorf("%s: %d, the hostile text is not shown escaped:\n%s", path, status, body)
+			t.Errorf("%s: %d, want %d with the hostile text shown escaped:\n%s", what, status, want, body)
 		}
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
-			t.Errorf("%s: Content-Security-Policy %q", path, csp)
+			t.Errorf("%s: Content-Security-Policy %q", what, csp)
 		}
 	}
+	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
+		"/ui/pending", "/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks",
+		"/ui/blocks/project", "/ui/blocks/team-plan"} {
+		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
+		status, body, h := rv.do(req, "olivia-token")
+		escaped(path, status, body, h, http.StatusOK)
+	}
+	// The statistics name agents and tools, never memory text: nothing raw.
+	if status, body := rv.get("olivia-token", "/ui/stats?agent=sam"); status != http.StatusOK || strings.Contains(body, "<script") {
+		t.Errorf("/ui/stats: %d\n%s", status, body)
+	}
+
+	// A refused form comes back with what was typed, escaped: in the
+	// message that quotes it and in the form shown again.
+	tok := rv.csrf("olivia-token", "/ui/pending")
+	item := "/ui/pending/" + strconv.FormatInt(pending.Pending[0].ID, 10)
+	status, body, h := rv.post("olivia-token", item+"/bind", url.Values{"csrf": {tok}, "target_id": {hostile}})
+	escaped("a refused bind", status, body, h, http.StatusBadRequest)
+	status, body, h = rv.post("olivia-token", "/ui/pending/999/drop", url.Values{"csrf": {tok}, "drop_reason": {hostile}})
+	escaped("a refused drop", status, body, h, http.StatusNotFound)
+	status, body, h = rv.post("olivia-token", item+"/drop", url.Values{"drop_reason": {hostile}})
+	escaped("a drop without its token", status, body, h, http.StatusForbidden)
 }
