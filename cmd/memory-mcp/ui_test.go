@@ -428,3 +428,52 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	status, body, h = rv.post("olivia-token", item+"/drop", url.Values{"drop_reason": {hostile}})
 	escaped("a drop without its token", status, body, h, http.StatusForbidden)
 }
+
+// Every answer of the review page carries the whole policy, not only the
+// pages that render: an error page, a refused form and a redirect are
+// pages too, and the error page shows what was sent.
+func TestReviewPageSecurityHeaders(t *testing.T) {
+	rv := startReview(t)
+	apr := rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-x", "content": "Rotate keys yearly.", "category": "core_policy"})
+	tok := rv.csrf("olivia-token", "/ui/approvals")
+	want := map[string]string{
+		"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		"X-Content-Type-Options":  "nosniff",
+		"X-Frame-Options":         "DENY",
+		"Referrer-Policy":         "same-origin",
+		"Cache-Control":           "no-store",
+	}
+	decide := "/ui/approvals/" + apr + "/decide"
+	for _, c := range []struct {
+		name, method, path, token string
+		form                      url.Values
+		status                    int
+	}{
+		{"a page", "GET", "/ui/approvals", "olivia-token", nil, http.StatusOK},
+		{"the sign-in page", "GET", "/ui/signin", "", nil, http.StatusOK},
+		{"a bad query", "GET", "/ui/facts?category=bogus", "olivia-token", nil, http.StatusBadRequest},
+		{"no identity", "GET", "/ui/", "", nil, http.StatusUnauthorized},
+		{"an agent", "GET", "/ui/", "sam-token", nil, http.StatusForbidden},
+		{"a form without its token", "POST", decide, "olivia-token", url.Values{"decision": {"reject"}, "reason": {"no"}}, http.StatusForbidden},
+		{"a wrong method", "DELETE", "/ui/facts", "olivia-token", nil, http.StatusMethodNotAllowed},
+		{"nowhere", "GET", "/ui/nowhere", "olivia-token", nil, http.StatusNotFound},
+		{"an action done", "POST", decide, "olivia-token", url.Values{"csrf": {tok}, "decision": {"reject"}, "reason": {"no"}}, http.StatusSeeOther},
+	} {
+		var status int
+		var h http.Header
+		if c.form != nil {
+			status, _, h = rv.post(c.token, c.path, c.form)
+		} else {
+			req, _ := http.NewRequest(c.method, rv.srv.URL+c.path, nil)
+			status, _, h = rv.do(req, c.token)
+		}
+		if status != c.status {
+			t.Errorf("%s: %d, want %d", c.name, status, c.status)
+		}
+		for k, v := range want {
+			if got := h.Values(k); len(got) != 1 || got[0] != v {
+				t.Errorf("%s (%d): %s %q, want %q", c.name, status, k, got, v)
+			}
+		}
+	}
+}
