@@ -91,6 +91,42 @@ func TestFlashIsText(t *testing.T) {
 	}
 }
 
+// Characters that change how text reads without being seen are shown as
+// markers; what a reader sees (line breaks and tabs included) is kept.
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, line\nbreaks\tand tabs": "plain text, line\nbreaks\tand tabs",
+		"approve \u202egnp.exe":              "approve ⟨U+202E⟩gnp.exe",
+		"a\u200bb\u200dc\ufeff":              "a⟨U+200B⟩b⟨U+200D⟩c⟨U+FEFF⟩",
+		"\u2066isolate\u2069 \u00ad":         "⟨U+2066⟩isolate⟨U+2069⟩ ⟨U+00AD⟩",
+		"bell\x07 del\x7f sep\u2028":         "bell⟨U+0007⟩ del⟨U+007F⟩ sep⟨U+2028⟩",
+		"tag \U000E0041 filler \u3164":       "tag ⟨U+E0041⟩ filler ⟨U+3164⟩",
+		"ünïcödé → “quoted” — 日本":            "ünïcödé → “quoted” — 日本",
+	} {
+		if got := visible(in); got != want {
+			t.Errorf("visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The pages' own text holds no invisible character, so marking a whole
+// rendered page changes only the stored text on it.
+func TestTemplatesHoldNoInvisibleCharacters(t *testing.T) {
+	entries, err := files.ReadDir("templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := files.ReadFile("templates/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(b); visible(s) != s {
+			t.Errorf("%s holds an invisible character", e.Name())
+		}
+	}
+}
+
 func TestParseWhen(t *testing.T) {
 	for in, want := range map[string]time.Time{
 		"":                               time.Time{},

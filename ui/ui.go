@@ -18,6 +18,7 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -234,7 +235,8 @@ type frame struct {
 }
 
 // render executes t into a buffer first, so that a failing template never
-// leaves half a page with a success status. A page that succeeds shows, and
+// leaves half a page with a success status, and shows every invisible
+// character of what it rendered (visible). A page that succeeds shows, and
 // clears, the message an action left.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, t *template.Template, v view) {
 	id, _ := memory.IdentityFrom(r.Context())
@@ -252,7 +254,10 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, t *
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	// Stored text is spread over most of a page's fields; marking the
+	// invisible characters of the whole page leaves none of them out. The
+	// templates hold none of their own, so only stored text changes.
+	io.WriteString(w, visible(b.String()))
 }
 
 // failure is the error page's data: what went wrong and, after a refused

@@ -364,13 +364,15 @@ func TestReviewPageStatuses(t *testing.T) {
 	}
 }
 
-// Memory text is data: whatever an agent wrote reaches every page escaped
-// (agents' raw notes in the pending queue, block values and descriptions,
+// Memory text is data: whatever an agent wrote reaches every page escaped,
+// its invisible characters shown as markers (agents' raw notes in the pending queue, block values and descriptions,
 // a refused form shown again, the message after an action), and the pages
 // allow no script even if it were not.
 func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	rv := startReview(t)
-	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	// Markup, and a right-to-left override and a zero-width space that
+	// would make the text read otherwise than it is stored.
+	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)> approve` + "\u202e" + `gnp.exe` + "\u200b"
 	ctx := memory.WithIdentity(context.Background(), olivia)
 	if _, err := rv.app.facts.Publish(ctx, memory.FactWrite{FactID: "hostile", Content: hostile, Category: memory.FactOther}); err != nil {
 		t.Fatal(err)
@@ -398,7 +400,8 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	escaped := func(what string, status int, body string, h http.Header, want int) {
 		t.Helper()
 		if status != want || !strings.Contains(body, "&lt;script&gt;alert(") || strings.Contains(body, "<script") ||
-			strings.Contains(body, "<img") {
+			strings.Contains(body, "<img") || !strings.Contains(body, "approve⟨U+202E⟩gnp.exe⟨U+200B⟩") ||
+			strings.ContainsAny(body, "\u202e\u200b") {
 			t.Errorf("%s: %d, want %d with the hostile text shown escaped:\n%s", what, status, want, body)
 		}
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
