@@ -480,3 +480,33 @@ func TestReviewPageSecurityHeaders(t *testing.T) {
 		}
 	}
 }
+
+// Past a page of held writes, the approvals page shows those that expire
+// soonest first and links to the rest, so that none becomes unreachable
+// while it can still be approved.
+func TestReviewPageApprovalsPages(t *testing.T) {
+	rv := startReview(t)
+	var ids []string
+	for i := range 101 { // one each, as many agents: no agent's rate limit is reached
+		agent := memory.Identity{AgentID: "agent-" + strconv.Itoa(i), Seniority: memory.SenioritySenior, Autonomy: memory.AutonomySemi}
+		ids = append(ids, rv.held(agent, "publish_fact", map[string]any{"fact_id": "policy-" + strconv.Itoa(i),
+			"content": "Policy " + strconv.Itoa(i) + ".", "category": "core_policy"}))
+	}
+	status, first := rv.get("olivia-token", "/ui/approvals")
+	if status != http.StatusOK || !strings.Contains(first, `id="`+ids[0]+`"`) || strings.Contains(first, `id="`+ids[100]+`"`) ||
+		strings.Index(first, `id="`+ids[0]+`"`) > strings.Index(first, `id="`+ids[1]+`"`) {
+		t.Fatalf("first page: %d, want the first 100 held, the first to expire first\n%.3000s", status, first)
+	}
+	next := regexp.MustCompile(`href="(/ui/approvals\?status=pending&amp;offset=100)">next`).FindStringSubmatch(first)
+	if next == nil {
+		t.Fatalf("no link to the next page:\n%s", first)
+	}
+	status, second := rv.get("olivia-token", strings.ReplaceAll(next[1], "&amp;", "&"))
+	if status != http.StatusOK || !strings.Contains(second, `id="`+ids[100]+`"`) || strings.Count(second, `<article`) != 1 ||
+		!strings.Contains(second, "offset=0\">← previous") || strings.Contains(second, "next →") {
+		t.Fatalf("second page: %d\n%s", status, second)
+	}
+	if status, body := rv.get("olivia-token", "/ui/approvals?offset=-1"); status != http.StatusBadRequest {
+		t.Fatalf("a negative offset: %d\n%.500s", status, body)
+	}
+}
