@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -100,13 +101,26 @@ func (h *handler) checkForm(w http.ResponseWriter, r *http.Request, form func(r 
 		f := failure{Status: http.StatusForbidden, Code: memory.EFORBIDDEN,
 			Message: "This form's token is missing, older than a day, or was made for someone else. Nothing was done: " +
 				"check the form below and send it again."}
-		if form != nil {
+		if form != nil && fromPage(r) {
 			f.Retry = form(r)
 		}
 		h.failWith(w, r, f)
 		return id, false
 	}
 	return id, true
+}
+
+// fromPage reports whether the browser says r was sent from one of this
+// server's own pages. A form without a valid token may have been forged
+// elsewhere (the cross-origin check lets through requests that name no
+// site at all); shown again, it would come back with a fresh token for one
+// click to send, so it is shown again only to a page of ours.
+func fromPage(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
+	}
+	u, err := url.Parse(r.Header.Get("Origin"))
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
 }
 
 // write makes a curator's write through the gates, as a call of tool with

@@ -298,6 +298,9 @@ func TestReviewPageStatuses(t *testing.T) {
 		{"unknown conflict of facts", "/ui/conflicts/fcf_0000/resolve", form("keep", "both"), nil, 404, "fcf_0000"},
 		{"bad keep", "/ui/conflicts/cf-0000/resolve", form("keep", "all"), nil, 400, "keep"},
 		{"no token", drop, url.Values{"drop_reason": {"typed with care"}}, nil, 403, "typed with care"},
+		{"no token, from our origin", drop, url.Values{"drop_reason": {"typed with care"}}, []string{"Sec-Fetch-Site", "", "Origin", rv.srv.URL}, 403, "typed with care"},
+		{"no token, from no page", drop, url.Values{"drop_reason": {"typed elsewhere"}}, []string{"Sec-Fetch-Site", ""}, 403, "token is missing"},
+		{"no token, typed in the address bar", drop, url.Values{"drop_reason": {"typed elsewhere"}}, []string{"Sec-Fetch-Site", "none"}, 403, "token is missing"},
 		{"forged token", drop, url.Values{"csrf": {"20000.AAAA"}, "drop_reason": {"x"}}, nil, 403, "token"},
 		{"another human's token", drop, form("drop_reason", "x"), []string{"as", "hana-token"}, 403, "made for someone else"},
 		{"cross-site", drop, form("drop_reason", "x"), []string{"Sec-Fetch-Site", "cross-site"}, 403, "another site"},
@@ -312,8 +315,8 @@ func TestReviewPageStatuses(t *testing.T) {
 		if status != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d, want %d with %q\n%s", c.name, status, c.status, c.want, body)
 		}
-		if c.status == 403 && c.want == "another site" && strings.Contains(body, `class="retry"`) {
-			t.Errorf("%s: a cross-site form was offered back", c.name)
+		if c.status == 403 && (c.want == "another site" || c.form.Get("drop_reason") == "typed elsewhere") && strings.Contains(body, `class="retry"`) {
+			t.Errorf("%s: a form that came from no page of ours was offered back", c.name)
 		}
 	}
 	if p, _ := rv.app.promotion.ListPending(memory.WithIdentity(context.Background(), olivia), memory.PendingQuery{}); len(p.Pending) != 1 {
