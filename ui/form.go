@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -214,9 +215,29 @@ func (h *handler) sign(purpose string, parts ...string) string {
 // flashCookie carries what an action did to the page it redirects to.
 const flashCookie = "memory_mcp_flash"
 
+// maxFlash bounds the message in bytes: base64 and the signature make the
+// cookie about 1.4 KB, under the 4 KB browsers drop a cookie past (a
+// message can quote stored text, such as a held write's error).
+const maxFlash = 1 << 10
+
+// clip cuts s to at most n bytes, on a character's boundary, and says it
+// was cut.
+func clip(s string, n int) string {
+	const more = "…"
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
+}
+
 // setFlash leaves msg for the next page id loads, signed, so that no other
 // site's cookie can put words on the page.
 func (h *handler) setFlash(w http.ResponseWriter, r *http.Request, id memory.Identity, msg string) {
+	msg = clip(msg, maxFlash)
 	v := base64.RawURLEncoding.EncodeToString([]byte(msg))
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: v + "." + h.sign("flash", id.Principal(), msg),
 		Path: h.prefix + "/", MaxAge: 120, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})

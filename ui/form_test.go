@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -69,6 +70,27 @@ func TestFlash(t *testing.T) {
 	forged.Value = "UGVuZGluZyBpdGVtIDIgZHJvcHBlZC4." + cookie.Value[len(cookie.Value)-43:]
 	if got := take(&forged, alice); got != "" {
 		t.Fatalf("a forged message showed: %q", got)
+	}
+}
+
+// A long message is cut, on a character's boundary, so that its cookie
+// stays under the 4 KB a browser keeps.
+func TestFlashIsBounded(t *testing.T) {
+	h := New(Services{}, Options{}).(*handler)
+	alice := memory.Identity{AgentID: "alice", Human: true}
+	long := "Approval apr-1 failed: " + strings.Repeat("日本語の文章。", 500)
+	w := httptest.NewRecorder()
+	h.setFlash(w, httptest.NewRequest(http.MethodPost, "/ui/approvals/apr-1/decide", nil), alice, long)
+	c := w.Result().Cookies()[0]
+	if n := len(c.String()); n > 2000 {
+		t.Fatalf("the flash cookie is %d bytes", n)
+	}
+	r := httptest.NewRequest(http.MethodGet, "/ui/approvals", nil)
+	r.AddCookie(c)
+	got := h.takeFlash(httptest.NewRecorder(), r, alice)
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || !strings.HasPrefix(long, strings.TrimSuffix(got, "…")) ||
+		len(got) > maxFlash || len(got) < maxFlash-8 {
+		t.Fatalf("flash = %q (%d bytes)", got, len(got))
 	}
 }
 
