@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -76,6 +77,9 @@ func (h *handler) action(pattern string, a action) {
 		if err != nil {
 			f := h.failureOf(r, err)
 			f.Retry = a.form(r)
+			if errors.Is(err, memory.ErrKeyReused) {
+				f.Retry.Key = "" // the form's key names another write: shown again, it gets a new one
+			}
 			h.failWith(w, r, f)
 			return
 		}

@@ -340,8 +340,15 @@ func TestReviewPageStatuses(t *testing.T) {
 		t.Fatalf("the message showed twice: %d\n%s", status, body)
 	}
 	status, body, _ := rv.post("olivia-token", drop, form("drop_reason", "again", "key", "ui-test-2"))
-	if status != http.StatusConflict || !strings.Contains(body, "already dropped by olivia") {
-		t.Fatalf("dropping again: %d\n%s", status, body)
+	if status != http.StatusConflict || !strings.Contains(body, "already dropped by olivia") || !strings.Contains(body, `value="ui-test-2"`) {
+		t.Fatalf("dropping again: %d, want the form shown again with its key\n%s", status, body)
+	}
+	// The first key sent with other words cannot do anything: the form
+	// shown again carries a new key.
+	status, body, _ = rv.post("olivia-token", drop, form("drop_reason", "other words", "key", "ui-test-1"))
+	if status != http.StatusConflict || !strings.Contains(body, "other arguments") || strings.Contains(body, "ui-test-1\"") ||
+		!regexp.MustCompile(`name="key" value="ui-[0-9a-f]{24}"`).MatchString(body) {
+		t.Fatalf("a used key with other words: %d, want the form shown again with a new key\n%s", status, body)
 	}
 	// A held write approved on the page is applied as its agent; deciding
 	// it again is refused, naming the first decision.
@@ -358,11 +365,11 @@ func TestReviewPageStatuses(t *testing.T) {
 	}
 
 	// The page's writes are logged as the tool's calls are: the unknown
-	// item and the bad row (refused by the service), the drop, its repeat
-	// and the late drop; the forms the page refused itself never reached
+	// item and the bad row (refused by the service), the drop, its repeat,
+	// the late drop and the used key; the forms the page refused itself never reached
 	// the gates.
 	m, err := rv.app.gates.WriteMetrics(memory.WithIdentity(context.Background(), olivia), time.Hour)
-	if err != nil || m.Tools["resolve_pending"] != 5 || m.Outcomes[memory.WriteOutcomeReplayed] != 1 {
+	if err != nil || m.Tools["resolve_pending"] != 6 || m.Outcomes[memory.WriteOutcomeReplayed] != 1 {
 		t.Fatalf("write log of the page's actions = %+v, %v", m, err)
 	}
 }
