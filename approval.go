@@ -100,6 +100,11 @@ type Approval struct {
 type ApprovalFilter struct {
 	Status ApprovalStatus // "" for every status
 	Limit  int            // 0 for the default
+	Offset int            // how many of the selected to skip, for the next page
+	// ExpiringFirst orders the requests by deadline, the soonest first
+	// (those without one after, oldest first), so that the ones about to
+	// expire unapplied come before the rest; otherwise newest first.
+	ExpiringFirst bool
 }
 
 // ApprovalDecision is a human's decision on an approval request.

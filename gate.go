@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -30,6 +31,12 @@ type WriteCall struct {
 	// Args are the call's arguments without the key, as canonical JSON.
 	Args []byte
 }
+
+// ErrKeyReused marks (errors.Is) the ECONFLICT that refuses an idempotency
+// key already used for a call with other arguments or another tool: sending
+// the same key again cannot succeed, so a form that carries it needs a new
+// one.
+var ErrKeyReused = errors.New("the idempotency key was used for another call")
 
 // WriteGates are the gates in front of every mutating tool.
 type WriteGates interface {

@@ -53,6 +53,10 @@ type Challenge struct {
 	// the authorization server; empty for bearer tokens of our own.
 	ResourceMetadata string
 	Scopes           []string
+	// SignIn, when set, is the page a browser (a request that accepts
+	// text/html) is sent to (303 See Other) instead of being answered 401:
+	// where a person gives the credential the pages need.
+	SignIn string
 }
 
 // header renders the challenge for err (nil: no credential was sent, which
@@ -92,14 +96,14 @@ func Require(authn AuthenticateFunc, ch Challenge, recheck time.Duration, log fu
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		credential, problem := bearer(r.Header)
 		if credential == "" {
-			refuse(w, ch, problem)
+			refuse(w, r, ch, problem)
 			return
 		}
 		who, err := authn(r.Context(), credential)
 		if err != nil {
 			var bad *Error
 			if errors.As(err, &bad) {
-				refuse(w, ch, bad)
+				refuse(w, r, ch, bad)
 				return
 			}
 			log("check a credential", "err", err)
@@ -173,7 +177,12 @@ func bearer(h http.Header) (string, *Error) {
 // refuse answers with the challenge, 401 unless problem says otherwise; a
 // request that sent no credential at all (problem nil) is told only where to
 // get one.
-func refuse(w http.ResponseWriter, ch Challenge, problem *Error) {
+func refuse(w http.ResponseWriter, r *http.Request, ch Challenge, problem *Error) {
+	if ch.SignIn != "" && browser(r) && (problem == nil || problem.Status == 0) {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, ch.SignIn, http.StatusSeeOther)
+		return
+	}
 	w.Header().Set("WWW-Authenticate", ch.header(problem))
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

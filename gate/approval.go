@@ -93,6 +93,9 @@ func (g *Gates) ListApprovals(ctx context.Context, f memory.ApprovalFilter) ([]m
 	case f.Limit < 0 || f.Limit > maxApprovalLimit:
 		return nil, memory.Errorf(memory.EINVALID, "limit %d is out of range: give 1 to %d", f.Limit, maxApprovalLimit)
 	}
+	if f.Offset < 0 {
+		return nil, memory.Errorf(memory.EINVALID, "offset %d is negative: give 0 or more", f.Offset)
+	}
 	if f.Status != "" {
 		if _, err := memory.ParseApprovalStatus(string(f.Status)); err != nil {
 			return nil, err

@@ -145,8 +145,8 @@ func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool
 		if rec.Tool != call.Tool {
 			what = "tool " + rec.Tool
 		}
-		return nil, "", false, memory.Errorf(memory.ECONFLICT, "idempotency_key %q was used at %s for a call of %s: a key names one write; send a new key for a new write, or the first call's arguments to repeat it",
-			call.Key, rec.CreatedAt.Format(time.RFC3339), what)
+		return nil, "", false, errors.Join(memory.Errorf(memory.ECONFLICT, "idempotency_key %q was used at %s for a call of %s: a key names one write; send a new key for a new write, or the first call's arguments to repeat it",
+			call.Key, rec.CreatedAt.Format(time.RFC3339), what), memory.ErrKeyReused)
 	}
 	if rec.Err != nil && rec.Err.Code == memory.EHELD {
 		// Held: the same answer until a human decides (or the deadline
@@ -202,7 +202,7 @@ func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error
 		case !ok:
 			return nil, "", memory.Errorf(memory.EBUSY, "another call with idempotency_key %q ran at the same time; retry", call.Key)
 		case rec.ArgsHash != call.ArgsHash:
-			return nil, "", memory.Errorf(memory.ECONFLICT, "idempotency_key %q was taken at the same time by a call with other arguments: send a new key for a new write", call.Key)
+			return nil, "", errors.Join(memory.Errorf(memory.ECONFLICT, "idempotency_key %q was taken at the same time by a call with other arguments: send a new key for a new write", call.Key), memory.ErrKeyReused)
 		case rec.Err != nil:
 			return nil, "", rec.Err
 		case rec.Result != nil:

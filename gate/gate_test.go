@@ -172,8 +172,8 @@ func TestKeyWithOtherArgumentsIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := f.remember(ann, "k-1", "Backups run weekly on Sunday.")
-	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "other arguments") {
-		t.Fatalf("same key, other arguments: %v, want ECONFLICT naming other arguments", err)
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "other arguments") || !errors.Is(err, memory.ErrKeyReused) {
+		t.Fatalf("same key, other arguments: %v, want ECONFLICT naming other arguments, marked ErrKeyReused", err)
 	}
 	if n := f.count(ann); n != 1 {
 		t.Fatalf("%d memories, want 1: the conflicting call must write nothing", n)

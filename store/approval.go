@@ -192,7 +192,11 @@ func (db *DB) Approvals(ctx context.Context, principal string, f memory.Approval
 		if len(where) > 0 {
 			q += ` WHERE ` + strings.Join(where, ` AND `)
 		}
-		rows, err := tx.query(ctx, q+` ORDER BY created_at DESC, id LIMIT ?`, append(args, f.Limit)...)
+		order := ` ORDER BY created_at DESC, id`
+		if f.ExpiringFirst {
+			order = ` ORDER BY expires_at IS NULL, expires_at, created_at, id`
+		}
+		rows, err := tx.query(ctx, q+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 		if err != nil {
 			return err
 		}

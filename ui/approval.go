@@ -8,38 +8,51 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 )
 
-// approvalRows is the most requests a page shows, newest first.
+// approvalRows is the most requests a page shows.
 const approvalRows = 100
 
 type approvalsData struct {
-	Status    string // "" for every status
-	Statuses  []memory.ApprovalStatus
-	Approvals []memory.Approval
-	Full      bool
+	Status     string // "" for every status
+	Statuses   []memory.ApprovalStatus
+	Approvals  []memory.Approval
+	Offset     int
+	Prev, Next int // offsets of the neighbouring pages; -1 for none
 }
 
-// approvals lists approval requests, newest first: the pending ones unless
-// another status (or all) is asked.
+// approvals lists approval requests a page at a time: the pending ones
+// unless another status (or all) is asked, those that expire soonest first
+// (left past their deadline, a held write is never applied); decided ones
+// newest first.
 func (h *handler) approvals(r *http.Request) (view, error) {
-	d := approvalsData{Status: r.URL.Query().Get("status"), Statuses: []memory.ApprovalStatus{memory.ApprovalPending,
-		memory.ApprovalApproved, memory.ApprovalRejected, memory.ApprovalExpired, memory.ApprovalFailed}}
-	f := memory.ApprovalFilter{Limit: approvalRows}
+	q := r.URL.Query()
+	d := approvalsData{Status: q.Get("status"), Statuses: []memory.ApprovalStatus{memory.ApprovalPending,
+		memory.ApprovalApproved, memory.ApprovalRejected, memory.ApprovalExpired, memory.ApprovalFailed}, Prev: -1, Next: -1}
+	var err error
+	if d.Offset, err = offset(q.Get("offset")); err != nil {
+		return view{}, err
+	}
+	f := memory.ApprovalFilter{Limit: approvalRows + 1, Offset: d.Offset} // one more: is there a next page?
 	switch d.Status {
 	case "":
-		d.Status, f.Status = string(memory.ApprovalPending), memory.ApprovalPending
+		d.Status, f.Status, f.ExpiringFirst = string(memory.ApprovalPending), memory.ApprovalPending, true
 	case "all":
 	default:
-		st, err := memory.ParseApprovalStatus(d.Status)
-		if err != nil {
+		if f.Status, err = memory.ParseApprovalStatus(d.Status); err != nil {
 			return view{}, err
 		}
-		f.Status = st
+		f.ExpiringFirst = f.Status == memory.ApprovalPending
 	}
 	as, err := h.svc.Approvals.ListApprovals(r.Context(), f)
 	if err != nil {
 		return view{}, err
 	}
-	d.Approvals, d.Full = as, len(as) == approvalRows
+	if len(as) > approvalRows {
+		as, d.Next = as[:approvalRows], d.Offset+approvalRows
+	}
+	if d.Offset > 0 {
+		d.Prev = max(d.Offset-approvalRows, 0)
+	}
+	d.Approvals = as
 	return view{Title: "Approvals", Data: d}, nil
 }
 

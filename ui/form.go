@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -67,36 +69,63 @@ type field struct {
 func (h *handler) action(pattern string, a action) {
 	method, path, _ := strings.Cut(pattern, " ")
 	h.mux.HandleFunc(method+" "+h.prefix+path, func(w http.ResponseWriter, r *http.Request) {
-		if err := h.origin.Check(r); err != nil {
-			h.fail(w, r, http.StatusForbidden, "This form was sent from another site, and refused: act from the review page itself.")
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-		if err := r.ParseForm(); err != nil {
-			status := http.StatusBadRequest
-			if _, big := errors.AsType[*http.MaxBytesError](err); big {
-				status = http.StatusRequestEntityTooLarge
-			}
-			h.fail(w, r, status, "The form could not be read: "+err.Error())
-			return
-		}
-		id, _ := memory.IdentityFrom(r.Context())
-		if !h.validToken(id, r.PostFormValue(tokenField)) {
-			h.failWith(w, r, failure{Status: http.StatusForbidden, Code: memory.EFORBIDDEN,
-				Message: "This form's token is missing, older than a day, or was made for someone else. Nothing was done: " +
-					"check the form below and send it again.", Retry: a.form(r)})
+		id, ok := h.checkForm(w, r, a.form)
+		if !ok {
 			return
 		}
 		d, err := a.do(r)
 		if err != nil {
 			f := h.failureOf(r, err)
 			f.Retry = a.form(r)
+			if errors.Is(err, memory.ErrKeyReused) {
+				f.Retry.Key = "" // the form's key names another write: shown again, it gets a new one
+			}
 			h.failWith(w, r, f)
 			return
 		}
 		h.setFlash(w, r, id, d.Flash)
 		http.Redirect(w, r, h.prefix+d.Next, http.StatusSeeOther)
 	})
+}
+
+// checkForm refuses, with its error page, a posted form that came from
+// another site, cannot be read, or lacks a valid token; form (nil: none)
+// gives back what was sent, to show again. It returns the sender's
+// identity and whether the form may be acted on.
+func (h *handler) checkForm(w http.ResponseWriter, r *http.Request, form func(r *http.Request) *retry) (memory.Identity, bool) {
+	id, _ := memory.IdentityFrom(r.Context())
+	if err := h.origin.Check(r); err != nil {
+		h.fail(w, r, http.StatusForbidden, "This form was sent from another site, and refused: act from the review page itself.")
+		return id, false
+	}
+	if status, msg := parseForm(w, r); status != 0 {
+		h.fail(w, r, status, msg)
+		return id, false
+	}
+	if !h.validToken(id, r.PostFormValue(tokenField)) {
+		f := failure{Status: http.StatusForbidden, Code: memory.EFORBIDDEN,
+			Message: "This form's token is missing, older than a day, or was made for someone else. Nothing was done: " +
+				"check the form below and send it again."}
+		if form != nil && fromPage(r) {
+			f.Retry = form(r)
+		}
+		h.failWith(w, r, f)
+		return id, false
+	}
+	return id, true
+}
+
+// fromPage reports whether the browser says r was sent from one of this
+// server's own pages. A form without a valid token may have been forged
+// elsewhere (the cross-origin check lets through requests that name no
+// site at all); shown again, it would come back with a fresh token for one
+// click to send, so it is shown again only to a page of ours.
+func fromPage(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
+	}
+	u, err := url.Parse(r.Header.Get("Origin"))
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
 }
 
 // write makes a curator's write through the gates, as a call of tool with
@@ -190,9 +219,29 @@ func (h *handler) sign(purpose string, parts ...string) string {
 // flashCookie carries what an action did to the page it redirects to.
 const flashCookie = "memory_mcp_flash"
 
+// maxFlash bounds the message in bytes: base64 and the signature make the
+// cookie about 1.4 KB, under the 4 KB browsers drop a cookie past (a
+// message can quote stored text, such as a held write's error).
+const maxFlash = 1 << 10
+
+// clip cuts s to at most n bytes, on a character's boundary, and says it
+// was cut.
+func clip(s string, n int) string {
+	const more = "…"
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
+}
+
 // setFlash leaves msg for the next page id loads, signed, so that no other
 // site's cookie can put words on the page.
 func (h *handler) setFlash(w http.ResponseWriter, r *http.Request, id memory.Identity, msg string) {
+	msg = clip(msg, maxFlash)
 	v := base64.RawURLEncoding.EncodeToString([]byte(msg))
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: v + "." + h.sign("flash", id.Principal(), msg),
 		Path: h.prefix + "/", MaxAge: 120, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})

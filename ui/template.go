@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -91,4 +92,37 @@ func arguments(s string) []argument {
 	}
 	slices.SortFunc(out, func(a, b argument) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// visible shows, as a marker like ⟨U+202E⟩, each character that changes how
+// text reads without being seen itself: format characters (bidirectional
+// overrides and isolates, zero-width spaces and joiners, tags), control
+// characters other than tab and line breaks, line and paragraph
+// separators, and the Hangul fillers that render as nothing. A human
+// approving a write must read what is stored, not a reordering of it
+// ("Trojan Source"). The markers are plain text, so they need no escaping
+// of their own and can go anywhere on a page.
+func visible(s string) string {
+	if strings.IndexFunc(s, invisible) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if invisible(r) {
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func invisible(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r':
+		return false
+	case 0x115F, 0x1160, 0x3164, 0xFFA0: // Hangul fillers
+		return true
+	}
+	return unicode.In(r, unicode.Cf, unicode.Cc, unicode.Zl, unicode.Zp)
 }

@@ -18,6 +18,7 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -54,6 +55,11 @@ type Options struct {
 	Key []byte
 	// Now is the clock the forms' tokens are dated by.
 	Now memory.Clock
+	// SignIn checks a credential a person pastes into the sign-in page
+	// (GET and POST Prefix/signin, served without an identity), which then
+	// keeps it in CredentialCookie for the server's authentication to read.
+	// Nil: no sign-in page, for servers whose identity comes otherwise.
+	SignIn SignInFunc
 }
 
 //go:embed templates/*.html static/style.css
@@ -70,6 +76,8 @@ type handler struct {
 	nav    []navItem
 	origin *http.CrossOriginProtection
 	now    memory.Clock
+	signIn SignInFunc
+	open   *http.ServeMux // the pages served without an identity (nil: none)
 }
 
 // navItem is one entry of the pages' navigation.
@@ -82,7 +90,7 @@ type navItem struct {
 // (mux.Handle("/ui/", authenticate(ui.New(...)))).
 func New(svc Services, o Options) http.Handler {
 	h := &handler{svc: svc, prefix: strings.TrimSuffix(o.Prefix, "/"), key: o.Key, log: svc.Log,
-		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now}
+		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now, signIn: o.SignIn}
 	if h.prefix == "" {
 		h.prefix = "/ui"
 	}
@@ -144,6 +152,10 @@ func (h *handler) routes() {
 		h.page("GET /blocks", "blocks.html", h.blocks)
 		h.page("GET /blocks/{label}", "block.html", h.block)
 	}
+	if h.signIn != nil {
+		h.open = h.signinRoutes()
+		h.mux.HandleFunc("POST "+h.prefix+"/signout", h.signout)
+	}
 	h.template("error.html")
 }
 
@@ -151,7 +163,8 @@ func (h *handler) section(name, path string) {
 	h.nav = append(h.nav, navItem{Name: name, Path: h.prefix + path})
 }
 
-// ServeHTTP admits human identities only, then serves the page asked for.
+// ServeHTTP admits human identities only, then serves the page asked for;
+// the sign-in page, which is how a person comes to have one, admits anyone.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	// No script runs on these pages, and memory text is never markup: the
@@ -162,6 +175,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")
+	if h.open != nil && r.URL.Path == h.prefix+"/signin" {
+		h.open.ServeHTTP(w, r)
+		return
+	}
 	id, ok := memory.IdentityFrom(r.Context())
 	if !ok || id.AgentID == "" {
 		hd.Set("WWW-Authenticate", `Bearer realm="memory-mcp"`)
@@ -213,10 +230,13 @@ type frame struct {
 	Flash  string
 	CSRF   string
 	Data   any
+	// SignOut offers the sign-out button (there is a sign-in page).
+	SignOut bool
 }
 
 // render executes t into a buffer first, so that a failing template never
-// leaves half a page with a success status. A page that succeeds shows, and
+// leaves half a page with a success status, and shows every invisible
+// character of what it rendered (visible). A page that succeeds shows, and
 // clears, the message an action left.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, t *template.Template, v view) {
 	id, _ := memory.IdentityFrom(r.Context())
@@ -225,7 +245,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, t *
 		flash = h.takeFlash(w, r, id)
 	}
 	f := frame{Title: v.Title, Prefix: h.prefix, Nav: h.nav, Path: r.URL.Path, Who: id, Flash: flash,
-		CSRF: h.token(id, h.day()), Data: v.Data}
+		CSRF: h.token(id, h.day()), Data: v.Data, SignOut: h.signIn != nil}
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout", f); err != nil {
 		h.log.ErrorContext(r.Context(), "review page", "path", r.URL.Path, "err", err)
@@ -234,7 +254,10 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, t *
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	// Stored text is spread over most of a page's fields; marking the
+	// invisible characters of the whole page leaves none of them out. The
+	// templates hold none of their own, so only stored text changes.
+	io.WriteString(w, visible(b.String()))
 }
 
 // failure is the error page's data: what went wrong and, after a refused

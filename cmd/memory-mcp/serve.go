@@ -17,6 +17,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // serveHTTP serves MCP over streamable HTTP at /mcp until ctx ends: the
@@ -119,7 +120,7 @@ type httpServer struct {
 
 func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 	cfg := a.cfg.Serve
-	protect, err := authenticate(ctx, a)
+	au, err := authenticate(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +141,12 @@ func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 	// Pages on the allowed origins may call /mcp, and read the metadata
 	// that says where to get a token for it, from a browser (CORS); the
 	// review page is same-origin only.
-	mux.Handle("/mcp", h.guard.WrapCORS(protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
-	if page := reviewPage(a); page != nil {
-		mux.Handle("/ui/", h.guard.Wrap(protect(caller(a, page))))
+	mux.Handle("/mcp", h.guard.WrapCORS(au.protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
+	page := reviewPage(a, au.signIn())
+	if au.authn != nil {
+		mux.Handle("/ui/signin", h.guard.Wrap(page)) // where a person gets a credential: served without one
 	}
+	mux.Handle("/ui/", h.guard.Wrap(au.protectPages("/ui/signin", caller(a, page))))
 	if cfg.Auth == authOAuth {
 		path, meta := resourceMetadata(cfg.OAuth)
 		mux.Handle(path, h.guard.WrapCORS(meta))
@@ -173,33 +176,82 @@ func (h *httpServer) allowListener(addr net.Addr) {
 	}
 }
 
-// authenticate returns the middleware that puts the caller's identity in
-// each request's context, by the configured auth.
-func authenticate(ctx context.Context, a *app) (func(http.Handler) http.Handler, error) {
+// authentication is how serve decides who calls: a credential checked by
+// authn, or (auth none) every request as one identity.
+type authentication struct {
+	authn   auth.AuthenticateFunc // nil: every request is as
+	as      memory.Identity
+	ch      auth.Challenge
+	recheck time.Duration
+	log     func(msg string, args ...any)
+}
+
+// authenticate returns the configured authentication.
+func authenticate(ctx context.Context, a *app) (authentication, error) {
 	cfg := a.cfg.Serve
-	logErr := func(msg string, args ...any) { a.log.Error(msg, args...) }
+	au := authentication{as: a.cfg.Identity, recheck: cfg.Recheck, log: func(msg string, args ...any) { a.log.Error(msg, args...) }}
 	switch cfg.Auth {
 	case authNone:
-		who := a.cfg.Identity
-		return func(next http.Handler) http.Handler { return auth.As(who, next) }, nil
+		return au, nil
 	case authToken:
-		authn := auth.Tokens(a.db.TokenByHash)
-		ch := auth.Challenge{Realm: "memory-mcp"}
-		return func(next http.Handler) http.Handler { return auth.Require(authn, ch, cfg.Recheck, logErr, next) }, nil
+		au.authn = auth.Tokens(a.db.TokenByHash)
+		au.ch = auth.Challenge{Realm: "memory-mcp"}
+		return au, nil
 	case authOAuth:
 		claims, err := auth.ParseClaimMap(cfg.OAuth.Claims)
 		if err != nil {
-			return nil, fmt.Errorf("serve: oauth-claims: %w", err)
+			return au, fmt.Errorf("serve: oauth-claims: %w", err)
 		}
-		authn, err := auth.JWT(ctx, auth.OAuth{Issuer: cfg.OAuth.Issuer, Audience: cfg.OAuth.Audience, JWKSURL: cfg.OAuth.JWKSURL,
+		au.authn, err = auth.JWT(ctx, auth.OAuth{Issuer: cfg.OAuth.Issuer, Audience: cfg.OAuth.Audience, JWKSURL: cfg.OAuth.JWKSURL,
 			Claims: claims, Scopes: cfg.OAuth.Scopes})
 		if err != nil {
-			return nil, fmt.Errorf("serve: %w", err)
+			return au, fmt.Errorf("serve: %w", err)
 		}
-		ch := auth.Challenge{Realm: "memory-mcp", ResourceMetadata: resourceMetadataURL(cfg.OAuth), Scopes: cfg.OAuth.Scopes}
-		return func(next http.Handler) http.Handler { return auth.Require(authn, ch, cfg.Recheck, logErr, next) }, nil
+		au.ch = auth.Challenge{Realm: "memory-mcp", ResourceMetadata: resourceMetadataURL(cfg.OAuth), Scopes: cfg.OAuth.Scopes}
+		return au, nil
 	}
-	return nil, fmt.Errorf("serve: unknown auth %q", cfg.Auth)
+	return au, fmt.Errorf("serve: unknown auth %q", cfg.Auth)
+}
+
+// protect puts the caller's identity in each request's context, and
+// refuses a request without a credential that holds.
+func (au authentication) protect(next http.Handler) http.Handler {
+	if au.authn == nil {
+		return auth.As(au.as, next)
+	}
+	return auth.Require(au.authn, au.ch, au.recheck, au.log, next)
+}
+
+// protectPages is protect for the review page, which people reach from a
+// browser: their credential may come in the cookie the sign-in page set,
+// and a browser without one that holds is sent to signin. /mcp never reads
+// the cookie: a page on another site could make the browser send it there.
+func (au authentication) protectPages(signin string, next http.Handler) http.Handler {
+	if au.authn == nil {
+		return au.protect(next)
+	}
+	page := au
+	page.ch.SignIn = signin
+	return auth.FromCookie(ui.CredentialCookie, page.protect(next))
+}
+
+// signIn checks a credential pasted into the review page's sign-in form
+// as protect checks a request's, its refusal told as a domain error (nil:
+// no sign-in, under auth none).
+func (au authentication) signIn() ui.SignInFunc {
+	if au.authn == nil {
+		return nil
+	}
+	return func(ctx context.Context, credential string) (memory.Identity, error) {
+		who, err := au.authn(ctx, credential)
+		if bad, ok := errors.AsType[*auth.Error](err); ok {
+			if bad.Status == http.StatusForbidden {
+				return who, memory.Errorf(memory.EFORBIDDEN, "%s", bad.Description)
+			}
+			return who, memory.Errorf(memory.EINVALID, "%s", bad.Description)
+		}
+		return who, err
+	}
 }
 
 // resource is the server's identifier as OAuth clients name it.

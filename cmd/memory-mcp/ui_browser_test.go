@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -42,7 +41,7 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser is a headless Chromium tab signed in as a bearer token.
+// browser is a headless Chromium tab, signed in through the sign-in page.
 type browser struct {
 	t     *testing.T
 	ctx   context.Context
@@ -51,8 +50,8 @@ type browser struct {
 	n     int
 }
 
-// newBrowser starts Chromium (exec, its path) with base's requests
-// carrying token.
+// newBrowser starts Chromium (exec, its path) and signs in to base's
+// review page with token, as a person does: pasted into the sign-in form.
 func newBrowser(t *testing.T, exec, base, token string) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exec), chromedp.WindowSize(1280, 900),
@@ -66,15 +65,14 @@ func newBrowser(t *testing.T, exec, base, token string) *browser {
 	t.Cleanup(cancel)
 	// The first call starts the browser, which lives as long as ctx: it
 	// gets no timeout of its own.
-	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
-		Headers: network.Headers{"Authorization": "Bearer " + token}}); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
 	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("start Chromium: %v", err)
 	}
 	b := &browser{t: t, ctx: ctx, base: base, shots: screenshotDir(t)}
 	t.Logf("screenshots of the review page in %s", b.shots)
+	b.open("/ui/signin", "Sign in", "signin")
+	b.do("sign in", chromedp.SendKeys(chromedp.CSS(`input[name="credential"]`), token), chromedp.Click(chromedp.CSS("main form button")),
+		chromedp.WaitVisible(chromedp.CSS("header .who")))
 	return b
 }
 
@@ -298,5 +296,6 @@ func TestReviewPageInABrowser(t *testing.T) {
 	b.open("/ui/blocks", "Blocks", "blocks")
 	b.open("/ui/blocks/project", "Block project", "block")
 	b.open("/ui/facts/no-such-fact", "Not Found", "not-found")
+	b.do("sign out", chromedp.Click(chromedp.CSS("header .signout button")), chromedp.WaitVisible(chromedp.CSS(`input[name="credential"]`)))
 	t.Logf("the browser test took %s", time.Since(started).Round(time.Millisecond))
 }

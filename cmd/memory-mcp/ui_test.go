@@ -16,6 +16,8 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // The review page's tests run it over the app as openApp wires it, on a real
@@ -60,7 +62,7 @@ func startReview(t testing.TB) *review {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	srv := httptest.NewServer(asToken(reviewPage(a)))
+	srv := httptest.NewServer(auth.FromCookie(ui.CredentialCookie, asToken(reviewPage(a, signInAs))))
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -70,9 +72,10 @@ func startReview(t testing.TB) *review {
 	return &review{t: t, app: a, srv: srv, client: client}
 }
 
-// asToken stands in for serve's authentication: a known bearer token
-// puts its identity into the request's context, and any other request
-// goes on without one, for the review page to refuse.
+// asToken stands in for serve's authentication (auth.FromCookie in front
+// of it reads the sign-in page's cookie, as serve does): a known bearer
+// token puts its identity into the request's context, and any other
+// request goes on without one, for the review page to refuse.
 func asToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id, ok := reviewTokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
@@ -80,6 +83,15 @@ func asToken(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// signInAs stands in for serve's check of a credential pasted into the
+// sign-in page.
+func signInAs(_ context.Context, credential string) (memory.Identity, error) {
+	if id, ok := reviewTokens[credential]; ok {
+		return id, nil
+	}
+	return memory.Identity{}, memory.Errorf(memory.EINVALID, "not a test token")
 }
 
 // call makes a tool call as id through the app's MCP server, as a client
@@ -286,6 +298,9 @@ func TestReviewPageStatuses(t *testing.T) {
 		{"unknown conflict of facts", "/ui/conflicts/fcf_0000/resolve", form("keep", "both"), nil, 404, "fcf_0000"},
 		{"bad keep", "/ui/conflicts/cf-0000/resolve", form("keep", "all"), nil, 400, "keep"},
 		{"no token", drop, url.Values{"drop_reason": {"typed with care"}}, nil, 403, "typed with care"},
+		{"no token, from our origin", drop, url.Values{"drop_reason": {"typed with care"}}, []string{"Sec-Fetch-Site", "", "Origin", rv.srv.URL}, 403, "typed with care"},
+		{"no token, from no page", drop, url.Values{"drop_reason": {"typed elsewhere"}}, []string{"Sec-Fetch-Site", ""}, 403, "token is missing"},
+		{"no token, typed in the address bar", drop, url.Values{"drop_reason": {"typed elsewhere"}}, []string{"Sec-Fetch-Site", "none"}, 403, "token is missing"},
 		{"forged token", drop, url.Values{"csrf": {"20000.AAAA"}, "drop_reason": {"x"}}, nil, 403, "token"},
 		{"another human's token", drop, form("drop_reason", "x"), []string{"as", "hana-token"}, 403, "made for someone else"},
 		{"cross-site", drop, form("drop_reason", "x"), []string{"Sec-Fetch-Site", "cross-site"}, 403, "another site"},
@@ -300,8 +315,8 @@ func TestReviewPageStatuses(t *testing.T) {
 		if status != c.status || !strings.Contains(body, c.want) {
 			t.Errorf("%s: %d, want %d with %q\n%s", c.name, status, c.status, c.want, body)
 		}
-		if c.status == 403 && c.want == "another site" && strings.Contains(body, "<form") {
-			t.Errorf("%s: a cross-site form was offered back", c.name)
+		if c.status == 403 && (c.want == "another site" || c.form.Get("drop_reason") == "typed elsewhere") && strings.Contains(body, `class="retry"`) {
+			t.Errorf("%s: a form that came from no page of ours was offered back", c.name)
 		}
 	}
 	if p, _ := rv.app.promotion.ListPending(memory.WithIdentity(context.Background(), olivia), memory.PendingQuery{}); len(p.Pending) != 1 {
@@ -325,8 +340,15 @@ func TestReviewPageStatuses(t *testing.T) {
 		t.Fatalf("the message showed twice: %d\n%s", status, body)
 	}
 	status, body, _ := rv.post("olivia-token", drop, form("drop_reason", "again", "key", "ui-test-2"))
-	if status != http.StatusConflict || !strings.Contains(body, "already dropped by olivia") {
-		t.Fatalf("dropping again: %d\n%s", status, body)
+	if status != http.StatusConflict || !strings.Contains(body, "already dropped by olivia") || !strings.Contains(body, `value="ui-test-2"`) {
+		t.Fatalf("dropping again: %d, want the form shown again with its key\n%s", status, body)
+	}
+	// The first key sent with other words cannot do anything: the form
+	// shown again carries a new key.
+	status, body, _ = rv.post("olivia-token", drop, form("drop_reason", "other words", "key", "ui-test-1"))
+	if status != http.StatusConflict || !strings.Contains(body, "other arguments") || strings.Contains(body, "ui-test-1\"") ||
+		!regexp.MustCompile(`name="key" value="ui-[0-9a-f]{24}"`).MatchString(body) {
+		t.Fatalf("a used key with other words: %d, want the form shown again with a new key\n%s", status, body)
 	}
 	// A held write approved on the page is applied as its agent; deciding
 	// it again is refused, naming the first decision.
@@ -343,20 +365,24 @@ func TestReviewPageStatuses(t *testing.T) {
 	}
 
 	// The page's writes are logged as the tool's calls are: the unknown
-	// item and the bad row (refused by the service), the drop, its repeat
-	// and the late drop; the forms the page refused itself never reached
+	// item and the bad row (refused by the service), the drop, its repeat,
+	// the late drop and the used key; the forms the page refused itself never reached
 	// the gates.
 	m, err := rv.app.gates.WriteMetrics(memory.WithIdentity(context.Background(), olivia), time.Hour)
-	if err != nil || m.Tools["resolve_pending"] != 5 || m.Outcomes[memory.WriteOutcomeReplayed] != 1 {
+	if err != nil || m.Tools["resolve_pending"] != 6 || m.Outcomes[memory.WriteOutcomeReplayed] != 1 {
 		t.Fatalf("write log of the page's actions = %+v, %v", m, err)
 	}
 }
 
 // Memory text is data: whatever an agent wrote reaches every page escaped,
-// and the pages allow no script even if it were not.
+// its invisible characters shown as markers (agents' raw notes in the pending queue, block values and descriptions,
+// a refused form shown again, the message after an action), and the pages
+// allow no script even if it were not.
 func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	rv := startReview(t)
-	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	// Markup, and a right-to-left override and a zero-width space that
+	// would make the text read otherwise than it is stored.
+	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)> approve` + "\u202e" + `gnp.exe` + "\u200b"
 	ctx := memory.WithIdentity(context.Background(), olivia)
 	if _, err := rv.app.facts.Publish(ctx, memory.FactWrite{FactID: "hostile", Content: hostile, Category: memory.FactOther}); err != nil {
 		t.Fatal(err)
@@ -364,23 +390,133 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	if _, err := rv.app.blocks.Edit(ctx, memory.BlockEdit{Label: "project", Op: memory.BlockAppend, Text: hostile}); err != nil {
 		t.Fatal(err)
 	}
+	rv.ok(sam, "memory_block_create", map[string]any{"label": "team-plan", "description": "Plans. " + hostile, "value": hostile, "shared": true})
 	rv.ok(sam, "write_note", map[string]any{"text": "issue: " + hostile, "promote": true})
+	// Two open issues and a fix that could close either: the note waits in
+	// the pending queue, as the agent wrote it.
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: flaky test in the auth module", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: flaky test in the billing module", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "The flaky test is fixed. " + hostile, "promote": true})
 	rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-h", "content": hostile, "category": "core_policy"})
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-a", "content": "The standup is at 9:30. " + hostile, "category": "convention"})
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00. " + hostile, "category": "convention"})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
+	pending, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
+	if err != nil || len(pending.Pending) != 1 || !strings.Contains(pending.Pending[0].RawInput, hostile) {
+		t.Fatalf("pending = %+v, %v", pending, err)
+	}
 
-	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
-		"/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks/project"} {
-		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
-		status, body, h := rv.do(req, "olivia-token")
-		if status != http.StatusOK || !strings.Contains(body, "&lt;script&gt;alert(") || strings.Contains(body, "<script") ||
-			strings.Contains(body, "<img") {
-			t.Errorf("%s: %d, the hostile text is not shown escaped:\n%s", path, status, body)
+	escaped := func(what string, status int, body string, h http.Header, want int) {
+		t.Helper()
+		if status != want || !strings.Contains(body, "&lt;script&gt;alert(") || strings.Contains(body, "<script") ||
+			strings.Contains(body, "<img") || !strings.Contains(body, "approve⟨U+202E⟩gnp.exe⟨U+200B⟩") ||
+			strings.ContainsAny(body, "\u202e\u200b") {
+			t.Errorf("%s: %d, want %d with the hostile text shown escaped:\n%s", what, status, want, body)
 		}
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
-			t.Errorf("%s: Content-Security-Policy %q", path, csp)
+			t.Errorf("%s: Content-Security-Policy %q", what, csp)
 		}
+	}
+	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
+		"/ui/pending", "/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks",
+		"/ui/blocks/project", "/ui/blocks/team-plan"} {
+		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
+		status, body, h := rv.do(req, "olivia-token")
+		escaped(path, status, body, h, http.StatusOK)
+	}
+	// The statistics name agents and tools, never memory text: nothing raw.
+	if status, body := rv.get("olivia-token", "/ui/stats?agent=sam"); status != http.StatusOK || strings.Contains(body, "<script") {
+		t.Errorf("/ui/stats: %d\n%s", status, body)
+	}
+
+	// A refused form comes back with what was typed, escaped: in the
+	// message that quotes it and in the form shown again.
+	tok := rv.csrf("olivia-token", "/ui/pending")
+	item := "/ui/pending/" + strconv.FormatInt(pending.Pending[0].ID, 10)
+	status, body, h := rv.post("olivia-token", item+"/bind", url.Values{"csrf": {tok}, "target_id": {hostile}})
+	escaped("a refused bind", status, body, h, http.StatusBadRequest)
+	status, body, h = rv.post("olivia-token", "/ui/pending/999/drop", url.Values{"csrf": {tok}, "drop_reason": {hostile}})
+	escaped("a refused drop", status, body, h, http.StatusNotFound)
+	status, body, h = rv.post("olivia-token", item+"/drop", url.Values{"drop_reason": {hostile}})
+	escaped("a drop without its token", status, body, h, http.StatusForbidden)
+}
+
+// Every answer of the review page carries the whole policy, not only the
+// pages that render: an error page, a refused form and a redirect are
+// pages too, and the error page shows what was sent.
+func TestReviewPageSecurityHeaders(t *testing.T) {
+	rv := startReview(t)
+	apr := rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-x", "content": "Rotate keys yearly.", "category": "core_policy"})
+	tok := rv.csrf("olivia-token", "/ui/approvals")
+	want := map[string]string{
+		"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		"X-Content-Type-Options":  "nosniff",
+		"X-Frame-Options":         "DENY",
+		"Referrer-Policy":         "same-origin",
+		"Cache-Control":           "no-store",
+	}
+	decide := "/ui/approvals/" + apr + "/decide"
+	for _, c := range []struct {
+		name, method, path, token string
+		form                      url.Values
+		status                    int
+	}{
+		{"a page", "GET", "/ui/approvals", "olivia-token", nil, http.StatusOK},
+		{"the sign-in page", "GET", "/ui/signin", "", nil, http.StatusOK},
+		{"a bad query", "GET", "/ui/facts?category=bogus", "olivia-token", nil, http.StatusBadRequest},
+		{"no identity", "GET", "/ui/", "", nil, http.StatusUnauthorized},
+		{"an agent", "GET", "/ui/", "sam-token", nil, http.StatusForbidden},
+		{"a form without its token", "POST", decide, "olivia-token", url.Values{"decision": {"reject"}, "reason": {"no"}}, http.StatusForbidden},
+		{"a wrong method", "DELETE", "/ui/facts", "olivia-token", nil, http.StatusMethodNotAllowed},
+		{"nowhere", "GET", "/ui/nowhere", "olivia-token", nil, http.StatusNotFound},
+		{"an action done", "POST", decide, "olivia-token", url.Values{"csrf": {tok}, "decision": {"reject"}, "reason": {"no"}}, http.StatusSeeOther},
+	} {
+		var status int
+		var h http.Header
+		if c.form != nil {
+			status, _, h = rv.post(c.token, c.path, c.form)
+		} else {
+			req, _ := http.NewRequest(c.method, rv.srv.URL+c.path, nil)
+			status, _, h = rv.do(req, c.token)
+		}
+		if status != c.status {
+			t.Errorf("%s: %d, want %d", c.name, status, c.status)
+		}
+		for k, v := range want {
+			if got := h.Values(k); len(got) != 1 || got[0] != v {
+				t.Errorf("%s (%d): %s %q, want %q", c.name, status, k, got, v)
+			}
+		}
+	}
+}
+
+// Past a page of held writes, the approvals page shows those that expire
+// soonest first and links to the rest, so that none becomes unreachable
+// while it can still be approved.
+func TestReviewPageApprovalsPages(t *testing.T) {
+	rv := startReview(t)
+	var ids []string
+	for i := range 101 { // one each, as many agents: no agent's rate limit is reached
+		agent := memory.Identity{AgentID: "agent-" + strconv.Itoa(i), Seniority: memory.SenioritySenior, Autonomy: memory.AutonomySemi}
+		ids = append(ids, rv.held(agent, "publish_fact", map[string]any{"fact_id": "policy-" + strconv.Itoa(i),
+			"content": "Policy " + strconv.Itoa(i) + ".", "category": "core_policy"}))
+	}
+	status, first := rv.get("olivia-token", "/ui/approvals")
+	if status != http.StatusOK || !strings.Contains(first, `id="`+ids[0]+`"`) || strings.Contains(first, `id="`+ids[100]+`"`) ||
+		strings.Index(first, `id="`+ids[0]+`"`) > strings.Index(first, `id="`+ids[1]+`"`) {
+		t.Fatalf("first page: %d, want the first 100 held, the first to expire first\n%.3000s", status, first)
+	}
+	next := regexp.MustCompile(`href="(/ui/approvals\?status=pending&amp;offset=100)">next`).FindStringSubmatch(first)
+	if next == nil {
+		t.Fatalf("no link to the next page:\n%s", first)
+	}
+	status, second := rv.get("olivia-token", strings.ReplaceAll(next[1], "&amp;", "&"))
+	if status != http.StatusOK || !strings.Contains(second, `id="`+ids[100]+`"`) || strings.Count(second, `<article`) != 1 ||
+		!strings.Contains(second, "offset=0\">← previous") || strings.Contains(second, "next →") {
+		t.Fatalf("second page: %d\n%s", status, second)
+	}
+	if status, body := rv.get("olivia-token", "/ui/approvals?offset=-1"); status != http.StatusBadRequest {
+		t.Fatalf("a negative offset: %d\n%.500s", status, body)
 	}
 }
