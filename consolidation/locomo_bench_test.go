@@ -213,14 +213,7 @@ func (l *locomoStore) consolidate(b *testing.B, cfg consolidation.Config, st mem
 // the memory that brought it still holds (in words). The aim: a third of
 // the memories out of search, and recall down by no more than 0.02.
 func BenchmarkLoCoMoConsolidation(b *testing.B) {
-	path, err := locomo.Find()
-	if err != nil {
-		b.Skip(err)
-	}
-	ds, err := locomo.Load(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds := locomo.Must(b)
 	for range b.N {
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Printf("\nLoCoMo consolidation: active memories, their tokens, and evidence recall within %d tokens (categories 1-4)\n", contextBudget)

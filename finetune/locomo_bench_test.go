@@ -33,14 +33,7 @@ type locomoRun struct {
 
 func loadLoCoMo(tb testing.TB) *locomoRun {
 	tb.Helper()
-	path, err := locomo.Find()
-	if err != nil {
-		tb.Skip(err)
-	}
-	ds, err := locomo.Load(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	ds := locomo.Must(tb)
 	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), store.FileName))
 	if err != nil {
 		tb.Fatal(err)

@@ -15,17 +15,7 @@ import (
 	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
 
-func loadLoCoMo(b *testing.B) *locomo.Dataset {
-	path, err := locomo.Find()
-	if err != nil {
-		b.Skip(err)
-	}
-	ds, err := locomo.Load(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return ds
-}
+func loadLoCoMo(b *testing.B) *locomo.Dataset { return locomo.Must(b) }
 
 // variant is one way remember runs: with every gate on (keyed: with an
 // idempotency key on every call), or straight to the store with dedup and

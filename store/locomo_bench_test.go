@@ -28,14 +28,7 @@ type locomoSpaces struct {
 
 func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 	tb.Helper()
-	path, err := locomo.Find()
-	if err != nil {
-		tb.Skip(err)
-	}
-	ds, err := locomo.Load(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	ds := locomo.Must(tb)
 	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), store.FileName))
 	if err != nil {
 		tb.Fatal(err)

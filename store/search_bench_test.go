@@ -23,15 +23,7 @@ import (
 // benchCorpus returns LoCoMo's turns as memory texts and its questions as
 // queries: real conversational text of the length agents remember.
 func benchCorpus(tb testing.TB) (texts, queries []string) {
-	path, err := locomo.Find()
-	if err != nil {
-		tb.Skip(err)
-	}
-	ds, err := locomo.Load(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return ds.Corpus()
+	return locomo.Must(tb).Corpus()
 }
 
 // BenchmarkMemoryScale grows one agent's memories to 1k, 10k and 100k through

@@ -253,3 +253,26 @@ func Grown(texts []string, i int) string {
 	}
 	return fmt.Sprintf("%s (note %d)", texts[i%len(texts)], i/len(texts))
 }
+
+// TB is the part of testing.TB that Must uses.
+type TB interface {
+	Helper()
+	Skip(args ...any)
+	Fatal(args ...any)
+}
+
+// Must finds and loads the dataset for a benchmark: it skips the benchmark
+// when the data is not beside the checkout (it is outside the repository,
+// in ../shared/bench) and fails it when the file does not parse.
+func Must(tb TB) *Dataset {
+	tb.Helper()
+	path, err := Find()
+	if err != nil {
+		tb.Skip(err)
+	}
+	ds, err := Load(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ds
+}

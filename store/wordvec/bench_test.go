@@ -31,14 +31,7 @@ import (
 // yardstick for tuning the embedder, not the product's retrieval, which
 // lives in the memory store and is benchmarked there.
 func BenchmarkLoCoMoVectors(b *testing.B) {
-	path, err := locomo.Find()
-	if err != nil {
-		b.Skip(err)
-	}
-	ds, err := locomo.Load(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds := locomo.Must(b)
 	for b.Loop() {
 		lexical := cached(b, ds, bm25(b))
 		def := evaluate(b, ds, wordvec.ID, vectorIndexer(wordvec.New().Embed))
