@@ -193,11 +193,13 @@ func (x *Index) Sync(ctx context.Context) error {
 	}
 }
 
+// Deployed is the newest deployment or rollback the index has followed
+// (the deployment log's sequence).
+func (x *Index) Deployed() int64 { return x.deployed.Load() }
+
 // FollowDeployments brings the index up to date (Sync) when an adapter was
-// deployed or rolled back since it last looked, so that a vector about to
-// be made is made with the embedder in force. Cheaper than a Sync on every
-// write: one read of the short deployment log, where a Sync reads the feed
-// and the vectors of every memory written since.
+// deployed or rolled back since it last looked: a vector about to be made
+// is then made with the embedder in force.
 func (x *Index) FollowDeployments(ctx context.Context) error {
 	var newest int64
 	if err := x.db.reads.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM embedder_deployments`).Scan(&newest); err != nil {

@@ -79,12 +79,36 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	}
 	keys := dedupKeys{timed: timed, claims: memory.ClaimKeys(w.Content)}
 	keys.exact, keys.words = memory.DedupKeys(w.Content)
-	// Embed before the write transaction: a slow embedder must not hold the
-	// lock. (A repeat's vector is then not needed; repeats are the few.)
-	vec, embedder := s.embed(ctx, w.Content)
-	// So is a model's judgement.
+	// A model's judgement comes before the write transaction: a model is
+	// slow, and must not hold the lock.
 	keys.judged = s.judged(ctx, w)
-	return s.remember(ctx, id, w, keys, now, vec, embedder)
+	for {
+		// So does the vector. (A repeat's vector is then not needed; repeats
+		// are the few.)
+		v := s.embed(ctx, w.Content)
+		out, err := s.remember(ctx, id, w, keys, now, v)
+		if !errors.Is(err, errEmbedderMoved) {
+			return out, err
+		}
+		// Another process deployed or rolled back an adapter since this one
+		// last looked: follow it, and embed again with the embedder in force.
+		if err := s.Index.FollowDeployments(ctx); err != nil {
+			return memory.Remembered{}, err
+		}
+	}
+}
+
+// errEmbedderMoved is remember's transaction finding that an adapter was
+// deployed or rolled back after its vector was made: the vector would be
+// of the replaced embedder.
+var errEmbedderMoved = errors.New("the embedder in force changed")
+
+// vector is a new memory's vector, with the embedder that made it and the
+// deployment (Index.Deployed) in force when it was made.
+type vector struct {
+	blob     any
+	embedder string
+	deployed int64
 }
 
 // dedupKeys are what remember finds a repeat by (the write's keys, and
@@ -99,9 +123,21 @@ type dedupKeys struct {
 
 // remember stores w with its vector, or counts it as a repeat; either way
 // it settles what w contradicts.
-func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, vec any, embedder string) (memory.Remembered, error) {
+func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, v vector) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
+		if v.blob != nil && s.Index != nil {
+			// One read of the short deployment log, in the transaction that
+			// stores the vector: it cannot be of an embedder a deployment
+			// replaced, whichever process made it.
+			var newest int64
+			if err := tx.queryRow(ctx, `SELECT coalesce(max(seq), 0) FROM embedder_deployments`).Scan(&newest); err != nil {
+				return fmt.Errorf("read deployments: %w", err)
+			}
+			if newest != v.deployed {
+				return errEmbedderMoved
+			}
+		}
 		var target, merged memory.Entry
 		var mergedTier string
 		if w.Supersedes != "" {
@@ -175,7 +211,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			source, nanos(created), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			seniority, autonomy,
-			author.Human, vec, nullString(embedder, embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
+			author.Human, v.blob, nullString(v.embedder, v.embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
 			indexedLength(w.Content, w.Tags), keys.exact, keys.words, stamp)
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
@@ -444,18 +480,14 @@ func mergeable(ctx context.Context, tx *Tx, author memory.Author, w memory.Entry
 // made it, or nothing when no embedder is configured or it failed. A failed
 // embedding does not fail the write: the memory is kept and found by BM25,
 // and `memory-mcp reindex` embeds it later.
-func (s *MemoryService) embed(ctx context.Context, content string) (any, string) {
+func (s *MemoryService) embed(ctx context.Context, content string) vector {
+	var v vector
 	if s.Index != nil {
-		// A deployment another process made since this one last searched
-		// changes the embedder: a vector made with the one it replaced
-		// would be searched by keyword only until a reindex.
-		if err := s.Index.FollowDeployments(ctx); err != nil {
-			s.Log.WarnContext(ctx, "vector index not brought up to date before embedding", "err", err)
-		}
+		v.deployed = s.Index.Deployed() // before the embedder is read: a later deployment is caught
 	}
 	emb := s.CurrentEmbedder()
 	if emb == nil {
-		return nil, ""
+		return v
 	}
 	vecs, err := emb.Embed(ctx, []string{content})
 	if err == nil && (len(vecs) != 1 || len(vecs[0]) != emb.Dim) {
@@ -464,9 +496,10 @@ func (s *MemoryService) embed(ctx context.Context, content string) (any, string)
 	if err != nil {
 		s.Log.WarnContext(ctx, "memory stored without a vector; run memory-mcp reindex once the embedder works",
 			"embedder", emb.ID, "err", err)
-		return nil, ""
+		return v
 	}
-	return encodeVector(vecs[0]), emb.ID
+	v.blob, v.embedder = encodeVector(vecs[0]), emb.ID
+	return v
 }
 
 // CurrentEmbedder is the embedder new vectors are made with: the index's,
