@@ -252,3 +252,41 @@ func TestTuningTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestEraseWhileStagingLeavesNoVector: a memory erased while its batch is
+// being embedded (another process's erase) leaves no staged vector, nor
+// hands its vector to the next memory, which SQLite gives its freed row
+// number; and the same for a reindex that writes into the memories.
+func TestEraseWhileStagingLeavesNoVector(t *testing.T) {
+	for _, staging := range []bool{true, false} {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memories(t, &emb)
+		remember(t, s, ann, memory.EntryWrite{Content: "a memory that stays"})
+		gone := remember(t, s, ann, memory.EntryWrite{Content: "a memory to erase while it is embedded"})
+		adapted := adaptedEmbedder(emb, 1)
+		embed := adapted.Embed
+		var next memory.Entry
+		adapted.Embed = func(ctx context.Context, texts []string) ([][]float32, error) {
+			vecs, err := embed(ctx, texts)
+			if next.ID == "" { // once, between the batch's read and its write
+				if _, err := s.Erase(as(human), memory.ErasureRequest{IDs: []string{gone.ID}, Reason: "test"}); err != nil {
+					t.Fatal(err)
+				}
+				next = remember(t, s, ann, memory.EntryWrite{Content: "a new memory in the freed row"})
+			}
+			return vecs, err
+		}
+		if _, err := store.Reindex(context.Background(), db, adapted, store.ReindexOptions{Stage: staging}); err != nil {
+			t.Fatal(err)
+		}
+		var stagedForNew, adaptedNew int
+		db.SQL().QueryRow(`SELECT count(*) FROM memory_vectors_next n JOIN memories m ON m.pk = n.pk WHERE m.id = ?`, next.ID).Scan(&stagedForNew)
+		db.SQL().QueryRow(`SELECT count(*) FROM memories WHERE id = ? AND embedder = ?`, next.ID, adapted.ID).Scan(&adaptedNew)
+		if staging && staged(t, db) != 1 {
+			t.Errorf("%d staged vectors, want 1: the erased memory's vector was staged", staged(t, db))
+		}
+		if stagedForNew != 0 || adaptedNew != 0 {
+			t.Errorf("staging %v: the memory in the freed row got the erased memory's vector (staged %d, stored %d)", staging, stagedForNew, adaptedNew)
+		}
+	}
+}

@@ -101,17 +101,26 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 			if len(vecs[i]) != emb.Dim {
 				return fmt.Errorf("embedder %s returned a vector of dimension %d for memory %s, want %d", emb.ID, len(vecs[i]), r.id, emb.Dim)
 			}
+			// Each write names the memory by its row and its id: a memory
+			// erased while the batch was embedded frees its row number,
+			// which SQLite gives to the next memory, and its vector (of the
+			// erased text) must not land on that one.
 			if stage {
-				if _, err := tx.sql.ExecContext(ctx, `INSERT OR REPLACE INTO memory_vectors_next (pk, embedder, embedding) VALUES (?, ?, ?)`,
-					r.pk, emb.ID, encodeVector(vecs[i])); err != nil {
+				if _, err := tx.sql.ExecContext(ctx, `INSERT OR REPLACE INTO memory_vectors_next (pk, embedder, embedding)
+					SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM memories WHERE pk = ?1 AND id = ?4)`,
+					r.pk, emb.ID, encodeVector(vecs[i]), r.id); err != nil {
 					return fmt.Errorf("stage vector: %w", err)
 				}
 				continue
 			}
 			// updated_at stays: the memory did not change, its vector did.
-			if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ?`,
-				encodeVector(vecs[i]), emb.ID, r.pk); err != nil {
+			res, err := tx.sql.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ? AND id = ?`,
+				encodeVector(vecs[i]), emb.ID, r.pk, r.id)
+			if err != nil {
 				return fmt.Errorf("store vector: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue // erased meanwhile
 			}
 			if err := tx.RecordChange(ctx, memory.ChangeMemory, r.id, now); err != nil {
 				return err
