@@ -70,6 +70,11 @@ func (s *Service) FineTune(ctx context.Context, r memory.FineTuneRequest) (memor
 	if err := r.Validate(); err != nil {
 		return memory.FineTuneReport{}, err
 	}
+	release, err := s.hold(ctx)
+	if err != nil {
+		return memory.FineTuneReport{}, err
+	}
+	defer release()
 	rep := memory.FineTuneReport{Base: s.Base.ID, By: who.AgentID, Started: s.DB.Now.Now(), GateZ: s.Config.GateZ, Pairs: map[string]int{}}
 	if r.Rollback {
 		// A rollback needs no checkpoint but the one it returns to: it

@@ -399,3 +399,32 @@ func TestFineTuneOverAnAPIEmbedder(t *testing.T) {
 		t.Errorf("vectors %v, %v", counts, err)
 	}
 }
+
+// TestOneRunAtATime: while another process's run holds the data
+// directory's fine-tuning lease, a run is refused (EBUSY, naming it) and
+// changes nothing; once released, it runs, and releases the lease itself.
+func TestOneRunAtATime(t *testing.T) {
+	f := newFixture(t, 60)
+	var other store.Lease
+	if err := f.db.Update(context.Background(), func(tx *store.Tx) (err error) {
+		other, _, err = tx.AcquireLease(context.Background(), "finetune", "another process's run", time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.svc.FineTune(operator, memory.FineTuneRequest{DryRun: true})
+	if memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "another process's run") {
+		t.Fatalf("a run while another holds the lease: %v, want EBUSY naming it", err)
+	}
+	if _, ok, _ := f.svc.LastFineTune(operator); ok {
+		t.Fatal("the refused run recorded a report")
+	}
+	if err := f.db.Update(context.Background(), func(tx *store.Tx) error { return tx.ReleaseLease(context.Background(), other) }); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the first run releases the lease it took
+		if _, err := f.svc.FineTune(operator, memory.FineTuneRequest{DryRun: true}); err != nil {
+			t.Fatalf("a run once the lease is free: %v", err)
+		}
+	}
+}

@@ -155,3 +155,19 @@ func (tx *Tx) PersonalAgents(ctx context.Context, notRunSince time.Time) ([]stri
 	}
 	return agents, nil
 }
+
+// TakeOverLease takes lease from its holder, whatever its expiry, when the
+// caller knows that holder is gone (a process on this machine that no
+// longer runs): it succeeds only if the lease still has from's token. The
+// lease taken has the next token.
+func (tx *Tx) TakeOverLease(ctx context.Context, from Lease, holder string, d time.Duration) (Lease, bool, error) {
+	now := tx.Now()
+	l := Lease{Name: from.Name, Holder: holder, Token: from.Token + 1, AcquiredAt: now, ExpiresAt: now.Add(d)}
+	res, err := tx.exec(ctx, `UPDATE leases SET holder = ?, token = ?, acquired_at = ?, expires_at = ? WHERE name = ? AND token = ?`,
+		holder, l.Token, nanos(now), nanos(l.ExpiresAt), from.Name, from.Token)
+	if err != nil {
+		return Lease{}, false, fmt.Errorf("take over lease %s: %w", from.Name, err)
+	}
+	n, err := res.RowsAffected()
+	return l, n == 1, err
+}
