@@ -261,12 +261,11 @@ func (b *bars) done() {
 // one is asked for its dimension, which a server must not wait on at start
 // nor fail without.
 type lazyFineTune struct {
-	cfg  *Config
-	db   *store.DB
-	log  *slog.Logger
-	mu   sync.Mutex
-	svc  *finetune.Service
-	busy bool
+	cfg *Config
+	db  *store.DB
+	log *slog.Logger
+	mu  sync.Mutex
+	svc *finetune.Service
 }
 
 func (l *lazyFineTune) get(ctx context.Context) (*finetune.Service, error) {
@@ -288,8 +287,7 @@ func (l *lazyFineTune) get(ctx context.Context) (*finetune.Service, error) {
 	return l.svc, nil
 }
 
-// FineTune runs the pipeline, one run at a time in this process (another
-// process's concurrent deploy is refused by the store).
+// FineTune runs the pipeline.
 func (l *lazyFineTune) FineTune(ctx context.Context, r memory.FineTuneRequest) (memory.FineTuneReport, error) {
 	if who, err := memory.RequireIdentity(ctx); err != nil || !who.Human {
 		// The service says so too; saying it first spares an agent's call
@@ -301,15 +299,7 @@ func (l *lazyFineTune) FineTune(ctx context.Context, r memory.FineTuneRequest) (
 	if err != nil {
 		return memory.FineTuneReport{}, err
 	}
-	l.mu.Lock()
-	if l.busy {
-		l.mu.Unlock()
-		return memory.FineTuneReport{}, memory.Errorf(memory.EBUSY, "a fine-tuning run is under way in this server: read finetune_report when it is done")
-	}
-	l.busy = true
-	l.mu.Unlock()
-	defer func() { l.mu.Lock(); l.busy = false; l.mu.Unlock() }()
-	return svc.FineTune(ctx, r)
+	return svc.FineTune(ctx, r) // one run at a time per data directory: the service's lease
 }
 
 // LastFineTune returns the newest run's report.
