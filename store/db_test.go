@@ -86,7 +86,8 @@ func TestMigrationsUpgradeToTheFreshSchema(t *testing.T) {
 }
 
 // dependedOn reports whether one of later alters a table that migration
-// name creates or alters, or makes a trigger on one.
+// name creates or alters, or makes a trigger on one, or drops an index it
+// makes.
 func dependedOn(t *testing.T, name string, later []string) bool {
 	t.Helper()
 	b, err := fs.ReadFile(store.MigrationFS, name)
@@ -98,6 +99,15 @@ func dependedOn(t *testing.T, name string, later []string) bool {
 			lb, _ := fs.ReadFile(store.MigrationFS, l)
 			if strings.Contains(string(lb), "ALTER TABLE "+m[1]+" ") ||
 				regexp.MustCompile(`CREATE TRIGGER \w+ [^;]*\bON `+m[1]+`\b`).MatchString(string(lb)) {
+				return true
+			}
+		}
+	}
+	// An index it makes that a later one drops.
+	for _, m := range regexp.MustCompile(`CREATE INDEX (\w+)`).FindAllStringSubmatch(string(b), -1) {
+		for _, l := range later {
+			lb, _ := fs.ReadFile(store.MigrationFS, l)
+			if strings.Contains(string(lb), "DROP INDEX "+m[1]+";") {
 				return true
 			}
 		}

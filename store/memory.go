@@ -306,28 +306,37 @@ const episodeWindow = time.Hour
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	for _, t := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
-		same, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+t.column+` = ?
-			AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
-			AND m.namespace = ? AND m.category = ? AND (m.expires_at IS NULL OR m.expires_at > ?)
-			ORDER BY m.created_at DESC LIMIT 8`, agent, t.key, w.Namespace, string(w.Category), nanos(now)))
-		if err != nil {
-			return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
+	// One statement finds both tiers' candidates, each by its index: every
+	// write asks, and most find none. The exact tier's come first.
+	// CROSS JOIN keeps the two index lookups outer; asked with IN, the
+	// planner walked all of the agent's memories.
+	same, err := scanEntries(tx.query(ctx, entryColumns+` FROM
+		(SELECT pk FROM memories WHERE agent_id = ?1 AND exact_key = ?2
+		 UNION SELECT pk FROM memories WHERE agent_id = ?1 AND words_key = ?3) k
+		CROSS JOIN memories m ON m.pk = k.pk
+		WHERE m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
+		AND m.namespace = ?4 AND m.category = ?5 AND (m.expires_at IS NULL OR m.expires_at > ?6)
+		ORDER BY m.exact_key = ?2 DESC, m.created_at DESC LIMIT 16`, agent, keys.exact, keys.words, w.Namespace, string(w.Category), nanos(now)))
+	if err != nil {
+		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
+	}
+	for _, c := range same {
+		name := "words"
+		if exact, _ := memory.DedupKeys(c.Content); exact == keys.exact {
+			name = "exact"
 		}
-		for _, c := range same {
-			switch {
-			case !sameStatement(w, keys.timed, c):
-			case addsTags(w, c):
-				ok, err := mergeable(ctx, tx, author, w, c)
-				if err != nil {
-					return e, "", false, false, err
-				}
-				if ok && !found {
-					e, tier, merge, found = c, t.name, true, true
-				}
-			default:
-				return c, t.name, false, true, nil
+		switch {
+		case !sameStatement(w, keys.timed, c):
+		case addsTags(w, c):
+			ok, err := mergeable(ctx, tx, author, w, c)
+			if err != nil {
+				return e, "", false, false, err
 			}
+			if ok && !found {
+				e, tier, merge, found = c, name, true, true
+			}
+		default:
+			return c, name, false, true, nil
 		}
 	}
 	if found {
