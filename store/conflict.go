@@ -40,14 +40,35 @@ func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	// CROSS JOIN keeps the claims outer, so each is one seek into the
-	// primary key; joined plainly, the planner scanned every claim.
-	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN
-		(SELECT c.memory_pk FROM json_each(?) j CROSS JOIN memory_claims c ON c.agent_id = ? AND c.claim = j.value ->> 0
-		 AND c.value <> j.value ->> 1)
+	// First the memories that state another value of one of w's claims,
+	// which nearly every write finds none of: one seek into the primary key
+	// per claim (CROSS JOIN keeps the claims outer; joined plainly, the
+	// planner scanned every claim), and nothing more to do when none is.
+	var pks []int64
+	rows, err := tx.query(ctx, `SELECT c.memory_pk FROM json_each(?) j CROSS JOIN memory_claims c
+		ON c.agent_id = ? AND c.claim = j.value ->> 0 AND c.value <> j.value ->> 1`, claimList(claims), agent)
+	if err != nil {
+		return nil, fmt.Errorf("find contradictions: %w", err)
+	}
+	for rows.Next() {
+		var pk int64
+		if err := rows.Scan(&pk); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("find contradictions: %w", err)
+		}
+		pks = append(pks, pk)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("find contradictions: %w", err)
+	}
+	if len(pks) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(pks)
+	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN (SELECT value FROM json_each(?))
 		AND m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?
 		AND (m.expires_at IS NULL OR m.expires_at > ?)
-		ORDER BY m.created_at DESC LIMIT 16`, claimList(claims), agent, agent, w.Namespace, nanos(now)))
+		ORDER BY m.created_at DESC LIMIT 16`, string(list), agent, w.Namespace, nanos(now)))
 	if err != nil {
 		return nil, fmt.Errorf("find contradictions: %w", err)
 	}
