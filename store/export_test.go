@@ -84,3 +84,11 @@ var (
 
 // Migrations returns the names of the applied migrations, in order.
 func (db *DB) Migrations(ctx context.Context) ([]string, error) { return db.appliedMigrations(ctx) }
+
+// SetConfidenceList makes ranking weigh confidence as one more RRF list
+// instead of scaling the fused score, and returns the undo.
+func SetConfidenceList(on bool) func() {
+	old := confidenceList
+	confidenceList = on
+	return func() { confidenceList = old }
+}

@@ -69,6 +69,13 @@ type RetrievalConfig struct {
 	// Pool is how many candidates each list contributes before fusion (at
 	// least the limit times the pool multiplier).
 	Pool int
+	// ConfidenceWeight, from 0 to 1, lowers a memory's fused score in
+	// proportion to the doubt its writer gave it: score × (1 − w·(1 −
+	// confidence)). Where every confidence is equal it changes no order.
+	// It stays 0 and is no server setting: measured on a labelled corpus
+	// (BenchmarkConfidenceRanking), no weight chosen on one half ranked
+	// better on the held-out half (see the README).
+	ConfidenceWeight float64
 }
 
 // DefaultRetrieval returns the tuned defaults.
@@ -111,7 +118,7 @@ func (c RetrievalConfig) Validate() error {
 		{"vector_floor", c.VectorFloor, -1, 1}, {"recency_decay", c.DecayPerHour, 0, math.MaxFloat64},
 		{"relevance_weight", c.RelevanceWeight, 0, 1}, {"recency_weight", c.RecencyWeight, 0, 1},
 		{"personal_boost", c.PersonalBoost, 0, 1}, {"min_relevance", c.MinRelevance, 0, 1},
-		{"diversity_lambda", c.DiversityLambda, 0, 1},
+		{"diversity_lambda", c.DiversityLambda, 0, 1}, {"confidence_weight", c.ConfidenceWeight, 0, 1},
 	} {
 		if err := checkRange(k.name, k.v, k.lo, k.hi); err != nil {
 			return err
@@ -159,6 +166,10 @@ type scored struct {
 	OccurredAt time.Time
 	Personal   bool   // the caller's own memory (LINEAR's personal boost)
 	Text       string // for MMR's similarity
+	// Confidence is the memory's confidence, read only when ranking weighs
+	// it (known says it was read).
+	Confidence float64
+	known      bool
 	Score      float64
 }
 
@@ -233,6 +244,7 @@ func fuse(cands []scored, c RetrievalConfig, now time.Time, ran ranLists) {
 			cd.Score = rrfScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
 		}
 	}
+	weighConfidence(cands, c, weights)
 	slices.SortStableFunc(cands, func(a, b scored) int {
 		if d := cmp.Compare(b.Score, a.Score); d != 0 {
 			return d
@@ -242,6 +254,47 @@ func fuse(cands []scored, c RetrievalConfig, now time.Time, ran ranLists) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+}
+
+// confidenceList, when set, weighs confidence as one more RRF list (the
+// candidates ranked by confidence, equal confidences sharing a rank)
+// instead of scaling the fused score. Only the benchmark sets it: it is the
+// alternative the scaling was measured against (see the README).
+var confidenceList bool
+
+// weighConfidence applies c.ConfidenceWeight to the fused scores; weights
+// are RRF's list weights.
+func weighConfidence(cands []scored, c RetrievalConfig, weights []float64) {
+	w := c.ConfidenceWeight
+	if w == 0 {
+		return
+	}
+	if confidenceList && c.Fusion == FusionRRF {
+		addConfidenceList(cands, c.RRFK, weights, w)
+		return
+	}
+	for i := range cands {
+		cands[i].Score *= 1 - w*(1-cands[i].Confidence)
+	}
+}
+
+// addConfidenceList fuses into each RRF score the candidate's reciprocal
+// rank by confidence, weighed w, keeping rrfScore's scale (first place in
+// every list scores 1).
+func addConfidenceList(cands []scored, k int, weights []float64, w float64) {
+	var max float64
+	for _, x := range weights {
+		max += x / float64(k+1)
+	}
+	for i := range cands {
+		rank := 1
+		for _, o := range cands {
+			if o.Confidence > cands[i].Confidence {
+				rank++
+			}
+		}
+		cands[i].Score = (cands[i].Score*max + w/float64(k+rank)) / (max + w/float64(k+1))
+	}
 }
 
 // linearRelevance is the weighted mean of the BM25 score relative to the best

@@ -2,6 +2,7 @@ package store
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -245,6 +246,8 @@ func TestRetrievalConfigValidate(t *testing.T) {
 		{"lambda", func(c *RetrievalConfig) { c.DiversityLambda = -1 }, "diversity_lambda -1"},
 		{"decay", func(c *RetrievalConfig) { c.DecayPerHour = -1 }, "recency_decay -1 is negative"},
 		{"pool multiplier", func(c *RetrievalConfig) { c.PoolMultiplier = 0 }, "pool multiplier 0"},
+		{"confidence weight", func(c *RetrievalConfig) { c.ConfidenceWeight = 1.5 }, "confidence_weight 1.5 is out of range: use 0 to 1"},
+		{"NaN confidence weight", func(c *RetrievalConfig) { c.ConfidenceWeight = math.NaN() }, "confidence_weight NaN is not a finite number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultRetrieval()
@@ -253,5 +256,75 @@ func TestRetrievalConfigValidate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Where every memory is equally sure, weighing confidence changes no
+// order, at any weight, in either form and either fusion. (At weight 1 a
+// confidence of 0 scores every memory 0, so confidences are drawn above 0.)
+func TestEqualConfidenceKeepsTheOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	now := time.Now()
+	all := ranLists{BM25: true, Vector: true, Time: true, Soft: true}
+	for trial := range 500 {
+		n := 2 + r.IntN(30)
+		conf := 1 - r.Float64() // (0, 1]
+		if trial%5 == 0 {
+			conf = []float64{0.5, 1}[trial%2]
+		}
+		cands := make([]scored, n)
+		for i := range cands {
+			rankOrNone := func() int { return r.IntN(n+1) * r.IntN(2) }
+			cands[i] = scored{ID: string(rune('a' + i)), BM25Rank: 1 + r.IntN(n), BM25: r.Float64() * 10,
+				VectorRank: rankOrNone(), Cosine: r.Float64(), TimeRank: rankOrNone(), SoftRank: rankOrNone(),
+				OccurredAt: now.Add(-time.Duration(r.IntN(1000)) * time.Hour), Personal: r.IntN(2) == 0, Confidence: conf, known: true}
+		}
+		for _, fusion := range []Fusion{FusionRRF, FusionLinear} {
+			for _, list := range []bool{false, true} {
+				c := DefaultRetrieval()
+				c.Fusion = fusion
+				base := slices.Clone(cands)
+				fuse(base, c, now, all)
+				c.ConfidenceWeight = r.Float64()
+				confidenceList = list
+				got := slices.Clone(cands)
+				fuse(got, c, now, all)
+				confidenceList = false
+				if !slices.EqualFunc(base, got, func(a, b scored) bool { return a.ID == b.ID }) {
+					t.Fatalf("trial %d, %s, list %v, weight %v, confidence %v: order %v became %v",
+						trial, fusion, list, c.ConfidenceWeight, conf, ids(base), ids(got))
+				}
+			}
+		}
+	}
+}
+
+func ids(cands []scored) []string {
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.ID
+	}
+	return out
+}
+
+// Of two equally relevant candidates the surer ranks first; a clearly more
+// relevant one keeps its place over a surer one at a light weight.
+func TestFuseWeighsConfidence(t *testing.T) {
+	now := time.Now()
+	for _, fusion := range []Fusion{FusionRRF, FusionLinear} {
+		c := DefaultRetrieval()
+		c.Fusion, c.ConfidenceWeight = fusion, 0.1
+		tied := []scored{{ID: "a-unsure", BM25Rank: 1, BM25: 5, Confidence: 0.5, OccurredAt: now},
+			{ID: "b-sure", BM25Rank: 1, BM25: 5, Confidence: 1, OccurredAt: now}}
+		fuse(tied, c, now, ranLists{BM25: true})
+		if tied[0].ID != "b-sure" || !(tied[0].Score > tied[1].Score) {
+			t.Errorf("%s: tied candidates ranked %v, scores %v and %v", fusion, ids(tied), tied[0].Score, tied[1].Score)
+		}
+		apart := []scored{{ID: "a-unsure", BM25Rank: 1, BM25: 9, Confidence: 0.5, OccurredAt: now},
+			{ID: "b-sure", BM25Rank: 5, BM25: 3, Confidence: 1, OccurredAt: now}}
+		fuse(apart, c, now, ranLists{BM25: true})
+		if apart[0].ID != "a-unsure" {
+			t.Errorf("%s: the more relevant but unsure candidate lost its place: %v", fusion, ids(apart))
+		}
 	}
 }

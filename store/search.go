@@ -45,6 +45,9 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 		if err != nil {
 			return err
 		}
+		if err := s.confidences(ctx, tx, cands, cfg); err != nil {
+			return err
+		}
 		ranked := rank(cands, cfg, now, q.Limit, ran)
 		entries, err := s.loadEntries(ctx, tx, ranked)
 		if err != nil {
@@ -273,7 +276,7 @@ func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int
 // memory_rank's, the MATCH expression's and window's; fts is the full-text
 // index to rank in.
 func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, fts, cond, window string, args []any, depth, pool int) (int, []*scored, error) {
-	st, err := tx.stmt(ctx, `SELECT m.id, m.shared, m.occurred_at, f.score, `+cond+`
+	st, err := tx.stmt(ctx, `SELECT m.id, m.shared, m.occurred_at, m.confidence, f.score, `+cond+`
 		FROM (SELECT rowid, memory_rank(`+fts+`, ?, ?, ?) AS score FROM `+fts+`
 		      WHERE `+fts+` MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
 		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
@@ -291,12 +294,12 @@ func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, fts, cond, wind
 		c := &scored{}
 		var shared, pass bool
 		var occurred int64
-		if err := rows.Scan(&c.ID, &shared, &occurred, &c.BM25, &pass); err != nil {
+		if err := rows.Scan(&c.ID, &shared, &occurred, &c.Confidence, &c.BM25, &pass); err != nil {
 			return 0, nil, err
 		}
 		ranked++
 		if pass && len(out) < pool {
-			c.Personal, c.OccurredAt = !shared, fromNanos(occurred)
+			c.Personal, c.OccurredAt, c.known = !shared, fromNanos(occurred), true
 			out = append(out, c)
 		}
 	}
@@ -497,6 +500,37 @@ func (s *MemoryService) vectorCandidates(vec []float32, f filter, pool int, cfg 
 		c.VectorRank, c.Cosine = rank, h.cosine
 	}
 	return rank > 0
+}
+
+// confidences reads, when ranking weighs confidence, the confidence of the
+// candidates the BM25 list did not read it for (those only vectors found).
+func (s *MemoryService) confidences(ctx context.Context, tx *Tx, cands map[string]*scored, cfg RetrievalConfig) error {
+	if cfg.ConfidenceWeight == 0 {
+		return nil
+	}
+	var ids []string
+	for id, c := range cands {
+		if !c.known {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := s.byIDs(ctx, tx, `SELECT id, confidence FROM memories WHERE id IN `+idList, ids)
+	if err != nil {
+		return fmt.Errorf("read confidences: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var conf float64
+		if err := rows.Scan(&id, &conf); err != nil {
+			return fmt.Errorf("read confidences: %w", err)
+		}
+		cands[id].Confidence, cands[id].known = conf, true
+	}
+	return rows.Err()
 }
 
 // rank fuses the candidates and keeps those at or above min_relevance: the
