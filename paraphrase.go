@@ -63,7 +63,11 @@ func contentOf(text string) content {
 		for i, t := range toks {
 			switch {
 			case t.slot != "":
-				c.counts[t.slot+":"+t.norm]++
+				// A value goes with the words beside it: "writer 0 note 5"
+				// is not "writer 5 note 0".
+				around := []string{neighbour(toks, i, -1), neighbour(toks, i, 1)}
+				slices.Sort(around)
+				c.counts[t.slot+":"+t.norm+"|"+strings.Join(around, "|")]++
 			case negations[t.norm] || marks[t.norm]:
 				c.counts[t.norm]++
 			case functionWords[t.norm]:
@@ -110,6 +114,21 @@ func contentTokens(s string) []token {
 // dateSlash is a slash between digits, a date's separator ("2026/03/01")
 // rather than a sign.
 var dateSlash = regexp.MustCompile(`(\d)/(\d)`)
+
+// neighbour is the nearest content word or value to toks[i] in direction
+// dir, cut to its stem's letters, or "".
+func neighbour(toks []token, i, dir int) string {
+	for j := i + dir; j >= 0 && j < len(toks); j += dir {
+		t := toks[j]
+		if t.slot != "" {
+			return t.slot + ":" + t.norm
+		}
+		if !functionWords[t.norm] && !marks[t.norm] && !negations[t.norm] {
+			return t.norm[:min(len(t.norm), stemLetters)]
+		}
+	}
+	return ""
+}
 
 // following is the first token after toks[i] that is not a function word.
 func following(toks []token, i int) string {

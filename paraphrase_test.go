@@ -25,6 +25,8 @@ func TestRestates(t *testing.T) {
 		// Values, signs, negations, tense and modals must agree.
 		{"Standup is at 9:30.", "Standup is at 10:30.", false},
 		{"The user's rent is 1,850 euros.", "The user's rent is 1,580 euros.", false},
+		{"Writer 0 wrote note 5 about caching.", "Writer 5 wrote note 0 about caching.", false},
+		{"Room 4 is on floor 2.", "Floor 4 has room 2.", false},
 		{"The build needs Node >= 18.", "The build needs Node < 18.", false},
 		{"The user prefers C++ for performance work.", "The user prefers C for performance work.", false},
 		{"The user's blood type is A+.", "The user's blood type is A-.", false},

@@ -79,6 +79,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	}
 	keys := dedupKeys{timed: timed, claims: memory.ClaimKeys(w.Content)}
 	keys.exact, keys.words = memory.DedupKeys(w.Content)
+	keys.meaning = memory.MeaningKey(w.Content)
 	// A model's judgement comes before the write transaction: a model is
 	// slow, and must not hold the lock.
 	keys.judged = s.judged(ctx, w)
@@ -116,6 +117,7 @@ type vector struct {
 // contradict by (its claims).
 type dedupKeys struct {
 	exact, words string
+	meaning      string // "" when the memory has no content words
 	timed        bool
 	claims       []memory.Claim
 	judged       []judgedClash // what a model found, before the transaction
@@ -206,13 +208,13 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		res, err := tx.exec(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
-			 exact_key, words_key, stamp)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 exact_key, words_key, meaning_key, stamp)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			source, nanos(created), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			seniority, autonomy,
 			author.Human, v.blob, nullString(v.embedder, v.embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
-			indexedLength(w.Content, w.Tags), keys.exact, keys.words, stamp)
+			indexedLength(w.Content, w.Tags), keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), stamp)
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
@@ -301,12 +303,17 @@ const episodeWindow = time.Hour
 
 // findDuplicate returns the caller's active personal memory that w repeats:
 // the same namespace and category, the same exact or words key (exact
-// first), a memory that has not expired, the newest first (a recurring
+// first) or the same meaning key and words that restate it
+// (memory.Restates), a memory that has not expired, the newest first (a recurring
 // episode's latest telling is the one within its time). It is a repeat
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	for _, t := range []struct{ name, column, key string }{{"exact", "exact_key", keys.exact}, {"words", "words_key", keys.words}} {
+	for _, t := range []struct{ name, column, key string }{{memory.DedupExact, "exact_key", keys.exact},
+		{memory.DedupWords, "words_key", keys.words}, {memory.DedupSemantic, "meaning_key", keys.meaning}} {
+		if t.key == "" {
+			continue
+		}
 		same, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.agent_id = ? AND m.`+t.column+` = ?
 			AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
 			AND m.namespace = ? AND m.category = ? AND (m.expires_at IS NULL OR m.expires_at > ?)
@@ -317,6 +324,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 		for _, c := range same {
 			switch {
 			case !sameStatement(w, keys.timed, c):
+			case t.name == memory.DedupSemantic && !memory.Restates(c.Content, w.Content):
 			case addsTags(w, c):
 				ok, err := mergeable(ctx, tx, author, w, c)
 				if err != nil {
@@ -336,10 +344,11 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 	return s.judgedDuplicate(ctx, tx, agent, author, w, keys, now)
 }
 
-// judgedDuplicate is dedup's semantic tier: a memory the model judged
-// says what w says in other words (the offline vectors cannot tell a
-// paraphrase from a near miss, see the figures; a model can), held to what
-// the other tiers ask of a repeat.
+// judgedDuplicate is dedup's model tier: a memory the model judged says
+// what w says in other words, as the rules of the semantic tier cannot
+// tell (other words, not the same words in another form; the offline
+// vectors cannot tell a paraphrase from a near miss, see the figures),
+// held to what the other tiers ask of a repeat.
 func (s *MemoryService) judgedDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
 	for _, jc := range keys.judged {
 		if !jc.j.Same {
@@ -354,17 +363,14 @@ func (s *MemoryService) judgedDuplicate(ctx context.Context, tx *Tx, agent strin
 			continue
 		}
 		if !addsTags(w, c) {
-			return c, dedupTierModel, false, true, nil
+			return c, memory.DedupModel, false, true, nil
 		}
 		if ok, err := mergeable(ctx, tx, author, w, c); err != nil || ok {
-			return c, dedupTierModel, ok, ok, err
+			return c, memory.DedupModel, ok, ok, err
 		}
 	}
 	return e, "", false, false, nil
 }
-
-// dedupTierModel names the semantic tier in outcomes and the write log.
-const dedupTierModel = "model"
 
 // addsTags reports whether w has a tag e lacks.
 func addsTags(w memory.EntryWrite, e memory.Entry) bool {
