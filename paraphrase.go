@@ -262,8 +262,14 @@ var functionWords = foldSet("a", "an", "the", "is", "am", "are", "be", "been", "
 // (hex SHA-256): its content words each cut to the letters a shared stem
 // keeps, as a set, with its values, signs, negations and marks. Two texts
 // Restates matches have the same key; one without content words has none
-// (""), and restates nothing.
+// (""), and restates nothing; nor does a text of more than one sentence.
 func MeaningKey(content string) string {
+	if len(sentences(content)) != 1 {
+		// A restatement is of one statement: texts of several rarely use
+		// the same words in another order, and keying them would cost
+		// every long write a tokenising and a lookup.
+		return ""
+	}
 	c := contentOf(content)
 	if len(c.words) == 0 {
 		return ""
