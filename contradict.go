@@ -415,7 +415,8 @@ func value(raw []string, i int, lw string, next func(int) string) (token, int, b
 		}
 	}
 	if isDate(lw) {
-		return token{norm: lw, raw: w, slot: "date"}, 1, true
+		// "2026/03/01" is "2026-03-01".
+		return token{norm: strings.ReplaceAll(lw, "/", "-"), raw: w, slot: "date"}, 1, true
 	}
 	if t, ok := clock(lw, next(1)); ok {
 		n := 1

@@ -139,14 +139,21 @@ type Remembered struct {
 	// MergedFrom is, for outcome merged, the memory the new one merges and
 	// supersedes.
 	MergedFrom string
-	// Tier is how a duplicate was found: exact (the same text but for case
-	// and spacing) or words (the same words in the same order, but for
-	// punctuation, articles, forms of "to be" and plural endings).
+	// Tier is how a duplicate was found (DedupExact, DedupWords,
+	// DedupSemantic, DedupModel).
 	Tier string
 	// Conflicts are the contradictions the write found with the agent's
 	// other memories, and what became of them.
 	Conflicts []Conflict
 }
+
+// Dedup tiers: how remember found that a memory repeats one.
+const (
+	DedupExact    = "exact"    // the same text but for case and spacing
+	DedupWords    = "words"    // the same words in the same order, but for punctuation, articles, forms of "to be" and plural endings
+	DedupSemantic = "semantic" // the same content words in another order or form (Restates)
+	DedupModel    = "model"    // a language model judged it says the same
+)
 
 // ArchiveReason says why a memory was archived.
 type ArchiveReason string

@@ -161,7 +161,7 @@ func BenchmarkLoCoMoIngest(b *testing.B) {
 		}
 	}
 	total := float64(len(recs))
-	fmt.Printf("gates locomo ingest writes=%d stored=%d duplicate=%d (exact %d, words %d) rejected=%d WAR=%.3f DHR=%.3f\n",
-		len(recs), n[memory.WriteOutcomeStored], n[memory.WriteOutcomeDuplicate], tiers["exact"], tiers["words"],
+	fmt.Printf("gates locomo ingest writes=%d stored=%d duplicate=%d (exact %d, words %d, semantic %d) rejected=%d WAR=%.3f DHR=%.3f\n",
+		len(recs), n[memory.WriteOutcomeStored], n[memory.WriteOutcomeDuplicate], tiers[memory.DedupExact], tiers[memory.DedupWords], tiers[memory.DedupSemantic],
 		n[memory.WriteOutcomeRejected], float64(n[memory.WriteOutcomeStored])/total, float64(n[memory.WriteOutcomeDuplicate])/total)
 }

@@ -54,13 +54,13 @@ func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
 	first := rememberOutcome(t, s, ann, base)
 	at := func(d time.Duration) time.Time { return first.CreatedAt.Add(d) }
 	cases := map[string]func(w *memory.EntryWrite){
-		"another namespace":         func(w *memory.EntryWrite) { w.Namespace = "default" },
-		"another category":          func(w *memory.EntryWrite) { w.Category = memory.CategorySocial },
-		"an expiry":                 func(w *memory.EntryWrite) { w.ExpiresAt = at(48 * time.Hour) },
-		"a time it occurred":        func(w *memory.EntryWrite) { w.OccurredAt = at(-400 * 24 * time.Hour) },
-		"other words":               func(w *memory.EntryWrite) { w.Content = "The team offsite is in Porto." },
-		"a negation":                func(w *memory.EntryWrite) { w.Content = "The team offsite is not in Lisbon." },
-		"the same words, reordered": func(w *memory.EntryWrite) { w.Content = "In Lisbon is the team offsite." },
+		"another namespace":        func(w *memory.EntryWrite) { w.Namespace = "default" },
+		"another category":         func(w *memory.EntryWrite) { w.Category = memory.CategorySocial },
+		"an expiry":                func(w *memory.EntryWrite) { w.ExpiresAt = at(48 * time.Hour) },
+		"a time it occurred":       func(w *memory.EntryWrite) { w.OccurredAt = at(-400 * 24 * time.Hour) },
+		"other words":              func(w *memory.EntryWrite) { w.Content = "The team offsite is in Porto." },
+		"a negation":               func(w *memory.EntryWrite) { w.Content = "The team offsite is not in Lisbon." },
+		"a place of the same kind": func(w *memory.EntryWrite) { w.Content = "The team offsite is in the Lisbon office." },
 	}
 	for name, edit := range cases {
 		w := base
@@ -318,5 +318,61 @@ func TestMergesAfterReview(t *testing.T) {
 	full := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: many})
 	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: []string{"extra"}}); r.Outcome != memory.WriteOutcomeStored || r.ID == full.ID {
 		t.Fatalf("a merge past the limit of tags: %s", r.Outcome)
+	}
+}
+
+// The semantic tier: the same content words in another order or form are
+// a repeat, held to the other tiers' conditions; a word of the same kind
+// (the vectors' nearest neighbour) is something new.
+func TestRememberARestatementIsSemanticDuplicate(t *testing.T) {
+	db, clk := openDB(t)
+	s := store.NewMemoryService(db, nil)
+	s.Contradictions = memory.ContradictionsOff
+	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Alice manages the platform team.", Tags: []string{"org"}})
+	call := &store.Call{Principal: ann.Principal(), Tool: "remember", Started: clk.Peek(), Gates: map[string]time.Duration{}}
+	r, err := s.Remember(store.WithCall(as(ann), call), memory.EntryWrite{Content: "The platform team is managed by Alice."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != memory.WriteOutcomeDuplicate || r.Tier != memory.DedupSemantic || r.ID != first.ID || r.SeenCount != 2 {
+		t.Fatalf("a restatement: %s tier %q %s seen %d, want a semantic duplicate of %s", r.Outcome, r.Tier, r.ID, r.SeenCount, first.ID)
+	}
+	if call.Outcome != memory.WriteOutcomeDuplicate || call.Reason != memory.DedupSemantic || call.Ref != first.ID {
+		t.Fatalf("the write log would record %s %q %s", call.Outcome, call.Reason, call.Ref)
+	}
+	m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The platform team is managed by Alice.", Tags: []string{"org", "q3"}})
+	if m.Outcome != memory.WriteOutcomeMerged || m.Tier != memory.DedupSemantic || m.MergedFrom != first.ID || !slices.Equal(m.Tags, []string{"org", "q3"}) {
+		t.Fatalf("a restatement with a new tag: %+v, want a merge", m)
+	}
+	for name, w := range map[string]memory.EntryWrite{
+		"a word of the same kind": {Content: "Alice manages the data team."},
+		"the roles swapped":       {Content: "The platform team manages Alice."},
+		"another category":        {Content: "The platform team is managed by Alice.", Category: memory.CategorySocial},
+		"another namespace":       {Content: "The platform team is managed by Alice.", Namespace: "work"},
+		"an expiry":               {Content: "The platform team is managed by Alice.", ExpiresAt: clk.Peek().Add(48 * time.Hour)},
+	} {
+		if r := rememberOutcome(t, s, ann, w); r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("%s: %s (%s tier %q), want a new memory", name, r.Outcome, r.ID, r.Tier)
+		}
+	}
+	if r := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The platform team is managed by Alice."}); r.Outcome != memory.WriteOutcomeStored {
+		t.Errorf("another agent: %s", r.Outcome)
+	}
+	s.Dedup = false
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Alice is who manages the platform team."}); r.Outcome != memory.WriteOutcomeStored {
+		t.Errorf("dedup off: %s", r.Outcome)
+	}
+}
+
+// Memories written before the semantic tier get their meaning keys when the
+// database is upgraded, so that a restatement of one of them is found.
+func TestMeaningKeyMigrationKeysEarlierMemories(t *testing.T) {
+	db := upgraded(t, "0018", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES ('mem-old', 'ann', 'default', 'semantic', 'The user prefers dark mode.', '[]', 1, 0, 1, 1, 1, '')`)
+	})
+	r := rememberOutcome(t, store.NewMemoryService(db, nil), ann, memory.EntryWrite{Content: "Dark mode is what the user prefers."})
+	if r.Outcome != memory.WriteOutcomeDuplicate || r.Tier != memory.DedupSemantic || r.ID != "mem-old" {
+		t.Fatalf("a restatement of a memory from before the upgrade: %s %s tier %q", r.Outcome, r.ID, r.Tier)
 	}
 }

@@ -185,7 +185,7 @@ func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st
 	// restates it, and is stored.
 	same = slices.DeleteFunc(same, func(f memory.Fact) bool { return f.SupersededBy != "" })
 	var dup memory.Fact
-	tier := "words"
+	tier := memory.DedupWords
 	if len(same) > 0 {
 		dup = same[0]
 	} else {
@@ -194,7 +194,7 @@ func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st
 		if dup, err = judgedFact(ctx, tx, w, judged); err != nil || dup.ID == "" {
 			return false, err
 		}
-		tier = dedupTierModel
+		tier = memory.DedupModel
 	}
 	out.Fact, out.Outcome = dup, memory.WriteOutcomeDuplicate
 	if call := CallFrom(ctx); call != nil {

@@ -79,6 +79,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	}
 	keys := dedupKeys{timed: timed, claims: memory.ClaimKeys(w.Content)}
 	keys.exact, keys.words = memory.DedupKeys(w.Content)
+	keys.meaning = memory.MeaningKey(w.Content)
 	// A model's judgement comes before the write transaction: a model is
 	// slow, and must not hold the lock.
 	keys.judged = s.judged(ctx, w)
@@ -116,6 +117,7 @@ type vector struct {
 // contradict by (its claims).
 type dedupKeys struct {
 	exact, words string
+	meaning      string // "" when the memory has no content words
 	timed        bool
 	claims       []memory.Claim
 	judged       []judgedClash // what a model found, before the transaction
@@ -206,13 +208,13 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		res, err := tx.exec(ctx, `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
-			 exact_key, words_key, stamp)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 exact_key, words_key, meaning_key, stamp)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			mid, id.AgentID, w.Namespace, w.Category, w.Content, string(tags), w.ConfidenceOr(),
 			source, nanos(created), nanos(now), nanos(w.OccurredAt), nullTime(w.ExpiresAt),
 			seniority, autonomy,
 			author.Human, v.blob, nullString(v.embedder, v.embedder != ""), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags),
-			indexedLength(w.Content, w.Tags), keys.exact, keys.words, stamp)
+			indexedLength(w.Content, w.Tags), keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), stamp)
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
@@ -301,32 +303,40 @@ const episodeWindow = time.Hour
 
 // findDuplicate returns the caller's active personal memory that w repeats:
 // the same namespace and category, the same exact or words key (exact
-// first), a memory that has not expired, the newest first (a recurring
+// first) or the same meaning key and words that restate it
+// (memory.Restates), a memory that has not expired, the newest first (a recurring
 // episode's latest telling is the one within its time). It is a repeat
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	// One statement finds both tiers' candidates, each by its index: every
-	// write asks, and most find none. The exact tier's come first.
-	// CROSS JOIN keeps the two index lookups outer; asked with IN, the
-	// planner walked all of the agent's memories.
+	// One statement finds every tier's candidates, each by its index: every
+	// write asks, and most find none. The exact tier's come first, then the
+	// words tier's. CROSS JOIN keeps the index lookups outer; asked with IN,
+	// the planner walked all of the agent's memories. A memory without a
+	// meaning key (one of more than one sentence) matches none by it.
 	same, err := scanEntries(tx.query(ctx, entryColumns+` FROM
 		(SELECT pk FROM memories WHERE agent_id = ?1 AND exact_key = ?2
-		 UNION SELECT pk FROM memories WHERE agent_id = ?1 AND words_key = ?3) k
+		 UNION SELECT pk FROM memories WHERE agent_id = ?1 AND words_key = ?3
+		 UNION SELECT pk FROM memories WHERE agent_id = ?1 AND meaning_key = ?4) k
 		CROSS JOIN memories m ON m.pk = k.pk
 		WHERE m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
-		AND m.namespace = ?4 AND m.category = ?5 AND (m.expires_at IS NULL OR m.expires_at > ?6)
-		ORDER BY m.exact_key = ?2 DESC, m.created_at DESC LIMIT 16`, agent, keys.exact, keys.words, w.Namespace, string(w.Category), nanos(now)))
+		AND m.namespace = ?5 AND m.category = ?6 AND (m.expires_at IS NULL OR m.expires_at > ?7)
+		ORDER BY m.exact_key = ?2 DESC, m.words_key = ?3 DESC, m.created_at DESC LIMIT 24`,
+		agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
 	if err != nil {
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}
 	for _, c := range same {
-		name := "words"
-		if exact, _ := memory.DedupKeys(c.Content); exact == keys.exact {
-			name = "exact"
+		name := memory.DedupSemantic
+		switch exact, words := memory.DedupKeys(c.Content); {
+		case exact == keys.exact:
+			name = memory.DedupExact
+		case words == keys.words:
+			name = memory.DedupWords
 		}
 		switch {
 		case !sameStatement(w, keys.timed, c):
+		case name == memory.DedupSemantic && !memory.Restates(c.Content, w.Content):
 		case addsTags(w, c):
 			ok, err := mergeable(ctx, tx, author, w, c)
 			if err != nil {
@@ -345,10 +355,11 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 	return s.judgedDuplicate(ctx, tx, agent, author, w, keys, now)
 }
 
-// judgedDuplicate is dedup's semantic tier: a memory the model judged
-// says what w says in other words (the offline vectors cannot tell a
-// paraphrase from a near miss, see the figures; a model can), held to what
-// the other tiers ask of a repeat.
+// judgedDuplicate is dedup's model tier: a memory the model judged says
+// what w says in other words, as the rules of the semantic tier cannot
+// tell (other words, not the same words in another form; the offline
+// vectors cannot tell a paraphrase from a near miss, see the figures),
+// held to what the other tiers ask of a repeat.
 func (s *MemoryService) judgedDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
 	for _, jc := range keys.judged {
 		if !jc.j.Same {
@@ -363,17 +374,14 @@ func (s *MemoryService) judgedDuplicate(ctx context.Context, tx *Tx, agent strin
 			continue
 		}
 		if !addsTags(w, c) {
-			return c, dedupTierModel, false, true, nil
+			return c, memory.DedupModel, false, true, nil
 		}
 		if ok, err := mergeable(ctx, tx, author, w, c); err != nil || ok {
-			return c, dedupTierModel, ok, ok, err
+			return c, memory.DedupModel, ok, ok, err
 		}
 	}
 	return e, "", false, false, nil
 }
-
-// dedupTierModel names the semantic tier in outcomes and the write log.
-const dedupTierModel = "model"
 
 // addsTags reports whether w has a tag e lacks.
 func addsTags(w memory.EntryWrite, e memory.Entry) bool {

@@ -51,9 +51,10 @@ func remembered(r memory.Remembered, what string) (RememberResult, string) {
 	}
 	if r.Outcome == memory.WriteOutcomeDuplicate {
 		res.DuplicateOf = r.ID
-		how := "the same text"
-		if r.Tier == "words" {
-			how = "the same words"
+		how := map[string]string{memory.DedupWords: "the same words", memory.DedupSemantic: "the same words in another order or form",
+			memory.DedupModel: "the same meaning, as the model judged"}[r.Tier]
+		if how == "" {
+			how = "the same text"
 		}
 		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
 			r.ID, how, r.SeenCount)

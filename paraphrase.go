@@ -1,0 +1,288 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Restates reports whether newer says what older says in other words, for
+// dedup's semantic tier: the same content words in another order or
+// another form ("The platform team is managed by Alice", "Alice manages
+// the platform team"; "allergic to penicillin", "a penicillin allergy").
+// Every content word of either text must be matched in the other, by its
+// stem or by a shared stem; the values (numbers, amounts, dates, days,
+// times, colours), signs, negations, modals, quantifiers and the past of
+// "to be" must agree; names
+// must come in the same order ("Alice owes Bob" is not "Bob owes Alice");
+// a word that orients a statement ("from", "than", "over") must lead to
+// the same word in both; and Contradicts must find no clash either way.
+//
+// It never matches two different words by their vectors: the offline word
+// vectors put "dog" and "cat", "son" and "daughter", "morning" and
+// "afternoon" as close as any synonyms, so such a match would drop a
+// memory that says something new (see docs/DESIGN.md).
+func Restates(older, newer string) bool {
+	a, b := contentOf(older), contentOf(newer)
+	// The doer moves to the end with a "by" on one side only ("Alice
+	// manages the team", "the team is managed by Alice"), and otherwise
+	// stays: "the team manages Alice" is not "the team is managed by Alice".
+	if len(a.words) == 0 || len(b.words) == 0 || !a.agrees(b) || !sameOrder(a.names, b.names) ||
+		swapped(a.words, b.words) != (a.passive != b.passive) {
+		return false
+	}
+	if _, ok := Contradicts(older, newer); ok {
+		return false
+	}
+	if _, ok := Contradicts(newer, older); ok {
+		return false
+	}
+	return covered(a.words, b.words) && covered(b.words, a.words)
+}
+
+// content is what a text says, for Restates.
+type content struct {
+	words  []token
+	names  []string       // the words written with a capital, in order
+	counts map[string]int // values, signs, negations and marks, by kind
+	orient map[string][]string
+	// passive reports a "by", which lets the doer come last ("the team is
+	// managed by Alice").
+	passive bool
+}
+
+func contentOf(text string) content {
+	c := content{counts: map[string]int{}, orient: map[string][]string{}}
+	for _, s := range sentences(text) {
+		toks := contentTokens(s)
+		for i, t := range toks {
+			switch {
+			case t.slot != "":
+				// A value goes with the words beside it: "writer 0 note 5"
+				// is not "writer 5 note 0".
+				around := []string{neighbour(toks, i, -1), neighbour(toks, i, 1)}
+				slices.Sort(around)
+				c.counts[t.slot+":"+t.norm+"|"+strings.Join(around, "|")]++
+			case negations[t.norm] || marks[t.norm]:
+				c.counts[t.norm]++
+			case functionWords[t.norm]:
+			default:
+				c.words = append(c.words, t)
+				if isName(t.raw) {
+					c.names = append(c.names, t.norm)
+				}
+			}
+			c.passive = c.passive || t.norm == "by" && t.slot == ""
+			if orienting[t.norm] && t.slot == "" {
+				c.orient[t.norm] = append(c.orient[t.norm], following(toks, i))
+			}
+		}
+	}
+	for _, w := range dedupWords(dateSlash.ReplaceAllString(text, "$1-$2")) {
+		if strings.IndexFunc(w, unicode.IsLetter) < 0 && strings.IndexFunc(w, unicode.IsDigit) < 0 {
+			c.counts["sign:"+w]++ // "C++" is not "C", "A+" not "A-"
+		}
+	}
+	return c
+}
+
+// contentTokens are a sentence's tokens with a name of several words taken
+// word by word ("Mr Okafor" inside a sentence is "Mr" and "Okafor" opening
+// one) and hyphens dropped from words ("Wi-Fi", "WiFi").
+func contentTokens(s string) []token {
+	var out []token
+	for _, t := range words(s) {
+		switch t.slot {
+		case "name":
+			for _, w := range strings.Fields(t.raw) {
+				out = append(out, token{norm: fold(strings.ReplaceAll(strings.ToLower(w), "-", "")), raw: w})
+			}
+			continue
+		case "":
+			t.norm = strings.ReplaceAll(t.norm, "-", "")
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// dateSlash is a slash between digits, a date's separator ("2026/03/01")
+// rather than a sign.
+var dateSlash = regexp.MustCompile(`(\d)/(\d)`)
+
+// neighbour is the nearest content word or value to toks[i] in direction
+// dir, cut to its stem's letters, or "".
+func neighbour(toks []token, i, dir int) string {
+	for j := i + dir; j >= 0 && j < len(toks); j += dir {
+		t := toks[j]
+		if t.slot != "" {
+			return t.slot + ":" + t.norm
+		}
+		if !functionWords[t.norm] && !marks[t.norm] && !negations[t.norm] {
+			return t.norm[:min(len(t.norm), stemLetters)]
+		}
+	}
+	return ""
+}
+
+// following is the first token after toks[i] that is not a function word.
+func following(toks []token, i int) string {
+	for _, t := range toks[i+1:] {
+		if !functionWords[t.norm] || t.slot != "" {
+			return t.slot + ":" + t.norm
+		}
+	}
+	return ""
+}
+
+// agrees reports whether c and d have the same values, signs, negations
+// and marks, and whether each word that orients both leads to the same
+// words in each.
+func (c content) agrees(d content) bool {
+	if !maps.Equal(c.counts, d.counts) {
+		return false
+	}
+	for w, next := range c.orient {
+		if other, ok := d.orient[w]; ok && !sameWords(next, other) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameWords(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// sameOrder reports whether the words both a and b hold come in the same
+// order in each.
+func sameOrder(a, b []string) bool {
+	return slices.Equal(common(a, b), common(b, a))
+}
+
+// common is the words of a that b holds, in a's order.
+func common(a, b []string) []string {
+	var out []string
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// swapped reports whether b puts what comes before some word of a after
+// it and what comes after it before: "the cat chased the dog", "the dog
+// chased the cat", which without a "by" are the roles swapped.
+func swapped(a, b []token) bool {
+	at := make([]int, len(a)) // where each word of a is in b
+	for i, x := range a {
+		at[i] = slices.IndexFunc(b, func(y token) bool { return sameWord(x, y) })
+	}
+	for i := 1; i+1 < len(a); i++ {
+		v := at[i]
+		if v >= 0 && !slices.ContainsFunc(at[:i], func(j int) bool { return j <= v }) &&
+			!slices.ContainsFunc(at[i+1:], func(j int) bool { return j < 0 || j >= v }) {
+			return true
+		}
+	}
+	return false
+}
+
+// covered reports whether every word of a is matched in b.
+func covered(a, b []token) bool {
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y token) bool { return sameWord(x, y) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameWord reports whether x and y are one word: the same stem, or two
+// plain words of a shared stem.
+func sameWord(x, y token) bool {
+	return x.norm == y.norm || plainWord(x.raw) && plainWord(y.raw) && sharedStem(x.norm, y.norm)
+}
+
+// stemLetters is how many letters two forms of one stem share.
+const stemLetters = 5
+
+// sharedStem reports whether two stems are forms of one: the longer begins
+// with the shorter's first five letters and the shorter is at most three
+// letters longer than that ("allerg-ic", "allerg-y").
+func sharedStem(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return len(a) >= stemLetters && len(a) <= stemLetters+3 && strings.HasPrefix(b, a[:stemLetters])
+}
+
+// plainWord reports whether w is a lower-case word of letters: names,
+// codes and numbers match only themselves.
+func plainWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLower(r) && r != '-' && r != '\'' && r != '’' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// marks are words that must agree in count: the past of "to be", modals,
+// quantifiers and the words that orient a statement, but for "to", which
+// is as often an infinitive's.
+var marks = foldSet("was", "will", "would", "can", "could", "must", "should", "may", "might", "from", "into",
+	"before", "after", "than", "over", "under", "above", "below", "without", "except", "instead", "other", "only",
+	"more", "less", "most", "least", "every", "all", "some", "each", "both", "either", "neither", "between",
+	"since", "until", "unless", "per", "half", "double", "twice", "non")
+
+// orienting words must lead to the same word in both texts: "ships from
+// Rotterdam" is not "ships to Rotterdam", "tea over coffee" not "coffee
+// over tea".
+var orienting = foldSet("from", "to", "into", "than", "over", "under", "above", "below", "before", "after",
+	"instead", "between", "since", "until")
+
+// functionWords carry how a statement reads, not what it says.
+var functionWords = foldSet("a", "an", "the", "is", "am", "are", "be", "been", "being", "do", "does", "did", "have",
+	"has", "had", "get", "got", "i", "me", "my", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her",
+	"it", "its", "they", "them", "their", "this", "that", "these", "those", "there", "here", "what", "which", "who",
+	"whom", "whose", "and", "or", "of", "in", "on", "at", "by", "for", "with", "as", "to", "so", "then", "just",
+	"also", "very", "s")
+
+// MeaningKey is the key a store finds the memories content may restate by
+// (hex SHA-256): its content words each cut to the letters a shared stem
+// keeps, as a set, with its values, signs, negations and marks. Two texts
+// Restates matches have the same key; one without content words has none
+// (""), and restates nothing; nor does a text of more than one sentence.
+func MeaningKey(content string) string {
+	if len(sentences(content)) != 1 {
+		// A restatement is of one statement: texts of several rarely use
+		// the same words in another order, and keying them would cost
+		// every long write a tokenising and a lookup.
+		return ""
+	}
+	c := contentOf(content)
+	if len(c.words) == 0 {
+		return ""
+	}
+	var stems, counts []string
+	for _, t := range c.words {
+		stems = append(stems, t.norm[:min(len(t.norm), stemLetters)])
+	}
+	slices.Sort(stems)
+	for k, n := range c.counts {
+		counts = append(counts, k+"\x00"+strconv.Itoa(n))
+	}
+	slices.Sort(counts)
+	h := sha256.Sum256([]byte(strings.Join(slices.Compact(stems), "\x01") + "\x02" + strings.Join(counts, "\x01")))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,72 @@
+package memory
+
+import "testing"
+
+func TestRestates(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		want         bool
+	}{
+		// The same content words in another order or form.
+		{"The user prefers dark mode.", "Dark mode is what the user prefers.", true},
+		{"Alice manages the platform team.", "The platform team is managed by Alice.", true},
+		{"The user is allergic to penicillin.", "The user has a penicillin allergy.", true},
+		{"The user's landlord is Mr. Okafor.", "Mr. Okafor is the user's landlord.", true},
+		{"The office Wi-Fi network is acme-guest.", "The office WiFi network is acme-guest.", true},
+		{"The contract renewal date is 2026-03-01.", "Contract renewal date is 2026/03/01.", true},
+		{"There are three replicas of the search service.", "There are 3 replicas of the search service.", true},
+		{"The standup is at 9:30 every weekday.", "Every weekday at 9:30 there's a standup.", true},
+
+		// Words of the same kind are other words, however close their vectors.
+		{"The user's dog is called Biscuit.", "The user's cat is called Biscuit.", false},
+		{"The user's daughter is 6.", "The user's son is 6.", false},
+		{"The user drinks green tea in the afternoon.", "The user drinks green tea in the morning.", false},
+		{"The user bought a house last year.", "Last year the user purchased a house.", false},
+		// Values, signs, negations, tense and modals must agree.
+		{"Standup is at 9:30.", "Standup is at 10:30.", false},
+		{"The user's rent is 1,850 euros.", "The user's rent is 1,580 euros.", false},
+		{"Writer 0 wrote note 5 about caching.", "Writer 5 wrote note 0 about caching.", false},
+		{"Room 4 is on floor 2.", "Floor 4 has room 2.", false},
+		{"The build needs Node >= 18.", "The build needs Node < 18.", false},
+		{"The user prefers C++ for performance work.", "The user prefers C for performance work.", false},
+		{"The user's blood type is A+.", "The user's blood type is A-.", false},
+		{"The user likes spicy food.", "Spicy food is not what the user likes.", false},
+		{"The 0042 migration is reversible.", "The 0042 migration is irreversible.", false},
+		{"Dana is the team lead.", "Dana was the team lead.", false},
+		{"The user can travel in May.", "The user must travel in May.", false},
+		{"The team retro is every other Thursday.", "The team retro is every Thursday.", false},
+		// Who does what to whom.
+		{"Alice owes Bob 50 dollars.", "Bob owes Alice 50 dollars.", false},
+		{"The cat chased the dog.", "The dog chased the cat.", false},
+		{"The platform team manages Alice.", "The platform team is managed by Alice.", false},
+		{"The warehouse order ships from Rotterdam.", "The warehouse order ships to Rotterdam.", false},
+		{"The user prefers tea over coffee.", "The user prefers coffee over tea.", false},
+		// A word more says something more.
+		{"The user is allergic to peanuts.", "The user is allergic to peanuts and shellfish.", false},
+		{"Logs are shipped to Loki.", "Logs are shipped to Loki via Promtail.", false},
+		// Nothing to compare.
+		{"...", "...", false},
+	} {
+		if got := Restates(c.older, c.newer); got != c.want {
+			t.Errorf("Restates(%q, %q) = %v, want %v", c.older, c.newer, got, c.want)
+		}
+		if c.want && MeaningKey(c.older) != MeaningKey(c.newer) {
+			t.Errorf("%q and %q restate each other but have other meaning keys", c.older, c.newer)
+		}
+	}
+}
+
+func TestMeaningKey(t *testing.T) {
+	if k := MeaningKey("... !"); k != "" {
+		t.Errorf("a text without words has key %q, want none", k)
+	}
+	if MeaningKey("The user's dog is called Biscuit.") == MeaningKey("The user's cat is called Biscuit.") {
+		t.Error("other words share a key")
+	}
+	if MeaningKey("Standup is at 9:30.") == MeaningKey("Standup is at 10:30.") {
+		t.Error("other values share a key")
+	}
+	if a, b := MeaningKey("Alice owes Bob."), MeaningKey("Bob owes Alice."); a != b || len(a) != 64 {
+		t.Errorf("the same words in another order: keys %q and %q, want one (Restates tells them apart)", a, b)
+	}
+}
