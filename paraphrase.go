@@ -77,6 +77,9 @@ func contentOf(text string) content {
 					c.names = append(c.names, t.norm)
 				}
 			}
+			if past(toks, i) {
+				c.counts["past"]++ // "worked at Stripe" is not "works at Stripe"
+			}
 			c.passive = c.passive || t.norm == "by" && t.slot == ""
 			if orienting[t.norm] && t.slot == "" {
 				c.orient[t.norm] = append(c.orient[t.norm], following(toks, i))
@@ -90,6 +93,37 @@ func contentOf(text string) content {
 	}
 	return c
 }
+
+// past reports whether toks[i] tells of the past: "had", "did", or a
+// word in -ed that no form of "to be" or "get" comes just before (after
+// one it is a state or a passive, "is managed by", which the present
+// says too). The stems of "works" and "worked" are one, as are those of
+// "has" and "had", so without this a change of tense would be a repeat.
+func past(toks []token, i int) bool {
+	t := toks[i]
+	if t.slot != "" {
+		return false
+	}
+	w := strings.ToLower(t.raw)
+	if w == "had" || w == "did" {
+		return true
+	}
+	if len(w) <= 4 || !strings.HasSuffix(w, "ed") {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		if negations[toks[j].norm] {
+			continue // "is not managed"
+		}
+		return !participleAfter[strings.ToLower(toks[j].raw)]
+	}
+	return true
+}
+
+// participleAfter are the words after which a word in -ed is a state or
+// a passive rather than the past.
+var participleAfter = map[string]bool{"is": true, "are": true, "am": true, "was": true, "were": true, "be": true,
+	"been": true, "being": true, "get": true, "gets": true, "got": true, "gotten": true, "'s": true, "’s": true}
 
 // contentTokens are a sentence's tokens with a name of several words taken
 // word by word ("Mr Okafor" inside a sentence is "Mr" and "Okafor" opening

@@ -33,6 +33,11 @@ func TestRestates(t *testing.T) {
 		{"The user likes spicy food.", "Spicy food is not what the user likes.", false},
 		{"The 0042 migration is reversible.", "The 0042 migration is irreversible.", false},
 		{"Dana is the team lead.", "Dana was the team lead.", false},
+		{"Works at Stripe as a backend engineer.", "Worked at Stripe as a backend engineer.", false},
+		{"The user lives in Lisbon.", "The user lived in Lisbon.", false},
+		{"The user has a dog named Rex.", "The user had a dog named Rex.", false},
+		{"The release was approved by Priya.", "Priya approved the release.", false},
+		{"The release is approved by Priya.", "Priya approves the release.", true},
 		{"The user can travel in May.", "The user must travel in May.", false},
 		{"The team retro is every other Thursday.", "The team retro is every Thursday.", false},
 		// Who does what to whom.
