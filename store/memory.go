@@ -616,6 +616,11 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		if err != nil {
 			return e, err
 		}
+		if e.Shared {
+			// Forgetting is private; withdrawing what every agent reads is
+			// retract_memory's, which its own risk tier governs.
+			return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
+		}
 		if err := checkActive(e); err != nil {
 			return e, err
 		}

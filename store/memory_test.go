@@ -627,3 +627,33 @@ func twoHandles(t *testing.T) (a, b *store.MemoryService) {
 	}
 	return open(), open()
 }
+
+// Forgetting is private: a shared copy, which every agent reads, is
+// withdrawn by retract_memory (held for a human when an agent asks), never
+// by forget, which would slip past that hold.
+func TestForgetRefusesASharedCopy(t *testing.T) {
+	db, _ := openDB(t)
+	s := store.NewMemoryService(db, nil)
+	mine, err := s.Remember(as(ann), memory.EntryWrite{Content: "The staging cluster is frozen until the audit ends."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := s.Publish(as(ann), mine.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Forget(as(ann), shared.ID, "")
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(fmt.Sprint(err), "retract_memory") {
+		t.Fatalf("forget of a shared copy: %v, want EINVALID naming retract_memory", err)
+	}
+	if e, err := s.Recall(as(bob), []string{shared.ID}); err != nil || len(e) != 1 || !e[0].Active() {
+		t.Fatalf("the shared copy after a refused forget: %+v, %v; want it active for every agent", e, err)
+	}
+	// Forgetting one's own memory stays private: the shared copy stays.
+	if _, err := s.Forget(as(ann), mine.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := s.Recall(as(bob), []string{shared.ID}); err != nil || len(e) != 1 || !e[0].Active() {
+		t.Fatalf("the shared copy after its original is forgotten: %+v, %v", e, err)
+	}
+}

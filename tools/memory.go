@@ -221,7 +221,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("forget",
 		mcp.WithDescription("Forget one of your memories that is wrong or obsolete. It stops appearing in searches and is "+
 			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
-			"memory you shared stays shared until you retract_memory it. A summary made from it (consolidate_memory) is "+
+			"memory you shared stays shared until you retract_memory it (forget refuses a shared copy's id). A summary made from it (consolidate_memory) is "+
 			"forgotten too, and the summary's other sources come back to search; forgetting a summary brings its sources back."),
 		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[MemoryResult](),
 	), func(ctx context.Context, a ForgetArgs) (MemoryResult, string, error) {
