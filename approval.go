@@ -32,6 +32,15 @@ func ParseRiskTier(s string) (RiskTier, error) {
 	return "", Errorf(EINVALID, "unknown risk tier %q: use low, medium or high", s)
 }
 
+// Subject is what a call would change as it stands before the call, for
+// the risk rules its arguments cannot decide: the category of the fact a
+// publish_fact names (it may move a core policy to another category), and
+// whether the block an edit names by label is a shared one.
+type Subject struct {
+	FactCategory FactCategory
+	SharedBlock  bool
+}
+
 // ApprovalKind is what an approval request asks of a human.
 type ApprovalKind string
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -28,7 +29,19 @@ func (g *Gates) classify(ctx context.Context, who memory.Identity, c memory.Writ
 	}
 	started := time.Now()
 	defer func() { call.Gates[gateApproval] = time.Since(started) }()
-	tier, rule := g.Risk.Classify(who, c.Tool, c.Args)
+	var subject memory.Subject
+	if !who.Human && needsSubject(c.Tool) {
+		var args struct {
+			FactID string `json:"fact_id"`
+			Label  string `json:"label"`
+		}
+		json.Unmarshal(c.Args, &args) // arguments the tool cannot read fail in the tool
+		var err error
+		if subject, err = g.db.Subject(ctx, who, strings.TrimSpace(args.FactID), strings.TrimSpace(args.Label)); err != nil {
+			return err
+		}
+	}
+	tier, rule := g.Risk.Classify(who, c.Tool, c.Args, subject)
 	req := &store.ApprovalRequest{Tier: tier, Rule: rule, Caller: who, Args: c.Args}
 	switch tier {
 	case memory.RiskMedium:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -388,8 +389,27 @@ func TestParseRiskTiers(t *testing.T) {
 		{sam, "resolve_conflict", `{"id":" fcf_1","keep":"older"}`, memory.RiskHigh},
 		{sam, "resolve_conflict", `{"id":"fcf_1","keep":" BOTH "}`, memory.RiskLow},
 	} {
-		if got, rule := r.Classify(tt.who, tt.tool, []byte(tt.args)); got != tt.want {
+		if got, rule := r.Classify(tt.who, tt.tool, []byte(tt.args), memory.Subject{}); got != tt.want {
 			t.Errorf("Classify(%s, %s %s) = %s (%s), want %s", tt.who.AgentID, tt.tool, tt.args, got, rule, tt.want)
+		}
+	}
+	// What a call would change, where its arguments do not say.
+	for _, tt := range []struct {
+		tool, args string
+		subject    memory.Subject
+		want       memory.RiskTier
+	}{
+		{"publish_fact", `{"fact_id":"p","category":"adr"}`, memory.Subject{FactCategory: memory.FactCorePolicy}, memory.RiskHigh},
+		{"publish_fact", `{"fact_id":"p","category":"adr"}`, memory.Subject{FactCategory: memory.FactADR}, memory.RiskLow},
+		{"memory_block_rethink", `{"label":"plan"}`, memory.Subject{SharedBlock: true}, memory.RiskMedium},
+		{"memory_block_delete", `{"label":"plan"}`, memory.Subject{SharedBlock: true}, memory.RiskMedium},
+		{"memory_block_delete", `{"label":"plan"}`, memory.Subject{}, memory.RiskLow},
+	} {
+		if got, rule := r.Classify(sam, tt.tool, []byte(tt.args), tt.subject); got != tt.want {
+			t.Errorf("Classify(%s %s, %+v) = %s (%s), want %s", tt.tool, tt.args, tt.subject, got, rule, tt.want)
+		}
+		if got, _ := r.Classify(olive, tt.tool, []byte(tt.args), tt.subject); got != memory.RiskLow {
+			t.Errorf("a human's %s is %s, want low", tt.tool, got)
 		}
 	}
 }
@@ -421,5 +441,64 @@ func TestRepeatIsNeitherHeldNorQueued(t *testing.T) {
 	}
 	if _, err := a.fact("policy-secrets-2"); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Fatalf("the repeat under another id was stored: %v", err)
+	}
+}
+
+// Some calls are classified by what they would change, which their
+// arguments do not say: a new version of a core policy filed under another
+// category withdraws the policy as much as retracting it would, and an edit
+// names a block by its label alone, which may be a block every agent reads.
+func TestRiskOfWhatACallWouldChange(t *testing.T) {
+	a := newApprovals(t)
+	if _, _, err := a.call(olive, "", "publish_fact", policy); err != nil {
+		t.Fatal(err)
+	}
+	moved := factArgs{FactID: policy.FactID, Content: "Logging secrets is discouraged.", Category: "convention"}
+	if _, _, err := a.call(sam, "", "publish_fact", moved); memory.ErrorCode(err) != memory.EHELD {
+		t.Fatalf("a core policy moved to a convention by an agent: %v, want it held", err)
+	}
+	if f, err := a.fact(policy.FactID); err != nil || f.Category != memory.FactCorePolicy || f.Content != policy.Content {
+		t.Fatalf("the policy after a held move: %+v, %v; want it as it was", f, err)
+	}
+	// Another fact's new version in its own category stays medium.
+	if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-1", Content: "One file.", Category: "adr"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "adr-1", Content: "One SQLite file.", Category: "convention"}); err != nil {
+		t.Fatalf("an adr moved by an agent: %v, want it applied and reviewed", err)
+	}
+
+	blocks := store.NewBlockService(a.db)
+	edit := func(who memory.Identity, label string) error {
+		args, _ := json.Marshal(map[string]any{"label": label, "text": "one more line"})
+		_, _, err := a.g.Run(memory.WithIdentity(context.Background(), who), memory.WriteCall{Tool: "memory_block_append", Args: args},
+			func(ctx context.Context) (any, string, error) {
+				b, err := blocks.Edit(ctx, memory.BlockEdit{Label: label, Op: memory.BlockAppend, Text: "one more line"})
+				return b, "", err
+			})
+		return err
+	}
+	for _, spec := range []memory.BlockSpec{{Label: "team-plan", Description: "the plan", Shared: true, Writers: []string{"*"}},
+		{Label: "scratch", Description: "mine"}} {
+		if _, err := blocks.Create(memory.WithIdentity(context.Background(), sam), spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := len(a.list(olive, memory.ApprovalPending))
+	if err := edit(sam, "scratch"); err != nil {
+		t.Fatal(err)
+	}
+	if l := a.list(olive, memory.ApprovalPending); len(l) != before {
+		t.Fatalf("an edit of a personal block was queued: %+v", l)
+	}
+	if err := edit(sam, "team-plan"); err != nil {
+		t.Fatal(err)
+	}
+	l := a.list(olive, memory.ApprovalPending)
+	reviewed := slices.IndexFunc(l, func(r memory.Approval) bool {
+		return r.Rule == "memory_block_append:shared" && r.Tier == memory.RiskMedium && r.Kind == memory.ApprovalReview
+	})
+	if len(l) != before+1 || reviewed < 0 {
+		t.Fatalf("an edit of a shared block: requests %+v, want one more, a review by rule memory_block_append:shared", l)
 	}
 }

@@ -14,8 +14,9 @@ import (
 type riskRule struct {
 	name string // tool, or tool:condition
 	tier memory.RiskTier
-	// when, for a conditional rule, says whether a call's arguments meet it.
-	when func(args map[string]any) bool
+	// when, for a conditional rule, says whether a call meets it, by its
+	// arguments or by what it would change (subject).
+	when func(args map[string]any, subject memory.Subject) bool
 	why  string // for the README and the setting's help
 }
 
@@ -39,18 +40,24 @@ var riskRules = []riskRule{
 	{name: "memory_block_create", tier: memory.RiskLow, why: "a personal block"},
 	{name: "memory_block_create:shared", tier: memory.RiskMedium, why: "a block other agents see", when: argTrue("shared")},
 	{name: "memory_block_append", tier: memory.RiskLow, why: "a block edit, a new version"},
+	{name: "memory_block_append:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "memory_block_insert", tier: memory.RiskLow, why: "a block edit, a new version"},
+	{name: "memory_block_insert:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "memory_block_replace", tier: memory.RiskLow, why: "a block edit, a new version"},
+	{name: "memory_block_replace:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "memory_block_rethink", tier: memory.RiskLow, why: "a block edit, a new version"},
+	{name: "memory_block_rethink:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "memory_block_restore", tier: memory.RiskLow, why: "a block edit, a new version"},
+	{name: "memory_block_restore:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "memory_block_delete", tier: memory.RiskLow, why: "a block edit, a new version"},
+	{name: "memory_block_delete:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "write_note", tier: memory.RiskLow, why: "the agent's working memory"},
 	{name: "write_note:promote", tier: memory.RiskMedium, why: "promotes into the team's shared state", when: argTrue("promote")},
 	{name: "promote_notes", tier: memory.RiskMedium, why: "the team's shared state"},
 	{name: "resolve_pending", tier: memory.RiskMedium, why: "the team's shared state"},
 	{name: "publish_memory", tier: memory.RiskMedium, why: "every agent sees it"},
 	{name: "publish_fact", tier: memory.RiskMedium, why: "an organisational fact every agent reads"},
-	{name: "publish_fact:core_policy", tier: memory.RiskHigh, why: "a core policy every agent obeys", when: argIs("category", string(memory.FactCorePolicy))},
+	{name: "publish_fact:core_policy", tier: memory.RiskHigh, why: "a core policy every agent obeys, or a new version of one (in any category)", when: corePolicy},
 	{name: "retract_fact", tier: memory.RiskHigh, why: "withdraws knowledge other agents may rely on"},
 	{name: "retract_memory", tier: memory.RiskHigh, why: "withdraws shared knowledge other agents may rely on"},
 	{name: "decide_approval", tier: memory.RiskLow, why: "humans only"},
@@ -58,13 +65,29 @@ var riskRules = []riskRule{
 	{name: "finetune", tier: memory.RiskHigh, why: "replaces every memory's vector (humans only)"},
 }
 
-func argTrue(name string) func(map[string]any) bool {
-	return func(args map[string]any) bool { return args[name] == true }
+func argTrue(name string) func(map[string]any, memory.Subject) bool {
+	return func(args map[string]any, _ memory.Subject) bool { return args[name] == true }
+}
+
+// corePolicy: publish_fact of a core policy, or of a new version of one,
+// whatever category the call gives it (moving a policy out of core policy
+// withdraws it as much as retracting it would).
+func corePolicy(args map[string]any, subject memory.Subject) bool {
+	return argIs("category", string(memory.FactCorePolicy))(args) || subject.FactCategory == memory.FactCorePolicy
+}
+
+// sharedBlock: an edit of a block that other agents read.
+func sharedBlock(_ map[string]any, subject memory.Subject) bool { return subject.SharedBlock }
+
+// needsSubject reports whether a call of tool is classified by what it
+// would change, which the gate then reads from the store.
+func needsSubject(tool string) bool {
+	return tool == "publish_fact" || strings.HasPrefix(tool, "memory_block_") && tool != "memory_block_create"
 }
 
 // retractsFact: resolve_conflict on a conflict between facts keeping one,
 // which retracts the other (as retract_fact would).
-func retractsFact(args map[string]any) bool {
+func retractsFact(args map[string]any, _ memory.Subject) bool {
 	id, _ := args["id"].(string)
 	keep, _ := args["keep"].(string)
 	return memory.IsFactConflict(strings.TrimSpace(id)) && !strings.EqualFold(strings.TrimSpace(keep), "both")
@@ -159,9 +182,9 @@ func (t RiskTiers) String() string {
 	return strings.Join(parts, ",")
 }
 
-// Classify returns the tier of a call of tool with args (JSON) by who, and
-// the rule that gave it.
-func (t RiskTiers) Classify(who memory.Identity, tool string, args []byte) (memory.RiskTier, string) {
+// Classify returns the tier of a call of tool with args (JSON) by who, which
+// would change subject, and the rule that gave it.
+func (t RiskTiers) Classify(who memory.Identity, tool string, args []byte, subject memory.Subject) (memory.RiskTier, string) {
 	if who.Human {
 		return memory.RiskLow, "human"
 	}
@@ -173,7 +196,7 @@ func (t RiskTiers) Classify(who memory.Identity, tool string, args []byte) (memo
 		if m == nil {
 			json.Unmarshal(args, &m) // arguments the tool cannot read fail in the tool
 		}
-		if r.when(m) {
+		if r.when(m, subject) {
 			return t[r.name], r.name
 		}
 	}
