@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // inFiles returns the files of dir whose raw bytes hold s, as written or
@@ -208,5 +209,48 @@ func TestEraseTextKeptAsJSON(t *testing.T) {
 		if found := inFiles(t, dir, s); len(found) > 0 {
 			t.Errorf("after erase %s is still in %v", s, found)
 		}
+	}
+}
+
+// TestScheduledGC: a server's scheduler purges, on its own, what was
+// forgotten longer ago than gc-grace, and leaves what is within it: the
+// purged text is in no file of the data directory afterwards.
+func TestScheduledGC(t *testing.T) {
+	dir := t.TempDir()
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	var old, kept struct {
+		ID string `json:"id"`
+	}
+	ann.ok("remember", map[string]any{"content": "Old note: Quillfeather owes a reply."}, &old)
+	ann.ok("remember", map[string]any{"content": "The budget review is in March."}, &kept)
+	ann.ok("forget", map[string]any{"id": old.ID, "reason": "answered"}, nil)
+	ann.stop()
+	time.Sleep(1500 * time.Millisecond) // older than the grace below
+
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none",
+		"--consolidation-interval", "100ms", "--gc-grace", "1s"}})
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(s.errw.String(), `msg="scheduled gc" memories=1`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the scheduler never purged the forgotten memory:\n%s", s.errw.String())
+		}
+	}
+	// What is forgotten now is within the grace: the next looks keep it.
+	var recent struct {
+		ID string `json:"id"`
+	}
+	s.ok("remember", map[string]any{"content": "Recent note: Marrowvale owes a reply."}, &recent)
+	s.ok("forget", map[string]any{"id": recent.ID, "reason": "answered"}, nil)
+	s.stop()
+	if !strings.Contains(s.errw.String(), "scrubbed=true") || strings.Contains(s.errw.String(), "level=ERROR") {
+		t.Fatalf("the scheduled gc's log:\n%s", s.errw.String())
+	}
+	if found := inFiles(t, dir, "Quillfeather"); len(found) > 0 {
+		t.Fatalf("after the scheduled gc the purged memory's bytes are still in %v", found)
+	}
+	if found := inFiles(t, dir, "Marrowvale"); len(found) == 0 {
+		t.Fatal("a memory forgotten within the grace was purged")
+	}
+	if found := inFiles(t, dir, "budget review"); len(found) == 0 {
+		t.Fatal("an active memory was purged")
 	}
 }
