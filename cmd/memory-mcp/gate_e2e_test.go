@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -96,5 +97,43 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	bob.ok("remember", args, &his)
 	if his.ID == first.ID || his.Outcome != "stored" {
 		t.Fatalf("bob's call with ann's key: %+v", his)
+	}
+}
+
+// TestGateSettings passes the write gates' settings the way a user does,
+// on the command line, and watches each take effect: the write budget,
+// whether humans pass the limits, and how long an idempotency key lasts.
+func TestGateSettings(t *testing.T) {
+	dir := t.TempDir()
+	remember := func(content string) map[string]any { return map[string]any{"content": content} }
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none", "--write-budget", "2"}})
+	ann.ok("remember", remember("The first of two writes."), nil)
+	ann.ok("remember", remember("The second of two writes."), nil)
+	ann.fail("remember", remember("A third write."), "ERATELIMIT", "budget")
+	ann.stop()
+
+	// Humans pass the limits unless the setting says otherwise.
+	limits := []string{"--human", "--agent-id", "olive", "--embedder", "none", "--rate-limits", "remember=1/h"}
+	olive := startIn(t, options{dataDir: dir, args: limits})
+	olive.ok("remember", remember("A human's first write."), nil)
+	olive.ok("remember", remember("A human's second write."), nil)
+	olive.stop()
+	olive = startIn(t, options{dataDir: dir, args: append(limits, "--rate-limits-exempt-humans=false")})
+	olive.ok("remember", remember("A human's third write."), nil)
+	olive.fail("remember", remember("A human's fourth write."), "ERATELIMIT", "at most 1 time")
+	olive.stop()
+
+	// A key is kept for idempotency-ttl: within it the same key with other
+	// arguments is a conflict; after it, a new write.
+	bob := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "bob", "--embedder", "none", "--idempotency-ttl", "1s"}})
+	bob.ok("remember", map[string]any{"content": "Keyed once.", "idempotency_key": "k-1"}, nil)
+	bob.fail("remember", map[string]any{"content": "Keyed twice.", "idempotency_key": "k-1"}, "ECONFLICT", "other arguments")
+	time.Sleep(1500 * time.Millisecond)
+	var again struct {
+		Outcome string `json:"outcome"`
+	}
+	bob.ok("remember", map[string]any{"content": "Keyed twice.", "idempotency_key": "k-1"}, &again)
+	if again.Outcome != "stored" {
+		t.Fatalf("the key reused after its ttl: %+v, want a new write stored", again)
 	}
 }
