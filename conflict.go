@@ -66,7 +66,7 @@ type ConflictSubject string
 
 // Conflict subjects.
 const (
-	ConflictOfMemories ConflictSubject = "memories" // two memories of one agent
+	ConflictOfMemories ConflictSubject = "memories" // two memories of one agent, or two shared memories
 	ConflictOfFacts    ConflictSubject = "facts"    // two organisational facts
 )
 
@@ -75,6 +75,15 @@ const FactConflictPrefix = "fcf_"
 
 // IsFactConflict reports whether id names a conflict between facts.
 func IsFactConflict(id string) bool { return strings.HasPrefix(id, FactConflictPrefix) }
+
+// SharedConflictPrefix begins the id of every conflict between shared
+// memories (found by publish_memory; the two may be two agents'). Only a
+// human decides one: keeping one retracts the other from every agent.
+const SharedConflictPrefix = "scf_"
+
+// IsSharedConflict reports whether id names a conflict between shared
+// memories.
+func IsSharedConflict(id string) bool { return strings.HasPrefix(id, SharedConflictPrefix) }
 
 // Conflict is a contradiction between two of an agent's memories, found
 // when the newer was remembered (by the rules of Contradicts, or stated by
@@ -85,7 +94,8 @@ func IsFactConflict(id string) bool { return strings.HasPrefix(id, FactConflictP
 type Conflict struct {
 	ID      string          `json:"id"`
 	Subject ConflictSubject `json:"subject"`
-	// AgentID is whose memories (empty for facts).
+	// AgentID is whose memories (empty for facts; between shared memories,
+	// the agent whose publish found it).
 	AgentID string       `json:"agent_id"`
 	OlderID string       `json:"older_id"`
 	NewerID string       `json:"newer_id"`

@@ -147,6 +147,20 @@ type Remembered struct {
 	Conflicts []Conflict
 }
 
+// MemoryPublished is what publish_memory did: stored a shared copy
+// (Outcome stored), or found that an active shared memory of the same
+// namespace and category, any agent's, already says it (Outcome duplicate:
+// nothing stored, Entry is that shared memory, counted once more, and Tier
+// says how it was found). Conflicts are the active shared memories the new
+// copy contradicts, recorded open: a shared memory is its publisher's, so no
+// other agent's publish settles which holds.
+type MemoryPublished struct {
+	Entry
+	Outcome   WriteOutcome // stored or duplicate
+	Tier      string
+	Conflicts []Conflict
+}
+
 // Dedup tiers: how remember found that a memory repeats one.
 const (
 	DedupExact    = "exact"    // the same text but for case and spacing
@@ -365,8 +379,9 @@ type MemoryService interface {
 	Recall(ctx context.Context, ids []string) ([]Entry, error)
 	// Forget soft-deletes one of the caller's memories, keeping it with reason.
 	Forget(ctx context.Context, id, reason string) (Entry, error)
-	// Publish copies one of the caller's personal memories to the shared space.
-	Publish(ctx context.Context, id string) (Entry, error)
+	// Publish copies one of the caller's personal memories to the shared
+	// space, unless an active shared memory already says it.
+	Publish(ctx context.Context, id string) (MemoryPublished, error)
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
 	// Restore brings one of the caller's archived memories back into search,

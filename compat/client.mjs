@@ -266,6 +266,20 @@ const TOOLS = {
         const r = await call(ctx, 'publish_memory', { id: ctx.mem2 });
         if (!need(ctx, 'publish_memory', { 'shared copy id': r?.id })) return;
         await call(ctx, 'recall_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
+        // What the shared space already says stores nothing; what contradicts it is stored with the conflict open.
+        const ci = async content => (await call(ctx, 'remember', { content, namespace: 'compat-ci' }))?.id;
+        const first = await ci('The compat build cache lives on NFS.');
+        const copy = (await call(ctx, 'publish_memory', { id: first }))?.id;
+        await call(ctx, 'forget', { id: first }); // its shared copy stays
+        const dup = await call(ctx, 'publish_memory', { id: await ci('the compat build cache lives on NFS') });
+        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy) {
+            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it: ${JSON.stringify(dup)}`);
+        }
+        const monday = (await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Monday.') }))?.id;
+        const clash = await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Thursday.') });
+        if (clash?.conflicts?.[0]?.older_id !== monday || clash?.conflicts?.[0]?.resolution !== 'open') {
+            fail('publish_memory', `a contradicting day left no open conflict with ${monday}: ${JSON.stringify(clash?.conflicts)}`);
+        }
     },
     retract_memory: async ctx => {
         if (!need(ctx, 'retract_memory', { mem2: ctx.mem2 })) return;

@@ -32,11 +32,12 @@ type clash struct {
 	how   memory.Clash
 }
 
-// findClashes returns the agent's active personal memories in w's namespace
-// that w contradicts, by the claims it shares with them. A memory of
-// another time (either tells of an event, and they occurred more than
-// episodeWindow apart) is not contradicted: both may have been true.
-func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w memory.EntryWrite, claims []memory.Claim, timed bool, now time.Time) ([]clash, error) {
+// findClashes returns the active memories of pool sp (the agent's
+// personal memories, or the shared space) in w's namespace that w
+// contradicts, by the claims it shares with them. A memory of another time
+// (either tells of an event, and they occurred more than episodeWindow
+// apart) is not contradicted: both may have been true.
+func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, sp pool, w memory.EntryWrite, claims []memory.Claim, timed bool, now time.Time) ([]clash, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -46,7 +47,7 @@ func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w
 	// planner scanned every claim), and nothing more to do when none is.
 	var pks []int64
 	rows, err := tx.query(ctx, `SELECT c.memory_pk FROM json_each(?) j CROSS JOIN memory_claims c
-		ON c.agent_id = ? AND c.claim = j.value ->> 0 AND c.value <> j.value ->> 1`, claimList(claims), agent)
+		ON c.agent_id = ? AND c.claim = j.value ->> 0 AND c.value <> j.value ->> 1`, claimList(claims), sp.claimsOwner())
 	if err != nil {
 		return nil, fmt.Errorf("find contradictions: %w", err)
 	}
@@ -65,16 +66,20 @@ func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, agent string, w
 		return nil, nil
 	}
 	list, _ := json.Marshal(pks)
-	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN (SELECT value FROM json_each(?))
-		AND m.agent_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?
-		AND (m.expires_at IS NULL OR m.expires_at > ?)
-		ORDER BY m.created_at DESC LIMIT 16`, string(list), agent, w.Namespace, nanos(now)))
+	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN (SELECT value FROM json_each(?1))
+		AND m.shared = ?3 AND (?3 OR m.agent_id = ?2) AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?4
+		AND (m.expires_at IS NULL OR m.expires_at > ?5)
+		ORDER BY m.created_at DESC LIMIT 16`, string(list), sp.agent, sp.shared(), w.Namespace, nanos(now)))
 	if err != nil {
 		return nil, fmt.Errorf("find contradictions: %w", err)
 	}
 	var out []clash
 	for _, e := range found {
-		if eventful(w, timed, e) && !withinEpisode(w.OccurredAt, e.OccurredAt) {
+		told, err := sp.asTold(ctx, tx, e)
+		if err != nil {
+			return nil, err
+		}
+		if eventful(w, timed, told) && !withinEpisode(w.OccurredAt, e.OccurredAt) {
 			continue
 		}
 		if c, ok := memory.Contradicts(e.Content, w.Content); ok {
@@ -221,7 +226,13 @@ func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []me
 // recordConflict records that newer contradicts older, as resolution says,
 // and carries it out: newer_wins supersedes older.
 func (tx *Tx) recordConflict(ctx context.Context, who memory.Identity, agent, older, newer string, c memory.Clash, res memory.ConflictResolution, reason string, now time.Time) (memory.Conflict, error) {
-	id, err := newConflictID("cf_")
+	return tx.addConflict(ctx, "cf_", who, agent, older, newer, c, res, reason, now)
+}
+
+// addConflict is recordConflict with the new conflict's id beginning with
+// prefix (memory.SharedConflictPrefix between shared memories).
+func (tx *Tx) addConflict(ctx context.Context, prefix string, who memory.Identity, agent, older, newer string, c memory.Clash, res memory.ConflictResolution, reason string, now time.Time) (memory.Conflict, error) {
+	id, err := newConflictID(prefix)
 	if err != nil {
 		return memory.Conflict{}, err
 	}
@@ -346,7 +357,9 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 			if err != nil {
 				return err
 			}
-			where, args = "c.agent_id = ?", append(args, owner.AgentID)
+			// An agent's conflicts, and those a publish by another agent
+			// found with the agent's shared memory.
+			where, args = `(c.agent_id = ?1 OR c.older_id IN (SELECT id FROM memories WHERE agent_id = ?1 AND shared = 1))`, append(args, owner.AgentID)
 		}
 		res := make([]string, len(q.Resolutions))
 		for i, r := range q.Resolutions {
@@ -398,11 +411,15 @@ func (s *MemoryService) ResolveConflict(ctx context.Context, id string, keep mem
 	var out memory.Conflict
 	err = s.db.Update(ctx, func(tx *Tx) error {
 		c, err := scanConflict(tx.queryRow(ctx, conflictColumns+` WHERE c.id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) || err == nil && !who.Human && c.AgentID != who.AgentID {
-			return memory.Errorf(memory.ENOTFOUND, "no conflict %q among your memories: list_conflicts lists them", id)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && !who.Human && !memory.IsSharedConflict(c.ID) && c.AgentID != who.AgentID {
+			return conflictNotFound(id)
 		}
 		if err != nil {
 			return fmt.Errorf("read conflict: %w", err)
+		}
+		if memory.IsSharedConflict(c.ID) {
+			out, err = s.resolveShared(ctx, tx, who, c, keep, reason)
+			return err
 		}
 		if c.Resolution == keep {
 			out, err = tx.withMemoriesOf(ctx, c)
@@ -438,20 +455,31 @@ func (s *MemoryService) ResolveConflict(ctx context.Context, id string, keep mem
 			}
 			return err
 		}
-		if _, err := tx.exec(ctx, `UPDATE memory_conflicts SET resolution = ?, resolved_at = ?, resolved_by = ?, reason = ? WHERE id = ?`,
-			keep, nanos(now), who.Principal(), nullString(reason, reason != ""), id); err != nil {
-			return fmt.Errorf("resolve conflict: %w", err)
-		}
-		if c, err = tx.conflictOf(ctx, c.OlderID, c.NewerID); err != nil {
-			return err
-		}
-		out, err = tx.withMemoriesOf(ctx, c)
+		out, err = tx.decide(ctx, who, c, keep, reason, now)
 		return err
 	})
 	if err != nil {
 		return memory.Conflict{}, err
 	}
 	return out, nil
+}
+
+func conflictNotFound(id string) error {
+	return memory.Errorf(memory.ENOTFOUND, "no conflict %q among your memories: list_conflicts lists them", id)
+}
+
+// decide records the decision keep on conflict c, and returns it as it now
+// stands with its memories.
+func (tx *Tx) decide(ctx context.Context, who memory.Identity, c memory.Conflict, keep memory.ConflictResolution, reason string, now time.Time) (memory.Conflict, error) {
+	if _, err := tx.exec(ctx, `UPDATE memory_conflicts SET resolution = ?, resolved_at = ?, resolved_by = ?, reason = ? WHERE id = ?`,
+		keep, nanos(now), who.Principal(), nullString(reason, reason != ""), c.ID); err != nil {
+		return c, fmt.Errorf("resolve conflict: %w", err)
+	}
+	c, err := tx.conflictOf(ctx, c.OlderID, c.NewerID)
+	if err != nil {
+		return c, err
+	}
+	return tx.withMemoriesOf(ctx, c)
 }
 
 // widenArchiveReasons is migration 0010's Go step: 'superseded' and

@@ -87,7 +87,7 @@ func TestMigrationsUpgradeToTheFreshSchema(t *testing.T) {
 
 // dependedOn reports whether one of later alters a table that migration
 // name creates or alters, or makes a trigger on one, or drops an index it
-// makes.
+// makes, or indexes a column it adds.
 func dependedOn(t *testing.T, name string, later []string) bool {
 	t.Helper()
 	b, err := fs.ReadFile(store.MigrationFS, name)
@@ -108,6 +108,15 @@ func dependedOn(t *testing.T, name string, later []string) bool {
 		for _, l := range later {
 			lb, _ := fs.ReadFile(store.MigrationFS, l)
 			if strings.Contains(string(lb), "DROP INDEX "+m[1]+";") {
+				return true
+			}
+		}
+	}
+	// A column it adds that a later one indexes.
+	for _, m := range regexp.MustCompile(`ALTER TABLE (\w+) ADD COLUMN (\w+)`).FindAllStringSubmatch(string(b), -1) {
+		for _, l := range later {
+			lb, _ := fs.ReadFile(store.MigrationFS, l)
+			if regexp.MustCompile(`CREATE INDEX \w+ ON ` + m[1] + ` \([^)]*\b` + m[2] + `\b`).Match(lb) {
 				return true
 			}
 		}

@@ -92,3 +92,7 @@ func SetConfidenceList(on bool) func() {
 	confidenceList = on
 	return func() { confidenceList = old }
 }
+
+// SharedDuplicateQuery is the statement publish finds its dedup candidates
+// in the shared space by, for a test of its plan.
+var SharedDuplicateQuery = duplicateQuery[true]

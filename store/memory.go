@@ -150,7 +150,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		}
 		if s.Dedup {
 			started := time.Now()
-			dup, tier, merge, found, err := s.findDuplicate(ctx, tx, id.AgentID, memory.AuthorOf(id), w, keys, now)
+			dup, tier, merge, found, err := s.findDuplicate(ctx, tx, personalPool(id.AgentID), memory.AuthorOf(id), w, keys, now)
 			CallFrom(ctx).spent("dedup", time.Since(started))
 			if err != nil {
 				return err
@@ -175,7 +175,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if s.Contradictions != memory.ContradictionsOff && merged.ID == "" {
 			started := time.Now()
 			var err error
-			clashes, err = s.findClashes(ctx, tx, id.AgentID, w, keys.claims, keys.timed, now)
+			clashes, err = s.findClashes(ctx, tx, personalPool(id.AgentID), w, keys.claims, keys.timed, now)
 			if err == nil {
 				clashes, err = s.addJudged(ctx, tx, id.AgentID, w, clashes, keys.judged, now)
 			}
@@ -301,28 +301,17 @@ func (s *MemoryService) settle(ctx context.Context, tx *Tx, who memory.Identity,
 // 2024 and in 2025 two offsites.
 const episodeWindow = time.Hour
 
-// findDuplicate returns the caller's active personal memory that w repeats:
+// findDuplicate returns the active memory of pool sp (the caller's
+// personal memories, or the shared space) that w repeats:
 // the same namespace and category, the same exact or words key (exact
 // first) or the same meaning key and words that restate it
 // (memory.Restates), a memory that has not expired, the newest first (a recurring
 // episode's latest telling is the one within its time). It is a repeat
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
-func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	// One statement finds every tier's candidates, each by its index: every
-	// write asks, and most find none. The exact tier's come first, then the
-	// words tier's. CROSS JOIN keeps the index lookups outer; asked with IN,
-	// the planner walked all of the agent's memories. A memory without a
-	// meaning key (one of more than one sentence) matches none by it.
-	same, err := scanEntries(tx.query(ctx, entryColumns+` FROM
-		(SELECT pk FROM memories WHERE agent_id = ?1 AND exact_key = ?2
-		 UNION SELECT pk FROM memories WHERE agent_id = ?1 AND words_key = ?3
-		 UNION SELECT pk FROM memories WHERE agent_id = ?1 AND meaning_key = ?4) k
-		CROSS JOIN memories m ON m.pk = k.pk
-		WHERE m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
-		AND m.namespace = ?5 AND m.category = ?6 AND (m.expires_at IS NULL OR m.expires_at > ?7)
-		ORDER BY m.exact_key = ?2 DESC, m.words_key = ?3 DESC, m.created_at DESC LIMIT 24`,
-		agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
+func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
+	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()],
+		sp.agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
 	if err != nil {
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}
@@ -334,9 +323,16 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 		case words == keys.words:
 			name = memory.DedupWords
 		}
+		told, err := sp.asTold(ctx, tx, c)
+		if err != nil {
+			return e, "", false, false, err
+		}
 		switch {
-		case !sameStatement(w, keys.timed, c):
+		case !sameStatement(w, keys.timed, told):
 		case name == memory.DedupSemantic && !memory.Restates(c.Content, w.Content):
+		case addsTags(w, c) && sp.shared():
+			// No merge replaces a shared memory (it may be another
+			// agent's): a copy with more tags says more, and is stored.
 		case addsTags(w, c):
 			ok, err := mergeable(ctx, tx, author, w, c)
 			if err != nil {
@@ -352,7 +348,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, agent string,
 	if found {
 		return e, tier, merge, found, nil
 	}
-	return s.judgedDuplicate(ctx, tx, agent, author, w, keys, now)
+	return s.judgedDuplicate(ctx, tx, sp.agent, author, w, keys, now)
 }
 
 // judgedDuplicate is dedup's model tier: a memory the model judged says
@@ -639,38 +635,20 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 // Publish copies one of the caller's active personal memories into the shared
 // space, where other agents' searches find it. The copy records who published
 // it, when, and from which entry.
-func (s *MemoryService) Publish(ctx context.Context, id string) (memory.Entry, error) {
-	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
-		now := s.db.Now.Now()
-		e, err := s.publishable(ctx, tx, who, id, now)
-		if err != nil {
-			return e, err
-		}
-		sid, err := newMemoryID(ctx, tx)
-		if err != nil {
-			return e, err
-		}
-		publisher := autonomyArg(memory.AuthorOf(who).Autonomy)
-		stamp, err := tx.copyStamp(ctx, e.ID, sid, nanos(now), publisher)
-		if err != nil {
-			return e, err
-		}
-		_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
-			(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
-			 published_autonomy, embedding, embedder, filters, length, stamp)
-			SELECT ?1, agent_id, namespace, category, content, tags, confidence, source, 1, ?2, ?2,
-			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, id, ?2, ?5, embedding, embedder, ?4, length, ?6
-			FROM memories WHERE id = ?3`, sid, nanos(now), e.ID, filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags),
-			publisher, stamp)
-		if err != nil {
-			return e, fmt.Errorf("publish memory: %w", err)
-		}
-		if err := tx.RecordChange(ctx, memory.ChangeMemory, sid, now); err != nil {
-			return e, err
-		}
-		return getEntry(ctx, tx, sid)
+// It passes dedup and the contradiction check over the shared space (see
+// publish).
+func (s *MemoryService) Publish(ctx context.Context, id string) (memory.MemoryPublished, error) {
+	var out memory.MemoryPublished
+	e, err := s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
+		var err error
+		out, err = s.publish(ctx, tx, who, id)
+		return out.Entry, err
 	})
+	if err != nil {
+		return memory.MemoryPublished{}, err
+	}
+	out.Entry = e
+	return out, nil
 }
 
 // change runs one id-addressed write for the caller in a transaction and

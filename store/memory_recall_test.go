@@ -22,7 +22,7 @@ func TestRecallHidesWithdrawnSharedMemories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return sh
+		return sh.Entry
 	}
 	shRetracted, shExpiring, shLive := share(retracted), share(expiring), share(live)
 	if _, err := s.Recall(as(bob), []string{shRetracted.ID, shExpiring.ID, shLive.ID}); err != nil {

@@ -39,7 +39,8 @@ type ConflictResult struct {
 
 func registerConflicts(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("list_conflicts",
-		mcp.WithDescription("List contradictions that remember found between your memories, and that publish_fact found "+
+		mcp.WithDescription("List contradictions that remember found between your memories, that publish_memory found "+
+			"between shared memories (yours and another agent's), and that publish_fact found "+
 			"between organisational facts: one denying another, or the same thing with another value (a different day, "+
 			"number, amount, time or name). Open ones kept both in search until someone decides; resolve_conflict decides."),
 		mcp.WithInputSchema[ListConflictsArgs](), mcp.WithOutputSchema[ConflictsResult](),
@@ -66,7 +67,8 @@ func registerConflicts(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Decide a conflict between two of your memories: keep the newer (the older leaves search, "+
 			"kept and recallable as superseded), the older, or both (they do not contradict each other); a decision "+
 			"can be changed by deciding again. Between two facts: keeping one retracts the other (you need write access "+
-			"to its category; publishing it again restores it), and keeping both needs write access to both."),
+			"to its category; publishing it again restores it), and keeping both needs write access to both. Between two "+
+			"shared memories (ids scf_...) only a human decides: keeping one retracts the other from every agent."),
 		mcp.WithInputSchema[ResolveConflictArgs](), mcp.WithOutputSchema[ConflictResult](),
 	), func(ctx context.Context, a ResolveConflictArgs) (ConflictResult, string, error) {
 		keep, err := memory.ParseKeep(a.Keep)

@@ -51,18 +51,23 @@ func remembered(r memory.Remembered, what string) (RememberResult, string) {
 	}
 	if r.Outcome == memory.WriteOutcomeDuplicate {
 		res.DuplicateOf = r.ID
-		how := map[string]string{memory.DedupWords: "the same words", memory.DedupSemantic: "the same words in another order or form",
-			memory.DedupModel: "the same meaning, as the model judged"}[r.Tier]
-		if how == "" {
-			how = "the same text"
-		}
 		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
-			r.ID, how, r.SeenCount)
+			r.ID, dedupHow(r.Tier), r.SeenCount)
 	}
 	for _, c := range r.Conflicts {
 		text += "\n" + conflictLine(c)
 	}
 	return res, text
+}
+
+// dedupHow says how a duplicate of tier was found.
+func dedupHow(tier string) string {
+	how := map[string]string{memory.DedupWords: "the same words", memory.DedupSemantic: "the same words in another order or form",
+		memory.DedupModel: "the same meaning, as the model judged"}[tier]
+	if how == "" {
+		how = "the same text"
+	}
+	return how
 }
 
 // conflictLine says what became of a conflict a write found.
@@ -81,6 +86,9 @@ func conflictLine(c memory.Conflict) string {
 	if c.Subject == memory.ConflictOfFacts {
 		return factConflictLine(c, what)
 	}
+	if memory.IsSharedConflict(c.ID) {
+		return sharedConflictLine(c, what)
+	}
 	switch c.Resolution {
 	case memory.ConflictNewerWins:
 		return fmt.Sprintf("superseded %s (%s): it left search and stays recallable; conflict %s", c.OlderID, what, c.ID)
@@ -89,6 +97,20 @@ func conflictLine(c memory.Conflict) string {
 			c.OlderID, what, c.ID)
 	}
 	return fmt.Sprintf("conflict %s with %s (%s): %s", c.ID, c.OlderID, what, c.Resolution)
+}
+
+// sharedConflictLine says how a conflict between shared memories stands.
+func sharedConflictLine(c memory.Conflict, what string) string {
+	switch c.Resolution {
+	case memory.ConflictOpen:
+		return fmt.Sprintf("shared memory %s contradicts shared memory %s (%s); both stay shared, conflict %s is open until a human "+
+			"decides it with resolve_conflict", c.NewerID, c.OlderID, what, c.ID)
+	case memory.ConflictNewerWins:
+		return fmt.Sprintf("shared memory %s holds over %s (%s); %s is retracted", c.NewerID, c.OlderID, what, c.OlderID)
+	case memory.ConflictOlderWins:
+		return fmt.Sprintf("shared memory %s holds over %s (%s); %s is retracted", c.OlderID, c.NewerID, what, c.NewerID)
+	}
+	return fmt.Sprintf("shared memories %s and %s both hold (%s)", c.OlderID, c.NewerID, what)
 }
 
 // SearchMemoryArgs are the arguments of search_memory.
@@ -152,7 +174,35 @@ type MemoryIDArgs struct {
 	ID string `json:"id" jsonschema:"Id of the memory."`
 }
 
-// MemoryResult is the result of forget, publish_memory and retract_memory.
+// PublishResult is the result of publish_memory.
+type PublishResult struct {
+	ID     string       `json:"id"`
+	Memory memory.Entry `json:"memory"`
+	// Outcome: stored (a new shared copy), or duplicate (nothing stored: an
+	// active shared memory, DuplicateOf, already says it, and is returned).
+	Outcome     memory.WriteOutcome `json:"outcome"`
+	DuplicateOf string              `json:"duplicate_of,omitempty"`
+	// Conflicts are the shared memories the new copy contradicts, open
+	// until a human decides.
+	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
+}
+
+// published shapes publish_memory's result and its readable line.
+func published(id string, p memory.MemoryPublished) (PublishResult, string) {
+	res := PublishResult{ID: p.ID, Memory: p.Entry, Outcome: p.Outcome, Conflicts: p.Conflicts}
+	text := fmt.Sprintf("published %s as shared memory %s", id, p.ID)
+	if p.Outcome == memory.WriteOutcomeDuplicate {
+		res.DuplicateOf = p.ID
+		text = fmt.Sprintf("nothing stored: shared memory %s, published by %s, already says this (%s); it is returned as it is",
+			p.ID, p.AgentID, dedupHow(p.Tier))
+	}
+	for _, c := range p.Conflicts {
+		text += "\n" + conflictLine(c)
+	}
+	return res, text
+}
+
+// MemoryResult is the result of forget and retract_memory.
 type MemoryResult struct {
 	ID     string       `json:"id"`
 	Memory memory.Entry `json:"memory"`
@@ -240,11 +290,17 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Share one of your personal memories with every other agent: a copy goes to the shared space, "+
 			"where their searches (scope shared or all) find it, marked with you as publisher and the memory it came "+
 			"from. Publish what the team should know (conventions, decisions, gotchas), not private context. Returns "+
-			"the shared copy's id."),
-		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[MemoryResult](),
-	), func(ctx context.Context, a MemoryIDArgs) (MemoryResult, string, error) {
-		e, err := mem.Publish(ctx, a.ID)
-		return MemoryResult{ID: e.ID, Memory: e}, fmt.Sprintf("published %s as shared memory %s", a.ID, e.ID), err
+			"the shared copy's id; if a shared memory of the same namespace and category already says it (any agent's), "+
+			"nothing is stored and that one is returned (outcome duplicate). A copy that contradicts shared memories is "+
+			"stored, with each conflict left open for a human to decide."),
+		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[PublishResult](),
+	), func(ctx context.Context, a MemoryIDArgs) (PublishResult, string, error) {
+		p, err := mem.Publish(ctx, a.ID)
+		if err != nil {
+			return PublishResult{}, "", err
+		}
+		res, text := published(a.ID, p)
+		return res, text, nil
 	})
 
 	add(s, svc, mcp.NewTool("retract_memory",

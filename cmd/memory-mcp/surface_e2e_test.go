@@ -471,6 +471,7 @@ func (w *sweep) memories() {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
 	w.conflicts()
+	w.sharedGates()
 	w.do("search_memory", map[string]any{"query": "staging database"})
 	w.do("search_memory", map[string]any{"query": "billing deploy rolled back", "scope": "personal", "categories": []string{"episodic"},
 		"tags": []string{"deploy"}, "namespaces": []string{"billing"}, "since": "2026-01-01T00:00:00Z", "until": "2027-01-01T00:00:00Z",
@@ -515,6 +516,34 @@ func (w *sweep) conflicts() {
 	w.do("resolve_conflict", map[string]any{"id": open, "keep": "both"})
 	w.do("resolve_conflict", map[string]any{"id": open, "keep": "newer", "reason": "the venue raised its price"})
 	w.do("list_memories", map[string]any{"states": []string{"superseded"}})
+}
+
+// sharedGates publishes what the shared space already says, and what
+// contradicts it: the repeat stores nothing and returns the shared copy;
+// the contradiction is stored with its conflict open, which only a human
+// decides.
+func (w *sweep) sharedGates() {
+	ci := func(content string) string {
+		return get(w.do("remember", map[string]any{"content": content, "namespace": "ci"}), "id").(string)
+	}
+	first := ci("The build cache lives on the NFS share.")
+	shared := get(w.do("publish_memory", map[string]any{"id": first}), "id")
+	w.do("forget", map[string]any{"id": first}) // its shared copy stays
+	dup := w.do("publish_memory", map[string]any{"id": ci("the build cache lives on the NFS share")})
+	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != shared || get(dup, "id") != shared {
+		w.t.Errorf("publish_memory of what is shared = %v, want a duplicate of %s", dup, shared)
+	}
+	monday := get(w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Monday.")}), "id")
+	clash := w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Thursday.")})
+	id, _ := get(clash, "conflicts", 0, "id").(string)
+	if get(clash, "outcome") != "stored" || get(clash, "conflicts", 0, "older_id") != monday ||
+		get(clash, "conflicts", 0, "resolution") != "open" || !memory.IsSharedConflict(id) {
+		w.t.Fatalf("publish_memory of a contradicting day = %v, want an open conflict with %s", clash, monday)
+	}
+	won := w.maybe(w.human, "resolve_conflict", map[string]any{"id": id, "keep": "newer", "reason": "the train moved"})
+	if w.human && (get(won, "conflict", "resolution") != "newer_wins" || get(won, "conflict", "older", "forgotten_at") == nil) {
+		w.t.Errorf("a human keeping the newer shared memory = %v, want %s retracted", won, monday)
+	}
 }
 
 // maintenance consolidates a group of related memories, lists and counts
