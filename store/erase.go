@@ -704,6 +704,11 @@ func (e *erasure) audit(ctx context.Context, who memory.Identity, kind, reason s
 	if e.report.Erasure, err = res.LastInsertId(); err != nil {
 		return err
 	}
+	if e.report.Total() > 0 {
+		if err := e.tx.oweScrub(ctx, e.report.Erasure, e.now); err != nil {
+			return err
+		}
+	}
 	return e.tx.RecordChange(ctx, memory.ChangeErase, memory.IDRef(e.report.Erasure), e.now)
 }
 
@@ -772,31 +777,13 @@ func (db *DB) Erasures(ctx context.Context) ([]Erasure, error) {
 	return out, rows.Err()
 }
 
-// Scrub rewrites the database file and empties its write-ahead log, after
-// an erase or gc committed: deleted rows leave their bytes in free pages,
-// in the free space of the pages they were on (from every earlier update
-// too) and in the log's frames until those are overwritten. VACUUM writes
-// every page afresh (the new file's free space is zeros) and a TRUNCATE
-// checkpoint copies it into the file and cuts the log to nothing. It
-// reports false when another connection's reads kept the log from being
-// emptied within the busy timeout; the next scrub empties it.
-func (db *DB) Scrub(ctx context.Context) (bool, error) {
-	if _, err := db.sql.ExecContext(ctx, `VACUUM`); err != nil {
-		return false, db.busyError(fmt.Errorf("vacuum: %w", err))
-	}
-	var busy, frames, done int
-	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
-		return false, db.busyError(fmt.Errorf("checkpoint: %w", err))
-	}
-	return busy == 0, nil
-}
-
 // errDryRun rolls back a dry run's transaction once it has counted.
 var errDryRun = errors.New("dry run")
 
 // Erase removes what r selects for good (memory.ErasureService): a
 // human's call only. A dry run counts in a transaction it rolls back. A
-// committed erase is followed by Scrub, so that the bytes leave the files.
+// committed erase is followed by ScrubOwed, so that the bytes leave the
+// files.
 func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (memory.ErasureReport, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -821,6 +808,9 @@ func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (mem
 	})
 	if r.DryRun && errors.Is(err, errDryRun) {
 		rep.DryRun, rep.Erasure, rep.ErasedSHA256 = true, 0, ""
+		if _, rep.ScrubOwed, err = s.db.OwedScrub(ctx); err != nil {
+			return memory.ErasureReport{}, err
+		}
 		return rep, nil
 	}
 	if err != nil {
@@ -831,13 +821,11 @@ func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (mem
 			s.Log.Warn("vector index not yet synced after an erase", "err", err)
 		}
 	}
-	if rep.Total() == 0 {
-		return rep, nil
-	}
 	// The erase has committed: a scrub that fails says so in the report
-	// and the log, not as the call's error.
-	if rep.Scrubbed, err = s.db.Scrub(ctx); err != nil || !rep.Scrubbed {
-		s.Log.Warn("erase committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the next erase or gc does it",
+	// and the log, not as the call's error. An erase that removed nothing
+	// still pays a scrub an earlier erase or gc owes.
+	if rep.Scrubbed, rep.ScrubOwed, err = s.db.ScrubOwed(ctx); err != nil || rep.ScrubOwed {
+		s.Log.Warn("erase committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the scrub stays owed to the next erase, gc or server start",
 			"erasure", rep.Erasure, "err", err)
 	}
 	return rep, nil

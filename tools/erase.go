@@ -72,12 +72,22 @@ func RenderErasure(r memory.ErasureReport) string {
 	if r.Rewound > 0 {
 		fmt.Fprintf(&b, "; %d blocks back at their newest version without the text", r.Rewound)
 	}
-	switch {
-	case r.DryRun || r.Total() == 0:
-	case r.Scrubbed:
-		b.WriteString("; the database file was rewritten and no file in the data directory holds the erased bytes")
-	default:
-		b.WriteString("; the database file is not rewritten yet (another process was reading): the next erase or gc finishes it")
-	}
+	b.WriteString(RenderScrub(r))
 	return b.String()
+}
+
+// RenderScrub says whether the erased bytes left the files, after an
+// erase or gc ("" when there is nothing to say).
+func RenderScrub(r memory.ErasureReport) string {
+	switch {
+	case r.ScrubOwed && r.DryRun:
+		return "; a rewrite of the database file is owed (an earlier erase or gc could not finish it): the next erase, gc or server start does it"
+	case r.ScrubOwed:
+		return "; the database file is not rewritten yet (another process was reading): the next erase, gc or server start finishes it"
+	case r.Scrubbed && r.Total() == 0:
+		return "; the database file was rewritten, as an earlier erase or gc still owed, and no file in the data directory holds the bytes it erased"
+	case r.Scrubbed:
+		return "; the database file was rewritten and no file in the data directory holds the erased bytes"
+	}
+	return ""
 }

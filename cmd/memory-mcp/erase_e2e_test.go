@@ -6,7 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // inFiles returns the files of dir whose raw bytes hold s, as written or
@@ -208,5 +212,85 @@ func TestEraseTextKeptAsJSON(t *testing.T) {
 		if found := inFiles(t, dir, s); len(found) > 0 {
 			t.Errorf("after erase %s is still in %v", s, found)
 		}
+	}
+}
+
+// TestScrubOwedIsRetried: another process reading keeps an erase's scrub
+// from emptying the write-ahead log, so the scrub stays owed (the erase
+// and stats say so). While a server keeps the database open, nothing else
+// empties the log: a gc that purges nothing, or another server's start,
+// finishes the scrub, and no file holds the erased bytes after it.
+func TestScrubOwedIsRetried(t *testing.T) {
+	const secret = "Glimmerfrost"
+	dirs := []string{t.TempDir(), t.TempDir()}
+	ids := make([]string, len(dirs))
+	for i, dir := range dirs {
+		ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+		var m struct {
+			ID string `json:"id"`
+		}
+		ann.ok("remember", map[string]any{"content": "The alarm code of " + secret + " is 5521."}, &m)
+		ann.ok("remember", map[string]any{"content": "The alarm panel is by the door."}, nil)
+		ann.stop()
+		ids[i] = m.ID
+	}
+	// A server on each directory keeps it open throughout (the last
+	// connection to close would empty the log itself).
+	for _, dir := range dirs {
+		held := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob", "--embedder", "none", "--consolidation-interval", "0"}})
+		held.ok("remember", map[string]any{"content": "Bob keeps the spare key."}, nil)
+		t.Cleanup(held.stop)
+	}
+	// The erases run at once, each waiting out the checkpoint's busy
+	// timeout under its reader.
+	outs, errs := make([]string, len(dirs)), make([]error, len(dirs))
+	releases := make([]func() error, len(dirs))
+	binary(t)
+	var wg sync.WaitGroup
+	for i, dir := range dirs {
+		release, err := storetest.HoldReader(t.Context(), filepath.Join(dir, store.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases[i] = release
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = memoryMCP(t, dir, "erase", "--human", "--id", ids[i], "--reason", "request 31")
+		}()
+	}
+	wg.Wait()
+	for i := range dirs {
+		if errs[i] != nil || !strings.Contains(outs[i], "memories 1") || !strings.Contains(outs[i], "not rewritten yet") {
+			t.Fatalf("erase under a reader: %v\n%s", errs[i], outs[i])
+		}
+		if err := releases[i](); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, dir := range dirs {
+		if len(inFiles(t, dir, secret)) == 0 {
+			t.Fatal("the erased bytes are in no file while the scrub is owed: the checks below could not fail")
+		}
+	}
+	out, err := memoryMCP(t, dirs[0], "stats")
+	if err != nil || !strings.Contains(out, "a rewrite of the database file is owed") {
+		t.Fatalf("stats while a scrub is owed: %v\n%s", err, out)
+	}
+
+	out, err = memoryMCP(t, dirs[0], "gc", "--agent-id", "ann", "--grace", "0")
+	if err != nil || !strings.Contains(out, "nothing forgotten") || !strings.Contains(out, "rewritten") {
+		t.Fatalf("gc with nothing to purge, a scrub owed: %v\n%s", err, out)
+	}
+	if found := inFiles(t, dirs[0], secret); len(found) > 0 {
+		t.Fatalf("after gc the erased bytes are still in %v", found)
+	}
+	if out, err := memoryMCP(t, dirs[0], "stats"); err != nil || strings.Contains(out, "owed") {
+		t.Fatalf("stats after the owed scrub: %v\n%s", err, out)
+	}
+
+	startIn(t, options{dataDir: dirs[1], args: []string{"--agent-id", "ann", "--embedder", "none"}}).stop()
+	if found := inFiles(t, dirs[1], secret); len(found) > 0 {
+		t.Fatalf("after a server's start the erased bytes are still in %v", found)
 	}
 }
