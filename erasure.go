@@ -14,9 +14,13 @@ import (
 // other: a memory is erased when it is one of IDs (if given), belongs to
 // AgentID (if given: its personal memories and its shared ones) and holds
 // Contains (if given) in its content, tags, source or forget reason. Notes,
-// ledger events, pending items, shared-state rows, block versions and facts
-// are selected by Contains alone (their text quoting it), narrowed to what
-// AgentID wrote when it is given; a request with IDs erases memories only.
+// ledger events, pending items, shared-state rows, block versions, facts
+// and approval requests go when they quote an erased memory's whole
+// content (ASCII letters in either case, as Contains matches; contents
+// shorter than MinErasureContains are not searched for), whoever wrote
+// them, since they repeat what is erased; and, without IDs, when they
+// quote Contains, narrowed to what AgentID wrote when it is given. With
+// IDs, Contains only narrows the memories.
 type ErasureRequest struct {
 	IDs      []string
 	AgentID  string

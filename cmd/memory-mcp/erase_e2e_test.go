@@ -294,3 +294,48 @@ func TestScrubOwedIsRetried(t *testing.T) {
 		t.Fatalf("after a server's start the erased bytes are still in %v", found)
 	}
 }
+
+// TestEraseByIDTakesItsQuotes: an erase by id over MCP takes the note, the
+// ledger event (and the shared-state row it made) and the block version
+// that quote the memory's content; a note that does not stays, and after
+// gc no file holds the erased words.
+func TestEraseByIDTakesItsQuotes(t *testing.T) {
+	const said = "Quillfeather ships the spare drives on Thursdays."
+	dir := t.TempDir()
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	var m struct {
+		ID string `json:"id"`
+	}
+	ann.ok("remember", map[string]any{"content": said}, &m)
+	ann.ok("write_note", map[string]any{"text": "learned: " + said, "promote": true}, nil)
+	ann.ok("memory_block_append", map[string]any{"label": "human", "text": said}, nil)
+	ann.ok("write_note", map[string]any{"text": "issue: the Marrowgate badge reader is broken", "promote": true}, nil)
+	ann.stop()
+	for _, s := range []string{"Quillfeather", "Marrowgate"} {
+		if len(inFiles(t, dir, s)) == 0 {
+			t.Fatalf("%s is in no file before the erase: the checks below could not fail", s)
+		}
+	}
+
+	olivia := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "olivia", "--human"}})
+	var dry, rep struct {
+		Counts map[string]int `json:"counts"`
+	}
+	olivia.ok("erase", map[string]any{"ids": []string{m.ID}, "reason": "request 52", "dry_run": true}, &dry)
+	olivia.ok("erase", map[string]any{"ids": []string{m.ID}, "reason": "request 52"}, &rep)
+	for _, c := range []map[string]int{dry.Counts, rep.Counts} {
+		if c["memories"] != 1 || c["notes"] != 1 || c["ledger_events"] != 1 || c["shared_state"] != 1 || c["block_versions"] != 1 {
+			t.Fatalf("erase by id: dry run %v, erase %v", dry.Counts, rep.Counts)
+		}
+	}
+	olivia.stop()
+	if out, err := memoryMCP(t, dir, "gc", "--agent-id", "ann", "--grace", "0"); err != nil {
+		t.Fatalf("gc: %v\n%s", err, out)
+	}
+	if found := inFiles(t, dir, "Quillfeather"); len(found) > 0 {
+		t.Fatalf("after erase and gc the memory's words are still in %v", found)
+	}
+	if len(inFiles(t, dir, "Marrowgate")) == 0 {
+		t.Fatal("the note that quotes no erased memory went too")
+	}
+}
