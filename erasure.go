@@ -127,7 +127,7 @@ type ErasureReport struct {
 	// ScrubOwed: erased bytes (of this or an earlier erase or gc) may
 	// still be in the files; the next erase, gc or server start rewrites
 	// them, whether or not it removes anything.
-	ScrubOwed bool `json:"scrub_owed,omitempty" jsonschema:"true: bytes removed by this or an earlier erase or gc may still be in the database files, because the rewrite did not complete (another process was reading, or a process stopped first); the next erase, gc or server start rewrites them."`
+	ScrubOwed bool `json:"scrub_owed" jsonschema:"true: bytes removed by this or an earlier erase or gc may still be in the database files, because the rewrite did not complete (another process was reading, or a process stopped first); the next erase, gc or server start rewrites them."`
 }
 
 // Total is the number of rows removed, of every kind.
