@@ -14,9 +14,13 @@ import (
 // other: a memory is erased when it is one of IDs (if given), belongs to
 // AgentID (if given: its personal memories and its shared ones) and holds
 // Contains (if given) in its content, tags, source or forget reason. Notes,
-// ledger events, pending items, shared-state rows, block versions and facts
-// are selected by Contains alone (their text quoting it), narrowed to what
-// AgentID wrote when it is given; a request with IDs erases memories only.
+// ledger events, pending items, shared-state rows, block versions, facts
+// and approval requests go when they quote an erased memory's whole
+// content (ASCII letters in either case, as Contains matches; contents
+// shorter than MinErasureContains are not searched for), whoever wrote
+// them, since they repeat what is erased; and, without IDs, when they
+// quote Contains, narrowed to what AgentID wrote when it is given. With
+// IDs, Contains only narrows the memories.
 type ErasureRequest struct {
 	IDs      []string
 	AgentID  string
@@ -115,10 +119,15 @@ type ErasureReport struct {
 	// the audit row keeps it.
 	ErasedSHA256 string `json:"erased_sha256,omitempty" jsonschema:"SHA-256 over the references of the erased items, as kept in the audit row."`
 	// Scrubbed: the database file was rewritten and its write-ahead log
-	// emptied, so no file in the data directory holds the erased bytes.
-	// False after a dry run, when nothing matched, or when another process
-	// kept reading through the checkpoint (the next erase or gc finishes it).
-	Scrubbed bool `json:"scrubbed" jsonschema:"true: the database was rewritten and its write-ahead log emptied, so the erased bytes are in no file of the data directory. false when another process's reads kept the log from being emptied; the next erase or gc empties it."`
+	// emptied, so no file in the data directory holds the erased bytes (of
+	// this erase, and of any earlier one whose scrub had failed). False
+	// after a dry run, when nothing was removed and no scrub was owed, or
+	// when another process kept reading through the checkpoint.
+	Scrubbed bool `json:"scrubbed" jsonschema:"true: the database was rewritten and its write-ahead log emptied, so the erased bytes (of this and any earlier erase or gc) are in no file of the data directory. false after a dry run, when nothing was removed and no rewrite was owed, or when another process's reads kept the log from being emptied (then scrub_owed is true)."`
+	// ScrubOwed: erased bytes (of this or an earlier erase or gc) may
+	// still be in the files; the next erase, gc or server start rewrites
+	// them, whether or not it removes anything.
+	ScrubOwed bool `json:"scrub_owed" jsonschema:"true: bytes removed by this or an earlier erase or gc may still be in the database files, because the rewrite did not complete (another process was reading, or a process stopped first); the next erase, gc or server start rewrites them."`
 }
 
 // Total is the number of rows removed, of every kind.

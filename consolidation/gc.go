@@ -29,8 +29,8 @@ type Collection struct {
 // than grace ago (seed 003, 12.7.5: the soft delete is the first phase,
 // this the second): agent's, or every agent's for "" (a human's call only).
 // It holds the maintenance lease, so one maintenance run at a time per data
-// directory, and ends with a scrub of the database file when it purged
-// anything. Retracted org facts are not collected: the fact log is the
+// directory, and ends with a scrub of the database file when one is owed:
+// it purged anything, or an earlier erase's or gc's scrub did not complete. Retracted org facts are not collected: the fact log is the
 // organisation's history, read back as of any time; erase removes a fact
 // that must go.
 func (s *Service) Collect(ctx context.Context, agent string, grace time.Duration) (Collection, error) {
@@ -70,10 +70,10 @@ func (s *Service) Collect(ctx context.Context, agent string, grace time.Duration
 			break
 		}
 	}
-	if out.Batches > 0 {
-		if out.Erased.Scrubbed, err = s.DB.Scrub(ctx); err != nil || !out.Erased.Scrubbed {
-			s.log().Warn("gc committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the next erase or gc does it", "err", err)
-		}
+	// The scrub owed is paid whether or not this run purged anything: an
+	// earlier erase or gc whose own scrub failed is finished here.
+	if out.Erased.Scrubbed, out.Erased.ScrubOwed, err = s.DB.ScrubOwed(ctx); err != nil || out.Erased.ScrubOwed {
+		s.log().Warn("the database file was not rewritten or its write-ahead log not emptied (another process reading?); the scrub stays owed to the next erase, gc or server start", "err", err)
 	}
 	return out, nil
 }
@@ -96,5 +96,7 @@ func (s *Service) collectDue(ctx context.Context, as memory.Identity) {
 	case c.Batches > 0:
 		s.log().Info("scheduled gc", "memories", c.Erased.Counts[memory.ErasedMemories], "batches", c.Batches,
 			"scrubbed", c.Erased.Scrubbed, "took", time.Since(start).Round(time.Millisecond))
+	case c.Erased.Scrubbed:
+		s.log().Info("scheduled gc purged nothing and finished the scrub an earlier erase or gc owed", "took", time.Since(start).Round(time.Millisecond))
 	}
 }

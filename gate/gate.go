@@ -84,8 +84,8 @@ func (g *Gates) Run(ctx context.Context, c memory.WriteCall, fn func(context.Con
 		Gates: map[string]time.Duration{}}
 	if c.Key != "" {
 		started := time.Now()
-		call.ArgsHash = argsHash(c)
-		res, text, replayed, err := g.repeat(ctx, call)
+		call.ArgsHash = g.argsHash(c)
+		res, text, replayed, err := g.repeat(ctx, call, plainArgsHash(c))
 		call.Gates[gateIdempotency] = time.Since(started)
 		if err != nil || replayed {
 			return res, text, g.finish(ctx, call, gateIdempotency, res, text, err, replayed)
@@ -103,7 +103,7 @@ func (g *Gates) Run(ctx context.Context, c memory.WriteCall, fn func(context.Con
 	res, text, err := fn(store.WithCall(ctx, call))
 	if errors.Is(err, store.ErrKeyTaken) {
 		// Another call with this key committed first: this one wrote nothing.
-		res, text, err = g.await(ctx, call)
+		res, text, err = g.await(ctx, call, plainArgsHash(c))
 		return res, text, g.finish(ctx, call, gateIdempotency, res, text, err, err == nil)
 	}
 	if id, held := call.Held(); held {
@@ -119,9 +119,24 @@ func (g *Gates) Run(ctx context.Context, c memory.WriteCall, fn func(context.Con
 	return res, text, g.finish(ctx, call, gateService, res, text, err, false)
 }
 
+// argsHashPurpose keeps the idempotency gate's hashes apart from every
+// other use of the provenance key.
+const argsHashPurpose = "memory-mcp idempotency args v1"
+
 // argsHash identifies a call's tool and arguments, so that a key sent again
-// with other arguments is told apart from a repeat.
-func argsHash(c memory.WriteCall) string {
+// with other arguments is told apart from a repeat. It is keyed (an HMAC
+// under the data directory's provenance key): the store keeps it for the
+// key's lifetime, and a plain hash of an erase's arguments would let
+// anyone with the file confirm a guessed text it erased.
+func (g *Gates) argsHash(c memory.WriteCall) string {
+	return g.db.KeyedHash(argsHashPurpose, []byte(c.Tool), c.Args)
+}
+
+// plainArgsHash is the unkeyed SHA-256 earlier builds kept as a key's
+// args_hash. A key they wrote still replays for its lifetime: comparing a
+// call's arguments with that hash tells nothing the hash did not, and no
+// key is written with it any more.
+func plainArgsHash(c memory.WriteCall) string {
 	h := sha256.New()
 	h.Write([]byte(c.Tool))
 	h.Write([]byte{0})
@@ -129,10 +144,26 @@ func argsHash(c memory.WriteCall) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// sameArgs reports whether rec was made by a call of call's tool and
+// arguments, under either hash (plain, the one of call's arguments a key
+// written by an earlier build holds). A key with the plain hash is taken
+// on as it is stored, so that the statements finishing the call find it.
+func sameArgs(rec store.KeyRecord, call *store.Call, plain string) bool {
+	if rec.ArgsHash == call.ArgsHash {
+		return true
+	}
+	if rec.ArgsHash != plain {
+		return false
+	}
+	call.ArgsHash = plain
+	return true
+}
+
 // repeat is the idempotency gate: it returns the first result of a call
 // repeating call's key and arguments (replayed true), refuses the key sent
-// with other arguments, and lets a new key through.
-func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool, error) {
+// with other arguments, and lets a new key through; plain is the hash of
+// the arguments as earlier builds kept it (see sameArgs).
+func (g *Gates) repeat(ctx context.Context, call *store.Call, plain string) (any, string, bool, error) {
 	if err := memory.CheckIdempotencyKey(call.Key); err != nil {
 		return nil, "", false, err
 	}
@@ -140,7 +171,7 @@ func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool
 	if err != nil || !ok {
 		return nil, "", false, err
 	}
-	if rec.ArgsHash != call.ArgsHash {
+	if !sameArgs(rec, call, plain) {
 		what := "other arguments"
 		if rec.Tool != call.Tool {
 			what = "tool " + rec.Tool
@@ -167,7 +198,7 @@ func (g *Gates) repeat(ctx context.Context, call *store.Call) (any, string, bool
 			return nil, "", false, g.unfinished(call, rec)
 		}
 		// The first call committed and may be about to record its result.
-		res, text, err := g.await(ctx, call)
+		res, text, err := g.await(ctx, call, plain)
 		return res, text, err == nil, err
 	}
 	return json.RawMessage(rec.Result), rec.Text, true, nil
@@ -192,8 +223,8 @@ func (g *Gates) unfinished(call *store.Call, rec store.KeyRecord) error {
 }
 
 // await waits a little for the call that took call's key to record its
-// result, and returns it.
-func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error) {
+// result, and returns it (plain as for repeat).
+func (g *Gates) await(ctx context.Context, call *store.Call, plain string) (any, string, error) {
 	for wait := 10 * time.Millisecond; ; wait *= 2 {
 		rec, ok, err := g.db.LookupKey(ctx, call.Principal, call.Key)
 		switch {
@@ -201,7 +232,7 @@ func (g *Gates) await(ctx context.Context, call *store.Call) (any, string, error
 			return nil, "", err
 		case !ok:
 			return nil, "", memory.Errorf(memory.EBUSY, "another call with idempotency_key %q ran at the same time; retry", call.Key)
-		case rec.ArgsHash != call.ArgsHash:
+		case !sameArgs(rec, call, plain):
 			return nil, "", errors.Join(memory.Errorf(memory.ECONFLICT, "idempotency_key %q was taken at the same time by a call with other arguments: send a new key for a new write", call.Key), memory.ErrKeyReused)
 		case rec.Err != nil:
 			return nil, "", rec.Err

@@ -35,14 +35,14 @@ type erasure struct {
 	// them before the steps run).
 	memories []string
 	gone     map[string]bool // memories, as a set
-	// contains is the text an erase removes wherever it is stored, with
-	// ASCII letters in lower case ("" for none); agent narrows it to what
-	// that agent wrote. Only the memory steps run when textual is false.
-	contains string
-	// escaped are contains as JSON writes it inside a string, once and
-	// twice ("&" is "\u0026", a quote "\""): arguments, results and
-	// payloads are kept as JSON (bound as ?3 and ?4).
-	escaped [2]string
+	// texts are the text an erase removes wherever it is stored (its
+	// contains, when no ids are given), in the forms textForms lists;
+	// agent narrows them to what that agent wrote (bound as ?1, a JSON
+	// list). quoted are the erased memories' contents in the same forms:
+	// a row quoting one goes whoever wrote it, since it repeats what is
+	// erased (bound as ?3). Only the memory steps run when textual is
+	// false.
+	texts, quoted []string
 	// approvalIDs are the approval requests erased (see keys).
 	approvalIDs []string
 	agent       string
@@ -94,20 +94,50 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-// quotes is the SQL condition that one of cols holds the erase's text, as
-// written or as JSON escapes it (bound as ?1, ?3 and ?4, lower-cased).
-func quotes(cols ...string) string { return quotesAt(1, 3, 4, cols...) }
+// quotes is the SQL condition that a row quotes what the erase removes in
+// one of cols: an erased memory's content (?3), whoever wrote the row, or
+// the erase's text (?1) in a row whose says is the agent's (bound as ?2;
+// "" for every agent). e.textArgs binds them.
+func quotes(whose string, cols ...string) string {
+	return "(" + holdsAny(3, cols...) + " OR (" + holdsAny(1, cols...) + " AND " + whose + "))"
+}
 
-// quotesAt is quotes with the text and its escaped forms bound as the
-// parameters numbered text, once and twice.
-func quotesAt(text, once, twice int, cols ...string) string {
-	var parts []string
-	for _, c := range cols {
-		for _, p := range []int{text, once, twice} {
-			parts = append(parts, "instr(lower(coalesce("+c+", '')), ?"+strconv.Itoa(p)+") > 0")
-		}
+// holdsAny is the SQL condition that one of cols holds one of the texts
+// of the JSON list bound as parameter n (lower-cased). The list is read
+// through a subquery naming its one column erased_text, so that cols
+// (block_versions.value, a table's id) resolve to the row's own columns,
+// not json_each's.
+func holdsAny(n int, cols ...string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = "instr(lower(coalesce(" + c + ", '')), erased_text) > 0"
 	}
-	return "(" + strings.Join(parts, " OR ") + ")"
+	return "EXISTS (SELECT 1 FROM (SELECT value AS erased_text FROM json_each(?" + strconv.Itoa(n) + ")) WHERE " +
+		strings.Join(parts, " OR ") + ")"
+}
+
+// textArgs are the parameters of a query built with quotes.
+func (e *erasure) textArgs() []any {
+	return []any{textList(e.texts), e.agent, textList(e.quoted)}
+}
+
+// textList is texts as a JSON list, [] for none.
+func textList(texts []string) string {
+	if len(texts) == 0 {
+		return "[]"
+	}
+	return jsonList(texts)
+}
+
+// textForms are the forms a text is searched for in, lower-cased (ASCII
+// letters): as written, and as JSON writes it inside a string, once and
+// twice ("&" is "\u0026", a quote "\""), since arguments, results and
+// payloads are kept as JSON.
+func textForms(s string) []string {
+	once := jsonEscape(s)
+	forms := []string{asciiLower(s), asciiLower(once), asciiLower(jsonEscape(once))}
+	slices.Sort(forms)
+	return slices.Compact(forms)
 }
 
 // jsonEscape is s as JSON writes it inside a string, without the quotes.
@@ -132,28 +162,35 @@ func (e *erasure) add(kind string, ids ...string) {
 // id that names no memory fails it whole.
 func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRequest) (memory.ErasureReport, error) {
 	e := newErasure(tx)
-	e.agent, e.textual = r.AgentID, r.Contains != "" && len(r.IDs) == 0
+	e.agent = r.AgentID
+	var forms []string
 	if r.Contains != "" {
-		e.contains = asciiLower(r.Contains)
-		once := jsonEscape(r.Contains)
-		e.escaped = [2]string{asciiLower(once), asciiLower(jsonEscape(once))}
+		forms = textForms(r.Contains)
 	}
-	ids, err := e.selectMemories(ctx, r)
+	ids, err := e.selectMemories(ctx, r, forms)
 	if err != nil {
 		return e.report, err
 	}
 	if err := e.derive(ctx, ids); err != nil {
 		return e.report, err
 	}
+	if len(r.IDs) == 0 { // with ids, contains only narrows the memories
+		e.texts = forms
+	}
+	if e.quoted, err = e.contents(ctx); err != nil {
+		return e.report, err
+	}
+	e.textual = len(e.texts) > 0 || len(e.quoted) > 0
 	if err := e.run(ctx); err != nil {
 		return e.report, err
 	}
 	return e.report, e.audit(ctx, who, "erase", r.Reason, eraseSelector(r, tx.db.provenanceKey))
 }
 
-// selectMemories returns the memories r selects before derivation. Every
-// id must name a memory (any agent's: the caller is a human).
-func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest) ([]string, error) {
+// selectMemories returns the memories r selects before derivation, with
+// forms the forms of its text. Every id must name a memory (any agent's:
+// the caller is a human).
+func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest, forms []string) ([]string, error) {
 	conds, args := []string{"1"}, []any{}
 	if len(r.IDs) > 0 {
 		missing, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, jsonList(r.IDs)))
@@ -169,9 +206,8 @@ func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest) (
 		conds, args = append(conds, "agent_id = ?"), append(args, r.AgentID)
 	}
 	if r.Contains != "" {
-		n := len(args)
-		conds = append(conds, quotesAt(n+1, n+2, n+3, "content", "tags", "source", "forget_reason"))
-		args = append(args, e.contains, e.escaped[0], e.escaped[1])
+		conds = append(conds, holdsAny(len(args)+1, "content", "tags", "source", "forget_reason"))
+		args = append(args, textList(forms))
 	}
 	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
 	if err != nil {
@@ -203,6 +239,25 @@ func (e *erasure) derive(ctx context.Context, ids []string) error {
 		ids = slices.DeleteFunc(next, func(id string) bool { return e.gone[id] })
 	}
 	return nil
+}
+
+// contents returns the erased memories' contents in the forms a row
+// quoting one is searched for in (textForms), leaving out those shorter
+// than memory.MinErasureContains, which nearly every text holds.
+func (e *erasure) contents(ctx context.Context) ([]string, error) {
+	contents, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT DISTINCT content FROM memories WHERE id IN (SELECT value FROM json_each(?))`,
+		jsonList(e.memories)))
+	if err != nil {
+		return nil, fmt.Errorf("read erased memories' contents: %w", err)
+	}
+	var forms []string
+	for _, c := range contents {
+		if len([]rune(strings.TrimSpace(c))) >= memory.MinErasureContains {
+			forms = append(forms, textForms(c)...)
+		}
+	}
+	slices.Sort(forms)
+	return slices.Compact(forms), nil
 }
 
 // run lifts the no-delete triggers for this transaction and runs every
@@ -300,7 +355,7 @@ func (e *erasure) conflicts(ctx context.Context) (int, error) {
 		{"memory_conflicts", byAgent("agent_id")},
 		{"fact_conflicts", "?2 = ''"}, // a fact's conflicts belong to no agent: an agent selector leaves them
 	} {
-		ids, err := e.textIDs(ctx, `SELECT id FROM `+t.table+` WHERE `+quotes("reason", "older_value", "newer_value")+` AND `+t.whose)
+		ids, err := e.textIDs(ctx, `SELECT id FROM `+t.table+` WHERE `+quotes(t.whose, "reason", "older_value", "newer_value"))
 		if err != nil {
 			return 0, err
 		}
@@ -334,8 +389,8 @@ func (e *erasure) approvals(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("find approvals of erased memories: %w", err)
 	}
 	if e.textual {
-		quoting, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM approvals WHERE `+quotes("args", "reason", "error_message")+`
-			AND (?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))`, e.contains, e.agent, e.escaped[0], e.escaped[1]))
+		quoting, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM approvals WHERE `+
+			quotes("(?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))", "args", "reason", "error_message"), e.textArgs()...))
 		if err != nil {
 			return 0, fmt.Errorf("find approvals quoting the erased text: %w", err)
 		}
@@ -352,7 +407,7 @@ func (e *erasure) notes(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	ids, err := e.textIDs(ctx, `SELECT note_id FROM notes WHERE `+quotes("text", "outcome_json")+` AND `+byAgent("agent_id"))
+	ids, err := e.textIDs(ctx, `SELECT note_id FROM notes WHERE `+quotes(byAgent("agent_id"), "text", "outcome_json"))
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
@@ -363,7 +418,7 @@ func (e *erasure) notes(ctx context.Context) (int, error) {
 
 // textIDs reads the ids a query of rows quoting the text returns, as text.
 func (e *erasure) textIDs(ctx context.Context, q string) ([]string, error) {
-	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, q, e.contains, e.agent, e.escaped[0], e.escaped[1]))
+	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, q, e.textArgs()...))
 	if err != nil {
 		return nil, fmt.Errorf("find rows quoting the erased text: %w", err)
 	}
@@ -392,7 +447,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	}
 	type row struct{ bucket, id string }
 	rows := map[row]bool{}
-	seqs, err := e.textIDs(ctx, `SELECT seq FROM events_memory WHERE `+quotes("raw_input", "payload_json", "source_ref", "projection_error")+` AND `+byAgent("agent_id"))
+	seqs, err := e.textIDs(ctx, `SELECT seq FROM events_memory WHERE `+quotes(byAgent("agent_id"), "raw_input", "payload_json", "source_ref", "projection_error"))
 	if err != nil {
 		return 0, err
 	}
@@ -406,15 +461,15 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 			rows[row{bucket, id}] = true
 		}
 	}
-	if e.agent == "" { // rows have no author: with an agent, only the rows its events made
-		for _, b := range memory.Buckets {
-			ids, err := e.textIDs(ctx, `SELECT id FROM `+stateTable(b)+` WHERE `+quotes(stateQuoting[b]...)+` AND ?2 = ''`)
-			if err != nil {
-				return 0, err
-			}
-			for _, id := range ids {
-				rows[row{string(b), id}] = true
-			}
+	// Rows have no author: with an agent, the erase's text takes only the
+	// rows its events made; an erased memory's content, every row quoting it.
+	for _, b := range memory.Buckets {
+		ids, err := e.textIDs(ctx, `SELECT id FROM `+stateTable(b)+` WHERE `+quotes("?2 = ''", stateQuoting[b]...))
+		if err != nil {
+			return 0, err
+		}
+		for _, id := range ids {
+			rows[row{string(b), id}] = true
 		}
 	}
 	var events []string
@@ -471,7 +526,7 @@ func (e *erasure) pending(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	ids, err := e.textIDs(ctx, `SELECT pending_id FROM pending_memory_events WHERE `+
-		quotes("raw_input", "request_json", "reason", "candidates_json", "resolution_json")+` AND `+byAgent("agent_id"))
+		quotes(byAgent("agent_id"), "raw_input", "request_json", "reason", "candidates_json", "resolution_json"))
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
@@ -487,8 +542,8 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	rows, err := e.tx.sql.QueryContext(ctx, `SELECT block_id, version FROM block_versions WHERE `+quotes("value", "description")+
-		` AND `+byAgent("author_agent_id")+` ORDER BY block_id, version`, e.contains, e.agent, e.escaped[0], e.escaped[1])
+	quoting := quotes(byAgent("author_agent_id"), "value", "description")
+	rows, err := e.tx.sql.QueryContext(ctx, `SELECT block_id, version FROM block_versions WHERE `+quoting+` ORDER BY block_id, version`, e.textArgs()...)
 	if err != nil {
 		return 0, fmt.Errorf("find block versions quoting the erased text: %w", err)
 	}
@@ -509,8 +564,7 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return 0, err
 	}
-	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE `+quotes("value", "description")+` AND `+byAgent("author_agent_id"),
-		e.contains, e.agent, e.escaped[0], e.escaped[1]); err != nil {
+	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE `+quoting, e.textArgs()...); err != nil {
 		return 0, fmt.Errorf("delete block versions: %w", err)
 	}
 	for _, id := range blocks {
@@ -559,7 +613,7 @@ func (e *erasure) factLog(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	facts, err := e.textIDs(ctx, `SELECT DISTINCT fact_id FROM operation_log WHERE `+quotes("content", "tags", "reason")+` AND `+byAgent("author_agent_id"))
+	facts, err := e.textIDs(ctx, `SELECT DISTINCT fact_id FROM operation_log WHERE `+quotes(byAgent("author_agent_id"), "content", "tags", "reason"))
 	if err != nil || len(facts) == 0 {
 		return 0, err
 	}
@@ -642,11 +696,14 @@ func (e *erasure) names(principal, ref, kept string) bool {
 			return true
 		}
 	}
-	if e.contains != "" && (e.agent == "" || principal == "agent:"+e.agent || principal == "human:"+e.agent) {
-		kept = asciiLower(kept)
-		if strings.Contains(kept, e.contains) || strings.Contains(kept, e.escaped[0]) || strings.Contains(kept, e.escaped[1]) {
+	lower := asciiLower(kept)
+	if e.agent == "" || principal == "agent:"+e.agent || principal == "human:"+e.agent {
+		if containsAny(lower, e.texts) {
 			return true
 		}
+	}
+	if containsAny(lower, e.quoted) {
+		return true
 	}
 	for _, id := range memoryIDPattern.FindAllString(kept, -1) {
 		if e.gone[id] {
@@ -654,6 +711,11 @@ func (e *erasure) names(principal, ref, kept string) bool {
 		}
 	}
 	return false
+}
+
+// containsAny reports whether s holds one of texts.
+func containsAny(s string, texts []string) bool {
+	return slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(s, t) })
 }
 
 // writeLog keeps the write log's lines (the metrics count them) without
@@ -703,6 +765,11 @@ func (e *erasure) audit(ctx context.Context, who memory.Identity, kind, reason s
 	}
 	if e.report.Erasure, err = res.LastInsertId(); err != nil {
 		return err
+	}
+	if e.report.Total() > 0 {
+		if err := e.tx.oweScrub(ctx, e.report.Erasure, e.now); err != nil {
+			return err
+		}
 	}
 	return e.tx.RecordChange(ctx, memory.ChangeErase, memory.IDRef(e.report.Erasure), e.now)
 }
@@ -772,31 +839,13 @@ func (db *DB) Erasures(ctx context.Context) ([]Erasure, error) {
 	return out, rows.Err()
 }
 
-// Scrub rewrites the database file and empties its write-ahead log, after
-// an erase or gc committed: deleted rows leave their bytes in free pages,
-// in the free space of the pages they were on (from every earlier update
-// too) and in the log's frames until those are overwritten. VACUUM writes
-// every page afresh (the new file's free space is zeros) and a TRUNCATE
-// checkpoint copies it into the file and cuts the log to nothing. It
-// reports false when another connection's reads kept the log from being
-// emptied within the busy timeout; the next scrub empties it.
-func (db *DB) Scrub(ctx context.Context) (bool, error) {
-	if _, err := db.sql.ExecContext(ctx, `VACUUM`); err != nil {
-		return false, db.busyError(fmt.Errorf("vacuum: %w", err))
-	}
-	var busy, frames, done int
-	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
-		return false, db.busyError(fmt.Errorf("checkpoint: %w", err))
-	}
-	return busy == 0, nil
-}
-
 // errDryRun rolls back a dry run's transaction once it has counted.
 var errDryRun = errors.New("dry run")
 
 // Erase removes what r selects for good (memory.ErasureService): a
 // human's call only. A dry run counts in a transaction it rolls back. A
-// committed erase is followed by Scrub, so that the bytes leave the files.
+// committed erase is followed by ScrubOwed, so that the bytes leave the
+// files.
 func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (memory.ErasureReport, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -821,6 +870,9 @@ func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (mem
 	})
 	if r.DryRun && errors.Is(err, errDryRun) {
 		rep.DryRun, rep.Erasure, rep.ErasedSHA256 = true, 0, ""
+		if _, rep.ScrubOwed, err = s.db.OwedScrub(ctx); err != nil {
+			return memory.ErasureReport{}, err
+		}
 		return rep, nil
 	}
 	if err != nil {
@@ -831,13 +883,11 @@ func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (mem
 			s.Log.Warn("vector index not yet synced after an erase", "err", err)
 		}
 	}
-	if rep.Total() == 0 {
-		return rep, nil
-	}
 	// The erase has committed: a scrub that fails says so in the report
-	// and the log, not as the call's error.
-	if rep.Scrubbed, err = s.db.Scrub(ctx); err != nil || !rep.Scrubbed {
-		s.Log.Warn("erase committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the next erase or gc does it",
+	// and the log, not as the call's error. An erase that removed nothing
+	// still pays a scrub an earlier erase or gc owes.
+	if rep.Scrubbed, rep.ScrubOwed, err = s.db.ScrubOwed(ctx); err != nil || rep.ScrubOwed {
+		s.Log.Warn("erase committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the scrub stays owed to the next erase, gc or server start",
 			"erasure", rep.Erasure, "err", err)
 	}
 	return rep, nil

@@ -472,3 +472,96 @@ func TestEraseAuditKeysTheText(t *testing.T) {
 		t.Fatalf("selector %s: want the keyed hash, not the plain one", sel)
 	}
 }
+
+// An erase by id or by agent takes every row that quotes an erased
+// memory's whole content (in any case), whoever wrote it: a note, a ledger
+// event's raw input with the row it made, a block version, a fact. A row
+// that does not quote it stays, and so does text that quotes a content
+// too short to search for.
+func TestEraseByIDTakesWhatQuotesIt(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	mem := store.NewMemoryService(db, nil)
+	const said = "Halvorsen keeps the courier ledger in the blue binder."
+	m := remember(t, mem, senior, memory.EntryWrite{Content: said})
+	short := remember(t, mem, senior, memory.EntryWrite{Content: "Ok"})
+	for _, n := range []memory.Note{
+		{Agent: junior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "heard: " + strings.ToUpper(said)},
+		{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "Ok, the courier comes on Tuesdays."},
+	} {
+		if _, err := db.InsertNote(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := db.Update(ctx, func(tx *store.Tx) error {
+		return tx.AppendEvent(ctx, &memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: said},
+			RawInput: "learned: " + said, Agent: junior.AgentID, Run: "r", CreatedAt: db.Now()}, store.Project)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := store.NewBlockService(db)
+	if _, err := blocks.Create(as(junior), memory.BlockSpec{Label: "office", Description: "Where things are.", Value: "Keys at reception."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocks.Edit(as(junior), memory.BlockEdit{Label: "office", Op: memory.BlockAppend, Text: said}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.NewFactService(db).Publish(as(senior), memory.FactWrite{FactID: "courier", Content: "Audit: " + said, Category: memory.FactConvention}); err != nil {
+		t.Fatal(err)
+	}
+	before := quoting(t, db, "Halvorsen")
+	for _, table := range []string{"memories", "notes", "events_memory", "shared_learnings", "block_versions", "operation_log"} {
+		if before[table] == 0 {
+			t.Fatalf("the test stored no %s quoting the memory: %v", table, before)
+		}
+	}
+
+	req := memory.ErasureRequest{IDs: []string{m.ID, short.ID}, Reason: "request 40"}
+	req.DryRun = true
+	dry, err := mem.Erase(as(human), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.DryRun = false
+	rep, err := mem.Erase(as(human), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{memory.ErasedMemories: 2, memory.ErasedNotes: 1, memory.ErasedEvents: 1, memory.ErasedStateRows: 1,
+		memory.ErasedBlockVersions: 1, memory.ErasedFacts: 1, memory.ErasedFactOperations: 1}
+	for k, n := range want {
+		if rep.Counts[k] != n || dry.Counts[k] != n {
+			t.Errorf("%s: erased %d, dry run said %d; want %d (%v)", k, rep.Counts[k], dry.Counts[k], n, rep.Counts)
+		}
+	}
+	if got := quoting(t, db, "Halvorsen"); len(got) != 0 {
+		t.Fatalf("still quoting the erased memory: %v", got)
+	}
+	if got := quoting(t, db, "the courier comes on Tuesdays"); got["notes"] != 1 {
+		t.Errorf("the note that quotes no erased memory (only the too short one) went: %v", got)
+	}
+	if b, err := blocks.Get(as(junior), "office"); err != nil || b.Value != "Keys at reception." {
+		t.Errorf("block after erase: %+v, %v; want its first version back", b, err)
+	}
+	audit, err := db.Erasures(ctx)
+	if err != nil || len(audit) != 1 || audit[0].Counts[memory.ErasedNotes] != 1 || audit[0].Counts[memory.ErasedBlockVersions] != 1 {
+		t.Fatalf("audit %+v, %v", audit, err)
+	}
+
+	// By agent: the agent's memories, and another agent's note quoting one.
+	theirs := remember(t, mem, junior, memory.EntryWrite{Content: "The loading dock closes at five sharp."})
+	if _, err := db.InsertNote(ctx, memory.Note{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "junior said: the loading dock closes at five sharp."}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = mem.Erase(as(human), memory.ErasureRequest{AgentID: junior.AgentID, Reason: "agent retired"})
+	if err != nil || rep.Counts[memory.ErasedMemories] != 1 || rep.Counts[memory.ErasedNotes] != 1 {
+		t.Fatalf("erase by agent: %+v, %v", rep, err)
+	}
+	if _, err := mem.Recall(as(junior), []string{theirs.ID}); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("recall of the erased memory: %v", err)
+	}
+	if got := quoting(t, db, "loading dock"); len(got) != 0 {
+		t.Fatalf("still quoting the agent's erased memory: %v", got)
+	}
+}

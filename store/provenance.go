@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -248,6 +249,27 @@ func (db *DB) complete(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("read provenance key: %w", err)
 	}
 	return proof != nil && hmac.Equal(proof, completeProof(db.provenanceKey)), nil
+}
+
+// KeyedHash returns, in hex, HMAC-SHA256 under the provenance key of
+// parts, each written with its length, after purpose, which keeps the
+// hashes of one use of the key apart from every other's. What a store
+// keeps of a text as this hash (an erase's arguments) cannot be checked
+// against guessed texts without the key, which never leaves db. Without a
+// key it is SHA-256 of the same bytes.
+func (db *DB) KeyedHash(purpose string, parts ...[]byte) string {
+	var h hash.Hash
+	if db.provenanceKey != nil {
+		h = hmac.New(sha256.New, db.provenanceKey)
+	} else {
+		h = sha256.New()
+	}
+	b := appendCanonText(nil, purpose)
+	for _, p := range parts {
+		b = appendCanonBytes(b, canonBlob, p)
+	}
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ErrProvenanceKey is UseProvenanceKey's answer to a key that is not the

@@ -15,7 +15,7 @@ import (
 // EraseArgs are the arguments of erase.
 type EraseArgs struct {
 	IDs      []string `json:"ids,omitempty" jsonschema:"Ids of memories to erase (any agent's), with their shared copies or originals and the summaries made from them. Every id must exist, or nothing is erased."`
-	AgentID  string   `json:"agent_id,omitempty" jsonschema:"Erase only this agent's memories (with ids or contains), or all of them (alone). With contains, also only the notes, ledger events, pending writes, block versions and facts it wrote."`
+	AgentID  string   `json:"agent_id,omitempty" jsonschema:"Erase only this agent's memories (with ids or contains), or all of them (alone). With contains, the notes, ledger events, pending writes, block versions and facts quoting the text go only when this agent wrote them (those quoting an erased memory's whole content go whoever wrote them)."`
 	Contains string   `json:"contains,omitempty" jsonschema:"A text to remove wherever it is stored (a name, a secret; at least 3 characters; ASCII letters match in either case): memories, notes, the promotion ledger and pending writes, shared state, core memory block versions, org facts. Given with ids, only those memories are searched."`
 	Reason   string   `json:"reason" jsonschema:"Why this is erased (a request's reference, 'secret pasted by mistake'). Kept in the audit; must not quote what is erased."`
 	DryRun   bool     `json:"dry_run,omitempty" jsonschema:"true: count what would be erased and change nothing."`
@@ -30,8 +30,8 @@ func registerErase(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("erase",
 		mcp.WithDescription("Humans only. Remove stored content for good, unlike forget and retract, which hide it: "+
 			"the selected memories with their shared copies, vectors and full-text entries, the summaries made from them, "+
-			"and (with contains) every note, ledger event, pending write, shared-state row, block version and org fact "+
-			"quoting the text, then rewrite the database file so the bytes are gone. The selectors narrow each other. "+
+			"every note, ledger event, pending write, shared-state row, block version and org fact quoting an erased memory's whole content, "+
+			"and (with contains) those quoting the text, then rewrite the database file so the bytes are gone. The selectors narrow each other. "+
 			"An audit row keeps who, when, why and the counts, never the content. Cannot be undone: try dry_run first."),
 		mcp.WithInputSchema[EraseArgs](), mcp.WithOutputSchema[EraseResult](),
 	), func(ctx context.Context, a EraseArgs) (EraseResult, string, error) {
@@ -72,12 +72,22 @@ func RenderErasure(r memory.ErasureReport) string {
 	if r.Rewound > 0 {
 		fmt.Fprintf(&b, "; %d blocks back at their newest version without the text", r.Rewound)
 	}
-	switch {
-	case r.DryRun || r.Total() == 0:
-	case r.Scrubbed:
-		b.WriteString("; the database file was rewritten and no file in the data directory holds the erased bytes")
-	default:
-		b.WriteString("; the database file is not rewritten yet (another process was reading): the next erase or gc finishes it")
-	}
+	b.WriteString(RenderScrub(r))
 	return b.String()
+}
+
+// RenderScrub says whether the erased bytes left the files, after an
+// erase or gc ("" when there is nothing to say).
+func RenderScrub(r memory.ErasureReport) string {
+	switch {
+	case r.ScrubOwed && r.DryRun:
+		return "; a rewrite of the database file is owed (an earlier erase or gc could not finish it): the next erase, gc or server start does it"
+	case r.ScrubOwed:
+		return "; the database file is not rewritten yet (another process was reading): the next erase, gc or server start finishes it"
+	case r.Scrubbed && r.Total() == 0:
+		return "; the database file was rewritten, as an earlier erase or gc still owed, and no file in the data directory holds the bytes it erased"
+	case r.Scrubbed:
+		return "; the database file was rewritten and no file in the data directory holds the erased bytes"
+	}
+	return ""
 }

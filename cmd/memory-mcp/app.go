@@ -51,6 +51,13 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 	if err != nil {
 		return nil, err
 	}
+	// A scrub an erase or gc still owes (its own failed, or its process
+	// stopped first) is finished before serving.
+	if scrubbed, owed, err := db.ScrubOwed(ctx); err != nil || owed {
+		log.Warn("a rewrite of the database file owed by an earlier erase or gc did not complete (another process reading?); the next erase, gc or start tries again", "err", err)
+	} else if scrubbed {
+		log.Info("rewrote the database file, as an earlier erase or gc still owed")
+	}
 	a := &app{cfg: cfg, log: log, db: db}
 	a.facts = store.NewFactService(db)
 	a.facts.Access = cfg.WriteAccess

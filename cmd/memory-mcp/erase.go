@@ -101,7 +101,7 @@ func gc(ctx context.Context, cfg *Config, f *gcFlags, stdout, stderr io.Writer) 
 		}
 		if c.Skipped == "" {
 			if c.Batches == 0 {
-				fmt.Fprintf(stdout, "gc: nothing forgotten, retracted or expired more than %s ago\n", grace)
+				fmt.Fprintf(stdout, "gc: nothing forgotten, retracted or expired more than %s ago%s\n", grace, tools.RenderScrub(c.Erased))
 				return nil
 			}
 			fmt.Fprintf(stdout, "gc (%d batches, grace %s): %s\n", c.Batches, grace, tools.RenderErasure(c.Erased))

@@ -6,8 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // inFiles returns the files of dir whose raw bytes hold s, as written or
@@ -252,5 +256,130 @@ func TestScheduledGC(t *testing.T) {
 	}
 	if found := inFiles(t, dir, "budget review"); len(found) == 0 {
 		t.Fatal("an active memory was purged")
+	}
+}
+
+// TestScrubOwedIsRetried: another process reading keeps an erase's scrub
+// from emptying the write-ahead log, so the scrub stays owed (the erase
+// and stats say so). While a server keeps the database open, nothing else
+// empties the log: a gc that purges nothing, or another server's start,
+// finishes the scrub, and no file holds the erased bytes after it.
+func TestScrubOwedIsRetried(t *testing.T) {
+	const secret = "Glimmerfrost"
+	dirs := []string{t.TempDir(), t.TempDir()}
+	ids := make([]string, len(dirs))
+	for i, dir := range dirs {
+		ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+		var m struct {
+			ID string `json:"id"`
+		}
+		ann.ok("remember", map[string]any{"content": "The alarm code of " + secret + " is 5521."}, &m)
+		ann.ok("remember", map[string]any{"content": "The alarm panel is by the door."}, nil)
+		ann.stop()
+		ids[i] = m.ID
+	}
+	// A server on each directory keeps it open throughout (the last
+	// connection to close would empty the log itself).
+	for _, dir := range dirs {
+		held := start(t, options{dataDir: dir, args: []string{"--agent-id", "bob", "--embedder", "none", "--consolidation-interval", "0"}})
+		held.ok("remember", map[string]any{"content": "Bob keeps the spare key."}, nil)
+		t.Cleanup(held.stop)
+	}
+	// The erases run at once, each waiting out the checkpoint's busy
+	// timeout under its reader.
+	outs, errs := make([]string, len(dirs)), make([]error, len(dirs))
+	releases := make([]func() error, len(dirs))
+	binary(t)
+	var wg sync.WaitGroup
+	for i, dir := range dirs {
+		release, err := storetest.HoldReader(t.Context(), filepath.Join(dir, store.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases[i] = release
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = memoryMCP(t, dir, "erase", "--human", "--id", ids[i], "--reason", "request 31")
+		}()
+	}
+	wg.Wait()
+	for i := range dirs {
+		if errs[i] != nil || !strings.Contains(outs[i], "memories 1") || !strings.Contains(outs[i], "not rewritten yet") {
+			t.Fatalf("erase under a reader: %v\n%s", errs[i], outs[i])
+		}
+		if err := releases[i](); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, dir := range dirs {
+		if len(inFiles(t, dir, secret)) == 0 {
+			t.Fatal("the erased bytes are in no file while the scrub is owed: the checks below could not fail")
+		}
+	}
+	out, err := memoryMCP(t, dirs[0], "stats")
+	if err != nil || !strings.Contains(out, "a rewrite of the database file is owed") {
+		t.Fatalf("stats while a scrub is owed: %v\n%s", err, out)
+	}
+
+	out, err = memoryMCP(t, dirs[0], "gc", "--agent-id", "ann", "--grace", "0")
+	if err != nil || !strings.Contains(out, "nothing forgotten") || !strings.Contains(out, "rewritten") {
+		t.Fatalf("gc with nothing to purge, a scrub owed: %v\n%s", err, out)
+	}
+	if found := inFiles(t, dirs[0], secret); len(found) > 0 {
+		t.Fatalf("after gc the erased bytes are still in %v", found)
+	}
+	if out, err := memoryMCP(t, dirs[0], "stats"); err != nil || strings.Contains(out, "owed") {
+		t.Fatalf("stats after the owed scrub: %v\n%s", err, out)
+	}
+
+	startIn(t, options{dataDir: dirs[1], args: []string{"--agent-id", "ann", "--embedder", "none"}}).stop()
+	if found := inFiles(t, dirs[1], secret); len(found) > 0 {
+		t.Fatalf("after a server's start the erased bytes are still in %v", found)
+	}
+}
+
+// TestEraseByIDTakesItsQuotes: an erase by id over MCP takes the note, the
+// ledger event (and the shared-state row it made) and the block version
+// that quote the memory's content; a note that does not stays, and after
+// gc no file holds the erased words.
+func TestEraseByIDTakesItsQuotes(t *testing.T) {
+	const said = "Quillfeather ships the spare drives on Thursdays."
+	dir := t.TempDir()
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	var m struct {
+		ID string `json:"id"`
+	}
+	ann.ok("remember", map[string]any{"content": said}, &m)
+	ann.ok("write_note", map[string]any{"text": "learned: " + said, "promote": true}, nil)
+	ann.ok("memory_block_append", map[string]any{"label": "human", "text": said}, nil)
+	ann.ok("write_note", map[string]any{"text": "issue: the Marrowgate badge reader is broken", "promote": true}, nil)
+	ann.stop()
+	for _, s := range []string{"Quillfeather", "Marrowgate"} {
+		if len(inFiles(t, dir, s)) == 0 {
+			t.Fatalf("%s is in no file before the erase: the checks below could not fail", s)
+		}
+	}
+
+	olivia := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "olivia", "--human"}})
+	var dry, rep struct {
+		Counts map[string]int `json:"counts"`
+	}
+	olivia.ok("erase", map[string]any{"ids": []string{m.ID}, "reason": "request 52", "dry_run": true}, &dry)
+	olivia.ok("erase", map[string]any{"ids": []string{m.ID}, "reason": "request 52"}, &rep)
+	for _, c := range []map[string]int{dry.Counts, rep.Counts} {
+		if c["memories"] != 1 || c["notes"] != 1 || c["ledger_events"] != 1 || c["shared_state"] != 1 || c["block_versions"] != 1 {
+			t.Fatalf("erase by id: dry run %v, erase %v", dry.Counts, rep.Counts)
+		}
+	}
+	olivia.stop()
+	if out, err := memoryMCP(t, dir, "gc", "--agent-id", "ann", "--grace", "0"); err != nil {
+		t.Fatalf("gc: %v\n%s", err, out)
+	}
+	if found := inFiles(t, dir, "Quillfeather"); len(found) > 0 {
+		t.Fatalf("after erase and gc the memory's words are still in %v", found)
+	}
+	if len(inFiles(t, dir, "Marrowgate")) == 0 {
+		t.Fatal("the note that quotes no erased memory went too")
 	}
 }

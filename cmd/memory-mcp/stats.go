@@ -50,6 +50,14 @@ func stats(ctx context.Context, cfg *Config, f *statsFlags, stdout io.Writer) er
 		return enc.Encode(m)
 	}
 	writeMetrics(stdout, m)
+	debt, owed, err := db.OwedScrub(ctx)
+	if err != nil {
+		return err
+	}
+	if owed {
+		fmt.Fprintf(stdout, "erasure: a rewrite of the database file is owed since %s (erasure audit row %d): erased bytes may still be in the data directory's files until the next erase, gc or server start\n",
+			debt.Since.Format("2006-01-02 15:04"), debt.Erasure)
+	}
 	return nil
 }
 

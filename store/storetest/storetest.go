@@ -48,3 +48,33 @@ func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, er
 	}
 	return miscounted, memories, nil
 }
+
+// HoldReader opens a read transaction on the database at path, from a
+// connection of its own, and reads in it, as another process reading
+// would: until release, the write-ahead log cannot be emptied past it.
+func HoldReader(ctx context.Context, path string) (release func() error, err error) {
+	db, err := open(path, true)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	var n int
+	if _, err = conn.ExecContext(ctx, `BEGIN`); err == nil {
+		err = conn.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&n)
+	}
+	if err != nil {
+		conn.Close()
+		db.Close()
+		return nil, fmt.Errorf("hold a reader: %w", err)
+	}
+	return func() error {
+		_, err := conn.ExecContext(ctx, `ROLLBACK`)
+		conn.Close()
+		db.Close()
+		return err
+	}, nil
+}
