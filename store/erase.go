@@ -43,6 +43,9 @@ type erasure struct {
 	// erased (bound as ?3). Only the memory steps run when textual is
 	// false.
 	texts, quoted []string
+	// textIn and quotedIn find texts and quoted in a row's text, in one
+	// pass over it (see quoteMatcher).
+	textIn, quotedIn *quoteMatcher
 	// approvalIDs are the approval requests erased (see keys).
 	approvalIDs []string
 	agent       string
@@ -94,12 +97,43 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-// quotes is the SQL condition that a row quotes what the erase removes in
-// one of cols: an erased memory's content (?3), whoever wrote the row, or
-// the erase's text (?1) in a row whose says is the agent's (bound as ?2;
-// "" for every agent). e.textArgs binds them.
-func quotes(whose string, cols ...string) string {
-	return "(" + holdsAny(3, cols...) + " OR (" + holdsAny(1, cols...) + " AND " + whose + "))"
+// quoting returns the key (the expression key) of each row of table that
+// quotes what the erase removes in one of cols: an erased memory's content
+// (when quoted is true), whoever wrote the row, or the erase's text in a
+// row that whose (an SQL condition on agent, bound as ?2; "" for every
+// agent) says is the agent's. Each row is read once and searched in Go
+// (quoteMatcher): a search of every erased text in SQL, row by row, made
+// an erase by agent quadratic in its memories.
+func (e *erasure) quoting(ctx context.Context, table, key, whose string, quoted bool, cols ...string) ([]string, error) {
+	texts := make([]string, len(cols))
+	for i, c := range cols {
+		texts[i] = "coalesce(" + c + ", '')"
+	}
+	rows, err := e.tx.sql.QueryContext(ctx, `SELECT `+key+`, `+whose+`, `+strings.Join(texts, ", ")+` FROM `+table, nil, e.agent)
+	if err != nil {
+		return nil, fmt.Errorf("find rows of %s quoting the erased text: %w", table, err)
+	}
+	defer rows.Close()
+	var out []string
+	vals := make([]string, len(cols))
+	dest := []any{new(string), new(bool)}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("read %s: %w", table, err)
+		}
+		mine := *dest[1].(*bool)
+		for _, v := range vals {
+			lower := asciiLower(v)
+			if quoted && e.quotedIn.in(lower) || mine && e.textIn.in(lower) {
+				out = append(out, *dest[0].(*string))
+				break
+			}
+		}
+	}
+	return out, rows.Err()
 }
 
 // holdsAny is the SQL condition that one of cols holds one of the texts
@@ -114,11 +148,6 @@ func holdsAny(n int, cols ...string) string {
 	}
 	return "EXISTS (SELECT 1 FROM (SELECT value AS erased_text FROM json_each(?" + strconv.Itoa(n) + ")) WHERE " +
 		strings.Join(parts, " OR ") + ")"
-}
-
-// textArgs are the parameters of a query built with quotes.
-func (e *erasure) textArgs() []any {
-	return []any{textList(e.texts), e.agent, textList(e.quoted)}
 }
 
 // textList is texts as a JSON list, [] for none.
@@ -181,6 +210,7 @@ func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRe
 		return e.report, err
 	}
 	e.textual = len(e.texts) > 0 || len(e.quoted) > 0
+	e.textIn, e.quotedIn = newQuoteMatcher(e.texts), newQuoteMatcher(e.quoted)
 	if err := e.run(ctx); err != nil {
 		return e.report, err
 	}
@@ -242,8 +272,8 @@ func (e *erasure) derive(ctx context.Context, ids []string) error {
 }
 
 // contents returns the erased memories' contents in the forms a row
-// quoting one is searched for in (textForms), leaving out those shorter
-// than memory.MinErasureContains, which nearly every text holds.
+// quoting one is searched for in (textForms), leaving out those too short
+// to be quoted rather than met by chance (see quotable).
 func (e *erasure) contents(ctx context.Context) ([]string, error) {
 	contents, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT DISTINCT content FROM memories WHERE id IN (SELECT value FROM json_each(?))`,
 		jsonList(e.memories)))
@@ -252,12 +282,27 @@ func (e *erasure) contents(ctx context.Context) ([]string, error) {
 	}
 	var forms []string
 	for _, c := range contents {
-		if len([]rune(strings.TrimSpace(c))) >= memory.MinErasureContains {
+		if quotable(c) {
 			forms = append(forms, textForms(c)...)
 		}
 	}
 	slices.Sort(forms)
 	return slices.Compact(forms), nil
+}
+
+// Only a memory of at least minQuotedWords words and minQuotedRunes
+// characters is looked for in other rows: "yes", "TBD" or "the API" are
+// inside many texts that never quoted it, and an erase removes whatever
+// holds them, whoever wrote it. A shorter memory's words are erased from
+// other rows by contains.
+const (
+	minQuotedWords = 4
+	minQuotedRunes = 24
+)
+
+func quotable(content string) bool {
+	c := strings.TrimSpace(content)
+	return len(strings.Fields(c)) >= minQuotedWords && len([]rune(c)) >= minQuotedRunes
 }
 
 // run lifts the no-delete triggers for this transaction and runs every
@@ -355,7 +400,7 @@ func (e *erasure) conflicts(ctx context.Context) (int, error) {
 		{"memory_conflicts", byAgent("agent_id")},
 		{"fact_conflicts", "?2 = ''"}, // a fact's conflicts belong to no agent: an agent selector leaves them
 	} {
-		ids, err := e.textIDs(ctx, `SELECT id FROM `+t.table+` WHERE `+quotes(t.whose, "reason", "older_value", "newer_value"))
+		ids, err := e.quoting(ctx, t.table, "id", t.whose, true, "reason", "older_value", "newer_value")
 		if err != nil {
 			return 0, err
 		}
@@ -389,10 +434,10 @@ func (e *erasure) approvals(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("find approvals of erased memories: %w", err)
 	}
 	if e.textual {
-		quoting, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM approvals WHERE `+
-			quotes("(?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))", "args", "reason", "error_message"), e.textArgs()...))
+		quoting, err := e.quoting(ctx, "approvals", "id", "(?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))", true,
+			"args", "reason", "error_message")
 		if err != nil {
-			return 0, fmt.Errorf("find approvals quoting the erased text: %w", err)
+			return 0, err
 		}
 		ids = append(ids, quoting...)
 	}
@@ -407,22 +452,13 @@ func (e *erasure) notes(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	ids, err := e.textIDs(ctx, `SELECT note_id FROM notes WHERE `+quotes(byAgent("agent_id"), "text", "outcome_json"))
+	ids, err := e.quoting(ctx, "notes", "note_id", byAgent("agent_id"), true, "text", "outcome_json")
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
 	e.add("note", ids...)
 	e.feed[memory.ChangeNote] = append(e.feed[memory.ChangeNote], ids...)
 	return e.exec(ctx, "delete notes", `DELETE FROM notes WHERE note_id IN (SELECT value FROM json_each(?))`, jsonList(ids))
-}
-
-// textIDs reads the ids a query of rows quoting the text returns, as text.
-func (e *erasure) textIDs(ctx context.Context, q string) ([]string, error) {
-	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, q, e.textArgs()...))
-	if err != nil {
-		return nil, fmt.Errorf("find rows quoting the erased text: %w", err)
-	}
-	return ids, nil
 }
 
 // stateQuoting is, per bucket, the columns of its table that hold text.
@@ -447,7 +483,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	}
 	type row struct{ bucket, id string }
 	rows := map[row]bool{}
-	seqs, err := e.textIDs(ctx, `SELECT seq FROM events_memory WHERE `+quotes(byAgent("agent_id"), "raw_input", "payload_json", "source_ref", "projection_error"))
+	seqs, err := e.quoting(ctx, "events_memory", "seq", byAgent("agent_id"), true, "raw_input", "payload_json", "source_ref", "projection_error")
 	if err != nil {
 		return 0, err
 	}
@@ -464,7 +500,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	// Rows have no author: with an agent, the erase's text takes only the
 	// rows its events made; an erased memory's content, every row quoting it.
 	for _, b := range memory.Buckets {
-		ids, err := e.textIDs(ctx, `SELECT id FROM `+stateTable(b)+` WHERE `+quotes("?2 = ''", stateQuoting[b]...))
+		ids, err := e.quoting(ctx, stateTable(b), "id", "?2 = ''", true, stateQuoting[b]...)
 		if err != nil {
 			return 0, err
 		}
@@ -525,8 +561,8 @@ func (e *erasure) pending(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	ids, err := e.textIDs(ctx, `SELECT pending_id FROM pending_memory_events WHERE `+
-		quotes(byAgent("agent_id"), "raw_input", "request_json", "reason", "candidates_json", "resolution_json"))
+	ids, err := e.quoting(ctx, "pending_memory_events", "pending_id", byAgent("agent_id"), true,
+		"raw_input", "request_json", "reason", "candidates_json", "resolution_json")
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
@@ -542,31 +578,23 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	quoting := quotes(byAgent("author_agent_id"), "value", "description")
-	rows, err := e.tx.sql.QueryContext(ctx, `SELECT block_id, version FROM block_versions WHERE `+quoting+` ORDER BY block_id, version`, e.textArgs()...)
+	versions, err := e.quoting(ctx, "block_versions", "block_id || '/' || version", byAgent("author_agent_id"), true, "value", "description")
 	if err != nil {
-		return 0, fmt.Errorf("find block versions quoting the erased text: %w", err)
-	}
-	var blocks []int64
-	n := 0
-	for rows.Next() {
-		var id, v int64
-		if err := rows.Scan(&id, &v); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		e.add("block_version", fmt.Sprintf("%d/%d", id, v))
-		if len(blocks) == 0 || blocks[len(blocks)-1] != id {
-			blocks = append(blocks, id)
-		}
-		n++
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return 0, err
 	}
-	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE `+quoting, e.textArgs()...); err != nil {
-		return 0, fmt.Errorf("delete block versions: %w", err)
+	var blocks []int64
+	for _, v := range versions {
+		e.add("block_version", v)
+		id, version, _ := strings.Cut(v, "/")
+		block, _ := strconv.ParseInt(id, 10, 64)
+		if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE block_id = ? AND version = ?`, block, version); err != nil {
+			return 0, fmt.Errorf("delete block version %s: %w", v, err)
+		}
+		if !slices.Contains(blocks, block) {
+			blocks = append(blocks, block)
+		}
 	}
+	n := len(versions)
 	for _, id := range blocks {
 		if err := e.rewind(ctx, id); err != nil {
 			return 0, err
@@ -613,9 +641,17 @@ func (e *erasure) factLog(ctx context.Context) (int, error) {
 	if !e.textual {
 		return 0, nil
 	}
-	facts, err := e.textIDs(ctx, `SELECT DISTINCT fact_id FROM operation_log WHERE `+quotes(byAgent("author_agent_id"), "content", "tags", "reason"))
-	if err != nil || len(facts) == 0 {
+	// An erased memory's words in a fact are left to an erase by contains:
+	// a fact is someone's statement to every agent, with its history, and
+	// goes whole.
+	quoting, err := e.quoting(ctx, "operation_log", "fact_id", byAgent("author_agent_id"), false, "content", "tags", "reason")
+	if err != nil {
 		return 0, err
+	}
+	slices.Sort(quoting)
+	facts := slices.Compact(quoting)
+	if len(facts) == 0 {
+		return 0, nil
 	}
 	e.facts = true
 	list := jsonList(facts)
@@ -698,11 +734,11 @@ func (e *erasure) names(principal, ref, kept string) bool {
 	}
 	lower := asciiLower(kept)
 	if e.agent == "" || principal == "agent:"+e.agent || principal == "human:"+e.agent {
-		if containsAny(lower, e.texts) {
+		if e.textIn.in(lower) {
 			return true
 		}
 	}
-	if containsAny(lower, e.quoted) {
+	if e.quotedIn.in(lower) {
 		return true
 	}
 	for _, id := range memoryIDPattern.FindAllString(kept, -1) {
@@ -711,11 +747,6 @@ func (e *erasure) names(principal, ref, kept string) bool {
 		}
 	}
 	return false
-}
-
-// containsAny reports whether s holds one of texts.
-func containsAny(s string, texts []string) bool {
-	return slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(s, t) })
 }
 
 // writeLog keeps the write log's lines (the metrics count them) without
