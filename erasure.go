@@ -14,11 +14,11 @@ import (
 // other: a memory is erased when it is one of IDs (if given), belongs to
 // AgentID (if given: its personal memories and its shared ones) and holds
 // Contains (if given) in its content, tags, source or forget reason. Notes,
-// ledger events, pending items, shared-state rows, block versions, facts
-// and approval requests go when they quote an erased memory's whole
-// content (ASCII letters in either case, as Contains matches; contents
-// shorter than MinErasureContains are not searched for), whoever wrote
-// them, since they repeat what is erased; and, without IDs, when they
+// ledger events, pending items, shared-state rows, block versions and
+// approval requests go when they quote an erased memory's whole content
+// (ASCII letters in either case, as Contains matches; only a content of at
+// least four words and 24 characters is looked for), whoever wrote them,
+// since they repeat what is erased; and, without IDs, when they (or facts)
 // quote Contains, narrowed to what AgentID wrote when it is given. With
 // IDs, Contains only narrows the memories.
 type ErasureRequest struct {

@@ -15,7 +15,7 @@ import (
 // EraseArgs are the arguments of erase.
 type EraseArgs struct {
 	IDs      []string `json:"ids,omitempty" jsonschema:"Ids of memories to erase (any agent's), with their shared copies or originals and the summaries made from them. Every id must exist, or nothing is erased."`
-	AgentID  string   `json:"agent_id,omitempty" jsonschema:"Erase only this agent's memories (with ids or contains), or all of them (alone). With contains, the notes, ledger events, pending writes, block versions and facts quoting the text go only when this agent wrote them (those quoting an erased memory's whole content go whoever wrote them)."`
+	AgentID  string   `json:"agent_id,omitempty" jsonschema:"Erase only this agent's memories (with ids or contains), or all of them (alone). With contains, the notes, ledger events, pending writes, block versions and facts quoting the text go only when this agent wrote them (those quoting an erased memory's whole content, facts aside, go whoever wrote them)."`
 	Contains string   `json:"contains,omitempty" jsonschema:"A text to remove wherever it is stored (a name, a secret; at least 3 characters; ASCII letters match in either case): memories, notes, the promotion ledger and pending writes, shared state, core memory block versions, org facts. Given with ids, only those memories are searched."`
 	Reason   string   `json:"reason" jsonschema:"Why this is erased (a request's reference, 'secret pasted by mistake'). Kept in the audit; must not quote what is erased."`
 	DryRun   bool     `json:"dry_run,omitempty" jsonschema:"true: count what would be erased and change nothing."`
@@ -30,8 +30,8 @@ func registerErase(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("erase",
 		mcp.WithDescription("Humans only. Remove stored content for good, unlike forget and retract, which hide it: "+
 			"the selected memories with their shared copies, vectors and full-text entries, the summaries made from them, "+
-			"every note, ledger event, pending write, shared-state row, block version and org fact quoting an erased memory's whole content, "+
-			"and (with contains) those quoting the text, then rewrite the database file so the bytes are gone. The selectors narrow each other. "+
+			"every note, ledger event, pending write, shared-state row and block version quoting an erased memory's whole content "+
+			"(of at least 4 words), and (with contains) those and the org facts quoting the text, then rewrite the database file so the bytes are gone. The selectors narrow each other. "+
 			"An audit row keeps who, when, why and the counts, never the content. Cannot be undone: try dry_run first."),
 		mcp.WithInputSchema[EraseArgs](), mcp.WithOutputSchema[EraseResult](),
 	), func(ctx context.Context, a EraseArgs) (EraseResult, string, error) {
