@@ -420,6 +420,10 @@ func (e *erasure) conflicts(ctx context.Context) (int, error) {
 func (e *erasure) memoryRows(ctx context.Context) (int, error) {
 	e.add("memory", e.memories...)
 	e.feed[memory.ChangeMemory] = append(e.feed[memory.ChangeMemory], e.memories...)
+	if _, err := e.exec(ctx, "delete repeats", `DELETE FROM shared_repeats WHERE copy_id IN (SELECT value FROM json_each(?1))
+		OR memory_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories)); err != nil {
+		return 0, err
+	}
 	return e.exec(ctx, "delete memories", `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
 }
 

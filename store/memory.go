@@ -725,7 +725,11 @@ func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, e
 		if err := checkActive(e); err != nil {
 			return e, err
 		}
-		return s.softDelete(ctx, tx, who, e.ID, "retracted from the shared space by its publisher")
+		e, err = s.softDelete(ctx, tx, who, e.ID, "retracted from the shared space by its publisher")
+		if err != nil {
+			return e, err
+		}
+		return e, s.handOn(ctx, tx, e.ID, s.db.Now.Now())
 	})
 }
 

@@ -104,10 +104,20 @@ func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity
 			return memory.MemoryPublished{}, err
 		}
 		if found {
-			// Counted as remember counts a repeat: seen once more, with the
-			// higher of the two confidences (seed 003's merge).
+			// Counted as remember counts a repeat, seen once more, but with
+			// the copy's own confidence: the copy is its publisher's, and so
+			// is how sure it is. The repeat is recorded, so that the
+			// statement stays shared if its publisher retracts it (handOn).
+			confidence := dup.Confidence
+			w.Confidence = &confidence
 			r, err := s.repeated(ctx, tx, dup, w, tier, now)
-			return memory.MemoryPublished{Entry: r.Entry, Outcome: r.Outcome, Tier: r.Tier}, err
+			if err != nil {
+				return memory.MemoryPublished{}, err
+			}
+			if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO shared_repeats (copy_id, memory_id) VALUES (?, ?)`, dup.ID, e.ID); err != nil {
+				return memory.MemoryPublished{}, fmt.Errorf("record repeat: %w", err)
+			}
+			return memory.MemoryPublished{Entry: r.Entry, Outcome: r.Outcome, Tier: r.Tier}, nil
 		}
 	}
 	var clashes []clash
@@ -220,6 +230,9 @@ func (s *MemoryService) resolveShared(ctx context.Context, tx *Tx, who memory.Id
 		if _, err := s.softDelete(ctx, tx, who, drop.ID, why); err != nil {
 			return memory.Conflict{}, err
 		}
+		if _, err := tx.exec(ctx, `DELETE FROM shared_repeats WHERE copy_id = ?`, drop.ID); err != nil {
+			return memory.Conflict{}, err
+		}
 	}
 	return tx.decide(ctx, who, c, keep, reason, now)
 }
@@ -252,4 +265,49 @@ func fillSharedKeys(ctx context.Context, tx *Tx) error {
 		}
 	}
 	return nil
+}
+
+// handOn keeps what shared copy id said in the shared space after its
+// publisher retracted it, when other agents' publishes of it were answered
+// "duplicate": the earliest of those memories still active and unshared is
+// copied to the shared space as its own publisher's, and the other repeats
+// now repeat that copy. A copy a human's decision of a conflict retracted
+// is not handed on: its statement was judged, not withdrawn.
+func (s *MemoryService) handOn(ctx context.Context, tx *Tx, id string, now time.Time) error {
+	var next string
+	err := tx.queryRow(ctx, `SELECT r.memory_id FROM shared_repeats r JOIN memories m ON m.id = r.memory_id
+		WHERE r.copy_id = ? AND m.shared = 0 AND m.forgotten_at IS NULL AND m.archived_at IS NULL
+		AND (m.expires_at IS NULL OR m.expires_at > ?)
+		AND NOT EXISTS (SELECT 1 FROM memories c WHERE c.published_from = m.id AND c.forgotten_at IS NULL)
+		ORDER BY m.created_at, m.id LIMIT 1`, id, nanos(now)).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = tx.exec(ctx, `DELETE FROM shared_repeats WHERE copy_id = ?`, id)
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("find a repeat of %s: %w", id, err)
+	}
+	e, err := getEntry(ctx, tx, next)
+	if err != nil {
+		return err
+	}
+	if call := CallFrom(ctx); call != nil {
+		// The call's line in the write log names what it retracted.
+		ref := call.Ref
+		defer func() { call.Ref = ref }()
+	}
+	owner := memory.Identity{AgentID: e.AgentID}
+	if e.Provenance != nil {
+		owner.Seniority, owner.Autonomy, owner.Human = e.Provenance.Author.Seniority, e.Provenance.Author.Autonomy, e.Provenance.Author.Human
+	}
+	_, keys := sharedWrite(e)
+	sid, err := s.copyToShared(ctx, tx, owner, e, keys, now)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `UPDATE shared_repeats SET copy_id = ? WHERE copy_id = ? AND memory_id <> ?`, sid, id, next); err != nil {
+		return fmt.Errorf("move repeats: %w", err)
+	}
+	_, err = tx.exec(ctx, `DELETE FROM shared_repeats WHERE copy_id = ?`, id)
+	return err
 }

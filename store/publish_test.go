@@ -268,3 +268,89 @@ func TestSharedGatesMigrationKeysEarlierCopies(t *testing.T) {
 		t.Fatalf("a contradiction of a copy from before the upgrade: %+v", p.Conflicts)
 	}
 }
+
+// A publish answered "duplicate" changes nothing of the copy but its count
+// (the copy, and how sure it is, are its publisher's), and is not lost when
+// that publisher retracts the copy: the earliest repeat still held is
+// shared in its place, as its own publisher's. A copy a human's decision
+// retracts is not handed on.
+func TestRetractedCopyIsHandedToARepeat(t *testing.T) {
+	db, clk := openDB(t)
+	s := store.NewMemoryService(db, nil)
+	unsure := 0.4
+	w := memory.EntryWrite{Content: "The staging database is restored every Sunday night.", Confidence: &unsure}
+	first := publishOf(t, s, ann, w)
+	clk.Advance(3 * time.Hour)
+	sure := memory.EntryWrite{Content: w.Content}
+	bobs := remember(t, s, bob, sure)
+	if p, err := s.Publish(as(bob), bobs.ID); err != nil || p.Outcome != memory.WriteOutcomeDuplicate || p.Confidence != unsure {
+		t.Fatalf("bob's publish: %+v, %v; want a duplicate with ann's copy's confidence %v", p, err, unsure)
+	}
+	clk.Advance(time.Hour)
+	juniors := remember(t, s, junior, sure)
+	if _, err := s.Publish(as(junior), juniors.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := s.Retract(as(ann), first.ID); err != nil {
+		t.Fatal(err)
+	}
+	own, err := s.Recall(as(bob), []string{bobs.ID})
+	if err != nil || own[0].Provenance == nil || own[0].Provenance.SharedAs == "" {
+		t.Fatalf("after ann retracted her copy, bob's memory is %+v, %v; want it shared", own, err)
+	}
+	handed := own[0].Provenance.SharedAs
+	if n := activeShared(t, db); n != 1 {
+		t.Fatalf("%d shared copies, want bob's alone", n)
+	}
+	copies, err := s.Recall(as(senior), []string{handed})
+	if err != nil || copies[0].AgentID != bob.AgentID || !copies[0].Active() {
+		t.Fatalf("the copy handed on: %+v, %v", copies, err)
+	}
+	// Junior's repeat now repeats bob's copy: bob's retraction hands it on.
+	if _, err := s.Retract(as(bob), handed); err != nil {
+		t.Fatal(err)
+	}
+	if own, _ := s.Recall(as(junior), []string{juniors.ID}); own[0].Provenance.SharedAs == "" {
+		t.Fatal("junior's repeat was not handed bob's retracted copy")
+	}
+
+	// A repeat whose memory was forgotten is not shared again; and what a
+	// human's decision of a conflict retracts stays retracted.
+	v := memory.EntryWrite{Content: "The release train leaves on Tuesday."}
+	kept := publishOf(t, s, ann, v)
+	clk.Advance(3 * time.Hour)
+	gone := remember(t, s, bob, v)
+	if p, err := s.Publish(as(bob), gone.ID); err != nil || p.Outcome != memory.WriteOutcomeDuplicate {
+		t.Fatalf("bob's publish: %+v, %v", p, err)
+	}
+	if _, err := s.Forget(as(bob), gone.ID, "wrong"); err != nil {
+		t.Fatal(err)
+	}
+	before := activeShared(t, db)
+	if _, err := s.Retract(as(ann), kept.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := activeShared(t, db); n != before-1 {
+		t.Fatalf("%d shared copies after the retraction, want %d: a forgotten repeat was shared", n, before-1)
+	}
+
+	x := memory.EntryWrite{Content: "The team offsite is in Lisbon."}
+	judged := publishOf(t, s, ann, x)
+	clk.Advance(3 * time.Hour)
+	repeat := remember(t, s, bob, x)
+	if p, err := s.Publish(as(bob), repeat.ID); err != nil || p.Outcome != memory.WriteOutcomeDuplicate {
+		t.Fatalf("bob's publish: %+v, %v", p, err)
+	}
+	other := publishOf(t, s, senior, memory.EntryWrite{Content: "The team offsite is in Porto."})
+	if len(other.Conflicts) != 1 || other.Conflicts[0].OlderID != judged.ID {
+		t.Fatalf("the contradicting publish: %+v, want one open conflict with ann's copy", other.Conflicts)
+	}
+	before = activeShared(t, db)
+	if _, err := s.ResolveConflict(as(alice), other.Conflicts[0].ID, memory.ConflictNewerWins, "the booking says Porto"); err != nil {
+		t.Fatal(err)
+	}
+	if n := activeShared(t, db); n != before-1 {
+		t.Fatalf("%d shared copies after a human kept the newer, want %d: the judged statement came back as bob's", n, before-1)
+	}
+}

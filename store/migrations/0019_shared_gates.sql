@@ -16,3 +16,13 @@
 CREATE INDEX memories_shared_exact_key ON memories (exact_key) WHERE shared = 1;
 CREATE INDEX memories_shared_words_key ON memories (words_key) WHERE shared = 1;
 CREATE INDEX memories_shared_meaning_key ON memories (meaning_key) WHERE shared = 1;
+
+-- A publish answered "duplicate" is recorded against the shared copy it
+-- repeats: when that copy's publisher retracts it, the statement stays
+-- shared as the copy of the earliest repeat still held.
+CREATE TABLE shared_repeats (
+    copy_id   TEXT NOT NULL, -- the shared copy a publish repeated
+    memory_id TEXT NOT NULL, -- the personal memory whose publish it answered
+    PRIMARY KEY (copy_id, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX shared_repeats_memory ON shared_repeats (memory_id);
