@@ -382,7 +382,23 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		return tx.withMemories(ctx, out)
+		if err := tx.withMemories(ctx, out); err != nil {
+			return err
+		}
+		if !who.Human {
+			// Another agent's shared memory that recall no longer shows
+			// (retracted, expired) is not shown here either.
+			now := s.db.Now.Now()
+			out = slices.DeleteFunc(out, func(c memory.Conflict) bool {
+				for _, e := range []*memory.Entry{c.Older, c.Newer} {
+					if e.AgentID != who.AgentID && (!e.Active() || e.HasExpired(now)) {
+						return true
+					}
+				}
+				return false
+			})
+		}
+		return nil
 	})
 	return out, err
 }

@@ -183,6 +183,14 @@ func TestPublishContradictionIsOpenForAHuman(t *testing.T) {
 		got.Newer.ForgottenAt != nil {
 		t.Fatalf("a human keeping the newer: %+v, %v", got, err)
 	}
+	// An agent is not shown another agent's copy that recall no longer
+	// shows: bob lists it no more; ann (whose copy it was) and a human do.
+	for who, want := range map[memory.Identity]int{bob: 0, ann: 1, alice: 1} {
+		cs, err := s.Conflicts(as(who), memory.ConflictQuery{Resolutions: []memory.ConflictResolution{memory.ConflictNewerWins}})
+		if err != nil || len(cs) != want {
+			t.Fatalf("%s lists %d decided conflicts after ann's copy was retracted (%v), want %d", who.AgentID, len(cs), err, want)
+		}
+	}
 	// The older publisher's own memory is untouched; its copy is retracted.
 	own, err := s.Recall(as(ann), []string{tue.Provenance.PublishedFrom})
 	if err != nil || own[0].ForgottenAt != nil || own[0].Provenance.SharedAs != "" {
