@@ -41,6 +41,9 @@ func (g *Gates) classify(ctx context.Context, who memory.Identity, c memory.Writ
 			return err
 		}
 	}
+	if c.Tool == "publish_fact" && !who.Human {
+		call.Subject = &subject
+	}
 	tier, rule := g.Risk.Classify(who, c.Tool, c.Args, subject)
 	req := &store.ApprovalRequest{Tier: tier, Rule: rule, Caller: who, Args: c.Args}
 	switch tier {

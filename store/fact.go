@@ -87,6 +87,9 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err != nil {
 			return err
 		}
+		if call := CallFrom(ctx); call != nil && call.Subject != nil && call.Subject.FactCategory != st.category {
+			return memory.Errorf(memory.ECONFLICT, "fact %s changed category (now %q) while this call was being classified: send it again", f.ID, st.category)
+		}
 		if st.exists && st.category != w.Category {
 			// Moving a fact out of a guarded category is a write to that category.
 			if err := s.Access.Check(id, st.category); err != nil {

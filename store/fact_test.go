@@ -388,3 +388,32 @@ func ids(fs []memory.Fact) []string {
 }
 
 var _ = store.FileName
+
+// A publish_fact classified on what the fact was (a convention) and
+// written after it became a core policy is refused, not applied at the
+// lower tier: the gate's reading of the fact travels with the call.
+func TestPublishRefusesAFactThatChangedSinceItWasClassified(t *testing.T) {
+	db, clk := openDB(t)
+	facts := store.NewFactService(db)
+	if _, err := facts.Publish(as(human), memory.FactWrite{FactID: "logs", Content: "Logs are kept 30 days.", Category: memory.FactConvention}); err != nil {
+		t.Fatal(err)
+	}
+	call := &store.Call{Principal: senior.Principal(), Tool: "publish_fact", Started: clk.Peek(), Gates: map[string]time.Duration{},
+		Subject: &memory.Subject{FactCategory: memory.FactConvention}}
+	// Meanwhile a human makes it a core policy.
+	if _, err := facts.Publish(as(human), memory.FactWrite{FactID: "logs", Content: "Logs are kept 30 days.", Category: memory.FactCorePolicy}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := facts.Publish(store.WithCall(as(senior), call), memory.FactWrite{FactID: "logs", Content: "Logs are kept 7 days.", Category: memory.FactConvention})
+	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "send it again") {
+		t.Fatalf("publish on a stale classification: %v, want ECONFLICT", err)
+	}
+	if f, err := facts.Get(as(senior), "logs"); err != nil || f.Category != memory.FactCorePolicy || f.Content != "Logs are kept 30 days." {
+		t.Fatalf("the fact after the refused publish: %+v, %v", f, err)
+	}
+	// Classified on what it is, the same call goes ahead (to its own checks).
+	call.Subject = &memory.Subject{FactCategory: memory.FactCorePolicy}
+	if _, err := facts.Publish(store.WithCall(as(senior), call), memory.FactWrite{FactID: "logs", Content: "Logs are kept 7 days.", Category: memory.FactConvention}); err != nil {
+		t.Fatalf("publish on a current classification: %v", err)
+	}
+}

@@ -35,6 +35,10 @@ type Call struct {
 	// write: its first write claims the approval, so that a write is
 	// applied once, whoever approves it and however often.
 	Applies *Verdict
+	// Subject, if set, is what the risk-tier gate read of what the call
+	// would change (memory.Subject): a write that finds it otherwise in its
+	// transaction was classified on a state that is gone, and is refused.
+	Subject *memory.Subject
 
 	// Set by the service inside the transaction: how the write ended.
 	Outcome memory.WriteOutcome // "" is stored
