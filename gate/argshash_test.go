@@ -42,6 +42,18 @@ func TestArgsHashIsKeyed(t *testing.T) {
 	if rec.ArgsHash == plainHash("remember", args) || len(rec.ArgsHash) != 64 {
 		t.Fatalf("args_hash %q is the plain SHA-256 of the call", rec.ArgsHash)
 	}
+	// Under another key the same call hashes otherwise: the hash depends
+	// on the key, so the file alone cannot confirm a guess.
+	other := newFixture(t)
+	if err := other.db.UseProvenanceKey(ctx, bytes.Repeat([]byte{8}, 32)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.remember(ann, "k-keyed", "The vault combination is 31-07-44."); err != nil {
+		t.Fatal(err)
+	}
+	if rec2, _, err := other.db.LookupKey(ctx, ann.Principal(), "k-keyed"); err != nil || rec2.ArgsHash == rec.ArgsHash {
+		t.Fatalf("the same call under two provenance keys: %q and %q (%v); want them apart", rec.ArgsHash, rec2.ArgsHash, err)
+	}
 	again, _, err := f.remember(ann, "k-keyed", "The vault combination is 31-07-44.")
 	if err != nil || string(mustJSON(t, again)) != string(mustJSON(t, first)) {
 		t.Fatalf("repeat: %v, %v; want the first result %v", again, err, first)
