@@ -87,8 +87,12 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 		if err != nil {
 			return err
 		}
-		if call := CallFrom(ctx); call != nil && call.Subject != nil && call.Subject.FactCategory != st.category {
-			return memory.Errorf(memory.ECONFLICT, "fact %s changed category (now %q) while this call was being classified: send it again", f.ID, st.category)
+		if call := CallFrom(ctx); call != nil && call.Subject != nil && call.Subject.FactCategory != st.category &&
+			st.category == memory.FactCorePolicy {
+			// Only a change that would have classified the call higher
+			// matters: another process making the fact meanwhile, in another
+			// category, is a race publish_fact settles by versions.
+			return memory.Errorf(memory.ECONFLICT, "fact %s became a core policy while this call was being classified: send it again", f.ID)
 		}
 		if st.exists && st.category != w.Category {
 			// Moving a fact out of a guarded category is a write to that category.

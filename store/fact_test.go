@@ -408,6 +408,16 @@ func TestPublishRefusesAFactThatChangedSinceItWasClassified(t *testing.T) {
 	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "send it again") {
 		t.Fatalf("publish on a stale classification: %v, want ECONFLICT", err)
 	}
+	// A change that would not have classified it higher is no reason to
+	// refuse: a fact another writer made meanwhile is a new version's race.
+	fresh := &store.Call{Principal: senior.Principal(), Tool: "publish_fact", Started: clk.Peek(), Gates: map[string]time.Duration{},
+		Subject: &memory.Subject{}}
+	if _, err := facts.Publish(as(human), memory.FactWrite{FactID: "raced", Content: "Builds run nightly.", Category: memory.FactConvention}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := facts.Publish(store.WithCall(as(senior), fresh), memory.FactWrite{FactID: "raced", Content: "Builds run hourly.", Category: memory.FactConvention}); err != nil {
+		t.Fatalf("a publish classified before another writer made the fact: %v", err)
+	}
 	if f, err := facts.Get(as(senior), "logs"); err != nil || f.Category != memory.FactCorePolicy || f.Content != "Logs are kept 30 days." {
 		t.Fatalf("the fact after the refused publish: %+v, %v", f, err)
 	}
