@@ -77,9 +77,7 @@ func (s *MemoryService) Remember(ctx context.Context, w memory.EntryWrite) (memo
 	if err := w.Validate(s.MaxContentBytes, now); err != nil {
 		return memory.Remembered{}, err
 	}
-	keys := dedupKeys{timed: timed, claims: memory.ClaimKeys(w.Content)}
-	keys.exact, keys.words = memory.DedupKeys(w.Content)
-	keys.meaning = memory.MeaningKey(w.Content)
+	keys := keysOf(w.Content, timed)
 	// A model's judgement comes before the write transaction: a model is
 	// slow, and must not hold the lock.
 	keys.judged = s.judged(ctx, w)
@@ -121,6 +119,14 @@ type dedupKeys struct {
 	timed        bool
 	claims       []memory.Claim
 	judged       []judgedClash // what a model found, before the transaction
+}
+
+// keysOf is what a memory saying content is found by as a repeat, and
+// finds what it contradicts by; timed says it tells of an event.
+func keysOf(content string, timed bool) dedupKeys {
+	k := dedupKeys{timed: timed, claims: memory.ClaimKeys(content), meaning: memory.MeaningKey(content)}
+	k.exact, k.words = memory.DedupKeys(content)
+	return k
 }
 
 // remember stores w with its vector, or counts it as a repeat; either way

@@ -155,9 +155,7 @@ func sharedWrite(e memory.Entry) (memory.EntryWrite, dedupKeys) {
 	if e.ExpiresAt != nil {
 		w.ExpiresAt = *e.ExpiresAt
 	}
-	keys := dedupKeys{timed: !e.OccurredAt.Equal(e.CreatedAt), claims: memory.ClaimKeys(e.Content), meaning: memory.MeaningKey(e.Content)}
-	keys.exact, keys.words = memory.DedupKeys(e.Content)
-	return w, keys
+	return w, keysOf(e.Content, !e.OccurredAt.Equal(e.CreatedAt))
 }
 
 // copyToShared writes the shared copy of personal memory e, with its dedup
@@ -251,16 +249,15 @@ func fillSharedKeys(ctx context.Context, tx *Tx) error {
 		return err
 	}
 	for _, r := range todo {
-		exact, words := memory.DedupKeys(r.content)
-		meaning := memory.MeaningKey(r.content)
+		k := keysOf(r.content, false)
 		// Not tx.exec: its statements are prepared for the database, which
 		// does not see this migration's indexes until it commits.
 		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ?, meaning_key = ? WHERE pk = ?`,
-			exact, words, nullString(meaning, meaning != ""), r.pk); err != nil {
+			k.exact, k.words, nullString(k.meaning, k.meaning != ""), r.pk); err != nil {
 			return err
 		}
 		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
-			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, sharedClaims, r.pk, claimList(memory.ClaimKeys(r.content))); err != nil {
+			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, sharedClaims, r.pk, claimList(k.claims)); err != nil {
 			return err
 		}
 	}
