@@ -61,7 +61,7 @@ const (
 	blockVersionStampTag = "block-version/v1"
 )
 
-// stampSpecs are the four stamped tables, in report order.
+// stampSpecs are the stamped tables, in report order.
 var stampSpecs = []stampSpec{
 	{table: "memories", tag: memoryStampTag, ref: "id", keys: []string{"pk"}, columns: memoryStampColumns},
 	{table: "operation_log", tag: factOpStampTag, ref: "fact_id || ' v' || version", keys: []string{"id"}, columns: []string{
@@ -73,6 +73,7 @@ var stampSpecs = []stampSpec{
 	{table: "block_versions", tag: blockVersionStampTag, ref: "'block ' || block_id || ' v' || version", keys: []string{"block_id", "version"}, columns: []string{
 		"block_id", "version", "op", "value", "description", "char_limit", "deleted", "restored_from", "at",
 		"author_agent_id", "author_seniority", "author_autonomy", "author_is_human"}},
+	{table: "memory_repeats", tag: repeatStampTag, ref: "id", keys: []string{"pk"}, columns: repeatStampColumns},
 }
 
 // memoryStampColumns are a memory's covered columns: everything the
