@@ -1,6 +1,9 @@
 package memory
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Repeat is a write that dedup answered "duplicate": nothing was stored,
 // and the words the caller sent are kept here, linked to the memory they
@@ -27,6 +30,10 @@ type Repeat struct {
 	SaidAt time.Time `json:"said_at"`
 	// StoredAs is the memory the words were stored as after all, if they were.
 	StoredAs string `json:"stored_as,omitempty" jsonschema:"The memory these words were stored as after all, if they were."`
+	// Kept is the memory it repeated as it is now, for the review page,
+	// which shows the two side by side (nil when it is gone); a tool's
+	// result has it already, as the memory recalled or returned.
+	Kept *Entry `json:"-"`
 }
 
 // RepeatPrefix begins every repeat's id.
@@ -34,10 +41,12 @@ const RepeatPrefix = "rep-"
 
 // RepeatQuery selects repeats, newest first: the caller's own, or for a
 // human any agent's (AgentID narrows to one); MemoryIDs narrows to the
-// repeats of those memories; Open leaves out those stored after all.
+// repeats of those memories, IDs to those repeats; Open leaves out those
+// stored after all.
 type RepeatQuery struct {
 	AgentID   string
 	MemoryIDs []string
+	IDs       []string
 	Open      bool
 	Limit     int // 1 to MaxSearchLimit; 0 is DefaultSearchLimit
 }
@@ -49,7 +58,7 @@ func (q *RepeatQuery) Validate() error {
 			return err
 		}
 	}
-	for _, id := range q.MemoryIDs {
+	for _, id := range append(slices.Clone(q.MemoryIDs), q.IDs...) {
 		if err := CheckID("id", id); err != nil {
 			return err
 		}

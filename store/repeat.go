@@ -167,7 +167,9 @@ func (s *MemoryService) Repeats(ctx context.Context, q memory.RepeatQuery) ([]me
 	err = s.db.View(ctx, func(tx *Tx) error {
 		rows, err := tx.sql.QueryContext(ctx, repeatColumns+` WHERE (?1 = '' OR agent_id = ?1)
 			AND (?2 IS NULL OR memory_id IN (SELECT value FROM json_each(?2))) AND (?3 = 0 OR stored_as IS NULL)
-			ORDER BY said_at DESC, pk DESC LIMIT ?4`, agent, nullString(jsonList(q.MemoryIDs), q.MemoryIDs != nil), q.Open, q.Limit)
+			AND (?5 IS NULL OR id IN (SELECT value FROM json_each(?5)))
+			ORDER BY said_at DESC, pk DESC LIMIT ?4`, agent, nullString(jsonList(q.MemoryIDs), q.MemoryIDs != nil), q.Open, q.Limit,
+			nullString(jsonList(q.IDs), q.IDs != nil))
 		if err != nil {
 			return fmt.Errorf("list repeats: %w", err)
 		}
@@ -179,9 +181,28 @@ func (s *MemoryService) Repeats(ctx context.Context, q memory.RepeatQuery) ([]me
 			}
 			out = append(out, r.Repeat)
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		return keptOf(ctx, tx, out)
 	})
 	return out, err
+}
+
+// keptOf fills each repeat's memory as it is now (nil when it is gone).
+func keptOf(ctx context.Context, tx *Tx, reps []memory.Repeat) error {
+	for i := range reps {
+		e, err := getEntry(ctx, tx, reps[i].MemoryID)
+		if memory.ErrorCode(err) == memory.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		reps[i].Kept = &e
+	}
+	return nil
 }
 
 // StoreRepeat stores repeat id's words as their own memory after all, as
