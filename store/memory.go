@@ -920,15 +920,21 @@ func getEntry(ctx context.Context, tx *Tx, id string) (memory.Entry, error) {
 
 // newMemoryID returns an unused id like "mem-3f9a1c7b2d4e".
 func newMemoryID(ctx context.Context, tx *Tx) (string, error) {
+	return unusedID(ctx, tx, "mem-", "memories")
+}
+
+// unusedID returns prefix and 12 random hex digits that no row of table
+// has as its id.
+func unusedID(ctx context.Context, tx *Tx, prefix, table string) (string, error) {
 	for {
 		var b [6]byte
 		rand.Read(b[:])
-		id := "mem-" + hex.EncodeToString(b[:])
-		var n int
-		if err := tx.queryRow(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
+		id := prefix + hex.EncodeToString(b[:])
+		var taken bool
+		if err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = ?)`, id).Scan(&taken); err != nil {
 			return "", err
 		}
-		if n == 0 {
+		if !taken {
 			return id, nil
 		}
 	}

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,18 +67,7 @@ func (tx *Tx) keepRepeat(ctx context.Context, who memory.Identity, r repeat, now
 
 // newRepeatID returns an unused id like "rep-3f9a1c7b2d4e".
 func newRepeatID(ctx context.Context, tx *Tx) (string, error) {
-	for {
-		var b [6]byte
-		rand.Read(b[:])
-		id := memory.RepeatPrefix + hex.EncodeToString(b[:])
-		var taken bool
-		if err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memory_repeats WHERE id = ?)`, id).Scan(&taken); err != nil {
-			return "", err
-		}
-		if !taken {
-			return id, nil
-		}
-	}
+	return unusedID(ctx, tx, memory.RepeatPrefix, "memory_repeats")
 }
 
 // notARepeatOf checks that the memory a write says it does not repeat is
