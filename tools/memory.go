@@ -290,7 +290,10 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		if err != nil {
 			return RecallMemoryResult{}, "", err
 		}
-		reps, err := mem.Repeats(ctx, memory.RepeatQuery{MemoryIDs: a.IDs, Limit: memory.MaxSearchLimit})
+		// The caller's own repeats, a human's too: what another agent sent
+		// is its own to read back.
+		who, _ := memory.IdentityFrom(ctx)
+		reps, err := mem.Repeats(ctx, memory.RepeatQuery{AgentID: who.AgentID, MemoryIDs: a.IDs, Limit: memory.MaxSearchLimit})
 		if err != nil {
 			return RecallMemoryResult{}, "", err
 		}

@@ -23,6 +23,9 @@ func TestReviewPageRepeats(t *testing.T) {
 	if rep == "" || !strings.HasPrefix(text, "nothing stored") {
 		t.Fatalf("the near repeat: %q, want a duplicate answer naming its repeat", text)
 	}
+	if status, body := rv.get("olivia-token", "/ui/"); status != http.StatusOK || !strings.Contains(body, "<strong>1</strong> write(s) answered duplicate") {
+		t.Fatalf("overview: %d\n%s", status, body)
+	}
 	status, body := rv.get("olivia-token", "/ui/repeats")
 	if status != http.StatusOK || !strings.Contains(body, rep) || !strings.Contains(body, "Ann reviews the pull request.") ||
 		!strings.Contains(body, "Ann reviews pull requests.") || !strings.Contains(body, "Store as its own memory") {
