@@ -71,16 +71,23 @@ func newRepeatID(ctx context.Context, tx *Tx) (string, error) {
 }
 
 // notARepeatOf checks that the memory a write says it does not repeat is
-// one the caller may read: an id it could not have been answered with is
-// a mistake it is told of, rather than ignored.
+// one the caller may read, or one a repeat of the caller's names (it may
+// have been retracted since): an id it could not have been answered with
+// is a mistake it is told of, rather than ignored.
 func (s *MemoryService) notARepeatOf(ctx context.Context, tx *Tx, who memory.Identity, id string) error {
 	if id == "" {
 		return nil
 	}
-	if _, err := s.visibleEntry(ctx, tx, who, id); memory.ErrorCode(err) == memory.ENOTFOUND {
-		return memory.Errorf(memory.ENOTFOUND, "not_a_repeat_of: no memory with id %q that you can read; give the id a duplicate answer named (duplicate_of)", id)
-	} else if err != nil {
+	_, err := s.visibleEntry(ctx, tx, who, id)
+	if memory.ErrorCode(err) != memory.ENOTFOUND {
 		return err
+	}
+	var answered bool
+	if err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memory_repeats WHERE memory_id = ? AND agent_id = ?)`, id, who.AgentID).Scan(&answered); err != nil {
+		return fmt.Errorf("find repeats of %s: %w", id, err)
+	}
+	if !answered {
+		return memory.Errorf(memory.ENOTFOUND, "not_a_repeat_of: no memory with id %q that you can read; give the id a duplicate answer named (duplicate_of)", id)
 	}
 	return nil
 }

@@ -152,6 +152,32 @@ func TestPublishFalseRepeat(t *testing.T) {
 	}
 }
 
+// A publish answered a repeat of a shared copy that a human's decision of a
+// conflict retracted since (no repeat takes its place then) is still
+// shared after all by its repeat.
+func TestStoreRepeatOfARetractedCopy(t *testing.T) {
+	s, _, _ := memories(t, nil)
+	shared, err := s.Publish(as(ann), remember(t, s, ann, memory.EntryWrite{Content: onePR}).ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Publish(as(bob), remember(t, s, bob, memory.EntryWrite{Content: allPR}).ID)
+	if err != nil || p.Outcome != memory.WriteOutcomeDuplicate || p.ID != shared.ID {
+		t.Fatalf("bob's publish: %+v %v", p, err)
+	}
+	denial, err := s.Publish(as(senior), remember(t, s, senior, memory.EntryWrite{Content: "Ann does not review the pull request."}).ID)
+	if err != nil || len(denial.Conflicts) != 1 {
+		t.Fatalf("the denial: %+v %v, want a conflict with %s", denial, err, shared.ID)
+	}
+	if _, err := s.ResolveConflict(as(human), denial.Conflicts[0].ID, memory.ConflictNewerWins, "Ann stopped"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.StoreRepeat(as(human), p.RepeatID)
+	if err != nil || r.Outcome != memory.WriteOutcomeStored || !r.Shared || r.AgentID != bob.AgentID {
+		t.Fatalf("storing the repeat of a retracted copy: %+v %v", r, err)
+	}
+}
+
 // A repeat's words go with the memory they were taken to repeat: erased
 // with it, purged by gc with it, and found by an erase's text.
 func TestRepeatsAreErasedWithTheirMemory(t *testing.T) {
