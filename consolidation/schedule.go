@@ -9,9 +9,10 @@ import (
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
-// operator is who a scheduled run acts as when the process is an
-// operator's: no caller asked for it, so it is no agent.
-var operator = memory.Identity{AgentID: "maintenance", Human: true}
+// Operator is who a scheduled run acts as when the process is an
+// operator's (a human's stdio server, or the team server whatever identity
+// it was started with): no caller asked for it, so it is no agent.
+var Operator = memory.Identity{AgentID: "maintenance", Human: true}
 
 // Schedule maintains memories once per Config.Interval until ctx is done
 // (0 turns it off), for whom as may maintain: a human operator's process
@@ -58,7 +59,7 @@ func (s *Service) RunDue(ctx context.Context, as memory.Identity) []memory.Conso
 		return nil
 	}
 	if as.Human {
-		as = operator
+		as = Operator
 	} else {
 		agents = slices.DeleteFunc(agents, func(a string) bool { return a != as.AgentID })
 	}

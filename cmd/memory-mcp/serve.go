@@ -17,6 +17,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/consolidation"
 	"github.com/memory-mcp/memory-mcp/ui"
 )
 
@@ -36,6 +37,7 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
+	a.consolidation.Holder = holderName("serve") // for whoever waits on its lease
 	o.observe(a)
 	h, err := newHTTPServer(ctx, a, o)
 	if err != nil {
@@ -57,9 +59,18 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	defer cancel()
 	var watching sync.WaitGroup
 	watching.Go(func() { a.subs.Watch(a.context(bg), a.db, a.blocks, logger, 500*time.Millisecond) })
+	// The team server maintains every agent that has memories, whatever
+	// identity it was started with (the image's default is no human): its
+	// agents have no server of their own, so the operator's settings
+	// (retention, cap, strategy, model endpoint) are the ones that apply.
+	// Nodes on one database run each agent once between them, under the
+	// maintenance lease.
 	if cfg.Consolidation.Interval > 0 {
-		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
-		watching.Go(func() { a.consolidation.Schedule(bg, cfg.Identity) })
+		logger.Info("consolidation scheduled for every agent", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
+		watching.Go(func() { a.consolidation.Schedule(bg, consolidation.Operator) })
+	}
+	if cfg.FineTune.Every > 0 {
+		watching.Go(func() { scheduleFineTune(bg, cfg, a.db, logger, consolidation.Operator) })
 	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
