@@ -16,9 +16,11 @@ var Operator = memory.Identity{AgentID: "maintenance", Human: true}
 
 // Schedule maintains memories once per Config.Interval until ctx is done
 // (0 turns it off), for whom as may maintain: a human operator's process
-// every agent's, as an operator; an agent's process its own, as itself,
-// since its configuration (retention, cap, strategy, model endpoint) is
-// its own to apply, not to every agent's memories. The interval is the data directory's, not
+// every agent's, as an operator (the team server passes Operator, whatever
+// identity it runs as: its agents have no process of their own); an
+// agent's process its own, as itself, since its configuration (retention,
+// cap, strategy, model endpoint) is its own to apply, not to every agent's
+// memories. The interval is the data directory's, not
 // the process's: each process looks for agents no run has maintained for
 // an interval (RunDue), so that many short-lived processes do the work
 // once between them. It first looks a minute after it starts (or after
