@@ -623,13 +623,24 @@ func checkRecallIDs(ids []string) error {
 // Forget soft-deletes one of the caller's memories: it leaves every search,
 // and the row stays with when, by whom and why.
 func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.Entry, error) {
+	return s.ForgetOf(ctx, "", id, reason)
+}
+
+// ForgetOf is Forget of agent's memory: a human may name any agent (the
+// review page), whose summaries of it are forgotten as the agent's own
+// forget would.
+func (s *MemoryService) ForgetOf(ctx context.Context, agent, id, reason string) (memory.Entry, error) {
 	if err := memory.CheckReason("reason", reason); err != nil {
 		return memory.Entry{}, err
 	}
 	if reason == "" {
 		reason = "forgotten"
 	}
-	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *Tx, caller memory.Identity) (memory.Entry, error) {
+		who, err := ownerOf(ctx, tx, caller, agent, "forget the memories of")
+		if err != nil {
+			return memory.Entry{}, err
+		}
 		e, err := s.ownEntry(ctx, tx, who, id, "forget")
 		if err != nil {
 			return e, err
@@ -642,10 +653,12 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		if err := checkActive(e); err != nil {
 			return e, err
 		}
-		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+		// Recorded as forgotten by the caller: a human acting on an agent's
+		// memory is named as the human.
+		if e, err = s.softDelete(ctx, tx, caller, e.ID, reason); err != nil {
 			return e, err
 		}
-		if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
+		if err := tx.forgetSummaries(ctx, caller, e.ID, s.db.Now.Now()); err != nil {
 			return e, err
 		}
 		// Forgetting is private: a shared copy stays until it is retracted,

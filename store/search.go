@@ -32,8 +32,12 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	if q.MinRelevance != nil {
 		cfg.MinRelevance = *q.MinRelevance
 	}
+	owner, err := s.searcher(ctx, who, q.AgentID)
+	if err != nil {
+		return nil, err
+	}
 	now := s.db.Now.Now()
-	f := newFilter(who.AgentID, q, nanos(now))
+	f := newFilter(owner, q, nanos(now))
 	qvec, err := s.queryVector(ctx, q.Text, cfg)
 	if err != nil {
 		return nil, err
@@ -61,6 +65,21 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 		return tx.addSources(ctx, ptrs)
 	})
 	return hits, err
+}
+
+// searcher is whose personal memories a search reads: the caller's, or
+// for a human naming another agent, that agent's (which must have some).
+func (s *MemoryService) searcher(ctx context.Context, who memory.Identity, agent string) (string, error) {
+	if agent == "" || agent == who.AgentID {
+		return who.AgentID, nil
+	}
+	var owner memory.Identity
+	err := s.db.View(ctx, func(tx *Tx) error {
+		var err error
+		owner, err = ownerOf(ctx, tx, who, agent, "search the memories of")
+		return err
+	})
+	return owner.AgentID, err
 }
 
 // queryVector embeds the query after bringing the index up to date, or
