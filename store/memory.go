@@ -716,6 +716,11 @@ func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *Tx, w
 		if err := addProvenance(ctx, tx, &e); err != nil {
 			return err
 		}
+		// The write log's line names the memory, so that its story lists
+		// the forget, restore or publish that changed it.
+		if call := CallFrom(ctx); call != nil && call.Ref == "" {
+			call.Ref = e.ID
+		}
 		out = e
 		return nil
 	})
