@@ -433,6 +433,9 @@ type MemoryService interface {
 	// Story reads what is recorded about one memory in any state, for a
 	// human (any agent's) or the memory's own agent: see MemoryStory.
 	Story(ctx context.Context, id string) (MemoryStory, error)
+	// Trends counts, per step of q, conflicts opened and settled, memories
+	// consolidated and each agent's active memories: for a human only.
+	Trends(ctx context.Context, q TrendQuery) (MemoryTrends, error)
 }
 
 // MemoryStory is what is recorded about one memory besides its repeats and
