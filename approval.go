@@ -114,6 +114,13 @@ type ApprovalFilter struct {
 	// (those without one after, oldest first), so that the ones about to
 	// expire unapplied come before the rest; otherwise newest first.
 	ExpiringFirst bool
+	// AgentID, Rule and Tool narrow to one caller's (agent or human of
+	// that id), one classification rule's and one tool's requests; Before,
+	// when set, to those made before it (older than an age).
+	AgentID string
+	Rule    string
+	Tool    string
+	Before  time.Time
 }
 
 // ApprovalDecision is a human's decision on an approval request.

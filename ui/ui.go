@@ -144,6 +144,7 @@ func (h *handler) routes() {
 		h.section("Approvals", "/approvals")
 		h.page("GET /approvals", "approvals.html", h.approvals)
 		h.action("POST /approvals/{id}/decide", action{form: approvalForm, do: h.decideApproval})
+		h.action("POST /approvals/decide", action{form: bulkForm, do: h.decideApprovals})
 	}
 	if h.svc.Memories != nil || h.svc.Facts != nil {
 		h.section("Conflicts", "/conflicts")
