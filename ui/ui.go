@@ -139,6 +139,7 @@ func (h *handler) routes() {
 			do: h.resolvePending("target_id", "give the id of the row to bind pending item %d to")})
 		h.action("POST /pending/{id}/drop", action{form: pendingForm(false),
 			do: h.resolvePending("drop_reason", "give a reason to drop pending item %d: it is kept on record")})
+		h.action("POST /pending/drop", action{form: dropForm, do: h.dropPending})
 	}
 	if h.svc.Approvals != nil {
 		h.section("Approvals", "/approvals")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,3 +114,57 @@ func TestReviewPageBulkDecisions(t *testing.T) {
 		t.Fatalf("after a mixed bulk:\n%s", body)
 	}
 }
+
+// Pending items are filtered by agent and age and dropped in bulk with one
+// reason, each its own resolve_pending with its own record.
+func TestReviewPageBulkDrop(t *testing.T) {
+	rv := startReview(t)
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: flaky test in the auth module", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: flaky test in the billing module", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "The flaky test is fixed.", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: slow build in the api service", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "issue: slow build in the web service", "promote": true})
+	rv.ok(sam, "write_note", map[string]any{"text": "The slow build is fixed.", "promote": true})
+	ctx := memory.WithIdentity(context.Background(), olivia)
+	l, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
+	if err != nil || len(l.Pending) < 2 {
+		t.Fatalf("pending = %+v, %v: want two items", l, err)
+	}
+	if _, body := rv.get("olivia-token", "/ui/pending?agent=olivia"); strings.Contains(body, `form="bulk"`) {
+		t.Fatalf("another agent's filter lists sam's items:\n%s", body)
+	}
+	if _, body := rv.get("olivia-token", "/ui/pending?agent=sam&age=1h"); strings.Contains(body, `form="bulk"`) {
+		t.Fatalf("items younger than the age listed:\n%s", body)
+	}
+	if status, body := rv.get("olivia-token", "/ui/pending?agent=sam"); status != http.StatusOK || strings.Count(body, `form="bulk"`) != len(l.Pending) {
+		t.Fatalf("sam's items: %d\n%s", status, body)
+	}
+	tok := rv.csrf("olivia-token", "/ui/pending")
+	var ids []string
+	for _, p := range l.Pending {
+		ids = append(ids, strconvI(p.ID))
+	}
+	if status, body, _ := rv.post("olivia-token", "/ui/pending/drop", url.Values{"csrf": {tok}, "id": ids}); status != http.StatusBadRequest ||
+		!strings.Contains(body, "one reason") {
+		t.Fatalf("no reason: %d\n%s", status, body)
+	}
+	status, body, _ := rv.post("olivia-token", "/ui/pending/drop", url.Values{"csrf": {tok}, "key": {"ui-drop-1"}, "id": ids, "drop_reason": {"both stale"}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("bulk drop: %d\n%s", status, body)
+	}
+	l, err = rv.app.promotion.ListPending(ctx, memory.PendingQuery{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range l.Pending {
+		if p.Resolution == nil || p.Resolution.Action != "drop" || p.Resolution.Reason != "both stale" {
+			t.Errorf("item %d: %+v, want dropped with the reason", p.ID, p.Resolution)
+		}
+	}
+	m, err := rv.app.gates.WriteMetrics(ctx, time.Hour)
+	if err != nil || m.Tools["resolve_pending"] != len(ids) {
+		t.Fatalf("write log = %+v, %v: want a resolve_pending per item", m.Tools, err)
+	}
+}
+
+func strconvI(n int64) string { return strconv.FormatInt(n, 10) }
