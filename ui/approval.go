@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -22,6 +23,9 @@ type approvalsData struct {
 	Approvals              []memory.Approval
 	Offset                 int
 	Prev, Next             int // offsets of the neighbouring pages; -1 for none
+	// Rules are the rules with requests, or high-risk ones, with how their
+	// requests were decided.
+	Rules []memory.RuleAdvice
 }
 
 // approvals lists approval requests a page at a time: the pending ones
@@ -61,6 +65,11 @@ func (h *handler) approvals(r *http.Request) (view, error) {
 		d.Prev = max(d.Offset-approvalRows, 0)
 	}
 	d.Approvals = as
+	rules, err := h.svc.Approvals.RuleAdvice(r.Context())
+	if err != nil {
+		return view{}, err
+	}
+	d.Rules = slices.DeleteFunc(rules, func(a memory.RuleAdvice) bool { return a.Holds+a.Reviews == 0 && a.Tier != memory.RiskHigh })
 	return view{Title: "Approvals", Data: d}, nil
 }
 
@@ -165,6 +174,28 @@ func bulkForm(r *http.Request) *retry {
 		fields = append(fields, field{Name: "id", Label: "Request", Value: id})
 	}
 	return &retry{Action: r.URL.Path, Submit: "Decide", Key: r.PostFormValue(keyField), Fields: fields}
+}
+
+// markRule marks a rule review only, or holds its writes again, as the
+// curator decided from its advice; through the gates as review_only, so
+// that the write log keeps who did it and when.
+func (h *handler) markRule(r *http.Request) (done, error) {
+	rule, reason, on := r.PathValue("rule"), posted(r, "reason"), posted(r, "review_only") == "on"
+	args := map[string]any{"rule": rule, "review_only": on, "reason": reason}
+	return write(h, r, "review_only", args, "/approvals#rules", func(a memory.RuleAdvice) string {
+		if a.ReviewOnly {
+			return fmt.Sprintf("Rule %s is review only: its writes now apply at once and wait for review after.", a.Rule)
+		}
+		return fmt.Sprintf("Rule %s holds its writes again until a human approves them.", a.Rule)
+	}, func(ctx context.Context) (memory.RuleAdvice, error) {
+		return h.svc.Approvals.MarkReviewOnly(ctx, rule, on, reason)
+	})
+}
+
+func ruleForm(r *http.Request) *retry {
+	return &retry{Action: r.URL.Path, Submit: "Send", Key: r.PostFormValue(keyField), Fields: []field{
+		{Name: "review_only", Label: "Review only", Value: posted(r, "review_only"), Choices: []string{"on", "off"}},
+		{Name: "reason", Label: "Reason", Value: r.PostFormValue("reason"), Long: true}}}
 }
 
 // decideApproval approves or rejects a request as decide_approval would:

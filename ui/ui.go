@@ -146,6 +146,7 @@ func (h *handler) routes() {
 		h.page("GET /approvals", "approvals.html", h.approvals)
 		h.action("POST /approvals/{id}/decide", action{form: approvalForm, do: h.decideApproval})
 		h.action("POST /approvals/decide", action{form: bulkForm, do: h.decideApprovals})
+		h.action("POST /approvals/rule/{rule}/review", action{form: ruleForm, do: h.markRule})
 	}
 	if h.svc.Memories != nil || h.svc.Facts != nil {
 		h.section("Conflicts", "/conflicts")

@@ -168,3 +168,59 @@ func TestReviewPageBulkDrop(t *testing.T) {
 }
 
 func strconvI(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A rule whose held writes were all approved as held is advised review
+// only; marked so from the page, its next write applies and waits for
+// review, and held again, its writes are held again.
+func TestReviewPageRuleReviewOnly(t *testing.T) {
+	rv := startReview(t)
+	const rule = "publish_fact:core_policy"
+	var ids []string
+	for _, id := range []string{"policy-a", "policy-b", "policy-c"} {
+		ids = append(ids, rv.held(sam, "publish_fact", map[string]any{"fact_id": id, "content": "Rule " + id + " applies.", "category": "core_policy"}))
+	}
+	tok := rv.csrf("olivia-token", "/ui/approvals")
+	if status, body, _ := rv.post("olivia-token", "/ui/approvals/decide", url.Values{"csrf": {tok}, "decision": {"approve"},
+		"reason": {"fine"}, "id": ids}); status != http.StatusSeeOther {
+		t.Fatalf("approve: %d\n%s", status, body)
+	}
+	status, body := rv.get("olivia-token", "/ui/approvals")
+	if status != http.StatusOK || !strings.Contains(body, "<td>"+rule+"<br><strong>advice: review only</strong></td><td>high</td><td>3</td><td>3</td><td>0</td>") {
+		t.Fatalf("the rules' advice: %d\n%s", status, body)
+	}
+	mark := "/ui/approvals/rule/" + rule + "/review"
+	for _, c := range []struct {
+		name, path string
+		form       url.Values
+		status     int
+		want       string
+	}{
+		{"no reason", mark, url.Values{"review_only": {"on"}}, 400, "reason"},
+		{"a low rule", "/ui/approvals/rule/remember/review", url.Values{"review_only": {"on"}, "reason": {"x"}}, 400, "low risk"},
+		{"an unknown rule", "/ui/approvals/rule/nothing/review", url.Values{"review_only": {"on"}, "reason": {"x"}}, 404, "nothing"},
+		{"unmarking an unmarked rule", mark, url.Values{"review_only": {"off"}, "reason": {"x"}}, 409, "not marked"},
+	} {
+		c.form.Set("csrf", tok)
+		if status, body, _ := rv.post("olivia-token", c.path, c.form); status != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d, want %d with %q\n%s", c.name, status, c.status, c.want, body)
+		}
+	}
+	if status, body, _ := rv.post("olivia-token", mark, url.Values{"csrf": {tok}, "review_only": {"on"}, "reason": {"all approved as held"}}); status != http.StatusSeeOther {
+		t.Fatalf("mark: %d\n%s", status, body)
+	}
+	if _, body := rv.get("olivia-token", "/ui/approvals"); !strings.Contains(body, "is review only") || !strings.Contains(body, "yes, by human:olivia") {
+		t.Fatalf("after marking:\n%s", body)
+	}
+	text := rv.ok(sam, "publish_fact", map[string]any{"fact_id": "policy-d", "content": "Rule d applies.", "category": "core_policy"})
+	if !strings.Contains(text, "queued for a human's review") {
+		t.Fatalf("a write by a review-only rule: %s", text)
+	}
+	if status, body, _ := rv.post("olivia-token", mark, url.Values{"csrf": {tok}, "review_only": {"off"}, "reason": {"one slipped"}}); status != http.StatusSeeOther {
+		t.Fatalf("unmark: %d\n%s", status, body)
+	}
+	rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-e", "content": "Rule e applies.", "category": "core_policy"})
+	m, err := rv.app.gates.WriteMetrics(memory.WithIdentity(context.Background(), olivia), time.Hour)
+	if err != nil || m.Tools["review_only"] != 2+4 {
+		t.Fatalf("write log = %+v, %v: want the two marks and the four refused ones logged as review_only", m.Tools, err)
+	}
+}

@@ -3,3 +3,17 @@
 -- table (100k memories, 90 days of write log) for every page shown.
 CREATE INDEX memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX write_log_ref ON write_log (ref, at) WHERE ref IS NOT NULL;
+
+-- Rules a human marked "review only" on the review page, from the advice of
+-- how many of the rule's held writes were approved: a high-risk write by
+-- such a rule is applied and queued for review instead of held. The
+-- configured risk tiers stay the baseline (a mark only relaxes high to
+-- review); it is read by every process on the file at each high-risk call,
+-- so they agree at once. Unmarking deletes the row; the write log keeps
+-- both acts.
+CREATE TABLE review_only_rules (
+    rule      TEXT    PRIMARY KEY,
+    marked_by TEXT    NOT NULL, -- human:<id>
+    marked_at INTEGER NOT NULL,
+    reason    TEXT    NOT NULL
+);
