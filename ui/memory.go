@@ -119,10 +119,34 @@ func (d memoriesData) title() string {
 	return "Memories of " + d.Agent
 }
 
-// stateCounts counts the memories in each state under lq's other filters,
-// each from the listing's own count.
+// stateCounts counts the memories in each state under lq's other filters:
+// an agent's from memory_stats' one grouped scan (a count per state through
+// the listing took 4 s at 100k memories), a namespace's or the shared
+// space's from the listing's own count.
 func (h *handler) stateCounts(ctx context.Context, lq memory.ListQuery) ([]stateCount, error) {
 	out := make([]stateCount, 0, len(memory.MemoryStates))
+	if !lq.Shared && len(lq.Namespaces) == 0 {
+		st, err := h.svc.Memories.Stats(ctx, lq.AgentID)
+		if err != nil {
+			return nil, err
+		}
+		c := st.Total
+		if len(lq.Categories) > 0 {
+			c = memory.StateCounts{}
+			for _, cs := range st.Categories {
+				if cs.Category == lq.Categories[0] {
+					c = cs.StateCounts
+				}
+			}
+		}
+		n := map[memory.MemoryState]int{memory.StateActive: c.Active, memory.StateConsolidated: c.Consolidated,
+			memory.StateSuperseded: c.Superseded, memory.StateArchived: c.Archived, memory.StateExpired: c.Expired,
+			memory.StateForgotten: c.Forgotten}
+		for _, state := range memory.MemoryStates {
+			out = append(out, stateCount{State: state, N: n[state]})
+		}
+		return out, nil
+	}
 	for _, st := range memory.MemoryStates {
 		c := lq
 		c.States, c.Offset, c.Limit = []memory.MemoryState{st}, 0, 1

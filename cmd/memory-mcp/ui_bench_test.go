@@ -51,3 +51,35 @@ func BenchmarkReviewPages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReviewMemoryPages measures the pages that read memories, as a
+// browser gets them, on one agent's 100k memories (LoCoMo turns, as
+// BenchmarkStartup100k fills them): its list first and deep in it, the
+// counts under a filter, a search, a memory's story, its erase
+// confirmation (a dry run) and the statistics' trends of a day and a month.
+func BenchmarkReviewMemoryPages(b *testing.B) {
+	for range b.N {
+		dir := filled(b, 100_000)
+		rv := startReviewIn(b, dir)
+		ctx := memory.WithIdentity(context.Background(), olivia)
+		page, err := rv.app.memories.List(ctx, memory.ListQuery{AgentID: "bench", Offset: 50_000, Limit: 1})
+		if err != nil || len(page.Memories) != 1 {
+			b.Fatalf("a memory to open: %+v, %v", page, err)
+		}
+		id := page.Memories[0].ID
+		for _, path := range []string{"/ui/memories?agent=bench", "/ui/memories?agent=bench&offset=99900",
+			"/ui/memories?agent=bench&category=episodic&state=forgotten", "/ui/memories?agent=bench&q=camping+trip+with+the+kids",
+			"/ui/memories/" + id, "/ui/memories/" + id + "/erase", "/ui/stats?span=day", "/ui/stats?span=month"} {
+			lat := make([]time.Duration, 10)
+			for i := range lat {
+				start := time.Now()
+				if status, body := rv.get("olivia-token", path); status != http.StatusOK {
+					b.Fatalf("%s: %d\n%s", path, status, body)
+				}
+				lat[i] = time.Since(start)
+			}
+			slices.Sort(lat)
+			fmt.Printf("review page memories=100000 %s p50=%.2fms max=%.2fms\n", path, ms(lat[len(lat)/2]), ms(lat[len(lat)-1]))
+		}
+	}
+}

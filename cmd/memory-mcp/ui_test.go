@@ -46,7 +46,12 @@ type review struct {
 // its review page.
 func startReview(t testing.TB) *review {
 	t.Helper()
-	dir := t.TempDir()
+	return startReviewIn(t, t.TempDir())
+}
+
+// startReviewIn is startReview on data directory dir.
+func startReviewIn(t testing.TB, dir string) *review {
+	t.Helper()
 	env := map[string]string{}
 	for _, kv := range cleanEnv(dir) {
 		k, v, _ := strings.Cut(kv, "=")

@@ -3,6 +3,10 @@
 -- table (100k memories, 90 days of write log) for every page shown.
 CREATE INDEX memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE INDEX write_log_ref ON write_log (ref, at) WHERE ref IS NOT NULL;
+-- The review page lists an agent's memories newest first, a page at a
+-- time: walked in this order, a page reads its rows rather than sorting
+-- all of the agent's (4 s at 100k memories without it).
+CREATE INDEX memories_created ON memories (agent_id, shared, created_at);
 
 -- Rules a human marked "review only" on the review page, from the advice of
 -- how many of the rule's held writes were approved: a high-risk write by
