@@ -76,6 +76,9 @@ type Config struct {
 	// Serve configures the HTTP server (memory-mcp serve).
 	Serve ServeConfig
 
+	// Backup schedules the server's backups.
+	Backup BackupConfig
+
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
 }
@@ -180,7 +183,7 @@ func settings(getenv func(string) string) []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings(), finetuneSettings())...)
+	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings(), finetuneSettings(), backupSettings())...)
 }
 
 // EnvName is the environment variable that carries setting name.

@@ -61,6 +61,9 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
 		watching.Go(func() { a.consolidation.Schedule(bg, cfg.Identity) })
 	}
+	if cfg.Backup.Dir != "" {
+		watching.Go(func() { scheduleBackup(bg, cfg, a.db, logger) })
+	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
 		watching.Wait()

@@ -38,6 +38,9 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	if cfg.FineTune.Every > 0 {
 		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger) })
 	}
+	if cfg.Backup.Dir != "" {
+		watching.Go(func() { scheduleBackup(ctx, cfg, a.db, logger) })
+	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
 		watching.Wait()
