@@ -63,10 +63,12 @@ func backupSettings() []setting {
 // backup's stamps verify only under it, so a restore needs it.
 const backupKeySuffix = ".key"
 
-// cutPath takes the command's one positional argument, a path, before its flags.
+// cutPath takes the command's one positional argument, a file, before its flags.
 func cutPath(cmd string, args []string) (string, []string, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return "", nil, fmt.Errorf("%s: name the backup file, e.g. memory-mcp %s /backups/memory-2026-11-29.db", cmd, cmd)
+		example := map[string]string{"backup": "/backups/memory-2026-11-29.db", "restore": "/backups/memory-2026-11-29.db",
+			"import": "memory.jsonl"}[cmd]
+		return "", nil, fmt.Errorf("%s: name the file, e.g. memory-mcp %s %s", cmd, cmd, example)
 	}
 	return args[0], args[1:], nil
 }

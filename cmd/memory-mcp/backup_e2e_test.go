@@ -152,7 +152,7 @@ func TestRestoreRefuses(t *testing.T) {
 		before              func()
 	}{
 		{name: "overwrite", dataDir: dir, args: []string{"backup", path}, want: path + " exists"},
-		{name: "no path", dataDir: dir, args: []string{"backup"}, want: "name the backup file"},
+		{name: "no path", dataDir: dir, args: []string{"backup"}, want: "name the file"},
 		{name: "non-empty", dataDir: dir, args: []string{"restore", path}, want: "the data directory " + dir + " is not empty (it holds memory.db, provenance.key)"},
 		{name: "no backup", dataDir: t.TempDir(), args: []string{"restore", path + ".nope"}, want: "no such file"},
 		{name: "no key", dataDir: filepath.Join(t.TempDir(), "d"), args: []string{"restore", path}, want: "has no b.db.key beside it",

@@ -17,6 +17,8 @@
 //	memory-mcp finetune [flags]  adapt the embedder to the stored memories and facts
 //	memory-mcp backup PATH       write a verified online backup of the data directory's database
 //	memory-mcp restore PATH      restore a backup into the configured, empty data directory
+//	memory-mcp export [flags]    write the memory in the portable export format (JSON Lines)
+//	memory-mcp import FILE       read an export into the data directory
 //	memory-mcp version           print the version (also --version)
 package main
 
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	vf := &verifyFlags{}
 	tf := &tokenFlags{}
 	ft := &finetuneFlags{}
+	ex := &exportFlags{}
+	im := &importFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
@@ -95,6 +99,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if path, args, err = cutPath(cmd, args); err != nil {
 			return err
 		}
+	case "export":
+		own = ex.define
+	case "import":
+		if im.file, args, err = cutPath(cmd, args); err != nil {
+			return err
+		}
+		own = im.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -130,6 +141,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return backup(ctx, cfg, path, stdout)
 	case "restore":
 		return restore(ctx, cfg, path, stdout)
+	case "export":
+		return export(ctx, cfg, ex, stdout, stderr)
+	case "import":
+		return importExport(ctx, cfg, im, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -179,6 +194,11 @@ commands:
   restore PATH
             restore a backup into the configured data directory, which must be
             empty; the key comes from PATH.key or MEMORY_MCP_PROVENANCE_KEY
+  export    write the memory as JSON Lines (docs/export.md) to standard output
+            or --output FILE: --agent-id (an agent exports only its own),
+            --namespace, --since, --until
+  import FILE
+            read an export, as a human (--human): exact into an empty store
   version   print the version (also --version)
   help      print this text
 

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// exportFlags are the flags of `memory-mcp export`. Its --agent-id selects
+// whose memory to export; it shadows the agent-id setting, so the caller's
+// own agent id comes from the environment or the config file, as erase's.
+type exportFlags struct {
+	output    string
+	agent     string
+	namespace string
+	since     string
+	until     string
+}
+
+func (f *exportFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.output, "output", "", "write the export to this new file (default: standard output)")
+	fs.StringVar(&f.agent, "agent-id", "", "export only this agent's own memory (an agent may export only its own; a human, --human, anyone's); "+
+		"your own agent id comes from MEMORY_MCP_AGENT_ID or the config file here")
+	fs.StringVar(&f.namespace, "namespace", "", "export only the memories of this namespace")
+	fs.StringVar(&f.since, "since", "", "export only what was written at or after this time (RFC 3339, or a date 2026-11-01)")
+	fs.StringVar(&f.until, "until", "", "export only what was written before this time (RFC 3339, or a date)")
+}
+
+// filter is the export filter the flags ask for, as the configured
+// identity may have it: an agent exports only its own memory.
+func (f *exportFlags) filter(id memory.Identity) (store.ExportFilter, error) {
+	out := store.ExportFilter{AgentID: f.agent, Namespace: f.namespace}
+	if !id.Human {
+		if f.agent != "" && f.agent != id.AgentID {
+			return out, memory.Errorf(memory.EFORBIDDEN, "agent %s may export only its own memory, not agent %s's (a human exports anyone's, with --human)", id.AgentID, f.agent)
+		}
+		out.AgentID = id.AgentID
+	}
+	var err error
+	if out.Since, err = parseMoment("since", f.since); err != nil {
+		return out, err
+	}
+	if out.Until, err = parseMoment("until", f.until); err != nil {
+		return out, err
+	}
+	if out.Since != nil && out.Until != nil && !out.Until.After(*out.Since) {
+		return out, memory.Errorf(memory.EINVALID, "--until %s is not after --since %s", f.until, f.since)
+	}
+	return out, nil
+}
+
+// parseMoment reads an RFC 3339 time or a date (midnight UTC); "" is none.
+func parseMoment(name, s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			t = t.UTC()
+			return &t, nil
+		}
+	}
+	return nil, memory.Errorf(memory.EINVALID, "--%s %q is not a time such as 2026-11-01 or 2026-11-01T09:30:00Z", name, s)
+}
+
+// export writes the data directory's memory, as the flags select, in the
+// export format.
+func export(ctx context.Context, cfg *Config, f *exportFlags, stdout, stderr io.Writer) error {
+	filter, err := f.filter(cfg.Identity)
+	if err != nil {
+		return fmt.Errorf("%s", errorText(err))
+	}
+	db, _, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	w, done, err := exportOutput(f.output, stdout)
+	if err != nil {
+		return err
+	}
+	counts, err := db.Export(ctx, filter, w)
+	if err = done(err); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(stderr, "exported %s\n", describeCounts(counts))
+	return nil
+}
+
+// exportOutput is where an export goes: standard output, or a new file
+// that takes its name only once whole, so that a cut export never sits
+// where a whole one is expected.
+func exportOutput(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
+	if path == "" {
+		bw := bufio.NewWriter(stdout)
+		return bw, func(err error) error { return errors.Join(err, bw.Flush()) }, nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return nil, nil, fmt.Errorf("export: %s exists: name a new file", path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("export: %w", err)
+	}
+	bw := bufio.NewWriter(tmp)
+	return bw, func(err error) error {
+		err = errors.Join(err, bw.Flush())
+		if err == nil {
+			err = tmp.Sync()
+		}
+		err = errors.Join(err, tmp.Close())
+		if err == nil {
+			err = os.Link(tmp.Name(), path)
+		}
+		os.Remove(tmp.Name())
+		return err
+	}, nil
+}
+
+// describeCounts renders counts as "12 records (memory 10, note 2)".
+func describeCounts(counts store.ExportCounts) string {
+	var n int
+	var per []string
+	for _, k := range store.ExportKinds() {
+		if c := counts[k]; c > 0 {
+			n += c
+			per = append(per, fmt.Sprintf("%s %d", k, c))
+		}
+	}
+	if n == 0 {
+		return "0 records"
+	}
+	return fmt.Sprintf("%d records (%s)", n, strings.Join(per, ", "))
+}
+
+// importFlags are the flags of `memory-mcp import`.
+type importFlags struct {
+	file   string
+	dryRun bool
+}
+
+func (f *importFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&f.dryRun, "dry-run", false, "say what the import would store, and store nothing")
+}
+
+// importExport reads a memory-mcp export into the data directory. Into an
+// empty store the import is exact: every record as it was, stamped under
+// this store's key, then re-embedded. It is a human's act: it writes every
+// agent's memory as that agent's.
+func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stderr io.Writer) error {
+	if !cfg.Identity.Human {
+		return fmt.Errorf("%s", errorText(memory.Errorf(memory.EFORBIDDEN, "import writes memory as the agents that wrote it: run it as a human (--human)")))
+	}
+	in, err := os.Open(f.file)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer in.Close()
+	db, _, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	empty, err := db.Empty(ctx)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	if !empty {
+		db.Close()
+		return fmt.Errorf("import: the store in %s already holds memory: importing into it is not supported yet; import into an empty data directory", cfg.DataDir)
+	}
+	if f.dryRun {
+		db.Close()
+		return fmt.Errorf("import --dry-run: not supported yet")
+	}
+	rep, err := db.Import(ctx, in)
+	db.Close()
+	if err != nil {
+		return fmt.Errorf("import %s: %s", f.file, errorText(err))
+	}
+	fmt.Fprintf(stdout, "imported %s into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+	if rep.Kinds["memory"] > 0 && cfg.Embedder != "none" {
+		return reindex(ctx, cfg, true, stderr)
+	}
+	return nil
+}
