@@ -332,31 +332,20 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, rep *ImportReport) error 
 	if err := c.Exec(`PRAGMA defer_foreign_keys = on`); err != nil {
 		return err
 	}
-	in := &exportReader{r: bufio.NewReaderSize(r, 1<<16), sum: sha256.New()}
-	h, err := in.header()
-	if err != nil {
-		return err
-	}
-	rep.Header = h.Filter
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
-	for {
-		line, kind, row, err := in.record()
-		if err != nil {
-			return err
-		}
-		if kind == "" { // the trailer
-			break
-		}
+	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
 		if err := ins.insert(kind, row); err != nil {
-			return errImport(line, "%s record: %v", kind, err)
+			return err
 		}
 		rep.Records++
 		rep.Kinds[kind]++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if in.trailer.Records != rep.Records {
-		return errImport(in.line, "the trailer counts %d records, the export holds %d", in.trailer.Records, rep.Records)
-	}
+	rep.Header = f
 	err = c.Exec(`INSERT INTO memory_archive_fts (rowid, content, tags, filters)
 		SELECT pk, content, tags, filters FROM memories WHERE archived_at IS NOT NULL AND forgotten_at IS NULL`)
 	if err != nil {
@@ -403,6 +392,37 @@ func (db *DB) Empty(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// ReadExport reads an export from r and calls fn with each record's kind
+// and row (a JSON object of columns), in order, and returns the export's
+// filter. It fails on the first bad line, and at the end when the trailer's
+// count or checksum do not match: a caller acts on the records only once
+// ReadExport returned nil.
+func ReadExport(r io.Reader, fn func(kind string, row json.RawMessage) error) (ExportFilter, error) {
+	in := &exportReader{r: bufio.NewReaderSize(r, 1<<16), sum: sha256.New()}
+	h, err := in.header()
+	if err != nil {
+		return h.Filter, err
+	}
+	n := 0
+	for {
+		line, kind, row, err := in.record()
+		if err != nil {
+			return h.Filter, err
+		}
+		if kind == "" {
+			break
+		}
+		if err := fn(kind, row); err != nil {
+			return h.Filter, errImport(line, "%s record: %v", kind, err)
+		}
+		n++
+	}
+	if in.trailer.Records != n {
+		return h.Filter, errImport(in.line, "the trailer counts %d records, the export holds %d", in.trailer.Records, n)
+	}
+	return h.Filter, nil
+}
+
 // exportReader reads an export line by line, summing every byte before
 // the trailer.
 type exportReader struct {
@@ -447,15 +467,15 @@ func (in *exportReader) header() (exportHeader, error) {
 
 // record returns the next record's line, kind and row; at the trailer,
 // which it checks, an empty kind.
-func (in *exportReader) record() (int, string, map[string]json.RawMessage, error) {
+func (in *exportReader) record() (int, string, json.RawMessage, error) {
 	b, err := in.next()
 	if err != nil {
 		return in.line, "", nil, err
 	}
 	var rec struct {
-		Kind string                     `json:"kind"`
-		Row  map[string]json.RawMessage `json:"row"`
-		End  bool                       `json:"end"`
+		Kind string          `json:"kind"`
+		Row  json.RawMessage `json:"row"`
+		End  bool            `json:"end"`
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return in.line, "", nil, errImport(in.line, "not a JSON record: %v", err)
@@ -471,7 +491,7 @@ func (in *exportReader) record() (int, string, map[string]json.RawMessage, error
 	}
 	in.sum.Write(b)
 	in.sum.Write([]byte("\n"))
-	if rec.Kind == "" || rec.Row == nil {
+	if rec.Kind == "" || len(rec.Row) == 0 || rec.Row[0] != '{' {
 		return in.line, "", nil, errImport(in.line, `a record is {"kind": ..., "row": {...}}`)
 	}
 	return in.line, rec.Kind, rec.Row, nil
@@ -490,7 +510,11 @@ func (ins *inserter) close() {
 	}
 }
 
-func (ins *inserter) insert(kind string, row map[string]json.RawMessage) error {
+func (ins *inserter) insert(kind string, raw json.RawMessage) error {
+	var row map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &row); err != nil {
+		return err
+	}
 	k, ok := kindNamed(kind)
 	if !ok {
 		return fmt.Errorf("unknown kind %q", kind)

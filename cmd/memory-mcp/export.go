@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -155,8 +156,9 @@ func (f *importFlags) define(fs *flag.FlagSet) {
 
 // importExport reads a memory-mcp export into the data directory. Into an
 // empty store the import is exact: every record as it was, stamped under
-// this store's key, then re-embedded. It is a human's act: it writes every
-// agent's memory as that agent's.
+// this store's key, then re-embedded. Into a store that holds memory it
+// goes through the write gates (see exportWrites). Either way it is a
+// human's act: it writes every agent's memory as that agent's.
 func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stderr io.Writer) error {
 	if !cfg.Identity.Human {
 		return fmt.Errorf("%s", errorText(memory.Errorf(memory.EFORBIDDEN, "import writes memory as the agents that wrote it: run it as a human (--human)")))
@@ -171,24 +173,37 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		return err
 	}
 	empty, err := db.Empty(ctx)
-	if err != nil {
+	if err != nil || !empty {
 		db.Close()
-		return err
-	}
-	if !empty {
-		db.Close()
-		return fmt.Errorf("import: the store in %s already holds memory: importing into it is not supported yet; import into an empty data directory", cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		out := newImportOutcome()
+		writes, err := exportWrites(in, out, time.Now())
+		if err != nil {
+			return fmt.Errorf("import %s: %s", f.file, errorText(err))
+		}
+		if err := mergeImport(ctx, cfg, writes, f.dryRun, out, stderr); err != nil {
+			return err
+		}
+		writeOutcome(stdout, out, f.dryRun)
+		return nil
 	}
 	if f.dryRun {
 		db.Close()
-		return fmt.Errorf("import --dry-run: not supported yet")
+		counts := store.ExportCounts{}
+		if _, err := store.ReadExport(in, func(kind string, _ json.RawMessage) error { counts[kind]++; return nil }); err != nil {
+			return fmt.Errorf("import %s: %s", f.file, errorText(err))
+		}
+		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(counts), cfg.DataDir)
+		return nil
 	}
 	rep, err := db.Import(ctx, in)
 	db.Close()
 	if err != nil {
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
 	}
-	fmt.Fprintf(stdout, "imported %s into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
 	if rep.Kinds["memory"] > 0 && cfg.Embedder != "none" {
 		return reindex(ctx, cfg, true, stderr)
 	}
