@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,11 +13,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/foreign"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/tools"
 )
 
 // exportFlags are the flags of `memory-mcp export`. Its --agent-id selects
@@ -147,11 +153,81 @@ func describeCounts(counts store.ExportCounts) string {
 // importFlags are the flags of `memory-mcp import`.
 type importFlags struct {
 	file   string
+	format string
 	dryRun bool
 }
 
 func (f *importFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "say what the import would store, and store nothing")
+	fs.StringVar(&f.format, "format", "", "the file's format: memory-mcp (an export), "+strings.Join(foreign.Formats, ", ")+
+		"; detected when not given")
+}
+
+// importFile imports FILE in its format: a memory-mcp export (see
+// importExport), or another tool's memory (see importForeign).
+func importFile(ctx context.Context, cfg *Config, f *importFlags, stdout, stderr io.Writer) error {
+	format := f.format
+	if format == "" {
+		var err error
+		if format, err = detectFormat(f.file); err != nil {
+			return err
+		}
+	}
+	switch {
+	case format == store.ExportFormat:
+		return importExport(ctx, cfg, f, stdout, stderr)
+	case slices.Contains(foreign.Formats, format):
+		return importForeign(ctx, cfg, f, format, stdout, stderr)
+	}
+	return fmt.Errorf("import: unknown --format %q: use memory-mcp, %s", format, strings.Join(foreign.Formats, ", "))
+}
+
+// detectFormat names the format of the file or folder at path.
+func detectFormat(path string) (string, error) {
+	header := []byte(`{"format":"` + store.ExportFormat + `"`)
+	if f, err := os.Open(path); err == nil {
+		b := make([]byte, len(header))
+		n, _ := io.ReadFull(f, b)
+		f.Close()
+		if bytes.Equal(b[:n], header) {
+			return store.ExportFormat, nil
+		}
+	}
+	format, err := foreign.Detect(path)
+	if errors.Is(err, foreign.ErrUnknown) {
+		return "", fmt.Errorf("import: %s is of no format this build reads: name it with --format (memory-mcp, %s)", path, strings.Join(foreign.Formats, ", "))
+	} else if err != nil {
+		return "", fmt.Errorf("import: %w", err)
+	}
+	return format, nil
+}
+
+// importForeign remembers what another tool kept, as the configured
+// identity (it is the caller's own memory), through the write gates: each
+// item is a memory of the kind its format says, with its source naming the
+// format and file, and an idempotency key made from both and the content,
+// so that a second import stores nothing new.
+func importForeign(ctx context.Context, cfg *Config, f *importFlags, format string, stdout, stderr io.Writer) error {
+	items, err := foreign.Read(format, f.file)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", f.file, err)
+	}
+	writes := make([]importWrite, 0, len(items))
+	for _, it := range items {
+		args := tools.RememberArgs{Content: it.Content, Category: it.Category, Tags: it.Tags, Source: it.Source}
+		if !it.OccurredAt.IsZero() {
+			args.OccurredAt = it.OccurredAt.Format(time.RFC3339Nano)
+		}
+		sum := sha256.Sum256([]byte(it.Source + "\x00" + it.Content))
+		writes = append(writes, importWrite{as: cfg.Identity, tool: "remember", key: "import:" + format + ":" + hex.EncodeToString(sum[:16]),
+			args: args, what: it.Source})
+	}
+	out := newImportOutcome()
+	if err := mergeImport(ctx, cfg, writes, f.dryRun, out, stderr); err != nil {
+		return err
+	}
+	writeOutcome(stdout, out, f.dryRun)
+	return nil
 }
 
 // importExport reads a memory-mcp export into the data directory. Into an

@@ -272,3 +272,77 @@ func TestExportFilters(t *testing.T) {
 		t.Errorf("an agent's import: %v", err)
 	}
 }
+
+// TestImportForeignFormats imports each committed sample of another tool's
+// memory through the binary, its format detected: a dry run stores
+// nothing, the import remembers each item as the caller's own memory of
+// the right kind with its source named, and a second import stores nothing.
+func TestImportForeignFormats(t *testing.T) {
+	samples := filepath.Join("..", "..", "internal", "foreign", "testdata")
+	cases := []struct {
+		file, format string
+		stored       int
+		content      string // one memory it makes, and its category and source
+		category     string
+		source       string
+	}{
+		{"memory.jsonl", "official-memory", 7, "John Smith works at Anthropic.", "semantic", "official-memory:memory.jsonl relation"},
+		{"CLAUDE.md", "claude-md", 7, "Prefer named exports over default exports.", "procedural", "claude-md:CLAUDE.md line 13"},
+		{"MEMORY.md", "claude-md", 3, "The staging database is reset every Sunday at 02:00 UTC.", "semantic", "claude-md:MEMORY.md line 3"},
+		{"notes", "markdown", 2, "2026-10-02-billing\n\nDecided to move invoicing to the new queue. Sarah owns the migration and reports on Friday.",
+			"semantic", "markdown:meetings/2026-10-02-billing.md"},
+		{"mem0-export.json", "mem0", 2, "Plans to visit Tokyo in the spring", "semantic", "mem0:mem0-export.json 475bde34-21e6-42ab-8bef-0ab84474f156"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			dir := t.TempDir()
+			path, err := filepath.Abs(filepath.Join(samples, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := memoryMCP(t, dir, "import", path, "--dry-run", "--agent-id", "ann")
+			if err != nil || !strings.Contains(out, fmt.Sprintf("would import through the write gates: stored %d\n", c.stored)) {
+				t.Fatalf("dry run: %v\n%s", err, out)
+			}
+			out, err = memoryMCP(t, dir, "import", path, "--agent-id", "ann")
+			if err != nil || !strings.Contains(out, fmt.Sprintf("imported through the write gates: stored %d\n", c.stored)) {
+				t.Fatalf("import: %v\n%s", err, out)
+			}
+			again, err := memoryMCP(t, dir, "import", path, "--agent-id", "ann", "--format", c.format)
+			if err != nil || strings.Contains(again, "stored") {
+				t.Fatalf("a second import: %v\n%s", err, again)
+			}
+			own, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=ann"}, "export", "--embedder", "none")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := exportKinds(t, []byte(own))["memory"]; n != c.stored {
+				t.Errorf("%d memories, want %d", n, c.stored)
+			}
+			var found bool
+			for _, l := range strings.Split(own, "\n") {
+				var rec struct {
+					Row struct {
+						AgentID  string `json:"agent_id"`
+						Content  string `json:"content"`
+						Category string `json:"category"`
+						Source   string `json:"source"`
+					} `json:"row"`
+				}
+				if json.Unmarshal([]byte(l), &rec) == nil && rec.Row.Content == c.content {
+					found = true
+					if rec.Row.AgentID != "ann" || rec.Row.Category != c.category || rec.Row.Source != c.source {
+						t.Errorf("memory %+v, want ann's %s from %s", rec.Row, c.category, c.source)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no memory says %q:\n%s", c.content, own)
+			}
+		})
+	}
+	if out, err := memoryMCP(t, t.TempDir(), "import", filepath.Join(samples, "notes", ".obsidian", "workspace.json")); err == nil ||
+		!strings.Contains(out, "is of no format this build reads") {
+		t.Errorf("import of an unknown format: %v\n%s", err, out)
+	}
+}

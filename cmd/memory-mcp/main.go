@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "export":
 		return export(ctx, cfg, ex, stdout, stderr)
 	case "import":
-		return importExport(ctx, cfg, im, stdout, stderr)
+		return importFile(ctx, cfg, im, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -198,7 +198,10 @@ commands:
             or --output FILE: --agent-id (an agent exports only its own),
             --namespace, --since, --until
   import FILE
-            read an export, as a human (--human): exact into an empty store
+            read an export, as a human (--human): exact into an empty store,
+            else through the write gates (--dry-run says what would change);
+            or another tool's memory as your own (--format official-memory,
+            claude-md, markdown or mem0; detected when not given)
   version   print the version (also --version)
   help      print this text
 
