@@ -608,3 +608,73 @@ func ExportKinds() []string {
 	}
 	return out
 }
+
+// Limits of an ExportOwn page: lines, and bytes past which a page ends
+// early (after at least one line), so that a page of long memories stays a
+// size a client can take in one message.
+const (
+	exportPageLines    = 200
+	maxExportPageLines = 1000
+	maxExportPageBytes = 1 << 20
+)
+
+// ExportOwn implements memory.PortabilityService: the export of the
+// caller's own memory (ExportFilter{AgentID}), paged by line. Each call
+// exports again and checks that the export is the one the cursor's first
+// page came from.
+func (db *DB) ExportOwn(ctx context.Context, cursor string, limit int) (memory.ExportPage, error) {
+	page := memory.ExportPage{Format: ExportFormat, Version: ExportVersion}
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return page, err
+	}
+	switch {
+	case limit == 0:
+		limit = exportPageLines
+	case limit < 1 || limit > maxExportPageLines:
+		return page, memory.Errorf(memory.EINVALID, "limit is %d lines; give 1 to %d, or leave it out for %d", limit, maxExportPageLines, exportPageLines)
+	}
+	from, want, err := parseExportCursor(cursor)
+	if err != nil {
+		return page, err
+	}
+	var buf bytes.Buffer
+	if _, err := db.Export(ctx, ExportFilter{AgentID: who.AgentID}, &buf); err != nil {
+		return page, err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	page.SHA256 = hex.EncodeToString(sum[:])
+	if want != "" && !strings.HasPrefix(page.SHA256, want) {
+		return page, memory.Errorf(memory.ECONFLICT, "your memory changed since the first page of this export was read: start again without a cursor")
+	}
+	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))
+	lines = lines[:len(lines)-1] // after the last newline: nothing
+	page.Total = len(lines)
+	if from > len(lines) {
+		return page, memory.Errorf(memory.EINVALID, "cursor %q points past the export's end", cursor)
+	}
+	var out bytes.Buffer
+	n := from
+	for n < len(lines) && n-from < limit && (n == from || out.Len()+len(lines[n]) <= maxExportPageBytes) {
+		out.Write(lines[n])
+		n++
+	}
+	page.Lines, page.From, page.Count = out.String(), from, n-from
+	if n < len(lines) {
+		page.NextCursor = fmt.Sprintf("%d.%s", n, page.SHA256[:16])
+	}
+	return page, nil
+}
+
+// parseExportCursor reads a cursor "<line>.<export sha256 prefix>".
+func parseExportCursor(cursor string) (int, string, error) {
+	if cursor == "" {
+		return 0, "", nil
+	}
+	at, sum, ok := strings.Cut(cursor, ".")
+	n, err := strconv.Atoi(at)
+	if !ok || err != nil || n < 1 || len(sum) != 16 {
+		return 0, "", memory.Errorf(memory.EINVALID, "cursor %q is not one this tool gave: send the next_cursor of the page before, or none for the first page", cursor)
+	}
+	return n, sum, nil
+}

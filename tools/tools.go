@@ -41,7 +41,9 @@ type Services struct {
 	// FineTune registers finetune and finetune_report (humans only; the
 	// service refuses agents).
 	FineTune memory.FineTuneService
-	Log      *slog.Logger
+	// Portability registers export_memory.
+	Portability memory.PortabilityService
+	Log         *slog.Logger
 
 	// bodies are the registered tools' bodies by name, without the gates:
 	// what decide_approval applies an approved held write through.
@@ -83,6 +85,9 @@ func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 	}
 	if svc.FineTune != nil {
 		registerFineTune(s, svc)
+	}
+	if svc.Portability != nil {
+		registerExport(s, svc)
 	}
 	if svc.Erasure != nil {
 		registerErase(s, svc)
@@ -185,6 +190,8 @@ var annotations = map[string]annotation{
 	"finetune_report": reads("Read the last fine-tuning report"),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
+
+	"export_memory": reads("Export your own memory"),
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),

@@ -355,7 +355,7 @@ func TestStrategySwitch(t *testing.T) {
 	common := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
 		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
 		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "memory_stats", "erase", "finetune", "finetune_report",
-		"list_conflicts", "resolve_conflict", "record_distillation", "list_approvals", "decide_approval"}
+		"list_conflicts", "resolve_conflict", "record_distillation", "list_approvals", "decide_approval", "export_memory"}
 	retrieval := []string{"search_memory", "recall_memory", "list_memories"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
 		"memory_block_insert", "memory_block_list", "memory_block_read", "memory_block_replace", "memory_block_restore", "memory_block_rethink"}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memory-mcp/memory-mcp/store"
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // writeRichMemory has a server write a memory of every lifecycle state and
@@ -124,8 +124,6 @@ func exportKinds(t *testing.T, b []byte) map[string]int {
 	}
 	return kinds
 }
-
-var _ = store.ExportFormat
 
 // TestImportMergesThroughGates imports an export into a store that holds
 // memory: a dry run says what would change and changes nothing; the import
@@ -344,5 +342,56 @@ func TestImportForeignFormats(t *testing.T) {
 	if out, err := memoryMCP(t, t.TempDir(), "import", filepath.Join(samples, "notes", ".obsidian", "workspace.json")); err == nil ||
 		!strings.Contains(out, "is of no format this build reads") {
 		t.Errorf("import of an unknown format: %v\n%s", err, out)
+	}
+}
+
+// TestExportMemoryTool: an agent pages through its own memory over MCP;
+// the pages joined are the file the export command writes for it, which
+// imports into an empty store; a cursor of an export that has since
+// changed, a made-up cursor and a limit out of range are refused.
+func TestExportMemoryTool(t *testing.T) {
+	dir := t.TempDir()
+	bob := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "bob", "--embedder", "none"}})
+	bob.ok("remember", map[string]any{"content": "Bob's secret is safe."}, nil)
+	bob.stop()
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--seniority", "senior", "--embedder", "none"}})
+	writeEveryKind(s, "Quxzorblat")
+	var joined strings.Builder
+	var page memory.ExportPage
+	args := map[string]any{"limit": 3}
+	for pages := 0; ; pages++ {
+		s.ok("export_memory", args, &page)
+		if page.From != strings.Count(joined.String(), "\n") || page.Count != strings.Count(page.Lines, "\n") || page.Count > 3 {
+			t.Fatalf("page %d: %+v", pages, page)
+		}
+		joined.WriteString(page.Lines)
+		if page.NextCursor == "" {
+			if pages < 2 || page.From+page.Count != page.Total {
+				t.Fatalf("the last page after %d: %+v", pages, page)
+			}
+			break
+		}
+		args = map[string]any{"cursor": page.NextCursor, "limit": 3}
+	}
+	if strings.Contains(joined.String(), "Bob's secret") {
+		t.Fatal("ann's export holds bob's memory")
+	}
+	want, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=ann"}, "export", "--embedder", "none")
+	if err != nil || want != joined.String() {
+		t.Fatalf("the pages joined differ from the export command's file (%v):\n%s\n---\n%s", err, joined.String(), want)
+	}
+
+	var first memory.ExportPage
+	s.ok("export_memory", map[string]any{"limit": 1}, &first)
+	s.ok("remember", map[string]any{"content": "Something new since the first page."}, nil)
+	s.fail("export_memory", map[string]any{"cursor": first.NextCursor}, "ECONFLICT", "start again without a cursor")
+	s.fail("export_memory", map[string]any{"cursor": "7.nonsense"}, "EINVALID", "is not one this tool gave")
+	s.fail("export_memory", map[string]any{"limit": 5000}, "EINVALID", "give 1 to 1000")
+	s.stop()
+
+	file := filepath.Join(t.TempDir(), "ann.jsonl")
+	os.WriteFile(file, []byte(joined.String()), 0o600)
+	if out, err := runCmd(t, filepath.Join(t.TempDir(), "d"), []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "import", file, "--embedder", "none"); err != nil {
+		t.Fatalf("import of the pages joined: %v\n%s", err, out)
 	}
 }
