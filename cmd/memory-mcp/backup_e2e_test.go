@@ -226,3 +226,19 @@ func TestScheduledBackupsKeepLastN(t *testing.T) {
 		t.Fatalf("restore a scheduled backup: %v", err)
 	}
 }
+
+// TestServerBacksUpOnSchedule: a server with backup-dir set takes its first
+// backup when it starts, with its key beside it.
+func TestServerBacksUpOnSchedule(t *testing.T) {
+	backups := t.TempDir()
+	s := startIn(t, options{args: []string{"--backup-dir", backups, "--backup-interval", "1h", "--embedder", "none"}})
+	waitUntil(t, func() bool {
+		m, _ := filepath.Glob(filepath.Join(backups, "memory-*.db"))
+		return len(m) == 1
+	})
+	s.stop()
+	m, _ := filepath.Glob(filepath.Join(backups, "memory-*.db*"))
+	if len(m) != 2 || m[1] != m[0]+".key" {
+		t.Fatalf("backup dir holds %v, want a backup and its key", m)
+	}
+}
