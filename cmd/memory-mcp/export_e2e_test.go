@@ -95,6 +95,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 		}
 		t.Fatalf("the second export has %d lines, the first %d", len(lb), len(la))
 	}
+	if a, b := searches(t, dir), searches(t, restored); a != b {
+		t.Errorf("the same searches found other results in the imported store:\n%s\n---\n%s", a, b)
+	}
 }
 
 // exportTo runs export to standard output.
@@ -394,4 +397,27 @@ func TestExportMemoryTool(t *testing.T) {
 	if out, err := runCmd(t, filepath.Join(t.TempDir(), "d"), []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "import", file, "--embedder", "none"); err != nil {
 		t.Fatalf("import of the pages joined: %v\n%s", err, out)
 	}
+}
+
+// searches runs a fixed set of searches as ann on dir and returns their
+// results (ids, order and scores) as text.
+func searches(t *testing.T, dir string) string {
+	t.Helper()
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	defer s.stop()
+	var b strings.Builder
+	for _, q := range []string{"team offsite", "vendor contact extension", "deploys", "staging host", "reviewer"} {
+		var r struct {
+			Results []struct {
+				ID    string  `json:"id"`
+				Score float64 `json:"score"`
+			} `json:"results"`
+		}
+		s.ok("search_memory", map[string]any{"query": q, "scope": "all"}, &r)
+		if len(r.Results) == 0 {
+			t.Errorf("search %q found nothing in %s", q, dir)
+		}
+		fmt.Fprintf(&b, "%s: %v\n", q, r.Results)
+	}
+	return b.String()
 }
