@@ -28,6 +28,7 @@ import (
 // own agent id comes from the environment or the config file, as erase's.
 type exportFlags struct {
 	output    string
+	markdown  string
 	agent     string
 	namespace string
 	since     string
@@ -38,6 +39,8 @@ func (f *exportFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.output, "output", "", "write the export to this new file (default: standard output)")
 	fs.StringVar(&f.agent, "agent-id", "", "export only this agent's own memory (an agent may export only its own; a human, --human, anyone's); "+
 		"your own agent id comes from MEMORY_MCP_AGENT_ID or the config file here")
+	fs.StringVar(&f.markdown, "markdown", "", "instead, render the memory for people into this new or empty folder: one Markdown file per namespace, "+
+		"with each memory's provenance, and facts.md")
 	fs.StringVar(&f.namespace, "namespace", "", "export only the memories of this namespace")
 	fs.StringVar(&f.since, "since", "", "export only what was written at or after this time (RFC 3339, or a date 2026-11-01)")
 	fs.StringVar(&f.until, "until", "", "export only what was written before this time (RFC 3339, or a date)")
@@ -92,6 +95,14 @@ func export(ctx context.Context, cfg *Config, f *exportFlags, stdout, stderr io.
 		return err
 	}
 	defer db.Close()
+	if f.markdown != "" {
+		files, err := exportMarkdown(ctx, db, filter, f.markdown)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s in %s\n", strings.Join(files, ", "), f.markdown)
+		return nil
+	}
 	w, done, err := exportOutput(f.output, stdout)
 	if err != nil {
 		return err

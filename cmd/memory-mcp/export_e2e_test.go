@@ -421,3 +421,43 @@ func searches(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestExportMarkdown renders the memory for people: one file per
+// namespace with each memory's provenance, what is no longer in force and
+// why, and the facts.
+func TestExportMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	writeRichMemory(t, dir)
+	out := filepath.Join(t.TempDir(), "md")
+	if _, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "export", "--markdown", out, "--embedder", "none"); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	home, def, facts := read("home.md"), read("default.md"), read("facts.md")
+	for _, c := range []struct{ file, text, want string }{
+		{"home.md", home, "# Memory: home\n\n## Semantic\n\n- The team offsite is on Wednesday.\n  <sub>`mem-"},
+		{"home.md", home, "## No longer in force\n\n- The team offsite is on Tuesday.\n"},
+		{"home.md", home, " · ann (senior) · "},
+		{"home.md", home, " · superseded by `mem-"},
+		{"default.md", def, "- A scratch thought to drop.\n"},
+		{"default.md", def, " by ann: scratch"},
+		{"default.md", def, " · consolidated into `mem-"},
+		{"default.md", def, "shared copy of `mem-"},
+		{"facts.md", facts, "## conv-tls\n\nServices use TLS 1.3 or mTLS.\n\n<sub>convention · version 2 · by ann</sub>"},
+		{"facts.md", facts, " · retracted "},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.file, c.want, c.text)
+		}
+	}
+	if _, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "export", "--markdown", out); err == nil ||
+		!strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("a second rendering into the same folder: %v", err)
+	}
+}

@@ -109,24 +109,29 @@ func canonicalArgs(v any) ([]byte, error) {
 // exportedMemory and exportedFact are the columns of an export's memory
 // and fact records that a merge reads.
 type exportedMemory struct {
-	ID              string   `json:"id"`
-	AgentID         string   `json:"agent_id"`
-	Namespace       string   `json:"namespace"`
-	Category        string   `json:"category"`
-	Content         string   `json:"content"`
-	Tags            string   `json:"tags"`
-	Confidence      float64  `json:"confidence"`
-	Source          *string  `json:"source"`
-	Shared          int      `json:"shared"`
-	OccurredAt      int64    `json:"occurred_at"`
-	ExpiresAt       *int64   `json:"expires_at"`
-	AuthorSeniority *string  `json:"author_seniority"`
-	AuthorAutonomy  *string  `json:"author_autonomy"`
-	AuthorIsHuman   int      `json:"author_is_human"`
-	ForgottenAt     *int64   `json:"forgotten_at"`
-	ArchivedAt      *int64   `json:"archived_at"`
-	SupersededBy    *string  `json:"superseded_by"`
-	tags            []string // Tags decoded
+	ID               string  `json:"id"`
+	AgentID          string  `json:"agent_id"`
+	Namespace        string  `json:"namespace"`
+	Category         string  `json:"category"`
+	Content          string  `json:"content"`
+	Tags             string  `json:"tags"`
+	Confidence       float64 `json:"confidence"`
+	Source           *string `json:"source"`
+	Shared           int     `json:"shared"`
+	OccurredAt       int64   `json:"occurred_at"`
+	ExpiresAt        *int64  `json:"expires_at"`
+	AuthorSeniority  *string `json:"author_seniority"`
+	AuthorAutonomy   *string `json:"author_autonomy"`
+	AuthorIsHuman    int     `json:"author_is_human"`
+	CreatedAt        int64   `json:"created_at"`
+	ForgottenAt      *int64  `json:"forgotten_at"`
+	ForgottenBy      *string `json:"forgotten_by"`
+	ForgetReason     *string `json:"forget_reason"`
+	ArchivedAt       *int64  `json:"archived_at"`
+	ArchiveReason    *string `json:"archive_reason"`
+	ConsolidatedInto *string `json:"consolidated_into"`
+	SupersededBy     *string `json:"superseded_by"`
+	PublishedFrom    *string `json:"published_from"`
 }
 
 type exportedFact struct {

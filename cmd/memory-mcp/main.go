@@ -196,7 +196,7 @@ commands:
             empty; the key comes from PATH.key or MEMORY_MCP_PROVENANCE_KEY
   export    write the memory as JSON Lines (docs/export.md) to standard output
             or --output FILE: --agent-id (an agent exports only its own),
-            --namespace, --since, --until
+            --namespace, --since, --until; --markdown DIR renders it for people
   import FILE
             read an export, as a human (--human): exact into an empty store,
             else through the write gates (--dry-run says what would change);
