@@ -21,7 +21,7 @@ func BenchmarkPortable100k(b *testing.B) {
 	for range b.N {
 		dir := filled(b, n)
 		file := filepath.Join(b.TempDir(), "export.jsonl")
-		took, peak := runBinary(b, dir, "export", "--output", file)
+		took, peak, _ := runBinary(b, dir, "export", "--output", file)
 		info, err := os.Stat(file)
 		if err != nil {
 			b.Fatal(err)
@@ -32,36 +32,45 @@ func BenchmarkPortable100k(b *testing.B) {
 		b.ReportMetric(peak, "export-peak-rss-MB")
 
 		into := filepath.Join(b.TempDir(), "data")
-		took, peak = runBinary(b, into, "import", file, "--embedder", "none")
+		took, peak, _ = runBinary(b, into, "import", file, "--embedder", "none")
 		fmt.Printf("import memories=%d took=%.1fs rate=%.0f memories/s peak_rss=%.0fMB (exact, into an empty store, stamped, not re-embedded)\n",
 			n, took.Seconds(), n/took.Seconds(), peak)
 		b.ReportMetric(n/took.Seconds(), "import-memories/s")
 		b.ReportMetric(peak, "import-peak-rss-MB")
+		again := filepath.Join(b.TempDir(), "again.jsonl")
+		runBinary(b, into, "export", "--output", again)
+		first, _ := os.ReadFile(file)
+		second, _ := os.ReadFile(again)
+		fmt.Printf("round trip memories=%d export, import, export byte-identical=%v (%d bytes)\n", n, bytes.Equal(first, second), len(first))
+		if !bytes.Equal(first, second) {
+			b.Error("the export of the imported store differs")
+		}
 
 		backup := filepath.Join(b.TempDir(), "backup.db")
-		took, peak = runBinary(b, dir, "backup", backup)
+		took, peak, said := runBinary(b, dir, "backup", backup)
 		bk, err := os.Stat(backup)
 		if err != nil {
 			b.Fatal(err)
 		}
 		db, _ := os.Stat(filepath.Join(dir, "memory.db"))
-		fmt.Printf("backup memories=%d took=%.1fs size=%.0fMB (database %.0fMB) peak_rss=%.0fMB (verified: integrity, migrations, every stamp)\n",
-			n, took.Seconds(), float64(bk.Size())/1e6, float64(db.Size())/1e6, peak)
+		fmt.Printf("backup memories=%d took=%.1fs size=%.0fMB (database %.0fMB) peak_rss=%.0fMB (verified: integrity, migrations, every stamp): %s",
+			n, took.Seconds(), float64(bk.Size())/1e6, float64(db.Size())/1e6, peak, said)
 		b.ReportMetric(took.Seconds(), "backup-s")
 		b.ReportMetric(float64(bk.Size())/1e6, "backup-MB")
 	}
 }
 
 // runBinary runs a memory-mcp command on dir as a human and returns how
-// long it took and its peak resident memory in MB.
-func runBinary(b *testing.B, dir string, args ...string) (time.Duration, float64) {
-	cmd := exec.Command(binary(b), append(args, "--data-dir", dir, "--agent-id", "root", "--human", "--log-level", "warn")...)
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
+// long it took, its peak resident memory in MB and its output.
+func runBinary(b *testing.B, dir string, args ...string) (time.Duration, float64, string) {
+	cmd := exec.Command(binary(b), append(args, "--data-dir", dir, "--log-level", "warn")...)
+	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH"),
+		"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%v: %v\n%s", args, err, out.String())
 	}
-	return time.Since(start), float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+	return time.Since(start), float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024, out.String()
 }
