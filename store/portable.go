@@ -481,6 +481,11 @@ func (in *exportReader) record() (int, string, json.RawMessage, error) {
 		return in.line, "", nil, errImport(in.line, "not a JSON record: %v", err)
 	}
 	if rec.End {
+		var keys map[string]json.RawMessage
+		json.Unmarshal(b, &keys)
+		if keys["records"] == nil || keys["sha256"] == nil {
+			return in.line, "", nil, errImport(in.line, `a trailer is {"end":true,"records":N,"sha256":"..."}`)
+		}
 		if err := json.Unmarshal(b, &in.trailer); err != nil {
 			return in.line, "", nil, errImport(in.line, "a bad trailer: %v", err)
 		}
