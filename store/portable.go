@@ -54,14 +54,13 @@ type ExportFilter struct {
 // not asked. A kind that has no agent or namespace is left out when one is
 // asked (?1 IS NULL). Every kind's rows refer only to rows the export
 // holds: a shared copy brings its original, a summary its sources, and a
-// conflict or link is kept only when both its ends are.
+// conflict or link is kept only when both its ends are (see keeps). An
+// export of everything runs no condition at all.
 const (
 	inRange      = `(?3 IS NULL OR %[1]s >= ?3) AND (?4 IS NULL OR %[1]s < ?4)`
 	memSelected  = `SELECT id FROM memories WHERE (?1 IS NULL OR agent_id = ?1) AND (?2 IS NULL OR namespace = ?2) AND (?3 IS NULL OR created_at >= ?3) AND (?4 IS NULL OR created_at < ?4)`
 	memExported  = `(id IN (` + memSelected + `) OR id IN (SELECT published_from FROM memories WHERE id IN (` + memSelected + `)) OR id IN (SELECT source_id FROM memory_sources WHERE summary_id IN (` + memSelected + `)))`
-	memIDs       = `SELECT id FROM memories WHERE ` + memExported
 	factExported = `?1 IS NULL AND ?2 IS NULL AND fact_id IN (SELECT fact_id FROM operation_log WHERE (?3 IS NULL OR timestamp >= ?3) AND (?4 IS NULL OR timestamp < ?4))`
-	factIDs      = `SELECT fact_id FROM snapshot WHERE ` + factExported
 	blockChosen  = `(?1 IS NULL OR owner = ?1) AND ?2 IS NULL AND id IN (SELECT block_id FROM block_versions WHERE (?3 IS NULL OR at >= ?3) AND (?4 IS NULL OR at < ?4))`
 	ledgerChosen = `(?1 IS NULL OR agent_id = ?1) AND ?2 IS NULL AND (?3 IS NULL OR created_at >= ?3) AND (?4 IS NULL OR created_at < ?4)`
 	sharedChosen = `?1 IS NULL AND ?2 IS NULL AND (?3 IS NULL OR created_at >= ?3) AND (?4 IS NULL OR created_at < ?4)`
@@ -77,6 +76,13 @@ type portableKind struct {
 	// skip are columns left out: stamps (re-made under the importing
 	// store's key) and vectors (re-made by its embedder).
 	skip []string
+	// keeps adds each exported row's value of a column to a set (column
+	// -> set); within keeps only the rows whose values of its columns are
+	// in their sets: a link or a conflict is exported only when both its
+	// ends are. Checked here rather than in SQL: a filter of one table by
+	// two IN lists over a filtered 100k-row table took minutes in SQLite,
+	// a Go set of ids a few megabytes.
+	keeps, within map[string]string
 }
 
 // portableKinds are the kinds of an export, in an order an import can
@@ -86,14 +92,15 @@ type portableKind struct {
 // adapters, and the per-space statistics the triggers keep.
 var portableKinds = []portableKind{
 	{kind: "fact_op", table: "operation_log", order: "id", where: factExported, skip: []string{"stamp"}},
-	{kind: "fact", table: "snapshot", order: "fact_id", where: factExported},
-	{kind: "fact_claim", table: "fact_claims", order: "claim, value, fact_id", where: "fact_id IN (" + factIDs + ")"},
-	{kind: "fact_conflict", table: "fact_conflicts", order: "id", where: "older_id IN (" + factIDs + ") AND newer_id IN (" + factIDs + ")"},
-	{kind: "memory", table: "memories", order: "pk", where: memExported, skip: []string{"embedding", "embedder", "stamp"}},
-	{kind: "memory_source", table: "memory_sources", order: "summary_id, position", where: "summary_id IN (" + memSelected + ")"},
-	{kind: "memory_claim", table: "memory_claims", order: "agent_id, claim, value, memory_pk", where: "memory_pk IN (SELECT pk FROM memories WHERE " + memExported + ")"},
-	{kind: "memory_conflict", table: "memory_conflicts", order: "id", where: "older_id IN (" + memIDs + ") AND newer_id IN (" + memIDs + ")"},
-	{kind: "shared_repeat", table: "shared_repeats", order: "copy_id, memory_id", where: "copy_id IN (" + memIDs + ") AND memory_id IN (" + memIDs + ")"},
+	{kind: "fact", table: "snapshot", order: "fact_id", where: factExported, keeps: map[string]string{"fact_id": "fact"}},
+	{kind: "fact_claim", table: "fact_claims", order: "claim, value, fact_id", within: map[string]string{"fact_id": "fact"}},
+	{kind: "fact_conflict", table: "fact_conflicts", order: "id", within: map[string]string{"older_id": "fact", "newer_id": "fact"}},
+	{kind: "memory", table: "memories", order: "pk", where: memExported, skip: []string{"embedding", "embedder", "stamp"},
+		keeps: map[string]string{"id": "memory", "pk": "memory_pk"}},
+	{kind: "memory_source", table: "memory_sources", order: "summary_id, position", within: map[string]string{"summary_id": "memory", "source_id": "memory"}},
+	{kind: "memory_claim", table: "memory_claims", order: "agent_id, claim, value, memory_pk", within: map[string]string{"memory_pk": "memory_pk"}},
+	{kind: "memory_conflict", table: "memory_conflicts", order: "id", within: map[string]string{"older_id": "memory", "newer_id": "memory"}},
+	{kind: "shared_repeat", table: "shared_repeats", order: "copy_id, memory_id", within: map[string]string{"copy_id": "memory", "memory_id": "memory"}},
 	{kind: "block", table: "blocks", order: "id", where: blockChosen},
 	{kind: "block_version", table: "block_versions", order: "block_id, version", where: "block_id IN (SELECT id FROM blocks WHERE " + blockChosen + ")", skip: []string{"stamp"}},
 	{kind: "note", table: "notes", order: "note_id", where: ledgerChosen},
@@ -152,8 +159,9 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCo
 		defer c.Exec(`ROLLBACK`)
 		head, _ := json.Marshal(exportHeader{Format: ExportFormat, Version: ExportVersion, Filter: f})
 		out.Write(append(head, '\n'))
+		sets := map[string]map[string]bool{}
 		for _, k := range portableKinds {
-			n, err := exportKind(c, k, f, out)
+			n, err := exportKind(c, k, f, sets, out)
 			if err != nil {
 				return fmt.Errorf("export %s: %w", k.table, err)
 			}
@@ -178,12 +186,17 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCo
 }
 
 // exportKind writes k's selected rows, one line each, and counts them.
-func exportKind(c *sqlite3.Conn, k portableKind, f ExportFilter, out *bufio.Writer) (int, error) {
+func exportKind(c *sqlite3.Conn, k portableKind, f ExportFilter, sets map[string]map[string]bool, out *bufio.Writer) (int, error) {
 	cols, err := portableColumns(c, k)
 	if err != nil {
 		return 0, err
 	}
-	st, _, err := c.Prepare(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + k.table + ` WHERE ` + k.where + ` ORDER BY ` + k.order)
+	where := k.where
+	if where == "" || (f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil) {
+		where = "1"
+	}
+	keeps, within := columnSets(cols, k.keeps, sets), columnSets(cols, k.within, sets)
+	st, _, err := c.Prepare(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + k.table + ` WHERE ` + where + ` ORDER BY ` + k.order)
 	if err != nil {
 		return 0, err
 	}
@@ -197,7 +210,18 @@ func exportKind(c *sqlite3.Conn, k portableKind, f ExportFilter, out *bufio.Writ
 	}
 	var line []byte
 	n := 0
+rows:
 	for st.Step() {
+		for i, set := range within {
+			if set != nil && !set[st.ColumnText(i)] {
+				continue rows
+			}
+		}
+		for i, set := range keeps {
+			if set != nil {
+				set[st.ColumnText(i)] = true
+			}
+		}
 		line = append(line[:0], prefix...)
 		for i := range cols {
 			if i > 0 {
@@ -215,6 +239,21 @@ func exportKind(c *sqlite3.Conn, k portableKind, f ExportFilter, out *bufio.Writ
 		n++
 	}
 	return n, st.Err()
+}
+
+// columnSets gives, per column of cols, the set named for it in named (nil
+// for none), made in sets when new.
+func columnSets(cols []string, named map[string]string, sets map[string]map[string]bool) []map[string]bool {
+	out := make([]map[string]bool, len(cols))
+	for i, col := range cols {
+		if name, ok := named[col]; ok {
+			if sets[name] == nil {
+				sets[name] = map[string]bool{}
+			}
+			out[i] = sets[name]
+		}
+	}
+	return out
 }
 
 // bindFilter binds f as ?1..?4 (see the conditions above).
