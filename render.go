@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // What the MCP tools, resources and prompts show a model, where more than
@@ -18,11 +20,45 @@ func RenderBlocks(blocks []Block, id Identity) string {
 	var b strings.Builder
 	b.WriteString(DataDirective + "\n")
 	for _, blk := range blocks {
-		fmt.Fprintf(&b, "\n## %s (version %d, %d/%d characters%s)\n", blk.Label, blk.Version, blk.Chars, blk.Limit, blockTraits(blk, id))
+		fmt.Fprintf(&b, "\n## %s (%s, version %d, %d/%d characters%s)\n", blk.Label, BlockPath(blk.BlockSummary), blk.Version, blk.Chars, blk.Limit, blockTraits(blk, id))
 		b.WriteString(Fence(blk.Label+" description", blk.Description) + "\n")
 		b.WriteString(Fence(blk.Label, blk.Value) + "\n")
 	}
 	return b.String()
+}
+
+// RenderBlockVersions renders a block's history for a model to read: per
+// version its number, operation, author and time, and its value fenced as
+// data (after the DataDirective, once).
+func RenderBlockVersions(heading string, vs []BlockVersion) string {
+	if len(vs) == 0 {
+		return heading + ": none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d):\n%s\n", heading, len(vs), DataDirective)
+	for _, v := range vs {
+		fmt.Fprintf(&b, "\n- v%d %s by %s at %s", v.Version, v.Op, v.Author.AgentID, v.At.Format(time.RFC3339))
+		switch {
+		case v.Deleted:
+			b.WriteString(" (deleted)\n")
+			continue
+		case v.RestoredFrom > 0:
+			fmt.Fprintf(&b, " (from v%d)", v.RestoredFrom)
+		}
+		fmt.Fprintf(&b, ", %d characters:\n%s\n", utf8.RuneCountInString(v.Value), Fence(fmt.Sprintf("%s v%d", v.Label, v.Version), v.Value))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// RenderBlock renders one block for a model to read: the heading of the
+// system's fields, the DataDirective, then its description and its value
+// with numbered lines (for insert), each fenced as data.
+func RenderBlock(head string, b Block, number func(lines []string) string) string {
+	body := "(empty)"
+	if lines := Lines(b.Value); len(lines) > 0 {
+		body = number(lines)
+	}
+	return head + "\n" + DataDirective + "\ndescription:\n" + Fence(b.Label+" description", b.Description) + "\n" + Fence(b.Label, body)
 }
 
 // blockTraits says, for the block's heading, what the caller may do with it.
