@@ -200,7 +200,7 @@ func LineOf(value, old string) (int, bool) {
 // arguments: the reference's insert may add an empty line, and its
 // str_replace may not look for nothing.
 func (e *BlockEdit) validateFile() error {
-	for field, text := range map[string]string{"insert_text": e.Text, "new_str": e.NewText, "file_text": e.Text} {
+	for field, text := range map[string]string{"insert_text": e.Text, "new_str": e.NewText} {
 		if err := checkText(field, text); err != nil {
 			return err
 		}

@@ -274,6 +274,9 @@ func (m memoryFiles) create(ctx context.Context, a FileArgs) (FileResult, string
 	if a.FileText == nil {
 		return FileResult{}, "", memory.Errorf(memory.EINVALID, "file_text is missing: give the new file's text (it may be empty)")
 	}
+	if err := memory.CheckText("file_text", *a.FileText, 0); err != nil {
+		return FileResult{}, "", err
+	}
 	limit, err := count("limit", a.Limit)
 	if err != nil {
 		return FileResult{}, "", err
