@@ -421,7 +421,7 @@ func CheckBlockLimit(label, before, after string, limit int) error {
 
 func overLimit(label, what string, n, limit int) error {
 	return Errorf(EINVALID, "block %s: %s %d characters; its limit is %d characters (%d over): "+
-		"shorten the text, or condense the block with memory_block_rethink", label, what, n, limit, n-limit)
+		"shorten the text, or condense the block first (rewrite what is stale shorter; every version is kept)", label, what, n, limit, n-limit)
 }
 
 // BlockVersion is one entry of a block's history: the value after an edit,

@@ -138,7 +138,7 @@ func (s *BlockService) Edit(ctx context.Context, e memory.BlockEdit) (memory.Blo
 		if err := b.CheckWrite(id); err != nil {
 			return err
 		}
-		if err := checkBlockVersion(b.Block, e.ExpectedVersion, e.ExpectedHash); err != nil {
+		if err := checkBlockVersion(b.Block, e.ExpectedVersion, e.ExpectedHash, e.Path); err != nil {
 			return err
 		}
 		if e.Op == memory.BlockRestore && b.DeletedAt != nil {
@@ -453,23 +453,28 @@ func checkBlockCount(ctx context.Context, tx *Tx, label, owner, caller string) e
 }
 
 // checkBlockVersion enforces compare-and-set when the caller sent
-// expected_version or expected_hash.
-func checkBlockVersion(b memory.Block, expected *int, hash string) error {
+// expected_version or expected_hash. path is the memory tool path the edit
+// names ("" for the block tools), which the message names instead.
+func checkBlockVersion(b memory.Block, expected *int, hash, path string) error {
+	what, reread := "block "+b.Label, "read it again with memory_block_read and redo your edit on the current value"
+	if path != "" {
+		what, reread = path, "view it again and redo your edit on the current text"
+	}
 	if hash != "" {
 		if have := memory.BlockHash(b.Value); !strings.HasPrefix(have, strings.ToLower(hash)) {
-			return memory.Errorf(memory.ECONFLICT, "block %s has content hash %s (version %d), you sent expected_hash %s: it was edited (by %s) since you read it; "+
-				"view it again and redo your edit on the current text", b.Label, have[:16], b.Version, hash, b.UpdatedBy)
+			return memory.Errorf(memory.ECONFLICT, "%s has content hash %s (version %d), you sent expected_hash %s: it was edited (by %s) since you read it; %s",
+				what, have[:16], b.Version, hash, b.UpdatedBy, reread)
 		}
 	}
 	if expected == nil || *expected == b.Version {
 		return nil
 	}
 	if *expected > b.Version {
-		return memory.Errorf(memory.EINVALID, "block %s is at version %d, you sent expected_version %d: there is no such version yet; "+
-			"send the version memory_block_read shows", b.Label, b.Version, *expected)
+		return memory.Errorf(memory.EINVALID, "%s is at version %d, you sent expected_version %d: there is no such version yet; "+
+			"send the version a read shows", what, b.Version, *expected)
 	}
-	return memory.Errorf(memory.ECONFLICT, "block %s is at version %d, you sent expected_version %d: it was edited (by %s) since you read it; "+
-		"read it again with memory_block_read and redo your edit on the current value", b.Label, b.Version, *expected, b.UpdatedBy)
+	return memory.Errorf(memory.ECONFLICT, "%s is at version %d, you sent expected_version %d: it was edited (by %s) since you read it; %s",
+		what, b.Version, *expected, b.UpdatedBy, reread)
 }
 
 // restorable returns version v of b, if it is one that can be brought back.

@@ -56,7 +56,7 @@ func (s *BlockService) Rename(ctx context.Context, r memory.BlockRename) (memory
 		if b.Shared && b.Owner != id.AgentID && !id.Human {
 			return memory.Errorf(memory.EFORBIDDEN, "%s is a shared block owned by %s: only its owner may move it; edit it in place instead", r.From.Path, b.OwnerName())
 		}
-		if err := checkBlockVersion(b.Block, r.ExpectedVersion, r.ExpectedHash); err != nil {
+		if err := checkBlockVersion(b.Block, r.ExpectedVersion, r.ExpectedHash, r.From.Path); err != nil {
 			return err
 		}
 		if err := checkDestination(ctx, tx, id.AgentID, r.To); err != nil {

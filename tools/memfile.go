@@ -342,21 +342,21 @@ func (m memoryFiles) edit(ctx context.Context, a FileArgs) (FileResult, string, 
 }
 
 func editedText(a FileArgs, p memory.MemoryPath, b, before memory.Block) string {
-	now := fmt.Sprintf("now version %d, sha256 %s, %d/%d characters", b.Version, memory.ShortHash(b.Value), b.Chars, b.Limit)
+	now := fmt.Sprintf("version %d, sha256 %s, %d/%d characters", b.Version, memory.ShortHash(b.Value), b.Chars, b.Limit)
 	switch a.Command {
 	case "str_replace":
 		line, ok := memory.LineOf(before.Value, deref(a.OldStr))
 		if !ok || before.Version != b.Version-1 { // edited by someone else in between: find the new text instead
 			line, _ = memory.LineOf(b.Value, deref(a.NewStr))
 		}
-		return fmt.Sprintf("The memory file has been edited (%s). Here is the snippet showing the change (with line numbers):\n%s\n%s",
-			now, memory.DataDirective, memory.Fence(p.Path, memory.Snippet(b.Value, line)))
+		return fmt.Sprintf("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n%s\n%s\nNow %s.",
+			memory.DataDirective, memory.Fence(p.Path, memory.Snippet(b.Value, line)), now)
 	case "insert":
-		return fmt.Sprintf("The file %s has been edited (%s).", a.Path, now)
+		return fmt.Sprintf("The file %s has been edited. Now %s.", a.Path, now)
 	case "delete":
 		return fmt.Sprintf("Successfully deleted %s (as version %d: restore with version %d brings it back)", a.Path, b.Version, b.Version-1)
 	}
-	return fmt.Sprintf("Restored %s to version %d: %s.", a.Path, *a.Version, now)
+	return fmt.Sprintf("Restored %s to version %d: now %s.", a.Path, *a.Version, now)
 }
 
 func (m memoryFiles) rename(ctx context.Context, a FileArgs) (FileResult, string, error) {
