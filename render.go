@@ -61,6 +61,63 @@ func RenderBlock(head string, b Block, number func(lines []string) string) strin
 	return head + "\n" + DataDirective + "\ndescription:\n" + Fence(b.Label+" description", b.Description) + "\n" + Fence(b.Label, body)
 }
 
+// RenderFacts renders facts for a model to read: per fact a heading of the
+// system's fields (id, version, category, state, author, time), then its
+// tags and content, which their author wrote, fenced as data.
+func RenderFacts(heading string, fs []Fact) string {
+	if len(fs) == 0 {
+		return heading + ": none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d):\n%s\n", heading, len(fs), DataDirective)
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n- %s (v%d, %s", f.ID, f.Version, f.Category)
+		if f.RetractedAt != nil {
+			fmt.Fprintf(&b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
+		}
+		if f.SupersededBy != "" {
+			fmt.Fprintf(&b, ", superseded by %s", f.SupersededBy)
+		}
+		fmt.Fprintf(&b, ", by %s at %s):\n%s\n", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), Fence("fact "+f.ID, withTags(f.Tags, f.Content)))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// RenderFactHistory renders a fact's operations, newest last as stored:
+// each one's version, type, author and time, then its content and reason
+// fenced as data.
+func RenderFactHistory(ops []FactOperation) string {
+	if len(ops) == 0 {
+		return "history: none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "history (%d):\n", len(ops))
+	for _, op := range ops {
+		fmt.Fprintf(&b, "\n- v%d %s by %s at %s", op.Version, op.Type, op.Author.AgentID, op.Timestamp.Format(time.RFC3339))
+		var body []string
+		if op.Content != nil {
+			body = append(body, *op.Content)
+		}
+		if op.Reason != "" {
+			body = append(body, "reason: "+op.Reason)
+		}
+		if len(body) > 0 {
+			fmt.Fprintf(&b, ":\n%s", Fence(fmt.Sprintf("fact v%d", op.Version), strings.Join(body, "\n")))
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// withTags puts tags, which their writer chose, before text, inside the
+// fence they are shown in.
+func withTags(tags []string, text string) string {
+	if len(tags) == 0 {
+		return text
+	}
+	return "tags: " + strings.Join(tags, ", ") + "\n" + text
+}
+
 // blockTraits says, for the block's heading, what the caller may do with it.
 func blockTraits(b Block, id Identity) string {
 	var t []string
