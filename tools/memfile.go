@@ -274,6 +274,9 @@ func (m memoryFiles) create(ctx context.Context, a FileArgs) (FileResult, string
 	if a.FileText == nil {
 		return FileResult{}, "", memory.Errorf(memory.EINVALID, "file_text is missing: give the new file's text (it may be empty)")
 	}
+	if err := m.checkPlace(ctx, p); err != nil {
+		return FileResult{}, "", err
+	}
 	if err := memory.CheckText("file_text", *a.FileText, 0); err != nil {
 		return FileResult{}, "", err
 	}
@@ -368,11 +371,34 @@ func (m memoryFiles) rename(ctx context.Context, a FileArgs) (FileResult, string
 	if err != nil {
 		return FileResult{}, "", err
 	}
+	if err := m.checkPlace(ctx, to); err != nil {
+		return FileResult{}, "", err
+	}
 	b, err := m.blocks.Rename(ctx, memory.BlockRename{From: from, To: to, ExpectedVersion: a.ExpectedVersion, ExpectedHash: deref(a.ExpectedHash)})
 	if err != nil {
 		return FileResult{}, "", err
 	}
 	return fileResult("rename", to, b), fmt.Sprintf("Successfully renamed %s to %s (its history up to now stays with %s)", a.OldPath, a.NewPath, a.OldPath), nil
+}
+
+// checkPlace refuses a new file at p where a directory is (a file lies
+// below p), or below a file (p's parent is a file): a path is one or the
+// other.
+func (m memoryFiles) checkPlace(ctx context.Context, p memory.MemoryPath) error {
+	bs, err := m.blocks.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		path := memory.BlockPath(b.BlockSummary)
+		switch {
+		case strings.HasPrefix(path, p.Path+"/"):
+			return memory.Errorf(memory.EINVALID, "%s is a directory (it holds %s): choose another name for the file", p.Path, path)
+		case strings.HasPrefix(p.Path, path+"/"):
+			return memory.Errorf(memory.EINVALID, "%s is a file, so %s cannot lie below it: choose another path", path, p.Path)
+		}
+	}
+	return nil
 }
 
 func (m memoryFiles) history(ctx context.Context, a FileArgs) (FileResult, string, error) {

@@ -148,6 +148,12 @@ func TestMemoryToolAddsWhatBlocksKeep(t *testing.T) {
 	got = ann.memory(false, map[string]any{"command": "view", "path": plan})
 	expect(t, "view", got, "version 3, sha256 "+memory.ShortHash("# Plan\nShip v1 in May.\n")+", 23/40 characters", "<memory-data label=\"/memories/plan.md description\">\nThe release plan.\n</memory-data>")
 
+	got = ann.memory(true, map[string]any{"command": "create", "path": plan + "/x.md", "file_text": ""})
+	expect(t, "a file below a file", got, "EINVALID: /memories/plan.md is a file, so /memories/plan.md/x.md cannot lie below it")
+	ann.memory(false, map[string]any{"command": "create", "path": "/memories/docs/a.md", "file_text": ""})
+	got = ann.memory(true, map[string]any{"command": "rename", "old_path": "/memories/docs/a.md", "new_path": "/memories/docs"})
+	expect(t, "a file onto a directory", got, "EINVALID: /memories/docs is a directory (it holds /memories/docs/a.md)")
+
 	got = ann.memory(false, map[string]any{"command": "history", "path": plan})
 	expect(t, "history", got, "versions of /memories/plan.md (3):", "- v3 insert by ann", "- v2 replace by ann", "- v1 create by ann",
 		"<memory-data label=\"plan.md v1\">\nShip v1.\n</memory-data>")
