@@ -31,21 +31,30 @@ func RenderBlocks(blocks []Block, id Identity) string {
 // version its number, operation, author and time, and its value fenced as
 // data (after the DataDirective, once).
 func RenderBlockVersions(heading string, vs []BlockVersion) string {
-	if len(vs) == 0 {
-		return heading + ": none"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%d):\n%s\n", heading, len(vs), DataDirective)
-	for _, v := range vs {
-		fmt.Fprintf(&b, "\n- v%d %s by %s at %s", v.Version, v.Op, v.Author.AgentID, v.At.Format(time.RFC3339))
+	return fencedList(heading, vs, func(b *strings.Builder, v BlockVersion) {
+		fmt.Fprintf(b, "\n- v%d %s by %s at %s", v.Version, v.Op, v.Author.AgentID, v.At.Format(time.RFC3339))
 		switch {
 		case v.Deleted:
 			b.WriteString(" (deleted)\n")
-			continue
+			return
 		case v.RestoredFrom > 0:
-			fmt.Fprintf(&b, " (from v%d)", v.RestoredFrom)
+			fmt.Fprintf(b, " (from v%d)", v.RestoredFrom)
 		}
-		fmt.Fprintf(&b, ", %d characters:\n%s\n", utf8.RuneCountInString(v.Value), Fence(fmt.Sprintf("%s v%d", v.Label, v.Version), v.Value))
+		fmt.Fprintf(b, ", %d characters:\n%s\n", utf8.RuneCountInString(v.Value), Fence(fmt.Sprintf("%s v%d", v.Label, v.Version), v.Value))
+	})
+}
+
+// fencedList renders items under a heading with their count and the
+// DataDirective once, each item by write (which fences what it shows of
+// stored text), or a "none" line.
+func fencedList[T any](heading string, items []T, write func(*strings.Builder, T)) string {
+	if len(items) == 0 {
+		return heading + ": none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d):\n%s\n", heading, len(items), DataDirective)
+	for _, it := range items {
+		write(&b, it)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -65,22 +74,16 @@ func RenderBlock(head string, b Block, number func(lines []string) string) strin
 // system's fields (id, version, category, state, author, time), then its
 // tags and content, which their author wrote, fenced as data.
 func RenderFacts(heading string, fs []Fact) string {
-	if len(fs) == 0 {
-		return heading + ": none"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%d):\n%s\n", heading, len(fs), DataDirective)
-	for _, f := range fs {
-		fmt.Fprintf(&b, "\n- %s (v%d, %s", f.ID, f.Version, f.Category)
+	return fencedList(heading, fs, func(b *strings.Builder, f Fact) {
+		fmt.Fprintf(b, "\n- %s (v%d, %s", f.ID, f.Version, f.Category)
 		if f.RetractedAt != nil {
-			fmt.Fprintf(&b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
+			fmt.Fprintf(b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
 		}
 		if f.SupersededBy != "" {
-			fmt.Fprintf(&b, ", superseded by %s", f.SupersededBy)
+			fmt.Fprintf(b, ", superseded by %s", f.SupersededBy)
 		}
-		fmt.Fprintf(&b, ", by %s at %s):\n%s\n", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), Fence("fact "+f.ID, withTags(f.Tags, f.Content)))
-	}
-	return strings.TrimRight(b.String(), "\n")
+		fmt.Fprintf(b, ", by %s at %s):\n%s\n", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), Fence("fact "+f.ID, withTags(f.Tags, f.Content)))
+	})
 }
 
 // RenderFactHistory renders a fact's operations, newest last as stored:
