@@ -413,6 +413,15 @@ func (m memoryFiles) history(ctx context.Context, a FileArgs) (FileResult, strin
 	if err != nil {
 		return FileResult{}, "", err
 	}
+	// A live block in the other area than the path's is not at this path
+	// (a deleted one cannot be told apart here: its history is shown).
+	if bs, err := m.blocks.List(ctx); err == nil {
+		for _, b := range bs {
+			if b.Label == p.Label && b.Shared != p.Shared {
+				return FileResult{}, "", memory.PathNotFound(a.Path)
+			}
+		}
+	}
 	vs, err := m.blocks.History(ctx, p.Label, limit)
 	if memory.ErrorCode(err) == memory.ENOTFOUND {
 		err = memory.PathNotFound(a.Path)

@@ -178,6 +178,8 @@ func TestMemoryToolAddsWhatBlocksKeep(t *testing.T) {
 	bob.memory(false, map[string]any{"command": "str_replace", "path": "/memories/shared/team.md", "old_str": "nine", "new_str": "ten"})
 	got = bob.memory(true, map[string]any{"command": "view", "path": "/memories/team.md"})
 	expect(t, "a shared file by a personal path", got, "ENOTFOUND: The path /memories/team.md does not exist.")
+	got = bob.memory(true, map[string]any{"command": "history", "path": "/memories/team.md"})
+	expect(t, "the history of a shared file by a personal path", got, "ENOTFOUND: The path /memories/team.md does not exist.")
 	res := bob.call("list_approvals", map[string]any{})
 	expect(t, "bob's reviews", text(res), "memory:shared")
 	if strings.Count(text(res), "memory:shared") != 1 {
