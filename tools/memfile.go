@@ -46,6 +46,8 @@ type FileEntry struct {
 	Chars   int    `json:"chars,omitempty"`
 	Limit   int    `json:"limit,omitempty"`
 	Version int    `json:"version,omitempty"`
+	// ReadOnly: people keep the file; agents may read it, not edit it.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 // FileResult is the memory tool's result: the file a command read or
@@ -185,7 +187,7 @@ func dirEntries(bs []memory.Block, p memory.MemoryPath) ([]FileEntry, bool) {
 			sizes[dir].Bytes += n
 		}
 		if len(parts) <= 2 {
-			sizes[path] = &FileEntry{Path: path, Bytes: n, Chars: b.Chars, Limit: b.Limit, Version: b.Version}
+			sizes[path] = &FileEntry{Path: path, Bytes: n, Chars: b.Chars, Limit: b.Limit, Version: b.Version, ReadOnly: b.ReadOnly}
 		}
 	}
 	if !found {
@@ -214,7 +216,11 @@ func renderDir(path string, entries []FileEntry) string {
 			b.WriteString("/")
 			continue
 		}
-		fmt.Fprintf(&b, "\t(version %d, %d/%d characters)", e.Version, e.Chars, e.Limit)
+		ro := ""
+		if e.ReadOnly {
+			ro = ", read-only"
+		}
+		fmt.Fprintf(&b, "\t(version %d, %d/%d characters%s)", e.Version, e.Chars, e.Limit, ro)
 	}
 	return b.String()
 }
