@@ -39,6 +39,9 @@ var fenceTag = regexp.MustCompile(`(?i)<\s*(/?)\s*memory[\s_-]*data`)
 // separator between the tag's parts allowed. Everything else is kept as it
 // was written.
 func Neutralise(text string) string {
+	if !strings.ContainsAny(text, tagOpeners) {
+		return text // most text holds no tag at all: no copy to fold
+	}
 	folded, at := foldTag(text)
 	matches := fenceTag.FindAllStringSubmatchIndex(folded, -1)
 	if len(matches) == 0 {
@@ -82,6 +85,9 @@ func foldTag(text string) (string, []int) {
 	}
 	return b.String(), append(at, len(text))
 }
+
+// tagOpeners are the characters lookAlike reads as "<".
+const tagOpeners = "<‹〈⟨﹤˂❮⧼＜"
 
 // lookAlike maps a character a model reads as one of the tag's ASCII
 // characters to it; full-width forms (U+FF01 to U+FF5E) to their ASCII.

@@ -194,6 +194,20 @@ func sweepResources(t *testing.T, s *proc) {
 	for _, r := range rs.Resources {
 		uris = append(uris, r.URI)
 	}
+	ts, err := s.cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range ts.ResourceTemplates {
+		prefix, _, _ := strings.Cut(rt.URITemplate, "{")
+		read := false
+		for _, u := range uris {
+			read = read || strings.HasPrefix(u, prefix) && u != strings.TrimSuffix(prefix, "/")
+		}
+		if !read && !strings.HasPrefix(prefix, "memory://metrics") { // metrics hold counts, no stored text
+			t.Errorf("template %s is listed but the fence sweep never reads it", rt.URITemplate)
+		}
+	}
 	for _, uri := range uris {
 		if uri == "memory://policies/core" {
 			continue // core policies: the one unfenced text, by design
