@@ -150,6 +150,9 @@ func (m memoryFiles) view(ctx context.Context, a FileArgs) (FileResult, string, 
 	if !ok {
 		return FileResult{}, "", memory.PathNotFound(a.Path)
 	}
+	if a.ViewRange != nil {
+		return FileResult{}, "", memory.Errorf(memory.EINVALID, "%s is a directory: view_range applies to a file's lines; leave it out", a.Path)
+	}
 	return FileResult{Command: "view", Path: p.Path, Entries: entries}, renderDir(a.Path, entries), nil
 }
 

@@ -92,6 +92,8 @@ func TestMemoryToolReplaysTheReference(t *testing.T) {
 	expect(t, "escape", got, "EINVALID: Path /memories/../etc/passwd would escape /memories directory")
 	got = s.memory(true, map[string]any{"command": "view", "path": "/memories/nope.txt"})
 	expect(t, "missing", got, "ENOTFOUND: The path /memories/nope.txt does not exist. Please provide a valid path.")
+	got = s.memory(true, map[string]any{"command": "view", "path": "/memories", "view_range": []int{1, 2}})
+	expect(t, "view_range of a directory", got, "EINVALID: /memories is a directory: view_range applies to a file's lines")
 	got = s.memory(true, map[string]any{"command": "str_replace", "path": "/memories", "old_str": "a", "new_str": "b"})
 	expect(t, "directory", got, "EINVALID: The path /memories is not a file.")
 
