@@ -347,10 +347,35 @@ func (m memoryFiles) edit(ctx context.Context, a FileArgs) (FileResult, string, 
 		e.Op, e.Version = memory.BlockRestore, v
 	}
 	b, err := m.blocks.Edit(ctx, e)
+	if memory.ErrorCode(err) == memory.ENOTFOUND {
+		err = m.orDirectory(ctx, p, err)
+	}
 	if err != nil {
 		return FileResult{}, "", err
 	}
 	return fileResult(a.Command, p, b), editedText(a, p, b, before), nil
+}
+
+// orDirectory returns, for a path no file is at, the error that it is a
+// directory if files lie below it, else notFound. A directory is not
+// deleted whole: each file is a block, deleted (and restorable) one at a
+// time, and a tree of them could only be deleted as several writes.
+func (m memoryFiles) orDirectory(ctx context.Context, p memory.MemoryPath, notFound error) error {
+	bs, err := m.blocks.List(ctx)
+	if err != nil {
+		return err
+	}
+	var below []string
+	for _, b := range bs {
+		if path := memory.BlockPath(b.BlockSummary); strings.HasPrefix(path, p.Path+"/") {
+			below = append(below, path)
+		}
+	}
+	if len(below) == 0 {
+		return notFound
+	}
+	return memory.Errorf(memory.EINVALID, "The path %s is not a file: it is a directory holding %s; delete or edit its files one at a time",
+		p.Path, strings.Join(below, ", "))
 }
 
 func editedText(a FileArgs, p memory.MemoryPath, b, before memory.Block) string {

@@ -118,6 +118,8 @@ func TestMemoryToolReplaysTheReference(t *testing.T) {
 	// delete: the root, a missing file, then for real.
 	got = s.memory(true, map[string]any{"command": "delete", "path": "/memories"})
 	expect(t, "delete the root", got, "EINVALID: Cannot delete the /memories directory itself")
+	got = s.memory(true, map[string]any{"command": "delete", "path": "/memories/meetings"})
+	expect(t, "delete a directory", got, "EINVALID: The path /memories/meetings is not a file: it is a directory holding /memories/meetings/2025-06.txt")
 	got = s.memory(true, map[string]any{"command": "delete", "path": "/memories/gone.txt"})
 	expect(t, "delete a missing file", got, "ENOTFOUND: The path /memories/gone.txt does not exist")
 	got = s.memory(false, map[string]any{"command": "delete", "path": "/memories/todo.txt"})
