@@ -100,6 +100,8 @@ var portableKinds = []portableKind{
 	{kind: "memory_source", table: "memory_sources", order: "summary_id, position", within: map[string]string{"summary_id": "memory", "source_id": "memory"}},
 	{kind: "memory_claim", table: "memory_claims", order: "agent_id, claim, value, memory_pk", within: map[string]string{"memory_pk": "memory_pk"}},
 	{kind: "memory_conflict", table: "memory_conflicts", order: "id", within: map[string]string{"older_id": "memory", "newer_id": "memory"}},
+	{kind: "memory_repeat", table: "memory_repeats", order: "pk", skip: []string{"stamp"}, within: map[string]string{"memory_id": "memory"},
+		where: `(?1 IS NULL OR agent_id = ?1) AND (?2 IS NULL OR namespace = ?2) AND ` + fmt.Sprintf(inRange, "said_at")},
 	{kind: "shared_repeat", table: "shared_repeats", order: "copy_id, memory_id", within: map[string]string{"copy_id": "memory", "memory_id": "memory"}},
 	{kind: "block", table: "blocks", order: "id", where: blockChosen},
 	{kind: "block_version", table: "block_versions", order: "block_id, version", where: "block_id IN (SELECT id FROM blocks WHERE " + blockChosen + ")", skip: []string{"stamp"}},

@@ -31,11 +31,12 @@ func writeRichMemory(t *testing.T, dir string) {
 	for _, c := range []string{"Deploys go out on Tuesdays.", "Deploys need a second reviewer.", "Deploy windows close at 16:00."} {
 		s.ok("remember", map[string]any{"content": c, "category": "procedural"}, nil)
 	}
+	s.ok("remember", map[string]any{"content": "The team offsite is on Wednesday.", "namespace": "home"}, nil) // a repeat, kept as said
 	s.ok("consolidate_memory", map[string]any{"older_than": "0"}, nil)
 	s.ok("publish_fact", map[string]any{"fact_id": "conv-tls", "content": "Services use TLS 1.3.", "category": "convention"}, nil)
 	s.ok("publish_fact", map[string]any{"fact_id": "conv-tls", "content": "Services use TLS 1.3 or mTLS.", "category": "convention"}, nil)
 	s.fail("publish_fact", map[string]any{"fact_id": "policy-keys", "content": "Keys rotate yearly.", "category": "core_policy"}, "EHELD", "held") // an approval
-	s.ok("memory_block_append", map[string]any{"label": "persona", "text": "I answer briefly."}, nil)
+	s.ok("memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "I answer briefly."}, nil)
 	s.ok("write_note", map[string]any{"text": "decision: we ship on Fridays no more", "promote": true}, nil)
 	s.stop()
 	h := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "root", "--human", "--embedder", "none"}})
@@ -60,7 +61,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	kinds := exportKinds(t, a)
 	for _, k := range []string{"fact_op", "fact", "fact_claim", "memory", "memory_source", "memory_claim", "memory_conflict", "block", "block_version",
-		"note", "event", "shared_decision", "approval"} {
+		"note", "event", "shared_decision", "approval", "memory_repeat"} {
 		if kinds[k] == 0 {
 			t.Errorf("the export holds no %s record: %v", k, kinds)
 		}
@@ -233,7 +234,8 @@ func TestExportFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	hk := exportKinds(t, []byte(home))
-	if hk["memory"] != 3 || hk["memory_conflict"] != 1 || len(hk) != 3 { // the two offsite memories and bob's; their conflict and claims
+	// The two offsite memories and bob's; their conflict, claims, and the repeat of one.
+	if hk["memory"] != 3 || hk["memory_conflict"] != 1 || hk["memory_repeat"] != 1 || len(hk) != 4 {
 		t.Errorf("namespace home: %v\n%s", hk, home)
 	}
 	if later, err := runCmd(t, dir, human, "export", "--since", "2100-01-01", "--embedder", "none"); err != nil || len(exportKinds(t, []byte(later))) != 0 {
