@@ -285,8 +285,15 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(counts), cfg.DataDir)
 		return nil
 	}
-	rep, err := db.Import(ctx, in)
+	var src io.Reader = in
+	if info, err := in.Stat(); err == nil && info.Size() > 0 {
+		src = &readProgress{r: in, total: info.Size(), draw: progressBar(stderr, "import kB", time.Now())}
+	}
+	rep, err := db.Import(ctx, src)
 	db.Close()
+	if p, ok := src.(*readProgress); ok && p.drawn {
+		fmt.Fprintln(stderr)
+	}
 	if err != nil {
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
 	}
@@ -295,4 +302,23 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		return reindex(ctx, cfg, true, stderr)
 	}
 	return nil
+}
+
+// readProgress draws how much of a file has been read, every megabyte.
+type readProgress struct {
+	r           io.Reader
+	read, total int64
+	next        int64
+	draw        func(done, total int)
+	drawn       bool
+}
+
+func (p *readProgress) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	if p.read >= p.next || err == io.EOF {
+		p.draw(int(p.read/1024), int(p.total/1024))
+		p.next, p.drawn = p.read+1<<20, true
+	}
+	return n, err
 }
