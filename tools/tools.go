@@ -109,6 +109,73 @@ func Filter(st memory.Strategy) server.ToolFilterFunc {
 	}
 }
 
+// FitCaller makes every tools/list answer the caller's: a tool for human
+// operators only, and the arguments only a human may give, are left out for
+// an agent (on stdio the process's identity, on serve each request's). It
+// hooks the listing, not the tool filter, which mcp-go also applies to
+// tools/call and answers there with "tool not found": a call to a tool not
+// listed reaches its handler, which refuses an agent with EFORBIDDEN.
+func FitCaller(hooks *server.Hooks) {
+	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		if res != nil {
+			res.Tools = ForCaller(ctx, res.Tools)
+		}
+	})
+}
+
+// ForCaller returns the tools the caller in ctx may use, as it may use them:
+// for a human every tool; for an agent (or no identity) neither a tool for
+// humans only nor an argument only a human may give.
+func ForCaller(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if who, _ := memory.IdentityFrom(ctx); who.Human {
+		return tools
+	}
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		a := annotations[t.Name]
+		if a.humans {
+			continue
+		}
+		if len(a.humanArgs) > 0 {
+			t.RawInputSchema = withoutArgs(t.RawInputSchema, a.humanArgs)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// withoutArgs returns a copy of an input schema without the named properties.
+func withoutArgs(schema json.RawMessage, names []string) json.RawMessage {
+	if len(schema) == 0 {
+		return schema
+	}
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic("tool input schema: " + err.Error())
+	}
+	props, _ := m["properties"].(map[string]any)
+	for _, n := range names {
+		delete(props, n)
+	}
+	if req, ok := m["required"].([]any); ok {
+		m["required"] = slices.DeleteFunc(req, func(r any) bool { s, _ := r.(string); return slices.Contains(names, s) })
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic("tool input schema: " + err.Error())
+	}
+	return b
+}
+
+// humansOnly refuses an agent's call of a tool for human operators only.
+func humansOnly(ctx context.Context, tool string) error {
+	who, _ := memory.IdentityFrom(ctx)
+	if who.Human {
+		return nil
+	}
+	return memory.Errorf(memory.EFORBIDDEN, "%s is for human operators only, and is not offered to agents; you are %s", tool, who.Describe())
+}
+
 // annotation is what a tool tells clients about its effect on the store, so
 // that they can tell a user what it does, confirm what is not purely
 // additive, and retry what is safe to repeat. Every tool has one in
@@ -126,6 +193,25 @@ type annotation struct {
 	// only is the injection strategy that offers the tool ("" for every
 	// strategy; see memory.Strategy.Offers).
 	only memory.Strategy
+	// humans: the tool is for human operators only. An agent's tools/list
+	// leaves it out and a call from an agent is refused (EFORBIDDEN).
+	humans bool
+	// humanArgs are arguments only a human may give (naming another
+	// agent): an agent's tools/list leaves them out of the input schema,
+	// and the service refuses an agent's call that gives one.
+	humanArgs []string
+}
+
+// forHumans returns a, a tool for human operators only.
+func (a annotation) forHumans() annotation {
+	a.humans = true
+	return a
+}
+
+// humansGive returns a, whose arguments names only a human may give.
+func (a annotation) humansGive(names ...string) annotation {
+	a.humanArgs = names
+	return a
 }
 
 // in returns a, offered only by strategy st.
@@ -167,28 +253,28 @@ var annotations = map[string]annotation{
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),
 
-	"list_conflicts":   reads("List contradictions between memories or facts"),
+	"list_conflicts":   reads("List contradictions between memories or facts").humansGive("agent_id"),
 	"resolve_conflict": changes("Decide a conflict between memories or facts", true),
 
-	"consolidate_memory": changes("Consolidate related memories into summaries", false), // later runs find newly old memories
-	"restore_memory":     adds("Restore an archived memory", true),
-	"list_memories":      reads("List memories").in(memory.StrategyToolBased),
-	"memory_stats":       reads("Count memories by category and state"),
+	"consolidate_memory": changes("Consolidate related memories into summaries", false).humansGive("agent_id"), // later runs find newly old memories
+	"restore_memory":     adds("Restore an archived memory", true).humansGive("agent_id"),
+	"list_memories":      reads("List memories").in(memory.StrategyToolBased).humansGive("agent_id"),
+	"memory_stats":       reads("Count memories by category and state").humansGive("agent_id"),
 
 	// A repeat of an erase by ids finds them gone (ENOTFOUND); one by
 	// contains erases what was written since: not idempotent.
-	"erase": changes("Erase content for good", false),
+	"erase": changes("Erase content for good", false).forHumans(),
 
 	// A run replaces the adapter in force and every vector; a repeat trains
 	// again on what is there then.
-	"finetune":        changes("Fine-tune retrieval on this memory's text", false),
-	"finetune_report": reads("Read the last fine-tuning report"),
+	"finetune":        changes("Fine-tune retrieval on this memory's text", false).forHumans(),
+	"finetune_report": reads("Read the last fine-tuning report").forHumans(),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),
-	"memory_block_create":  adds("Create a core memory block", true).in(memory.StrategySelfEditing),
+	"memory_block_create":  adds("Create a core memory block", true).in(memory.StrategySelfEditing).humansGive("read_only"),
 	"memory_block_append":  adds("Append to a core memory block", false).in(memory.StrategySelfEditing),
 	"memory_block_insert":  adds("Insert text into a core memory block", false).in(memory.StrategySelfEditing),
 	"memory_block_replace": changes("Replace text in a core memory block", false).in(memory.StrategySelfEditing),
@@ -201,10 +287,10 @@ var annotations = map[string]annotation{
 	"promote_notes":   changes("Promote notes into shared state", true),
 	"shared_state":    reads("Read the shared team state"),
 	"list_pending":    reads("List writes waiting for review"),
-	"resolve_pending": changes("Bind or drop a pending write", true),
+	"resolve_pending": changes("Bind or drop a pending write", true).forHumans(),
 
 	"list_approvals":  reads("List writes held for or queued for a human's approval"),
-	"decide_approval": changes("Approve or reject a held or queued write", true), // approving applies a held write; deciding twice is refused
+	"decide_approval": changes("Approve or reject a held or queued write", true).forHumans(), // approving applies a held write; deciding twice is refused
 }
 
 // WriteTools are the tools that write, in name order: the ones the write
@@ -258,6 +344,11 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		}
 	}
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if annotations[name].humans {
+			if err := humansOnly(ctx, name); err != nil {
+				return toolError(ctx, log, name, err), nil
+			}
+		}
 		raw := req.GetRawArguments()
 		var wc memory.WriteCall
 		if gated {

@@ -86,6 +86,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)
+	tools.FitCaller(hooks)
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(), append([]server.ServerOption{
 		server.WithInstructions(instructions),
 		server.WithHooks(hooks),

@@ -149,7 +149,8 @@ type sweep struct {
 	human, senior bool
 	self          string                       // the agent id the server runs as
 	expiring      bool                         // also remember a memory that expires during the sweep
-	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call
+	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call it may make
+	refused       map[string][]map[string]bool // tool -> the argument names of each call refused with EFORBIDDEN
 	keyed         map[string]bool              // tools called with an idempotency_key
 	holds         int                          // writes held for approval
 }
@@ -160,7 +161,8 @@ func newSweep(t *testing.T, p *proc, dir string) *sweep {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &sweep{t: t, p: p, dir: dir, db: db, args: map[string][]map[string]bool{}, keyed: map[string]bool{}}
+	return &sweep{t: t, p: p, dir: dir, db: db, args: map[string][]map[string]bool{},
+		refused: map[string][]map[string]bool{}, keyed: map[string]bool{}}
 }
 
 // lastChange is the change feed's newest row: every write adds one.
@@ -238,7 +240,11 @@ func (w *sweep) maybe(allowed bool, tool string, args map[string]any) map[string
 		args["idempotency_key"] = "sweep-" + tool + "-" + w.self
 		w.p.fail(tool, args, "EFORBIDDEN", "")
 	}
-	w.note(tool, args)
+	names := map[string]bool{}
+	for k := range args {
+		names[k] = true
+	}
+	w.refused[tool] = append(w.refused[tool], names)
 	w.p.fail(tool, args, "EFORBIDDEN", "")
 	return nil
 }
@@ -756,13 +762,16 @@ func (w *sweep) resources() {
 
 // covered fails for anything listed that the sweep left out: a tool or
 // prompt not called, an argument never given or never left out, a resource
-// or template never read.
+// or template never read. And the list fits the caller: a tool every call
+// of which was refused (EFORBIDDEN) is not listed, nor an argument that only
+// refused calls gave.
 func (w *sweep) covered() {
 	ctx := context.Background()
 	tl, err := w.p.cs.ListTools(ctx, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	listed := map[string]bool{}
 	for _, tool := range tl.Tools {
 		var sch struct {
 			Properties map[string]any `json:"properties"`
@@ -770,7 +779,18 @@ func (w *sweep) covered() {
 		}
 		b, _ := json.Marshal(tool.InputSchema)
 		json.Unmarshal(b, &sch)
+		listed[tool.Name] = true
 		w.coveredArgs(tool.Name, keys(sch.Properties), sch.Required)
+		for _, a := range keys(sch.Properties) {
+			if w.onlyRefused(tool.Name, a) {
+				w.t.Errorf("%s lists argument %s, but every call that gave it was refused", tool.Name, a)
+			}
+		}
+	}
+	for tool := range w.refused {
+		if len(w.args[tool]) == 0 && listed[tool] {
+			w.t.Errorf("%s is listed, but every call of it was refused", tool)
+		}
 	}
 	pl, err := w.p.cs.ListPrompts(ctx, nil)
 	if err != nil {
@@ -787,6 +807,21 @@ func (w *sweep) covered() {
 		w.coveredArgs("prompt "+p.Name, names, required)
 	}
 	// resources() reads every listed resource and template by construction.
+}
+
+// onlyRefused reports whether arg was given to tool only in refused calls.
+func (w *sweep) onlyRefused(tool, arg string) bool {
+	for _, c := range w.args[tool] {
+		if c[arg] {
+			return false
+		}
+	}
+	for _, c := range w.refused[tool] {
+		if c[arg] {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *sweep) coveredArgs(name string, args, required []string) {
