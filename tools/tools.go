@@ -491,6 +491,9 @@ func DecodeArgs(raw any, dst any) error {
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
+		if path, want, got, ok := mistyped(b, reflect.TypeOf(dst).Elem(), ""); ok {
+			return memory.Errorf(memory.EINVALID, "argument %q must be %s, not %s", path, jsonKind(want), got)
+		}
 		return memory.Errorf(memory.EINVALID, "argument %q must be %s, not %s", argPath(dst, typeErr.Field), jsonKind(typeErr.Type), typeErr.Value)
 	}
 	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
