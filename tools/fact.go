@@ -155,6 +155,10 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 			"count. Use it to read every core policy or ADR; use query_facts to search."),
 		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),
 	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
+		if a.Category == "" {
+			return memory.FactPage{}, "", memory.Errorf(memory.EINVALID,
+				"category is required: give one of core_policy, adr, procedure, convention, other (query_facts searches every category)")
+		}
 		limit, err := count("limit", a.Limit)
 		if err != nil {
 			return memory.FactPage{}, "", err

@@ -91,12 +91,14 @@ func conflictLine(c memory.Conflict) string {
 	}
 	switch c.Resolution {
 	case memory.ConflictNewerWins:
-		return fmt.Sprintf("superseded %s (%s): it left search and stays recallable; conflict %s", c.OlderID, what, c.ID)
+		return fmt.Sprintf("superseded %s (%s): it left search and stays recallable; conflict %s is settled newer_wins "+
+			"(list_conflicts lists it with resolutions [\"newer_wins\"]; resolve_conflict keeps the older instead)", c.OlderID, what, c.ID)
 	case memory.ConflictOpen:
 		return fmt.Sprintf("contradicts %s (%s); both kept, conflict %s is open: resolve_conflict decides, or remember with supersedes",
 			c.OlderID, what, c.ID)
 	}
-	return fmt.Sprintf("conflict %s with %s (%s): %s", c.ID, c.OlderID, what, c.Resolution)
+	return fmt.Sprintf("conflict %s with %s (%s) is settled %s (list_conflicts lists it with resolutions [%q])", c.ID, c.OlderID, what,
+		c.Resolution, c.Resolution)
 }
 
 // sharedConflictLine says how a conflict between shared memories stands.
@@ -129,16 +131,19 @@ type SearchMemoryArgs struct {
 
 // SearchHit is one search_memory result.
 type SearchHit struct {
-	ID         string          `json:"id"`
-	Content    string          `json:"content"`
-	Category   memory.Category `json:"category"`
-	Namespace  string          `json:"namespace"`
-	Tags       []string        `json:"tags"`
-	Score      float64         `json:"score"`
-	CreatedAt  time.Time       `json:"created_at"`
-	OccurredAt time.Time       `json:"occurred_at"`
-	Shared     bool            `json:"shared"`
-	AgentID    string          `json:"agent_id"`
+	ID        string          `json:"id"`
+	Content   string          `json:"content"`
+	Category  memory.Category `json:"category"`
+	Namespace string          `json:"namespace"`
+	Tags      []string        `json:"tags"`
+	// Score ranks the hits of this search (1: first in every ranking);
+	// Relevance compares across searches (see memory.Hit).
+	Score      float64   `json:"score"`
+	Relevance  float64   `json:"relevance"`
+	CreatedAt  time.Time `json:"created_at"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Shared     bool      `json:"shared"`
+	AgentID    string    `json:"agent_id"`
 	// Sources: for a summary consolidation made, the memories it replaces
 	// (recall_memory or restore_memory them for the originals).
 	Sources []string `json:"sources,omitempty"`
@@ -165,8 +170,8 @@ type RecallMemoryResult struct {
 
 // ForgetArgs are the arguments of forget.
 type ForgetArgs struct {
-	ID     string `json:"id" jsonschema:"Id of your memory to forget."`
-	Reason string `json:"reason,omitempty" jsonschema:"Why: wrong, obsolete, superseded by another memory. Kept with the memory."`
+	IDs    []string `json:"ids" jsonschema:"Ids of your memories to forget (from search_memory), 1 to 100; all are forgotten or none."`
+	Reason string   `json:"reason,omitempty" jsonschema:"Why: wrong, obsolete, superseded by another memory. Kept with the memory."`
 }
 
 // MemoryIDArgs are the arguments of publish_memory and retract_memory.
@@ -202,7 +207,7 @@ func published(id string, p memory.MemoryPublished) (PublishResult, string) {
 	return res, text
 }
 
-// MemoryResult is the result of forget and retract_memory.
+// MemoryResult is the result of retract_memory.
 type MemoryResult struct {
 	ID     string       `json:"id"`
 	Memory memory.Entry `json:"memory"`
@@ -252,7 +257,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		res := SearchMemoryResult{Results: make([]SearchHit, len(hits))}
 		for i, h := range hits {
 			res.Results[i] = SearchHit{ID: h.ID, Content: h.Content, Category: h.Category, Namespace: h.Namespace, Tags: h.Tags,
-				Score: h.Score, CreatedAt: h.CreatedAt, OccurredAt: h.OccurredAt, Shared: h.Shared, AgentID: h.AgentID,
+				Score: h.Score, Relevance: h.Relevance, CreatedAt: h.CreatedAt, OccurredAt: h.OccurredAt, Shared: h.Shared, AgentID: h.AgentID,
 				Sources: h.Sources, ArchiveReason: h.ArchiveReason, ConsolidatedInto: h.ConsolidatedInto}
 		}
 		return res, renderMemories(hits, renderHit), err
@@ -273,17 +278,20 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
 			"memory you shared stays shared until you retract_memory it (forget refuses a shared copy's id). A summary made from it (consolidate_memory) is "+
 			"forgotten too, and the summary's other sources come back to search; forgetting a summary brings its sources back."),
-		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[MemoryResult](),
-	), func(ctx context.Context, a ForgetArgs) (MemoryResult, string, error) {
-		e, err := mem.Forget(ctx, a.ID, a.Reason)
+		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
+	), func(ctx context.Context, a ForgetArgs) (RecallMemoryResult, string, error) {
+		es, err := mem.ForgetAll(ctx, a.IDs, a.Reason)
 		if err != nil {
-			return MemoryResult{}, "", err
+			return RecallMemoryResult{}, "", err
 		}
-		text := "forgot " + e.ID
-		if e.Provenance != nil && e.Provenance.SharedAs != "" {
-			text += fmt.Sprintf("; it is still shared as %s, which other agents find until you retract_memory it", e.Provenance.SharedAs)
+		lines := make([]string, len(es))
+		for i, e := range es {
+			lines[i] = "forgot " + e.ID
+			if e.Provenance != nil && e.Provenance.SharedAs != "" {
+				lines[i] += fmt.Sprintf("; it is still shared as %s, which other agents find until you retract_memory it", e.Provenance.SharedAs)
+			}
 		}
-		return MemoryResult{ID: e.ID, Memory: e}, text, err
+		return RecallMemoryResult{Memories: es}, strings.Join(lines, "\n"), nil
 	})
 
 	add(s, svc, mcp.NewTool("publish_memory",
@@ -350,7 +358,7 @@ func renderMemories[T any](items []T, render func(T) (head, id, content string))
 
 func renderHit(h memory.Hit) (head, id, content string) {
 	head, id, content = renderEntry(h.Entry)
-	return fmt.Sprintf("- %s (score %.2f, %s", h.ID, h.Score, strings.TrimPrefix(head, "- "+h.ID+" (")), id, content
+	return fmt.Sprintf("- %s (relevance %.2f, %s", h.ID, h.Relevance, strings.TrimPrefix(head, "- "+h.ID+" (")), id, content
 }
 
 func renderEntry(e memory.Entry) (head, id, content string) {

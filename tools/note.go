@@ -40,7 +40,7 @@ A note may be long, but a promoted statement carries at most 8192 bytes of text.
 
 // WriteNoteArgs are the arguments of write_note.
 type WriteNoteArgs struct {
-	Text    string `json:"text" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the tool description). Notes up to the configured size are kept; promotion rejects a statement of more than 8192 bytes (rule size_limit)."`
+	Content string `json:"content" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the tool description). Notes up to the configured size are kept; promotion rejects a statement of more than 8192 bytes (rule size_limit)."`
 	Kind    string `json:"kind,omitempty" jsonschema:"agent (your own words, the default) or tool_result (output of a tool you ran)."`
 	TaskID  string `json:"task_id,omitempty" jsonschema:"The task the note belongs to (letters, digits, . _ : -); results and 'task: <state>' notes use it."`
 	Promote bool   `json:"promote,omitempty" jsonschema:"true: promote your pending notes (this one included) into shared state now and return each outcome. Default false: the note stays in your working memory until promote_notes."`
@@ -69,7 +69,7 @@ func registerNotes(s *server.MCPServer, svc Services) {
 			"pending (why it waits), ignored (why) or rejected (which rule).\n\n"+NoteGrammar),
 		mcp.WithInputSchema[WriteNoteArgs](), mcp.WithOutputSchema[WriteNoteResult](),
 	), func(ctx context.Context, a WriteNoteArgs) (WriteNoteResult, string, error) {
-		n, err := p.WriteNote(ctx, memory.NoteWrite{Text: a.Text, Kind: memory.NoteKind(a.Kind), TaskID: a.TaskID})
+		n, err := p.WriteNote(ctx, memory.NoteWrite{Text: a.Content, Kind: memory.NoteKind(a.Kind), TaskID: a.TaskID})
 		if err != nil {
 			return WriteNoteResult{}, "", err
 		}

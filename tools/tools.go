@@ -337,7 +337,11 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 	if svc.bodies != nil {
 		svc.bodies[name] = func(ctx context.Context, raw []byte) (any, string, error) {
 			var args A
-			if err := DecodeArgs(json.RawMessage(raw), &args); err != nil {
+			named, err := newNames(name, json.RawMessage(raw))
+			if err != nil {
+				return nil, "", err
+			}
+			if err := DecodeArgs(named, &args); err != nil {
 				return nil, "", err
 			}
 			return fn(ctx, args)
@@ -349,10 +353,12 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 				return toolError(ctx, log, name, err), nil
 			}
 		}
-		raw := req.GetRawArguments()
+		raw, err := newNames(name, req.GetRawArguments())
+		if err != nil {
+			return toolError(ctx, log, name, err), nil
+		}
 		var wc memory.WriteCall
 		if gated {
-			var err error
 			if raw, wc, err = splitKey(name, raw); err != nil {
 				return toolError(ctx, log, name, err), nil
 			}
@@ -371,7 +377,6 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		run := func(ctx context.Context) (any, string, error) { return fn(ctx, args) }
 		var res any
 		var text string
-		var err error
 		if gated {
 			res, text, err = svc.Gates.Run(ctx, wc, run)
 		} else {
@@ -382,6 +387,56 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		}
 		return mcp.NewToolResultStructured(res, text), nil
 	})
+}
+
+// oldName is an argument's name before a rename, accepted for a release and
+// listed in no schema.
+type oldName struct {
+	name, now string
+	list      bool // the new argument is a list: one value becomes a list of one
+}
+
+// renamed are the arguments that were renamed so that one thing has one
+// name in every tool (stored text is content, memory ids are ids), by tool.
+var renamed = map[string][]oldName{
+	"write_note": {{name: "text", now: "content"}},
+	"forget":     {{name: "id", now: "ids", list: true}},
+}
+
+// newNames rewrites a call's arguments under their old names to the new
+// ones; giving both is refused, since they could disagree.
+func newNames(tool string, raw any) (any, error) {
+	olds := renamed[tool]
+	if len(olds) == 0 || raw == nil {
+		return raw, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return raw, nil // DecodeArgs says what is wrong
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return raw, nil
+	}
+	changed := false
+	for _, o := range olds {
+		v, ok := m[o.name]
+		if !ok {
+			continue
+		}
+		if _, both := m[o.now]; both {
+			return nil, memory.Errorf(memory.EINVALID, "give %s only: %s is its old name", o.now, o.name)
+		}
+		if o.list {
+			v = append(append(json.RawMessage{'['}, v...), ']')
+		}
+		delete(m, o.name)
+		m[o.now], changed = v, true
+	}
+	if !changed {
+		return raw, nil
+	}
+	return m, nil
 }
 
 // keyArg is the argument every tool that writes takes besides its own.

@@ -145,7 +145,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 
 	// Only a human may curate.
 	s.fail("resolve_pending", map[string]any{"pending_id": o.PendingID, "target_id": "flaky_test_in_auth_module"},
-		"EFORBIDDEN", `only a human curator may bind or drop pending items; you are agent "sam" (mid)`)
+		"EFORBIDDEN", `resolve_pending is for human operators only, and is not offered to agents; you are agent "sam" (mid)`)
 	var cr memory.CuratorResult
 	curator.ok("resolve_pending", map[string]any{"pending_id": o.PendingID, "target_id": "flaky_test_in_auth_module"}, &cr)
 	if cr.Pending.Status != memory.PendingCommitted || cr.Outcome == nil || !cr.Outcome.Applied || cr.Pending.Resolution.By != "alice" {
@@ -259,7 +259,7 @@ func TestPromotionBadInput(t *testing.T) {
 		{"pending limit", s, "list_pending", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range: use 1 to 500"},
 		{"status of another bucket", s, "shared_state", map[string]any{"bucket": "issues", "status": "active"}, "EINVALID", "use one of open, resolved"},
 		{"limit", s, "shared_state", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range"},
-		{"agent curates", s, "resolve_pending", map[string]any{"pending_id": pending, "drop_reason": "x"}, "EFORBIDDEN", "only a human curator"},
+		{"agent curates", s, "resolve_pending", map[string]any{"pending_id": pending, "drop_reason": "x"}, "EFORBIDDEN", "for human operators only"},
 		{"no pending id", human, "resolve_pending", map[string]any{"drop_reason": "x"}, "EINVALID", "pending_id 0"},
 		{"neither", human, "resolve_pending", map[string]any{"pending_id": pending}, "EINVALID", "give target_id"},
 		{"both", human, "resolve_pending", map[string]any{"pending_id": pending, "target_id": "a", "drop_reason": "b"}, "EINVALID", "not both"},

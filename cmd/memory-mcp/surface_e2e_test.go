@@ -65,7 +65,7 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 				} else {
 					// Another agent's note waits in the queue: this agent
 					// sees that it waits, not what it says.
-					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil)
+					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil) // text: content's old name
 				}
 				other.stop()
 			}
@@ -486,8 +486,8 @@ func (w *sweep) memories() {
 	shared := get(w.do("publish_memory", map[string]any{"id": m1}), "id").(string)
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}})
 	w.write("retract_memory", map[string]any{"id": shared})
-	w.do("forget", map[string]any{"id": m2})
-	w.do("forget", map[string]any{"id": m1, "reason": "moved to db-staging-2"})
+	w.do("forget", map[string]any{"id": m2}) // its old name, accepted for a release
+	w.do("forget", map[string]any{"ids": []string{m1}, "reason": "moved to db-staging-2"})
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
 	if w.expiring {
 		soon := time.Now().Add(300 * time.Millisecond)
@@ -534,7 +534,7 @@ func (w *sweep) sharedGates() {
 	}
 	first := ci("The build cache lives on the NFS share.")
 	shared := get(w.do("publish_memory", map[string]any{"id": first}), "id")
-	w.do("forget", map[string]any{"id": first}) // its shared copy stays
+	w.do("forget", map[string]any{"ids": []string{first}}) // its shared copy stays
 	dup := w.do("publish_memory", map[string]any{"id": ci("the build cache lives on the NFS share")})
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != shared || get(dup, "id") != shared {
 		w.t.Errorf("publish_memory of what is shared = %v, want a duplicate of %s", dup, shared)
@@ -590,7 +590,7 @@ func (w *sweep) maintenance() {
 		whose = w.self // a human may name whose; its own works as any
 	}
 	w.maybe(w.human, "restore_memory", map[string]any{"id": other, "agent_id": whose})
-	w.do("forget", map[string]any{"id": other, "reason": "the bed was moved"})
+	w.do("forget", map[string]any{"ids": []string{other}, "reason": "the bed was moved"})
 	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})
 	w.do("record_distillation", map[string]any{"task_id": "T-8", "outcome": "error", "error": "the upload test still fails",
@@ -627,17 +627,17 @@ func (w *sweep) blocks() {
 func (w *sweep) notes() {
 	for _, text := range []string{"issue: upload_retry: uploads retry forever on slow networks",
 		"issue: flaky auth test times out on CI", "issue: flaky upload test times out on CI", "issue: disk_full: the CI runner disk is full"} {
-		w.do("write_note", map[string]any{"text": text})
+		w.do("write_note", map[string]any{"content": text})
 	}
 	w.do("promote_notes", map[string]any{"limit": 2}) // two remain
 	w.do("promote_notes", map[string]any{})
-	w.do("write_note", map[string]any{"text": "result: p95 upload time 4.1 s", "kind": "agent", "task_id": "T-7", "promote": true})
-	w.do("write_note", map[string]any{"text": "task T-7: blocked\nwaiting on the CDN", "promote": true})
-	w.do("write_note", map[string]any{"text": "the upload fix works", "kind": "tool_result", "promote": true}) // ignored
-	w.do("write_note", map[string]any{"text": "fixed:", "promote": true})                                      // rejected: names nothing
-	w.do("write_note", map[string]any{"text": "fixed: the flaky test", "promote": true})                       // waits: two rows fit
-	w.do("write_note", map[string]any{"text": "[issues/resolve upload_retry] backoff capped", "kind": "tool_result", "promote": true})
-	w.do("write_note", map[string]any{"text": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
+	w.do("write_note", map[string]any{"content": "result: p95 upload time 4.1 s", "kind": "agent", "task_id": "T-7", "promote": true})
+	w.do("write_note", map[string]any{"content": "task T-7: blocked\nwaiting on the CDN", "promote": true})
+	w.do("write_note", map[string]any{"content": "the upload fix works", "kind": "tool_result", "promote": true}) // ignored
+	w.do("write_note", map[string]any{"content": "fixed:", "promote": true})                                      // rejected: names nothing
+	w.do("write_note", map[string]any{"content": "fixed: the flaky test", "promote": true})                       // waits: two rows fit
+	w.do("write_note", map[string]any{"content": "[issues/resolve upload_retry] backoff capped", "kind": "tool_result", "promote": true})
+	w.do("write_note", map[string]any{"content": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
 	w.do("shared_state", map[string]any{})
 	w.do("shared_state", map[string]any{"bucket": "issues", "status": "resolved", "limit": 10})
 	pending := w.do("list_pending", map[string]any{})
