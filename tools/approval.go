@@ -103,6 +103,10 @@ func approvalLine(a memory.Approval) string {
 		fmt.Fprintf(&b, "; %s", a.Error)
 	}
 	b.WriteString("\n" + memory.Fence("arguments of "+a.ID, a.Arguments))
+	for _, w := range a.Wrote {
+		fmt.Fprintf(&b, "\nwrote event %d: %s %s %s, from the note", w.Seq, w.Bucket, w.Operation, w.TargetID)
+		b.WriteString("\n" + memory.Fence(fmt.Sprintf("note of event %d", w.Seq), w.RawInput))
+	}
 	if a.Reason != "" {
 		b.WriteString("\n" + memory.Fence("reason of "+a.ID, a.Reason))
 	}
