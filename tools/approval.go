@@ -38,11 +38,7 @@ type ApprovalResult struct {
 // registerApprovals registers list_approvals and decide_approval.
 func registerApprovals(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("list_approvals",
-		mcp.WithDescription("List writes that wait for, or had, a human's decision, newest first. A high-risk write "+
-			"(a core policy, retracting shared knowledge) is held and not applied until a human approves it; a "+
-			"medium-risk one (publishing to every agent, a fact) is applied and queued for review. A human sees every "+
-			"request; an agent sees its own, to learn whether a held write was applied (status approved, with ref), "+
-			"rejected (with the reason), expired or failed (with the error)."),
+		mcp.WithDescription("List your writes that wait for, or had, a human's decision, newest first: high-risk ones held until approved, medium-risk ones applied and queued for review. Shows whether a held write was approved (with ref), rejected (with reason), expired or failed."),
 		mcp.WithInputSchema[ListApprovalsArgs](), mcp.WithOutputSchema[ListApprovalsResult](),
 	), func(ctx context.Context, a ListApprovalsArgs) (ListApprovalsResult, string, error) {
 		limit, err := count("limit", a.Limit)

@@ -14,15 +14,15 @@ import (
 
 // RememberArgs are the arguments of remember.
 type RememberArgs struct {
-	Content    string   `json:"content" jsonschema:"The memory, as one self-contained statement that will make sense later without this conversation: who, what, and why (max 32 KiB by default)."`
-	Category   string   `json:"category,omitempty" jsonschema:"semantic (default: facts and knowledge), episodic (events and decisions: what happened), procedural (how to do something), social (people, their preferences and relationships), working (scratch context for the current task)."`
-	Namespace  string   `json:"namespace,omitempty" jsonschema:"A project or topic to file it under, e.g. billing-service (letters, digits, . _ : -; default 'default'). Searches can be narrowed to namespaces."`
-	Tags       []string `json:"tags,omitempty" jsonschema:"Short labels for exact filtering, e.g. [\"deploy\", \"postgres\"]."`
-	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 (a guess) to 1 (certain; the default)."`
-	Source     string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said', a tool name. Kept as provenance."`
-	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the remembered event happened, e.g. 2026-03-01T14:00:00Z, when that is not now. Recency ranking and since/until filters use it."`
-	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the memory is no longer true and must not be returned, e.g. the end of a freeze. Omit for lasting memories."`
-	Supersedes string   `json:"supersedes,omitempty" jsonschema:"Id of one of your memories that this one corrects or replaces: it leaves search, kept and recallable, marked superseded by the new one."`
+	Content    string   `json:"content" jsonschema:"One self-contained statement that makes sense without this conversation: who, what, why."`
+	Category   string   `json:"category,omitempty" jsonschema:"semantic (facts; the default), episodic (what happened), procedural (how to), social (people), working (this task's scratch)."`
+	Namespace  string   `json:"namespace,omitempty" jsonschema:"A project or topic, e.g. billing-service (default 'default')."`
+	Tags       []string `json:"tags,omitempty" jsonschema:"Labels for exact filtering."`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"0 (a guess) to 1 (certain; the default)."`
+	Source     string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said'."`
+	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the event happened, when not now."`
+	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which it is no longer true and never returned."`
+	Supersedes string   `json:"supersedes,omitempty" jsonschema:"Id of your memory this one corrects: it leaves search, still recallable."`
 }
 
 // RememberResult is the result of remember.
@@ -117,16 +117,16 @@ func sharedConflictLine(c memory.Conflict, what string) string {
 
 // SearchMemoryArgs are the arguments of search_memory.
 type SearchMemoryArgs struct {
-	Query           string   `json:"query" jsonschema:"What you are looking for, in the words the memory would use: names, terms, topics (e.g. 'postgres backup schedule' rather than 'what did we decide?')."`
-	Scope           string   `json:"scope,omitempty" jsonschema:"personal: only your own memories; shared: memories other agents published; all (default): both."`
-	Categories      []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social."`
-	Tags            []string `json:"tags,omitempty" jsonschema:"Only memories carrying all of these tags."`
-	Namespaces      []string `json:"namespaces,omitempty" jsonschema:"Only memories in one of these namespaces."`
-	Since           string   `json:"since,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred at or after it."`
-	Until           string   `json:"until,omitempty" jsonschema:"RFC 3339 time: only memories of events that occurred before it."`
+	Query           string   `json:"query" jsonschema:"The words the memory would use, e.g. 'postgres backup schedule'."`
+	Scope           string   `json:"scope,omitempty" jsonschema:"personal (yours), shared (what any agent published, you too) or all (default: yours and others' shared)."`
+	Categories      []string `json:"categories,omitempty" jsonschema:"Only these categories."`
+	Tags            []string `json:"tags,omitempty" jsonschema:"Only memories with all of these tags."`
+	Namespaces      []string `json:"namespaces,omitempty" jsonschema:"Only these namespaces."`
+	Since           string   `json:"since,omitempty" jsonschema:"RFC 3339: only events at or after it."`
+	Until           string   `json:"until,omitempty" jsonschema:"RFC 3339: only events before it."`
 	Limit           *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
-	MinRelevance    *float64 `json:"min_relevance,omitempty" jsonschema:"Drop results scoring below this, 0 to 1. A memory ranked first by every ranking that found anything (keywords, word similarity, vectors, the period the query names) scores 1; one far down every ranking scores near 0. Default 0."`
-	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"true: also search your archived memories (those consolidated into a summary, or archived by retention or the memory cap), by keywords. Default false."`
+	MinRelevance    *float64 `json:"min_relevance,omitempty" jsonschema:"Drop hits whose score (rank in this search, 0 to 1) is below this. Default 0."`
+	IncludeArchived bool     `json:"include_archived,omitempty" jsonschema:"Also search your archived memories, by keywords."`
 }
 
 // SearchHit is one search_memory result.
@@ -216,11 +216,7 @@ type MemoryResult struct {
 func registerMemories(s *server.MCPServer, svc Services) {
 	mem := svc.Memories
 	add(s, svc, mcp.NewTool("remember",
-		mcp.WithDescription("Store a memory that should outlive this conversation: a user's preference, a decision and "+
-			"why it was made, a fact about a project or person, how a task was done, what happened. Remember as soon as "+
-			"you learn something you or another agent will need again; skip small talk, secrets and what the code or "+
-			"docs already say. Write one self-contained statement per memory. Memories are personal to you until you "+
-			"publish_memory them. Returns the new memory's id."),
+		mcp.WithDescription("Store a memory that should outlive this conversation: a preference, a decision and why, a fact about a project or person, how a task was done, what happened. One self-contained statement per memory; skip small talk, secrets and what the code or docs say. Personal until you publish_memory it. Returns its id, and any duplicate or contradiction it found."),
 		mcp.WithInputSchema[RememberArgs](), mcp.WithOutputSchema[RememberResult](),
 	), func(ctx context.Context, a RememberArgs) (RememberResult, string, error) {
 		w := memory.EntryWrite{Namespace: a.Namespace, Category: memory.Category(a.Category), Content: a.Content,
@@ -241,12 +237,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("search_memory",
-		mcp.WithDescription("Search stored memories before you answer from assumptions: at the start of a task, when the "+
-			"user refers to earlier work, preferences or decisions, or before asking them something they may have told "+
-			"you already. Keyword and semantic matches are fused and ranked; expired and forgotten memories are never "+
-			"returned, archived ones only with include_archived (a summary lists the memories it replaced in sources). Query with the names and terms the memory would contain; if nothing fits, rephrase or widen the "+
-			"filters. scope: personal (yours), shared (published by other agents) or all (default). Use recall_memory "+
-			"on a result's id for its provenance."),
+		mcp.WithDescription("Search your memories (and shared ones) before answering from assumptions: at a task's start, or when the user refers to earlier work, preferences or decisions. Query with the words the memory would contain. Returns hits best first, each with relevance: the share of the query's words (rare words weighing most) the memory holds, 1 = all, comparable across searches; 0 = found by meaning alone."),
 		mcp.WithInputSchema[SearchMemoryArgs](), mcp.WithOutputSchema[SearchMemoryResult](),
 	), func(ctx context.Context, a SearchMemoryArgs) (SearchMemoryResult, string, error) {
 		q, err := searchQuery(a)
@@ -264,9 +255,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("recall_memory",
-		mcp.WithDescription("Read memories in full by id (from search_memory): every field and the provenance: who wrote "+
-			"it, its source, and for a shared memory who published it, when, and from which memory. Forgotten memories "+
-			"are returned marked with forgotten_at and the reason."),
+		mcp.WithDescription("Read memories in full by id, with provenance (author, source; for a shared memory its publisher and original). Forgotten memories come back marked forgotten_at, with the reason."),
 		mcp.WithInputSchema[RecallMemoryArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
 	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
 		es, err := mem.Recall(ctx, a.IDs)
@@ -274,10 +263,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("forget",
-		mcp.WithDescription("Forget one of your memories that is wrong or obsolete. It stops appearing in searches and is "+
-			"kept, with your reason, for audit. To correct a memory, forget it and remember the corrected statement. A "+
-			"memory you shared stays shared until you retract_memory it (forget refuses a shared copy's id). A summary made from it (consolidate_memory) is "+
-			"forgotten too, and the summary's other sources come back to search; forgetting a summary brings its sources back."),
+		mcp.WithDescription("Forget your memories that are wrong or obsolete: they leave search and are kept, with the reason, for audit. To correct a memory, forget it and remember the right statement. A shared copy stays until retract_memory. Summaries made from a forgotten memory are forgotten too."),
 		mcp.WithInputSchema[ForgetArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
 	), func(ctx context.Context, a ForgetArgs) (RecallMemoryResult, string, error) {
 		es, err := mem.ForgetAll(ctx, a.IDs, a.Reason)
@@ -295,12 +281,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("publish_memory",
-		mcp.WithDescription("Share one of your personal memories with every other agent: a copy goes to the shared space, "+
-			"where their searches (scope shared or all) find it, marked with you as publisher and the memory it came "+
-			"from. Publish what the team should know (conventions, decisions, gotchas), not private context. Returns "+
-			"the shared copy's id; if a shared memory of the same namespace and category already says it (any agent's), "+
-			"nothing is stored and that one is returned (outcome duplicate). A copy that contradicts shared memories is "+
-			"stored, with each conflict left open for a human to decide."),
+		mcp.WithDescription("Share one of your memories with every agent (their scope shared or all finds it), for what the team should know, not private context. Returns the shared copy's id, or the shared memory that already says it (outcome duplicate); contradictions with shared memories stay open for a human."),
 		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[PublishResult](),
 	), func(ctx context.Context, a MemoryIDArgs) (PublishResult, string, error) {
 		p, err := mem.Publish(ctx, a.ID)
@@ -312,9 +293,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("retract_memory",
-		mcp.WithDescription("Withdraw a memory you shared, by the shared copy's id or by the id of your memory it was "+
-			"published from. Other agents stop finding it; your personal memory is untouched, and the shared copy is "+
-			"kept for audit."),
+		mcp.WithDescription("Withdraw a memory you shared, by the shared copy's id or its original's. Other agents stop finding it; your own memory stays."),
 		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[MemoryResult](),
 	), func(ctx context.Context, a MemoryIDArgs) (MemoryResult, string, error) {
 		e, err := mem.Retract(ctx, a.ID)

@@ -439,6 +439,15 @@ func newNames(tool string, raw any) (any, error) {
 	return m, nil
 }
 
+// KeyRule is what idempotency_key does, said once in the server's
+// instructions (KeyInstructions) rather than in every tool that writes.
+const KeyRule = "see the instructions"
+
+// KeyInstructions explain idempotency_key, for the server's instructions.
+const KeyInstructions = `Every tool that writes takes an optional idempotency_key: a unique id you make for one intended
+write (a UUID) and send again with every retry of it. A repeat with the same key and arguments changes nothing and
+returns the first call's result; the same key with other arguments is refused.`
+
 // keyArg is the argument every tool that writes takes besides its own.
 const keyArg = "idempotency_key"
 
@@ -454,9 +463,7 @@ func withKey(schema json.RawMessage) json.RawMessage {
 		m["properties"] = props
 	}
 	props[keyArg] = map[string]any{"type": "string", "maxLength": memory.MaxIdempotencyKeyLen,
-		"description": "Optional: a unique id you make for this one intended write (a UUID) and send again with every retry " +
-			"of it. A repeat with the same key and arguments changes nothing and returns the first call's result; the same " +
-			"key with other arguments is refused."}
+		"description": "Optional retry key (" + KeyRule + ")."}
 	b, err := json.Marshal(m)
 	if err != nil {
 		panic("tool input schema: " + err.Error())

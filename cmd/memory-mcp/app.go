@@ -167,4 +167,8 @@ const instructions = `memory-mcp is persistent, governed memory shared across se
   memory://shared or shared_state; change it by writing notes (write_note, e.g. "fixed: <issue_id>")
   and promoting them. Ambiguous notes wait in the pending queue rather than being guessed.
 Errors start with a code (EINVALID, ENOTFOUND, ECONFLICT, EFORBIDDEN) and say how to fix the call;
-EBUSY means another program held the database too long: retry the call in a few seconds.`
+EBUSY means another program held the database too long: retry the call in a few seconds.
+` + tools.KeyInstructions + `
+
+Note grammar (write_note):
+` + tools.NoteGrammar
