@@ -173,6 +173,36 @@ function need(ctx, tool, values) {
     return false;
 }
 
+// falseRepeat: a false repeat loses nothing. remember A, then B, which dedup's words tier
+// answers "duplicate" of A (it folds articles and plural endings) though it says something
+// else; the answer names the repeat and tells how to store B; recall_memory of A gives B's
+// words back; remember B with not_a_repeat_of A stores it; search finds B.
+async function falseRepeat(ctx) {
+    const where = `${ctx.name} false repeat`;
+    const a = (await call(ctx, 'remember', { content: 'The compat team reviews the pull request.', namespace: 'compat-review' }))?.id;
+    const said = { content: 'The compat team reviews pull requests.', namespace: 'compat-review' };
+    const b = await call(ctx, 'remember', said);
+    const answer = textOf(ctx.conn.lastRaw);
+    if (b?.outcome !== 'duplicate' || b?.duplicate_of !== a || !b?.repeat_id || !answer.includes(`not_a_repeat_of "${a}"`)) {
+        fail(where, `the near repeat was not answered duplicate of ${a} with a repeat and how to store it: ${JSON.stringify(b)} ${answer}`);
+        return;
+    }
+    const rec = await call(ctx, 'recall_memory', { ids: [a] });
+    const rep = rec?.repeats?.find(r => r.id === b.repeat_id);
+    if (rep?.content !== said.content || rep?.memory_id !== a) {
+        fail(where, `recall_memory of ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
+        return;
+    }
+    const own = await call(ctx, 'remember', { ...said, content: rep.content, not_a_repeat_of: a });
+    if (own?.outcome !== 'stored' || own?.id === a) {
+        fail(where, `not_a_repeat_of ${a} did not store the words: ${JSON.stringify(own)}`);
+        return;
+    }
+    const found = await call(ctx, 'search_memory', { query: 'compat team reviews pull requests', namespaces: ['compat-review'] });
+    const ids = (found?.results ?? []).map(r => r.id);
+    if (!ids.includes(own.id) || !ids.includes(a)) fail(where, `search finds ${JSON.stringify(ids)}, want ${a} and ${own.id}`);
+}
+
 const inAYear = () => new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
 const now = () => new Date().toISOString();
 
@@ -242,6 +272,7 @@ const TOOLS = {
             occurred_at: '2026-03-01T10:00:00Z',
             expires_at: inAYear()
         }))?.id;
+        await falseRepeat(ctx);
     },
     search_memory: async ctx => {
         await call(ctx, 'search_memory', { query: 'staging database' });
@@ -272,9 +303,15 @@ const TOOLS = {
         const first = await ci('The compat build cache lives on NFS.');
         const copy = (await call(ctx, 'publish_memory', { id: first }))?.id;
         await call(ctx, 'forget', { ids: [first] }); // its shared copy stays
-        const dup = await call(ctx, 'publish_memory', { id: await ci('the compat build cache lives on NFS') });
-        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy) {
-            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it: ${JSON.stringify(dup)}`);
+        const again = await ci('the compat build cache lives on NFS');
+        const dup = await call(ctx, 'publish_memory', { id: again });
+        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy || !dup?.repeat_id) {
+            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it with a repeat: ${JSON.stringify(dup)}`);
+        }
+        // Its publisher says it differs: shared as its own copy after all.
+        const own = await call(ctx, 'publish_memory', { id: again, not_a_repeat_of: copy });
+        if (own?.outcome !== 'stored' || own?.id === copy) {
+            fail('publish_memory', `not_a_repeat_of ${copy} did not share a copy of its own: ${JSON.stringify(own)}`);
         }
         const monday = (await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Monday.') }))?.id;
         const clash = await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Thursday.') });
@@ -391,7 +428,40 @@ const TOOLS = {
         await call(ctx, 'record_distillation', { task_id: 'COMPAT-3', outcome: 'success' }, 'EINVALID');
     },
 
-    // Core memory blocks
+    // The memory tool (Claude's memory_20250818 commands over the blocks): each command,
+    // and the reference implementation's errors.
+    memory: async ctx => {
+        const f = '/memories/compat/notes.md';
+        await call(ctx, 'memory', { command: 'view', path: '/memories' });
+        await call(ctx, 'memory', { command: 'create', path: f, file_text: 'Meeting notes:\n- timeline\n- next steps\n' });
+        await call(ctx, 'memory', { command: 'create', path: f, file_text: 'again' }, 'ECONFLICT');
+        await call(ctx, 'memory', {
+            command: 'create', path: '/memories/shared/compat-board.md', file_text: 'Welcome.', description: 'The compat board.',
+            limit: 500, writers: ['*'], readers: [ctx.agentId, 'compat-peer'], read_only: false
+        });
+        const v = await call(ctx, 'memory', { command: 'view', path: f, view_range: [1, -1] });
+        if (!need(ctx, 'memory', { sha256: v?.sha256, version: v?.file?.version })) return;
+        await call(ctx, 'memory', { command: 'view', path: '/memories/compat' });
+        await call(ctx, 'memory', { command: 'view', path: '/memories/nope.md' }, 'ENOTFOUND');
+        await call(ctx, 'memory', { command: 'view' }, 'EINVALID'); // every command names its path
+        await call(ctx, 'memory', { command: 'view', path: '/etc/passwd' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'absent', new_str: 'x' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: '- ', new_str: '* ' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'timeline', new_str: 'timeline and budget', expected_hash: v.sha256.slice(0, 12) });
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'next', new_str: 'later', expected_version: v.file.version }, 'ECONFLICT');
+        await call(ctx, 'memory', { command: 'insert', path: f, insert_line: 9, insert_text: 'x' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'insert', path: f, insert_line: 1, insert_text: '- attendees' });
+        await call(ctx, 'memory', { command: 'rename', old_path: f, new_path: '/memories/compat/monday.md' });
+        await call(ctx, 'memory', { command: 'rename', old_path: f, new_path: '/memories/compat/tuesday.md' }, 'ENOTFOUND');
+        await call(ctx, 'memory', { command: 'history', path: f });
+        await call(ctx, 'memory', { command: 'history', path: f, limit: 2 });
+        await call(ctx, 'memory', { command: 'restore', path: f, version: 1 });
+        await call(ctx, 'memory', { command: 'delete', path: '/memories' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'delete', path: '/memories/compat/monday.md', expected_version: 1 });
+        await call(ctx, 'memory', { command: 'delete', path: '/memories/shared/compat-board.md' });
+    },
+
+    // Core memory blocks (offered besides the memory tool with --block-tools)
     memory_block_list: async ctx => {
         await call(ctx, 'memory_block_list', {});
         await call(ctx, 'memory_block_list', { labels_only: true });
@@ -563,7 +633,7 @@ const NO_REQUIRED_ONLY_CALL = { resolve_pending: 'a human must pass target_id or
 
 function templateValues(ctx) {
     return {
-        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:shared' }],
+        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:notes.md' }],
         'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3, ctx.policy].filter(Boolean).map(fact_id => ({ fact_id })),
         'memory://facts/snapshot/{+as_of}': [{ as_of: now() }, { as_of: '2001-01-01T00:00:00Z' }],
         'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket })),
@@ -784,7 +854,7 @@ async function subscription(ctx) {
 const RUNS = [
     { name: 'agent', agentId: 'compat-agent', flags: [], subscription: true },
     { name: 'junior', agentId: 'compat-junior', flags: ['--seniority', 'junior'] },
-    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior'], senior: true },
+    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior', '--block-tools'], senior: true, blockTools: true },
     { name: 'lead', agentId: 'compat-lead', flags: ['--seniority', 'lead'], senior: true },
     { name: 'principal', agentId: 'compat-principal', flags: ['--seniority', 'principal'], senior: true },
     { name: 'human', agentId: 'compat-human', flags: ['--human'], human: true }
@@ -803,6 +873,12 @@ const HUMAN_ARGS = {
 // one it may use that is not listed.
 function checkOffered(spec, tools, listed) {
     for (const name of Object.keys(TOOLS)) {
+        // The memory_block_* tools are offered only with --block-tools.
+        if (name.startsWith('memory_block_')) {
+            if (!listed.has(name) && spec.blockTools) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+            if (listed.has(name) && !spec.blockTools) fail(`${spec.name} tools/list`, `tool ${name} is listed without --block-tools`);
+            continue;
+        }
         const offered = !HUMANS_ONLY.has(name) || spec.human;
         if (offered && !listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
         if (!offered && listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is for humans but is offered to an agent`);

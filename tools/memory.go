@@ -14,15 +14,16 @@ import (
 
 // RememberArgs are the arguments of remember.
 type RememberArgs struct {
-	Content    string   `json:"content" jsonschema:"One self-contained statement that makes sense without this conversation: who, what, why."`
-	Category   string   `json:"category,omitempty" jsonschema:"semantic (facts; the default), episodic (what happened), procedural (how to), social (people), working (this task's scratch)."`
-	Namespace  string   `json:"namespace,omitempty" jsonschema:"A project or topic, e.g. billing-service (default 'default')."`
-	Tags       []string `json:"tags,omitempty" jsonschema:"Labels for exact filtering."`
-	Confidence *float64 `json:"confidence,omitempty" jsonschema:"0 (a guess) to 1 (certain; the default)."`
-	Source     string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said'."`
-	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the event happened, when not now."`
-	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which it is no longer true and never returned."`
-	Supersedes string   `json:"supersedes,omitempty" jsonschema:"Id of your memory this one corrects: it leaves search, still recallable."`
+	Content      string   `json:"content" jsonschema:"One self-contained statement that makes sense without this conversation: who, what, why."`
+	Category     string   `json:"category,omitempty" jsonschema:"semantic (facts; the default), episodic (what happened), procedural (how to), social (people), working (this task's scratch)."`
+	Namespace    string   `json:"namespace,omitempty" jsonschema:"A project or topic, e.g. billing-service (default 'default')."`
+	Tags         []string `json:"tags,omitempty" jsonschema:"Labels for exact filtering."`
+	Confidence   *float64 `json:"confidence,omitempty" jsonschema:"0 (a guess) to 1 (certain; the default)."`
+	Source       string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said'."`
+	OccurredAt   string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the event happened, when not now."`
+	ExpiresAt    string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which it is no longer true and never returned."`
+	Supersedes   string   `json:"supersedes,omitempty" jsonschema:"Id of your memory this one corrects: it leaves search, still recallable."`
+	NotARepeatOf string   `json:"not_a_repeat_of,omitempty" jsonschema:"Id of the memory these words were answered a repeat of (duplicate_of) but that says something different: they are stored as their own memory."`
 }
 
 // RememberResult is the result of remember.
@@ -35,7 +36,10 @@ type RememberResult struct {
 	// the tags of both and supersedes it).
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
-	MergedFrom  string              `json:"merged_from,omitempty"`
+	// RepeatID is, for outcome duplicate, the repeat that keeps the words
+	// sent (recall_memory of DuplicateOf lists it).
+	RepeatID   string `json:"repeat_id,omitempty"`
+	MergedFrom string `json:"merged_from,omitempty"`
 	// Conflicts are the memories this one contradicts: superseded
 	// (resolution newer_wins) or both kept for review (open).
 	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
@@ -44,15 +48,17 @@ type RememberResult struct {
 // remembered shapes remember's result and its readable line; what names
 // what was stored ("remembered", "recorded task X (done) as").
 func remembered(r memory.Remembered, what string) (RememberResult, string) {
-	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts, MergedFrom: r.MergedFrom}
+	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts, MergedFrom: r.MergedFrom, RepeatID: r.RepeatID}
 	text := fmt.Sprintf("%s %s (%s, namespace %s)", what, r.ID, r.Category, r.Namespace)
 	if r.Outcome == memory.WriteOutcomeMerged {
 		text += fmt.Sprintf("; it repeats %s with new tags, so it holds the tags of both and supersedes %s (recallable)", r.MergedFrom, r.MergedFrom)
 	}
 	if r.Outcome == memory.WriteOutcomeDuplicate {
 		res.DuplicateOf = r.ID
-		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
-			r.ID, dedupHow(r.Tier), r.SeenCount)
+		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is. "+
+			"Your words are kept as repeat %s (recall_memory %s shows them). If they say something different, call remember "+
+			"again with the same arguments and not_a_repeat_of %q to store them as their own memory",
+			r.ID, dedupHow(r.Tier), r.SeenCount, r.RepeatID, r.ID, r.ID)
 	}
 	for _, c := range r.Conflicts {
 		text += "\n" + conflictLine(c)
@@ -166,6 +172,9 @@ type RecallMemoryArgs struct {
 // RecallMemoryResult is the result of recall_memory.
 type RecallMemoryResult struct {
 	Memories []memory.Entry `json:"memories"`
+	// Repeats are your writes answered "duplicate" of these memories, with
+	// the words you sent, newest first.
+	Repeats []memory.Repeat `json:"repeats,omitempty"`
 }
 
 // ForgetArgs are the arguments of forget.
@@ -174,7 +183,13 @@ type ForgetArgs struct {
 	Reason string   `json:"reason,omitempty" jsonschema:"Why: wrong, obsolete, superseded by another memory. Kept with the memory."`
 }
 
-// MemoryIDArgs are the arguments of publish_memory and retract_memory.
+// PublishMemoryArgs are the arguments of publish_memory.
+type PublishMemoryArgs struct {
+	ID           string `json:"id" jsonschema:"Id of your memory to share."`
+	NotARepeatOf string `json:"not_a_repeat_of,omitempty" jsonschema:"Id of the shared memory a publish of this memory was answered a repeat of (duplicate_of) that says something different: the copy is shared as its own; every other check runs as ever."`
+}
+
+// MemoryIDArgs are the arguments of retract_memory.
 type MemoryIDArgs struct {
 	ID string `json:"id" jsonschema:"Id of the memory."`
 }
@@ -187,6 +202,9 @@ type PublishResult struct {
 	// active shared memory, DuplicateOf, already says it, and is returned).
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
+	// RepeatID is, for outcome duplicate, the repeat that records the
+	// publish (recall_memory of DuplicateOf lists it).
+	RepeatID string `json:"repeat_id,omitempty"`
 	// Conflicts are the shared memories the new copy contradicts, open
 	// until a human decides.
 	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
@@ -197,9 +215,11 @@ func published(id string, p memory.MemoryPublished) (PublishResult, string) {
 	res := PublishResult{ID: p.ID, Memory: p.Entry, Outcome: p.Outcome, Conflicts: p.Conflicts}
 	text := fmt.Sprintf("published %s as shared memory %s", id, p.ID)
 	if p.Outcome == memory.WriteOutcomeDuplicate {
-		res.DuplicateOf = p.ID
-		text = fmt.Sprintf("nothing stored: shared memory %s, published by %s, already says this (%s); it is returned as it is",
-			p.ID, p.AgentID, dedupHow(p.Tier))
+		res.DuplicateOf, res.RepeatID = p.ID, p.RepeatID
+		text = fmt.Sprintf("nothing stored: shared memory %s, published by %s, already says this (%s); it is returned as it is, "+
+			"and the publish is kept as repeat %s. If %s says something different, call publish_memory again with id %q and "+
+			"not_a_repeat_of %q to share it as its own",
+			p.ID, p.AgentID, dedupHow(p.Tier), p.RepeatID, id, id, p.ID)
 	}
 	for _, c := range p.Conflicts {
 		text += "\n" + conflictLine(c)
@@ -216,11 +236,11 @@ type MemoryResult struct {
 func registerMemories(s *server.MCPServer, svc Services) {
 	mem := svc.Memories
 	add(s, svc, mcp.NewTool("remember",
-		mcp.WithDescription("Store a memory that should outlive this conversation: a preference, a decision and why, a fact about a project or person, how a task was done, what happened. One self-contained statement per memory; skip small talk, secrets and what the code or docs say. Personal until you publish_memory it. Returns its id, and any duplicate or contradiction it found."),
+		mcp.WithDescription("Store a memory that should outlive this conversation: a preference, a decision and why, a fact about a project or person, how a task was done, what happened. One self-contained statement per memory; skip small talk, secrets and what the code or docs say. Personal until you publish_memory it. Returns its id, and any contradiction it found; a repeat of one of your memories stores nothing (duplicate_of; not_a_repeat_of stores it if it says something different)."),
 		mcp.WithInputSchema[RememberArgs](), mcp.WithOutputSchema[RememberResult](),
 	), func(ctx context.Context, a RememberArgs) (RememberResult, string, error) {
 		w := memory.EntryWrite{Namespace: a.Namespace, Category: memory.Category(a.Category), Content: a.Content,
-			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source, Supersedes: a.Supersedes}
+			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source, Supersedes: a.Supersedes, NotARepeatOf: a.NotARepeatOf}
 		var err error
 		if w.OccurredAt, err = memory.ParseTime("occurred_at", a.OccurredAt); err != nil {
 			return RememberResult{}, "", err
@@ -255,11 +275,25 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("recall_memory",
-		mcp.WithDescription("Read memories in full by id, with provenance (author, source; for a shared memory its publisher and original). Forgotten memories come back marked forgotten_at, with the reason."),
+		mcp.WithDescription("Read memories in full by id, with provenance (author, source; for a shared memory its publisher and original), and your writes answered duplicate of them (repeats). Forgotten memories come back marked forgotten_at, with the reason."),
 		mcp.WithInputSchema[RecallMemoryArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
 	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
 		es, err := mem.Recall(ctx, a.IDs)
-		return RecallMemoryResult{Memories: es}, renderMemories(es, renderEntry), err
+		if err != nil {
+			return RecallMemoryResult{}, "", err
+		}
+		// The caller's own repeats, a human's too: what another agent sent
+		// is its own to read back.
+		who, _ := memory.IdentityFrom(ctx)
+		reps, err := mem.Repeats(ctx, memory.RepeatQuery{AgentID: who.AgentID, MemoryIDs: a.IDs, Limit: memory.MaxSearchLimit})
+		if err != nil {
+			return RecallMemoryResult{}, "", err
+		}
+		text := renderMemories(es, renderEntry)
+		if len(reps) > 0 {
+			text += "\n\n" + renderRepeats(reps)
+		}
+		return RecallMemoryResult{Memories: es, Repeats: reps}, text, nil
 	})
 
 	add(s, svc, mcp.NewTool("forget",
@@ -281,10 +315,10 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("publish_memory",
-		mcp.WithDescription("Share one of your memories with every agent (their scope shared or all finds it), for what the team should know, not private context. Returns the shared copy's id, or the shared memory that already says it (outcome duplicate); contradictions with shared memories stay open for a human."),
-		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[PublishResult](),
-	), func(ctx context.Context, a MemoryIDArgs) (PublishResult, string, error) {
-		p, err := mem.Publish(ctx, a.ID)
+		mcp.WithDescription("Share one of your memories with every agent (their scope shared or all finds it), for what the team should know, not private context. Returns the shared copy's id, or the shared memory that already says it (outcome duplicate; not_a_repeat_of shares it if it says something different); contradictions with shared memories stay open for a human."),
+		mcp.WithInputSchema[PublishMemoryArgs](), mcp.WithOutputSchema[PublishResult](),
+	), func(ctx context.Context, a PublishMemoryArgs) (PublishResult, string, error) {
+		p, err := mem.PublishEntry(ctx, memory.PublishWrite{ID: a.ID, NotARepeatOf: a.NotARepeatOf})
 		if err != nil {
 			return PublishResult{}, "", err
 		}
@@ -331,6 +365,24 @@ func renderMemories[T any](items []T, render func(T) (head, id, content string))
 	for _, it := range items {
 		head, id, content := render(it)
 		b.WriteString("\n" + head + "\n" + memory.Fence("memory "+id, content) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// renderRepeats renders the writes answered "duplicate" of recalled
+// memories, each with the words sent, fenced as a memory's are.
+func renderRepeats(reps []memory.Repeat) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "repeats (%d): writes of yours answered duplicate, nothing stored; not_a_repeat_of stores one as its own memory\n", len(reps))
+	for _, r := range reps {
+		fmt.Fprintf(&b, "\n- %s (%s, %s, said %s, repeat of %s", r.ID, r.Tool, r.Tier, r.SaidAt.Format(time.RFC3339), r.MemoryID)
+		if r.From != "" {
+			fmt.Fprintf(&b, ", publishing %s", r.From)
+		}
+		if r.StoredAs != "" {
+			fmt.Fprintf(&b, ", stored after all as %s", r.StoredAs)
+		}
+		b.WriteString(")\n" + memory.Fence("repeat "+r.ID, r.Content) + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

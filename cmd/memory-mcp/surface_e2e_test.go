@@ -51,7 +51,7 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 			dir := t.TempDir()
 			human := slices.Contains(id.args, "--human")
 			if i <= 1 {
-				other := start(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
+				other := start(t, options{dataDir: dir, args: []string{"--block-tools", "--agent-id", "other-agent"}})
 				if human {
 					// The human maintains another agent's memories, and
 					// decides on its writes: a publication under review,
@@ -69,7 +69,8 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 				}
 				other.stop()
 			}
-			w := newSweep(t, start(t, options{dataDir: dir, args: id.args}), dir)
+			// With the memory_block_* tools, which a client may still ask for.
+			w := newSweep(t, start(t, options{dataDir: dir, args: append([]string{"--block-tools"}, id.args...)}), dir)
 			w.human, w.expiring, w.self = human, human, id.args[1]
 			w.senior = human || slices.Contains([]string{"senior", "lead", "principal"}, id.args[3])
 			w.run()
@@ -343,6 +344,7 @@ func (w *sweep) run() {
 	w.memories()
 	w.maintenance()
 	w.blocks()
+	w.memoryFiles()
 	w.notes()
 	w.approvals()
 	w.prompts()
@@ -476,6 +478,12 @@ func (w *sweep) memories() {
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
+	// The repeat's words are kept (recall_memory of m1, below, lists them)
+	// and stored as their own memory when the caller says they differ.
+	own := w.do("remember", map[string]any{"content": "the staging database is Postgres 16 on db-staging-1", "not_a_repeat_of": m1})
+	if get(own, "outcome") != "stored" || get(own, "id") == m1 || get(dup, "repeat_id") == nil {
+		w.t.Errorf("remember with not_a_repeat_of = %v after %v, want a new memory", own, dup)
+	}
 	w.conflicts()
 	w.sharedGates()
 	w.do("search_memory", map[string]any{"query": "staging database"})
@@ -538,6 +546,14 @@ func (w *sweep) sharedGates() {
 	dup := w.do("publish_memory", map[string]any{"id": ci("the build cache lives on the NFS share")})
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != shared || get(dup, "id") != shared {
 		w.t.Errorf("publish_memory of what is shared = %v, want a duplicate of %s", dup, shared)
+	}
+	// The publish is kept as a repeat of the shared copy, and shared as its
+	// own copy when its publisher says it differs.
+	reps, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	if len(reps) != 1 || get(reps[0], "tool") != "publish_memory" {
+		w.t.Errorf("recall_memory of %v lists repeats %v, want the publish", shared, reps)
+	} else if own := w.do("publish_memory", map[string]any{"id": get(reps[0], "from"), "not_a_repeat_of": shared}); get(own, "outcome") != "stored" {
+		w.t.Errorf("publish_memory with not_a_repeat_of = %v, want a shared copy of its own", own)
 	}
 	monday := get(w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Monday.")}), "id")
 	clash := w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Thursday.")})
@@ -622,6 +638,27 @@ func (w *sweep) blocks() {
 	w.do("memory_block_delete", map[string]any{"label": "goals"})
 	w.do("memory_block_delete", map[string]any{"label": "board", "expected_version": 2})
 	w.do("memory_block_history", map[string]any{"label": "goals"}) // the deletion is a version
+}
+
+// memoryFiles calls every command of the memory tool, with each argument.
+func (w *sweep) memoryFiles() {
+	const today = "/memories/notes/today.md"
+	w.do("memory", map[string]any{"command": "create", "path": today, "file_text": "Standup at nine.\nShip v1.\n"})
+	w.do("memory", map[string]any{"command": "create", "path": "/memories/shared/board.md", "file_text": "Welcome.",
+		"description": "The team's notice board.", "limit": 3000, "writers": []string{"*"}, "readers": []string{"ann"}, "read_only": false})
+	w.maybe(w.human, "memory", map[string]any{"command": "create", "path": "/memories/shared/house.md", "file_text": "Be kind.", "read_only": true})
+	w.do("memory", map[string]any{"command": "view", "path": "/memories"})
+	w.do("memory", map[string]any{"command": "view", "path": "/memories/notes"})
+	hash := get(w.do("memory", map[string]any{"command": "view", "path": today, "view_range": []int{1, -1}}), "sha256").(string)
+	w.do("memory", map[string]any{"command": "str_replace", "path": today, "old_str": "Ship v1.", "new_str": "Ship v1 by May.", "expected_hash": hash[:12]})
+	w.do("memory", map[string]any{"command": "str_replace", "path": today, "old_str": "nine", "new_str": "ten", "expected_version": 2})
+	w.do("memory", map[string]any{"command": "insert", "path": today, "insert_line": 0, "insert_text": "# Today"})
+	w.do("memory", map[string]any{"command": "rename", "old_path": today, "new_path": "/memories/notes/monday.md"})
+	w.do("memory", map[string]any{"command": "history", "path": today})
+	w.do("memory", map[string]any{"command": "history", "path": today, "limit": 2})
+	w.do("memory", map[string]any{"command": "restore", "path": today, "version": 2})
+	w.do("memory", map[string]any{"command": "delete", "path": "/memories/notes/monday.md", "expected_version": 1})
+	w.do("memory", map[string]any{"command": "delete", "path": "/memories/shared/board.md"})
 }
 
 func (w *sweep) notes() {
