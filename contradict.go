@@ -2,6 +2,8 @@ package memory
 
 import (
 	"crypto/sha256"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -50,8 +52,20 @@ type Clash struct {
 type claim struct {
 	key   string // the sentence without the value (or the polarity)
 	slot  string // the value's kind; "" for a polarity claim
-	value string // the value, normalised ("15:00", "2026-03-03", "5000"); for a polarity claim "+" or "-"
+	value string // the value, normalised ("15:00", "2026-03-03", "5000", a list "fri,mon"); for a polarity claim "+" or "-"
 	raw   string // the value as written
+	// change marks a claim that tells of a change ("moved to Paris",
+	// "switched from Jenkins to Buildkite"): only it can clash on the keys
+	// of a subject's value (u|) or of a value replaced (x|), which many
+	// memories that can all be true share.
+	change bool
+	// lead is, for a change from one value to another, the words before
+	// its verb (its subject); for any other claim of a value replaced, the
+	// sentence's words, which must begin with that subject.
+	lead []string
+	// values are the values the claim's sentence states: a sentence that
+	// already names the new value is not contradicted by the change to it.
+	values []string
 }
 
 // Claim is one thing a text states, hashed: its key (the sentence with the
@@ -97,7 +111,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 	whole := len(sentences(older)) == 1
 	for _, n := range nc {
 		for _, o := range oc {
-			if o.key != n.key || o.value == n.value {
+			if o.key != n.key || o.value == n.value || !clashes(o, n) {
 				continue
 			}
 			c := Clash{Kind: ConflictValue, Slot: o.slot, Older: o.raw, Newer: n.raw, Whole: whole}
@@ -108,6 +122,37 @@ func Contradicts(older, newer string) (Clash, bool) {
 		}
 	}
 	return Clash{}, false
+}
+
+// clashes reports whether claims o and n, of one key and other values,
+// clash: a list of values that holds the other's is added detail, unless
+// either says "only"; on the keys many true memories share (a subject's
+// value, a value replaced) only a change clashes, of the subject the older
+// sentence opens with, to a value it does not name already.
+func clashes(o, n claim) bool {
+	switch {
+	case strings.HasPrefix(n.key, "u|"):
+		return n.change && !within(n.value, o.values)
+	case strings.HasPrefix(n.key, "x|"):
+		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
+	case strings.Contains(o.value, ",") || strings.Contains(n.value, ","):
+		a, b := strings.Split(o.value, ","), strings.Split(n.value, ",")
+		nested := !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) }) ||
+			!slices.ContainsFunc(b, func(v string) bool { return !slices.Contains(a, v) })
+		return !nested || strings.Contains(n.key, " only ") || strings.Contains(o.key, " only ")
+	}
+	return true
+}
+
+// within reports whether every value of list v (comma-separated) is one
+// of values.
+func within(v string, values []string) bool {
+	for _, x := range strings.Split(v, ",") {
+		if !slices.Contains(values, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // OneStatement reports whether text is a single sentence: a memory that
@@ -132,9 +177,12 @@ type token struct {
 func claims(content string) []claim {
 	var out []claim
 	for _, s := range sentences(content) {
-		toks := words(s)
+		toks := codes(words(s))
 		out = append(out, polarityClaim(toks)...)
 		out = append(out, valueClaims(toks)...)
+		if c, ok := clause(toks); ok {
+			out = append(out, valueClaims(c)...)
+		}
 	}
 	return out
 }
@@ -155,10 +203,16 @@ func polarityClaim(toks []token) []claim {
 		case t.norm == "longer" && i > 0 && toks[i-1].norm == "no":
 		case auxiliaries[t.norm] && i+1 < len(toks) && negations[toks[i+1].norm]:
 			// "does not eat" says "eat" denied.
+		case t.norm == have && perfect(toks[i+1:]):
+			// "hasn't paid" says "paid" denied.
 		default:
 			if o, ok := opposites[t.norm]; ok {
 				key = append(key, o.word)
 				neg = neg != o.negative
+				continue
+			}
+			if h, ok := having[t.norm]; ok {
+				key = append(key, h) // "includes a clause" says what "has a clause" says
 				continue
 			}
 			key = append(key, t.norm)
@@ -174,53 +228,349 @@ func polarityClaim(toks []token) []claim {
 	return []claim{{key: "p|" + strings.Join(key, " "), value: v}}
 }
 
-// valueClaims are the values a sentence states of its subject: a value
-// after "to be" or a verb that states one (anchors), with at most two
-// linking words between ("is on Tuesday", "works at Stripe"). A value
-// after any other verb ("met Bob", "bought 3 apples") is one of many that
-// can all be true, and makes no claim.
-func valueClaims(toks []token) []claim {
-	var out []claim
-	for i, t := range toks {
-		if t.slot == "" || !anchored(toks, i) {
+// clause is the second clause of a sentence that tells of a change and
+// then of the state it left ("the user left Deloitte and now works at
+// KPMG"), with the first clause's subject: the state is claimed of it as a
+// sentence of its own would be.
+func clause(toks []token) ([]token, bool) {
+	verb := slices.IndexFunc(toks, func(t token) bool {
+		return t.slot == "" && (copulas[t.norm] || anchors[t.norm] || auxiliary[t.norm] || strings.HasSuffix(t.raw, "ed") || participles[strings.ToLower(t.raw)])
+	})
+	if verb < 1 {
+		return nil, false
+	}
+	for i := verb + 1; i+1 < len(toks); i++ {
+		if (toks[i].norm == "and" || toks[i].norm == "but") && (copulas[toks[i+1].norm] || anchors[toks[i+1].norm]) {
+			return append(slices.Clone(toks[:verb]), toks[i+1:]...), true
+		}
+	}
+	return nil, false
+}
+
+// perfect reports whether toks, after "have", go on with a participle
+// ("has paid", "hasn't yet signed"): "have" is then the perfect's
+// auxiliary, which says nothing the participle does not.
+func perfect(toks []token) bool {
+	for _, t := range toks {
+		if negations[t.norm] {
 			continue
 		}
+		return t.slot == "" && (strings.HasSuffix(t.raw, "ed") || participles[strings.ToLower(t.raw)])
+	}
+	return false
+}
+
+var participles = map[string]bool{"paid": true, "made": true, "done": true, "gone": true, "seen": true, "taken": true,
+	"given": true, "left": true, "sent": true, "told": true, "found": true, "built": true, "bought": true, "sold": true,
+	"won": true, "lost": true, "met": true, "read": true, "written": true, "spent": true, "kept": true, "heard": true}
+
+// having are the verbs that say, like "have", what something holds.
+var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have}
+
+// valueClaims are the values a sentence states of its subject: a value
+// after "to be" or a verb that states one (anchors), with at most two
+// linking words between ("is on Tuesday", "works at Stripe", "listens on
+// port 5433"). A value after any other verb ("met Bob", "bought 3 apples")
+// is one of many that can all be true, and makes no claim. Values of one
+// kind joined by "and" or "or" are one value, a list ("on Tuesdays and
+// Thursdays"); values side by side are one time ("on Tuesday 14 March at
+// 10:00"), each claimed with the others' kinds in its key but not their
+// values, so that an event re-dated by its weekday and its date at once
+// still clashes. Besides, a subject's value (u|) and every name (x|) make
+// the keys a change told in other words meets (changeClaims).
+func valueClaims(toks []token) []claim {
+	var out []claim
+	var values []string
+	for _, t := range toks {
+		if t.slot != "" {
+			values = append(values, t.norm)
+		}
+	}
+	for _, t := range toks {
+		if t.slot == "name" || t.slot == "code" {
+			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: norms(toks), values: values})
+		}
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.slot == "" {
+			continue
+		}
+		end := listEnd(toks, i)
+		a := anchorOf(toks, i)
+		if a < 0 {
+			continue
+		}
+		from, to := timeRun(toks, i, end)
 		var key []string
-		for j, u := range toks {
+		for j := 0; j < len(toks); j++ {
+			u := toks[j]
 			switch {
 			case j == i:
 				key = append(key, "<"+t.slot+">")
+				j = end - 1
 			case negations[u.norm]:
 				key = append(key, "not")
+			case u.slot != "" && j >= from && j < to:
+				key = append(key, "~"+u.slot)
 			case u.slot != "":
 				key = append(key, u.slot+":"+u.norm)
 			default:
 				key = append(key, u.norm)
 			}
 		}
-		out = append(out, claim{key: "v|" + strings.Join(key, " "), slot: t.slot, value: t.norm, raw: t.raw})
+		value, raw := listOf(toks[i:end])
+		out = append(out, claim{key: "v|" + strings.Join(key, " "), slot: t.slot, value: value, raw: raw, values: values})
+		if class := classOf(toks, a, i, t.slot); class != "" {
+			if subj, ok := subject(toks[:a]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negations[u.norm] }) {
+				out = append(out, claim{key: "u|" + subj + "|" + class + "|" + t.slot, slot: t.slot, value: value, raw: raw, values: values})
+			}
+		}
+		i = end - 1
+	}
+	return append(out, changeClaims(toks, values)...)
+}
+
+// changeClaims are the changes a sentence tells of: a verb of change with
+// "to" and a value ("Ann moved to Paris", "the retro has been moved to
+// Thursdays", "the channel was renamed to Ops"), claimed on its subject's
+// key of that kind of value (u|: where it is, when it is, what it is), and
+// a change from one value to another ("the team switched from Jenkins to
+// Buildkite"), claimed on the key of the value it replaces (x|).
+func changeClaims(toks []token, values []string) []claim {
+	var out []claim
+	for v, t := range toks {
+		verb, ok := changes[t.norm]
+		if !ok || v == 0 {
+			continue
+		}
+		subj, ok := subject(toks[:v])
+		if !ok {
+			continue
+		}
+		// "moved its plans from X to Y": up to three words before "from".
+		j := v + 1
+		for j < len(toks) && j <= v+4 && toks[j].slot == "" && toks[j].norm != "from" && toks[j].norm != "to" && !negations[toks[j].norm] {
+			j++
+		}
+		if j+1 >= len(toks) {
+			continue
+		}
+		if toks[j].norm == "from" && toks[j+1].slot != "" {
+			x := toks[j+1]
+			k := listEnd(toks, j+1)
+			if k+1 < len(toks) && toks[k].norm == "to" && toks[k+1].slot != "" && verb.from {
+				value, raw := listOf(toks[k+1 : listEnd(toks, k+1)])
+				out = append(out, claim{key: "x|" + x.slot + ":" + x.norm, slot: x.slot, value: "→" + value, raw: raw, change: true,
+					lead: strings.Fields(subj)})
+			}
+			continue
+		}
+		if toks[j].norm != "to" || toks[j+1].slot == "" {
+			continue
+		}
+		if j > v+1 {
+			// "changed the default browser to Firefox": what changed is
+			// the subject's default browser.
+			obj, ok := subject(toks[v+1 : j])
+			if !ok {
+				continue
+			}
+			subj += " " + strings.TrimSpace(strings.Join(slices.DeleteFunc(strings.Fields(obj), func(w string) bool { return possessives[w] }), " "))
+		}
+		n := toks[j+1]
+		class := verb.classes[n.slot]
+		if class == "" {
+			continue
+		}
+		value, raw := listOf(toks[j+1 : listEnd(toks, j+1)])
+		out = append(out, claim{key: "u|" + subj + "|" + class + "|" + n.slot, slot: n.slot, value: value, raw: raw, change: true})
 	}
 	return out
 }
 
-// anchored reports whether the value at i follows "to be" or an anchor
-// verb, with at most two linking words between, and after a subject.
-func anchored(toks []token, i int) bool {
+var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "our": true, "my": true, "your": true}
+
+// change is a verb of change: the kinds of value it moves to (with the
+// class of claim each replaces: a place, a time, what something is), and
+// whether it tells of a change from one value to another.
+type change struct {
+	classes map[string]string
+	from    bool
+}
+
+var changes = func() map[string]change {
+	place := map[string]string{"name": "place", "code": "place"}
+	when := map[string]string{"day": "when", "date": "when", "time": "when"}
+	what := map[string]string{"name": "is", "code": "is", "number": "is", "amount": "is", "percent": "is"}
+	both := func(ms ...map[string]string) map[string]string {
+		out := map[string]string{}
+		for _, m := range ms {
+			maps.Copy(out, m)
+		}
+		return out
+	}
+	m := map[string]change{}
+	add := func(c change, words ...string) {
+		for _, w := range words {
+			m[fold(w)] = c
+		}
+	}
+	add(change{classes: both(place, when), from: true}, "moved", "move", "relocated", "relocate", "transferred", "shifted")
+	add(change{classes: when}, "rescheduled", "postponed", "pushed", "delayed", "brought")
+	add(change{classes: what}, "renamed", "raised", "lowered", "increased", "decreased", "reduced", "bumped", "upgraded", "downgraded")
+	add(change{classes: both(what, when), from: true}, "changed", "switched", "migrated", "went", "converted", "transitioned")
+	return m
+}()
+
+// classOf is the class of the value at i said by the anchor at a, which a
+// change to a value of that kind replaces: "place" (lives, is based or is
+// in a name), "when" (is, starts or is held on a day, date or time), "is"
+// (is a name or a number outright: "the channel is Ops", "the limit is
+// 100"), or "" for any other.
+func classOf(toks []token, a, i int, slot string) string {
+	w := toks[a].norm
+	switch slot {
+	case "name", "code":
+		if places[w] || copulas[w] && a+2 == i && (toks[a+1].norm == "in" || toks[a+1].norm == "on" || toks[a+1].norm == "at") {
+			return "place"
+		}
+	case "day", "date", "time":
+		if copulas[w] || whens[w] {
+			return "when"
+		}
+		return ""
+	}
+	if copulas[w] && a+1 == i || (w == fold("called") || w == fold("named")) && slot == "name" {
+		return "is"
+	}
+	return ""
+}
+
+// places are the anchors that say where something is; whens those that say
+// when it is (an end, a departure or a close is not what a reschedule
+// moves).
+var places, whens = foldSet("live", "lives", "lived", "based", "located", "headquartered"),
+	foldSet("start", "starts", "begin", "begins", "scheduled", "set", "held", "planned", "due")
+
+// subject is the words before a verb, without its auxiliaries ("has been",
+// "was", "will"), as one string; a subject of a value or a negation is
+// none.
+func subject(toks []token) (string, bool) {
+	var out []string
+	for _, t := range toks {
+		switch {
+		case negations[t.norm] || t.slot != "" && t.slot != "name":
+			return "", false
+		case auxiliary[t.norm]:
+		default:
+			out = append(out, t.norm)
+		}
+	}
+	return strings.Join(out, " "), len(out) > 0
+}
+
+var auxiliary = foldSet("is", "was", "have", "been", "will", "do", "has", "had", "get", "got", "recently", "finally", "officially", "since")
+
+// norms are the tokens' words and values, normalised.
+func norms(toks []token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.norm
+	}
+	return out
+}
+
+// listEnd is the index after the list of values of toks[i]'s kind that
+// starts at i: values joined by "and", "or" or nothing ("Tuesdays,
+// Thursdays and Fridays").
+func listEnd(toks []token, i int) int {
+	end := i + 1
+	for j := i + 1; j < len(toks); j++ {
+		if toks[j].slot == toks[i].slot {
+			end = j + 1
+		} else if toks[j].norm != "and" && toks[j].norm != "or" {
+			break
+		}
+	}
+	return end
+}
+
+// listOf is a list of values as one: their normal forms sorted and joined
+// by commas, and as written.
+func listOf(toks []token) (string, string) {
+	var vs, raws []string
+	for _, t := range toks {
+		if t.slot != "" {
+			vs, raws = append(vs, t.norm), append(raws, t.raw)
+		}
+	}
+	raw := raws[0]
+	if len(raws) > 1 {
+		raw = strings.Join(raws[:len(raws)-1], ", ") + " and " + raws[len(raws)-1]
+	}
+	slices.Sort(vs)
+	return strings.Join(slices.Compact(vs), ","), raw
+}
+
+// timeRun is the run of values around toks[i:end] that say one time
+// together: side by side, or joined by "at" ("Tuesday 14 March at 10:00").
+func timeRun(toks []token, i, end int) (int, int) {
+	when := func(t token) bool { return t.slot == "day" || t.slot == "date" || t.slot == "time" || t.slot == "year" }
+	if !when(toks[i]) {
+		return i, end
+	}
+	from, to := i, end
+	for from > 0 && (when(toks[from-1]) || toks[from-1].norm == "at" && from > 1 && when(toks[from-2])) {
+		from--
+	}
+	for to < len(toks) && (when(toks[to]) || toks[to].norm == "at" && to+1 < len(toks) && when(toks[to+1])) {
+		to++
+	}
+	return from, to
+}
+
+// codes marks identifiers as values of their own kind: a word of letters
+// and digits joined by hyphens, as cloud regions, zones and machine types
+// are written ("us-east-1", "europe-west4", "n2-standard-8").
+func codes(toks []token) []token {
+	for i, t := range toks {
+		if t.slot == "" && strings.Contains(t.raw, "-") && strings.IndexFunc(t.raw, unicode.IsDigit) >= 0 &&
+			strings.IndexFunc(t.raw, unicode.IsLetter) >= 0 && !strings.HasPrefix(t.raw, "-") {
+			toks[i] = token{norm: strings.ToLower(t.raw), raw: t.raw, slot: "code"}
+		}
+	}
+	return toks
+}
+
+// anchorOf is the index of the word that anchors the value at i: "to be"
+// or an anchor verb, with at most two linking words and a label ("port",
+// "version") between, after a subject; -1 when none does.
+func anchorOf(toks []token, i int) int {
+	labelled := false
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
-		if copulas[w] || anchors[w] || w == have && toks[i].slot == "number" {
-			return true
+		if copulas[w] || anchors[w] || w == have && toks[i].slot == "number" || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+			return j
 		}
 		if toks[j].slot != "" {
 			continue // "is on Saturday at 5pm": the day is part of the frame
 		}
+		if j == i-1 && labels[w] && !labelled {
+			labelled = true
+			continue
+		}
 		if !linking[w] || skipped == 2 {
-			return false
+			return -1
 		}
 		skipped++
 	}
-	return false
+	return -1
 }
+
+// labels are the nouns that name the kind of the value they precede
+// ("port 5433", "version 3.2").
+var labels = foldSet("port", "version", "room", "gate", "platform", "terminal", "floor", "region", "zone", "size", "extension", "level", "tier", "plan")
 
 // sentences splits content at sentence ends: . ! ? ; and line breaks, but
 // not a point inside a number ("3.5") or after a one-letter abbreviation
@@ -622,7 +972,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {
