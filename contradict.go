@@ -183,6 +183,8 @@ func claims(content string) []claim {
 		if c, ok := clause(toks); ok {
 			out = append(out, valueClaims(c)...)
 		}
+		out = append(out, roleClaim(s, toks)...)
+		out = append(out, attributeClaim(toks)...)
 	}
 	return out
 }
@@ -194,8 +196,21 @@ func claims(content string) []claim {
 func polarityClaim(toks []token) []claim {
 	neg := false
 	var key []string
+	skip := -1
 	for i, t := range toks {
 		switch {
+		case i == skip || frequency[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || t.norm == "anymore" || t.norm == "ever":
+			// "always eats" and "never eats", "can't speak" and "speaks"
+			// say one thing of one subject.
+		case (t.norm == "gave" || t.norm == fold("gives")) && i+2 < len(toks) && toks[i+1].norm == "up" && strings.HasSuffix(toks[i+2].norm, "ing") && len(toks[i+2].norm) > 5:
+			// "gave up smoking" denies "smokes".
+			neg = !neg
+			key, skip = append(key, gerund(toks[i+2].norm)), i+2
+			i++
+		case (t.norm == fold("stopped") || t.norm == "quit") && i+1 < len(toks) && strings.HasSuffix(toks[i+1].norm, "ing") && len(toks[i+1].norm) > 5:
+			// "stopped drinking coffee" denies "drinks coffee".
+			neg = !neg
+			key, skip = append(key, gerund(toks[i+1].norm)), i+1
 		case t.slot != "":
 			key = append(key, t.slot+":"+t.norm)
 		case negations[t.norm]:
@@ -206,16 +221,29 @@ func polarityClaim(toks []token) []claim {
 		case t.norm == have && perfect(toks[i+1:]):
 			// "hasn't paid" says "paid" denied.
 		default:
-			if o, ok := opposites[t.norm]; ok {
-				key = append(key, o.word)
+			w := t.norm
+			if _, ok := opposites[w]; !ok {
+				w = verb(t)
+			}
+			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negations[toks[i-1].norm]) {
+				w = "was" // "hasn't been submitted" denies "was submitted"
+			}
+			if syn, ok := synonyms[w]; ok {
+				w = syn
+			}
+			if o, ok := opposites[w]; ok {
+				w = o.word
 				neg = neg != o.negative
-				continue
+				if i+1 < len(toks) && prepositions[toks[i+1].norm] {
+					skip = i + 1 // "visible to" and "hidden from" say one thing
+				}
+			} else if base, ok := unPrefixed(w); ok {
+				w, neg = base, !neg // "unhappy" denies "happy"
 			}
-			if h, ok := having[t.norm]; ok {
-				key = append(key, h) // "includes a clause" says what "has a clause" says
-				continue
+			if h, ok := having[w]; ok {
+				w = h // "includes a clause" says what "has a clause" says
 			}
-			key = append(key, t.norm)
+			key = append(key, w)
 		}
 	}
 	if len(key) < 3 {
@@ -227,6 +255,64 @@ func polarityClaim(toks []token) []claim {
 	}
 	return []claim{{key: "p|" + strings.Join(key, " "), value: v}}
 }
+
+var attend = fold("attends")
+
+// attributeClaim is the value of an attribute of which there is one at a
+// time ("the user's favourite food is sushi", "the default editor is
+// vim"): another value replaces it, though it is a word, not a number or a
+// name.
+func attributeClaim(toks []token) []claim {
+	c := slices.IndexFunc(toks, func(t token) bool { return t.norm == "is" })
+	if c < 1 || c+1 >= len(toks) || !slices.ContainsFunc(toks[:c], func(t token) bool { return single[t.norm] }) ||
+		slices.ContainsFunc(toks, func(t token) bool { return negations[t.norm] || t.slot != "" && t.slot != "name" }) {
+		return nil
+	}
+	var subj []string
+	for _, t := range toks[:c] {
+		if !fresh[t.norm] {
+			subj = append(subj, t.norm)
+		}
+	}
+	if len(toks) != c+2 {
+		return nil // "is Luigi's, a small Italian place" says more than which one
+	}
+	t := toks[c+1]
+	return []claim{{key: "a|" + strings.Join(subj, " "), slot: "name", value: t.norm, raw: t.raw}}
+}
+
+// single are the words that make an attribute one of which there is one.
+var single = foldSet("favourite", "favorite", "preferred", "default", "main", "primary", "usual")
+
+// roleClaim is who holds a role of which there is one: "Keiko is the tech
+// lead for search" and "the tech lead for search is Pavel" both name the
+// tech lead for search, and another name replaces it. A role without its
+// scope ("the team lead": of which team?) claims nothing.
+func roleClaim(s string, toks []token) []claim {
+	raw := splitWords(s)
+	role := func(ws []token) bool {
+		scoped := strings.Contains(s, "'s ") || strings.Contains(s, "’s ")
+		for _, t := range ws {
+			if t.slot != "" && t.slot != "name" {
+				return false
+			}
+			scoped = scoped || t.norm == "for" || t.norm == "of" || t.norm == "on"
+		}
+		return scoped && slices.ContainsFunc(ws, func(t token) bool { return roles[t.norm] })
+	}
+	switch {
+	case len(raw) > 3 && len(toks) > 3 && isName(raw[0]) && raw[1] == "is" && strings.EqualFold(raw[2], "the") && role(toks[2:]):
+		return []claim{{key: "r|" + strings.Join(norms(toks[2:]), " "), slot: "name", value: toks[0].norm, raw: raw[0]}}
+	case len(toks) > 3 && strings.EqualFold(raw[0], "the") && toks[len(toks)-1].slot == "name" && toks[len(toks)-2].norm == "is" && role(toks[:len(toks)-2]):
+		n := toks[len(toks)-1]
+		return []claim{{key: "r|" + strings.Join(norms(toks[:len(toks)-2]), " "), slot: "name", value: n.norm, raw: n.raw}}
+	}
+	return nil
+}
+
+// roles are the roles one person holds at a time.
+var roles = foldSet("lead", "head", "manager", "owner", "contact", "director", "president", "chair", "captain", "maintainer",
+	"landlord", "landlady", "ceo", "cto", "cfo", "coo", "boss", "supervisor")
 
 // clause is the second clause of a sentence that tells of a change and
 // then of the state it left ("the user left Deloitte and now works at
@@ -262,7 +348,81 @@ func perfect(toks []token) bool {
 
 var participles = map[string]bool{"paid": true, "made": true, "done": true, "gone": true, "seen": true, "taken": true,
 	"given": true, "left": true, "sent": true, "told": true, "found": true, "built": true, "bought": true, "sold": true,
-	"won": true, "lost": true, "met": true, "read": true, "written": true, "spent": true, "kept": true, "heard": true}
+	"won": true, "lost": true, "met": true, "read": true, "written": true, "spent": true, "kept": true, "heard": true,
+	"been": true, "begun": true, "chosen": true, "driven": true, "eaten": true, "fallen": true, "forgotten": true, "known": true,
+	"shown": true, "spoken": true, "stolen": true, "thrown": true, "broken": true, "frozen": true, "hidden": true, "ridden": true}
+
+// gerund is the verb of a word in -ing, folded: "drinking" is "drink",
+// "running" "run".
+func gerund(w string) string {
+	w = strings.TrimSuffix(w, "ing")
+	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsfz", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	return fold(w)
+}
+
+// verb is a word of a polarity claim in the one form of its verb: the
+// past ("paid", "shipped", "agreed") as the present, so that "did not
+// pay" denies "paid".
+func verb(t token) string {
+	lw := strings.ToLower(t.raw)
+	if base, ok := pasts[lw]; ok {
+		return fold(base)
+	}
+	switch {
+	case strings.HasSuffix(lw, "eed") && len(lw) > 4:
+		return fold(strings.TrimSuffix(lw, "d"))
+	case strings.HasSuffix(lw, "ed") && len(lw) > 5:
+		b := strings.TrimSuffix(lw, "ed")
+		if n := len(b); b[n-1] == b[n-2] && !strings.ContainsRune("lsfz", rune(b[n-1])) {
+			return fold(b[:n-1])
+		}
+	}
+	return t.norm
+}
+
+var pasts = map[string]string{"paid": "pay", "went": "go", "took": "take", "made": "make", "bought": "buy", "sold": "sell",
+	"met": "meet", "left": "leave", "sent": "send", "told": "tell", "found": "find", "built": "build", "gave": "give",
+	"wrote": "write", "ran": "run", "saw": "see", "ate": "eat", "drove": "drive", "spoke": "speak", "knew": "know",
+	"got": "get", "came": "come", "kept": "keep", "spent": "spend", "brought": "bring", "thought": "think", "chose": "choose",
+	"broke": "break", "forgot": "forget", "felt": "feel", "heard": "hear", "understood": "understand", "taught": "teach",
+	"caught": "catch", "won": "win", "lost": "lose", "wore": "wear", "drank": "drink", "swam": "swim"}
+
+// synonyms are the words of one meaning that a claim reads as one.
+var synonyms = func() map[string]string {
+	m := map[string]string{}
+	for w, s := range map[string]string{"mandatory": "required", "compulsory": "required", "obligatory": "required",
+		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
+		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
+		"inexpensive": "cheap", "loud": "noisy", "accept": "accepted", "reject": "rejected", "refused": "rejected"} {
+		m[fold(w)] = fold(s)
+	}
+	return m
+}()
+
+// unPrefixed reads a word in "un" or "non-" as the word it denies
+// ("unhappy" is "happy" denied).
+func unPrefixed(w string) (string, bool) {
+	for _, p := range []string{"non-", "un"} {
+		if base, ok := strings.CutPrefix(w, p); ok && len(base) >= 4 && !notUn[w] {
+			return fold(base), true
+		}
+	}
+	return "", false
+}
+
+// notUn are words in "un" that deny nothing.
+var notUn = foldSet("under", "understand", "understands", "understood", "undergo", "underway", "undertake", "union", "unions",
+	"unique", "unit", "units", "united", "universe", "university", "universal", "unix", "unity", "unless", "until", "unto", "uniform")
+
+// frequency are the adverbs of how often, which a denial ("never")
+// replaces.
+var frequency = map[string]bool{"always": true, "usually": true, "often": true, "sometimes": true, "regularly": true,
+	"generally": true, "typically": true, "normally": true, "occasionally": true}
+
+// prepositions are the words an opposite may take after it.
+var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
 
 // having are the verbs that say, like "have", what something holds.
 var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have}
@@ -286,8 +446,10 @@ func valueClaims(toks []token) []claim {
 			values = append(values, t.norm)
 		}
 	}
-	for _, t := range toks {
-		if t.slot == "name" || t.slot == "code" {
+	for i, t := range toks {
+		// A name, or a word a tool is said with ("uses npm"), is what a
+		// switch from it replaces.
+		if t.slot == "name" || t.slot == "code" || t.slot == "" && i > 0 && tooled[toks[i-1].norm] {
 			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: norms(toks), values: values})
 		}
 	}
@@ -299,6 +461,19 @@ func valueClaims(toks []token) []claim {
 		end := listEnd(toks, i)
 		a := anchorOf(toks, i)
 		if a < 0 {
+			// "The kids go to Oakwood School", "Ann attends Leeds
+			// University": where the subject is, which a move replaces,
+			// though not a value a sentence of its own replaces (the user
+			// goes to the gym on Mondays and on Fridays).
+			if p := i - 1; t.slot == "name" && p > 0 && (toks[p].norm == attend || toks[p].norm == "to" && toks[p-1].norm == "go" && p > 1) {
+				if toks[p].norm == "to" {
+					p--
+				}
+				if subj, ok := subject(toks[:p]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negations[u.norm] }) {
+					value, raw := listOf(toks[i:end])
+					out = append(out, claim{key: "u|" + subj + "|place|" + t.slot, slot: t.slot, value: value, raw: raw, values: values})
+				}
+			}
 			continue
 		}
 		from, to := timeRun(toks, i, end)
@@ -311,6 +486,9 @@ func valueClaims(toks []token) []claim {
 				j = end - 1
 			case negations[u.norm]:
 				key = append(key, "not")
+			case fresh[u.norm]:
+				// "the new phone number is" names what "the phone
+				// number is" names, now.
 			case u.slot != "" && j >= from && j < to:
 				key = append(key, "~"+u.slot)
 			case u.slot != "":
@@ -356,11 +534,14 @@ func changeClaims(toks []token, values []string) []claim {
 		if j+1 >= len(toks) {
 			continue
 		}
-		if toks[j].norm == "from" && toks[j+1].slot != "" {
+		if toks[j].norm == "from" && j+2 < len(toks) && (toks[j+1].slot != "" || toks[j+2].norm == "to") {
 			x := toks[j+1]
 			k := listEnd(toks, j+1)
-			if k+1 < len(toks) && toks[k].norm == "to" && toks[k+1].slot != "" && verb.from {
-				value, raw := listOf(toks[k+1 : listEnd(toks, k+1)])
+			if k+1 < len(toks) && toks[k].norm == "to" && (toks[k+1].slot != "" || x.slot == "") && verb.from {
+				value, raw := toks[k+1].norm, toks[k+1].raw
+				if toks[k+1].slot != "" {
+					value, raw = listOf(toks[k+1 : listEnd(toks, k+1)])
+				}
 				out = append(out, claim{key: "x|" + x.slot + ":" + x.norm, slot: x.slot, value: "→" + value, raw: raw, change: true,
 					lead: strings.Fields(subj)})
 			}
@@ -390,6 +571,9 @@ func changeClaims(toks []token, values []string) []claim {
 }
 
 var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "our": true, "my": true, "your": true}
+
+// tooled are the words a tool follows ("uses npm", "with Jenkins").
+var tooled = foldSet("uses", "use", "using", "with", "via")
 
 // change is a verb of change: the kinds of value it moves to (with the
 // class of claim each replaces: a place, a time, what something is), and
@@ -486,6 +670,9 @@ func norms(toks []token) []string {
 // Thursdays and Fridays").
 func listEnd(toks []token, i int) int {
 	end := i + 1
+	if toks[i].slot == "" {
+		return end
+	}
 	for j := i + 1; j < len(toks); j++ {
 		if toks[j].slot == toks[i].slot {
 			end = j + 1
@@ -530,17 +717,54 @@ func timeRun(toks []token, i, end int) (int, int) {
 	return from, to
 }
 
-// codes marks identifiers as values of their own kind: a word of letters
-// and digits joined by hyphens, as cloud regions, zones and machine types
-// are written ("us-east-1", "europe-west4", "n2-standard-8").
+// codes marks identifiers as values of their own kind: a word with digits
+// joined by hyphens, as cloud regions, zones, machine types and phone
+// numbers are written ("us-east-1", "europe-west4", "555-0142").
 func codes(toks []token) []token {
 	for i, t := range toks {
-		if t.slot == "" && strings.Contains(t.raw, "-") && strings.IndexFunc(t.raw, unicode.IsDigit) >= 0 &&
-			strings.IndexFunc(t.raw, unicode.IsLetter) >= 0 && !strings.HasPrefix(t.raw, "-") {
-			toks[i] = token{norm: strings.ToLower(t.raw), raw: t.raw, slot: "code"}
+		if t.slot != "" {
+			continue
+		}
+		lw := strings.ToLower(t.raw)
+		switch {
+		case strings.Contains(t.raw, "-") && strings.IndexFunc(t.raw, unicode.IsDigit) >= 0 && !strings.HasPrefix(t.raw, "-"):
+			toks[i] = token{norm: lw, raw: t.raw, slot: "code"}
+		case lw == "noon" || lw == "midday":
+			toks[i] = token{norm: "12:00", raw: t.raw, slot: "time"}
+		case lw == "midnight":
+			toks[i] = token{norm: "0:00", raw: t.raw, slot: "time"}
+		case lw == "weekends" || lw == "weekend":
+			toks[i] = token{norm: "sat,sun", raw: t.raw, slot: "day"}
+		case lw == "weekdays":
+			toks[i] = token{norm: "fri,mon,thu,tue,wed", raw: t.raw, slot: "day"}
+		case seasons[lw] && i > 0 && (toks[i-1].norm == "in" || toks[i-1].norm == "this" || toks[i-1].norm == "next"):
+			toks[i] = token{norm: strings.Replace(lw, "fall", "autumn", 1), raw: t.raw, slot: "season"}
+		default:
+			if n, slot, ok := thousands(lw); ok {
+				toks[i] = token{norm: n, raw: t.raw, slot: slot}
+			}
 		}
 	}
 	return toks
+}
+
+var seasons = map[string]bool{"spring": true, "summer": true, "autumn": true, "fall": true, "winter": true}
+
+// thousands reads "50k", "$1.2m" and "€3bn" as the number or amount they
+// are.
+func thousands(w string) (string, string, bool) {
+	slot := "number"
+	if r := []rune(w); len(r) > 1 && strings.ContainsRune("$€£¥", r[0]) {
+		w, slot = string(r[1:]), "amount"
+	}
+	for suf, f := range map[string]float64{"k": 1e3, "m": 1e6, "bn": 1e9} {
+		if body, ok := strings.CutSuffix(w, suf); ok {
+			if v, err := strconv.ParseFloat(body, 64); err == nil && body != "" && unicode.IsDigit(rune(body[0])) {
+				return strconv.FormatFloat(v*f, 'f', -1, 64), slot, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // anchorOf is the index of the word that anchors the value at i: "to be"
@@ -550,7 +774,7 @@ func anchorOf(toks []token, i int) int {
 	labelled := false
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
-		if copulas[w] || anchors[w] || w == have && toks[i].slot == "number" || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
 			return j
 		}
 		if toks[j].slot != "" {
@@ -567,6 +791,15 @@ func anchorOf(toks []token, i int) int {
 	}
 	return -1
 }
+
+// fresh are the words that say a value is the newest of its kind.
+var fresh = map[string]bool{"new": true, "current": true, "latest": true, "updated": true}
+
+// habits are the verbs that state how much of something their subject
+// has or does, as a habit ("pays $1,200 in rent", "sleeps 7 hours"): an
+// anchor of a number or an amount only, in the present.
+var habits = foldSet("makes", "spends", "pays", "owes", "saves", "sleeps", "drinks", "eats", "walks", "reads", "owns",
+	"charges", "lasts", "seats", "totals", "equals", "stands", "measures", "holds", "employs", "needs")
 
 // labels are the nouns that name the kind of the value they precede
 // ("port 5433", "version 3.2").
@@ -972,7 +1205,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {
@@ -1003,7 +1236,23 @@ var opposites = func() map[string]struct {
 		{"included", "excluded"}, {"permitted", "forbidden"}, {"legal", "illegal"}, {"possible", "impossible"},
 		{"like", "dislike"}, {"likes", "dislikes"}, {"agree", "disagree"}, {"encrypted", "unencrypted"},
 		{"signed", "unsigned"}, {"married", "single"}, {"married", "divorced"}, {"introvert", "extrovert"},
-		{"supported", "deprecated"}, {"passed", "failed"}, {"heating", "cooling"}}
+		{"supported", "deprecated"}, {"passed", "failed"}, {"heating", "cooling"},
+		{"approved", "denied"}, {"accepted", "refused"}, {"win", "lose"}, {"wins", "loses"}, {"added", "removed"},
+		{"pass", "fail"}, {"passes", "fails"}, {"remembered", "forgot"}, {"remembers", "forgets"}, {"support", "oppose"},
+		{"good", "bad"}, {"better", "worse"}, {"positive", "negative"}, {"correct", "incorrect"}, {"accurate", "inaccurate"},
+		{"quiet", "noisy"}, {"clean", "dirty"}, {"tidy", "messy"}, {"wet", "dry"}, {"rise", "fall"}, {"rose", "fell"},
+		{"grew", "shrank"}, {"grow", "shrink"}, {"visible", "invisible"}, {"trust", "distrust"}, {"internal", "external"},
+		{"remote", "onsite"}, {"remote", "in-office"}, {"full-time", "part-time"}, {"won", "lost"}, {"working", "broken"},
+		{"resolved", "unresolved"}, {"complete", "incomplete"}, {"finished", "unfinished"}, {"secure", "insecure"},
+		{"stable", "unstable"}, {"safe", "unsafe"}, {"happy", "unhappy"}, {"satisfied", "dissatisfied"},
+		{"employed", "unemployed"}, {"increased", "decreased"}, {"indoor", "outdoor"}, {"cheap", "expensive"},
+		{"mandatory", "voluntary"}, {"sync", "async"}, {"synchronous", "asynchronous"}, {"compatible", "incompatible"},
+		{"reachable", "unreachable"}, {"responsive", "unresponsive"}, {"blocked", "unblocked"},
+		{"free", "busy"}, {"awake", "asleep"}, {"alive", "dead"}, {"permanent", "temporary"}, {"automatic", "manual"},
+		{"wired", "wireless"}, {"early", "late"}, {"increase", "decrease"}, {"rising", "falling"}, {"high", "low"},
+		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
+		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},
+		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"}}
 	m := map[string]struct {
 		word     string
 		negative bool
