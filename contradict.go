@@ -185,6 +185,7 @@ func claims(content string) []claim {
 		}
 		out = append(out, roleClaim(s, toks)...)
 		out = append(out, attributeClaim(toks)...)
+		out = append(out, preferenceClaim(toks)...)
 	}
 	return out
 }
@@ -199,7 +200,7 @@ func polarityClaim(toks []token) []claim {
 	skip := -1
 	for i, t := range toks {
 		switch {
-		case i == skip || frequency[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || t.norm == "anymore" || t.norm == "ever":
+		case i == skip || frequency[strings.ToLower(t.raw)] || manner[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || t.norm == "anymore" || t.norm == "ever":
 			// "always eats" and "never eats", "can't speak" and "speaks"
 			// say one thing of one subject.
 		case (t.norm == "gave" || t.norm == fold("gives")) && i+2 < len(toks) && toks[i+1].norm == "up" && strings.HasSuffix(toks[i+2].norm, "ing") && len(toks[i+2].norm) > 5:
@@ -228,17 +229,16 @@ func polarityClaim(toks []token) []claim {
 			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negations[toks[i-1].norm]) {
 				w = "was" // "hasn't been submitted" denies "was submitted"
 			}
-			if syn, ok := synonyms[w]; ok {
-				w = syn
+			if w == "out" && i+1 < len(toks) && toks[i+1].norm == "of" {
+				w, skip = "in", i+1 // "out of stock" denies "in stock"
+				neg = !neg
 			}
-			if o, ok := opposites[w]; ok {
-				w = o.word
-				neg = neg != o.negative
-				if i+1 < len(toks) && prepositions[toks[i+1].norm] {
-					skip = i + 1 // "visible to" and "hidden from" say one thing
-				}
-			} else if base, ok := unPrefixed(w); ok {
-				w, neg = base, !neg // "unhappy" denies "happy"
+			var denied, opposite bool
+			if w, denied, opposite = normal(w); denied {
+				neg = !neg
+			}
+			if opposite && i+1 < len(toks) && prepositions[toks[i+1].norm] {
+				skip = i + 1 // "visible to" and "hidden from" say one thing
 			}
 			if h, ok := having[w]; ok {
 				w = h // "includes a clause" says what "has a clause" says
@@ -279,6 +279,28 @@ func attributeClaim(toks []token) []claim {
 	}
 	t := toks[c+1]
 	return []claim{{key: "a|" + strings.Join(subj, " "), slot: "name", value: t.norm, raw: t.raw}}
+}
+
+// preferenceClaim is which of two things a subject prefers ("prefers
+// email over phone calls"): the pair is the key, the one preferred its
+// value, so that the pair the other way round clashes.
+func preferenceClaim(toks []token) []claim {
+	p := slices.IndexFunc(toks, func(t token) bool { return t.norm == fold("prefers") || t.norm == fold("prefer") })
+	if p < 1 || slices.ContainsFunc(toks, func(t token) bool { return negations[t.norm] }) {
+		return nil
+	}
+	o := slices.IndexFunc(toks[p:], func(t token) bool { return t.norm == "over" || t.norm == "to" || t.norm == "than" })
+	if o < 2 || p+o+1 >= len(toks) {
+		return nil
+	}
+	subj, ok := subject(toks[:p])
+	if !ok {
+		return nil
+	}
+	a, b := strings.Join(norms(toks[p+1:p+o]), " "), strings.Join(norms(toks[p+o+1:]), " ")
+	pair := []string{a, b}
+	slices.Sort(pair)
+	return []claim{{key: "f|" + subj + "|" + strings.Join(pair, "|"), slot: "name", value: a, raw: toks[p+1].raw}}
 }
 
 // single are the words that make an attribute one of which there is one.
@@ -395,11 +417,31 @@ var synonyms = func() map[string]string {
 	for w, s := range map[string]string{"mandatory": "required", "compulsory": "required", "obligatory": "required",
 		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
 		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
-		"inexpensive": "cheap", "loud": "noisy", "accept": "accepted", "reject": "rejected", "refused": "rejected"} {
+		"inexpensive": "cheap", "loud": "noisy", "working": "works", "functional": "works", "operational": "works",
+		"fixed": "works", "repaired": "works", "resolved": "closed", "completed": "complete", "done": "complete",
+		"finished": "complete", "automated": "automatic", "virtual": "remote", "sick": "ill", "accept": "accepted", "reject": "rejected", "refused": "rejected"} {
 		m[fold(w)] = fold(s)
 	}
 	return m
 }()
+
+// normal is a word of a polarity claim as one of a pair of opposites (or
+// a synonym of one) and whether it denies it: "disabled" is "enabled"
+// denied, "unresolved" "resolved" denied, which is "closed", which is
+// "open" denied. opposite reports that the word was one of a pair.
+func normal(w string) (string, bool, bool) {
+	if syn, ok := synonyms[w]; ok {
+		w = syn
+	}
+	if o, ok := opposites[w]; ok {
+		return o.word, o.negative, true
+	}
+	if base, ok := unPrefixed(w); ok {
+		b, denied, _ := normal(base)
+		return b, !denied, true
+	}
+	return w, false, false
+}
 
 // unPrefixed reads a word in "un" or "non-" as the word it denies
 // ("unhappy" is "happy" denied).
@@ -420,6 +462,11 @@ var notUn = foldSet("under", "understand", "understands", "understood", "undergo
 // replaces.
 var frequency = map[string]bool{"always": true, "usually": true, "often": true, "sometimes": true, "regularly": true,
 	"generally": true, "typically": true, "normally": true, "occasionally": true}
+
+// manner are adverbs of how something is done, which a denial of the
+// doing leaves out ("speaks French fluently", "does not speak French").
+var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "quickly": true,
+	"slowly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
 
 // prepositions are the words an opposite may take after it.
 var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
@@ -446,11 +493,15 @@ func valueClaims(toks []token) []claim {
 			values = append(values, t.norm)
 		}
 	}
+	lead := norms(toks)
+	if len(toks) > 1 && owner(toks[0]) {
+		lead = lead[1:]
+	}
 	for i, t := range toks {
 		// A name, or a word a tool is said with ("uses npm"), is what a
 		// switch from it replaces.
 		if t.slot == "name" || t.slot == "code" || t.slot == "" && i > 0 && tooled[toks[i-1].norm] {
-			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: norms(toks), values: values})
+			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: lead, values: values})
 		}
 	}
 	for i := 0; i < len(toks); i++ {
@@ -481,6 +532,9 @@ func valueClaims(toks []token) []claim {
 		for j := 0; j < len(toks); j++ {
 			u := toks[j]
 			switch {
+			case j == 0 && owner(u):
+				// "the user's book club" is "the book club" in the
+				// user's memories.
 			case j == i:
 				key = append(key, "<"+t.slot+">")
 				j = end - 1
@@ -518,6 +572,18 @@ func valueClaims(toks []token) []claim {
 func changeClaims(toks []token, values []string) []claim {
 	var out []claim
 	for v, t := range toks {
+		// "quit Google", "resigned from Google", "left Google and joined
+		// Meta": the name is no longer the subject's.
+		if v > 0 && (t.norm == "quit" || t.norm == fold("resigned") || t.norm == "left" && slices.ContainsFunc(toks[v+1:], func(u token) bool { return u.norm == "and" })) {
+			x := v + 1
+			if x < len(toks) && toks[x].norm == "from" {
+				x++
+			}
+			if subj, ok := subject(toks[:v]); ok && x < len(toks) && toks[x].slot == "name" {
+				out = append(out, claim{key: "x|name:" + toks[x].norm, slot: "name", value: "→", raw: "left " + toks[x].raw, change: true,
+					lead: strings.Fields(subj)})
+			}
+		}
 		verb, ok := changes[t.norm]
 		if !ok || v == 0 {
 			continue
@@ -557,7 +623,12 @@ func changeClaims(toks []token, values []string) []claim {
 			if !ok {
 				continue
 			}
-			subj += " " + strings.TrimSpace(strings.Join(slices.DeleteFunc(strings.Fields(obj), func(w string) bool { return possessives[w] }), " "))
+			obj = strings.Join(slices.DeleteFunc(strings.Fields(obj), func(w string) bool { return possessives[w] }), " ")
+			if subj == "user" {
+				subj = obj // "the user changed the phone number": the user's, as "the phone number" is
+			} else {
+				subj += " " + obj
+			}
 		}
 		n := toks[j+1]
 		class := verb.classes[n.slot]
@@ -616,7 +687,7 @@ func classOf(toks []token, a, i int, slot string) string {
 	w := toks[a].norm
 	switch slot {
 	case "name", "code":
-		if places[w] || copulas[w] && a+2 == i && (toks[a+1].norm == "in" || toks[a+1].norm == "on" || toks[a+1].norm == "at") {
+		if places[w] || platforms[w] && (toks[a+1].norm == "on" || toks[a+1].norm == "in") || copulas[w] && a+2 == i && (toks[a+1].norm == "in" || toks[a+1].norm == "on" || toks[a+1].norm == "at") {
 			return "place"
 		}
 	case "day", "date", "time":
@@ -635,23 +706,33 @@ func classOf(toks []token, a, i int, slot string) string {
 // when it is (an end, a departure or a close is not what a reschedule
 // moves).
 var places, whens = foldSet("live", "lives", "lived", "based", "located", "headquartered"),
-	foldSet("start", "starts", "begin", "begins", "scheduled", "set", "held", "planned", "due")
+	foldSet("start", "starts", "begin", "begins", "scheduled", "set", "held", "planned", "due", "meets", "meet")
+
+// platforms are the anchors that say on what or where something runs,
+// which a move replaces ("runs on GitHub Actions", "is hosted on AWS").
+var platforms = foldSet("run", "runs", "hosted", "deployed", "stored")
 
 // subject is the words before a verb, without its auxiliaries ("has been",
 // "was", "will"), as one string; a subject of a value or a negation is
 // none.
 func subject(toks []token) (string, bool) {
 	var out []string
-	for _, t := range toks {
+	for i, t := range toks {
 		switch {
 		case negations[t.norm] || t.slot != "" && t.slot != "name":
 			return "", false
-		case auxiliary[t.norm]:
+		case auxiliary[t.norm] || i == 0 && owner(t) && len(toks) > 1:
 		default:
 			out = append(out, t.norm)
 		}
 	}
 	return strings.Join(out, " "), len(out) > 0
+}
+
+// owner reports whether t is "the user's", which the memories of a user
+// may say or leave out.
+func owner(t token) bool {
+	return t.norm == "user" && (strings.HasSuffix(t.raw, "'s") || strings.HasSuffix(t.raw, "’s"))
 }
 
 var auxiliary = foldSet("is", "was", "have", "been", "will", "do", "has", "had", "get", "got", "recently", "finally", "officially", "since")
@@ -733,10 +814,18 @@ func codes(toks []token) []token {
 			toks[i] = token{norm: "12:00", raw: t.raw, slot: "time"}
 		case lw == "midnight":
 			toks[i] = token{norm: "0:00", raw: t.raw, slot: "time"}
+		case often[lw] != "" && (i+1 == len(toks) || toks[i+1].slot != "" || linking[toks[i+1].norm] || toks[i+1].norm == "and"):
+			// "goes out weekly", not "the weekly sync"
+			toks[i] = token{norm: often[lw], raw: t.raw, slot: "frequency"}
+		case lw == "every" && i+1 < len(toks) && often[toks[i+1].norm+"ly"] != "" && toks[i+1].slot == "":
+			toks[i] = token{norm: often[toks[i+1].norm+"ly"], raw: t.raw + " " + toks[i+1].raw, slot: "frequency"}
+			toks[i+1] = token{} // taken: dropped below
 		case lw == "weekends" || lw == "weekend":
 			toks[i] = token{norm: "sat,sun", raw: t.raw, slot: "day"}
 		case lw == "weekdays":
 			toks[i] = token{norm: "fri,mon,thu,tue,wed", raw: t.raw, slot: "day"}
+		case dayparts[lw] && i > 0 && (toks[i-1].norm == "in" || toks[i-1].norm == "at" || toks[i-1].norm == "this" || toks[i-1].norm == "every"):
+			toks[i] = token{norm: lw, raw: t.raw, slot: "daypart"} // "in the morning", "at night"
 		case seasons[lw] && i > 0 && (toks[i-1].norm == "in" || toks[i-1].norm == "this" || toks[i-1].norm == "next"):
 			toks[i] = token{norm: strings.Replace(lw, "fall", "autumn", 1), raw: t.raw, slot: "season"}
 		default:
@@ -745,8 +834,17 @@ func codes(toks []token) []token {
 			}
 		}
 	}
-	return toks
+	return slices.DeleteFunc(toks, func(t token) bool { return t.raw == "" })
 }
+
+// often are the words of how often something is done, each with its one
+// form ("every week" is "weekly").
+var often = map[string]string{"hourly": "hourly", "daily": "daily", "nightly": "daily", "weekly": "weekly", "biweekly": "biweekly",
+	"fortnightly": "biweekly", "monthly": "monthly", "quarterly": "quarterly", "yearly": "yearly", "annually": "yearly",
+	"dayly": "daily"} // "every day"
+
+var dayparts = map[string]bool{"morning": true, "mornings": true, "afternoon": true, "afternoons": true, "evening": true,
+	"evenings": true, "night": true, "nights": true}
 
 var seasons = map[string]bool{"spring": true, "summer": true, "autumn": true, "fall": true, "winter": true}
 
@@ -774,7 +872,8 @@ func anchorOf(toks []token, i int) int {
 	labelled := false
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
-		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") ||
+			w == fold("meets") && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
 			return j
 		}
 		if toks[j].slot != "" {
@@ -1242,8 +1341,15 @@ var opposites = func() map[string]struct {
 		{"good", "bad"}, {"better", "worse"}, {"positive", "negative"}, {"correct", "incorrect"}, {"accurate", "inaccurate"},
 		{"quiet", "noisy"}, {"clean", "dirty"}, {"tidy", "messy"}, {"wet", "dry"}, {"rise", "fall"}, {"rose", "fell"},
 		{"grew", "shrank"}, {"grow", "shrink"}, {"visible", "invisible"}, {"trust", "distrust"}, {"internal", "external"},
-		{"remote", "onsite"}, {"remote", "in-office"}, {"full-time", "part-time"}, {"won", "lost"}, {"working", "broken"},
-		{"resolved", "unresolved"}, {"complete", "incomplete"}, {"finished", "unfinished"}, {"secure", "insecure"},
+		{"remote", "onsite"}, {"remote", "in-office"}, {"full-time", "part-time"}, {"won", "lost"}, {"works", "broken"},
+		{"complete", "incomplete"}, {"complete", "pending"}, {"secure", "insecure"},
+		{"connected", "disconnected"}, {"vacant", "occupied"}, {"running", "stopped"}, {"ahead", "behind"},
+		{"increasing", "decreasing"}, {"growing", "shrinking"}, {"warm", "cool"}, {"left-handed", "right-handed"},
+		{"healthy", "ill"}, {"happy", "sad"}, {"polite", "rude"}, {"safe", "dangerous"}, {"strict", "lenient"},
+		{"formal", "informal"}, {"right", "wrong"}, {"above", "below"}, {"over", "under"}, {"with", "without"},
+		{"attend", "skip"}, {"attending", "skipping"}, {"own", "rent"}, {"read-only", "writable"}, {"mutable", "immutable"},
+		{"vertical", "horizontal"}, {"portrait", "landscape"}, {"ascending", "descending"}, {"lowercase", "uppercase"},
+		{"active", "archived"}, {"remote", "in-person"}, {"included", "excluded"},
 		{"stable", "unstable"}, {"safe", "unsafe"}, {"happy", "unhappy"}, {"satisfied", "dissatisfied"},
 		{"employed", "unemployed"}, {"increased", "decreased"}, {"indoor", "outdoor"}, {"cheap", "expensive"},
 		{"mandatory", "voluntary"}, {"sync", "async"}, {"synchronous", "asynchronous"}, {"compatible", "incompatible"},
