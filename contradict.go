@@ -131,7 +131,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 // sentence opens with, to a value it does not name already.
 func clashes(o, n claim) bool {
 	switch {
-	case strings.HasPrefix(n.key, "u|"):
+	case strings.HasPrefix(n.key, "u|") || strings.HasPrefix(n.key, "j|"):
 		return n.change && !within(n.value, o.values)
 	case strings.HasPrefix(n.key, "x|"):
 		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
@@ -186,6 +186,8 @@ func claims(content string) []claim {
 		out = append(out, roleClaim(s, toks)...)
 		out = append(out, attributeClaim(toks)...)
 		out = append(out, preferenceClaim(toks)...)
+		out = append(out, jobClaims(s, toks)...)
+		out = append(out, rangeClaim(toks)...)
 	}
 	return out
 }
@@ -200,7 +202,7 @@ func polarityClaim(toks []token) []claim {
 	skip := -1
 	for i, t := range toks {
 		switch {
-		case i == skip || frequency[strings.ToLower(t.raw)] || manner[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || t.norm == "anymore" || t.norm == "ever":
+		case i == skip || frequency[strings.ToLower(t.raw)] || manner[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || strings.EqualFold(t.raw, "anymore") || t.norm == "ever":
 			// "always eats" and "never eats", "can't speak" and "speaks"
 			// say one thing of one subject.
 		case (t.norm == "gave" || t.norm == fold("gives")) && i+2 < len(toks) && toks[i+1].norm == "up" && strings.HasSuffix(toks[i+2].norm, "ing") && len(toks[i+2].norm) > 5:
@@ -208,16 +210,16 @@ func polarityClaim(toks []token) []claim {
 			neg = !neg
 			key, skip = append(key, gerund(toks[i+2].norm)), i+2
 			i++
-		case (t.norm == fold("stopped") || t.norm == "quit") && i+1 < len(toks) && strings.HasSuffix(toks[i+1].norm, "ing") && len(toks[i+1].norm) > 5:
+		case (t.norm == fold("stopped") || t.norm == "quit") && i+1 < len(toks) && strings.HasSuffix(toks[i+1].norm, "ing") && len(toks[i+1].norm) >= 5:
 			// "stopped drinking coffee" denies "drinks coffee".
 			neg = !neg
 			key, skip = append(key, gerund(toks[i+1].norm)), i+1
 		case t.slot != "":
 			key = append(key, t.slot+":"+t.norm)
-		case negations[t.norm]:
+		case negation(t):
 			neg = !neg
 		case t.norm == "longer" && i > 0 && toks[i-1].norm == "no":
-		case auxiliaries[t.norm] && i+1 < len(toks) && negations[toks[i+1].norm]:
+		case auxiliaries[t.norm] && i+1 < len(toks) && negation(toks[i+1]):
 			// "does not eat" says "eat" denied.
 		case t.norm == have && perfect(toks[i+1:]):
 			// "hasn't paid" says "paid" denied.
@@ -226,8 +228,14 @@ func polarityClaim(toks []token) []claim {
 			if _, ok := opposites[w]; !ok {
 				w = verb(t)
 			}
-			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negations[toks[i-1].norm]) {
+			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negation(toks[i-1])) {
 				w = "was" // "hasn't been submitted" denies "was submitted"
+			}
+			if lacking[w] {
+				w, neg = have, !neg
+			}
+			if every, ok := nobody[w]; ok {
+				w, neg = every, !neg // "nobody has access" denies "everyone has access"
 			}
 			if w == "out" && i+1 < len(toks) && toks[i+1].norm == "of" {
 				w, skip = "in", i+1 // "out of stock" denies "in stock"
@@ -246,7 +254,7 @@ func polarityClaim(toks []token) []claim {
 			key = append(key, w)
 		}
 	}
-	if len(key) < 3 {
+	if len(key) < 2 {
 		return nil
 	}
 	v := "+"
@@ -265,7 +273,7 @@ var attend = fold("attends")
 func attributeClaim(toks []token) []claim {
 	c := slices.IndexFunc(toks, func(t token) bool { return t.norm == "is" })
 	if c < 1 || c+1 >= len(toks) || !slices.ContainsFunc(toks[:c], func(t token) bool { return single[t.norm] }) ||
-		slices.ContainsFunc(toks, func(t token) bool { return negations[t.norm] || t.slot != "" && t.slot != "name" }) {
+		slices.ContainsFunc(toks, func(t token) bool { return negation(t) || t.slot != "" && t.slot != "name" }) {
 		return nil
 	}
 	var subj []string
@@ -286,7 +294,7 @@ func attributeClaim(toks []token) []claim {
 // value, so that the pair the other way round clashes.
 func preferenceClaim(toks []token) []claim {
 	p := slices.IndexFunc(toks, func(t token) bool { return t.norm == fold("prefers") || t.norm == fold("prefer") })
-	if p < 1 || slices.ContainsFunc(toks, func(t token) bool { return negations[t.norm] }) {
+	if p < 1 || slices.ContainsFunc(toks, func(t token) bool { return negation(t) }) {
 		return nil
 	}
 	o := slices.IndexFunc(toks[p:], func(t token) bool { return t.norm == "over" || t.norm == "to" || t.norm == "than" })
@@ -301,6 +309,73 @@ func preferenceClaim(toks []token) []claim {
 	pair := []string{a, b}
 	slices.Sort(pair)
 	return []claim{{key: "f|" + subj + "|" + strings.Join(pair, "|"), slot: "name", value: a, raw: toks[p+1].raw}}
+}
+
+// jobClaims are the job a subject holds ("Omar is a junior developer"),
+// which a change of job replaces ("Omar has been promoted to senior
+// developer", "Grace was promoted and is now the chief marketing
+// officer", "Omar became the tech lead"). A person may hold two jobs, or
+// be a developer and a mentor, so only a change clashes.
+func jobClaims(s string, toks []token) []claim {
+	job := func(ws []token) bool {
+		return len(ws) > 0 && len(ws) <= 5 && slices.ContainsFunc(ws, func(t token) bool { return jobs[t.norm] }) &&
+			!slices.ContainsFunc(ws, func(t token) bool { return negation(t) || t.slot != "" && t.slot != "name" })
+	}
+	claimOf := func(subj []token, rest []token, change bool) []claim {
+		sub, ok := subject(subj)
+		if !ok || !job(rest) {
+			return nil
+		}
+		return []claim{{key: "j|" + sub, slot: "name", value: strings.Join(norms(rest), " "), raw: strings.Join(raws(rest), " "), change: change}}
+	}
+	for i, t := range toks {
+		if i > 0 && (t.norm == fold("promoted") || t.norm == fold("became") || t.norm == fold("become")) {
+			rest := toks[i+1:]
+			if len(rest) > 0 && (rest[0].norm == "to" || rest[0].norm == "as") {
+				rest = rest[1:]
+			}
+			return claimOf(toks[:i], rest, true)
+		}
+	}
+	if i := slices.IndexFunc(toks, func(t token) bool { return t.norm == "is" }); i > 0 && !slices.ContainsFunc(toks[:i], func(u token) bool { return u.norm == "and" }) {
+		now := slices.Contains(strings.Fields(strings.ToLower(s)), "now") // "now" is no token: words drops it
+		return claimOf(toks[:i], toks[i+1:], now)
+	}
+	return nil
+}
+
+// jobs are the nouns of a job or a role at work.
+var jobs = foldSet("officer", "developer", "engineer", "designer", "analyst", "intern", "freelancer", "consultant",
+	"contractor", "architect", "scientist", "teacher", "nurse", "accountant", "lawyer", "manager", "lead", "head",
+	"director", "vp", "ceo", "cto", "cfo", "coo", "assistant", "associate", "specialist", "coordinator", "administrator",
+	"editor", "researcher", "professor", "lecturer", "executive", "supervisor", "chief", "principal", "president")
+
+// raws are the tokens as written.
+func raws(toks []token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.raw
+	}
+	return out
+}
+
+// rangeClaim is a span of times or numbers a sentence states ("serves
+// lunch from 12 to 2", "is open from 9am to 5pm"): another span replaces
+// it.
+func rangeClaim(toks []token) []claim {
+	for i := 0; i+3 < len(toks); i++ {
+		a, b := toks[i+1], toks[i+3]
+		if toks[i].norm != "from" || toks[i+2].norm != "to" || a.slot == "" || a.slot != b.slot && !(a.slot == "number" || b.slot == "number") ||
+			a.slot != "time" && a.slot != "number" && b.slot != "time" {
+			continue
+		}
+		if slices.ContainsFunc(toks[:i], func(t token) bool { return negation(t) }) {
+			return nil
+		}
+		key := append(append(norms(toks[:i]), "<range>"), norms(toks[i+4:])...)
+		return []claim{{key: "g|" + strings.Join(key, " "), slot: "time", value: a.norm + "-" + b.norm, raw: a.raw + " to " + b.raw}}
+	}
+	return nil
 }
 
 // single are the words that make an attribute one of which there is one.
@@ -348,8 +423,17 @@ func clause(toks []token) ([]token, bool) {
 		return nil, false
 	}
 	for i := verb + 1; i+1 < len(toks); i++ {
-		if (toks[i].norm == "and" || toks[i].norm == "but") && (copulas[toks[i+1].norm] || anchors[toks[i+1].norm]) {
+		if toks[i].norm != "and" && toks[i].norm != "but" {
+			continue
+		}
+		if copulas[toks[i+1].norm] || anchors[toks[i+1].norm] {
 			return append(slices.Clone(toks[:verb]), toks[i+1:]...), true
+		}
+		// "the building was sold and the user's landlord is now Ms
+		// Reyes": a clause with a subject of its own.
+		if v := slices.IndexFunc(toks[i+1:], func(t token) bool { return t.slot == "" && (copulas[t.norm] || anchors[t.norm]) }); v > 0 &&
+			!slices.ContainsFunc(toks[i+1:i+1+v], func(t token) bool { return t.slot != "" && t.slot != "name" || t.norm == "and" }) {
+			return slices.Clone(toks[i+1:]), true
 		}
 	}
 	return nil, false
@@ -360,7 +444,7 @@ func clause(toks []token) ([]token, bool) {
 // auxiliary, which says nothing the participle does not.
 func perfect(toks []token) bool {
 	for _, t := range toks {
-		if negations[t.norm] {
+		if negation(t) {
 			continue
 		}
 		return t.slot == "" && (strings.HasSuffix(t.raw, "ed") || participles[strings.ToLower(t.raw)])
@@ -380,6 +464,9 @@ func gerund(w string) string {
 	w = strings.TrimSuffix(w, "ing")
 	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsfz", rune(w[n-1])) {
 		w = w[:n-1]
+	}
+	if len(w) <= 2 {
+		w += "e" // "using" is "use"
 	}
 	return fold(w)
 }
@@ -463,6 +550,10 @@ var notUn = foldSet("under", "understand", "understands", "understood", "undergo
 var frequency = map[string]bool{"always": true, "usually": true, "often": true, "sometimes": true, "regularly": true,
 	"generally": true, "typically": true, "normally": true, "occasionally": true}
 
+// nobody are the words that deny what a sentence says of everyone (or
+// everything).
+var nobody = map[string]string{"nobody": fold("everyone"), "noone": fold("everyone"), "nothing": fold("everything")}
+
 // manner are adverbs of how something is done, which a denial of the
 // doing leaves out ("speaks French fluently", "does not speak French").
 var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "quickly": true,
@@ -472,7 +563,11 @@ var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "
 var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
 
 // having are the verbs that say, like "have", what something holds.
-var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have}
+var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have,
+	fold("holds"): have, fold("hold"): have}
+
+// lacking are the verbs that deny "have": "lacks a quiet room".
+var lacking = foldSet("lacks", "lack", "lacked")
 
 // valueClaims are the values a sentence states of its subject: a value
 // after "to be" or a verb that states one (anchors), with at most two
@@ -520,7 +615,7 @@ func valueClaims(toks []token) []claim {
 				if toks[p].norm == "to" {
 					p--
 				}
-				if subj, ok := subject(toks[:p]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negations[u.norm] }) {
+				if subj, ok := subject(toks[:p]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negation(u) }) {
 					value, raw := listOf(toks[i:end])
 					out = append(out, claim{key: "u|" + subj + "|place|" + t.slot, slot: t.slot, value: value, raw: raw, values: values})
 				}
@@ -538,7 +633,7 @@ func valueClaims(toks []token) []claim {
 			case j == i:
 				key = append(key, "<"+t.slot+">")
 				j = end - 1
-			case negations[u.norm]:
+			case negation(u):
 				key = append(key, "not")
 			case fresh[u.norm]:
 				// "the new phone number is" names what "the phone
@@ -554,7 +649,7 @@ func valueClaims(toks []token) []claim {
 		value, raw := listOf(toks[i:end])
 		out = append(out, claim{key: "v|" + strings.Join(key, " "), slot: t.slot, value: value, raw: raw, values: values})
 		if class := classOf(toks, a, i, t.slot); class != "" {
-			if subj, ok := subject(toks[:a]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negations[u.norm] }) {
+			if subj, ok := subject(toks[:a]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negation(u) }) {
 				out = append(out, claim{key: "u|" + subj + "|" + class + "|" + t.slot, slot: t.slot, value: value, raw: raw, values: values})
 			}
 		}
@@ -594,7 +689,7 @@ func changeClaims(toks []token, values []string) []claim {
 		}
 		// "moved its plans from X to Y": up to three words before "from".
 		j := v + 1
-		for j < len(toks) && j <= v+4 && toks[j].slot == "" && toks[j].norm != "from" && toks[j].norm != "to" && !negations[toks[j].norm] {
+		for j < len(toks) && j <= v+4 && toks[j].slot == "" && toks[j].norm != "from" && toks[j].norm != "to" && !negation(toks[j]) {
 			j++
 		}
 		if j+1 >= len(toks) {
@@ -719,7 +814,7 @@ func subject(toks []token) (string, bool) {
 	var out []string
 	for i, t := range toks {
 		switch {
-		case negations[t.norm] || t.slot != "" && t.slot != "name":
+		case negation(t) || t.slot != "" && t.slot != "name":
 			return "", false
 		case auxiliary[t.norm] || i == 0 && owner(t) && len(toks) > 1:
 		default:
@@ -799,8 +894,9 @@ func timeRun(toks []token, i, end int) (int, int) {
 }
 
 // codes marks identifiers as values of their own kind: a word with digits
-// joined by hyphens, as cloud regions, zones, machine types and phone
-// numbers are written ("us-east-1", "europe-west4", "555-0142").
+// and letters, or digits joined by hyphens, as cloud regions, zones,
+// machine types, phone numbers and passwords are written ("us-east-1",
+// "europe-west4", "555-0142", "sunflower22").
 func codes(toks []token) []token {
 	for i, t := range toks {
 		if t.slot != "" {
@@ -808,7 +904,8 @@ func codes(toks []token) []token {
 		}
 		lw := strings.ToLower(t.raw)
 		switch {
-		case strings.Contains(t.raw, "-") && strings.IndexFunc(t.raw, unicode.IsDigit) >= 0 && !strings.HasPrefix(t.raw, "-"):
+		case (strings.Contains(t.raw, "-") || strings.IndexFunc(t.raw, unicode.IsLetter) >= 0) && strings.IndexFunc(t.raw, unicode.IsDigit) >= 0 &&
+			!strings.HasPrefix(t.raw, "-") && strings.IndexFunc(t.raw, func(r rune) bool { return r == '$' || r == '€' || r == '£' || r == '¥' }) < 0:
 			toks[i] = token{norm: lw, raw: t.raw, slot: "code"}
 		case lw == "noon" || lw == "midday":
 			toks[i] = token{norm: "12:00", raw: t.raw, slot: "time"}
@@ -873,7 +970,7 @@ func anchorOf(toks []token, i int) int {
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
 		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") ||
-			w == fold("meets") && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+			w == fold("meets") && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date" || toks[i].slot == "code") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
 			return j
 		}
 		if toks[j].slot != "" {
@@ -898,7 +995,7 @@ var fresh = map[string]bool{"new": true, "current": true, "latest": true, "updat
 // has or does, as a habit ("pays $1,200 in rent", "sleeps 7 hours"): an
 // anchor of a number or an amount only, in the present.
 var habits = foldSet("makes", "spends", "pays", "owes", "saves", "sleeps", "drinks", "eats", "walks", "reads", "owns",
-	"charges", "lasts", "seats", "totals", "equals", "stands", "measures", "holds", "employs", "needs")
+	"charges", "lasts", "seats", "totals", "equals", "stands", "measures", "holds", "employs", "needs", "turns")
 
 // labels are the nouns that name the kind of the value they precede
 // ("port 5433", "version 3.2").
@@ -1293,6 +1390,10 @@ var dropped = map[string]bool{"a": true, "an": true, "the": true, "now": true, "
 // negations deny a claim; "no longer" is "no".
 var negations = map[string]bool{"not": true, "never": true, "no": true}
 
+// negation reports whether t is a negation as written: "notes" folds to
+// "not", which denies nothing.
+func negation(t token) bool { return negations[strings.ToLower(t.raw)] }
+
 // auxiliaries carry a negation and nothing else: "does not eat" is "eat"
 // denied.
 var auxiliaries = map[string]bool{"do": true}
@@ -1304,7 +1405,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {
