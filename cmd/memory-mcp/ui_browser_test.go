@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +14,12 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // The review page in a real browser: Debian's headless Chromium, with
@@ -180,6 +185,13 @@ func TestReviewPageInABrowser(t *testing.T) {
 	bound, dropped := queue.Pending[0], queue.Pending[1]
 	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Friday."})
 	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Tuesday."})
+	// A remember dedup answers "duplicate" that says something else.
+	rv.ok(sam, "remember", map[string]any{"content": "Ann reviews the pull request."})
+	rv.ok(sam, "remember", map[string]any{"content": "Ann reviews pull requests."})
+	reps, err := rv.app.memories.Repeats(ctx, memory.RepeatQuery{})
+	if err != nil || len(reps) != 1 {
+		t.Fatalf("repeats = %+v, %v", reps, err)
+	}
 	conflicts, err := rv.app.memories.Conflicts(ctx, memory.ConflictQuery{})
 	if err != nil || len(conflicts) != 1 {
 		t.Fatalf("conflicts = %+v, %v", conflicts, err)
@@ -289,6 +301,21 @@ func TestReviewPageInABrowser(t *testing.T) {
 		t.Fatalf("the fact not kept = %+v, %v; want it retracted", older, err)
 	}
 
+	// Store the false repeat as sam's own memory.
+	rep := reps[0]
+	b.open("/ui/repeats", "Repeats", "repeats")
+	if s := b.text("#" + rep.ID); !strings.Contains(s, "Ann reviews the pull request.") || !strings.Contains(s, "Ann reviews pull requests.") {
+		t.Fatalf("repeat %s: %q, want both texts", rep.ID, s)
+	}
+	msg = b.act(fmt.Sprintf(`#%s form[action$="/store"] button`, rep.ID))
+	if !strings.Contains(msg, "Repeat "+rep.ID+" is stored as sam's own memory") {
+		t.Fatalf("after storing the repeat: %q", msg)
+	}
+	b.shot("repeats-after")
+	if stored, err := rv.app.memories.Repeats(ctx, memory.RepeatQuery{IDs: []string{rep.ID}}); err != nil || len(stored) != 1 || stored[0].StoredAs == "" {
+		t.Fatalf("the repeat in the store = %+v, %v", stored, err)
+	}
+
 	b.open("/ui/stats?agent=sam", "Statistics", "stats")
 	if s := b.text("main"); !strings.Contains(s, "Memories of sam") || !strings.Contains(s, "decide_approval") {
 		t.Fatalf("statistics: %q", s)
@@ -298,4 +325,52 @@ func TestReviewPageInABrowser(t *testing.T) {
 	b.open("/ui/facts/no-such-fact", "Not Found", "not-found")
 	b.do("sign out", chromedp.Click(chromedp.CSS("header .signout button")), chromedp.WaitVisible(chromedp.CSS(`input[name="credential"]`)))
 	t.Logf("the browser test took %s", time.Since(started).Round(time.Millisecond))
+}
+
+// TestServeReviewSessionInABrowser: Chromium signs in to a real serve with
+// a human's token; what the browser keeps is a session id, not the token;
+// the sign-out button ends the session, so the page asks to sign in again;
+// signed in again, revoking the token ends that session at the next page.
+func TestServeReviewSessionInABrowser(t *testing.T) {
+	chrome := chromium(t)
+	h := serveHTTPIn(t, "")
+	token := h.token("--agent-id", "olivia", "--seniority", "lead", "--human", "--label", "olivia-browser")
+	base := strings.TrimSuffix(h.url, "/mcp")
+	b := newBrowser(t, chrome, base, token)
+	cookies, err := chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/ui/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var session string
+	for _, c := range cookies.Cookies {
+		if strings.Contains(c.Value, strings.TrimPrefix(token, auth.TokenPrefix)) {
+			t.Fatalf("the browser keeps the token in cookie %s", c.Name)
+		}
+		if c.Name == ui.SessionCookie {
+			session = c.Value
+			if !c.HTTPOnly || c.Session || c.Path != "/ui/" {
+				t.Errorf("the session cookie: %+v", c)
+			}
+		}
+	}
+	if !strings.HasPrefix(session, auth.SessionPrefix) {
+		t.Fatalf("cookies %+v: no session", cookies.Cookies)
+	}
+	b.do("sign out", chromedp.Click(chromedp.CSS("form.signout button")), chromedp.WaitVisible(chromedp.CSS(`input[name="credential"]`)))
+	b.open("/ui/", "Sign in", "signed-out") // the page sends the browser to sign in
+	// A copy of the cookie taken before signing out is worth nothing.
+	if resp, _ := newSigninBrowser(t, h).send(http.MethodGet, "/ui/", nil, "Cookie", ui.SessionCookie+"="+session, "Accept", "*/*"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the signed-out session's cookie: %d", resp.StatusCode)
+	}
+
+	b.do("sign in again", chromedp.SendKeys(chromedp.CSS(`input[name="credential"]`), token), chromedp.Click(chromedp.CSS("main form button")),
+		chromedp.WaitVisible(chromedp.CSS("header .who")))
+	var list struct{ Tokens []struct{ ID, Label string } }
+	json.Unmarshal([]byte(h.cli("token", "list", "--json")), &list)
+	for _, tok := range list.Tokens {
+		if tok.Label == "olivia-browser" {
+			h.cli("token", "revoke", tok.ID)
+		}
+	}
+	b.open("/ui/facts", "Sign in", "revoked")
 }

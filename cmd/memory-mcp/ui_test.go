@@ -62,7 +62,7 @@ func startReview(t testing.TB) *review {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	srv := httptest.NewServer(auth.FromCookie(ui.CredentialCookie, asToken(reviewPage(a, signInAs))))
+	srv := httptest.NewServer(auth.FromCookie(ui.SessionCookie, asToken(reviewPage(a, nil, signInAs, nil))))
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -86,12 +86,13 @@ func asToken(next http.Handler) http.Handler {
 }
 
 // signInAs stands in for serve's check of a credential pasted into the
-// sign-in page.
-func signInAs(_ context.Context, credential string) (memory.Identity, error) {
+// sign-in page: the session it opens is named by the credential itself,
+// which asToken takes.
+func signInAs(_ context.Context, credential string) (memory.Identity, ui.Session, error) {
 	if id, ok := reviewTokens[credential]; ok {
-		return id, nil
+		return id, ui.Session{ID: credential, Expires: time.Now().Add(time.Hour)}, nil
 	}
-	return memory.Identity{}, memory.Errorf(memory.EINVALID, "not a test token")
+	return memory.Identity{}, ui.Session{}, memory.Errorf(memory.EINVALID, "not a test token")
 }
 
 // call makes a tool call as id through the app's MCP server, as a client
@@ -402,6 +403,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00. " + hostile, "category": "convention"})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
+	rv.ok(sam, "remember", map[string]any{"content": "the release is on Friday. " + hostile}) // a repeat: its words are kept
 	pending, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
 	if err != nil || len(pending.Pending) != 1 || !strings.Contains(pending.Pending[0].RawInput, hostile) {
 		t.Fatalf("pending = %+v, %v", pending, err)
@@ -420,7 +422,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	}
 	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
 		"/ui/pending", "/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks",
-		"/ui/blocks/project", "/ui/blocks/team-plan"} {
+		"/ui/blocks/project", "/ui/blocks/team-plan", "/ui/repeats"} {
 		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
 		status, body, h := rv.do(req, "olivia-token")
 		escaped(path, status, body, h, http.StatusOK)
