@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // The offline abstractive summary of a sparse group: no model, so it is
@@ -91,7 +91,7 @@ func summariseBeside(texts []string, kept int, vocab *vocabulary, c DualModeConf
 }
 
 // updated is sents without the sentences a later member's sentence
-// updates (memory.Contradicts: the same claim with another value, or
+// updates (text.Contradicts: the same claim with another value, or
 // denied), each newest sentence saying what it replaced, newest first:
 // "Deploys go out on Mondays (earlier: Wednesdays; before that Tuesdays
 // and Thursdays)." A newest sentence is always chosen (see choose).
@@ -104,10 +104,10 @@ func updated(sents []sentence) []sentence {
 			if sents[j].member == sents[i].member {
 				continue
 			}
-			if c, ok := memory.Contradicts(sents[i].text, sents[j].text); ok && (c.Kind == memory.ConflictValue || c.Kind == memory.ConflictNegation) {
+			if c, ok := text.Contradicts(sents[i].text, sents[j].text); ok && (c.Kind == text.ConflictValue || c.Kind == text.ConflictNegation) {
 				replacedBy[i] = j
 				earlier[i] = c.Older
-				if c.Kind == memory.ConflictNegation {
+				if c.Kind == text.ConflictNegation {
 					earlier[i] = strings.TrimRight(sents[i].text, ".!?")
 				}
 				break
@@ -139,8 +139,8 @@ func updated(sents []sentence) []sentence {
 				note += "; before that " + v
 			}
 			note += ")"
-			text := strings.TrimRight(s.text, ".!?")
-			s.text = text + note + s.text[len(text):]
+			body := strings.TrimRight(s.text, ".!?")
+			s.text = body + note + s.text[len(body):]
 			s.words = wordsOf(s.text)
 			s.newest = true
 		}

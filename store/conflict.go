@@ -567,7 +567,7 @@ func refillClaims(ctx context.Context, tx *Tx) error {
 		}
 		for _, r := range shared {
 			if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
-				SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, sharedClaims, r.pk, claimList(memory.ClaimKeys(r.content))); err != nil {
+				SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, sharedClaims, r.pk, claimList(text.ClaimKeys(r.content))); err != nil {
 				return err
 			}
 		}
@@ -588,7 +588,7 @@ func refillClaims(ctx context.Context, tx *Tx) error {
 	}
 	for _, f := range facts {
 		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO fact_claims (claim, value, fact_id)
-			SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, f.id, claimList(memory.ClaimKeys(f.content))); err != nil {
+			SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, f.id, claimList(text.ClaimKeys(f.content))); err != nil {
 			return err
 		}
 	}
