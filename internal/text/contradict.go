@@ -502,7 +502,10 @@ var synonyms = func() map[string]string {
 		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
 		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
 		"inexpensive": "cheap", "loud": "noisy", "working": "works", "functional": "works", "operational": "works",
-		"fixed": "works", "repaired": "works", "resolved": "closed", "completed": "complete", "done": "complete",
+		"fixed": "works", "repaired": "works", "resolved": "closed", "warm": "hot", "cool": "cold", "chilly": "cold",
+		"tall": "long", "bright": "light", "pricey": "expensive", "costly": "expensive", "crowded": "full", "quick": "fast",
+		"hard": "difficult", "simple": "easy", "hired": "approved", "free": "available", "busy": "unavailable",
+		"booked": "unavailable", "jobless": "unemployed", "experimental": "unstable", "running": "up", "completed": "complete", "done": "complete",
 		"finished": "complete", "automated": "automatic", "virtual": "remote", "sick": "ill", "accept": "accepted", "reject": "rejected", "refused": "rejected"} {
 		m[fold(w)] = fold(s)
 	}
@@ -1416,7 +1419,7 @@ func foldSet(words ...string) map[string]bool {
 var have = fold("have")
 
 // linking are the words allowed between an anchor and its value.
-var linking = foldSet("on", "at", "in", "for", "to", "by", "from", "until", "around", "about", "only", "exactly", "roughly", "approximately", "of", "as", "not", "never", "over", "under", "up")
+var linking = foldSet("on", "at", "in", "for", "to", "by", "from", "until", "around", "about", "only", "exactly", "roughly", "approximately", "of", "as", "not", "never", "over", "under", "up", "every", "each")
 
 // opposites fold a word and its opposite to one word, the opposite
 // denying it: "disabled" is "enabled" denied.
@@ -1441,18 +1444,18 @@ var opposites = func() map[string]struct {
 		{"grew", "shrank"}, {"grow", "shrink"}, {"visible", "invisible"}, {"trust", "distrust"}, {"internal", "external"},
 		{"remote", "onsite"}, {"remote", "in-office"}, {"full-time", "part-time"}, {"won", "lost"}, {"works", "broken"},
 		{"complete", "incomplete"}, {"complete", "pending"}, {"secure", "insecure"},
-		{"connected", "disconnected"}, {"vacant", "occupied"}, {"running", "stopped"}, {"ahead", "behind"},
-		{"increasing", "decreasing"}, {"growing", "shrinking"}, {"warm", "cool"}, {"left-handed", "right-handed"},
+		{"connected", "disconnected"}, {"vacant", "occupied"}, {"ahead", "behind"},
+		{"increasing", "decreasing"}, {"growing", "shrinking"}, {"left-handed", "right-handed"},
 		{"healthy", "ill"}, {"happy", "sad"}, {"polite", "rude"}, {"safe", "dangerous"}, {"strict", "lenient"},
 		{"formal", "informal"}, {"right", "wrong"}, {"above", "below"}, {"over", "under"}, {"with", "without"},
 		{"attend", "skip"}, {"attending", "skipping"}, {"own", "rent"}, {"read-only", "writable"}, {"mutable", "immutable"},
 		{"vertical", "horizontal"}, {"portrait", "landscape"}, {"ascending", "descending"}, {"lowercase", "uppercase"},
-		{"active", "archived"}, {"remote", "in-person"}, {"included", "excluded"},
+		{"active", "archived"}, {"remote", "in-person"}, {"included", "excluded"}, {"up", "stopped"}, {"major", "minor"},
 		{"stable", "unstable"}, {"safe", "unsafe"}, {"happy", "unhappy"}, {"satisfied", "dissatisfied"},
 		{"employed", "unemployed"}, {"increased", "decreased"}, {"indoor", "outdoor"}, {"cheap", "expensive"},
 		{"mandatory", "voluntary"}, {"sync", "async"}, {"synchronous", "asynchronous"}, {"compatible", "incompatible"},
 		{"reachable", "unreachable"}, {"responsive", "unresponsive"}, {"blocked", "unblocked"},
-		{"free", "busy"}, {"awake", "asleep"}, {"alive", "dead"}, {"permanent", "temporary"}, {"automatic", "manual"},
+		{"awake", "asleep"}, {"alive", "dead"}, {"permanent", "temporary"}, {"automatic", "manual"},
 		{"wired", "wireless"}, {"early", "late"}, {"increase", "decrease"}, {"rising", "falling"}, {"high", "low"},
 		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
 		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},

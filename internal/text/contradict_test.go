@@ -52,6 +52,10 @@ func TestContradicts(t *testing.T) {
 		{"The user's default browser is Chrome.", "The user changed the default browser to Firefox.", ConflictValue, "name", true},
 		{"The user works at Deloitte.", "The user left Deloitte and now works at KPMG.", ConflictValue, "name", true},
 		{"The user paid the plumber.", "The user hasn't paid the plumber yet.", ConflictNegation, "", true},
+		{"The pool water is warm.", "The pool water is cold.", ConflictNegation, "", true},
+		{"Meeting room B is free on Friday.", "Meeting room B is booked on Friday.", ConflictNegation, "", true},
+		{"The design team meets every Monday.", "The design team meets every Tuesday.", ConflictValue, "day", true},
+		{"The design team meets every Monday.", "The sales team meets every Tuesday.", "", "", false},
 	} {
 		got, ok := Contradicts(c.older, c.newer)
 		if ok != (c.kind != "") || got.Kind != c.kind || got.Slot != c.slot || ok && got.Whole != c.whole {
