@@ -320,6 +320,7 @@ var migrationSteps = map[string]func(context.Context, *Tx) error{
 	"0014_fact_gates.sql":   fillFactKeys,
 	"0018_meaning_key.sql":  fillMeaningKeys,
 	"0019_shared_gates.sql": fillSharedKeys,
+	"0023_claims_rekey.sql": refillClaims,
 }
 
 // collect reads every row of q, each by scan, before a migration's Go

@@ -430,3 +430,34 @@ func TestReplayListsFlippedEvents(t *testing.T) {
 		t.Fatalf("second replay: %v\n%s", err, out)
 	}
 }
+
+// A lifecycle note that states an issue's id before the issue exists waits
+// in the pending queue, and the note that creates the issue (another
+// agent's, written later) binds it on the retry that follows, through the
+// checking MCP client (issue 22).
+func TestStatedIDBindsWhenItsRowArrives(t *testing.T) {
+	dir := t.TempDir()
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	sam := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "sam"}})
+	o := ann.promoteNote("resolved: redis_timeout after raising the pool size")
+	if o.Status != memory.OutcomePending || o.PendingID == 0 || !strings.Contains(o.Reason, "(yet)") {
+		t.Fatalf("a fix before its issue: %+v", o)
+	}
+	var wr writeNoteResult
+	sam.ok("write_note", map[string]any{"text": "issue: redis_timeout: redis times out under load", "promote": true}, &wr)
+	if len(wr.Outcomes) != 1 || wr.Outcomes[0].Status != memory.OutcomeCommitted || len(wr.Retried) != 1 ||
+		wr.Retried[0].Status != memory.OutcomeCommitted || wr.Retried[0].PendingID != o.PendingID ||
+		wr.Retried[0].Operation != memory.OpResolve || wr.Retried[0].TargetID != "redis_timeout" {
+		t.Fatalf("the issue's note and the retry: %+v", wr)
+	}
+	var sh sharedResult
+	sam.ok("shared_state", map[string]any{"bucket": "issues", "status": "resolved"}, &sh)
+	if len(sh.Rows) != 1 || sh.Rows[0].ID != "redis_timeout" || sh.Rows[0].Status != "resolved" {
+		t.Fatalf("issues = %+v, want redis_timeout resolved", sh.Rows)
+	}
+	var pl memory.PendingList
+	ann.ok("list_pending", nil, &pl)
+	if len(pl.Pending) != 0 {
+		t.Fatalf("the bound note still waits: %+v", pl)
+	}
+}
