@@ -379,7 +379,9 @@ func TestStrategySwitch(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/block-tools=%v", tt.strategy, tt.blockTools), func(t *testing.T) {
-			s := startIn(t, options{args: []string{"--block-tools=" + fmt.Sprint(tt.blockTools), "--strategy", tt.strategy}})
+			// As a human, who is offered every tool of the strategy (an
+			// agent is offered fewer: TestEveryCallForEveryIdentity).
+			s := startIn(t, options{args: []string{"--block-tools=" + fmt.Sprint(tt.blockTools), "--strategy", tt.strategy, "--human"}})
 			tl, err := s.cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
