@@ -225,7 +225,11 @@ func defineSettings(fs *flag.FlagSet, getenv func(string) string, accept func(na
 			continue
 		}
 		v := &flagValue{boolean: s.def() == "false" || s.def() == "true"}
-		fs.Var(v, s.name, fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def()))
+		usage := fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def())
+		if s.def() == "" {
+			usage = fmt.Sprintf("%s (env %s)", s.usage, EnvName(s.name))
+		}
+		fs.Var(v, s.name, usage)
 		f.flagged[s.name] = v
 	}
 	return f
