@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -268,5 +271,40 @@ func TestConfigColumns(t *testing.T) {
 		"rate-limits-exempt-humans  true   (flag --rate-limits-exempt-humans)\n"
 	if out.String() != want {
 		t.Errorf("config prints\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// TestMakeRun: "make run", as a person types it in the clone, puts only
+// JSON-RPC on stdout: make's echo of the build and of the command goes
+// nowhere a client reads.
+func TestMakeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary through make")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("make", "run", "BIN="+filepath.Join(dir, "memory-mcp"))
+	cmd.Dir = filepath.Join("..", "..")
+	for _, kv := range os.Environ() { // as typed at a shell: not a sub-make of make test, no settings of the caller's
+		if !strings.HasPrefix(kv, "MAKE") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MEMORY_MCP_") &&
+			!strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	goEnv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output() // the build cache stays the caller's
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Fields(string(goEnv))
+	cmd.Env = append(cmd.Env, "GOCACHE="+paths[0], "GOMODCACHE="+paths[1], "GOPATH="+paths[2],
+		"HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_DATA_HOME="+filepath.Join(dir, "data"))
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if got := strings.TrimSpace(string(out)); got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("make run's stdout is not the protocol alone:\n%s", out)
 	}
 }
