@@ -25,6 +25,7 @@ func everyCommand(cmds []*command, visit func(c *command, path []string)) {
 
 var (
 	listedFlag  = regexp.MustCompile(`(?m)^  --([a-z0-9-]+)`)
+	flagLine    = regexp.MustCompile(`^  --[a-z0-9-]+( [A-Z][A-Z:]*)?$`)
 	namedFlag   = regexp.MustCompile(`(?:^|[\s(\[|"])--([a-z][a-z0-9-]*)`)
 	helpEnvHome = map[string]string{"HOME": "/home/sam"}
 )
@@ -77,6 +78,11 @@ func TestHelpEveryCommand(t *testing.T) {
 			}
 			if sorted := slices.Sorted(slices.Values(listed)); !slices.Equal(sorted, slices.Compact(slices.Clone(sorted))) {
 				t.Errorf("a flag is listed twice: %v", sorted)
+			}
+			for _, line := range regexp.MustCompile(`(?m)^  --.*$`).FindAllString(help, -1) {
+				if !flagLine.MatchString(line) { // a value named from words of the usage ("-auth memory-mcp token add") is not a value name
+					t.Errorf("flag line %q is not --name or --name VALUE", line)
+				}
 			}
 			if got := matches(listedFlag, help); !slices.Equal(got, accepted) {
 				t.Errorf("help lists %v,\nthe command accepts %v", got, accepted)
