@@ -7,6 +7,33 @@ import (
 	"time"
 )
 
+// ConflictKind says how two memories were found to contradict each other.
+type ConflictKind string
+
+// Conflict kinds.
+const (
+	ConflictNegation ConflictKind = "negation" // one denies what the other says, or says its opposite (enabled / disabled)
+	ConflictValue    ConflictKind = "value"    // the same thing with another number, amount, date, day, time or name
+	ConflictStated   ConflictKind = "stated"   // the writer said the new memory supersedes the old (remember's supersedes)
+	ConflictModel    ConflictKind = "model"    // the language model judged them contradictory
+)
+
+// Clash is how a newer text contradicts an older one.
+type Clash struct {
+	Kind ConflictKind
+	// Slot is the kind of value that differs (number, amount, percent,
+	// time, date, day, year, name), or "" for a negation.
+	Slot string
+	// Older and Newer are what differs, as written: the values, or for a
+	// negation the two statements' polarities ("says" / "denies").
+	Older, Newer string
+	// Whole reports that the older text is the one claim that clashes: a
+	// single sentence, so replacing it loses nothing else it said.
+	Whole bool
+	// Why is what a model said of the pair (kind model).
+	Why string
+}
+
 // ContradictionMode says what remember does with a contradiction it finds.
 type ContradictionMode string
 

@@ -26,6 +26,10 @@ var (
 	surface = []string{"tools", "resources", "prompts", "ui"}
 	lower   = []string{"store", "llm"}
 	outside = []string{"cmd", "internal", "scripts"} // wiring, benchmark data, generators
+	// leaves hold rules every layer shares (the English text rules); a
+	// leaf imports nothing of the module, so any package but the domain
+	// may import one.
+	leaves = []string{"internal/text"}
 )
 
 // domainImports are the standard packages the domain may use: none of them
@@ -80,13 +84,15 @@ func listPackages(t *testing.T) []goPackage {
 // within reports whether dir is top or lies under it.
 func within(dir, top string) bool { return dir == top || strings.HasPrefix(dir, top+"/") }
 
-// layer names the layer of a package directory: "domain", "surface",
-// "lower", "outside" or "service".
+// layer names the layer of a package directory: "domain", "leaf",
+// "surface", "lower", "outside" or "service".
 func layer(dir string) string {
 	top, _, _ := strings.Cut(dir, "/")
 	switch {
 	case dir == "":
 		return "domain"
+	case slices.ContainsFunc(leaves, func(l string) bool { return within(dir, l) }):
+		return "leaf"
 	case slices.Contains(surface, top):
 		return "surface"
 	case slices.Contains(lower, top):
@@ -144,6 +150,10 @@ func layoutProblems(p goPackage) []string {
 			out = append(out, "imports "+imp+": the domain holds types, rules and errors, and does no I/O (see domainImports)")
 		case l == "domain" && ours:
 			out = append(out, "imports "+mod+": the domain depends on nothing of the module")
+		case l == "leaf" && ours:
+			out = append(out, "imports "+mod+": a leaf package (internal/text) imports nothing of the module")
+		case ours && layer(mod) == "leaf":
+			// Every layer but the domain may use a leaf.
 		case l == "lower" && ours && layer(mod) != "domain" && layer(mod) != "lower":
 			out = append(out, "imports "+mod+": store/ and llm/ serve the services; they never call one, nor the MCP surface")
 		case l == "surface" && ours && layer(mod) != "domain" && layer(mod) != "surface":
@@ -161,4 +171,21 @@ func layoutProblems(p goPackage) []string {
 		}
 	}
 	return out
+}
+
+// TestLayoutLeaf holds the leaf rule to its word: a leaf that imports the
+// module is refused, and any layer but the domain may import a leaf.
+func TestLayoutLeaf(t *testing.T) {
+	text := module + "/internal/text"
+	if got := layoutProblems(goPackage{ImportPath: text, Imports: []string{module}}); len(got) != 1 {
+		t.Errorf("a leaf importing the domain: %v, want one problem", got)
+	}
+	for _, dir := range []string{"store", "tools", "promotion", "cmd/memory-mcp"} {
+		if got := layoutProblems(goPackage{ImportPath: module + "/" + dir, Imports: []string{text, "strings"}}); len(got) != 0 {
+			t.Errorf("%s importing the leaf: %v", dir, got)
+		}
+	}
+	if got := layoutProblems(goPackage{ImportPath: module, Imports: []string{text}}); len(got) != 1 {
+		t.Errorf("the domain importing the leaf: %v, want one problem", got)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Action is what the resolver decided about a write's target.
@@ -352,9 +353,9 @@ func contradicts(r memory.WriteRequest, rows []memory.StateRow) (Resolution, boo
 		if !row.Live() {
 			continue
 		}
-		if c, ok := memory.Contradicts(row.Text, r.Payload.Text); ok {
+		if c, ok := text.Contradicts(row.Text, r.Payload.Text); ok {
 			what := "one denies what the other says"
-			if c.Kind == memory.ConflictValue {
+			if c.Kind == text.ConflictValue {
 				what = "another " + c.Slot
 			}
 			return Resolution{Action: Defer, Curator: true, Candidates: []memory.Candidate{{TargetID: row.ID, Live: true, Signals: []string{"contradicts"}}}, Reason: fmt.Sprintf(

@@ -15,12 +15,13 @@ import (
 	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Contradictions between an agent's memories (migration 0010). A new
-// personal memory's claims (memory.ClaimKeys) find the agent's active
+// personal memory's claims (text.ClaimKeys) find the agent's active
 // memories in its namespace that say something of the same frame;
-// memory.Contradicts decides whether they clash. A clash is recorded as a
+// text.Contradicts decides whether they clash. A clash is recorded as a
 // conflict; the newer memory supersedes the older when the older is the one
 // statement that clashes (nothing else it says is lost) and the newer is at
 // least as sure and as authoritative, and otherwise both stand, open for
@@ -37,7 +38,7 @@ type clash struct {
 // contradicts, by the claims it shares with them. A memory of another time
 // (either tells of an event, and they occurred more than episodeWindow
 // apart) is not contradicted: both may have been true.
-func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, sp pool, w memory.EntryWrite, claims []memory.Claim, timed bool, now time.Time) ([]clash, error) {
+func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, sp pool, w memory.EntryWrite, claims []text.Claim, timed bool, now time.Time) ([]clash, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -82,8 +83,8 @@ func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, sp pool, w memo
 		if eventful(w, timed, told) && !withinEpisode(w.OccurredAt, e.OccurredAt) {
 			continue
 		}
-		if c, ok := memory.Contradicts(e.Content, w.Content); ok {
-			out = append(out, clash{older: e, how: c})
+		if c, ok := text.Contradicts(e.Content, w.Content); ok {
+			out = append(out, clash{older: e, how: ruleClash(c)})
 		}
 	}
 	return out, nil
@@ -135,9 +136,9 @@ func (s *MemoryService) judged(ctx context.Context, w memory.EntryWrite) []judge
 // clash nor the same words) and adds what the model is sure of to out. It
 // reports false when the model failed: the rules decide the rest.
 func askJudge(ctx context.Context, judge memory.ContradictionJudge, log *slog.Logger, id, older, newer string, out []judgedClash) ([]judgedClash, bool) {
-	_, a := memory.DedupKeys(older)
-	_, b := memory.DedupKeys(newer)
-	if _, clash := memory.Contradicts(older, newer); clash || a == b {
+	_, a := text.DedupKeys(older)
+	_, b := text.DedupKeys(newer)
+	if _, clash := text.Contradicts(older, newer); clash || a == b {
 		return out, true
 	}
 	j, err := judge(ctx, older, newer)
@@ -167,7 +168,7 @@ func (s *MemoryService) addJudged(ctx context.Context, tx *Tx, agent string, w m
 			continue
 		}
 		clashes = append(clashes, clash{older: e, how: memory.Clash{Kind: memory.ConflictModel,
-			Why: fmt.Sprintf("the model is %.2f sure: %s", jc.j.Score, plain(jc.j.Reason)), Whole: memory.OneStatement(e.Content)}})
+			Why: fmt.Sprintf("the model is %.2f sure: %s", jc.j.Score, plain(jc.j.Reason)), Whole: text.OneStatement(e.Content)}})
 	}
 	return clashes, nil
 }
@@ -199,8 +200,13 @@ func wins(c memory.Clash, older memory.Entry, newer memory.EntryWrite, author me
 		(author.Human || older.Provenance == nil || !older.Provenance.Author.Human)
 }
 
+// ruleClash is what the text rules found, as the domain records it.
+func ruleClash(c text.Clash) memory.Clash {
+	return memory.Clash{Kind: memory.ConflictKind(c.Kind), Slot: c.Slot, Older: c.Older, Newer: c.Newer, Whole: c.Whole}
+}
+
 // claimList is claims as a JSON list of [key, value] pairs.
-func claimList(claims []memory.Claim) string {
+func claimList(claims []text.Claim) string {
 	pairs := make([][2]int64, len(claims))
 	for i, c := range claims {
 		pairs[i] = [2]int64{c.Key, c.Value}
@@ -213,7 +219,7 @@ func claimList(claims []memory.Claim) string {
 // a statement that may write several rows keeps a statement journal, and
 // opening one makes the full-text index write out at once what it holds
 // for the commit.
-func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []memory.Claim) error {
+func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []text.Claim) error {
 	for _, c := range claims {
 		if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk) VALUES (?, ?, ?, ?)`,
 			agent, c.Key, c.Value, pk); err != nil {
@@ -545,7 +551,7 @@ func fillClaims(ctx context.Context, tx *Tx) error {
 		// Not tx.exec: its statements are prepared for the database, which
 		// does not see this migration's tables until it commits.
 		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
-			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, r.agent, r.pk, claimList(memory.ClaimKeys(r.content))); err != nil {
+			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, r.agent, r.pk, claimList(text.ClaimKeys(r.content))); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
@@ -277,7 +278,7 @@ func TestEraseSupersedingMemory(t *testing.T) {
 	if err != nil || rep.Counts[memory.ErasedConflicts] != 1 || rep.Restored != 0 {
 		t.Fatalf("erase: %+v, %v", rep, err)
 	}
-	for table, want := range map[string]int{"memory_conflicts": 0, "memory_claims": len(memory.ClaimKeys(old.Content))} {
+	for table, want := range map[string]int{"memory_conflicts": 0, "memory_claims": len(text.ClaimKeys(old.Content))} {
 		var n int
 		if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil || n != want {
 			t.Fatalf("%s: %d rows, want %d (%v)", table, n, want, err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 
-	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // fillMeaningKeys gives the memories written before the semantic tier
@@ -21,7 +21,7 @@ func fillMeaningKeys(ctx context.Context, tx *Tx) error {
 		return err
 	}
 	for _, r := range todo {
-		key := memory.MeaningKey(r.content)
+		key := text.MeaningKey(r.content)
 		if key == "" {
 			continue
 		}

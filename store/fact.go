@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // FactService implements memory.FactService over the operation log and snapshot.
@@ -66,8 +67,8 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 	if err := s.Access.Check(id, w.Category); err != nil {
 		return memory.FactPublished{}, err
 	}
-	_, words := memory.DedupKeys(w.Content)
-	claims := memory.ClaimKeys(w.Content)
+	_, words := text.DedupKeys(w.Content)
+	claims := text.ClaimKeys(w.Content)
 	var judged []judgedClash
 	if s.Judge != nil && !s.standsAs(ctx, w) { // a model is slow: not asked about a write that changes nothing
 		judged = s.judged(ctx, w)

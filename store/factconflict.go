@@ -13,6 +13,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Contradictions between organisational facts (seed 003, 12.2.4), found
@@ -28,7 +29,7 @@ const maxFactClashes = 16
 // and settles the open conflicts of its earlier version that it no longer
 // has. A fact marked superseded claims nothing, and its conflicts are
 // settled for the other fact.
-func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact, claims []memory.Claim, judged []judgedClash, now time.Time) ([]memory.Conflict, error) {
+func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact, claims []text.Claim, judged []judgedClash, now time.Time) ([]memory.Conflict, error) {
 	if _, err := tx.exec(ctx, `DELETE FROM fact_claims WHERE fact_id = ?`, f.ID); err != nil {
 		return nil, fmt.Errorf("replace fact claims: %w", err)
 	}
@@ -57,11 +58,11 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 	var out []memory.Conflict
 	clashing := []string{}
 	for _, older := range found {
-		c, ok := memory.Contradicts(older.Content, f.Content)
+		c, ok := text.Contradicts(older.Content, f.Content)
 		if !ok || older.SupersededBy != "" {
 			continue
 		}
-		conflict, err := tx.recordFactConflict(ctx, who, older, f, c, now)
+		conflict, err := tx.recordFactConflict(ctx, who, older, f, ruleClash(c), now)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +142,7 @@ func (tx *Tx) settleStale(ctx context.Context, who memory.Identity, f memory.Fac
 		if err != nil {
 			return fmt.Errorf("read fact %s: %w", other, err)
 		}
-		if _, still := memory.Contradicts(o.Content, f.Content); still && o.Active() {
+		if _, still := text.Contradicts(o.Content, f.Content); still && o.Active() {
 			continue
 		}
 		if _, err := tx.exec(ctx, `UPDATE fact_conflicts SET resolution = 'both_hold', resolved_at = ?, resolved_by = ?, reason = ?
@@ -423,7 +424,7 @@ func fillFactKeys(ctx context.Context, tx *Tx) error {
 		return err
 	}
 	for _, r := range todo {
-		_, words := memory.DedupKeys(r.content)
+		_, words := text.DedupKeys(r.content)
 		if _, err := tx.sql.ExecContext(ctx, `UPDATE snapshot SET words_key = ? WHERE fact_id = ?`, words, r.id); err != nil {
 			return err
 		}
@@ -431,7 +432,7 @@ func fillFactKeys(ctx context.Context, tx *Tx) error {
 			continue
 		}
 		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO fact_claims (claim, value, fact_id)
-			SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, r.id, claimList(memory.ClaimKeys(r.content))); err != nil {
+			SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, r.id, claimList(text.ClaimKeys(r.content))); err != nil {
 			return err
 		}
 	}

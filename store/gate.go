@@ -10,6 +10,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Call is one call of a mutating tool, as the transactions it runs see it.
@@ -384,7 +385,7 @@ func fillDedupKeys(ctx context.Context, tx *Tx) error {
 		return err
 	}
 	for _, r := range todo {
-		exact, words := memory.DedupKeys(r.content)
+		exact, words := text.DedupKeys(r.content)
 		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
 			return err
 		}

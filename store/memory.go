@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // MemoryService implements memory.MemoryService: entries in SQLite (the source
@@ -117,15 +118,15 @@ type dedupKeys struct {
 	exact, words string
 	meaning      string // "" when the memory has no content words
 	timed        bool
-	claims       []memory.Claim
+	claims       []text.Claim
 	judged       []judgedClash // what a model found, before the transaction
 }
 
 // keysOf is what a memory saying content is found by as a repeat, and
 // finds what it contradicts by; timed says it tells of an event.
 func keysOf(content string, timed bool) dedupKeys {
-	k := dedupKeys{timed: timed, claims: memory.ClaimKeys(content), meaning: memory.MeaningKey(content)}
-	k.exact, k.words = memory.DedupKeys(content)
+	k := dedupKeys{timed: timed, claims: text.ClaimKeys(content), meaning: text.MeaningKey(content)}
+	k.exact, k.words = text.DedupKeys(content)
 	return k
 }
 
@@ -311,7 +312,7 @@ const episodeWindow = time.Hour
 // personal memories, or the shared space) that w repeats:
 // the same namespace and category, the same exact or words key (exact
 // first) or the same meaning key and words that restate it
-// (memory.Restates), a memory that has not expired, the newest first (a recurring
+// (text.Restates), a memory that has not expired, the newest first (a recurring
 // episode's latest telling is the one within its time). It is a repeat
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
@@ -323,7 +324,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, auth
 	}
 	for _, c := range same {
 		name := memory.DedupSemantic
-		switch exact, words := memory.DedupKeys(c.Content); {
+		switch exact, words := text.DedupKeys(c.Content); {
 		case exact == keys.exact:
 			name = memory.DedupExact
 		case words == keys.words:
@@ -335,7 +336,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, auth
 		}
 		switch {
 		case !sameStatement(w, keys.timed, told):
-		case name == memory.DedupSemantic && !memory.Restates(c.Content, w.Content):
+		case name == memory.DedupSemantic && !text.Restates(c.Content, w.Content):
 		case addsTags(w, c) && sp.shared():
 			// No merge replaces a shared memory (it may be another
 			// agent's): a copy with more tags says more, and is stored.

@@ -152,7 +152,7 @@ func TestCommandsReadTheirSettings(t *testing.T) {
 		has, lack []string
 	}{
 		{[]string{"stdio"}, []string{"agent-id", "strategy", "rate-limits", "embedder", "finetune-every", "data-dir", "config"}, []string{"addr", "oauth-issuer", "tls-cert"}},
-		{[]string{"serve"}, []string{"addr", "auth", "oauth-issuer", "tls-cert", "rate-limits"}, []string{"finetune-every"}},
+		{[]string{"serve"}, []string{"addr", "auth", "oauth-issuer", "tls-cert", "rate-limits", "finetune-every", "review-session"}, []string{"missing", "json"}},
 		{[]string{"reindex"}, []string{"missing", "embedder", "embedding-batch-size"}, []string{"addr", "agent-id", "rate-limits"}},
 		{[]string{"erase"}, []string{"agent-id", "human", "reason", "id"}, []string{"embedder", "addr"}},
 		{[]string{"token", "add"}, []string{"agent-id", "seniority", "human", "label"}, []string{"auth", "log-level", "json"}},

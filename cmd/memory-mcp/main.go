@@ -109,7 +109,7 @@ func commands() []*command {
 			about: "Serves many clients over streamable HTTP at /mcp, each request acting as the identity of its bearer token " +
 				"(--auth token: tokens from \"memory-mcp token add\"), of its OAuth access token (--auth oauth), or, on a loopback " +
 				"address only, as the configured identity (--auth none). /healthz, /readyz and /metrics answer beside it.",
-			reads: append(server, "http", "oauth"),
+			reads: append(server, "finetune", "http", "oauth"),
 			examples: []string{"memory-mcp serve", "memory-mcp serve --addr 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem",
 				"memory-mcp serve --auth none --addr 127.0.0.1:8080 --agent-id ann"},
 			run: func(ctx context.Context, c *invocation) error { return serveHTTP(ctx, c.cfg, c.stderr) }},

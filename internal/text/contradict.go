@@ -1,4 +1,4 @@
-package memory
+package text
 
 import (
 	"crypto/sha256"
@@ -19,15 +19,14 @@ import (
 // memory and a wrong one loses knowledge; a configured language model judges
 // the pairs the rules cannot.
 
-// ConflictKind says how two memories were found to contradict each other.
+// ConflictKind says how a newer text contradicts an older one, by the
+// rules: the root package's memory.ConflictKind of the same value.
 type ConflictKind string
 
-// Conflict kinds.
+// The kinds the rules find.
 const (
 	ConflictNegation ConflictKind = "negation" // one denies what the other says, or says its opposite (enabled / disabled)
 	ConflictValue    ConflictKind = "value"    // the same thing with another number, amount, date, day, time or name
-	ConflictStated   ConflictKind = "stated"   // the writer said the new memory supersedes the old (remember's supersedes)
-	ConflictModel    ConflictKind = "model"    // the language model judged them contradictory
 )
 
 // Clash is how a newer text contradicts an older one.
@@ -42,8 +41,6 @@ type Clash struct {
 	// Whole reports that the older text is the one claim that clashes: a
 	// single sentence, so replacing it loses nothing else it said.
 	Whole bool
-	// Why is what a model said of the pair (kind model).
-	Why string
 }
 
 // claim is one thing a text states, as words.

@@ -1,0 +1,62 @@
+package text
+
+import "testing"
+
+func TestDedupKeys(t *testing.T) {
+	same := [][2]string{
+		{"The deploy window is Friday.", "the  deploy window is friday."},
+		{"The deploy window is Friday.", "Deploy window: Friday"},
+		{"Backups are stored in S3", "backups stored in s3!"},
+		{"Backups were moved to S3", "backups was moved to s3"},
+		{"The replica is read-only", "the replica is read only."},
+		{"Data warehouse = Snowflake", "The data warehouse: Snowflake"},
+		{"The build needs Node >= 18", "build needs node >=18"},
+		{"A plan was chosen. A date too.", "a plan was chosen. a date too"},
+		{"I am on call", "I on call"},
+		{"Ann's team owns the billing services.", "Ann team owns billing service"},
+		{"The cache isn't warmed on deploy.", "the cache is not warmed on deploy"},
+		{"Jo doesn't like meetings before ten", "Jo does not like meetings before ten."},
+		{"We can't ship on Fridays", "we can not ship on Fridays"},
+	}
+	for _, p := range same {
+		_, wa := DedupKeys(p[0])
+		_, wb := DedupKeys(p[1])
+		if wa != wb {
+			t.Errorf("%q and %q: different word keys (%v, %v)", p[0], p[1], dedupWords(p[0]), dedupWords(p[1]))
+		}
+	}
+	apart := [][2]string{
+		{"Alice owes Bob 50 euros", "Bob owes Alice 50 euros"},
+		{"The flight is on Tuesday", "The flight is on Wednesday"},
+		{"The flight is on Tuesday", "The flight is not on Tuesday"},
+		{"The cache is warmed on deploy", "The cache isn't warmed on deploy"},
+		{"Retries: 3", "Retries: 4"},
+		{"Python 3.11 is required", "Python 3.12 is required"},
+		{"moved to Berlin", "moved from Berlin"},
+		{"The bus leaves at 9", "The bus leaves at 9:30"},
+		{"Dana is the team lead", "Dana was the team lead"},
+		{"Blood type A+", "Blood type A-"},
+		{"The price rose by 10%", "The price rose by $10"},
+		{"Prefers C++ for speed", "Prefers C for speed"},
+		{"Timezone UTC+2", "Timezone UTC-2"},
+		{"Needs Node >= 18", "Needs Node < 18"},
+		{"Kept at -4°C", "Kept at 4°C"},
+		{"We chose plan A", "We chose a plan"},
+		{"Standup is at 9 am", "Standup is at 9"},
+		{"Use 3/4 of the budget", "Use 3 4 of the budget"},
+		{"Needs Node != 18", "Needs Node 18"},
+	}
+	for _, p := range apart {
+		ea, wa := DedupKeys(p[0])
+		eb, wb := DedupKeys(p[1])
+		if wa == wb || ea == eb {
+			t.Errorf("%q and %q share a key: %v", p[0], p[1], dedupWords(p[0]))
+		}
+	}
+	ea, _ := DedupKeys("Deploy on Friday")
+	eb, _ := DedupKeys("  deploy ON\tfriday ")
+	ec, _ := DedupKeys("deploy on friday.")
+	if ea != eb || ea == ec {
+		t.Errorf("exact key: case and spacing fold (%v), punctuation does not (%v)", ea == eb, ea != ec)
+	}
+}
