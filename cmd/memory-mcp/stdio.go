@@ -99,6 +99,10 @@ func (t *textInput) Read(p []byte) (int, error) {
 		if problem := notText(line); problem != "" && t.refuse(line, problem) {
 			continue
 		}
+		if id, problem := invalidRequest(line); problem != "" {
+			t.answer(rpcError(id, -32600, "Invalid Request: "+problem))
+			continue
+		}
 		t.buf = line
 	}
 	n := copy(p, t.buf)
@@ -126,10 +130,15 @@ func (t *textInput) refuse(line []byte, problem string) bool {
 		t.log.Warn("dropped a notification", "method", msg.Method, "problem", problem)
 		return true
 	}
-	if _, err := t.out.Write(append(rpcError(msg.ID, -32700, "Parse error: "+problem), '\n')); err != nil {
-		t.log.Warn("answer a message that is not text", "err", err)
-	}
+	t.answer(rpcError(msg.ID, -32700, "Parse error: "+problem))
 	return true
+}
+
+// answer writes a reply of the server's own to stdout.
+func (t *textInput) answer(reply []byte) {
+	if _, err := t.out.Write(append(reply, '\n')); err != nil {
+		t.log.Warn("answer a refused message", "err", err)
+	}
 }
 
 // rpcError is a JSON-RPC error answering the request with id. An id that is
