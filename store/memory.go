@@ -637,34 +637,72 @@ func (s *MemoryService) ForgetOf(ctx context.Context, agent, id, reason string) 
 		reason = "forgotten"
 	}
 	return s.change(ctx, id, func(tx *Tx, caller memory.Identity) (memory.Entry, error) {
-		who, err := ownerOf(ctx, tx, caller, agent, "forget the memories of")
+		owner, err := ownerOf(ctx, tx, caller, agent, "forget the memories of")
 		if err != nil {
 			return memory.Entry{}, err
 		}
-		e, err := s.ownEntry(ctx, tx, who, id, "forget")
-		if err != nil {
-			return e, err
-		}
-		if e.Shared {
-			// Forgetting is private; withdrawing what every agent reads is
-			// retract_memory's, which its own risk tier governs.
-			return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
-		}
-		if err := checkActive(e); err != nil {
-			return e, err
-		}
-		// Recorded as forgotten by the caller: a human acting on an agent's
-		// memory is named as the human.
-		if e, err = s.softDelete(ctx, tx, caller, e.ID, reason); err != nil {
-			return e, err
-		}
-		if err := tx.forgetSummaries(ctx, caller, e.ID, s.db.Now.Now()); err != nil {
-			return e, err
-		}
-		// Forgetting is private: a shared copy stays until it is retracted,
-		// and the answer says so.
-		return e, addProvenance(ctx, tx, &e)
+		return s.forget(ctx, tx, caller, owner, id, reason)
 	})
+}
+
+// ForgetAll forgets each of ids as Forget does, in one transaction: all of
+// them, or none when one cannot be forgotten.
+func (s *MemoryService) ForgetAll(ctx context.Context, ids []string, reason string) ([]memory.Entry, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, memory.Errorf(memory.EINVALID, "ids is empty: give the ids of the memories to forget, as search_memory returns them")
+	}
+	if err := checkRecallIDs(ids); err != nil {
+		return nil, err
+	}
+	if err := memory.CheckReason("reason", reason); err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		reason = "forgotten"
+	}
+	out := make([]memory.Entry, 0, len(ids))
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		out = out[:0]
+		for _, id := range ids {
+			e, err := s.forget(ctx, tx, who, who, id, reason)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// forget soft-deletes owner's memory id in tx, recorded as forgotten by
+// caller (a human acting on an agent's memory is named as the human).
+func (s *MemoryService) forget(ctx context.Context, tx *Tx, caller, owner memory.Identity, id, reason string) (memory.Entry, error) {
+	e, err := s.ownEntry(ctx, tx, owner, id, "forget")
+	if err != nil {
+		return e, err
+	}
+	if e.Shared {
+		// Forgetting is private; withdrawing what every agent reads is
+		// retract_memory's, which its own risk tier governs.
+		return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
+	}
+	if err := checkActive(e); err != nil {
+		return e, err
+	}
+	if e, err = s.softDelete(ctx, tx, caller, e.ID, reason); err != nil {
+		return e, err
+	}
+	if err := tx.forgetSummaries(ctx, caller, e.ID, s.db.Now.Now()); err != nil {
+		return e, err
+	}
+	// Forgetting is private: a shared copy stays until it is retracted,
+	// and the answer says so.
+	return e, addProvenance(ctx, tx, &e)
 }
 
 // Publish copies one of the caller's active personal memories into the shared

@@ -109,8 +109,8 @@ func TestEraseOverMCP(t *testing.T) {
 // memoryMCP runs a subcommand of the binary on dir and returns its output.
 func memoryMCP(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(args, "--data-dir", dir, "--embedder", "none")...)
-	cmd.Env = cleanEnv(dir)
+	cmd := exec.Command(binary(t), append(args, "--data-dir", dir)...)
+	cmd.Env = append(cleanEnv(dir), "MEMORY_MCP_EMBEDDER=none") // in the environment: not every command reads it as a flag
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -353,7 +353,7 @@ func TestEraseByIDTakesItsQuotes(t *testing.T) {
 	}
 	ann.ok("remember", map[string]any{"content": said}, &m)
 	ann.ok("write_note", map[string]any{"text": "learned: " + said, "promote": true}, nil)
-	ann.ok("memory_block_append", map[string]any{"label": "human", "text": said}, nil)
+	ann.ok("memory", map[string]any{"command": "insert", "path": "/memories/human", "insert_line": 0, "insert_text": said}, nil)
 	ann.ok("write_note", map[string]any{"text": "issue: the Marrowgate badge reader is broken", "promote": true}, nil)
 	ann.stop()
 	for _, s := range []string{"Quillfeather", "Marrowgate"} {
