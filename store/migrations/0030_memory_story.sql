@@ -7,6 +7,11 @@ CREATE INDEX write_log_ref ON write_log (ref, at) WHERE ref IS NOT NULL;
 -- time: walked in this order, a page reads its rows rather than sorting
 -- all of the agent's (4 s at 100k memories without it).
 CREATE INDEX memories_created ON memories (agent_id, shared, created_at);
+-- Counting an agent's memories by category and state (memory_stats, the
+-- page's counts, a listing's total) reads only these columns: covered by
+-- the index, a count does not read the rows, whose content and vector make
+-- most of the file.
+CREATE INDEX memories_states ON memories (agent_id, shared, category, forgotten_at, archived_at, archive_reason, expires_at);
 
 -- Rules a human marked "review only" on the review page, from the advice of
 -- how many of the rule's held writes were approved: a high-risk write by
