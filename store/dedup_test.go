@@ -376,3 +376,41 @@ func TestMeaningKeyMigrationKeysEarlierMemories(t *testing.T) {
 		t.Fatalf("a restatement of a memory from before the upgrade: %s %s tier %q", r.Outcome, r.ID, r.Tier)
 	}
 }
+
+// The repro: a memory that differs from an earlier one by a word
+// sharing its first five letters says something else. remember stores it,
+// search finds it by that word, and publish_memory shares it beside the
+// other's shared copy.
+func TestNearStemWordIsNotARepeat(t *testing.T) {
+	s, db, _ := memories(t, nil)
+	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the internal API."})
+	second := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the international API."})
+	if first.Outcome != memory.WriteOutcomeStored || second.Outcome != memory.WriteOutcomeStored || second.ID == first.ID {
+		t.Fatalf("second memory: %s (tier %q), want stored apart from %s", second.Outcome, second.Tier, first.ID)
+	}
+	// Search reads wider than dedup writes: the full-text index's Porter
+	// stemmer takes "internal" for "international" too, which finds one
+	// memory more rather than loses one.
+	if hits := search(t, s, ann, memory.Query{Text: "international"}); !slices.Contains(hits, second.ID) {
+		t.Fatalf("search international: %v, want the second memory %s among them", hits, second.ID)
+	}
+	for _, p := range [][2]string{
+		{"Grandpa's memory service is on Sunday.", "Grandpa's memorial service is on Sunday."},
+		{"The contract team signs off on releases.", "The control team signs off on releases."},
+		{"Lena wants a custom report every Friday.", "Lena wants a customer report every Friday."},
+	} {
+		a := publishOf(t, s, bob, memory.EntryWrite{Content: p[0]})
+		b := publishOf(t, s, bob, memory.EntryWrite{Content: p[1]})
+		if a.Outcome != memory.WriteOutcomeStored || b.Outcome != memory.WriteOutcomeStored || a.ID == b.ID {
+			t.Errorf("publish %q after %q: %s (tier %q), want a shared copy of its own", p[1], p[0], b.Outcome, b.Tier)
+		}
+	}
+	if n := activeShared(t, db); n != 6 {
+		t.Errorf("%d shared memories, want 6", n)
+	}
+	// A true repeat is still one: the same words in another form.
+	again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann is working on the international API."})
+	if again.Outcome != memory.WriteOutcomeDuplicate || again.ID != second.ID {
+		t.Errorf("a restatement: %s of %s, want a duplicate of %s", again.Outcome, again.ID, second.ID)
+	}
+}
