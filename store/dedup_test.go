@@ -9,6 +9,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
@@ -412,5 +413,40 @@ func TestNearStemWordIsNotARepeat(t *testing.T) {
 	again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann is working on the international API."})
 	if again.Outcome != memory.WriteOutcomeDuplicate || again.ID != second.ID {
 		t.Errorf("a restatement: %s of %s, want a duplicate of %s", again.Outcome, again.ID, second.ID)
+	}
+}
+
+// Memories and their claims from before the text rules changed are keyed
+// again when the database is upgraded: a repeat of one is found by the
+// new rules' keys, and a contradiction of one by its claims, a shared
+// copy's under the shared space.
+func TestTextRulesMigrationRekeysEarlierMemories(t *testing.T) {
+	db := upgraded(t, "0022", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters, exact_key, words_key, meaning_key, published_from) VALUES
+			('mem-colour', 'ann', 'default', 'semantic', 'The user''s favourite colour is green.', '[]', 1, 0, 1, 1, 1, '', 'old', 'old', 'old', NULL),
+			('mem-flight', 'ann', 'default', 'semantic', 'The flight is on Tuesday.', '[]', 1, 0, 1, 1, 1, '', 'old', 'old', 'old', NULL),
+			('mem-shared', 'bob', 'default', 'semantic', 'The deploy window is on Friday.', '[]', 1, 1, 1, 1, 1, '', 'old', 'old', 'old', 'mem-colour')`)
+	})
+	for id, content := range map[string]string{"mem-colour": "The user's favourite colour is green.", "mem-shared": "The deploy window is on Friday."} {
+		exact, words := text.DedupKeys(content)
+		var e, w, m string
+		if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = ?`, id).Scan(&e, &w, &m); err != nil ||
+			e != exact || w != words || m != text.MeaningKey(content) {
+			t.Errorf("%s: keys %q %q %q (%v), want them derived again", id, e, w, m, err)
+		}
+	}
+	s := store.NewMemoryService(db, nil)
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user's favorite color is green."}); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != "mem-colour" {
+		t.Errorf("a repeat of a memory from before the upgrade: %s %s tier %q", r.Outcome, r.ID, r.Tier)
+	}
+	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Wednesday."})
+	if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != "mem-flight" {
+		t.Errorf("a contradiction of a memory from before the upgrade: %+v", r.Conflicts)
+	}
+	var shared int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM memory_claims c JOIN memories m ON m.pk = c.memory_pk
+		WHERE m.id = 'mem-shared' AND c.agent_id = '*shared'`).Scan(&shared); err != nil || shared == 0 {
+		t.Errorf("the shared copy's claims: %d (%v), want them under the shared space", shared, err)
 	}
 }
