@@ -2,8 +2,9 @@ package finetune
 
 import (
 	"cmp"
-	"math"
 	"slices"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // bm25 is an in-memory Okapi BM25 index over the run's documents, for
@@ -22,7 +23,6 @@ type posting struct {
 }
 
 const (
-	bm25K1 = 0.9
 	// bm25Terms and bm25Budget bound a query's work as the store's search
 	// does (maxQueryTerms, matchBudget): its rarest words, and no more than
 	// the budget of postings beyond the rarest word's. Common words weigh
@@ -56,10 +56,6 @@ func newBM25(texts []string) *bm25 {
 	return x
 }
 
-func (x *bm25) idf(df int) float64 {
-	return math.Log(1 + (float64(x.n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
 // top returns up to k documents best matching query, best first, skipping
 // those skip says to; scores is scratch of one float per document, all 0,
 // and is left so.
@@ -81,13 +77,13 @@ func (x *bm25) top(query string, k int, scores []float64, skip func(int) bool) [
 			break
 		}
 		spent += len(p)
-		w := x.idf(len(p))
+		w := score.IDF(float64(x.n), float64(len(p)))
 		for _, e := range p {
 			if scores[e.doc] == 0 {
 				touched = append(touched, int(e.doc))
 			}
 			f := float64(e.freq)
-			scores[e.doc] += w * f * (bm25K1 + 1) / (f + bm25K1)
+			scores[e.doc] += score.Memories.Term(w, f, 1, 1) // b 0: the length does not count
 		}
 	}
 	var out []int

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // Search ranks the caller's visible memories against a query: BM25 candidates
@@ -86,7 +87,7 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg Retrie
 	if isZero(vecs[0]) {
 		return nil, nil
 	}
-	return normalize(vecs[0]), nil
+	return score.Unit(vecs[0]), nil
 }
 
 // candidates gathers the lists to fuse: BM25 and vector, and with RRF, when
