@@ -69,9 +69,7 @@ func newQuery(note string) query {
 
 // tokens splits text into lower-case runs of letters and digits; a
 // snake_case id becomes its words.
-func tokens(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
+func tokens(note string) []string { return text.Words(note) }
 
 // distinct returns the words of ws once each, in order, without generic ones.
 func distinct(ws []string) []string {
@@ -95,7 +93,9 @@ func lexicon(words string) map[string]bool {
 	return m
 }
 
-var stopwords = lexicon(`a an the this that these those it its it's is are was were be been being am
+// stopwords are the stop words (text.StopWords) and the words of a
+// lifecycle note that name no row: its verbs, its time words.
+var stopwords = text.Lexicon(`a an the this that these those it its it's is are was were be been being am
 	has have had do does did done of to in on at by for from with as and or but not no so about into
 	we i you they he she our my your their us me them there here who which what when where
 	will would shall should could can may might must going
