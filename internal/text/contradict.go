@@ -582,7 +582,14 @@ func fold(w string) string {
 	if f, ok := folds[w]; ok {
 		w = f
 	}
-	return Stem(american(w))
+	w = american(w)
+	if g, ok := strings.CutSuffix(w, "s"); ok && strings.HasSuffix(g, "ing") || strings.HasSuffix(w, "ing") {
+		// A word in -ing is kept whole: "working" is not the anchor
+		// "work", nor the "accounting" team the "account" team. Where it
+		// is a verb's form, after "is", Restates folds it (contentTokens).
+		return strings.TrimSuffix(w, "s")
+	}
+	return Stem(w)
 }
 
 var folds = map[string]string{"are": "is", "am": "is", "be": "is", "been": "is", "were": "was",

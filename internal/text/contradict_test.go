@@ -17,6 +17,7 @@ func TestContradicts(t *testing.T) {
 		{"Priya works at Stripe.", "Priya works at Adyen.", ConflictValue, "name", true},
 		{"Standup starts at 9:30.", "Standup now starts at 10 am.", ConflictValue, "time", true},
 		{"Standup starts at 3pm.", "Standup starts at 15:00.", "", "", false}, // the same time
+		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false}, // "working" is no anchor
 		{"Tom has 2 kids.", "Tom has three kids.", ConflictValue, "number", true},
 		{"The budget is $5,000.", "The budget is $7,500.", ConflictValue, "amount", true},
 		{"The budget is $5,000.", "The budget is $5000.", "", "", false},

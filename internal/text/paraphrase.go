@@ -144,8 +144,8 @@ func contentTokens(s string) []token {
 		case "":
 			lw := american(strings.ReplaceAll(strings.ToLower(t.raw), "-", ""))
 			if g, ok := strings.CutSuffix(lw, "s"); ok && strings.HasSuffix(g, "ing") || strings.HasSuffix(lw, "ing") {
-				if len(out) == 0 || !progressive[strings.ToLower(out[len(out)-1].raw)] {
-					t.norm = strings.TrimSuffix(lw, "s")
+				if len(out) > 0 && progressive[strings.ToLower(out[len(out)-1].raw)] {
+					t.norm = Stem(lw)
 				}
 			}
 			t.norm = strings.ReplaceAll(t.norm, "-", "")
