@@ -35,3 +35,15 @@ func (t Token) Validate() error {
 	}
 	return nil
 }
+
+// PageSession is a person's sign-in on the review page: the browser keeps
+// a random id, the server the identity it stands for, until it expires,
+// its person signs out or the token it was opened with is revoked.
+type PageSession struct {
+	Identity  Identity
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	EndedAt   *time.Time // when its person signed out
+	// Revoked says the bearer token it was opened with was revoked since.
+	Revoked bool
+}

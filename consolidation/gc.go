@@ -83,7 +83,7 @@ func (s *Service) Collect(ctx context.Context, agent string, grace time.Duration
 func (s *Service) collectDue(ctx context.Context, as memory.Identity) {
 	agent := as.AgentID
 	if as.Human {
-		as, agent = operator, ""
+		as, agent = Operator, ""
 	}
 	start := time.Now()
 	c, err := s.Collect(memory.WithIdentity(ctx, as), agent, s.Config.GCGrace)

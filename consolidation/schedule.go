@@ -9,15 +9,18 @@ import (
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
-// operator is who a scheduled run acts as when the process is an
-// operator's: no caller asked for it, so it is no agent.
-var operator = memory.Identity{AgentID: "maintenance", Human: true}
+// Operator is who a scheduled run acts as when the process is an
+// operator's (a human's stdio server, or the team server whatever identity
+// it was started with): no caller asked for it, so it is no agent.
+var Operator = memory.Identity{AgentID: "maintenance", Human: true}
 
 // Schedule maintains memories once per Config.Interval until ctx is done
 // (0 turns it off), for whom as may maintain: a human operator's process
-// every agent's, as an operator; an agent's process its own, as itself,
-// since its configuration (retention, cap, strategy, model endpoint) is
-// its own to apply, not to every agent's memories. The interval is the data directory's, not
+// every agent's, as an operator (the team server passes Operator, whatever
+// identity it runs as: its agents have no process of their own); an
+// agent's process its own, as itself, since its configuration (retention,
+// cap, strategy, model endpoint) is its own to apply, not to every agent's
+// memories. The interval is the data directory's, not
 // the process's: each process looks for agents no run has maintained for
 // an interval (RunDue), so that many short-lived processes do the work
 // once between them. It first looks a minute after it starts (or after
@@ -58,7 +61,7 @@ func (s *Service) RunDue(ctx context.Context, as memory.Identity) []memory.Conso
 		return nil
 	}
 	if as.Human {
-		as = operator
+		as = Operator
 	} else {
 		agents = slices.DeleteFunc(agents, func(a string) bool { return a != as.AgentID })
 	}

@@ -25,10 +25,22 @@ const leaseName = "finetune"
 // data directory within it.
 const leaseFor = 5 * time.Minute
 
+// fenceKey carries a run's lease in its context, for the run's writes to
+// check (store's Fence fields).
+type fenceKey struct{}
+
+// fence is the lease of the run ctx belongs to (the zero Lease outside one).
+func fence(ctx context.Context) store.Lease {
+	l, _ := ctx.Value(fenceKey{}).(store.Lease)
+	return l
+}
+
 // hold takes the fine-tuning lease for the run, renewing it until the
-// returned release is called; EBUSY names whoever holds it.
-func (s *Service) hold(ctx context.Context) (release func(), err error) {
-	ctx = store.WithoutCall(ctx) // bookkeeping: it claims no idempotency key
+// returned release is called, and returns ctx carrying it: every write of
+// the run checks it in its own transaction, so a run that stalled past its
+// lease and was taken over writes nothing more. EBUSY names whoever holds it.
+func (s *Service) hold(run context.Context) (fenced context.Context, release func(), err error) {
+	ctx := store.WithoutCall(run) // bookkeeping: it claims no idempotency key
 	host, _ := os.Hostname()
 	holder := fmt.Sprintf("memory-mcp finetune on %s, process %d", host, os.Getpid())
 	var l store.Lease
@@ -44,12 +56,13 @@ func (s *Service) hold(ctx context.Context) (release func(), err error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !ok {
-		return nil, memory.Errorf(memory.EBUSY, "another fine-tuning run holds this data directory: %s, since %s, until %s unless it renews it; try again when it is done",
+		return nil, nil, memory.Errorf(memory.EBUSY, "another fine-tuning run holds this data directory: %s, since %s, until %s unless it renews it; try again when it is done",
 			l.Holder, l.AcquiredAt.Format(time.RFC3339), l.ExpiresAt.Format(time.RFC3339))
 	}
+	fenced = context.WithValue(run, fenceKey{}, l)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -66,7 +79,7 @@ func (s *Service) hold(ctx context.Context) (release func(), err error) {
 			}
 		}
 	}()
-	return func() {
+	return fenced, func() {
 		close(stop)
 		<-done
 		ctx := context.WithoutCancel(ctx)

@@ -70,7 +70,7 @@ func (s *Service) FineTune(ctx context.Context, r memory.FineTuneRequest) (memor
 	if err := r.Validate(); err != nil {
 		return memory.FineTuneReport{}, err
 	}
-	release, err := s.hold(ctx)
+	ctx, release, err := s.hold(ctx)
 	if err != nil {
 		return memory.FineTuneReport{}, err
 	}
@@ -348,20 +348,21 @@ func (s *Service) rollback(ctx context.Context, rep memory.FineTuneReport) (memo
 // memories stored meanwhile. Stopped or failed before the deployment, it
 // leaves every stored vector and the embedder in force as they were.
 func (s *Service) land(ctx context.Context, emb memory.Embedder, d store.EmbedderDeployment, memories int, rep memory.FineTuneReport) (memory.FineTuneReport, error) {
-	if err := s.DB.ClearStagedVectors(ctx); err != nil {
+	if err := s.DB.ClearStagedVectors(ctx, fence(ctx)); err != nil {
 		return rep, err
 	}
-	_, err := store.Reindex(store.WithoutCall(ctx), s.DB, emb, store.ReindexOptions{Batch: s.Batch, Stage: true, Progress: s.Progress.of(StageIndex)})
+	_, err := store.Reindex(store.WithoutCall(ctx), s.DB, emb, store.ReindexOptions{Batch: s.Batch, Stage: true, Progress: s.Progress.of(StageIndex), Fence: fence(ctx)})
 	if err == nil {
 		rep.After, rep.Finished = emb.ID, s.DB.Now.Now()
 		d.Run, err = s.run(rep, memories)
 		if err == nil {
+			d.Fence = fence(ctx)
 			rep.Reembedded, err = s.DB.DeployEmbedder(ctx, d)
 		}
 	}
 	if err != nil {
 		// Leave nothing staged; ctx may be what stopped the run.
-		if cerr := s.DB.ClearStagedVectors(context.WithoutCancel(ctx)); cerr != nil {
+		if cerr := s.DB.ClearStagedVectors(context.WithoutCancel(ctx), fence(ctx)); cerr != nil {
 			s.Log.Warn("fine-tuning: staged vectors left behind; the next run clears them", "err", cerr)
 		}
 		rep.After = rep.Before
@@ -393,7 +394,7 @@ func (s *Service) record(ctx context.Context, rep *memory.FineTuneReport, memori
 	if err != nil {
 		return err
 	}
-	return s.DB.RecordTuningRun(ctx, r)
+	return s.DB.RecordTuningRun(ctx, fence(ctx), r)
 }
 
 // LastFineTune returns the newest run's report over the base embedder.

@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -567,5 +568,62 @@ func TestEraseByIDTakesWhatQuotesIt(t *testing.T) {
 	}
 	if got := quoting(t, db, "loading dock"); len(got) != 0 {
 		t.Fatalf("still quoting the agent's erased memory: %v", got)
+	}
+}
+
+// TestHistoryTablesRefuseDeletes: every table that keeps history refuses a
+// plain delete, the five of migration 0027 as the first eight do, and an
+// erase (the one path that removes) still takes their rows that quote what
+// it erases.
+func TestHistoryTablesRefuseDeletes(t *testing.T) {
+	db, clk := openDB(t)
+	seedSecret(t, db) // a note and a pending item quoting the secret
+	mem := store.NewMemoryService(db, nil)
+	remember(t, mem, senior, memory.EntryWrite{Content: "The " + secret + " call is on Tuesday."})
+	if r := rememberOutcome(t, mem, senior, memory.EntryWrite{Content: "The " + secret + " call is on Wednesday."}); len(r.Conflicts) != 1 {
+		t.Fatalf("no memory conflict to keep: %+v", r.Conflicts)
+	}
+	facts := store.NewFactService(db)
+	publish(t, facts, as(senior), memory.FactWrite{FactID: "door", Content: "The " + secret + " door code is 4711.", Category: memory.FactOther})
+	if p := publish(t, facts, as(senior), memory.FactWrite{FactID: "door-2", Content: "The " + secret + " door code is 1234.",
+		Category: memory.FactOther}); len(p.Conflicts) != 1 {
+		t.Fatalf("no fact conflict to keep: %+v", p.Conflicts)
+	}
+	call, ctx := gated(senior, "k", memory.ApprovalHold, clk.Peek().Add(time.Hour))
+	call.Approval.Args = []byte(`{"content":"call ` + secret + `"}`)
+	if _, err := mem.Remember(ctx, memory.EntryWrite{Content: "call " + secret}); !errors.Is(err, store.ErrHeld) {
+		t.Fatalf("the held write: %v", err)
+	}
+	tables := map[string]string{"notes": "notes are kept", "pending_memory_events": "resolved, not deleted",
+		"approvals": "decided, not deleted", "memory_conflicts": "resolve_conflict", "fact_conflicts": "resolve_conflict"}
+	count := func(table string) int {
+		t.Helper()
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for table, why := range tables {
+		if count(table) == 0 {
+			t.Fatalf("the test stored no row in %s", table)
+		}
+		if _, err := db.SQL().Exec(`DELETE FROM ` + table); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("DELETE FROM %s: %v, want refused (%q)", table, err, why)
+		}
+	}
+	if _, err := db.SQL().Exec(`UPDATE notes SET text = 'edited'`); err == nil || !strings.Contains(err.Error(), "never changes") {
+		t.Errorf("a note was edited: %v", err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE approvals SET args = '{}'`); err == nil || !strings.Contains(err.Error(), "never changes") {
+		t.Errorf("a held write's arguments were edited: %v", err)
+	}
+	if _, err := mem.Erase(as(human), memory.ErasureRequest{Contains: secret, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for table := range tables {
+		if n := count(table); n != 0 {
+			t.Errorf("%s keeps %d rows after the erase", table, n)
+		}
 	}
 }

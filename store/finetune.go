@@ -170,8 +170,14 @@ type TuningRun struct {
 // RecordTuningRun stores the record of a run that deployed nothing: the
 // run's one write, which claims a gated call's idempotency key (a repeat
 // returns this run's report, not a second run's).
-func (db *DB) RecordTuningRun(ctx context.Context, r TuningRun) error {
-	return db.Update(ctx, func(tx *Tx) error { return tx.recordTuningRun(ctx, r) })
+// Fence, when held, is the run's lease, checked in the same transaction.
+func (db *DB) RecordTuningRun(ctx context.Context, fence Lease, r TuningRun) error {
+	return db.Update(ctx, func(tx *Tx) error {
+		if err := tx.fence(ctx, fence); err != nil {
+			return err
+		}
+		return tx.recordTuningRun(ctx, r)
+	})
 }
 
 func (tx *Tx) recordTuningRun(ctx context.Context, r TuningRun) error {
@@ -213,9 +219,13 @@ func (db *DB) ActiveMemories(ctx context.Context) (int, error) {
 }
 
 // ClearStagedVectors drops the vectors a run staged and did not deploy (a
-// run that was stopped, or refused by the gate).
-func (db *DB) ClearStagedVectors(ctx context.Context) error {
+// run that was stopped, or refused by the gate). Fence, when held, is the
+// clearing run's lease: a run taken over must not clear its successor's.
+func (db *DB) ClearStagedVectors(ctx context.Context, fence Lease) error {
 	return db.Update(WithoutCall(ctx), func(tx *Tx) error {
+		if err := tx.fence(ctx, fence); err != nil {
+			return err
+		}
 		if _, err := tx.sql.ExecContext(ctx, `DELETE FROM memory_vectors_next`); err != nil {
 			return fmt.Errorf("clear staged vectors: %w", err)
 		}
@@ -242,6 +252,9 @@ type EmbedderDeployment struct {
 	By string
 	// Run is the run's record, stored in the same transaction.
 	Run TuningRun
+	// Fence, when held, is the deploying run's lease: a run that stalled
+	// past it and was taken over deploys nothing.
+	Fence Lease
 }
 
 // DeployEmbedder lands a deployment in one transaction: the adapter's
@@ -257,6 +270,9 @@ func (db *DB) DeployEmbedder(ctx context.Context, d EmbedderDeployment) (int, er
 	// The deployment is the run's write, which claims a gated call's
 	// idempotency key: staging before it claims nothing.
 	err := db.Update(ctx, func(tx *Tx) error {
+		if err := tx.fence(ctx, d.Fence); err != nil {
+			return err
+		}
 		stack, err := tx.adapterStack(ctx, d.Base)
 		if err != nil {
 			return err

@@ -2,10 +2,13 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -288,5 +291,62 @@ func TestEraseWhileStagingLeavesNoVector(t *testing.T) {
 		if stagedForNew != 0 || adaptedNew != 0 {
 			t.Errorf("staging %v: the memory in the freed row got the erased memory's vector (staged %d, stored %d)", staging, stagedForNew, adaptedNew)
 		}
+	}
+}
+
+// TestFineTuneWritesFenced: a fine-tuning run whose lease expired and was
+// taken over by a second run stages, clears, records and deploys nothing:
+// each write checks the run's token in its own transaction. The second
+// run's writes, under the current token, go through.
+func TestFineTuneWritesFenced(t *testing.T) {
+	a, b, clk, _ := twoHolders(t)
+	ctx := context.Background()
+	take := func(db *store.DB, holder string) store.Lease {
+		t.Helper()
+		var l store.Lease
+		var ok bool
+		if err := db.Update(ctx, func(tx *store.Tx) (err error) {
+			l, ok, err = tx.AcquireLease(ctx, "finetune", holder, time.Minute)
+			return err
+		}); err != nil || !ok {
+			t.Fatalf("acquire for %s: %+v %v %v", holder, l, ok, err)
+		}
+		return l
+	}
+	base := hashEmbedder("hash-32", 32)
+	v1 := adaptedEmbedder(base, 1)
+	stale := take(a, "stalled run")
+	clk.Advance(2 * time.Minute)
+	current := take(b, "second run")
+	if current.Token != stale.Token+1 {
+		t.Fatalf("tokens %d then %d", stale.Token, current.Token)
+	}
+	lost := func(what string, err error) {
+		t.Helper()
+		var l *store.LeaseLostError
+		if !errors.As(err, &l) || memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "second run") {
+			t.Errorf("%s under the stale token: %v, want the lease lost to the second run", what, err)
+		}
+	}
+	_, err := store.Reindex(ctx, a, v1, store.ReindexOptions{Stage: true, Fence: stale})
+	lost("staging", err)
+	if staged(t, a) != 0 {
+		t.Fatalf("%d vectors staged under the stale token", staged(t, a))
+	}
+	stage(t, b, v1) // the second run's staging, unfenced here: the stale run must not clear it
+	lost("clearing", a.ClearStagedVectors(ctx, stale))
+	run := store.TuningRun{Base: base.ID, Outcome: "deployed", Version: 1, By: "op", Report: "{}"}
+	lost("recording", a.RecordTuningRun(ctx, stale, run))
+	_, err = a.DeployEmbedder(ctx, store.EmbedderDeployment{Base: base.ID, Version: 1, File: "f", SHA256: "ab", Run: run, Fence: stale})
+	lost("deploying", err)
+	if got := embedders(t, a); !slices.Equal(got, []string{"", "", "", ""}) || staged(t, a) != 4 {
+		t.Fatalf("after the stale run's writes: embedders %v, %d staged; want nothing changed", got, staged(t, a))
+	}
+	if _, ok, err := a.LastTuningRun(ctx, ""); ok || err != nil {
+		t.Fatalf("the stale run recorded a run (%v)", err)
+	}
+	n, err := b.DeployEmbedder(ctx, store.EmbedderDeployment{Base: base.ID, Version: 1, File: "f", SHA256: "ab", Run: run, Fence: current})
+	if err != nil || n != 4 {
+		t.Fatalf("the current run's deploy = %d, %v", n, err)
 	}
 }

@@ -110,6 +110,15 @@ func (tx *Tx) CheckLease(ctx context.Context, l Lease) error {
 		l.Name, l.Holder, l.Token, l.ExpiresAt.Format(time.RFC3339), cur.Holder, cur.Token)}
 }
 
+// fence is CheckLease for a write that a leased run may make (Token set)
+// and a command may make alone (the zero Lease: nothing to check).
+func (tx *Tx) fence(ctx context.Context, l Lease) error {
+	if l.Token == 0 {
+		return nil
+	}
+	return tx.CheckLease(ctx, l)
+}
+
 // lease reads lease name as it stands (sql.ErrNoRows if never held).
 func (tx *Tx) lease(ctx context.Context, name string) (Lease, error) {
 	l := Lease{Name: name}

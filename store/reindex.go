@@ -22,6 +22,9 @@ type ReindexOptions struct {
 	// to swap in at once, instead of into the memories: a run stopped
 	// halfway changes no vector in use.
 	Stage bool
+	// Fence, when held, is the lease of the run reindexing: each batch's
+	// transaction checks it, so a run that was taken over stops writing.
+	Fence Lease
 }
 
 // Reindex re-embeds the active memories (forgotten ones are never searched)
@@ -47,7 +50,7 @@ func Reindex(ctx context.Context, db *DB, emb memory.Embedder, o ReindexOptions)
 		if err != nil || len(batch) == 0 {
 			return done, err
 		}
-		if err := embedBatch(ctx, db, emb, batch, o.Stage); err != nil {
+		if err := embedBatch(ctx, db, emb, batch, o); err != nil {
 			return done, err
 		}
 		after = batch[len(batch)-1].pk
@@ -83,7 +86,7 @@ func reindexBatch(ctx context.Context, db *DB, cond string, args []any, after in
 
 // embedBatch embeds a batch (outside any transaction: it may take a while)
 // and stores the vectors in one, staged or in the memories.
-func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reindexRow, stage bool) error {
+func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reindexRow, o ReindexOptions) error {
 	texts := make([]string, len(batch))
 	for i, r := range batch {
 		texts[i] = r.content
@@ -96,6 +99,9 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.ID, len(vecs), len(batch))
 	}
 	return db.Update(ctx, func(tx *Tx) error {
+		if err := tx.fence(ctx, o.Fence); err != nil {
+			return err
+		}
 		now := db.Now.Now()
 		for i, r := range batch {
 			if len(vecs[i]) != emb.Dim {
@@ -105,7 +111,7 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 			// erased while the batch was embedded frees its row number,
 			// which SQLite gives to the next memory, and its vector (of the
 			// erased text) must not land on that one.
-			if stage {
+			if o.Stage {
 				if _, err := tx.sql.ExecContext(ctx, `INSERT OR REPLACE INTO memory_vectors_next (pk, embedder, embedding)
 					SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM memories WHERE pk = ?1 AND id = ?4)`,
 					r.pk, emb.ID, encodeVector(vecs[i]), r.id); err != nil {

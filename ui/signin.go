@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -12,23 +13,32 @@ import (
 // A browser sends no Authorization header when it navigates or posts a
 // form, so a person signs in by pasting their credential (a bearer token,
 // or an OAuth access token) into the sign-in page once: it is checked as the
-// server checks every credential, and kept in a cookie that only the review
-// page's paths receive. The server's authentication reads the cookie on
-// each request (auth.FromCookie), so a revoked or expired credential stops
-// working on the next page.
+// server checks every credential, and the server opens a session for it,
+// kept in its database. The browser's cookie carries only the session's
+// random id, never the credential, and only the review page's paths receive
+// it. The server's authentication looks the session up on each request, so
+// signing out, revoking the token or the session's expiry ends it on every
+// process at the next page.
 
-// CredentialCookie is the cookie that holds a signed-in person's credential.
-const CredentialCookie = "memory_mcp_credential"
+// SessionCookie is the cookie that holds a signed-in person's session id.
+const SessionCookie = "memory_mcp_session"
 
-// maxCredential bounds a credential kept in a cookie: browsers drop a
-// cookie over 4 KB whole, and a larger credential would sign nobody in
-// without saying why.
-const maxCredential = 3800
+// Session is what a sign-in opened: its id (for the cookie) and when it
+// expires.
+type Session struct {
+	ID      string
+	Expires time.Time
+}
 
 // SignInFunc returns the identity credential stands for, as the server's
-// authentication would: a domain error (memory.Errorf) says why it does not
-// hold, and is shown to the person; anything else is the server's failure.
-type SignInFunc func(ctx context.Context, credential string) (memory.Identity, error)
+// authentication would, and, when it is a human's, the session it opened
+// for them: a domain error (memory.Errorf) says why it does not hold, and
+// is shown to the person; anything else is the server's failure.
+type SignInFunc func(ctx context.Context, credential string) (memory.Identity, Session, error)
+
+// SignOutFunc ends the session whose id a browser's cookie carried, for
+// every process serving the page.
+type SignOutFunc func(ctx context.Context, id string) error
 
 type signinData struct {
 	Message string
@@ -67,13 +77,10 @@ func (h *handler) signin(w http.ResponseWriter, r *http.Request) (int, string) {
 	if scheme, rest, ok := strings.Cut(credential, " "); ok && strings.EqualFold(scheme, "Bearer") {
 		credential = strings.TrimSpace(rest)
 	}
-	switch {
-	case credential == "":
+	if credential == "" {
 		return http.StatusBadRequest, "Paste your token to sign in."
-	case len(credential) > maxCredential:
-		return http.StatusBadRequest, "This token is longer than a browser keeps in a cookie; sign in with a shorter one, or send it in an Authorization header."
 	}
-	who, err := h.signIn(r.Context(), credential)
+	who, session, err := h.signIn(r.Context(), credential)
 	if err != nil {
 		public, internal := memory.Public(err)
 		if internal {
@@ -88,27 +95,36 @@ func (h *handler) signin(w http.ResponseWriter, r *http.Request) (int, string) {
 	if !who.Human {
 		return http.StatusForbidden, "The review page is for human curators; that token is " + who.Describe() + "'s."
 	}
-	h.credentialCookie(w, r, credential, 0)
+	h.sessionCookie(w, r, session.ID, max(1, int(time.Until(session.Expires).Seconds())))
 	http.Redirect(w, r, h.prefix+"/", http.StatusSeeOther)
 	return 0, ""
 }
 
-// signout forgets the credential the browser keeps, and shows the sign-in
-// page.
+// signout ends the session the browser's cookie names, for every process,
+// forgets the cookie, and shows the sign-in page. A session that cannot be
+// ended is said so, and the cookie kept: the person must not believe a
+// copy of it dead.
 func (h *handler) signout(w http.ResponseWriter, r *http.Request) {
 	if _, ok := h.checkForm(w, r, nil); !ok {
 		return
 	}
-	h.credentialCookie(w, r, "", -1)
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" && h.signOut != nil {
+		if err := h.signOut(context.WithoutCancel(r.Context()), c.Value); err != nil {
+			h.log.ErrorContext(r.Context(), "review page: sign out", "err", err)
+			h.fail(w, r, http.StatusServiceUnavailable, "The server could not end this session; sign out again shortly.")
+			return
+		}
+	}
+	h.sessionCookie(w, r, "", -1)
 	http.Redirect(w, r, h.prefix+"/signin", http.StatusSeeOther)
 }
 
-// credentialCookie sets the cookie that holds credential (maxAge -1: clears
-// it). It lasts as long as the browser's session, goes to the review page's
-// paths only, never to a script (HttpOnly) or another site's request
-// (SameSite=Strict), and over TLS only when the page came so.
-func (h *handler) credentialCookie(w http.ResponseWriter, r *http.Request, credential string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: CredentialCookie, Value: credential, Path: h.prefix + "/", MaxAge: maxAge,
+// sessionCookie sets the cookie that holds session id for maxAge seconds
+// (-1: clears it). It goes to the review page's paths only, never to a
+// script (HttpOnly) or another site's request (SameSite=Strict), and over
+// TLS only when the page came so.
+func (h *handler) sessionCookie(w http.ResponseWriter, r *http.Request, id string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: id, Path: h.prefix + "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 

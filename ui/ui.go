@@ -51,15 +51,19 @@ type Options struct {
 	Prefix string
 	// Key signs the forms' tokens and the messages shown after an action.
 	// Empty: a random key per process, so a form rendered by one process
-	// is refused by another; servers behind one address share a key.
+	// is refused by another; servers behind one address share a key (serve
+	// keeps it in the database).
 	Key []byte
 	// Now is the clock the forms' tokens are dated by.
 	Now memory.Clock
 	// SignIn checks a credential a person pastes into the sign-in page
-	// (GET and POST Prefix/signin, served without an identity), which then
-	// keeps it in CredentialCookie for the server's authentication to read.
-	// Nil: no sign-in page, for servers whose identity comes otherwise.
+	// (GET and POST Prefix/signin, served without an identity) and opens a
+	// session, whose id the page keeps in SessionCookie for the server's
+	// authentication to read. Nil: no sign-in page, for servers whose
+	// identity comes otherwise.
 	SignIn SignInFunc
+	// SignOut ends a session when its person signs out.
+	SignOut SignOutFunc
 }
 
 //go:embed templates/*.html static/style.css
@@ -67,17 +71,18 @@ var files embed.FS
 
 // handler serves the pages.
 type handler struct {
-	svc    Services
-	prefix string
-	key    []byte
-	log    *slog.Logger
-	mux    *http.ServeMux
-	pages  map[string]*template.Template
-	nav    []navItem
-	origin *http.CrossOriginProtection
-	now    memory.Clock
-	signIn SignInFunc
-	open   *http.ServeMux // the pages served without an identity (nil: none)
+	svc     Services
+	prefix  string
+	key     []byte
+	log     *slog.Logger
+	mux     *http.ServeMux
+	pages   map[string]*template.Template
+	nav     []navItem
+	origin  *http.CrossOriginProtection
+	now     memory.Clock
+	signIn  SignInFunc
+	signOut SignOutFunc
+	open    *http.ServeMux // the pages served without an identity (nil: none)
 }
 
 // navItem is one entry of the pages' navigation.
@@ -90,7 +95,7 @@ type navItem struct {
 // (mux.Handle("/ui/", authenticate(ui.New(...)))).
 func New(svc Services, o Options) http.Handler {
 	h := &handler{svc: svc, prefix: strings.TrimSuffix(o.Prefix, "/"), key: o.Key, log: svc.Log,
-		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now, signIn: o.SignIn}
+		mux: http.NewServeMux(), pages: map[string]*template.Template{}, origin: http.NewCrossOriginProtection(), now: o.Now, signIn: o.SignIn, signOut: o.SignOut}
 	if h.prefix == "" {
 		h.prefix = "/ui"
 	}

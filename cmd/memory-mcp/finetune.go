@@ -314,14 +314,11 @@ func (l *lazyFineTune) LastFineTune(ctx context.Context) (memory.FineTuneReport,
 	return svc.LastFineTune(ctx)
 }
 
-// scheduleFineTune retrains the adapter in a stdio server once
-// finetune-every memories have arrived since the last run. Only a human
-// operator's server does: a run re-embeds every agent's memories.
-func scheduleFineTune(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logger) {
-	if !cfg.Identity.Human {
-		log.Warn("finetune-every is set, but scheduled fine-tuning runs only in a human operator's server (--human): not scheduled")
-		return
-	}
+// scheduleFineTune retrains the adapter once finetune-every memories have
+// arrived since the last run, as operator as: a human's stdio server, or
+// the team server (a run re-embeds every agent's memories, so no agent's
+// server schedules it).
+func scheduleFineTune(ctx context.Context, cfg *Config, db *store.DB, log *slog.Logger, as memory.Identity) {
 	base, err := newEmbedder(ctx, cfg)
 	if err != nil || base == nil {
 		log.Error("scheduled fine-tuning needs an embedder: not scheduled", "embedder", cfg.Embedder, "err", err)
@@ -333,5 +330,5 @@ func scheduleFineTune(ctx context.Context, cfg *Config, db *store.DB, log *slog.
 		return
 	}
 	log.Info("fine-tuning scheduled", "every_memories", cfg.FineTune.Every, "check", cfg.FineTune.Check)
-	svc.Schedule(ctx, cfg.Identity, cfg.FineTune.Every, cfg.FineTune.Check)
+	svc.Schedule(ctx, as, cfg.FineTune.Every, cfg.FineTune.Check)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/memory-mcp/memory-mcp/auth/authtest"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // TestServeOAuth: in the OAuth resource-server mode the server publishes
@@ -94,4 +96,33 @@ func TestServeOAuthIssuerAsConfigured(t *testing.T) {
 	}
 	p := h.connect(t, iss.Token(t, jwt.MapClaims{"iss": iss.URL, "aud": audience, "sub": "ann", "exp": time.Now().Add(time.Hour).Unix()}), options{})
 	p.ok("remember", map[string]any{"content": "Signed in through an issuer whose name ends in a slash."}, nil)
+}
+
+// TestServeOAuthReviewSession: a review-page session opened with an OAuth
+// access token ends when the token would have: it never outlives the
+// credential it was opened with.
+func TestServeOAuthReviewSession(t *testing.T) {
+	iss := authtest.NewIssuer(t)
+	const audience = "https://memory.example.com/mcp"
+	h := serveHTTPIn(t, "", "--auth", "oauth", "--oauth-issuer", iss.URL, "--oauth-audience", audience,
+		"--oauth-claims", "agent_id=email_local,human=staff")
+	exp := time.Now().Add(3 * time.Second).Truncate(time.Second)
+	token := iss.Token(t, jwt.MapClaims{"iss": iss.URL, "aud": audience, "email_local": "olivia", "staff": true, "exp": exp.Unix()})
+	b := newSigninBrowser(t, h)
+	resp, body := b.signin(token)
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || resp.Cookies()[0].MaxAge > 3 {
+		t.Fatalf("signing in with an access token of 3s: %d %v\n%s", resp.StatusCode, resp.Cookies(), body)
+	}
+	id := resp.Cookies()[0].Value
+	page := func() *http.Response {
+		resp, _ := b.send(http.MethodGet, "/ui/", nil, "Cookie", ui.SessionCookie+"="+id, "Accept", "*/*")
+		return resp
+	}
+	if resp := page(); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the session before the token's expiry: %d", resp.StatusCode)
+	}
+	time.Sleep(time.Until(exp) + 100*time.Millisecond)
+	if resp := page(); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "expired") {
+		t.Fatalf("the session after the token's expiry: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
 }

@@ -17,6 +17,8 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/consolidation"
+	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/ui"
 )
 
@@ -36,6 +38,7 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
+	a.consolidation.Holder = holderName("serve") // for whoever waits on its lease
 	o.observe(a)
 	h, err := newHTTPServer(ctx, a, o)
 	if err != nil {
@@ -57,9 +60,18 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	defer cancel()
 	var watching sync.WaitGroup
 	watching.Go(func() { a.subs.Watch(a.context(bg), a.db, a.blocks, logger, 500*time.Millisecond) })
+	// The team server maintains every agent that has memories, whatever
+	// identity it was started with (the image's default is no human): its
+	// agents have no server of their own, so the operator's settings
+	// (retention, cap, strategy, model endpoint) are the ones that apply.
+	// Nodes on one database run each agent once between them, under the
+	// maintenance lease.
 	if cfg.Consolidation.Interval > 0 {
-		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
-		watching.Go(func() { a.consolidation.Schedule(bg, cfg.Identity) })
+		logger.Info("consolidation scheduled for every agent", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
+		watching.Go(func() { a.consolidation.Schedule(bg, consolidation.Operator) })
+	}
+	if cfg.FineTune.Every > 0 {
+		watching.Go(func() { scheduleFineTune(bg, cfg, a.db, logger, consolidation.Operator) })
 	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
@@ -142,11 +154,15 @@ func newHTTPServer(ctx context.Context, a *app, o *ops) (*httpServer, error) {
 	// that says where to get a token for it, from a browser (CORS); the
 	// review page is same-origin only.
 	mux.Handle("/mcp", h.guard.WrapCORS(au.protect(caller(a, rpc(cfg.MaxRequestBytes, h.streams, sess, h.mcp)))))
-	page := reviewPage(a, au.signIn())
+	key, err := a.db.SigningKey(ctx, "review-forms") // shared: a form rendered by one node is sent to another
+	if err != nil {
+		return nil, err
+	}
+	page := reviewPage(a, key, au.signIn(a.db, cfg.ReviewSession), au.signOut(a.db))
 	if au.authn != nil {
 		mux.Handle("/ui/signin", h.guard.Wrap(page)) // where a person gets a credential: served without one
 	}
-	mux.Handle("/ui/", h.guard.Wrap(au.protectPages("/ui/signin", caller(a, page))))
+	mux.Handle("/ui/", h.guard.Wrap(au.protectPages(a.db, "/ui/signin", caller(a, page))))
 	if cfg.Auth == authOAuth {
 		path, meta := resourceMetadata(cfg.OAuth)
 		mux.Handle(path, h.guard.WrapCORS(meta))
@@ -223,35 +239,58 @@ func (au authentication) protect(next http.Handler) http.Handler {
 }
 
 // protectPages is protect for the review page, which people reach from a
-// browser: their credential may come in the cookie the sign-in page set,
-// and a browser without one that holds is sent to signin. /mcp never reads
-// the cookie: a page on another site could make the browser send it there.
-func (au authentication) protectPages(signin string, next http.Handler) http.Handler {
+// browser: their session may come in the cookie the sign-in page set, and a
+// browser without one that holds is sent to signin. /mcp never reads the
+// cookie (a page on another site could make the browser send it there),
+// and a session id is no credential there either.
+func (au authentication) protectPages(db *store.DB, signin string, next http.Handler) http.Handler {
 	if au.authn == nil {
 		return au.protect(next)
 	}
 	page := au
 	page.ch.SignIn = signin
-	return auth.FromCookie(ui.CredentialCookie, page.protect(next))
+	page.authn = auth.Sessions(db.PageSessionByHash, db.Now, au.authn)
+	return auth.FromCookie(ui.SessionCookie, page.protect(next))
 }
 
 // signIn checks a credential pasted into the review page's sign-in form
-// as protect checks a request's, its refusal told as a domain error (nil:
-// no sign-in, under auth none).
-func (au authentication) signIn() ui.SignInFunc {
+// as protect checks a request's, its refusal told as a domain error, and
+// opens a session in the database for a human's, lasting ttl (an OAuth
+// access token's session no longer than the token). Nil: no sign-in, under
+// auth none.
+func (au authentication) signIn(db *store.DB, ttl time.Duration) ui.SignInFunc {
 	if au.authn == nil {
 		return nil
 	}
-	return func(ctx context.Context, credential string) (memory.Identity, error) {
+	return func(ctx context.Context, credential string) (memory.Identity, ui.Session, error) {
 		who, err := au.authn(ctx, credential)
 		if bad, ok := errors.AsType[*auth.Error](err); ok {
 			if bad.Status == http.StatusForbidden {
-				return who, memory.Errorf(memory.EFORBIDDEN, "%s", bad.Description)
+				return who, ui.Session{}, memory.Errorf(memory.EFORBIDDEN, "%s", bad.Description)
 			}
-			return who, memory.Errorf(memory.EINVALID, "%s", bad.Description)
+			return who, ui.Session{}, memory.Errorf(memory.EINVALID, "%s", bad.Description)
 		}
-		return who, err
+		if err != nil || !who.Human { // the page refuses an agent; it gets no session
+			return who, ui.Session{}, err
+		}
+		expires := db.Now.Now().Add(ttl)
+		if exp, ok := auth.Expiry(credential); ok && exp.Before(expires) {
+			expires = exp
+		}
+		id, hash := auth.NewSession()
+		if err := db.OpenPageSession(ctx, hash, auth.HashToken(credential), who, expires); err != nil {
+			return who, ui.Session{}, err
+		}
+		return who, ui.Session{ID: id, Expires: expires}, nil
 	}
+}
+
+// signOut ends a review-page session in the database (nil: no sign-in).
+func (au authentication) signOut(db *store.DB) ui.SignOutFunc {
+	if au.authn == nil {
+		return nil
+	}
+	return func(ctx context.Context, id string) error { return db.EndPageSession(ctx, auth.HashToken(id)) }
 }
 
 // resource is the server's identifier as OAuth clients name it.

@@ -32,7 +32,9 @@ type ServeConfig struct {
 	// SessionIdle is how long a session (2025-11-25 and older) is kept
 	// without a request.
 	SessionIdle time.Duration
-	OAuth       OAuthConfig
+	// ReviewSession is how long a sign-in on the review page lasts.
+	ReviewSession time.Duration
+	OAuth         OAuthConfig
 }
 
 // OAuthConfig configures the OAuth 2.1 resource-server mode (auth oauth).
@@ -121,6 +123,9 @@ func serveSettings() []setting {
 			dur("auth-recheck", func(s *ServeConfig) *time.Duration { return &s.Recheck })},
 		{"session-idle", "serve: how long a session of protocol 2025-11-25 or older is kept without a request", constant("30m"),
 			dur("session-idle", func(s *ServeConfig) *time.Duration { return &s.SessionIdle })},
+		{"review-session", "serve: how long a sign-in on the review page (/ui) lasts before the person signs in again (an OAuth " +
+			"sign-in no longer than its access token)", constant("12h"),
+			dur("review-session", func(s *ServeConfig) *time.Duration { return &s.ReviewSession })},
 		{"oauth-issuer", "serve, auth oauth: the authorization server whose access tokens are accepted, exactly as their iss claim " +
 			"names it (a trailing / included)", constant(""),
 			func(c *Config, v string) error { c.Serve.OAuth.Issuer = v; return nil }},

@@ -35,8 +35,13 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 		logger.Info("consolidation scheduled", "interval", cfg.Consolidation.Interval, "lease", cfg.Consolidation.Lease)
 		watching.Go(func() { a.consolidation.Schedule(ctx, cfg.Identity) })
 	}
-	if cfg.FineTune.Every > 0 {
-		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger) })
+	switch {
+	case cfg.FineTune.Every > 0 && !cfg.Identity.Human:
+		// A run re-embeds every agent's memories: an agent's server must
+		// not apply its settings to the others'.
+		logger.Warn("finetune-every is set, but scheduled fine-tuning runs only in a human operator's server (--human) or the team server (serve): not scheduled")
+	case cfg.FineTune.Every > 0:
+		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger, cfg.Identity) })
 	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +14,12 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // The review page in a real browser: Debian's headless Chromium, with
@@ -298,4 +303,52 @@ func TestReviewPageInABrowser(t *testing.T) {
 	b.open("/ui/facts/no-such-fact", "Not Found", "not-found")
 	b.do("sign out", chromedp.Click(chromedp.CSS("header .signout button")), chromedp.WaitVisible(chromedp.CSS(`input[name="credential"]`)))
 	t.Logf("the browser test took %s", time.Since(started).Round(time.Millisecond))
+}
+
+// TestServeReviewSessionInABrowser: Chromium signs in to a real serve with
+// a human's token; what the browser keeps is a session id, not the token;
+// the sign-out button ends the session, so the page asks to sign in again;
+// signed in again, revoking the token ends that session at the next page.
+func TestServeReviewSessionInABrowser(t *testing.T) {
+	chrome := chromium(t)
+	h := serveHTTPIn(t, "")
+	token := h.token("--agent-id", "olivia", "--seniority", "lead", "--human", "--label", "olivia-browser")
+	base := strings.TrimSuffix(h.url, "/mcp")
+	b := newBrowser(t, chrome, base, token)
+	cookies, err := chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/ui/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var session string
+	for _, c := range cookies.Cookies {
+		if strings.Contains(c.Value, strings.TrimPrefix(token, auth.TokenPrefix)) {
+			t.Fatalf("the browser keeps the token in cookie %s", c.Name)
+		}
+		if c.Name == ui.SessionCookie {
+			session = c.Value
+			if !c.HTTPOnly || c.Session || c.Path != "/ui/" {
+				t.Errorf("the session cookie: %+v", c)
+			}
+		}
+	}
+	if !strings.HasPrefix(session, auth.SessionPrefix) {
+		t.Fatalf("cookies %+v: no session", cookies.Cookies)
+	}
+	b.do("sign out", chromedp.Click(chromedp.CSS("form.signout button")), chromedp.WaitVisible(chromedp.CSS(`input[name="credential"]`)))
+	b.open("/ui/", "Sign in", "signed-out") // the page sends the browser to sign in
+	// A copy of the cookie taken before signing out is worth nothing.
+	if resp, _ := newSigninBrowser(t, h).send(http.MethodGet, "/ui/", nil, "Cookie", ui.SessionCookie+"="+session, "Accept", "*/*"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the signed-out session's cookie: %d", resp.StatusCode)
+	}
+
+	b.do("sign in again", chromedp.SendKeys(chromedp.CSS(`input[name="credential"]`), token), chromedp.Click(chromedp.CSS("main form button")),
+		chromedp.WaitVisible(chromedp.CSS("header .who")))
+	var list struct{ Tokens []struct{ ID, Label string } }
+	json.Unmarshal([]byte(h.cli("token", "list", "--json")), &list)
+	for _, tok := range list.Tokens {
+		if tok.Label == "olivia-browser" {
+			h.cli("token", "revoke", tok.ID)
+		}
+	}
+	b.open("/ui/facts", "Sign in", "revoked")
 }

@@ -8,6 +8,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/memory-mcp/memory-mcp/auth"
+	"github.com/memory-mcp/memory-mcp/ui"
 )
 
 // signinBrowser is a browser as net/http can be one: it keeps cookies,
@@ -65,9 +69,9 @@ func (b *signinBrowser) signin(credential string, headers ...string) (*http.Resp
 }
 
 // TestServeReviewPageSignIn: a person signs in from a browser by pasting a
-// token into the sign-in page; the cookie it sets is HttpOnly, SameSite
-// Strict and for /ui/ only, and serve's authentication reads it on /ui/,
-// never on /mcp. An agent's token, a bad one or a cross-site post signs no
+// token into the sign-in page; the cookie it sets carries a session id, not
+// the token, is HttpOnly, SameSite Strict and for /ui/ only, and serve's
+// authentication reads it on /ui/, never on /mcp. An agent's token, a bad one or a cross-site post signs no
 // one in; a revoked token stops working on the next page; signing out
 // (a form with its token) forgets it.
 func TestServeReviewPageSignIn(t *testing.T) {
@@ -105,7 +109,8 @@ func TestServeReviewPageSignIn(t *testing.T) {
 		t.Fatalf("signing in: %d %q %v\n%s", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies(), body)
 	}
 	c := resp.Cookies()[0]
-	if c.Value != human || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/ui/" || c.Secure {
+	if !strings.HasPrefix(c.Value, auth.SessionPrefix) || strings.Contains(c.Value, strings.TrimPrefix(human, auth.TokenPrefix)) ||
+		!c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/ui/" || c.Secure || c.MaxAge <= 0 {
 		t.Fatalf("the cookie: %+v", c)
 	}
 	if resp, body := b.send(http.MethodGet, "/ui/", nil); resp.StatusCode != http.StatusOK || !strings.Contains(body, `human &#34;olivia&#34;`) {
@@ -116,6 +121,9 @@ func TestServeReviewPageSignIn(t *testing.T) {
 	status, _, _ := h.post(t, initialize, "Cookie", c.Name+"="+c.Value)
 	if status != http.StatusUnauthorized {
 		t.Fatalf("/mcp with the page's cookie: %d", status)
+	}
+	if status, _, _ := h.post(t, initialize, "Authorization", "Bearer "+c.Value); status != http.StatusUnauthorized {
+		t.Fatalf("/mcp with the session id as a bearer token: %d", status)
 	}
 
 	// Signing out is a form like the others: without its token it is refused.
@@ -161,5 +169,79 @@ func TestServeReviewPageSignIn(t *testing.T) {
 	if resp, _ := b.send(http.MethodGet, "/ui/", nil, "Accept", "*/*"); resp.StatusCode != http.StatusUnauthorized ||
 		!strings.Contains(resp.Header.Get("WWW-Authenticate"), "revoked") {
 		t.Fatalf("after the revocation, not a browser: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
+
+// TestServeReviewPageSessionAcrossProcesses: two servers on one data
+// directory (two nodes behind a balancer). A session opened on one holds
+// on the other; a form rendered by one is accepted by the other (the
+// form-signing key is the database's); signing out on one ends the session
+// on both, so a copy of the cookie taken before is worth nothing; revoking
+// the token ends the sessions it opened; a session lasts review-session.
+func TestServeReviewPageSessionAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	one := serveHTTPIn(t, dir)
+	two := serveHTTPIn(t, dir, "--review-session", "2s")
+	human := one.token("--agent-id", "olivia", "--seniority", "mid", "--human", "--label", "olivia-laptop")
+	b1, b2 := newSigninBrowser(t, one), newSigninBrowser(t, two)
+	session := func(b *signinBrowser, resp *http.Response) string {
+		t.Helper()
+		if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+			t.Fatalf("signing in: %d %v", resp.StatusCode, resp.Cookies())
+		}
+		return resp.Cookies()[0].Value
+	}
+	get := func(b *signinBrowser, id string) *http.Response {
+		t.Helper()
+		resp, _ := b.send(http.MethodGet, "/ui/", nil, "Cookie", ui.SessionCookie+"="+id, "Accept", "*/*")
+		return resp
+	}
+	resp, _ := b1.signin(human)
+	id := session(b1, resp)
+	if resp := get(b2, id); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the session opened on one server, on the other: %d", resp.StatusCode)
+	}
+	_, page := b1.send(http.MethodGet, "/ui/", nil, "Cookie", ui.SessionCookie+"="+id)
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no sign-out form:\n%s", page)
+	}
+	// The sign-out form rendered by the first server, sent to the second.
+	if resp, body := b2.send(http.MethodPost, "/ui/signout", url.Values{"csrf": {m[1]}}, "Cookie", ui.SessionCookie+"="+id); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a form of the first server sent to the second: %d\n%s", resp.StatusCode, body)
+	}
+	for name, b := range map[string]*signinBrowser{"first": b1, "second": b2} {
+		if resp := get(b, id); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "signed out") {
+			t.Errorf("a copy of the signed-out cookie on the %s server: %d %q", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+
+	// Sessions the second server opens last two seconds.
+	resp, _ = b2.signin(human)
+	short := session(b2, resp)
+	if c := resp.Cookies()[0]; c.MaxAge > 2 {
+		t.Errorf("the cookie of a 2s session lasts %ds", c.MaxAge)
+	}
+	resp, _ = b1.signin(human)
+	long := session(b1, resp)
+	if resp := get(b1, short); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a fresh short session: %d", resp.StatusCode)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if resp := get(b1, short); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "expired") {
+		t.Errorf("a session past its time: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	if resp := get(b2, long); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a 12h session after two seconds: %d", resp.StatusCode)
+	}
+	var list struct{ Tokens []struct{ ID, Label string } }
+	json.Unmarshal([]byte(one.cli("token", "list", "--json")), &list)
+	for _, tok := range list.Tokens {
+		if tok.Label == "olivia-laptop" {
+			one.cli("token", "revoke", tok.ID)
+		}
+	}
+	if resp := get(b2, long); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "revoked") {
+		t.Errorf("a session whose token was revoked: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 }

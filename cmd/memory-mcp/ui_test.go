@@ -62,7 +62,7 @@ func startReview(t testing.TB) *review {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	srv := httptest.NewServer(auth.FromCookie(ui.CredentialCookie, asToken(reviewPage(a, signInAs))))
+	srv := httptest.NewServer(auth.FromCookie(ui.SessionCookie, asToken(reviewPage(a, nil, signInAs, nil))))
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -86,12 +86,13 @@ func asToken(next http.Handler) http.Handler {
 }
 
 // signInAs stands in for serve's check of a credential pasted into the
-// sign-in page.
-func signInAs(_ context.Context, credential string) (memory.Identity, error) {
+// sign-in page: the session it opens is named by the credential itself,
+// which asToken takes.
+func signInAs(_ context.Context, credential string) (memory.Identity, ui.Session, error) {
 	if id, ok := reviewTokens[credential]; ok {
-		return id, nil
+		return id, ui.Session{ID: credential, Expires: time.Now().Add(time.Hour)}, nil
 	}
-	return memory.Identity{}, memory.Errorf(memory.EINVALID, "not a test token")
+	return memory.Identity{}, ui.Session{}, memory.Errorf(memory.EINVALID, "not a test token")
 }
 
 // call makes a tool call as id through the app's MCP server, as a client
