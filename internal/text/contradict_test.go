@@ -17,7 +17,6 @@ func TestContradicts(t *testing.T) {
 		{"Priya works at Stripe.", "Priya works at Adyen.", ConflictValue, "name", true},
 		{"Standup starts at 9:30.", "Standup now starts at 10 am.", ConflictValue, "time", true},
 		{"Standup starts at 3pm.", "Standup starts at 15:00.", "", "", false}, // the same time
-		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false}, // "working" is no anchor
 		{"Tom has 2 kids.", "Tom has three kids.", ConflictValue, "number", true},
 		{"The budget is $5,000.", "The budget is $7,500.", ConflictValue, "amount", true},
 		{"The budget is $5,000.", "The budget is $5000.", "", "", false},
@@ -34,6 +33,9 @@ func TestContradicts(t *testing.T) {
 		{"The user doesn't eat meat.", "The user doesn't drink milk.", "", "", false},
 		{"The flight leaves at 9am.", "The flight lands at 1pm.", "", "", false},
 		{"The user may travel in May.", "The user may travel in June.", "", "", false}, // "may" is no month here, and travel no anchor
+
+		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
+		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {
 		got, ok := Contradicts(c.older, c.newer)
 		if ok != (c.kind != "") || got.Kind != c.kind || got.Slot != c.slot || ok && got.Whole != c.whole {

@@ -9,11 +9,14 @@ import (
 
 // DedupKeys are the keys remember finds a repeated memory by: Exact, the
 // content with case and runs of white space folded; Words, the sequence of
-// its words with case, punctuation, articles, the present of "to be" and
-// plural endings folded, so that "The deploy window is Friday." and "deploy
-// window: Friday" are one statement while "Alice owes Bob" and "Bob owes
-// Alice", "is" and "is not", "is" and "was", "Tuesday" and "Wednesday", "A+"
-// and "A-", "10%" and "$10" stay apart. Both are hex SHA-256.
+// its words with case, punctuation, "the", the present of "to be", British
+// spellings and plural endings folded, so that "The deploy window is
+// Friday." and "deploy window: Friday" are one statement while "Alice owes
+// Bob" and "Bob owes Alice", "is" and "is not", "is" and "was", "Tuesday"
+// and "Wednesday", "A+" and "A-", "10%" and "$10", "-$250" and "$250" stay
+// apart. A plural ending stays where the word is one thing: after "a" ("a
+// daughter" is not "daughters"), before "is", "was", "has" or "does"
+// ("Lucas is"), and on a name inside a sentence. Both are hex SHA-256.
 func DedupKeys(content string) (exact, words string) {
 	e := sha256.Sum256([]byte(strings.Join(strings.Fields(strings.ToLower(content)), " ")))
 	w := sha256.Sum256([]byte(strings.Join(dedupWords(content), " ")))
