@@ -142,6 +142,9 @@ type Remembered struct {
 	// Tier is how a duplicate was found (DedupExact, DedupWords,
 	// DedupSemantic, DedupModel).
 	Tier string
+	// RepeatID, for outcome duplicate, is the repeat that keeps the words
+	// sent (see Repeat).
+	RepeatID string
 	// Conflicts are the contradictions the write found with the agent's
 	// other memories, and what became of them.
 	Conflicts []Conflict
@@ -158,6 +161,7 @@ type MemoryPublished struct {
 	Entry
 	Outcome   WriteOutcome // stored or duplicate
 	Tier      string
+	RepeatID  string // for outcome duplicate: the repeat that keeps the publish (see Repeat)
 	Conflicts []Conflict
 }
 
@@ -205,6 +209,10 @@ type EntryWrite struct {
 	// Supersedes is the id of one of the caller's active memories that this
 	// one corrects: it is archived as superseded, pointing here.
 	Supersedes string
+	// NotARepeatOf is a memory the caller may read that this write was
+	// answered a repeat of and that says something else: dedup does not
+	// count the write a repeat of it (every other gate runs as ever).
+	NotARepeatOf string
 }
 
 // MaxSourceLen bounds the free-text source of a memory.
@@ -240,6 +248,11 @@ func (w *EntryWrite) Validate(maxBytes int, now time.Time) error {
 	}
 	if err := CheckText("source", w.Source, 0); err != nil {
 		return err
+	}
+	if w.NotARepeatOf != "" {
+		if err := CheckID("not_a_repeat_of", w.NotARepeatOf); err != nil {
+			return err
+		}
 	}
 	if len(w.Source) > MaxSourceLen {
 		return Errorf(EINVALID, "source is %d bytes; the limit is %d", len(w.Source), MaxSourceLen)
@@ -382,6 +395,16 @@ type MemoryService interface {
 	// Publish copies one of the caller's personal memories to the shared
 	// space, unless an active shared memory already says it.
 	Publish(ctx context.Context, id string) (MemoryPublished, error)
+	// PublishEntry is Publish with the choices of a publish_memory call
+	// (NotARepeatOf).
+	PublishEntry(ctx context.Context, p PublishWrite) (MemoryPublished, error)
+	// Repeats lists writes answered "duplicate", with the words they sent:
+	// the caller's own, or for a human any agent's.
+	Repeats(ctx context.Context, q RepeatQuery) ([]Repeat, error)
+	// StoreRepeat stores a repeat's words as their own memory after all, as
+	// its author's (the caller's own repeat, or for a human any agent's),
+	// through every gate but the dedup answer it overrides.
+	StoreRepeat(ctx context.Context, id string) (Remembered, error)
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
 	// Restore brings one of the caller's archived memories back into search,

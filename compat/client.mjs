@@ -172,6 +172,36 @@ function need(ctx, tool, values) {
     return false;
 }
 
+// falseRepeat: a false repeat loses nothing. remember A, then B, which dedup's words tier
+// answers "duplicate" of A (it folds articles and plural endings) though it says something
+// else; the answer names the repeat and tells how to store B; recall_memory of A gives B's
+// words back; remember B with not_a_repeat_of A stores it; search finds B.
+async function falseRepeat(ctx) {
+    const where = `${ctx.name} false repeat`;
+    const a = (await call(ctx, 'remember', { content: 'The compat team reviews the pull request.', namespace: 'compat-review' }))?.id;
+    const said = { content: 'The compat team reviews pull requests.', namespace: 'compat-review' };
+    const b = await call(ctx, 'remember', said);
+    const answer = textOf(ctx.conn.lastRaw);
+    if (b?.outcome !== 'duplicate' || b?.duplicate_of !== a || !b?.repeat_id || !answer.includes(`not_a_repeat_of "${a}"`)) {
+        fail(where, `the near repeat was not answered duplicate of ${a} with a repeat and how to store it: ${JSON.stringify(b)} ${answer}`);
+        return;
+    }
+    const rec = await call(ctx, 'recall_memory', { ids: [a] });
+    const rep = rec?.repeats?.find(r => r.id === b.repeat_id);
+    if (rep?.content !== said.content || rep?.memory_id !== a) {
+        fail(where, `recall_memory of ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
+        return;
+    }
+    const own = await call(ctx, 'remember', { ...said, content: rep.content, not_a_repeat_of: a });
+    if (own?.outcome !== 'stored' || own?.id === a) {
+        fail(where, `not_a_repeat_of ${a} did not store the words: ${JSON.stringify(own)}`);
+        return;
+    }
+    const found = await call(ctx, 'search_memory', { query: 'compat team reviews pull requests', namespaces: ['compat-review'] });
+    const ids = (found?.results ?? []).map(r => r.id);
+    if (!ids.includes(own.id) || !ids.includes(a)) fail(where, `search finds ${JSON.stringify(ids)}, want ${a} and ${own.id}`);
+}
+
 const inAYear = () => new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
 const now = () => new Date().toISOString();
 
@@ -241,6 +271,7 @@ const TOOLS = {
             occurred_at: '2026-03-01T10:00:00Z',
             expires_at: inAYear()
         }))?.id;
+        await falseRepeat(ctx);
     },
     search_memory: async ctx => {
         await call(ctx, 'search_memory', { query: 'staging database' });
@@ -271,9 +302,15 @@ const TOOLS = {
         const first = await ci('The compat build cache lives on NFS.');
         const copy = (await call(ctx, 'publish_memory', { id: first }))?.id;
         await call(ctx, 'forget', { id: first }); // its shared copy stays
-        const dup = await call(ctx, 'publish_memory', { id: await ci('the compat build cache lives on NFS') });
-        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy) {
-            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it: ${JSON.stringify(dup)}`);
+        const again = await ci('the compat build cache lives on NFS');
+        const dup = await call(ctx, 'publish_memory', { id: again });
+        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy || !dup?.repeat_id) {
+            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it with a repeat: ${JSON.stringify(dup)}`);
+        }
+        // Its publisher says it differs: shared as its own copy after all.
+        const own = await call(ctx, 'publish_memory', { id: again, not_a_repeat_of: copy });
+        if (own?.outcome !== 'stored' || own?.id === copy) {
+            fail('publish_memory', `not_a_repeat_of ${copy} did not share a copy of its own: ${JSON.stringify(own)}`);
         }
         const monday = (await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Monday.') }))?.id;
         const clash = await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Thursday.') });

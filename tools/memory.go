@@ -14,15 +14,16 @@ import (
 
 // RememberArgs are the arguments of remember.
 type RememberArgs struct {
-	Content    string   `json:"content" jsonschema:"The memory, as one self-contained statement that will make sense later without this conversation: who, what, and why (max 32 KiB by default)."`
-	Category   string   `json:"category,omitempty" jsonschema:"semantic (default: facts and knowledge), episodic (events and decisions: what happened), procedural (how to do something), social (people, their preferences and relationships), working (scratch context for the current task)."`
-	Namespace  string   `json:"namespace,omitempty" jsonschema:"A project or topic to file it under, e.g. billing-service (letters, digits, . _ : -; default 'default'). Searches can be narrowed to namespaces."`
-	Tags       []string `json:"tags,omitempty" jsonschema:"Short labels for exact filtering, e.g. [\"deploy\", \"postgres\"]."`
-	Confidence *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 (a guess) to 1 (certain; the default)."`
-	Source     string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said', a tool name. Kept as provenance."`
-	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the remembered event happened, e.g. 2026-03-01T14:00:00Z, when that is not now. Recency ranking and since/until filters use it."`
-	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the memory is no longer true and must not be returned, e.g. the end of a freeze. Omit for lasting memories."`
-	Supersedes string   `json:"supersedes,omitempty" jsonschema:"Id of one of your memories that this one corrects or replaces: it leaves search, kept and recallable, marked superseded by the new one."`
+	Content      string   `json:"content" jsonschema:"The memory, as one self-contained statement that will make sense later without this conversation: who, what, and why (max 32 KiB by default)."`
+	Category     string   `json:"category,omitempty" jsonschema:"semantic (default: facts and knowledge), episodic (events and decisions: what happened), procedural (how to do something), social (people, their preferences and relationships), working (scratch context for the current task)."`
+	Namespace    string   `json:"namespace,omitempty" jsonschema:"A project or topic to file it under, e.g. billing-service (letters, digits, . _ : -; default 'default'). Searches can be narrowed to namespaces."`
+	Tags         []string `json:"tags,omitempty" jsonschema:"Short labels for exact filtering, e.g. [\"deploy\", \"postgres\"]."`
+	Confidence   *float64 `json:"confidence,omitempty" jsonschema:"How sure you are, 0 (a guess) to 1 (certain; the default)."`
+	Source       string   `json:"source,omitempty" jsonschema:"Where it came from: a URL, a file, 'user said', a tool name. Kept as provenance."`
+	OccurredAt   string   `json:"occurred_at,omitempty" jsonschema:"RFC 3339 time the remembered event happened, e.g. 2026-03-01T14:00:00Z, when that is not now. Recency ranking and since/until filters use it."`
+	ExpiresAt    string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the memory is no longer true and must not be returned, e.g. the end of a freeze. Omit for lasting memories."`
+	Supersedes   string   `json:"supersedes,omitempty" jsonschema:"Id of one of your memories that this one corrects or replaces: it leaves search, kept and recallable, marked superseded by the new one."`
+	NotARepeatOf string   `json:"not_a_repeat_of,omitempty" jsonschema:"Id of a memory a remember of these words was answered a repeat of (duplicate_of) that says something different: the words are stored as their own memory; every other check runs as ever."`
 }
 
 // RememberResult is the result of remember.
@@ -35,7 +36,10 @@ type RememberResult struct {
 	// the tags of both and supersedes it).
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
-	MergedFrom  string              `json:"merged_from,omitempty"`
+	// RepeatID is, for outcome duplicate, the repeat that keeps the words
+	// sent (recall_memory of DuplicateOf lists it).
+	RepeatID   string `json:"repeat_id,omitempty"`
+	MergedFrom string `json:"merged_from,omitempty"`
 	// Conflicts are the memories this one contradicts: superseded
 	// (resolution newer_wins) or both kept for review (open).
 	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
@@ -44,15 +48,17 @@ type RememberResult struct {
 // remembered shapes remember's result and its readable line; what names
 // what was stored ("remembered", "recorded task X (done) as").
 func remembered(r memory.Remembered, what string) (RememberResult, string) {
-	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts, MergedFrom: r.MergedFrom}
+	res := RememberResult{ID: r.ID, Memory: r.Entry, Outcome: r.Outcome, Conflicts: r.Conflicts, MergedFrom: r.MergedFrom, RepeatID: r.RepeatID}
 	text := fmt.Sprintf("%s %s (%s, namespace %s)", what, r.ID, r.Category, r.Namespace)
 	if r.Outcome == memory.WriteOutcomeMerged {
 		text += fmt.Sprintf("; it repeats %s with new tags, so it holds the tags of both and supersedes %s (recallable)", r.MergedFrom, r.MergedFrom)
 	}
 	if r.Outcome == memory.WriteOutcomeDuplicate {
 		res.DuplicateOf = r.ID
-		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is",
-			r.ID, dedupHow(r.Tier), r.SeenCount)
+		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is. "+
+			"Your words are kept as repeat %s (recall_memory %s shows them). If they say something different, call remember "+
+			"again with the same arguments and not_a_repeat_of %q to store them as their own memory",
+			r.ID, dedupHow(r.Tier), r.SeenCount, r.RepeatID, r.ID, r.ID)
 	}
 	for _, c := range r.Conflicts {
 		text += "\n" + conflictLine(c)
@@ -161,6 +167,9 @@ type RecallMemoryArgs struct {
 // RecallMemoryResult is the result of recall_memory.
 type RecallMemoryResult struct {
 	Memories []memory.Entry `json:"memories"`
+	// Repeats are your writes answered "duplicate" of these memories, with
+	// the words you sent, newest first.
+	Repeats []memory.Repeat `json:"repeats,omitempty"`
 }
 
 // ForgetArgs are the arguments of forget.
@@ -169,7 +178,13 @@ type ForgetArgs struct {
 	Reason string `json:"reason,omitempty" jsonschema:"Why: wrong, obsolete, superseded by another memory. Kept with the memory."`
 }
 
-// MemoryIDArgs are the arguments of publish_memory and retract_memory.
+// PublishMemoryArgs are the arguments of publish_memory.
+type PublishMemoryArgs struct {
+	ID           string `json:"id" jsonschema:"Id of your memory to share."`
+	NotARepeatOf string `json:"not_a_repeat_of,omitempty" jsonschema:"Id of the shared memory a publish of this memory was answered a repeat of (duplicate_of) that says something different: the copy is shared as its own; every other check runs as ever."`
+}
+
+// MemoryIDArgs are the arguments of retract_memory.
 type MemoryIDArgs struct {
 	ID string `json:"id" jsonschema:"Id of the memory."`
 }
@@ -182,6 +197,9 @@ type PublishResult struct {
 	// active shared memory, DuplicateOf, already says it, and is returned).
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
+	// RepeatID is, for outcome duplicate, the repeat that records the
+	// publish (recall_memory of DuplicateOf lists it).
+	RepeatID string `json:"repeat_id,omitempty"`
 	// Conflicts are the shared memories the new copy contradicts, open
 	// until a human decides.
 	Conflicts []memory.Conflict `json:"conflicts,omitempty"`
@@ -192,9 +210,11 @@ func published(id string, p memory.MemoryPublished) (PublishResult, string) {
 	res := PublishResult{ID: p.ID, Memory: p.Entry, Outcome: p.Outcome, Conflicts: p.Conflicts}
 	text := fmt.Sprintf("published %s as shared memory %s", id, p.ID)
 	if p.Outcome == memory.WriteOutcomeDuplicate {
-		res.DuplicateOf = p.ID
-		text = fmt.Sprintf("nothing stored: shared memory %s, published by %s, already says this (%s); it is returned as it is",
-			p.ID, p.AgentID, dedupHow(p.Tier))
+		res.DuplicateOf, res.RepeatID = p.ID, p.RepeatID
+		text = fmt.Sprintf("nothing stored: shared memory %s, published by %s, already says this (%s); it is returned as it is, "+
+			"and the publish is kept as repeat %s. If %s says something different, call publish_memory again with id %q and "+
+			"not_a_repeat_of %q to share it as its own",
+			p.ID, p.AgentID, dedupHow(p.Tier), p.RepeatID, id, id, p.ID)
 	}
 	for _, c := range p.Conflicts {
 		text += "\n" + conflictLine(c)
@@ -215,11 +235,12 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"why it was made, a fact about a project or person, how a task was done, what happened. Remember as soon as "+
 			"you learn something you or another agent will need again; skip small talk, secrets and what the code or "+
 			"docs already say. Write one self-contained statement per memory. Memories are personal to you until you "+
-			"publish_memory them. Returns the new memory's id."),
+			"publish_memory them. Returns the new memory's id; if it repeats one of your memories, nothing is stored, the words are kept "+
+			"as a repeat (recall_memory of the memory lists them), and remember with not_a_repeat_of stores them if they say something different."),
 		mcp.WithInputSchema[RememberArgs](), mcp.WithOutputSchema[RememberResult](),
 	), func(ctx context.Context, a RememberArgs) (RememberResult, string, error) {
 		w := memory.EntryWrite{Namespace: a.Namespace, Category: memory.Category(a.Category), Content: a.Content,
-			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source, Supersedes: a.Supersedes}
+			Tags: a.Tags, Confidence: a.Confidence, Source: a.Source, Supersedes: a.Supersedes, NotARepeatOf: a.NotARepeatOf}
 		var err error
 		if w.OccurredAt, err = memory.ParseTime("occurred_at", a.OccurredAt); err != nil {
 			return RememberResult{}, "", err
@@ -261,11 +282,26 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("recall_memory",
 		mcp.WithDescription("Read memories in full by id (from search_memory): every field and the provenance: who wrote "+
 			"it, its source, and for a shared memory who published it, when, and from which memory. Forgotten memories "+
-			"are returned marked with forgotten_at and the reason."),
+			"are returned marked with forgotten_at and the reason. Your writes answered duplicate of these memories are listed "+
+			"under repeats, with the words you sent."),
 		mcp.WithInputSchema[RecallMemoryArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
 	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
 		es, err := mem.Recall(ctx, a.IDs)
-		return RecallMemoryResult{Memories: es}, renderMemories(es, renderEntry), err
+		if err != nil {
+			return RecallMemoryResult{}, "", err
+		}
+		// The caller's own repeats, a human's too: what another agent sent
+		// is its own to read back.
+		who, _ := memory.IdentityFrom(ctx)
+		reps, err := mem.Repeats(ctx, memory.RepeatQuery{AgentID: who.AgentID, MemoryIDs: a.IDs, Limit: memory.MaxSearchLimit})
+		if err != nil {
+			return RecallMemoryResult{}, "", err
+		}
+		text := renderMemories(es, renderEntry)
+		if len(reps) > 0 {
+			text += "\n\n" + renderRepeats(reps)
+		}
+		return RecallMemoryResult{Memories: es, Repeats: reps}, text, nil
 	})
 
 	add(s, svc, mcp.NewTool("forget",
@@ -291,11 +327,12 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			"where their searches (scope shared or all) find it, marked with you as publisher and the memory it came "+
 			"from. Publish what the team should know (conventions, decisions, gotchas), not private context. Returns "+
 			"the shared copy's id; if a shared memory of the same namespace and category already says it (any agent's), "+
-			"nothing is stored and that one is returned (outcome duplicate). A copy that contradicts shared memories is "+
+			"nothing is stored and that one is returned (outcome duplicate; if it says something different, publish again with "+
+			"not_a_repeat_of its id). A copy that contradicts shared memories is "+
 			"stored, with each conflict left open for a human to decide."),
-		mcp.WithInputSchema[MemoryIDArgs](), mcp.WithOutputSchema[PublishResult](),
-	), func(ctx context.Context, a MemoryIDArgs) (PublishResult, string, error) {
-		p, err := mem.Publish(ctx, a.ID)
+		mcp.WithInputSchema[PublishMemoryArgs](), mcp.WithOutputSchema[PublishResult](),
+	), func(ctx context.Context, a PublishMemoryArgs) (PublishResult, string, error) {
+		p, err := mem.PublishEntry(ctx, memory.PublishWrite{ID: a.ID, NotARepeatOf: a.NotARepeatOf})
 		if err != nil {
 			return PublishResult{}, "", err
 		}
@@ -344,6 +381,24 @@ func renderMemories[T any](items []T, render func(T) (head, id, content string))
 	for _, it := range items {
 		head, id, content := render(it)
 		b.WriteString("\n" + head + "\n" + memory.Fence("memory "+id, content) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// renderRepeats renders the writes answered "duplicate" of recalled
+// memories, each with the words sent, fenced as a memory's are.
+func renderRepeats(reps []memory.Repeat) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "repeats (%d): writes of yours answered duplicate, nothing stored; not_a_repeat_of stores one as its own memory\n", len(reps))
+	for _, r := range reps {
+		fmt.Fprintf(&b, "\n- %s (%s, %s, said %s, repeat of %s", r.ID, r.Tool, r.Tier, r.SaidAt.Format(time.RFC3339), r.MemoryID)
+		if r.From != "" {
+			fmt.Fprintf(&b, ", publishing %s", r.From)
+		}
+		if r.StoredAs != "" {
+			fmt.Fprintf(&b, ", stored after all as %s", r.StoredAs)
+		}
+		b.WriteString(")\n" + memory.Fence("repeat "+r.ID, r.Content) + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

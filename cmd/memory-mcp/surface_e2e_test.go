@@ -470,6 +470,12 @@ func (w *sweep) memories() {
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
+	// The repeat's words are kept (recall_memory of m1, below, lists them)
+	// and stored as their own memory when the caller says they differ.
+	own := w.do("remember", map[string]any{"content": "the staging database is Postgres 16 on db-staging-1", "not_a_repeat_of": m1})
+	if get(own, "outcome") != "stored" || get(own, "id") == m1 || get(dup, "repeat_id") == nil {
+		w.t.Errorf("remember with not_a_repeat_of = %v after %v, want a new memory", own, dup)
+	}
 	w.conflicts()
 	w.sharedGates()
 	w.do("search_memory", map[string]any{"query": "staging database"})
@@ -532,6 +538,14 @@ func (w *sweep) sharedGates() {
 	dup := w.do("publish_memory", map[string]any{"id": ci("the build cache lives on the NFS share")})
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != shared || get(dup, "id") != shared {
 		w.t.Errorf("publish_memory of what is shared = %v, want a duplicate of %s", dup, shared)
+	}
+	// The publish is kept as a repeat of the shared copy, and shared as its
+	// own copy when its publisher says it differs.
+	reps, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	if len(reps) != 1 || get(reps[0], "tool") != "publish_memory" {
+		w.t.Errorf("recall_memory of %v lists repeats %v, want the publish", shared, reps)
+	} else if own := w.do("publish_memory", map[string]any{"id": get(reps[0], "from"), "not_a_repeat_of": shared}); get(own, "outcome") != "stored" {
+		w.t.Errorf("publish_memory with not_a_repeat_of = %v, want a shared copy of its own", own)
 	}
 	monday := get(w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Monday.")}), "id")
 	clash := w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Thursday.")})
