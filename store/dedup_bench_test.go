@@ -298,16 +298,17 @@ func benchDedup(b *testing.B, corpora []dedupCorpus) {
 }
 
 // TestDedupCorpusPrecision holds remember's duplicate outcome to the
-// product's aim on the tuned corpus: at least 95% of the memories it drops
-// as repeats say nothing new. The held-out corpus is only reported, by
+// product's aim on the tuned corpus: at least 99.5% of the memories it
+// drops as repeats say nothing new (issue 22; it was 95% while the stem was
+// any shared five-letter prefix). The held-out corpus is only reported, by
 // BenchmarkDedupPrecision, so that it is never tuned on.
 func TestDedupCorpusPrecision(t *testing.T) {
 	r := measureDedup(t, dedupCorpora[0])
 	for _, l := range r.lines() {
 		t.Log(l)
 	}
-	if p := r.precision(); p < 0.95 {
-		t.Errorf("duplicate precision %.3f is below 0.95: %d of %d memories dropped as repeats said something new", p, r.fp, r.tp+r.fp)
+	if p := r.precision(); p < 0.995 {
+		t.Errorf("duplicate precision %.3f is below 0.995: %d of %d memories dropped as repeats said something new", p, r.fp, r.tp+r.fp)
 	}
 }
 
