@@ -427,7 +427,40 @@ const TOOLS = {
         await call(ctx, 'record_distillation', { task_id: 'COMPAT-3', outcome: 'success' }, 'EINVALID');
     },
 
-    // Core memory blocks
+    // The memory tool (Claude's memory_20250818 commands over the blocks): each command,
+    // and the reference implementation's errors.
+    memory: async ctx => {
+        const f = '/memories/compat/notes.md';
+        await call(ctx, 'memory', { command: 'view', path: '/memories' });
+        await call(ctx, 'memory', { command: 'create', path: f, file_text: 'Meeting notes:\n- timeline\n- next steps\n' });
+        await call(ctx, 'memory', { command: 'create', path: f, file_text: 'again' }, 'ECONFLICT');
+        await call(ctx, 'memory', {
+            command: 'create', path: '/memories/shared/compat-board.md', file_text: 'Welcome.', description: 'The compat board.',
+            limit: 500, writers: ['*'], readers: [ctx.agentId, 'compat-peer'], read_only: false
+        });
+        const v = await call(ctx, 'memory', { command: 'view', path: f, view_range: [1, -1] });
+        if (!need(ctx, 'memory', { sha256: v?.sha256, version: v?.file?.version })) return;
+        await call(ctx, 'memory', { command: 'view', path: '/memories/compat' });
+        await call(ctx, 'memory', { command: 'view', path: '/memories/nope.md' }, 'ENOTFOUND');
+        await call(ctx, 'memory', { command: 'view' }, 'EINVALID'); // every command names its path
+        await call(ctx, 'memory', { command: 'view', path: '/etc/passwd' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'absent', new_str: 'x' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: '- ', new_str: '* ' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'timeline', new_str: 'timeline and budget', expected_hash: v.sha256.slice(0, 12) });
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'next', new_str: 'later', expected_version: v.file.version }, 'ECONFLICT');
+        await call(ctx, 'memory', { command: 'insert', path: f, insert_line: 9, insert_text: 'x' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'insert', path: f, insert_line: 1, insert_text: '- attendees' });
+        await call(ctx, 'memory', { command: 'rename', old_path: f, new_path: '/memories/compat/monday.md' });
+        await call(ctx, 'memory', { command: 'rename', old_path: f, new_path: '/memories/compat/tuesday.md' }, 'ENOTFOUND');
+        await call(ctx, 'memory', { command: 'history', path: f });
+        await call(ctx, 'memory', { command: 'history', path: f, limit: 2 });
+        await call(ctx, 'memory', { command: 'restore', path: f, version: 1 });
+        await call(ctx, 'memory', { command: 'delete', path: '/memories' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'delete', path: '/memories/compat/monday.md', expected_version: 1 });
+        await call(ctx, 'memory', { command: 'delete', path: '/memories/shared/compat-board.md' });
+    },
+
+    // Core memory blocks (offered besides the memory tool with --block-tools)
     memory_block_list: async ctx => {
         await call(ctx, 'memory_block_list', {});
         await call(ctx, 'memory_block_list', { labels_only: true });
@@ -599,7 +632,7 @@ const NO_REQUIRED_ONLY_CALL = { resolve_pending: 'a human must pass target_id or
 
 function templateValues(ctx) {
     return {
-        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:shared' }],
+        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:notes.md' }],
         'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3, ctx.policy].filter(Boolean).map(fact_id => ({ fact_id })),
         'memory://facts/snapshot/{+as_of}': [{ as_of: now() }, { as_of: '2001-01-01T00:00:00Z' }],
         'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket })),
@@ -816,7 +849,7 @@ async function subscription(ctx) {
 
 const RUNS = [
     { name: 'agent', agentId: 'compat-agent', flags: [], subscription: true },
-    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior'], senior: true },
+    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior', '--block-tools'], senior: true, blockTools: true },
     { name: 'human', agentId: 'compat-human', flags: ['--human'], human: true }
 ];
 
@@ -838,7 +871,10 @@ async function run(spec) {
             if (!TOOLS[name]) fail(`${spec.name} tools/list`, `tool ${name} is not covered: add its calls to TOOLS in compat/client.mjs`);
         }
         for (const name of Object.keys(TOOLS)) {
-            if (!listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+            // The memory_block_* tools are offered only with --block-tools.
+            const offered = !name.startsWith('memory_block_') || spec.blockTools;
+            if (!listed.has(name) && offered) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+            if (listed.has(name) && !offered) fail(`${spec.name} tools/list`, `tool ${name} is listed without --block-tools`);
         }
         await selfCheckValidation(ctx, tools);
         for (const [name, steps] of Object.entries(TOOLS)) {

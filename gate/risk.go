@@ -37,6 +37,8 @@ var riskRules = []riskRule{
 	{name: "resolve_conflict:fact", tier: memory.RiskHigh, why: "keeping one fact retracts the other", when: retractsFact},
 	{name: "consolidate_memory", tier: memory.RiskLow, why: "the agent's own memories, archived not deleted (only a human may name another agent)"},
 	{name: "record_distillation", tier: memory.RiskLow, why: "a record of the agent's own task"},
+	{name: "memory", tier: memory.RiskLow, why: "the agent's own memory files, each edit a new version (view and history only read: no gate)"},
+	{name: "memory:shared", tier: memory.RiskMedium, why: "a file under /memories/shared, which other agents read", when: sharedPath},
 	{name: "memory_block_create", tier: memory.RiskLow, why: "a personal block"},
 	{name: "memory_block_create:shared", tier: memory.RiskMedium, why: "a block other agents see", when: argTrue("shared")},
 	{name: "memory_block_append", tier: memory.RiskLow, why: "a block edit, a new version"},
@@ -78,6 +80,18 @@ func corePolicy(args map[string]any, subject memory.Subject) bool {
 
 // sharedBlock: an edit of a block that other agents read.
 func sharedBlock(_ map[string]any, subject memory.Subject) bool { return subject.SharedBlock }
+
+// sharedPath: a memory tool call whose path, old_path or new_path lies
+// under /memories/shared.
+func sharedPath(args map[string]any, _ memory.Subject) bool {
+	for _, arg := range []string{"path", "old_path", "new_path"} {
+		s, _ := args[arg].(string)
+		if p, err := memory.ParseMemoryPath(arg, s); err == nil && p.Shared {
+			return true
+		}
+	}
+	return false
+}
 
 // needsSubject reports whether a call of tool is classified by what it
 // would change, which the gate then reads from the store.

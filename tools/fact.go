@@ -110,14 +110,12 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			return FactResult{}, "", err
 		}
 		res := FactResult{Fact: f}
-		text := renderFact(f)
 		if a.IncludeHistory {
 			if res.History, err = facts.History(ctx, a.FactID); err != nil {
 				return res, "", err
 			}
-			text += "\n" + list("history", res.History, renderOperation)
 		}
-		return res, text, nil
+		return res, memory.RenderFacts("fact "+f.ID, []memory.Fact{f}) + renderHistory(res.History, a.IncludeHistory), nil
 	})
 
 	add(s, svc, mcp.NewTool("query_facts",
@@ -145,7 +143,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			res.AsOf = &asOf
 			heading += " as of " + asOf.Format(time.RFC3339)
 		}
-		return res, list(heading, fs, renderFact), err
+		return res, memory.RenderFacts(heading, fs), err
 	})
 }
 
@@ -167,35 +165,15 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 			return page, fmt.Sprintf("no %s facts at offset %d (there are %d)", a.Category, page.Offset, page.Total), nil
 		}
 		heading := fmt.Sprintf("%s facts %d-%d of %d", a.Category, page.Offset+1, page.Offset+len(page.Facts), page.Total)
-		return page, list(heading, page.Facts, renderFact), nil
+		return page, memory.RenderFacts(heading, page.Facts), nil
 	})
 }
 
-func renderFact(f memory.Fact) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "- %s (v%d, %s", f.ID, f.Version, f.Category)
-	if len(f.Tags) > 0 {
-		fmt.Fprintf(&b, ", tags: %s", strings.Join(f.Tags, " "))
+func renderHistory(ops []memory.FactOperation, asked bool) string {
+	if !asked {
+		return ""
 	}
-	if f.RetractedAt != nil {
-		fmt.Fprintf(&b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
-	}
-	if f.SupersededBy != "" {
-		fmt.Fprintf(&b, ", superseded by %s", f.SupersededBy)
-	}
-	fmt.Fprintf(&b, ", by %s at %s): %s", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), f.Content)
-	return b.String()
-}
-
-func renderOperation(op memory.FactOperation) string {
-	line := fmt.Sprintf("- v%d %s by %s at %s", op.Version, op.Type, op.Author.AgentID, op.Timestamp.Format(time.RFC3339))
-	if op.Content != nil {
-		line += ": " + *op.Content
-	}
-	if op.Reason != "" {
-		line += " (reason: " + op.Reason + ")"
-	}
-	return line
+	return "\n\n" + memory.RenderFactHistory(ops)
 }
 
 // renderPublished says what publish_fact did, and what the new version

@@ -42,6 +42,9 @@ type Services struct {
 	// service refuses agents).
 	FineTune memory.FineTuneService
 	Log      *slog.Logger
+	// BlockTools offers the ten memory_block_* tools besides the memory
+	// tool, which does all they do: for clients written against them.
+	BlockTools bool
 
 	// bodies are the registered tools' bodies by name, without the gates:
 	// what decide_approval applies an approved held write through.
@@ -79,7 +82,14 @@ func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 		registerDistillation(s, svc)
 	}
 	if svc.Blocks != nil {
-		registerBlocks(s, svc)
+		registerMemoryFiles(s, svc)
+		if svc.BlockTools {
+			registerBlocks(s, svc)
+		} else {
+			// Not offered, but their bodies stay known: a write held for
+			// approval before they were turned off is still applied.
+			registerBlocks(server.NewMCPServer("unoffered", ""), svc)
+		}
 	}
 	if svc.FineTune != nil {
 		registerFineTune(s, svc)
@@ -126,6 +136,10 @@ type annotation struct {
 	// only is the injection strategy that offers the tool ("" for every
 	// strategy; see memory.Strategy.Offers).
 	only memory.Strategy
+	// readsWhen, for a tool that writes, tells the calls that only read
+	// (the memory tool's view), which run without the write gates: they are
+	// neither rate limited as writes nor logged as writes.
+	readsWhen func(args map[string]any) bool
 }
 
 // in returns a, offered only by strategy st.
@@ -185,6 +199,10 @@ var annotations = map[string]annotation{
 	"finetune_report": reads("Read the last fine-tuning report"),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
+
+	// One tool in the shape of Claude's memory tool over the blocks: its
+	// view and history commands only read, and bypass the write gates.
+	"memory": {title: "Read and edit your memory files", destructive: true, only: memory.StrategySelfEditing, readsWhen: memoryReads},
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),
@@ -281,7 +299,7 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		var res any
 		var text string
 		var err error
-		if gated {
+		if gated && !readCall(name, wc.Args) {
 			res, text, err = svc.Gates.Run(ctx, wc, run)
 		} else {
 			res, text, err = run(ctx)
@@ -291,6 +309,17 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		}
 		return mcp.NewToolResultStructured(res, text), nil
 	})
+}
+
+// readCall reports whether a call of tool with args (JSON, without the
+// idempotency key) only reads (annotation.readsWhen).
+func readCall(tool string, args []byte) bool {
+	when := annotations[tool].readsWhen
+	if when == nil {
+		return false
+	}
+	var m map[string]any
+	return json.Unmarshal(args, &m) == nil && when(m)
 }
 
 // keyArg is the argument every tool that writes takes besides its own.

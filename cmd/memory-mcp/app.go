@@ -104,7 +104,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 	}, opts...)...)
 	gates := newGates(cfg, a)
 	a.gates = gates
-	a.run = tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
+	a.run = tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, BlockTools: cfg.BlockTools, Promotion: a.promotion,
 		Consolidation: a.consolidation, Erasure: a.memories, Gates: gates, Approvals: gates, Log: log,
 		FineTune: &lazyFineTune{cfg: cfg, db: db, log: log}})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Metrics: gates, Log: log})

@@ -353,7 +353,7 @@ func TestEraseByIDTakesItsQuotes(t *testing.T) {
 	}
 	ann.ok("remember", map[string]any{"content": said}, &m)
 	ann.ok("write_note", map[string]any{"text": "learned: " + said, "promote": true}, nil)
-	ann.ok("memory_block_append", map[string]any{"label": "human", "text": said}, nil)
+	ann.ok("memory", map[string]any{"command": "insert", "path": "/memories/human", "insert_line": 0, "insert_text": said}, nil)
 	ann.ok("write_note", map[string]any{"text": "issue: the Marrowgate badge reader is broken", "promote": true}, nil)
 	ann.stop()
 	for _, s := range []string{"Quillfeather", "Marrowgate"} {

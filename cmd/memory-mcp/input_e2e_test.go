@@ -141,7 +141,7 @@ func itoa(i int) string {
 // escapes is refused, naming the character and where it is, in every tool
 // that stores free text (tags already were).
 func TestStoredTextRefusesControlCharacters(t *testing.T) {
-	s := startIn(t, options{args: []string{"--agent-id", "ctl"}})
+	s := startIn(t, options{args: []string{"--agent-id", "ctl", "--block-tools"}})
 	var f factResult
 	s.ok("publish_fact", map[string]any{"fact_id": "f", "content": "Clean.", "category": "adr"}, &f)
 	var m memoryResult
@@ -158,6 +158,8 @@ func TestStoredTextRefusesControlCharacters(t *testing.T) {
 		{"write_note", map[string]any{"text": "issue: \u009b31m red"}, "text holds control character U+009B (CSI) at byte 7"},
 		{"memory_block_append", map[string]any{"label": "persona", "text": "x\x7f"}, "text holds control character U+007F (DEL) at byte 1"},
 		{"memory_block_create", map[string]any{"label": "b", "description": "d\x1b"}, "description of block b holds control character U+001B (ESC) at byte 1"},
+		{"memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "x\x7f"}, "insert_text holds control character U+007F (DEL) at byte 1"},
+		{"memory", map[string]any{"command": "create", "path": "/memories/b", "file_text": "x\x1b"}, "file_text holds control character U+001B (ESC) at byte 1"},
 		{"retract_fact", map[string]any{"fact_id": "f", "reason": "\x1b]0;x\a"}, "reason holds control character U+001B (ESC)" + at0},
 		{"forget", map[string]any{"id": m.ID, "reason": "gone\x00"}, "reason holds control character U+0000 (NUL) at byte 4"},
 	}

@@ -64,7 +64,7 @@ func writeEveryKind(s *proc, word string) string {
 	s.ok("remember", map[string]any{"content": "the staging host is db-staging-1"}, nil) // a repeat, its words kept
 	s.ok("publish_memory", map[string]any{"id": m.ID}, nil)
 	s.ok("publish_fact", map[string]any{"fact_id": "conv-tabs", "content": "Indent with tabs.", "category": "convention"}, nil)
-	s.ok("memory_block_append", map[string]any{"label": "persona", "text": "I keep notes."}, nil)
+	s.ok("memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "I keep notes."}, nil)
 	s.ok("write_note", map[string]any{"text": "learned: the vendor answers mornings", "promote": true}, nil)
 	return m.ID
 }

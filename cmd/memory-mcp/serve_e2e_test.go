@@ -286,7 +286,7 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 			hear(t, "bob", bobHeard, resources.FactsSnapshot)
 			subscribe(t, annCS, resources.BlocksList)
 			subscribe(t, bobCS, resources.BlocksList)
-			ann.ok("memory_block_append", map[string]any{"label": "persona", "text": "Ann is terse."}, nil)
+			ann.ok("memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "Ann is terse."}, nil)
 			hear(t, "ann", annHeard, resources.BlocksList)
 			if rev == "2026-07-28" {
 				return
@@ -306,12 +306,20 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 func TestEveryCallOverHTTP(t *testing.T) {
 	servers := map[string]*httpServe{}
 	everyCallForEveryIdentity(t, func(t testing.TB, o options) *proc {
+		// Server flags are the server's; the rest names the token's identity.
+		var flags []string
+		identity := slices.DeleteFunc(slices.Clone(o.args), func(a string) bool {
+			if a == "--block-tools" {
+				flags = append(flags, a)
+				return true
+			}
+			return false
+		})
 		h := servers[o.dataDir]
 		if h == nil {
-			h = serveHTTPIn(t, o.dataDir)
+			h = serveHTTPIn(t, o.dataDir, flags...)
 			servers[o.dataDir] = h
 		}
-		identity := slices.Clone(o.args)
 		if !slices.Contains(identity, "--seniority") {
 			identity = append(identity, "--seniority", "mid")
 		}

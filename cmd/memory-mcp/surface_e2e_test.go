@@ -51,7 +51,7 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 			dir := t.TempDir()
 			human := slices.Contains(id.args, "--human")
 			if i <= 1 {
-				other := start(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
+				other := start(t, options{dataDir: dir, args: []string{"--block-tools", "--agent-id", "other-agent"}})
 				if human {
 					// The human maintains another agent's memories, and
 					// decides on its writes: a publication under review,
@@ -69,7 +69,8 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 				}
 				other.stop()
 			}
-			w := newSweep(t, start(t, options{dataDir: dir, args: id.args}), dir)
+			// With the memory_block_* tools, which a client may still ask for.
+			w := newSweep(t, start(t, options{dataDir: dir, args: append([]string{"--block-tools"}, id.args...)}), dir)
 			w.human, w.expiring, w.self = human, human, id.args[1]
 			w.senior = human || slices.Contains([]string{"senior", "lead", "principal"}, id.args[3])
 			w.run()
@@ -337,6 +338,7 @@ func (w *sweep) run() {
 	w.memories()
 	w.maintenance()
 	w.blocks()
+	w.memoryFiles()
 	w.notes()
 	w.approvals()
 	w.prompts()
@@ -630,6 +632,27 @@ func (w *sweep) blocks() {
 	w.do("memory_block_delete", map[string]any{"label": "goals"})
 	w.do("memory_block_delete", map[string]any{"label": "board", "expected_version": 2})
 	w.do("memory_block_history", map[string]any{"label": "goals"}) // the deletion is a version
+}
+
+// memoryFiles calls every command of the memory tool, with each argument.
+func (w *sweep) memoryFiles() {
+	const today = "/memories/notes/today.md"
+	w.do("memory", map[string]any{"command": "create", "path": today, "file_text": "Standup at nine.\nShip v1.\n"})
+	w.do("memory", map[string]any{"command": "create", "path": "/memories/shared/board.md", "file_text": "Welcome.",
+		"description": "The team's notice board.", "limit": 3000, "writers": []string{"*"}, "readers": []string{"ann"}, "read_only": false})
+	w.maybe(w.human, "memory", map[string]any{"command": "create", "path": "/memories/shared/house.md", "file_text": "Be kind.", "read_only": true})
+	w.do("memory", map[string]any{"command": "view", "path": "/memories"})
+	w.do("memory", map[string]any{"command": "view", "path": "/memories/notes"})
+	hash := get(w.do("memory", map[string]any{"command": "view", "path": today, "view_range": []int{1, -1}}), "sha256").(string)
+	w.do("memory", map[string]any{"command": "str_replace", "path": today, "old_str": "Ship v1.", "new_str": "Ship v1 by May.", "expected_hash": hash[:12]})
+	w.do("memory", map[string]any{"command": "str_replace", "path": today, "old_str": "nine", "new_str": "ten", "expected_version": 2})
+	w.do("memory", map[string]any{"command": "insert", "path": today, "insert_line": 0, "insert_text": "# Today"})
+	w.do("memory", map[string]any{"command": "rename", "old_path": today, "new_path": "/memories/notes/monday.md"})
+	w.do("memory", map[string]any{"command": "history", "path": today})
+	w.do("memory", map[string]any{"command": "history", "path": today, "limit": 2})
+	w.do("memory", map[string]any{"command": "restore", "path": today, "version": 2})
+	w.do("memory", map[string]any{"command": "delete", "path": "/memories/notes/monday.md", "expected_version": 1})
+	w.do("memory", map[string]any{"command": "delete", "path": "/memories/shared/board.md"})
 }
 
 func (w *sweep) notes() {

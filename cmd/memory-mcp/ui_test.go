@@ -391,7 +391,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	if _, err := rv.app.blocks.Edit(ctx, memory.BlockEdit{Label: "project", Op: memory.BlockAppend, Text: hostile}); err != nil {
 		t.Fatal(err)
 	}
-	rv.ok(sam, "memory_block_create", map[string]any{"label": "team-plan", "description": "Plans. " + hostile, "value": hostile, "shared": true})
+	rv.ok(sam, "memory", map[string]any{"command": "create", "path": "/memories/shared/team-plan", "description": "Plans. " + hostile, "file_text": hostile})
 	rv.ok(sam, "write_note", map[string]any{"text": "issue: " + hostile, "promote": true})
 	// Two open issues and a fix that could close either: the note waits in
 	// the pending queue, as the agent wrote it.
