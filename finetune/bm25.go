@@ -9,8 +9,9 @@ import (
 
 // bm25 is an in-memory Okapi BM25 index over the run's documents, for
 // mining hard negatives the way the search finds candidates: by the rarest
-// words a query shares with a document. It ranks with the store's
-// parameters (k1 0.9, b 0: memories are short statements, see store/bm25.go).
+// words a query shares with a document. It ranks by the search's BM25
+// (score.Memories: k1 0.9, b 0), with an IDF that never reaches 0
+// (score.SmoothIDF).
 type bm25 struct {
 	terms    map[string]int // word -> its postings' number
 	postings [][]posting
@@ -77,7 +78,7 @@ func (x *bm25) top(query string, k int, scores []float64, skip func(int) bool) [
 			break
 		}
 		spent += len(p)
-		w := score.IDF(float64(x.n), float64(len(p)))
+		w := score.SmoothIDF(float64(x.n), float64(len(p)))
 		for _, e := range p {
 			if scores[e.doc] == 0 {
 				touched = append(touched, int(e.doc))

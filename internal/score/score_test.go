@@ -46,6 +46,15 @@ func TestRRFScore(t *testing.T) {
 	}
 }
 
+func TestSmoothIDF(t *testing.T) {
+	if got, want := SmoothIDF(100, 50), math.Log(1+50.5/50.5); !approx(got, want) {
+		t.Errorf("SmoothIDF(100, 50) = %v, want %v (never the floor)", got, want)
+	}
+	if SmoothIDF(100, 1) <= SmoothIDF(100, 10) {
+		t.Error("a rarer word must weigh more")
+	}
+}
+
 func TestBM25Term(t *testing.T) {
 	p := BM25{K1: 1.2, B: 0.75}
 	// f(k1+1)/(f + k1(1−b+b·dl/avgdl)) at f 2, dl 10, avgdl 5: 4.4/(2+1.2·1.75).
