@@ -9,8 +9,13 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
 
-run: build ## build and serve MCP over stdio on the default data directory
-	./$(BIN) stdio
+# run keeps stdout for JSON-RPC alone: make's echo of the build and of the
+# command would otherwise reach the client ahead of the protocol. (make -C
+# prints "Entering directory" on stdout before it reads this file: run it
+# from the clone, or give a client the binary.)
+run: ## build and serve MCP over stdio on the default data directory (stdout carries only the protocol)
+	@$(MAKE) --no-print-directory -s build >&2
+	@exec $(abspath $(BIN)) stdio
 
 test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing)
 	$(GO) test ./...
@@ -51,7 +56,7 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzNotText -fuzztime 30s ./cmd/memory-mcp
 	$(GO) test -run '^$$' -fuzz FuzzParseWriteAccess -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
-	$(GO) test -run '^$$' -fuzz FuzzContradicts -fuzztime 30s .
+	$(GO) test -run '^$$' -fuzz FuzzContradicts -fuzztime 30s ./internal/text
 	$(GO) test -run '^$$' -fuzz FuzzPromoteNote -fuzztime 30s -fuzzminimizetime 10s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzLLMOutput -fuzztime 30s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store

@@ -375,8 +375,16 @@ func categoryNames(cs []Category) []string {
 // Hit is one ranked search result.
 type Hit struct {
 	Entry
-	// Score is the fused relevance in [0, 1] that ranked the hit.
+	// Score is the fused rank score in [0, 1] that ranked the hit: 1 for
+	// first place in every list, so the top hit scores about 1 whatever
+	// it says. It compares hits of one search only.
 	Score float64 `json:"score"`
+	// Relevance is how much of the query the memory's words answer, on
+	// one scale for every query: its keyword score (BM25) over that of a
+	// memory holding each query word once, at most 1. The query's rare
+	// words weigh most; 0 is a memory found by meaning only, holding no
+	// query word.
+	Relevance float64 `json:"relevance"`
 }
 
 // MemoryService is agent memory: personal entries, the shared space they can
@@ -392,6 +400,9 @@ type MemoryService interface {
 	Recall(ctx context.Context, ids []string) ([]Entry, error)
 	// Forget soft-deletes one of the caller's memories, keeping it with reason.
 	Forget(ctx context.Context, id, reason string) (Entry, error)
+	// ForgetAll forgets several of the caller's memories in one
+	// transaction: all of them, or none when one cannot be forgotten.
+	ForgetAll(ctx context.Context, ids []string, reason string) ([]Entry, error)
 	// Publish copies one of the caller's personal memories to the shared
 	// space, unless an active shared memory already says it.
 	Publish(ctx context.Context, id string) (MemoryPublished, error)

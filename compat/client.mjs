@@ -2,8 +2,9 @@
 // package-lock.json) against bin/memory-mcp over stdio, the way Claude Desktop and the IDE
 // clients built on it do, and fails on anything such a client would reject.
 //
-// For each identity (a mid agent, the default configuration; a senior agent; a human) on a
-// fresh data directory it lists and calls every tool, reads every resource and every
+// For each identity (an agent of each seniority, mid being the default configuration; a
+// human) on a fresh data directory it checks that it is offered exactly the tools it may use,
+// lists and calls every tool, reads every resource and every
 // resource template, gets every prompt, and once checks that a subscription reports a
 // change made by a second server process on the same data directory.
 //
@@ -301,7 +302,7 @@ const TOOLS = {
         const ci = async content => (await call(ctx, 'remember', { content, namespace: 'compat-ci' }))?.id;
         const first = await ci('The compat build cache lives on NFS.');
         const copy = (await call(ctx, 'publish_memory', { id: first }))?.id;
-        await call(ctx, 'forget', { id: first }); // its shared copy stays
+        await call(ctx, 'forget', { ids: [first] }); // its shared copy stays
         const again = await ci('the compat build cache lives on NFS');
         const dup = await call(ctx, 'publish_memory', { id: again });
         if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy || !dup?.repeat_id) {
@@ -406,8 +407,8 @@ const TOOLS = {
     },
     forget: async ctx => {
         if (!need(ctx, 'forget', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
-        await call(ctx, 'forget', { id: ctx.mem1 });
-        await call(ctx, 'forget', { id: ctx.mem2, reason: 'obsolete: the disk was replaced' });
+        await call(ctx, 'forget', { ids: [ctx.mem1] });
+        await call(ctx, 'forget', { ids: [ctx.mem2], reason: 'obsolete: the disk was replaced' });
         await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
     },
     record_distillation: async ctx => {
@@ -522,17 +523,17 @@ const TOOLS = {
 
     // Governed shared state
     write_note: async ctx => {
-        await call(ctx, 'write_note', { text: 'issue: db_timeout: the staging database times out under load' });
-        await call(ctx, 'write_note', { text: 'result: p95 latency is 120 ms after the index change', kind: 'agent', task_id: 'T-1', promote: true });
+        await call(ctx, 'write_note', { content: 'issue: db_timeout: the staging database times out under load' });
+        await call(ctx, 'write_note', { content: 'result: p95 latency is 120 ms after the index change', kind: 'agent', task_id: 'T-1', promote: true });
         // Tool output may not open an issue or record a decision: each waits for a curator.
-        await call(ctx, 'write_note', { text: 'issue: disk_full: the build disk is full', kind: 'tool_result', promote: true });
-        await call(ctx, 'write_note', { text: 'decision: use_postgres: we move the ledger to Postgres', kind: 'tool_result', promote: true });
-        await call(ctx, 'write_note', { text: 'plan: ship the compat suite, then the HTTP server' });
-        await call(ctx, 'write_note', { text: 'fixed: db_timeout' });
+        await call(ctx, 'write_note', { content: 'issue: disk_full: the build disk is full', kind: 'tool_result', promote: true });
+        await call(ctx, 'write_note', { content: 'decision: use_postgres: we move the ledger to Postgres', kind: 'tool_result', promote: true });
+        await call(ctx, 'write_note', { content: 'plan: ship the compat suite, then the HTTP server' });
+        await call(ctx, 'write_note', { content: 'fixed: db_timeout' });
     },
     promote_notes: async ctx => {
         await call(ctx, 'promote_notes', {});
-        await call(ctx, 'write_note', { text: 'learned: the pipeline caches the Go build' });
+        await call(ctx, 'write_note', { content: 'learned: the pipeline caches the Go build' });
         await call(ctx, 'promote_notes', { limit: 10 });
         await call(ctx, 'promote_notes', { limit: 10 }); // nothing left: empty outcomes
     },
@@ -607,6 +608,13 @@ const TOOLS = {
         const r = await call(ctx, 'erase', { ids: [m], agent_id: ctx.agentId, contains: marker, reason: 'compat suite' }, expect);
         if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
         await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
+    },
+    export_memory: async ctx => {
+        const first = await call(ctx, 'export_memory', { limit: 1 });
+        if (first?.from !== 0 || !first?.lines?.startsWith('{"format":"memory-mcp"')) fail(`${ctx.name} export_memory`, `first page: ${JSON.stringify(first)}`);
+        if (first?.next_cursor) await call(ctx, 'export_memory', { cursor: first.next_cursor, limit: 1 });
+        await call(ctx, 'export_memory', {});
+        await call(ctx, 'export_memory', { cursor: 'not-a-cursor' }, 'EINVALID');
     },
     finetune_report: async ctx => {
         const r = await call(ctx, 'finetune_report', {}, ctx.human ? 'ok' : 'EFORBIDDEN');
@@ -847,11 +855,49 @@ async function subscription(ctx) {
 // ---------------------------------------------------------------------------------------
 // Runs
 
+// An agent of each seniority (mid is the default configuration) and a human: each must be
+// offered exactly the tools and arguments it may use (HUMANS_ONLY, HUMAN_ARGS), and complete
+// every call.
 const RUNS = [
     { name: 'agent', agentId: 'compat-agent', flags: [], subscription: true },
+    { name: 'junior', agentId: 'compat-junior', flags: ['--seniority', 'junior'] },
     { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior', '--block-tools'], senior: true, blockTools: true },
+    { name: 'lead', agentId: 'compat-lead', flags: ['--seniority', 'lead'], senior: true },
+    { name: 'principal', agentId: 'compat-principal', flags: ['--seniority', 'principal'], senior: true },
     { name: 'human', agentId: 'compat-human', flags: ['--human'], human: true }
 ];
+
+// Tools for human operators only: an agent's tools/list leaves them out, and its call of one
+// is refused with EFORBIDDEN (TOOLS calls them as an agent too, expecting that).
+const HUMANS_ONLY = new Set(['erase', 'decide_approval', 'resolve_pending', 'finetune', 'finetune_report']);
+// Arguments only a human may give, left out of an agent's input schemas.
+const HUMAN_ARGS = {
+    list_conflicts: ['agent_id'], consolidate_memory: ['agent_id'], restore_memory: ['agent_id'],
+    list_memories: ['agent_id'], memory_stats: ['agent_id'], memory_block_create: ['read_only']
+};
+
+// checkOffered fails for a tool or argument listed that the identity may not use, and for
+// one it may use that is not listed.
+function checkOffered(spec, tools, listed) {
+    for (const name of Object.keys(TOOLS)) {
+        // The memory_block_* tools are offered only with --block-tools.
+        if (name.startsWith('memory_block_')) {
+            if (!listed.has(name) && spec.blockTools) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+            if (listed.has(name) && !spec.blockTools) fail(`${spec.name} tools/list`, `tool ${name} is listed without --block-tools`);
+            continue;
+        }
+        const offered = !HUMANS_ONLY.has(name) || spec.human;
+        if (offered && !listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+        if (!offered && listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is for humans but is offered to an agent`);
+    }
+    for (const t of tools) {
+        const props = Object.keys(t.inputSchema.properties ?? {});
+        for (const arg of HUMAN_ARGS[t.name] ?? []) {
+            if (spec.human && !props.includes(arg)) fail(`${spec.name} tools/list`, `${t.name} does not offer the human ${arg}`);
+            if (!spec.human && props.includes(arg)) fail(`${spec.name} tools/list`, `${t.name} offers ${arg}, which only a human may give, to an agent`);
+        }
+    }
+}
 
 async function run(spec) {
     const dataDir = fs.mkdtempSync(path.join(tmpRoot, `${spec.name}-`));
@@ -870,15 +916,10 @@ async function run(spec) {
         for (const name of listed) {
             if (!TOOLS[name]) fail(`${spec.name} tools/list`, `tool ${name} is not covered: add its calls to TOOLS in compat/client.mjs`);
         }
-        for (const name of Object.keys(TOOLS)) {
-            // The memory_block_* tools are offered only with --block-tools.
-            const offered = !name.startsWith('memory_block_') || spec.blockTools;
-            if (!listed.has(name) && offered) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
-            if (listed.has(name) && !offered) fail(`${spec.name} tools/list`, `tool ${name} is listed without --block-tools`);
-        }
+        checkOffered(spec, tools, listed);
         await selfCheckValidation(ctx, tools);
         for (const [name, steps] of Object.entries(TOOLS)) {
-            if (listed.has(name)) await steps(ctx);
+            if (listed.has(name) || HUMANS_ONLY.has(name)) await steps(ctx);
         }
         checkArgumentCoverage(ctx, tools);
         await resourcesAndPrompts(ctx);

@@ -18,6 +18,20 @@ type riskRule struct {
 	// arguments or by what it would change (subject).
 	when func(args map[string]any, subject memory.Subject) bool
 	why  string // for the README and the setting's help
+	// ledger: what a human reviews of the call is what it commits to the
+	// shared state's ledger, not its arguments (see store.ApprovalRequest).
+	ledger bool
+}
+
+// reviewsLedger reports whether a review of a call classified by rule is
+// of the ledger events it commits.
+func reviewsLedger(rule string) bool {
+	for _, r := range riskRules {
+		if r.name == rule {
+			return r.ledger
+		}
+	}
+	return false
 }
 
 // riskRules is the classification table (seed 003, 12.6.2), in one place.
@@ -54,9 +68,9 @@ var riskRules = []riskRule{
 	{name: "memory_block_delete", tier: memory.RiskLow, why: "a block edit, a new version"},
 	{name: "memory_block_delete:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "write_note", tier: memory.RiskLow, why: "the agent's working memory"},
-	{name: "write_note:promote", tier: memory.RiskMedium, why: "promotes into the team's shared state", when: argTrue("promote")},
-	{name: "promote_notes", tier: memory.RiskMedium, why: "the team's shared state"},
-	{name: "resolve_pending", tier: memory.RiskMedium, why: "the team's shared state"},
+	{name: "write_note:promote", tier: memory.RiskMedium, why: "promotes into the team's shared state", when: argTrue("promote"), ledger: true},
+	{name: "promote_notes", tier: memory.RiskMedium, why: "the team's shared state", ledger: true},
+	{name: "resolve_pending", tier: memory.RiskMedium, why: "the team's shared state", ledger: true},
 	{name: "publish_memory", tier: memory.RiskMedium, why: "every agent sees it"},
 	{name: "publish_fact", tier: memory.RiskMedium, why: "an organisational fact every agent reads"},
 	{name: "publish_fact:core_policy", tier: memory.RiskHigh, why: "a core policy every agent obeys, or a new version of one (in any category)", when: corePolicy},

@@ -463,7 +463,7 @@ func (e *erasure) approvals(ctx context.Context) (int, error) {
 	}
 	if e.textual {
 		quoting, err := e.quoting(ctx, "approvals", "id", "(?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))", true,
-			"args", "reason", "error_message")
+			"args", "reason", "error_message", "wrote")
 		if err != nil {
 			return 0, err
 		}

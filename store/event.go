@@ -59,6 +59,7 @@ func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project Project
 	if ev.Seq, err = res.LastInsertId(); err != nil {
 		return err
 	}
+	tx.events = append(tx.events, *ev)
 	return applyEvent(ctx, tx, ev, project, ev.CreatedAt)
 }
 

@@ -630,28 +630,67 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		reason = "forgotten"
 	}
 	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
-		e, err := s.ownEntry(ctx, tx, who, id, "forget")
-		if err != nil {
-			return e, err
-		}
-		if e.Shared {
-			// Forgetting is private; withdrawing what every agent reads is
-			// retract_memory's, which its own risk tier governs.
-			return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
-		}
-		if err := checkActive(e); err != nil {
-			return e, err
-		}
-		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
-			return e, err
-		}
-		if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
-			return e, err
-		}
-		// Forgetting is private: a shared copy stays until it is retracted,
-		// and the answer says so.
-		return e, addProvenance(ctx, tx, &e)
+		return s.forget(ctx, tx, who, id, reason)
 	})
+}
+
+// ForgetAll forgets each of ids as Forget does, in one transaction: all of
+// them, or none when one cannot be forgotten.
+func (s *MemoryService) ForgetAll(ctx context.Context, ids []string, reason string) ([]memory.Entry, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, memory.Errorf(memory.EINVALID, "ids is empty: give the ids of the memories to forget, as search_memory returns them")
+	}
+	if err := checkRecallIDs(ids); err != nil {
+		return nil, err
+	}
+	if err := memory.CheckReason("reason", reason); err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		reason = "forgotten"
+	}
+	out := make([]memory.Entry, 0, len(ids))
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		out = out[:0]
+		for _, id := range ids {
+			e, err := s.forget(ctx, tx, who, id, reason)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// forget soft-deletes memory id for who in tx.
+func (s *MemoryService) forget(ctx context.Context, tx *Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
+	e, err := s.ownEntry(ctx, tx, who, id, "forget")
+	if err != nil {
+		return e, err
+	}
+	if e.Shared {
+		// Forgetting is private; withdrawing what every agent reads is
+		// retract_memory's, which its own risk tier governs.
+		return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
+	}
+	if err := checkActive(e); err != nil {
+		return e, err
+	}
+	if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+		return e, err
+	}
+	if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
+		return e, err
+	}
+	// Forgetting is private: a shared copy stays until it is retracted,
+	// and the answer says so.
+	return e, addProvenance(ctx, tx, &e)
 }
 
 // Publish copies one of the caller's active personal memories into the shared

@@ -355,7 +355,7 @@ func TestStrategySwitch(t *testing.T) {
 	common := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
 		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
 		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "memory_stats", "erase", "finetune", "finetune_report",
-		"list_conflicts", "resolve_conflict", "record_distillation", "list_approvals", "decide_approval"}
+		"list_conflicts", "resolve_conflict", "record_distillation", "list_approvals", "decide_approval", "export_memory"}
 	retrieval := []string{"search_memory", "recall_memory", "list_memories"}
 	memoryTool := []string{"memory"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
@@ -379,7 +379,9 @@ func TestStrategySwitch(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/block-tools=%v", tt.strategy, tt.blockTools), func(t *testing.T) {
-			s := startIn(t, options{args: []string{"--block-tools=" + fmt.Sprint(tt.blockTools), "--strategy", tt.strategy}})
+			// As a human, who is offered every tool of the strategy (an
+			// agent is offered fewer: TestEveryCallForEveryIdentity).
+			s := startIn(t, options{args: []string{"--block-tools=" + fmt.Sprint(tt.blockTools), "--strategy", tt.strategy, "--human"}})
 			tl, err := s.cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)

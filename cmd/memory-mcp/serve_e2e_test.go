@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -106,9 +107,6 @@ func (h *httpServe) cli(args ...string) string {
 func (h *httpServe) tryCLI(args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	args = append(slices.Clone(args), "--data-dir", h.dir)
-	if args[0] == "token" && args[1] == "revoke" { // the id comes before the flags
-		args = append([]string{"token", "revoke", args[2]}, args[3:]...)
-	}
 	err := run(context.Background(), args, envOf(cleanEnv(h.dir)), nil, &out, &errb)
 	if err != nil {
 		return out.String(), err
@@ -243,7 +241,7 @@ func TestServeEveryRevision(t *testing.T) {
 func TestServeIdentityIsTheToken(t *testing.T) {
 	h := serveHTTPIn(t, "")
 	junior := h.as(t, "--agent-id", "jo", "--seniority", "junior")
-	human := h.as(t, "--agent-id", "olivia", "--seniority", "mid", "--human")
+	human := h.as(t, "--agent-id", "olivia", "--human") // a human's token needs no seniority
 	junior.fail("publish_fact", map[string]any{"fact_id": "p1", "content": "Deploys need review.", "category": "core_policy"}, "EFORBIDDEN", `agent "jo" (junior)`)
 	var r factResult
 	human.ok("publish_fact", map[string]any{"fact_id": "p1", "content": "Deploys need review.", "category": "core_policy"}, &r)
@@ -325,4 +323,43 @@ func TestEveryCallOverHTTP(t *testing.T) {
 		}
 		return h.connect(t, h.token(identity...), o)
 	})
+}
+
+// TestServeListsWhatTheTokenMayUse: one server, two tokens. The human's
+// tools/list has the tools for humans and the arguments that name another
+// agent; the agent's has neither, and its call of an unlisted tool is
+// refused with EFORBIDDEN, not "tool not found".
+func TestServeListsWhatTheTokenMayUse(t *testing.T) {
+	h := serveHTTPIn(t, "")
+	human := h.as(t, "--agent-id", "olivia", "--seniority", "mid", "--human")
+	agent := h.as(t, "--agent-id", "jo", "--seniority", "principal")
+	offered := func(p *proc) map[string][]string {
+		res, err := p.cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]string{}
+		for _, tool := range res.Tools {
+			b, _ := json.Marshal(tool.InputSchema)
+			var sch struct{ Properties map[string]any }
+			json.Unmarshal(b, &sch)
+			out[tool.Name] = keys(sch.Properties)
+		}
+		return out
+	}
+	mine, theirs := offered(human), offered(agent)
+	for _, tool := range []string{"erase", "decide_approval", "resolve_pending", "finetune", "finetune_report"} {
+		if mine[tool] == nil || theirs[tool] != nil {
+			t.Errorf("%s: listed for the human %v, for the agent %v; want the human's only", tool, mine[tool] != nil, theirs[tool] != nil)
+		}
+	}
+	for _, tool := range []string{"list_memories", "memory_stats", "consolidate_memory", "restore_memory", "list_conflicts"} {
+		if !slices.Contains(mine[tool], "agent_id") || theirs[tool] == nil || slices.Contains(theirs[tool], "agent_id") {
+			t.Errorf("%s: the human's arguments %v, the agent's %v; want agent_id for the human only", tool, mine[tool], theirs[tool])
+		}
+	}
+	agent.fail("erase", map[string]any{"contains": "x", "reason": "r"}, "EFORBIDDEN", "human operators only")
+	agent.fail("memory_stats", map[string]any{"agent_id": "olivia"}, "EFORBIDDEN", "only a human")
+	agent.ok("remember", map[string]any{"content": "Jo keeps the release notes."}, nil)
+	human.ok("memory_stats", map[string]any{"agent_id": "jo"}, nil)
 }

@@ -26,6 +26,10 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	}
 	defer a.Close()
 	logger.Info("serving MCP on stdio", "data_dir", cfg.DataDir, "agent_id", cfg.Identity.AgentID, "version", buildVersion())
+	if isTerminal(stdin) { // a person ran it by hand, and would otherwise see nothing happen
+		fmt.Fprintln(stderr, "memory-mcp is waiting for an MCP client on stdin: a client such as Claude Desktop, Claude Code or "+
+			"Cursor starts it (see the README); Ctrl-D or Ctrl-C ends it. \"memory-mcp --help\" lists the commands.")
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -42,6 +46,9 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 		logger.Warn("finetune-every is set, but scheduled fine-tuning runs only in a human operator's server (--human) or the team server (serve): not scheduled")
 	case cfg.FineTune.Every > 0:
 		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger, cfg.Identity) })
+	}
+	if cfg.Backup.Dir != "" {
+		watching.Go(func() { scheduleBackup(ctx, cfg, a.db, logger) })
 	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
@@ -95,6 +102,10 @@ func (t *textInput) Read(p []byte) (int, error) {
 		if problem := notText(line); problem != "" && t.refuse(line, problem) {
 			continue
 		}
+		if id, problem := invalidRequest(line); problem != "" {
+			t.answer(rpcError(id, -32600, "Invalid Request: "+problem))
+			continue
+		}
 		t.buf = line
 	}
 	n := copy(p, t.buf)
@@ -122,10 +133,15 @@ func (t *textInput) refuse(line []byte, problem string) bool {
 		t.log.Warn("dropped a notification", "method", msg.Method, "problem", problem)
 		return true
 	}
-	if _, err := t.out.Write(append(rpcError(msg.ID, -32700, "Parse error: "+problem), '\n')); err != nil {
-		t.log.Warn("answer a message that is not text", "err", err)
-	}
+	t.answer(rpcError(msg.ID, -32700, "Parse error: "+problem))
 	return true
+}
+
+// answer writes a reply of the server's own to stdout.
+func (t *textInput) answer(reply []byte) {
+	if _, err := t.out.Write(append(reply, '\n')); err != nil {
+		t.log.Warn("answer a refused message", "err", err)
+	}
 }
 
 // rpcError is a JSON-RPC error answering the request with id. An id that is

@@ -65,7 +65,7 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 				} else {
 					// Another agent's note waits in the queue: this agent
 					// sees that it waits, not what it says.
-					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil)
+					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil) // text: content's old name
 				}
 				other.stop()
 			}
@@ -150,7 +150,8 @@ type sweep struct {
 	human, senior bool
 	self          string                       // the agent id the server runs as
 	expiring      bool                         // also remember a memory that expires during the sweep
-	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call
+	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call it may make
+	refused       map[string][]map[string]bool // tool -> the argument names of each call refused with EFORBIDDEN
 	keyed         map[string]bool              // tools called with an idempotency_key
 	holds         int                          // writes held for approval
 }
@@ -161,7 +162,8 @@ func newSweep(t *testing.T, p *proc, dir string) *sweep {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &sweep{t: t, p: p, dir: dir, db: db, args: map[string][]map[string]bool{}, keyed: map[string]bool{}}
+	return &sweep{t: t, p: p, dir: dir, db: db, args: map[string][]map[string]bool{},
+		refused: map[string][]map[string]bool{}, keyed: map[string]bool{}}
 }
 
 // lastChange is the change feed's newest row: every write adds one.
@@ -239,7 +241,11 @@ func (w *sweep) maybe(allowed bool, tool string, args map[string]any) map[string
 		args["idempotency_key"] = "sweep-" + tool + "-" + w.self
 		w.p.fail(tool, args, "EFORBIDDEN", "")
 	}
-	w.note(tool, args)
+	names := map[string]bool{}
+	for k := range args {
+		names[k] = true
+	}
+	w.refused[tool] = append(w.refused[tool], names)
 	w.p.fail(tool, args, "EFORBIDDEN", "")
 	return nil
 }
@@ -344,7 +350,18 @@ func (w *sweep) run() {
 	w.prompts()
 	w.resources()
 	w.fineTune()
+	w.export()
 	w.erasure()
+}
+
+// export pages through the caller's own export: a first page of one line,
+// the next by its cursor, and the default page.
+func (w *sweep) export() {
+	first := w.do("export_memory", map[string]any{"limit": 1})
+	w.do("export_memory", map[string]any{"cursor": get(first, "next_cursor"), "limit": 1})
+	if r := w.do("export_memory", map[string]any{}); get(r, "from") != float64(0) {
+		w.t.Errorf("export_memory without a cursor = %v", r)
+	}
 }
 
 // fineTune asks for the last report before any run and after one, and for
@@ -488,8 +505,8 @@ func (w *sweep) memories() {
 	shared := get(w.do("publish_memory", map[string]any{"id": m1}), "id").(string)
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}})
 	w.write("retract_memory", map[string]any{"id": shared})
-	w.do("forget", map[string]any{"id": m2})
-	w.do("forget", map[string]any{"id": m1, "reason": "moved to db-staging-2"})
+	w.do("forget", map[string]any{"id": m2}) // its old name, accepted for a release
+	w.do("forget", map[string]any{"ids": []string{m1}, "reason": "moved to db-staging-2"})
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
 	if w.expiring {
 		soon := time.Now().Add(300 * time.Millisecond)
@@ -536,7 +553,7 @@ func (w *sweep) sharedGates() {
 	}
 	first := ci("The build cache lives on the NFS share.")
 	shared := get(w.do("publish_memory", map[string]any{"id": first}), "id")
-	w.do("forget", map[string]any{"id": first}) // its shared copy stays
+	w.do("forget", map[string]any{"ids": []string{first}}) // its shared copy stays
 	dup := w.do("publish_memory", map[string]any{"id": ci("the build cache lives on the NFS share")})
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != shared || get(dup, "id") != shared {
 		w.t.Errorf("publish_memory of what is shared = %v, want a duplicate of %s", dup, shared)
@@ -600,7 +617,7 @@ func (w *sweep) maintenance() {
 		whose = w.self // a human may name whose; its own works as any
 	}
 	w.maybe(w.human, "restore_memory", map[string]any{"id": other, "agent_id": whose})
-	w.do("forget", map[string]any{"id": other, "reason": "the bed was moved"})
+	w.do("forget", map[string]any{"ids": []string{other}, "reason": "the bed was moved"})
 	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})
 	w.do("record_distillation", map[string]any{"task_id": "T-8", "outcome": "error", "error": "the upload test still fails",
@@ -658,17 +675,17 @@ func (w *sweep) memoryFiles() {
 func (w *sweep) notes() {
 	for _, text := range []string{"issue: upload_retry: uploads retry forever on slow networks",
 		"issue: flaky auth test times out on CI", "issue: flaky upload test times out on CI", "issue: disk_full: the CI runner disk is full"} {
-		w.do("write_note", map[string]any{"text": text})
+		w.do("write_note", map[string]any{"content": text})
 	}
 	w.do("promote_notes", map[string]any{"limit": 2}) // two remain
 	w.do("promote_notes", map[string]any{})
-	w.do("write_note", map[string]any{"text": "result: p95 upload time 4.1 s", "kind": "agent", "task_id": "T-7", "promote": true})
-	w.do("write_note", map[string]any{"text": "task T-7: blocked\nwaiting on the CDN", "promote": true})
-	w.do("write_note", map[string]any{"text": "the upload fix works", "kind": "tool_result", "promote": true}) // ignored
-	w.do("write_note", map[string]any{"text": "fixed:", "promote": true})                                      // rejected: names nothing
-	w.do("write_note", map[string]any{"text": "fixed: the flaky test", "promote": true})                       // waits: two rows fit
-	w.do("write_note", map[string]any{"text": "[issues/resolve upload_retry] backoff capped", "kind": "tool_result", "promote": true})
-	w.do("write_note", map[string]any{"text": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
+	w.do("write_note", map[string]any{"content": "result: p95 upload time 4.1 s", "kind": "agent", "task_id": "T-7", "promote": true})
+	w.do("write_note", map[string]any{"content": "task T-7: blocked\nwaiting on the CDN", "promote": true})
+	w.do("write_note", map[string]any{"content": "the upload fix works", "kind": "tool_result", "promote": true}) // ignored
+	w.do("write_note", map[string]any{"content": "fixed:", "promote": true})                                      // rejected: names nothing
+	w.do("write_note", map[string]any{"content": "fixed: the flaky test", "promote": true})                       // waits: two rows fit
+	w.do("write_note", map[string]any{"content": "[issues/resolve upload_retry] backoff capped", "kind": "tool_result", "promote": true})
+	w.do("write_note", map[string]any{"content": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
 	w.do("shared_state", map[string]any{})
 	w.do("shared_state", map[string]any{"bucket": "issues", "status": "resolved", "limit": 10})
 	pending := w.do("list_pending", map[string]any{})
@@ -793,13 +810,16 @@ func (w *sweep) resources() {
 
 // covered fails for anything listed that the sweep left out: a tool or
 // prompt not called, an argument never given or never left out, a resource
-// or template never read.
+// or template never read. And the list fits the caller: a tool every call
+// of which was refused (EFORBIDDEN) is not listed, nor an argument that only
+// refused calls gave.
 func (w *sweep) covered() {
 	ctx := context.Background()
 	tl, err := w.p.cs.ListTools(ctx, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	listed := map[string]bool{}
 	for _, tool := range tl.Tools {
 		var sch struct {
 			Properties map[string]any `json:"properties"`
@@ -807,7 +827,18 @@ func (w *sweep) covered() {
 		}
 		b, _ := json.Marshal(tool.InputSchema)
 		json.Unmarshal(b, &sch)
+		listed[tool.Name] = true
 		w.coveredArgs(tool.Name, keys(sch.Properties), sch.Required)
+		for _, a := range keys(sch.Properties) {
+			if w.onlyRefused(tool.Name, a) {
+				w.t.Errorf("%s lists argument %s, but every call that gave it was refused", tool.Name, a)
+			}
+		}
+	}
+	for tool := range w.refused {
+		if len(w.args[tool]) == 0 && listed[tool] {
+			w.t.Errorf("%s is listed, but every call of it was refused", tool)
+		}
 	}
 	pl, err := w.p.cs.ListPrompts(ctx, nil)
 	if err != nil {
@@ -824,6 +855,21 @@ func (w *sweep) covered() {
 		w.coveredArgs("prompt "+p.Name, names, required)
 	}
 	// resources() reads every listed resource and template by construction.
+}
+
+// onlyRefused reports whether arg was given to tool only in refused calls.
+func (w *sweep) onlyRefused(tool, arg string) bool {
+	for _, c := range w.args[tool] {
+		if c[arg] {
+			return false
+		}
+	}
+	for _, c := range w.refused[tool] {
+		if c[arg] {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *sweep) coveredArgs(name string, args, required []string) {

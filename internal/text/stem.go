@@ -17,16 +17,16 @@ import "strings"
 // Words of two letters or fewer, and words with anything but the letters a-z
 // (digits, non-ASCII), are left as they are. R1 starts after "gener",
 // "commun" or "arsen" (the description's three; later revisions add more).
-func Stem(w string) string { return stem(w, nil) }
+func Stem(w string) string { return stem(w, false) }
 
-// Root is Stem that also folds two derivational suffixes (see
-// derivational), "deployment" to "deploy" and "connection" to "connect":
-// for promotion's word binding, where a note names a row's subject in
-// another part of speech. Dedup must not use it: "product" is not
-// "production".
-func Root(w string) string { return stem(w, derivational) }
+// Root is Stem that also folds a few derivational suffixes (see
+// derivational and able), "deployment" to "deploy", "connection" to
+// "connect", "reachable" to "reach": for promotion's word binding, where a
+// note names a row's subject in another part of speech. Dedup must not use
+// it: "product" is not "production".
+func Root(w string) string { return stem(w, true) }
 
-func stem(w string, extra []suffixRule) string {
+func stem(w string, derive bool) string {
 	if s, ok := invariantStems[w]; ok {
 		return s
 	}
@@ -40,16 +40,33 @@ func stem(w string, extra []suffixRule) string {
 	}
 	s.step1b()
 	s.step1c()
-	s.apply(extra, s.r2)
+	if derive {
+		s.apply(derivational, s.r2)
+		s.able()
+	}
 	s.step5()
 	return s.String()
+}
+
+// able cuts "-able" and "-ible" in R1 from a stem that keeps at least four
+// letters, so that "reachable" meets "reach" and "deployable" "deploy"
+// (Porter2 cuts them in R2 only, which leaves "reachabl"). Shorter stems
+// ("capable", "notable", "visible") and the nouns in invariantStems keep
+// theirs.
+func (s *stemWord) able() {
+	for _, suf := range []string{"able", "ible"} {
+		if at := s.before(suf); s.has(suf) && at >= s.r1 && at >= 4 {
+			s.b = s.b[:at]
+			return
+		}
+	}
 }
 
 // invariantStems are the algorithm's exceptional forms, stemmed as a whole.
 var invariantStems = map[string]string{
 	"skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie",
 	"idly": "idl", "gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli", "singly": "singl",
-	"sky": "sky", "news": "news", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos", "bias": "bias", "andes": "andes",
+	"sky": "sky", "news": "news", "constable": "constabl", "constables": "constabl", "vegetable": "vegetabl", "vegetables": "vegetabl", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos", "bias": "bias", "andes": "andes",
 }
 
 // stopAfter1a are words left as step 1a leaves them.
