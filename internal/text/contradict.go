@@ -375,6 +375,22 @@ func handoverClaims(toks []token) []claim {
 		return nil
 	}
 	for v, t := range toks {
+		if v > 0 && taking[t.norm] && v+2 < len(toks) && toks[v+1].norm == "over" && toks[v+2].norm != "as" {
+			// "Tom took over the billing service from Priya": Priya
+			// handed it over.
+			f := slices.IndexFunc(toks[v+2:], func(u token) bool { return u.norm == "from" }) + v + 2
+			if f < v+3 || f > v+6 || f+2 != len(toks) || toks[f+1].slot != "name" || pronouns[toks[f+1].norm] {
+				return nil
+			}
+			if _, ok := subject(toks[:v]); !ok {
+				return nil
+			}
+			obj := slices.DeleteFunc(norms(toks[v+2:f]), func(w string) bool { return possessives[w] || charges[w] })
+			if len(obj) == 0 {
+				return nil
+			}
+			return []claim{{key: "o|" + toks[f+1].norm + "|" + strings.Join(obj, " "), slot: "name", value: "→" + toks[0].norm, raw: toks[0].raw, change: true}}
+		}
 		if v == 0 || !handing[t.norm] {
 			continue
 		}
@@ -433,7 +449,7 @@ func handoverClaims(toks []token) []claim {
 // handing are the verbs of handing a charge to another; charges the
 // nouns of a charge, which say what is handed is one; incharge the words
 // that say a subject holds one.
-var handing, charges = foldSet("handed", "hands", "hand", "passed", "passes"),
+var handing, taking, charges = foldSet("handed", "hands", "hand", "passed", "passes"), foldSet("took", "takes", "take"),
 	foldSet("role", "roles", "position", "duties", "duty", "responsibility", "responsibilities", "ownership", "reins", "job")
 
 var incharge = func() map[string]bool {
@@ -500,6 +516,9 @@ func roleClaim(s string, toks []token) []claim {
 		return scoped && slices.ContainsFunc(ws, func(t token) bool { return roles[t.norm] })
 	}
 	switch {
+	case len(toks) > 4 && isName(raw[0]) && taking[toks[1].norm] && toks[2].norm == "over" && toks[3].norm == "as" && role(toks[4:]):
+		// "Pavel took over as tech lead for search" names the lead.
+		return []claim{{key: "r|" + strings.Join(norms(toks[4:]), " "), slot: "name", value: toks[0].norm, raw: raw[0]}}
 	case len(raw) > 3 && len(toks) > 3 && isName(raw[0]) && raw[1] == "is" && strings.EqualFold(raw[2], "the") && role(toks[2:]):
 		return []claim{{key: "r|" + strings.Join(norms(toks[2:]), " "), slot: "name", value: toks[0].norm, raw: raw[0]}}
 	case len(toks) > 3 && strings.EqualFold(raw[0], "the") && toks[len(toks)-1].slot == "name" && toks[len(toks)-2].norm == "is" && role(toks[:len(toks)-2]):
@@ -800,6 +819,16 @@ func changeClaims(toks []token, values []string) []claim {
 			}
 			if subj, ok := subject(toks[:v]); ok && x < len(toks) && toks[x].slot == "name" {
 				out = append(out, claim{key: "x|name:" + toks[x].norm, slot: "name", value: "→", raw: "left " + toks[x].raw, change: true,
+					lead: strings.Fields(subj)})
+			}
+		}
+		// "the team replaced Jenkins with Buildkite": Jenkins is no longer
+		// the team's.
+		if v > 0 && t.norm == fold("replaced") && v+3 < len(toks) && (toks[v+1].slot == "name" || toks[v+1].slot == "code") &&
+			toks[v+2].norm == "with" && toks[v+3].slot != "" {
+			if subj, ok := subject(toks[:v]); ok {
+				x, n := toks[v+1], toks[v+3]
+				out = append(out, claim{key: "x|" + x.slot + ":" + x.norm, slot: x.slot, value: "→" + n.norm, raw: n.raw, change: true,
 					lead: strings.Fields(subj)})
 			}
 		}
@@ -1640,7 +1669,8 @@ var opposites = func() map[string]struct {
 		{"wired", "wireless"}, {"early", "late"}, {"increase", "decrease"}, {"rising", "falling"}, {"high", "low"},
 		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
 		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},
-		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"}}
+		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"},
+		{"sober", "drunk"}, {"rich", "poor"}, {"thin", "thick"}, {"sweet", "sour"}, {"guilty", "innocent"}, {"calm", "anxious"}, {"loose", "tight"}, {"fresh", "stale"}, {"smooth", "rough"}, {"generous", "stingy"}, {"patient", "impatient"}, {"mature", "immature"}, {"proprietary", "open-source"}, {"stateful", "stateless"}, {"reliable", "flaky"}, {"present", "missing"}, {"paid", "overdue"}, {"increase", "reduce"}, {"honest", "dishonest"}, {"approve", "disapprove"}, {"continued", "discontinued"}, {"qualified", "disqualified"}, {"legal", "unlawful"}, {"sunny", "cloudy"}, {"indoors", "outdoors"}, {"polite", "impolite"}, {"possible", "impractical"}, {"mobile", "stationary"}}
 	m := map[string]struct {
 		word     string
 		negative bool

@@ -85,6 +85,19 @@ func TestContradicts(t *testing.T) {
 		{"The contract auto-renews.", "The contract does not auto-renew.", ConflictNegation, "", true},
 		{"Everyone on the team has access to production.", "Nobody on the team has access to production.", ConflictNegation, "", true},
 
+		{"Keiko is the tech lead for search.", "Pavel took over as tech lead for search.", ConflictValue, "name", true},
+		{"Keiko is the tech lead for search.", "Pavel took over as tech lead for billing.", "", "", false},
+		{"Priya is the owner of the billing service.", "Tom took over the billing service from Priya.", ConflictValue, "name", true},
+		{"Priya is the owner of the billing service.", "Tom took over the night shift from Priya.", "", "", false},
+		{"The team deploys with Jenkins.", "The team replaced Jenkins with Buildkite.", ConflictValue, "name", true},
+		{"The team deploys with Jenkins.", "The data team replaced Jenkins with Airflow.", "", "", false},
+		{"Ann uses a Dell laptop.", "Ann replaced the battery with a new one.", "", "", false},
+
+		{"The March invoice is paid.", "The March invoice is overdue.", ConflictNegation, "", true},
+		{"The March invoice is paid.", "The April invoice is overdue.", "", "", false},
+		{"The integration test suite is reliable.", "The integration test suite is flaky.", ConflictNegation, "", true},
+		{"The tool is proprietary.", "The tool is open-source.", ConflictNegation, "", true},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {
