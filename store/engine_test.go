@@ -1,0 +1,44 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
+)
+
+// An engine opens a fresh store for a test, with the clock openDB gives.
+type engine struct {
+	name string
+	open func(testing.TB) (*store.DB, *storetest.Clock)
+}
+
+// engines are the store's two engines: SQLite, the default, and PostgreSQL
+// on the test server (storetest.PostgresURL).
+var engines = []engine{
+	{"sqlite", openDB},
+	{"postgres", openPostgresDB},
+}
+
+// onEngines runs test once per engine, as subtests named after them: the
+// same test function holds each engine to the same behaviour.
+func onEngines(t *testing.T, test func(t *testing.T, open func(testing.TB) (*store.DB, *storetest.Clock))) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { test(t, e.open) })
+	}
+}
+
+// openPostgresDB opens a fresh PostgreSQL database with openDB's clock.
+func openPostgresDB(t testing.TB) (*store.DB, *storetest.Clock) {
+	t.Helper()
+	db, err := store.OpenPostgres(context.Background(), storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	clk := storetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
+	db.Now = clk.Now
+	return db, clk
+}
