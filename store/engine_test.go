@@ -24,7 +24,7 @@ var engines = []engine{
 
 // onEngines runs test once per engine, as subtests named after them: the
 // same test function holds each engine to the same behaviour.
-func onEngines(t *testing.T, test func(t *testing.T, open func(testing.TB) (*store.DB, *storetest.Clock))) {
+func onEngines(t *testing.T, test func(t *testing.T, open opener)) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) { test(t, e.open) })
 	}
@@ -42,3 +42,6 @@ func openPostgresDB(t testing.TB) (*store.DB, *storetest.Clock) {
 	db.Now = clk.Now
 	return db, clk
 }
+
+// opener opens a fresh store on one engine (openDB, openPostgresDB).
+type opener = func(testing.TB) (*store.DB, *storetest.Clock)

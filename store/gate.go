@@ -143,15 +143,14 @@ func (tx *Tx) logCall(ctx context.Context, c *Call, outcome memory.WriteOutcome,
 	if err != nil {
 		return err
 	}
-	res, err := tx.exec(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, nanos(now), c.Principal, c.Tool, string(outcome),
+	err = tx.queryRow(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nanos(now), c.Principal, c.Tool, string(outcome),
 		nullString(gate, gate != ""), nullString(reason, reason != ""), nullString(c.Ref, c.Ref != ""),
-		int64(now.Sub(c.Started)), string(gates))
+		int64(now.Sub(c.Started)), string(gates)).Scan(&c.logID)
 	if err != nil {
 		return fmt.Errorf("write log: %w", err)
 	}
-	c.logID, err = res.LastInsertId()
-	return err
+	return nil
 }
 
 func nanosOf(m map[string]time.Duration) map[string]int64 {

@@ -15,14 +15,11 @@ import (
 func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error) {
 	n.CreatedAt = db.Now.Now()
 	err := db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.sql.ExecContext(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.Agent, autonomyArg(n.Autonomy), n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""),
-			nanos(n.CreatedAt))
+		err := tx.queryRow(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING note_id`, n.Agent, autonomyArg(n.Autonomy), n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""),
+			nanos(n.CreatedAt)).Scan(&n.ID)
 		if err != nil {
 			return fmt.Errorf("insert note: %w", err)
-		}
-		if n.ID, err = res.LastInsertId(); err != nil {
-			return err
 		}
 		return tx.RecordChange(ctx, memory.ChangeNote, memory.IDRef(n.ID), n.CreatedAt)
 	})

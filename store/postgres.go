@@ -180,7 +180,9 @@ func newerSchema(db string, known, applied []string) error {
 var rebound sync.Map // SQLite-dialect text -> PostgreSQL text
 
 // rebind returns q in PostgreSQL's dialect when db is on PostgreSQL: its
-// parameters ? and ?N numbered $N, outside quoted text.
+// parameters ? and ?N numbered $N, outside quoted text, and SQLite's CROSS
+// JOIN ... ON (an inner join whose order the planner must keep) a plain
+// JOIN, which PostgreSQL's planner orders itself.
 func (db *DB) rebind(q string) string {
 	if !db.postgres {
 		return q
@@ -188,7 +190,7 @@ func (db *DB) rebind(q string) string {
 	if r, ok := rebound.Load(q); ok {
 		return r.(string)
 	}
-	r := rebindParams(q)
+	r := rebindParams(strings.ReplaceAll(q, "CROSS JOIN", "JOIN"))
 	rebound.Store(q, r)
 	return r
 }

@@ -32,6 +32,19 @@ BEGIN
     RETURN OLD;
 END $$;
 
+-- SQLite's JSON functions as the store's statements use them, so that one
+-- statement serves both engines: json_each over a JSON array of strings or
+-- numbers (lists of ids and tags, passed as one parameter) gives each
+-- element's text as value; ->> with an integer index reads an element of an
+-- integer pair kept as JSON text (the claims: [key, value]).
+CREATE FUNCTION json_each(j text) RETURNS TABLE (value text) LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_array_elements_text(j::jsonb)
+$$;
+CREATE FUNCTION memory_mcp_json_int(j text, i integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT (j::jsonb ->> i)::bigint
+$$;
+CREATE OPERATOR ->> (LEFTARG = text, RIGHTARG = integer, FUNCTION = memory_mcp_json_int);
+
 -- The change feed: one row per committed mutation, in commit order. A
 -- sequence hands out numbers in the order transactions ask, not the order
 -- they commit, so a reader tailing seq > n could pass over a row that
