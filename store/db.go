@@ -218,6 +218,21 @@ func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return tx.sql.QueryRowContext(ctx, q, args...)
 }
 
+// execOnce, queryOnce and queryRowOnce run q in tx without preparing it for
+// reuse: a statement run rarely, or built in many shapes. On PostgreSQL
+// they rebind it as exec does.
+func (tx *Tx) execOnce(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return tx.sql.ExecContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
+}
+
+func (tx *Tx) queryOnce(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return tx.sql.QueryContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
+}
+
+func (tx *Tx) queryRowOnce(ctx context.Context, q string, args ...any) *sql.Row {
+	return tx.sql.QueryRowContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
+}
+
 // Now is the time a write in tx is stamped with: the database's clock.
 func (tx *Tx) Now() time.Time { return tx.db.Now.Now() }
 

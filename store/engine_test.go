@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,10 +34,12 @@ func onEngines(t *testing.T, test func(t *testing.T, open opener)) {
 // openPostgresDB opens a fresh PostgreSQL database with openDB's clock.
 func openPostgresDB(t testing.TB) (*store.DB, *storetest.Clock) {
 	t.Helper()
-	db, err := store.OpenPostgres(context.Background(), storetest.PostgresURL(t))
+	url := storetest.PostgresURL(t)
+	db, err := store.OpenPostgres(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
+	postgresURLs.Store(db, url)
 	t.Cleanup(func() { db.Close() })
 	clk := storetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Second)
 	db.Now = clk.Now
@@ -45,3 +48,24 @@ func openPostgresDB(t testing.TB) (*store.DB, *storetest.Clock) {
 
 // opener opens a fresh store on one engine (openDB, openPostgresDB).
 type opener = func(testing.TB) (*store.DB, *storetest.Clock)
+
+// postgresURLs keeps the URL each openPostgresDB store was opened with.
+var postgresURLs sync.Map // *store.DB -> string
+
+// reopen opens another handle on db's database, as another process would,
+// closed when t ends.
+func reopen(t testing.TB, db *store.DB) *store.DB {
+	t.Helper()
+	var other *store.DB
+	var err error
+	if url, ok := postgresURLs.Load(db); ok {
+		other, err = store.OpenPostgres(context.Background(), url.(string))
+	} else {
+		other, err = store.Open(context.Background(), db.Path())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	return other
+}

@@ -32,12 +32,12 @@ func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int
 	var out []memory.Note
 	var total int
 	err := db.View(ctx, func(tx *Tx) error {
-		err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
+		err := tx.queryRowOnce(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
 			agent, run).Scan(&total)
 		if err != nil {
 			return fmt.Errorf("count notes: %w", err)
 		}
-		rows, err := tx.sql.QueryContext(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
+		rows, err := tx.queryOnce(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
 			ORDER BY note_id LIMIT ?`, agent, run, limit)
 		if err != nil {
 			return fmt.Errorf("read notes: %w", err)
@@ -50,7 +50,7 @@ func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int
 
 // GetNote returns one note by id, whoever wrote it.
 func (tx *Tx) GetNote(ctx context.Context, id int64) (memory.Note, bool, error) {
-	rows, err := tx.sql.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
+	rows, err := tx.queryOnce(ctx, noteColumns+` WHERE note_id = ?`, id)
 	if err != nil {
 		return memory.Note{}, false, fmt.Errorf("read note %d: %w", id, err)
 	}
@@ -85,7 +85,7 @@ func (tx *Tx) MarkNoteProcessed(ctx context.Context, id int64, o memory.Outcome,
 	if err != nil {
 		return err
 	}
-	_, err = tx.sql.ExecContext(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
+	_, err = tx.execOnce(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
 	if err != nil {
 		return fmt.Errorf("mark note processed: %w", err)
 	}

@@ -179,7 +179,8 @@ func newerSchema(db string, known, applied []string) error {
 // rebound caches each statement's PostgreSQL form.
 var rebound sync.Map // SQLite-dialect text -> PostgreSQL text
 
-// rebind returns q in PostgreSQL's dialect when db is on PostgreSQL: its
+// rebind returns q, a statement of a fixed text, in PostgreSQL's dialect
+// when db is on PostgreSQL: its
 // parameters ? and ?N numbered $N, outside quoted text, and SQLite's CROSS
 // JOIN ... ON (an inner join whose order the planner must keep) a plain
 // JOIN, which PostgreSQL's planner orders itself.
@@ -190,9 +191,17 @@ func (db *DB) rebind(q string) string {
 	if r, ok := rebound.Load(q); ok {
 		return r.(string)
 	}
-	r := rebindParams(strings.ReplaceAll(q, "CROSS JOIN", "JOIN"))
+	r := db.dialect(q)
 	rebound.Store(q, r)
 	return r
+}
+
+// dialect is rebind without its cache, for statements built in many shapes.
+func (db *DB) dialect(q string) string {
+	if !db.postgres {
+		return q
+	}
+	return rebindParams(strings.ReplaceAll(q, "CROSS JOIN", "JOIN"))
 }
 
 func rebindParams(q string) string {
