@@ -56,9 +56,10 @@ type DB struct {
 	// postgres says the database is PostgreSQL (postgres.go): statements
 	// are rebound to its dialect, writes are serializable and retried.
 	postgres bool
-	busy     time.Duration // the busy timeout the connections were opened with
-	stmts    sync.Map      // query text -> *sql.Stmt on sql, prepared once (see Tx.stmt)
-	rstmts   sync.Map      // the same on reads
+	pg       *postgresEngine // what the PostgreSQL engine keeps beside the pool
+	busy     time.Duration   // the busy timeout the connections were opened with
+	stmts    sync.Map        // query text -> *sql.Stmt on sql, prepared once (see Tx.stmt)
+	rstmts   sync.Map        // the same on reads
 	// logLines counts the write log lines this process wrote (pruning).
 	logLines atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.

@@ -69,7 +69,7 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 	}
 	name := postgresName(cfg)
 	sdb := stdlib.OpenDB(*cfg)
-	db := &DB{sql: sdb, reads: sdb, path: name, postgres: true}
+	db := &DB{sql: sdb, reads: sdb, path: name, postgres: true, pg: &postgresEngine{cfg: cfg}}
 	if err := db.migratePostgres(ctx, migrations); err != nil {
 		sdb.Close()
 		return nil, db.busyError(err)
@@ -317,4 +317,62 @@ func (db *DB) postgresError(err error) error {
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// postgresEngine is what a DB on PostgreSQL keeps beside its pool.
+type postgresEngine struct {
+	cfg *pgx.ConnConfig // to open the change listener's own connection
+}
+
+// changesChannel is the channel every commit that wrote a change notifies
+// (the changes_notify trigger).
+const changesChannel = "memory_mcp_changes"
+
+// Wake returns a channel that receives soon after any process commits a
+// change, until ctx ends: on PostgreSQL a connection of its own LISTENs on
+// the changes channel. It also receives once each time that connection is
+// (re)established, since a change committed while it was down notified
+// no one; a reader woken reads the changes table, which holds every change
+// whatever notifications were lost. On SQLite, which has no notifications,
+// it returns nil (a nil channel never receives), and readers poll the
+// table. The listener needs a session of its own: behind a pooler in
+// transaction mode, connect it to the server directly, or rely on polling.
+func (db *DB) Wake(ctx context.Context) <-chan struct{} {
+	if db.pg == nil {
+		return nil
+	}
+	ch := make(chan struct{}, 1)
+	go func() {
+		for {
+			err := db.listen(ctx, ch)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second): // the server is away: try again
+				_ = err
+			}
+		}
+	}()
+	return ch
+}
+
+// listen holds one listening connection until it fails or ctx ends.
+func (db *DB) listen(ctx context.Context, ch chan<- struct{}) error {
+	conn, err := pgx.ConnectConfig(ctx, db.pg.cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
+		return err
+	}
+	for {
+		select { // a wake-up, never a wait: one pending is enough
+		case ch <- struct{}{}:
+		default:
+		}
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+	}
 }

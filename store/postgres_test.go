@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -253,5 +254,38 @@ func TestRebindParams(t *testing.T) {
 		if got := store.RebindParams(in); got != want {
 			t.Errorf("rebind(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestPostgresChangesWakeListeners: a commit that wrote a change wakes a
+// listener on another handle (another process); the listener is woken once
+// on connecting too, since what committed before it listened notified no
+// one. SQLite has no notifications: its Wake is nil and readers poll.
+func TestPostgresChangesWakeListeners(t *testing.T) {
+	db, clk := openPostgresDB(t)
+	other := reopen(t, db)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	wake := other.Wake(ctx)
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case <-wake:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no wake-up %s", what)
+		}
+	}
+	wait("on connecting")
+	err := db.Update(ctx, func(tx *store.Tx) error { return tx.RecordChange(ctx, memory.ChangeFact, "f", clk.Now()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait("after another handle's commit")
+	if ch, err := other.ChangesSince(ctx, 0, 10); err != nil || len(ch) != 1 || ch[0].Ref != "f" {
+		t.Fatalf("the woken reader reads %+v, %v", ch, err)
+	}
+	lite, _ := openDB(t)
+	if lite.Wake(ctx) != nil {
+		t.Error("SQLite's Wake is not nil")
 	}
 }
