@@ -234,6 +234,22 @@ func (tx *Tx) queryRowOnce(ctx context.Context, q string, args ...any) *sql.Row 
 	return tx.sql.QueryRowContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
 }
 
+// insertID runs the INSERT q and returns the key column of the row it
+// wrote: SQLite's last insert rowid, or on PostgreSQL what RETURNING key
+// gives (its driver has no last insert id).
+func (tx *Tx) insertID(ctx context.Context, key, q string, args ...any) (int64, error) {
+	var id int64
+	if tx.db.postgres {
+		err := tx.queryRow(ctx, q+" RETURNING "+key, args...).Scan(&id)
+		return id, err
+	}
+	res, err := tx.exec(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // Now is the time a write in tx is stamped with: the database's clock.
 func (tx *Tx) Now() time.Time { return tx.db.Now.Now() }
 

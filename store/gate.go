@@ -178,7 +178,7 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 		}
 	}
 	if c.holds() {
-		if _, err := tx.sql.ExecContext(ctx, `SAVEPOINT held_write`); err != nil {
+		if _, err := tx.execOnce(ctx, `SAVEPOINT held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 	}
@@ -194,14 +194,14 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		// It repeated what is there: nothing for a human to approve or
 		// review (a repeat's count stands, as anyone's repeat's would).
 		if c.holds() {
-			if _, err := tx.sql.ExecContext(ctx, `RELEASE held_write`); err != nil {
+			if _, err := tx.execOnce(ctx, `RELEASE held_write`); err != nil {
 				return fmt.Errorf("hold: %w", err)
 			}
 		}
 		c.Approval = nil
 	}
 	if c.holds() {
-		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
+		if _, err := tx.execOnce(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 		c.Outcome, c.Reason, c.Ref = memory.WriteOutcomeHeld, "", ""
@@ -385,7 +385,7 @@ func fillDedupKeys(ctx context.Context, tx *Tx) error {
 	}
 	for _, r := range todo {
 		exact, words := text.DedupKeys(r.content)
-		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
+		if _, err := tx.execOnce(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
 			return err
 		}
 	}
