@@ -334,3 +334,28 @@ func TestConcurrentWritersAllLand(t *testing.T) {
 		}
 	})
 }
+
+// TestSQLiteFunctionsOnBothEngines: the SQLite functions the store's
+// statements use give the same answers on PostgreSQL, where the schema
+// defines them: json_each over a list, ->> on a claim pair, and the scalar
+// max and min of integers and reals, NULL when either side is.
+func TestSQLiteFunctionsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		var list, pairSum int64
+		var maxInt, minInt int64
+		var maxReal, minReal float64
+		var nullMax, nullMin bool
+		err := db.SQL().QueryRow(`SELECT
+			(SELECT count(*) FROM json_each('["a","b","c"]') WHERE value IN ('a', 'c')),
+			(SELECT sum(value ->> 0) + sum(value ->> 1) FROM json_each('[[7,9],[1,2]]')),
+			max(3, 5), min(3, 5), max(0.25, 0.75), min(0.25, 0.75),
+			max(3, NULL) IS NULL, min(NULL, 0.5) IS NULL`).Scan(&list, &pairSum, &maxInt, &minInt, &maxReal, &minReal, &nullMax, &nullMin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list != 2 || pairSum != 19 || maxInt != 5 || minInt != 3 || maxReal != 0.75 || minReal != 0.25 || !nullMax || !nullMin {
+			t.Errorf("got %d %d %d %d %v %v %v %v", list, pairSum, maxInt, minInt, maxReal, minReal, nullMax, nullMin)
+		}
+	})
+}

@@ -44,11 +44,17 @@ CREATE FUNCTION memory_mcp_json_int(j text, i integer) RETURNS bigint LANGUAGE s
     SELECT (j::jsonb ->> i)::bigint
 $$;
 CREATE OPERATOR ->> (LEFTARG = text, RIGHTARG = integer, FUNCTION = memory_mcp_json_int);
--- SQLite's scalar max and min of two integers (NULL if either is).
+-- SQLite's scalar max and min of two numbers (NULL if either is).
 CREATE FUNCTION max(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE greatest(a, b) END
 $$;
 CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE least(a, b) END
+$$;
+CREATE FUNCTION max(a double precision, b double precision) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE greatest(a, b) END
+$$;
+CREATE FUNCTION min(a double precision, b double precision) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE least(a, b) END
 $$;
 
