@@ -168,7 +168,7 @@ type MemoryPublished struct {
 // Dedup tiers: how remember found that a memory repeats one.
 const (
 	DedupExact    = "exact"    // the same text but for case and spacing
-	DedupWords    = "words"    // the same words in the same order, but for punctuation, articles, forms of "to be" and plural endings
+	DedupWords    = "words"    // the same words in the same order, but for punctuation, "the", forms of "to be", spellings and plural endings
 	DedupSemantic = "semantic" // the same content words in another order or form (Restates)
 	DedupModel    = "model"    // a language model judged it says the same
 )
@@ -456,7 +456,7 @@ type MemoryStory struct {
 	// for a summary, its sources.
 	Entry Entry
 	// Stamp is the verdict on its provenance stamp: StampValid,
-	// StampUnstamped, StampMismatched, or StampNoKey.
+	// StampUnstamped, StampMismatched, StampNoKey or StampUnchecked.
 	Stamp string
 	// Replaced are the memories it superseded or that were merged into it.
 	Replaced []Entry
@@ -470,4 +470,5 @@ const (
 	StampUnstamped  = "unstamped"  // written before stamps, not yet trusted
 	StampMismatched = "mismatched" // changed after the write, or stamped with another key
 	StampNoKey      = "no key"     // this store has no provenance key to check with
+	StampUnchecked  = "unchecked"  // this engine's stamps are checked by verify only
 )

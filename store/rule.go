@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -72,15 +71,14 @@ func (db *DB) RuleAdvice(ctx context.Context) (map[string]*memory.RuleAdvice, er
 
 // ReviewOnly reports whether a human marked rule review only.
 func (db *DB) ReviewOnly(ctx context.Context, rule string) (bool, error) {
-	var one int
-	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM review_only_rules WHERE rule = ?`, rule).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
+	var n int
+	err := db.View(ctx, func(tx *Tx) error {
+		return tx.queryRow(ctx, `SELECT count(*) FROM review_only_rules WHERE rule = ?`, rule).Scan(&n)
+	})
 	if err != nil {
 		return false, fmt.Errorf("read review-only rule %s: %w", rule, err)
 	}
-	return true, nil
+	return n > 0, nil
 }
 
 // MarkReviewOnly marks rule review only for who, or unmarks it; marking a

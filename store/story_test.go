@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // TestStoryTellsWhatAMemoryReplaced: a human reads any agent's memory in any
@@ -49,7 +50,11 @@ func nil2[T any](_ T, err error) error { return err }
 // reads and its forget act on the agent named, and the forget is recorded
 // as the human's.
 func TestHumanSearchesListsAndForgetsAnAgentsMemories(t *testing.T) {
-	s, _, _ := memories(t, nil)
+	db, _ := openDB(t)
+	humanActsOnAgents(t, store.NewMemoryService(db, nil))
+}
+
+func humanActsOnAgents(t *testing.T, s *store.MemoryService) {
 	a := remember(t, s, ann, memory.EntryWrite{Content: "ann likes green tea in the morning"})
 	remember(t, s, bob, memory.EntryWrite{Content: "bob likes black tea in the evening"})
 	if got := search(t, s, human, memory.Query{Text: "tea", AgentID: "ann", Scope: memory.ScopePersonal}); !slices.Equal(got, []string{a.ID}) {

@@ -79,9 +79,12 @@ func (tx *Tx) perStep(ctx context.Context, q memory.TrendQuery, query string, ar
 // (-1: before the window) and the step they left search in (none: still in
 // it), then adds them up per step's end.
 func (tx *Tx) activeTrend(ctx context.Context, q memory.TrendQuery, since, step int64) ([]memory.AgentCounts, error) {
-	rows, err := tx.query(ctx, `SELECT agent_id, max(-1, (created_at - ?1) / ?2 - (created_at < ?1)), (gone - ?1) / ?2, count(*)
+	// Written in what both engines read alike: CASE for the scalar min and
+	// max, which PostgreSQL spells otherwise.
+	rows, err := tx.query(ctx, `SELECT agent_id, CASE WHEN created_at < ?1 THEN -1 ELSE (created_at - ?1) / ?2 END AS born,
+		(gone - ?1) / ?2 AS left_at, count(*)
 		FROM (SELECT agent_id, created_at, CASE WHEN forgotten_at IS NULL THEN archived_at WHEN archived_at IS NULL THEN forgotten_at
-			ELSE min(forgotten_at, archived_at) END AS gone FROM memories WHERE shared = 0)
+			WHEN forgotten_at < archived_at THEN forgotten_at ELSE archived_at END AS gone FROM memories WHERE shared = 0) m
 		WHERE gone IS NULL OR gone >= ?1 GROUP BY 1, 2, 3`, since, step)
 	if err != nil {
 		return nil, fmt.Errorf("active trend: %w", err)

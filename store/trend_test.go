@@ -1,19 +1,30 @@
 package store_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // TestTrendsCountPerStep: memories written, forgotten and consolidated,
 // and conflicts found and decided, each counted in the step it happened in;
 // active memories as they stood at each step's end.
 func TestTrendsCountPerStep(t *testing.T) {
+	db, clk := openDB(t)
+	trendsCountPerStep(t, db, clk)
+}
+
+func trendsCountPerStep(t *testing.T, db *store.DB, clk *storetest.Clock) {
 	emb := hashEmbedder("hash-32", 32)
-	s, db, clk := memories(t, &emb)
+	s := store.NewMemoryService(db, &emb)
+	if _, err := s.Index.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	before := remember(t, s, ann, memory.EntryWrite{Content: "ann wrote this before the window"})
 	clk.Advance(2 * time.Hour) // step 0 begins
 	remember(t, s, bob, memory.EntryWrite{Content: "bob's first memory"})
