@@ -29,7 +29,7 @@ var (
 	// leaves hold rules every layer shares (the English text rules); a
 	// leaf imports nothing of the module, so any package but the domain
 	// may import one.
-	leaves = []string{"internal/text"}
+	leaves = []string{"internal/text", "internal/mdlinks"}
 )
 
 // domainImports are the standard packages the domain may use: none of them
