@@ -320,6 +320,7 @@ var migrationSteps = map[string]func(context.Context, *Tx) error{
 	"0014_fact_gates.sql":   fillFactKeys,
 	"0018_meaning_key.sql":  fillMeaningKeys,
 	"0019_shared_gates.sql": fillSharedKeys,
+	"0022_text_rules.sql":   rekeyTexts,
 	"0023_claims_rekey.sql": refillClaims,
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // Index is the in-memory vector index over the stored memories, one flat
@@ -394,7 +395,7 @@ func (x *Index) apply(r indexRow, counting bool) {
 		x.stats.Indexed++
 	}
 	x.scratch = vec
-	sp.put(r.id, normalize(vec), docMeta{ns: r.ns, cat: memory.Category(r.cat), tags: decodeTags(r.tags),
+	sp.put(r.id, score.Unit(vec), docMeta{ns: r.ns, cat: memory.Category(r.cat), tags: decodeTags(r.tags),
 		occurred: r.occurred, expires: r.expires.Int64})
 	x.where[r.id] = r.space()
 }
