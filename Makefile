@@ -9,11 +9,21 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
 
-run: build ## build and serve MCP over stdio on the default data directory
-	./$(BIN) stdio
+# run keeps stdout for JSON-RPC alone: make's echo of the build and of the
+# command would otherwise reach the client ahead of the protocol. (make -C
+# prints "Entering directory" on stdout before it reads this file: run it
+# from the clone, or give a client the binary.)
+run: ## build and serve MCP over stdio on the default data directory (stdout carries only the protocol)
+	@$(MAKE) --no-print-directory -s build >&2
+	@exec $(abspath $(BIN)) stdio
 
-test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing)
-	$(GO) test ./...
+test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`)
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test ./...
+
+.PHONY: postgres
+
+postgres: ## start a throwaway PostgreSQL 15 (Debian's, installed first if missing) and print its URL: `export MEMORY_MCP_TEST_POSTGRES=$$(make -s postgres)` runs the store's tests on it too; `scripts/postgres.sh stop URL` ends it
+	@scripts/postgres.sh start
 
 .PHONY: chromium screenshots
 
@@ -31,7 +41,7 @@ check: ## formatting, vet and staticcheck
 	$(GO) run $(STATICCHECK) ./...
 
 race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
-	$(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
 
 bench: ## print throughput, latency and quality figures (each benchmark runs a fixed workload once)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...

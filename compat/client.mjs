@@ -601,6 +601,13 @@ const TOOLS = {
         if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
         await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
     },
+    export_memory: async ctx => {
+        const first = await call(ctx, 'export_memory', { limit: 1 });
+        if (first?.from !== 0 || !first?.lines?.startsWith('{"format":"memory-mcp"')) fail(`${ctx.name} export_memory`, `first page: ${JSON.stringify(first)}`);
+        if (first?.next_cursor) await call(ctx, 'export_memory', { cursor: first.next_cursor, limit: 1 });
+        await call(ctx, 'export_memory', {});
+        await call(ctx, 'export_memory', { cursor: 'not-a-cursor' }, 'EINVALID');
+    },
     finetune_report: async ctx => {
         const r = await call(ctx, 'finetune_report', {}, ctx.human ? 'ok' : 'EFORBIDDEN');
         if (ctx.human && r?.found !== false) fail(`${ctx.name} finetune_report`, `before any run: ${JSON.stringify(r)}`);

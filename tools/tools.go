@@ -41,7 +41,9 @@ type Services struct {
 	// FineTune registers finetune and finetune_report (humans only; the
 	// service refuses agents).
 	FineTune memory.FineTuneService
-	Log      *slog.Logger
+	// Portability registers export_memory.
+	Portability memory.PortabilityService
+	Log         *slog.Logger
 	// BlockTools offers the ten memory_block_* tools besides the memory
 	// tool, which does all they do: for clients written against them.
 	BlockTools bool
@@ -96,6 +98,9 @@ func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 	}
 	if svc.FineTune != nil {
 		registerFineTune(s, svc)
+	}
+	if svc.Portability != nil {
+		registerExport(s, svc)
 	}
 	if svc.Erasure != nil {
 		registerErase(s, svc)
@@ -311,6 +316,8 @@ var annotations = map[string]annotation{
 	"finetune_report": reads("Read the last fine-tuning report").forHumans(),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
+
+	"export_memory": reads("Export your own memory"),
 
 	// One tool in the shape of Claude's memory tool over the blocks: its
 	// view and history commands only read, and bypass the write gates.

@@ -107,7 +107,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 	a.gates = gates
 	a.run = tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, BlockTools: cfg.BlockTools, Promotion: a.promotion,
 		Consolidation: a.consolidation, Erasure: a.memories, Gates: gates, Approvals: gates, Log: log,
-		FineTune: &lazyFineTune{cfg: cfg, db: db, log: log}})
+		FineTune: &lazyFineTune{cfg: cfg, db: db, log: log}, Portability: db})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Metrics: gates, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})
 	return a, nil

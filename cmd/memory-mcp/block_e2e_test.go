@@ -355,7 +355,7 @@ func TestStrategySwitch(t *testing.T) {
 	common := []string{"publish_fact", "query_facts", "retract_fact",
 		"write_note", "promote_notes", "shared_state", "list_reviews", "resolve_pending",
 		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "list_memories", "erase", "finetune", "finetune_report",
-		"list_conflicts", "resolve_conflict", "record_distillation", "decide_approval"}
+		"list_conflicts", "resolve_conflict", "record_distillation", "decide_approval", "export_memory"}
 	retrieval := []string{"search_memory", "recall_memory"}
 	memoryTool := []string{"memory"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",

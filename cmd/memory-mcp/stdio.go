@@ -26,6 +26,10 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	}
 	defer a.Close()
 	logger.Info("serving MCP on stdio", "data_dir", cfg.DataDir, "agent_id", cfg.Identity.AgentID, "version", buildVersion())
+	if isTerminal(stdin) { // a person ran it by hand, and would otherwise see nothing happen
+		fmt.Fprintln(stderr, "memory-mcp is waiting for an MCP client on stdin: a client such as Claude Desktop, Claude Code or "+
+			"Cursor starts it (see the README); Ctrl-D or Ctrl-C ends it. \"memory-mcp --help\" lists the commands.")
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -42,6 +46,9 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 		logger.Warn("finetune-every is set, but scheduled fine-tuning runs only in a human operator's server (--human) or the team server (serve): not scheduled")
 	case cfg.FineTune.Every > 0:
 		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger, cfg.Identity) })
+	}
+	if cfg.Backup.Dir != "" {
+		watching.Go(func() { scheduleBackup(ctx, cfg, a.db, logger) })
 	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()

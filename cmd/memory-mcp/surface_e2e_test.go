@@ -354,7 +354,18 @@ func (w *sweep) run() {
 	w.prompts()
 	w.resources()
 	w.fineTune()
+	w.export()
 	w.erasure()
+}
+
+// export pages through the caller's own export: a first page of one line,
+// the next by its cursor, and the default page.
+func (w *sweep) export() {
+	first := w.do("export_memory", map[string]any{"limit": 1})
+	w.do("export_memory", map[string]any{"cursor": get(first, "next_cursor"), "limit": 1})
+	if r := w.do("export_memory", map[string]any{}); get(r, "from") != float64(0) {
+		w.t.Errorf("export_memory without a cursor = %v", r)
+	}
 }
 
 // fineTune asks for the last report before any run and after one, and for
