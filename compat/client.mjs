@@ -175,7 +175,7 @@ function need(ctx, tool, values) {
 
 // falseRepeat: a false repeat loses nothing. remember A, then B, which dedup's words tier
 // answers "duplicate" of A (it folds articles and plural endings) though it says something
-// else; the answer names the repeat and tells how to store B; recall_memory of A gives B's
+// else; the answer names the repeat and tells how to store B; search_memory with ids [A] gives B's
 // words back; remember B with not_a_repeat_of A stores it; search finds B.
 async function falseRepeat(ctx) {
     const where = `${ctx.name} false repeat`;
@@ -187,10 +187,10 @@ async function falseRepeat(ctx) {
         fail(where, `the near repeat was not answered duplicate of ${a} with a repeat and how to store it: ${JSON.stringify(b)} ${answer}`);
         return;
     }
-    const rec = await call(ctx, 'recall_memory', { ids: [a] });
+    const rec = await call(ctx, 'search_memory', { ids: [a] });
     const rep = rec?.repeats?.find(r => r.id === b.repeat_id);
     if (rep?.content !== said.content || rep?.memory_id !== a) {
-        fail(where, `recall_memory of ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
+        fail(where, `search_memory of ids ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
         return;
     }
     const own = await call(ctx, 'remember', { ...said, content: rep.content, not_a_repeat_of: a });
@@ -287,16 +287,17 @@ const TOOLS = {
             min_relevance: 0
         });
         await call(ctx, 'search_memory', { query: 'zebra xylophone', scope: 'shared' }); // empty
-    },
-    recall_memory: async ctx => {
-        if (!need(ctx, 'recall_memory', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
-        await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] });
+        await call(ctx, 'search_memory', {}, 'EINVALID'); // a query or ids
+        // ids instead of a query: the memories in full (what recall_memory did).
+        if (!need(ctx, 'search_memory', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
+        await call(ctx, 'search_memory', { ids: [ctx.mem1, ctx.mem2] });
+        await call(ctx, 'search_memory', { ids: [ctx.mem1], query: 'staging' }, 'EINVALID');
     },
     publish_memory: async ctx => {
         if (!need(ctx, 'publish_memory', { mem2: ctx.mem2 })) return;
         const r = await call(ctx, 'publish_memory', { id: ctx.mem2 });
         if (!need(ctx, 'publish_memory', { 'shared copy id': r?.id })) return;
-        await call(ctx, 'recall_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
+        await call(ctx, 'search_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
         // What the shared space already says stores nothing; what contradicts it is stored with the conflict open.
         const ci = async content => (await call(ctx, 'remember', { content, namespace: 'compat-ci' }))?.id;
         const first = await ci('The compat build cache lives on NFS.');
@@ -333,7 +334,7 @@ const TOOLS = {
         const open = await call(ctx, 'remember', { content: 'The compat offsite budget is 600 euros.', confidence: 0.5 });
         ctx.conflict = open?.conflicts?.[0]?.id;
         await call(ctx, 'remember', { content: 'The compat offsite moved to Lisbon.', supersedes: wed?.id });
-        await call(ctx, 'recall_memory', { ids: [tue] }); // superseded_by
+        await call(ctx, 'search_memory', { ids: [tue] }); // superseded_by
         // A repeat with a new tag is merged into a new memory with both tags.
         const wifi = (await call(ctx, 'remember', { content: 'The compat wifi is on floor 2.', tags: ['office'] }))?.id;
         const merged = await call(ctx, 'remember', { content: 'the compat wifi is on floor 2', tags: ['office', 'wifi'] });
@@ -398,13 +399,13 @@ const TOOLS = {
         if (!need(ctx, 'restore_memory', { archived: ctx.archived, summary: ctx.summary })) return;
         await call(ctx, 'restore_memory', { id: ctx.archived, agent_id: 'compat-peer' }, ctx.human ? 'ENOTFOUND' : 'EFORBIDDEN');
         await call(ctx, 'restore_memory', { id: ctx.archived });
-        await call(ctx, 'recall_memory', { ids: [ctx.summary, ctx.archived] }); // a summary with its sources
+        await call(ctx, 'search_memory', { ids: [ctx.summary, ctx.archived] }); // a summary with its sources
     },
     forget: async ctx => {
         if (!need(ctx, 'forget', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
         await call(ctx, 'forget', { ids: [ctx.mem1] });
         await call(ctx, 'forget', { ids: [ctx.mem2], reason: 'obsolete: the disk was replaced' });
-        await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
+        await call(ctx, 'search_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
     },
     record_distillation: async ctx => {
         await call(ctx, 'record_distillation', { task_id: 'COMPAT-1', outcome: 'completed' });
@@ -599,7 +600,7 @@ const TOOLS = {
         if (ctx.human && (dry?.dry_run !== true || dry?.counts?.memories !== 1)) fail(`${ctx.name} erase`, `dry run: ${JSON.stringify(dry)}`);
         const r = await call(ctx, 'erase', { ids: [m], agent_id: ctx.agentId, contains: marker, reason: 'compat suite' }, expect);
         if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
-        await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
+        await call(ctx, 'search_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
     },
     export_memory: async ctx => {
         const first = await call(ctx, 'export_memory', { limit: 1 });
@@ -873,6 +874,7 @@ const RETIRED = {
     get_fact: ctx => call(ctx, 'get_fact', { fact_id: ctx.fact1, include_history: true }),
     list_facts: ctx => call(ctx, 'list_facts', { category: 'adr', offset: 0, limit: 10 }),
     memory_stats: ctx => call(ctx, 'memory_stats', {}),
+    recall_memory: ctx => ctx.mem2 && call(ctx, 'recall_memory', { ids: [ctx.mem2] }),
     list_pending: ctx => call(ctx, 'list_pending', { all: true }),
     list_approvals: ctx => call(ctx, 'list_approvals', { status: 'pending' })
 };

@@ -147,7 +147,7 @@ func ownStrategy(name string) memory.Strategy {
 func TestRetiredToolsAnswerUnlisted(t *testing.T) {
 	all := registered(t)
 	retired := tools.Retired()
-	for _, name := range []string{"get_fact", "list_facts", "list_pending", "list_approvals", "memory_stats"} {
+	for _, name := range []string{"get_fact", "list_facts", "list_pending", "list_approvals", "memory_stats", "recall_memory"} {
 		if retired[name] == "" {
 			t.Errorf("%s is not retired", name)
 		}

@@ -291,7 +291,7 @@ var annotations = map[string]annotation{
 
 	"remember":       changes("Remember something", false), // a memory it contradicts may be superseded
 	"search_memory":  reads("Search memories").in(memory.StrategyToolBased),
-	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased),
+	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased).retiredFor("search_memory with ids"),
 	"forget":         changes("Forget a memory", true),
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),

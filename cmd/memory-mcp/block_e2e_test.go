@@ -356,7 +356,7 @@ func TestStrategySwitch(t *testing.T) {
 		"write_note", "promote_notes", "shared_state", "list_reviews", "resolve_pending",
 		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "list_memories", "erase", "finetune", "finetune_report",
 		"list_conflicts", "resolve_conflict", "record_distillation", "decide_approval", "export_memory"}
-	retrieval := []string{"search_memory", "recall_memory"}
+	retrieval := []string{"search_memory"}
 	memoryTool := []string{"memory"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
 		"memory_block_insert", "memory_block_list", "memory_block_read", "memory_block_replace", "memory_block_restore", "memory_block_rethink"}

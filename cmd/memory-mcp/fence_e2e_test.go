@@ -122,6 +122,7 @@ func readerCalls() []toolCall {
 		c("search_memory", map[string]any{"query": "deploy window Friday"}),
 		c("list_memories", map[string]any{"counts": true}),
 		c("recall_memory", map[string]any{"ids": []string{"mem-1", "mem-2", "mem-3"}}),
+		c("search_memory", map[string]any{"ids": []string{"mem-1", "mem-2", "mem-3"}}),
 		c("list_conflicts", map[string]any{}),
 		c("resolve_conflict", map[string]any{"id": "conflict-1", "keep": "both"}),
 		c("forget", map[string]any{"id": "mem-9"}),

@@ -503,7 +503,7 @@ func (w *sweep) memories() {
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
-	// The repeat's words are kept (recall_memory of m1, below, lists them)
+	// The repeat's words are kept (search_memory with ids [m1], below, lists them)
 	// and stored as their own memory when the caller says they differ.
 	own := w.do("remember", map[string]any{"content": "the staging database is Postgres 16 on db-staging-1", "not_a_repeat_of": m1})
 	if get(own, "outcome") != "stored" || get(own, "id") == m1 || get(dup, "repeat_id") == nil {
@@ -517,16 +517,18 @@ func (w *sweep) memories() {
 		"limit": 5, "min_relevance": 0})
 	w.do("search_memory", map[string]any{"query": "nothing like this was ever stored zebra"}) // no results
 	shared := get(w.do("publish_memory", map[string]any{"id": m1}), "id").(string)
-	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}})
+	w.do("search_memory", map[string]any{"ids": []string{m1, m2, shared}})
+	w.p.fail("search_memory", map[string]any{"ids": []string{m1}, "scope": "all"}, "EINVALID", "give them alone")
+	w.p.fail("search_memory", map[string]any{}, "EINVALID", "give query")
 	w.write("retract_memory", map[string]any{"id": shared})
 	w.do("forget", map[string]any{"id": m2}) // its old name, accepted for a release
 	w.do("forget", map[string]any{"ids": []string{m1}, "reason": "moved to db-staging-2"})
-	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
+	w.do("search_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
 	if w.expiring {
 		soon := time.Now().Add(300 * time.Millisecond)
 		m3 := get(w.do("remember", map[string]any{"content": "The deploy freeze ends today.", "expires_at": soon.UTC().Format(time.RFC3339Nano)}), "id").(string)
 		time.Sleep(time.Until(soon) + 100*time.Millisecond)
-		w.do("recall_memory", map[string]any{"ids": []string{m3}}) // expired, shown to its author
+		w.do("search_memory", map[string]any{"ids": []string{m3}}) // expired, shown to its author
 	}
 }
 
@@ -542,7 +544,7 @@ func (w *sweep) conflicts() {
 	w.do("remember", map[string]any{"content": "The offsite budget is 400 euros."})
 	open := get(w.do("remember", map[string]any{"content": "The offsite budget is 600 euros.", "confidence": 0.5}), "conflicts", 0, "id").(string)
 	w.do("remember", map[string]any{"content": "The offsite moved to the Lisbon office.", "supersedes": get(wed, "id")})
-	w.do("recall_memory", map[string]any{"ids": []string{tue}}) // superseded_by
+	w.do("search_memory", map[string]any{"ids": []string{tue}}) // superseded_by
 	// A repeat with a new tag is merged: a new memory with both tags.
 	wifi := get(w.do("remember", map[string]any{"content": "The office wifi is on floor 2.", "tags": []string{"office"}}), "id")
 	merged := w.do("remember", map[string]any{"content": "the office wifi is on floor 2", "tags": []string{"office", "wifi"}})
@@ -574,7 +576,11 @@ func (w *sweep) sharedGates() {
 	}
 	// The publish is kept as a repeat of the shared copy, and shared as its
 	// own copy when its publisher says it differs.
-	reps, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	reps, _ := get(w.do("search_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	// recall_memory, retired for search_memory with ids, answers as ever.
+	if old, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any); len(old) != len(reps) {
+		w.t.Errorf("recall_memory of %v lists %d repeats, search_memory with ids %d", shared, len(old), len(reps))
+	}
 	if len(reps) != 1 || get(reps[0], "tool") != "publish_memory" {
 		w.t.Errorf("recall_memory of %v lists repeats %v, want the publish", shared, reps)
 	} else if own := w.do("publish_memory", map[string]any{"id": get(reps[0], "from"), "not_a_repeat_of": shared}); get(own, "outcome") != "stored" {
@@ -635,7 +641,7 @@ func (w *sweep) maintenance() {
 	}
 	w.maybe(w.human, "restore_memory", map[string]any{"id": other, "agent_id": whose})
 	w.do("forget", map[string]any{"ids": []string{other}, "reason": "the bed was moved"})
-	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
+	w.do("search_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})
 	w.do("record_distillation", map[string]any{"task_id": "T-8", "outcome": "error", "error": "the upload test still fails",
 		"summary": "Make uploads retry with backoff.", "namespace": "uploads", "turns": 12, "total_tokens": 48000,
