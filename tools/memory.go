@@ -276,7 +276,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 			return SearchMemoryResult{Results: []SearchHit{}, Memories: r.Memories, Repeats: r.Repeats}, text, nil
 		}
 		if strings.TrimSpace(a.Query) == "" {
-			return SearchMemoryResult{}, "", memory.Errorf(memory.EINVALID, "give query (the words the memory would use) to search, or ids to read memories in full")
+			return SearchMemoryResult{}, "", memory.Errorf(memory.EINVALID, "query is empty: give query (the words the memory would use) to search, or ids to read memories in full")
 		}
 		q, err := searchQuery(a)
 		if err != nil {
