@@ -210,7 +210,6 @@ func polarityClaim(toks []token) []claim {
 			// "gave up smoking" denies "smokes".
 			neg = !neg
 			key, skip = append(key, gerund(toks[i+2].norm)), i+2
-			i++
 		case (t.norm == fold("stopped") || t.norm == "quit") && i+1 < len(toks) && strings.HasSuffix(toks[i+1].norm, "ing") && len(toks[i+1].norm) >= 5:
 			// "stopped drinking coffee" denies "drinks coffee".
 			neg = !neg
