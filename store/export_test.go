@@ -98,3 +98,16 @@ func SetConfidenceList(on bool) func() {
 // SharedDuplicateQuery is the statement publish finds its dedup candidates
 // in the shared space by, for a test of its plan.
 var SharedDuplicateQuery = duplicateQuery[true]
+
+// OpenPostgres is the PostgreSQL engine's opener, for the tests that run
+// the store on both engines; no flag reaches it yet.
+var OpenPostgres = openPostgres
+
+// PostgresMigrations are the PostgreSQL schema's migrations.
+var PostgresMigrations = postgresMigrations
+
+// OpenPostgresWith opens a PostgreSQL database with the given migrations.
+var OpenPostgresWith = openPostgresWith
+
+// RebindParams renders a statement's parameters in PostgreSQL's form.
+var RebindParams = rebindParams

@@ -158,12 +158,9 @@ func settle(marked []string) []string {
 	return out
 }
 
-// singularVerbs are the verbs whose subject is one thing, pluralVerbs
-// those whose subject is many (as the word key has them: "were" is "was").
-var (
-	singularVerbs = set("is", "was", "has", "does")
-	pluralVerbs   = set("are", "have", "do")
-)
+// singularVerbs are the verbs whose subject is one thing (as the word key
+// has them: "were" is "was").
+var singularVerbs = set("is", "was", "has", "does")
 
 func endsInDigit(w string) bool {
 	return w != "" && unicode.IsDigit(rune(w[len(w)-1]))
