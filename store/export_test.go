@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -96,3 +97,17 @@ func SetConfidenceList(on bool) func() {
 // SharedDuplicateQuery is the statement publish finds its dedup candidates
 // in the shared space by, for a test of its plan.
 var SharedDuplicateQuery = duplicateQuery[true]
+
+// DeferredIndexes is how many of the full-text triggers an exact import
+// lifts while it inserts are, on db, as deferredIndexes knows them.
+func DeferredIndexes(db *DB) int {
+	n := 0
+	for _, d := range deferredIndexes {
+		var sql string
+		db.sql.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, d.name).Scan(&sql)
+		if strings.Join(strings.Fields(sql), " ") == d.trigger {
+			n++
+		}
+	}
+	return n
+}

@@ -898,7 +898,9 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by`
+	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by,
+	(SELECT json_object('id', i.id, 'at', i.imported_at, 'by', i.imported_by, 'file', i.file, 'sha256', i.sha256, 'format', i.format)
+	 FROM imports i WHERE m.pk BETWEEN i.first_memory_pk AND i.last_memory_pk AND m.created_at <= i.last_memory_created_at)`
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
@@ -906,12 +908,18 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var source, sen, aut, from, reason, archReason, into, supersededBy sql.NullString
 	var created, updated, occurred int64
 	var expires, published, forgotten, archived, restored, seen sql.NullInt64
+	var imported sql.NullString
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy)
+		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy, &imported)
 	if err != nil {
 		return e, err
+	}
+	if imported.Valid {
+		if p.Imported, err = decodeImport(imported.String); err != nil {
+			return e, err
+		}
 	}
 	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
 	e.RestoredAt, e.LastSeenAt, e.SupersededBy = fromNullNanos(restored), fromNullNanos(seen), supersededBy.String
@@ -927,6 +935,19 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	}
 	e.Provenance = p
 	return e, nil
+}
+
+// decodeImport reads the JSON object entryColumns makes of an imports row.
+func decodeImport(s string) (*memory.ImportProvenance, error) {
+	var r struct {
+		ID                       int64
+		At                       int64
+		By, File, SHA256, Format string
+	}
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return nil, fmt.Errorf("an import record: %w", err)
+	}
+	return &memory.ImportProvenance{ID: r.ID, At: fromNanos(r.At), By: r.By, File: r.File, SHA256: r.SHA256, Format: r.Format}, nil
 }
 
 // scanEntries reads every row of a query of entryColumns; none is an empty
