@@ -17,8 +17,13 @@ run: ## build and serve MCP over stdio on the default data directory (stdout car
 	@$(MAKE) --no-print-directory -s build >&2
 	@exec $(abspath $(BIN)) stdio
 
-test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing)
-	$(GO) test ./...
+test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`)
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test ./...
+
+.PHONY: postgres
+
+postgres: ## start a throwaway PostgreSQL 15 (Debian's, installed first if missing) and print its URL: `export MEMORY_MCP_TEST_POSTGRES=$$(make -s postgres)` runs the store's tests on it too; `scripts/postgres.sh stop URL` ends it
+	@scripts/postgres.sh start
 
 .PHONY: chromium screenshots
 
@@ -36,7 +41,7 @@ check: ## formatting, vet and staticcheck
 	$(GO) run $(STATICCHECK) ./...
 
 race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
-	$(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
 
 bench: ## print throughput, latency and quality figures (each benchmark runs a fixed workload once)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...

@@ -3,9 +3,14 @@ package memory_test
 import (
 	"bytes"
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,10 +31,10 @@ var (
 	surface = []string{"tools", "resources", "prompts", "ui"}
 	lower   = []string{"store", "llm"}
 	outside = []string{"cmd", "internal", "scripts"} // wiring, benchmark data, generators
-	// leaves hold rules every layer shares (the English text rules); a
-	// leaf imports nothing of the module, so any package but the domain
-	// may import one.
-	leaves = []string{"internal/text"}
+	// leaves hold rules every layer shares (the English text rules, the
+	// ranking arithmetic); a leaf imports nothing of the module, so any
+	// package but the domain may import one.
+	leaves = []string{"internal/text", "internal/score"}
 )
 
 // domainImports are the standard packages the domain may use: none of them
@@ -118,7 +123,49 @@ func isMCP(imp string) bool {
 
 func isSQL(imp string) bool {
 	return imp == "database/sql" || strings.HasPrefix(imp, "github.com/ncruces/go-sqlite3") ||
-		strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/mattn/go-sqlite3")
+		strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/mattn/go-sqlite3") ||
+		isPostgresDriver(imp)
+}
+
+func isPostgresDriver(imp string) bool {
+	return strings.HasPrefix(imp, "github.com/jackc/pgx") || strings.HasPrefix(imp, "github.com/lib/pq")
+}
+
+// TestPostgresDriverStaysInTheEngine holds the store's design (one store,
+// two dialects; docs/DESIGN.md): the services and their rules are the same
+// Go code on either engine, and only the PostgreSQL engine's own files
+// (named postgres*.go) import its driver. A service file reaching for pgx
+// would be a rule written for one engine.
+func TestPostgresDriverStaysInTheEngine(t *testing.T) {
+	fset := token.NewFileSet()
+	seen := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, is := range f.Imports {
+			imp, _ := strconv.Unquote(is.Path.Value)
+			if !isPostgresDriver(imp) {
+				continue
+			}
+			seen++
+			base := filepath.Base(path)
+			if !within(filepath.ToSlash(filepath.Dir(path)), "store") || !strings.HasPrefix(base, "postgres") {
+				t.Errorf("%s imports %s: only the PostgreSQL engine's files (store/**/postgres*.go) may", path, imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatal("no file imports the PostgreSQL driver: the engine moved, and this test no longer holds it")
+	}
 }
 
 func TestLayout(t *testing.T) {
@@ -151,7 +198,7 @@ func layoutProblems(p goPackage) []string {
 		case l == "domain" && ours:
 			out = append(out, "imports "+mod+": the domain depends on nothing of the module")
 		case l == "leaf" && ours:
-			out = append(out, "imports "+mod+": a leaf package (internal/text) imports nothing of the module")
+			out = append(out, "imports "+mod+": a leaf package (internal/text, internal/score) imports nothing of the module")
 		case ours && layer(mod) == "leaf":
 			// Every layer but the domain may use a leaf.
 		case l == "lower" && ours && layer(mod) != "domain" && layer(mod) != "lower":

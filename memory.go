@@ -181,7 +181,7 @@ type MemoryPublished struct {
 // Dedup tiers: how remember found that a memory repeats one.
 const (
 	DedupExact    = "exact"    // the same text but for case and spacing
-	DedupWords    = "words"    // the same words in the same order, but for punctuation, articles, forms of "to be" and plural endings
+	DedupWords    = "words"    // the same words in the same order, but for punctuation, "the", forms of "to be", spellings and plural endings
 	DedupSemantic = "semantic" // the same content words in another order or form (Restates)
 	DedupModel    = "model"    // a language model judged it says the same
 )

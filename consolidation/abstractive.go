@@ -318,7 +318,7 @@ func leftOut(sents, chosen []sentence, weight map[string]float64, n int) []strin
 	for _, s := range sents {
 		for _, tok := range tokens(s.text) {
 			low := strings.ToLower(tok)
-			st := stem(low)
+			st := text.Stem(low)
 			if !stopWords[low] && len(low) >= 3 && !covered[st] {
 				covered[st] = true
 				rest = append(rest, word{st, tok, len(rest)})

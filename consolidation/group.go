@@ -4,11 +4,10 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 	"time"
-	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Grouping decides which memories a run consolidates together. The seed's
@@ -206,27 +205,17 @@ func newGroup(members []memory.Entry) Group {
 	return Group{Namespace: members[0].Namespace, Category: members[0].Category, Kept: members[keep], Members: rest}
 }
 
-// wordsOf counts the content words of text: lower-cased, at least three
-// letters or digits, common function words left out, a plural or past
-// ending cut so that "tomato" and "tomatoes" count as one.
-func wordsOf(text string) map[string]int {
+// wordsOf counts the content words of s (text.Words): at least three
+// letters or digits, stop words and small talk left out, each by its stem
+// (text.Stem), so that "tomato" and "tomatoes" count as one.
+func wordsOf(s string) map[string]int {
 	out := map[string]int{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+	for _, w := range text.Words(s) {
 		if len(w) >= 3 && !stopWords[w] {
-			out[stem(w)]++
+			out[text.Stem(w)]++
 		}
 	}
 	return out
-}
-
-// stem cuts the commonest inflections; grouping needs no more.
-func stem(w string) string {
-	for _, suf := range []string{"ies", "es", "s", "ed", "ing"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) && !strings.HasSuffix(w, "ss") {
-			return strings.TrimSuffix(w, suf)
-		}
-	}
-	return w
 }
 
 // overlap is the cosine of two word-count vectors.
@@ -245,9 +234,9 @@ func overlap(a, b map[string]int) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`the and for are but not you all any can had her was one our out has him his how its
+// stopWords are the stop words (text.StopWords) and the small talk of a
+// conversation, which tells no two memories' subjects apart.
+var stopWords = text.Lexicon(`the and for are but not you all any can had her was one our out has him his how its
 		may new now old see two way who did get let put say she too use that with have this will your from they
 		know want been good much some time very when come here just like long make many over such take than them
 		well were what would there their about which could other into more also only then these those because
@@ -260,8 +249,4 @@ var stopWords = func() map[string]bool {
 		still even yet already again back around through after before while where why whatever whenever
 		something anything everything nothing someone anyone everyone somebody anybody sometime sometimes
 		myself yourself himself herself itself ourselves themselves mine yours ours theirs
-		lot lots kind sort bit stuff ways guess mean means meant feel feels felt seem seems seemed`) {
-		m[w] = true
-	}
-	return m
-}()
+		lot lots kind sort bit stuff ways guess mean means meant feel feels felt seem seems seemed`)

@@ -121,33 +121,3 @@ func (a *Adapter) weighted(base memory.Embedder, key []byte) (memory.Embedder, e
 	}
 	return wordvec.Weighted(base.ID, key, a.Words)
 }
-
-// unit scales v to unit length in place; a zero vector stays zero.
-func unit(v []float32) []float32 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s > 0 {
-		inv := float32(1 / math.Sqrt(s))
-		for i := range v {
-			v[i] *= inv
-		}
-	}
-	return v
-}
-
-func dot(a, b []float32) float32 {
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
-}

@@ -2,14 +2,16 @@ package finetune
 
 import (
 	"cmp"
-	"math"
 	"slices"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // bm25 is an in-memory Okapi BM25 index over the run's documents, for
 // mining hard negatives the way the search finds candidates: by the rarest
-// words a query shares with a document. It ranks with the store's
-// parameters (k1 0.9, b 0: memories are short statements, see store/bm25.go).
+// words a query shares with a document. It ranks by the search's BM25
+// (score.Memories: k1 0.9, b 0), with an IDF that never reaches 0
+// (score.SmoothIDF).
 type bm25 struct {
 	terms    map[string]int // word -> its postings' number
 	postings [][]posting
@@ -22,7 +24,6 @@ type posting struct {
 }
 
 const (
-	bm25K1 = 0.9
 	// bm25Terms and bm25Budget bound a query's work as the store's search
 	// does (maxQueryTerms, matchBudget): its rarest words, and no more than
 	// the budget of postings beyond the rarest word's. Common words weigh
@@ -56,10 +57,6 @@ func newBM25(texts []string) *bm25 {
 	return x
 }
 
-func (x *bm25) idf(df int) float64 {
-	return math.Log(1 + (float64(x.n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
 // top returns up to k documents best matching query, best first, skipping
 // those skip says to; scores is scratch of one float per document, all 0,
 // and is left so.
@@ -81,13 +78,13 @@ func (x *bm25) top(query string, k int, scores []float64, skip func(int) bool) [
 			break
 		}
 		spent += len(p)
-		w := x.idf(len(p))
+		w := score.SmoothIDF(float64(x.n), float64(len(p)))
 		for _, e := range p {
 			if scores[e.doc] == 0 {
 				touched = append(touched, int(e.doc))
 			}
 			f := float64(e.freq)
-			scores[e.doc] += w * f * (bm25K1 + 1) / (f + bm25K1)
+			scores[e.doc] += score.Memories.Term(w, f, 1, 1) // b 0: the length does not count
 		}
 	}
 	var out []int

@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	memory "github.com/memory-mcp/memory-mcp"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // corpus is a run's documents and pairs, split and cut to the seed's token
@@ -192,7 +194,7 @@ func (e *embedder) all(ctx context.Context, texts []string) ([][]float32, error)
 			if len(v) != e.emb.Dim {
 				return nil, fmt.Errorf("embedder %s returned a vector of dimension %d, want %d", e.emb.ID, len(v), e.emb.Dim)
 			}
-			out = append(out, unit(v))
+			out = append(out, score.Unit(v))
 		}
 		e.done += len(chunk)
 		if e.progress != nil {

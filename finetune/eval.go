@@ -1,6 +1,10 @@
 package finetune
 
-import "math"
+import (
+	"math"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
+)
 
 // Figures are a retriever's recall on held-out pairs: each pair's query
 // against every document, with the pair's positive the one relevant answer.
@@ -44,13 +48,13 @@ func (f Figures) mean() Figures {
 // one the query came from) scoring above the positive's own vector, which
 // for an ICT pair is that of the document without the query's sentence.
 func vectorRank(q, pos []float32, docs [][]float32, doc, from int) int {
-	s := dot(q, pos)
+	s := score.Dot(q, pos)
 	rank := 1
 	for d, v := range docs {
 		if d == doc || d == from || v == nil {
 			continue
 		}
-		if dot(q, v) > s {
+		if score.Dot(q, v) > s {
 			rank++
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	memory "github.com/memory-mcp/memory-mcp"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // The seed's token caps: documents are embedded up to 512 tokens, queries
@@ -97,7 +99,7 @@ func nearest(q []float32, docs [][]float32, k int, skip func(int) bool) []int {
 		if v == nil || skip(d) {
 			continue
 		}
-		c := dot(q, v)
+		c := score.Dot(q, v)
 		if len(top) == k && c <= top[0].cos {
 			continue
 		}

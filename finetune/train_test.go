@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // synthetic makes n examples in d dimensions: a query and its positive
@@ -24,7 +26,7 @@ func synthetic(n, d int, seed uint64) (docs [][]float32, exs []example) {
 				v[i] = float32(2 * rng.NormFloat64())
 			}
 		}
-		return unit(v)
+		return score.Unit(v)
 	}
 	for i := range n {
 		signal := make([]float64, d-4)
@@ -151,9 +153,9 @@ func TestTrainRefusesBadSettings(t *testing.T) {
 
 func TestMineSkipsPositiveAndSource(t *testing.T) {
 	texts := []string{"red apple pie", "green apple tart", "red apple juice", "blue sky", "apple orchard red"}
-	vecs := [][]float32{unit([]float32{1, 0}), unit([]float32{1, 0.1}), unit([]float32{1, 0.2}), unit([]float32{0, 1}), unit([]float32{1, 0.3})}
+	vecs := [][]float32{score.Unit([]float32{1, 0}), score.Unit([]float32{1, 0.1}), score.Unit([]float32{1, 0.2}), score.Unit([]float32{0, 1}), score.Unit([]float32{1, 0.3})}
 	pairs := []Pair{{Query: "red apple", Doc: 0, From: 2}}
-	mine(pairs, texts, vecs, [][]float32{unit([]float32{1, 0})}, 2)
+	mine(pairs, texts, vecs, [][]float32{score.Unit([]float32{1, 0})}, 2)
 	got := pairs[0].Negatives
 	if len(got) != 2 {
 		t.Fatalf("negatives %v, want 2", got)

@@ -6,10 +6,11 @@ import (
 	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // This file holds how every stage reads a note's own words: tokens, their
-// stems (stem.go), the small lexicons (function words, generic nouns, negation,
+// stems (text.Root), the small lexicons (function words, generic nouns, negation,
 // contrast) and the snake_case ids a note mentions. The lexicons were chosen
 // while reading testdata/binding.txt and the scenario corpus; the held-out
 // corpus (testdata/binding_heldout.txt) was not used to choose them.
@@ -31,14 +32,14 @@ func writtenWords(text string) []string {
 	return out
 }
 
-// eachContentWord calls f with each word of text that is not a function
+// eachContentWord calls f with each word of note that is not a function
 // word, before and after stemming, and its stem.
-func eachContentWord(text string, f func(word, stem string)) {
-	for _, w := range tokens(text) {
+func eachContentWord(note string, f func(word, stem string)) {
+	for _, w := range tokens(note) {
 		if stopwords[w] {
 			continue
 		}
-		if s := stem(w); !stopwords[s] && s != "" {
+		if s := text.Root(w); !stopwords[s] && s != "" {
 			f(w, s)
 		}
 	}
@@ -52,13 +53,13 @@ type query struct {
 	negated bool
 }
 
-func newQuery(text string) query {
-	q := query{surface: map[string]string{}, negated: negation.MatchString(text)}
-	for _, w := range tokens(text) {
+func newQuery(note string) query {
+	q := query{surface: map[string]string{}, negated: negation.MatchString(note)}
+	for _, w := range tokens(note) {
 		if stopwords[w] {
 			continue
 		}
-		if s := stem(w); !stopwords[s] && !generic[s] && s != "" && q.surface[s] == "" {
+		if s := text.Root(w); !stopwords[s] && !generic[s] && s != "" && q.surface[s] == "" {
 			q.surface[s] = w
 			q.words = append(q.words, s)
 		}
@@ -68,9 +69,7 @@ func newQuery(text string) query {
 
 // tokens splits text into lower-case runs of letters and digits; a
 // snake_case id becomes its words.
-func tokens(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
+func tokens(note string) []string { return text.Words(note) }
 
 // distinct returns the words of ws once each, in order, without generic ones.
 func distinct(ws []string) []string {
@@ -94,7 +93,9 @@ func lexicon(words string) map[string]bool {
 	return m
 }
 
-var stopwords = lexicon(`a an the this that these those it its it's is are was were be been being am
+// stopwords are the stop words (text.StopWords) and the words of a
+// lifecycle note that name no row: its verbs, its time words.
+var stopwords = text.Lexicon(`a an the this that these those it its it's is are was were be been being am
 	has have had do does did done of to in on at by for from with as and or but not no so about into
 	we i you they he she our my your their us me them there here who which what when where
 	will would shall should could can may might must going
@@ -118,7 +119,7 @@ var generic = stems(`blocker issue bug problem error thing stuff matter defect t
 func stems(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
-		m[stem(w)] = true
+		m[text.Root(w)] = true
 	}
 	return m
 }
@@ -222,7 +223,7 @@ func soleID(span string) string {
 		switch {
 		case strings.Contains(f, "_") && memory.IsSlug(f) && id == "":
 			id = f
-		case low == "the" || low == "a" || low == "an" || low == "our" || low == "that" || low == "this" || generic[stem(low)]:
+		case low == "the" || low == "a" || low == "an" || low == "our" || low == "that" || low == "this" || generic[text.Root(low)]:
 		default:
 			return ""
 		}

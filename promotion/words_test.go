@@ -2,7 +2,10 @@ package promotion
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // TestMentionsStatedIDs checks that an id a note states in parentheses or
@@ -20,6 +23,30 @@ func TestMentionsStatedIDs(t *testing.T) {
 	} {
 		if got := fmt.Sprint(mentions(note)); got != want {
 			t.Errorf("mentions(%q) = %s, want %s", note, got, want)
+		}
+	}
+}
+
+// TestLexiconsAfterStemming checks that the lexicons in words.go, which are
+// compared with both a word and its stem, still hold every inflection of
+// the words lifecycle notes use, and keep nouns that share a stem with them.
+func TestLexiconsAfterStemming(t *testing.T) {
+	for _, w := range strings.Fields(`fix fixes fixed fixing resolve resolves resolved resolving solve solves solved
+		solving close closes closed closing unblock unblocks unblocked unblocking work works worked working passes
+		passed passing decide decides decided deciding agree agrees agreed chose chosen settle settles settled
+		settling noted mentioned doing having being`) {
+		if got := contentWords(w); len(got) > 0 {
+			t.Errorf("%q is a content word (%v): lifecycle notes all use it", w, got)
+		}
+	}
+	for _, w := range strings.Fields(`note notes resolver handle worker password fixture closure`) {
+		if len(contentWords(w)) == 0 {
+			t.Errorf("%q is dropped as a function word: it can name a row", w)
+		}
+	}
+	for _, w := range strings.Fields(`blocker blockers issue issues bug bugs problems errors decision decisions rules choices`) {
+		if !generic[text.Root(w)] {
+			t.Errorf("%q (stem %q) is not generic", w, text.Root(w))
 		}
 	}
 }

@@ -152,6 +152,15 @@ func (subs *Subscriptions) Watch(ctx context.Context, feed memory.ChangeFeed, bl
 		}
 		return
 	}
+	// A feed that can tell when a change committed (PostgreSQL's
+	// notifications) wakes the loop at once; the tick still reads the feed,
+	// so a lost wake-up only delays a notice.
+	var wake <-chan struct{}
+	if w, ok := feed.(interface {
+		Wake(context.Context) <-chan struct{}
+	}); ok {
+		wake = w.Wake(ctx)
+	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -159,6 +168,7 @@ func (subs *Subscriptions) Watch(ctx context.Context, feed memory.ChangeFeed, bl
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-wake:
 		}
 		changes, err := feed.ChangesSince(ctx, seq, 1000)
 		if err != nil {

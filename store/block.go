@@ -313,7 +313,7 @@ func sameSetting(a, b memory.Block) bool {
 // it ever did (it made the block, or configured it).
 func configuredValue(ctx context.Context, tx *Tx, b blockRow) (string, bool, error) {
 	var v string
-	err := tx.sql.QueryRowContext(ctx, `SELECT value FROM block_versions WHERE block_id = ? AND author_agent_id = ?
+	err := tx.queryRowOnce(ctx, `SELECT value FROM block_versions WHERE block_id = ? AND author_agent_id = ?
 		ORDER BY version DESC LIMIT 1`, b.id, memory.ConfigAgent).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
@@ -378,7 +378,7 @@ func checkLabelFree(ctx context.Context, tx *Tx, agent string, spec memory.Block
 	// is refused exactly like a label personal blocks use.
 	taken := found && !visible
 	if !taken {
-		err = tx.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
+		err = tx.queryRowOnce(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE label = ? AND scope != ?)`, spec.Label, sharedScope).Scan(&taken)
 		if err != nil {
 			return fmt.Errorf("check label %s: %w", spec.Label, err)
 		}
@@ -403,7 +403,7 @@ func (s *BlockService) warnHidden(ctx context.Context, tx *Tx, agent string, spe
 		}
 		return err
 	}
-	rows, err := tx.sql.QueryContext(ctx, `SELECT scope FROM blocks WHERE label = ? AND scope != ? ORDER BY scope`, spec.Label, sharedScope)
+	rows, err := tx.queryOnce(ctx, `SELECT scope FROM blocks WHERE label = ? AND scope != ? ORDER BY scope`, spec.Label, sharedScope)
 	if err != nil {
 		return fmt.Errorf("check label %s: %w", spec.Label, err)
 	}
@@ -438,7 +438,7 @@ func checkBlockCount(ctx context.Context, tx *Tx, label, owner, caller string) e
 		return nil
 	}
 	var n int
-	if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM blocks WHERE owner = ? AND deleted_at IS NULL`, owner).Scan(&n); err != nil {
+	if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM blocks WHERE owner = ? AND deleted_at IS NULL`, owner).Scan(&n); err != nil {
 		return fmt.Errorf("count blocks: %w", err)
 	}
 	if n < memory.MaxBlocks {
@@ -522,7 +522,7 @@ func commitBlock(ctx context.Context, tx *Tx, b *blockRow, op memory.BlockOp, re
 	if err != nil {
 		return err
 	}
-	_, err = tx.sql.ExecContext(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
+	_, err = tx.execOnce(ctx, `INSERT INTO block_versions (block_id, version, op, value, description, char_limit,
 		deleted, restored_from, at, author_agent_id, author_seniority, author_autonomy, author_is_human, stamp)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, stamp)...)
 	if err != nil {
@@ -541,17 +541,17 @@ func upsertBlock(ctx context.Context, tx *Tx, b *blockRow, prev int) error {
 		deleted = sql.NullInt64{Int64: nanos(*b.DeletedAt), Valid: true}
 	}
 	if prev == 0 {
-		res, err := tx.sql.ExecContext(ctx, `INSERT INTO blocks (scope, label, description, value, char_limit, read_only, owner,
-			writers, readers, version, created_at, updated_at, updated_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		err := tx.queryRowOnce(ctx, `INSERT INTO blocks (scope, label, description, value, char_limit, read_only, owner,
+			writers, readers, version, created_at, updated_at, updated_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`,
 			b.scope, b.Label, b.Description, b.Value, b.Limit, b.ReadOnly, b.Owner, string(writers), string(readers),
-			b.Version, nanos(b.CreatedAt), nanos(b.UpdatedAt), b.UpdatedBy, deleted)
+			b.Version, nanos(b.CreatedAt), nanos(b.UpdatedAt), b.UpdatedBy, deleted).Scan(&b.id)
 		if err != nil {
 			return fmt.Errorf("insert block: %w", err)
 		}
-		b.id, err = res.LastInsertId()
-		return err
+		return nil
 	}
-	res, err := tx.sql.ExecContext(ctx, `UPDATE blocks SET description = ?, value = ?, char_limit = ?, read_only = ?, writers = ?,
+	res, err := tx.execOnce(ctx, `UPDATE blocks SET description = ?, value = ?, char_limit = ?, read_only = ?, writers = ?,
 		readers = ?, version = ?, updated_at = ?, updated_by = ?, deleted_at = ? WHERE id = ? AND version = ?`,
 		b.Description, b.Value, b.Limit, b.ReadOnly, string(writers), string(readers), b.Version, nanos(b.UpdatedAt),
 		b.UpdatedBy, deleted, b.id, prev)
@@ -586,7 +586,7 @@ func scanBlock(row interface{ Scan(...any) error }) (blockRow, error) {
 
 // loadBlock reads the block at (scope, label), deleted or not.
 func loadBlock(ctx context.Context, tx *Tx, scope, label string) (blockRow, bool, error) {
-	b, err := scanBlock(tx.sql.QueryRowContext(ctx, blockColumns+` WHERE scope = ? AND label = ?`, scope, label))
+	b, err := scanBlock(tx.queryRowOnce(ctx, blockColumns+` WHERE scope = ? AND label = ?`, scope, label))
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, false, nil
 	}
@@ -628,7 +628,7 @@ func lookup(ctx context.Context, tx *Tx, agent, label string) (blockRow, error) 
 func visibleBlocks(ctx context.Context, tx *Tx, agent string) ([]blockRow, error) {
 	// A shared block whose label the agent uses for a block of its own is
 	// hidden from it, as lookup finds its own first.
-	rows, err := tx.sql.QueryContext(ctx, blockColumns+` WHERE deleted_at IS NULL AND (scope = ? OR
+	rows, err := tx.queryOnce(ctx, blockColumns+` WHERE deleted_at IS NULL AND (scope = ? OR
 		(scope = ? AND label NOT IN (SELECT label FROM blocks WHERE scope = ?))) ORDER BY scope = ?, id`,
 		agent, sharedScope, agent, sharedScope)
 	if err != nil {
@@ -651,7 +651,7 @@ func visibleBlocks(ctx context.Context, tx *Tx, agent string) ([]blockRow, error
 // blockVersions returns up to limit versions of b, newest first; a non-zero
 // only selects that one version.
 func blockVersions(ctx context.Context, tx *Tx, b blockRow, only, limit int) ([]memory.BlockVersion, error) {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from, at,
+	rows, err := tx.queryOnce(ctx, `SELECT version, op, value, description, char_limit, deleted, restored_from, at,
 		author_agent_id, author_seniority, author_autonomy, author_is_human
 		FROM block_versions WHERE block_id = ? AND (? = 0 OR version = ?) ORDER BY version DESC LIMIT ?`, b.id, only, only, limit)
 	if err != nil {

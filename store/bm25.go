@@ -3,12 +3,13 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // registerFTS registers FTS5 on a new connection together with memory_rank,
@@ -40,16 +41,9 @@ func registerFTS(c *sqlite3.Conn) error {
 	})
 }
 
-// BM25 parameters. FTS5's bm25() uses k1 1.2 and b 0.75. On LoCoMo less
-// length normalisation ranks better (BM25 alone, R@5: b 0.75 0.532, b 0.3
-// 0.559, b 0 0.564, all with k1 0.9), and b 0 spares a lookup of each
-// matching row's length. Memories are short statements; a long one gains
-// from matching more distinct words, not from repeating them (k1 saturates
-// repetition quickly).
-var (
-	bm25K1 = 0.9
-	bm25B  = 0.0
-)
+// bm25Params are the BM25 parameters the search ranks with (see
+// score.Memories); a test may change them.
+var bm25Params = score.Memories
 
 // rankState is memory_rank's per-query data.
 type rankState struct {
@@ -59,7 +53,7 @@ type rankState struct {
 }
 
 // memoryRank is memory_rank(memory_fts, dfs[, rows, avgdl]): Okapi BM25 as
-// FTS5's bm25() computes it (with k1 and b above), over the content and tags
+// FTS5's bm25() computes it (with bm25Params' k1 and b), over the content and tags
 // columns only, for the first len(dfs) phrases of the query. dfs are those
 // phrases' document frequencies, comma-separated, which the search has
 // already counted to prune its terms; rows and avgdl are N and the mean
@@ -94,7 +88,7 @@ func memoryRank(fts fts5.Context, ctx sqlite3.Context, args ...sqlite3.Value) {
 			st.freq[phrase]++
 		}
 	}
-	if bm25B == 0 {
+	if bm25Params.B == 0 {
 		// No length normalisation: skip the per-row length lookup, which
 		// was a fifth of a search's time.
 		ctx.ResultFloat(bm25(st, st.avgdl))
@@ -111,14 +105,13 @@ func memoryRank(fts fts5.Context, ctx sqlite3.Context, args ...sqlite3.Value) {
 
 // bm25 scores one row from its phrase frequencies and length.
 func bm25(st *rankState, dl float64) float64 {
-	norm := bm25K1 * (1 - bm25B + bm25B*dl/st.avgdl)
-	var score float64
+	var sum float64
 	for p, f := range st.freq {
 		if f > 0 {
-			score += st.idf[p] * f * (bm25K1 + 1) / (f + norm)
+			sum += bm25Params.Term(st.idf[p], f, dl, st.avgdl)
 		}
 	}
-	return score
+	return sum
 }
 
 // rankData returns the query's IDFs and mean length, computing them on the
@@ -138,7 +131,7 @@ func rankData(fts fts5.Context, args []sqlite3.Value) (*rankState, error) {
 			if err != nil {
 				return nil, fmt.Errorf("memory_rank: document frequency %q: %w", term, err)
 			}
-			st.idf = append(st.idf, idf(rows, df))
+			st.idf = append(st.idf, score.IDF(rows, df))
 		}
 	}
 	st.freq = make([]float64, len(st.idf))
@@ -161,17 +154,6 @@ func collection(fts fts5.Context, args []sqlite3.Value) (rows, avgdl float64, er
 		return 0, 0, err
 	}
 	return float64(n), max(1, float64(content+tags)/float64(max(n, 1))), nil
-}
-
-// idf is FTS5's inverse document frequency: ln((N − n + 0.5)/(n + 0.5)),
-// floored at 1e-6 so that a term in most rows still counts a little. n is
-// capped at N: a frequency counted earlier (or in another snapshot) may
-// exceed the rows left after memories were forgotten, and the logarithm of
-// a negative number would poison the score with NaN (which SQLite returns
-// as NULL).
-func idf(rows, df float64) float64 {
-	df = min(df, rows)
-	return max(1e-6, math.Log((rows-df+0.5)/(df+0.5)))
 }
 
 func cmpErr(errs ...error) error {

@@ -51,11 +51,15 @@ type DB struct {
 	// off, and SQLite expires every statement prepared on the connection
 	// when that flag changes, so each read would parse every statement
 	// anew; connections that only read never switch it.
-	reads  *sql.DB
-	path   string
-	busy   time.Duration // the busy timeout the connections were opened with
-	stmts  sync.Map      // query text -> *sql.Stmt on sql, prepared once (see Tx.stmt)
-	rstmts sync.Map      // the same on reads
+	reads *sql.DB
+	path  string // the file, or a PostgreSQL database's URL without its password
+	// postgres says the database is PostgreSQL (postgres.go): statements
+	// are rebound to its dialect, writes are serializable and retried.
+	postgres bool
+	pg       *postgresEngine // what the PostgreSQL engine keeps beside the pool
+	busy     time.Duration   // the busy timeout the connections were opened with
+	stmts    sync.Map        // query text -> *sql.Stmt on sql, prepared once (see Tx.stmt)
+	rstmts   sync.Map        // the same on reads
 	// logLines counts the write log lines this process wrote (pruning).
 	logLines atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.
@@ -139,7 +143,12 @@ func dsn(path string, busy time.Duration, readOnly bool) string {
 func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
-func (db *DB) Close() error { return errors.Join(db.reads.Close(), db.sql.Close()) }
+func (db *DB) Close() error {
+	if db.reads == db.sql {
+		return db.sql.Close()
+	}
+	return errors.Join(db.reads.Close(), db.sql.Close())
+}
 
 // Tx is one transaction on the store. The store's own services run each
 // public method in one; a service outside the store (promotion, and the
@@ -178,8 +187,13 @@ func (tx *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return tx.sql.StmtContext(ctx, st), nil
 }
 
-// exec, query and queryRow run q in tx through its prepared statement.
+// exec, query and queryRow run q in tx through its prepared statement. On
+// PostgreSQL the driver prepares and caches each statement per connection
+// itself, so q is only rebound to its dialect.
 func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if tx.db.postgres {
+		return tx.sql.ExecContext(ctx, tx.db.rebind(q), tx.db.args(args)...)
+	}
 	st, err := tx.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -188,6 +202,9 @@ func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 }
 
 func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if tx.db.postgres {
+		return tx.sql.QueryContext(ctx, tx.db.rebind(q), tx.db.args(args)...)
+	}
 	st, err := tx.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -198,10 +215,44 @@ func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // queryRow reports a statement that does not prepare through Scan, as
 // database/sql's own QueryRow does: it runs q directly, which fails the same way.
 func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if tx.db.postgres {
+		return tx.sql.QueryRowContext(ctx, tx.db.rebind(q), tx.db.args(args)...)
+	}
 	if st, err := tx.stmt(ctx, q); err == nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return tx.sql.QueryRowContext(ctx, q, args...)
+}
+
+// execOnce, queryOnce and queryRowOnce run q in tx without preparing it for
+// reuse: a statement run rarely, or built in many shapes. On PostgreSQL
+// they rebind it as exec does.
+func (tx *Tx) execOnce(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return tx.sql.ExecContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
+}
+
+func (tx *Tx) queryOnce(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return tx.sql.QueryContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
+}
+
+func (tx *Tx) queryRowOnce(ctx context.Context, q string, args ...any) *sql.Row {
+	return tx.sql.QueryRowContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
+}
+
+// insertID runs the INSERT q and returns the key column of the row it
+// wrote: SQLite's last insert rowid, or on PostgreSQL what RETURNING key
+// gives (its driver has no last insert id).
+func (tx *Tx) insertID(ctx context.Context, key, q string, args ...any) (int64, error) {
+	var id int64
+	if tx.db.postgres {
+		err := tx.queryRow(ctx, q+" RETURNING "+key, args...).Scan(&id)
+		return id, err
+	}
+	res, err := tx.exec(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // Now is the time a write in tx is stamped with: the database's clock.
@@ -211,12 +262,51 @@ func (tx *Tx) Now() time.Time { return tx.db.Now.Now() }
 // returns nil: it commits whole or not at all. Every public write of the
 // store's services goes through here, and so does every write a service
 // outside the store composes.
+//
+// On PostgreSQL the transaction is serializable, so that every rule the
+// services check inside one holds as it does under SQLite's one writer at a
+// time; one PostgreSQL aborts for concurrent writers is run again. So is one
+// that broke a unique key: PostgreSQL reports a key a concurrent
+// transaction inserted that way unless this one had read that very key
+// (two publishes of a new version each read the snapshot, then insert the
+// same log row). Run again, it reads the other's row and decides anew; a
+// real duplicate fails every time and is returned as it is.
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.busyError(db.update(ctx, fn))
+	err := db.update(ctx, fn, false)
+	for try := 1; db.postgres && (retryable(err) || uniqueViolation(err)) && try < serializationRetries; try++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(retryWait(try)):
+		}
+		err = db.update(ctx, fn, try >= serializeAfter)
+	}
+	return db.busyError(err)
 }
 
-func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
-	t, err := db.sql.BeginTx(ctx, nil)
+// writeTx is how a write transaction begins: SQLite's are immediate by their
+// connections' settings; PostgreSQL's serializable.
+func (db *DB) writeTx() *sql.TxOptions {
+	if db.postgres {
+		return &sql.TxOptions{Isolation: sql.LevelSerializable}
+	}
+	return nil
+}
+
+// readTx is how a read transaction begins: read-only, and on PostgreSQL one
+// snapshot for all its statements.
+func (db *DB) readTx() *sql.TxOptions {
+	if db.postgres {
+		return &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+	}
+	return &sql.TxOptions{ReadOnly: true}
+}
+
+// update runs fn in one write transaction; queued (PostgreSQL only), it
+// first waits its turn among the writers that failed to commit several
+// times (see writeQueue).
+func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) error {
+	t, err := db.sql.BeginTx(ctx, db.writeTx())
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -224,6 +314,11 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	// file) is released; after Commit this is a no-op.
 	defer t.Rollback()
 	tx := &Tx{sql: t, db: db}
+	if queued {
+		if err := tx.writeQueue(ctx); err != nil {
+			return err
+		}
+	}
 	// The first write a gated call commits claims its idempotency key and
 	// writes its line in the write log, in the same transaction.
 	// A call's transactions may run in parallel (a consolidation's groups):
@@ -285,7 +380,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 // View runs fn in a read-only (deferred) transaction: a consistent snapshot that
 // does not block writers.
 func (db *DB) View(ctx context.Context, fn func(tx *Tx) error) error {
-	t, err := db.reads.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	t, err := db.reads.BeginTx(ctx, db.readTx())
 	if err != nil {
 		return db.busyError(fmt.Errorf("begin read: %w", err))
 	}
@@ -298,6 +393,9 @@ func (db *DB) View(ctx context.Context, fn func(tx *Tx) error) error {
 // any other error is returned as it is. The transaction it happened in has
 // rolled back, so a retry starts clean.
 func (db *DB) busyError(err error) error {
+	if db.postgres {
+		return db.postgresError(err)
+	}
 	if !errors.Is(err, sqlite3.BUSY) && !errors.Is(err, sqlite3.LOCKED) {
 		return err
 	}
@@ -322,6 +420,7 @@ var migrationSteps = map[string]func(context.Context, *Tx) error{
 	"0014_fact_gates.sql":   fillFactKeys,
 	"0018_meaning_key.sql":  fillMeaningKeys,
 	"0019_shared_gates.sql": fillSharedKeys,
+	"0022_text_rules.sql":   rekeyTexts,
 	"0023_claims_rekey.sql": refillClaims,
 }
 
@@ -410,21 +509,7 @@ func (db *DB) checkSchema(ctx context.Context, known []string) error {
 	if err != nil {
 		return fmt.Errorf("read applied migrations: %w", err)
 	}
-	var unknown []string
-	for _, name := range applied {
-		if !slices.Contains(known, name) {
-			unknown = append(unknown, name)
-		}
-	}
-	switch len(unknown) {
-	case 0:
-		return nil
-	case 1:
-		return fmt.Errorf("%s was written by a newer memory-mcp (it has migration %s, which this build does not know); upgrade memory-mcp",
-			db.path, unknown[0])
-	}
-	return fmt.Errorf("%s was written by a newer memory-mcp (it has migrations %s, which this build does not know); upgrade memory-mcp",
-		db.path, strings.Join(unknown, ", "))
+	return newerSchema(db.path, known, applied)
 }
 
 // appliedMigrations returns the names of the applied migrations, in order.
@@ -453,7 +538,7 @@ func scanStrings(rows *sql.Rows, err error) ([]string, error) {
 // processes tailing the feed see the change exactly when it commits (see
 // memory.ChangeKind for what each kind's ref is).
 func (tx *Tx) RecordChange(ctx context.Context, kind memory.ChangeKind, ref string, at time.Time) error {
-	_, err := tx.sql.ExecContext(ctx, insertChange, kind, ref, at.UnixNano())
+	_, err := tx.exec(ctx, insertChange, kind, ref, at.UnixNano())
 	if err != nil {
 		return fmt.Errorf("record change: %w", err)
 	}
@@ -465,9 +550,9 @@ const insertChange = `INSERT INTO changes (kind, ref, at) VALUES (?, ?, ?)`
 // ChangesSince returns up to limit changes after seq, oldest first.
 // DB is the memory.ChangeFeed of its file.
 func (db *DB) ChangesSince(ctx context.Context, seq int64, limit int) ([]memory.Change, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT seq, kind, ref, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+	rows, err := db.sql.QueryContext(ctx, db.rebind(`SELECT seq, kind, ref, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`), seq, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read changes: %w", err)
+		return nil, db.busyError(fmt.Errorf("read changes: %w", err))
 	}
 	defer rows.Close()
 	var out []memory.Change
@@ -487,7 +572,7 @@ func (db *DB) ChangesSince(ctx context.Context, seq int64, limit int) ([]memory.
 func (db *DB) LastChange(ctx context.Context) (int64, error) {
 	var seq sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT max(seq) FROM changes`).Scan(&seq)
-	return seq.Int64, err
+	return seq.Int64, db.busyError(err)
 }
 
 // nanos and fromNanos convert timestamps to the INTEGER unix-nanosecond form

@@ -176,29 +176,31 @@ func schemaOf(t *testing.T, db *store.DB) string {
 }
 
 func TestChangeFeed(t *testing.T) {
-	db, _ := openDB(t)
-	facts := store.NewFactService(db)
-	ctx := as(senior)
-	for i, id := range []string{"a", "b", "a"} {
-		if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: fmt.Sprintf("x %s %d", id, i), Category: memory.FactOther}); err != nil {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		facts := store.NewFactService(db)
+		ctx := as(senior)
+		for i, id := range []string{"a", "b", "a"} {
+			if _, err := facts.Publish(ctx, memory.FactWrite{FactID: id, Content: fmt.Sprintf("x %s %d", id, i), Category: memory.FactOther}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ch, err := db.ChangesSince(ctx, 0, 10)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	ch, err := db.ChangesSince(ctx, 0, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ch) != 3 || ch[0].Ref != "a" || ch[1].Ref != "b" || ch[2].Ref != "a" || ch[0].Kind != "fact" {
-		t.Fatalf("changes = %+v", ch)
-	}
-	rest, _ := db.ChangesSince(ctx, ch[1].Seq, 10)
-	if len(rest) != 1 || rest[0].Seq != ch[2].Seq {
-		t.Fatalf("changes since %d = %+v", ch[1].Seq, rest)
-	}
-	last, _ := db.LastChange(ctx)
-	if last != ch[2].Seq {
-		t.Fatalf("last change %d, want %d", last, ch[2].Seq)
-	}
+		if len(ch) != 3 || ch[0].Ref != "a" || ch[1].Ref != "b" || ch[2].Ref != "a" || ch[0].Kind != "fact" {
+			t.Fatalf("changes = %+v", ch)
+		}
+		rest, _ := db.ChangesSince(ctx, ch[1].Seq, 10)
+		if len(rest) != 1 || rest[0].Seq != ch[2].Seq {
+			t.Fatalf("changes since %d = %+v", ch[1].Seq, rest)
+		}
+		last, _ := db.LastChange(ctx)
+		if last != ch[2].Seq {
+			t.Fatalf("last change %d, want %d", last, ch[2].Seq)
+		}
+	})
 }
 
 // TestBusyDatabaseIsRetryable: a lock another connection holds past the busy

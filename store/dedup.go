@@ -31,3 +31,75 @@ func fillMeaningKeys(ctx context.Context, tx *Tx) error {
 	}
 	return nil
 }
+
+// rekeyTexts is migration 0022's Go step: every memory's dedup keys and
+// claims, and every fact's words key and (active facts) claims, derived
+// again by the text rules as they now are, so that a memory written before
+// is found as a repeat, or a contradiction, as one written after would be.
+func rekeyTexts(ctx context.Context, tx *Tx) error {
+	has := func(q string, want int) (bool, error) {
+		var n int
+		err := tx.sql.QueryRowContext(ctx, q).Scan(&n)
+		return n == want, err
+	}
+	claims, err := has(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'memory_claims'`, 1)
+	if err != nil {
+		return err
+	}
+	keys, err := has(`SELECT count(*) FROM pragma_table_info('memories') WHERE name IN ('exact_key', 'meaning_key')`, 2)
+	if err != nil {
+		return err
+	}
+	if claims && keys {
+		// 0009, 0010 and 0018 came before it (when one comes after, it
+		// keys what it adds by the rules as they are then).
+		if _, err := tx.sql.ExecContext(ctx, `DELETE FROM memory_claims`); err != nil {
+			return err
+		}
+		if err := keyMemories(ctx, tx, "1"); err != nil {
+			return err
+		}
+	}
+	facts, err := has(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'fact_claims'`, 1)
+	if err != nil || !facts {
+		return err
+	}
+	if _, err := tx.sql.ExecContext(ctx, `DELETE FROM fact_claims`); err != nil {
+		return err
+	}
+	return fillFactKeys(ctx, tx)
+}
+
+// keyMemories sets the dedup keys of the memories where cond holds (SQL)
+// and records their claims, a shared copy's as the shared space's.
+func keyMemories(ctx context.Context, tx *Tx, cond string) error {
+	type row struct {
+		pk             int64
+		agent, content string
+		shared         bool
+	}
+	todo, err := collect(ctx, tx, `SELECT pk, agent_id, content, shared FROM memories WHERE `+cond, func(rows *sql.Rows, r *row) error {
+		return rows.Scan(&r.pk, &r.agent, &r.content, &r.shared)
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range todo {
+		k := keysOf(r.content, false)
+		// Not tx.exec: its statements are prepared for the database, which
+		// does not see a migration's changes until it commits.
+		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ?, meaning_key = ? WHERE pk = ?`,
+			k.exact, k.words, nullString(k.meaning, k.meaning != ""), r.pk); err != nil {
+			return err
+		}
+		agent := r.agent
+		if r.shared {
+			agent = sharedClaims
+		}
+		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
+			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, agent, r.pk, claimList(k.claims)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -26,9 +26,12 @@ type dedupPair struct {
 	Category memory.Category `json:"category"`
 }
 
+// dedupKind is a kind of pair in a corpus, with the label it must carry.
+type dedupKind struct{ name, label string }
+
 // dedupKinds are the kinds of pair in the corpus, in report order, with the
 // label each kind must carry.
-var dedupKinds = []struct{ name, label string }{
+var dedupKinds = []dedupKind{
 	{"exact", "duplicate"},
 	{"reworded", "duplicate"},
 	{"paraphrased", "duplicate"},
@@ -41,14 +44,46 @@ var dedupKinds = []struct{ name, label string }{
 // corpus the dedup rules were tuned on, "heldout" one written apart from the
 // rules to measure them honestly. Only the tuned corpus is asserted on; the
 // held-out one is reported, never tuned on or asserted.
-var dedupCorpora = []struct{ name, file string }{
-	{"tuned", "dedup_pairs.jsonl"},
-	{"heldout", "dedup_pairs_heldout.jsonl"},
+var dedupCorpora = []dedupCorpus{
+	{"tuned", "dedup_pairs.jsonl", dedupKinds},
+	{"heldout", "dedup_pairs_heldout.jsonl", dedupKinds},
 }
 
-func loadDedupPairs(tb testing.TB, file string) []dedupPair {
+// dedupCorpus is a labelled corpus of pairs and the kinds it holds.
+type dedupCorpus struct {
+	name, file string
+	kinds      []dedupKind
+}
+
+// nearStemKinds are the kinds of the near-stem corpus
+// (testdata/nearstem_pairs.jsonl): two memories that differ in one word
+// sharing its first letters with the other's but meaning something else,
+// "derived" from one root (internal / international, account /
+// accounting) or sharing only a "prefix" (contract / control, interval /
+// interview); and true rewordings, told in another order, in the
+// passive, with a plural, a tense, an -ing or an -ly form.
+var nearStemKinds = []dedupKind{
+	{"derived", "distinct"},
+	{"prefix", "distinct"},
+	{"order", "duplicate"},
+	{"passive", "duplicate"},
+	{"plural", "duplicate"},
+	{"tense", "duplicate"},
+	{"ing", "duplicate"},
+	{"ly", "duplicate"},
+}
+
+// nearStemCorpora split the near-stem corpus, written before the rules
+// were changed for it, in two: the rules were tuned on the first; the
+// held-out half is only reported, by BenchmarkNearStemDedup.
+var nearStemCorpora = []dedupCorpus{
+	{"nearstem-tuned", "nearstem_pairs.jsonl", nearStemKinds},
+	{"nearstem-heldout", "nearstem_pairs_heldout.jsonl", nearStemKinds},
+}
+
+func loadDedupPairs(tb testing.TB, file string, kinds []dedupKind) []dedupPair {
 	want := map[string]string{}
-	for _, k := range dedupKinds {
+	for _, k := range kinds {
 		want[k.name] = k.label
 	}
 	return loadPairs(tb, file, func(p dedupPair) bool {
@@ -134,7 +169,9 @@ type dedupReport struct {
 	corpus    string
 	pairs, tn int
 	confusion
+	order          []dedupKind
 	kinds          map[string]*dedupKindCount
+	tiers          map[string]*confusion // by the tier that answered duplicate (fn unused)
 	falsePositives []dedupFalsePositive
 }
 
@@ -142,16 +179,17 @@ type dedupReport struct {
 // testdata/file through a memory service with dedup on (the default), each
 // pair as an agent of its own in one store, and counts B's duplicate outcome
 // against the label.
-func measureDedup(tb testing.TB, corpus, file string) dedupReport {
+func measureDedup(tb testing.TB, c dedupCorpus) dedupReport {
 	tb.Helper()
-	pairs := loadDedupPairs(tb, file)
+	pairs := loadDedupPairs(tb, c.file, c.kinds)
 	db, _ := openDB(tb)
 	s := store.NewMemoryService(db, nil)
 	if !s.Dedup {
 		tb.Fatal("dedup is off by default")
 	}
-	r := dedupReport{corpus: corpus, pairs: len(pairs), kinds: map[string]*dedupKindCount{}}
-	for _, k := range dedupKinds {
+	r := dedupReport{corpus: c.name, pairs: len(pairs), order: c.kinds, kinds: map[string]*dedupKindCount{},
+		tiers: map[string]*confusion{}}
+	for _, k := range c.kinds {
 		r.kinds[k.name] = &dedupKindCount{}
 	}
 	for i, p := range pairs {
@@ -189,6 +227,12 @@ func measureDedup(tb testing.TB, corpus, file string) dedupReport {
 			k.hits++
 		}
 		r.add(predicted, labelled)
+		if predicted {
+			if r.tiers[second.Tier] == nil {
+				r.tiers[second.Tier] = &confusion{}
+			}
+			r.tiers[second.Tier].add(predicted, labelled)
+		}
 		switch {
 		case predicted && !labelled:
 			r.falsePositives = append(r.falsePositives, dedupFalsePositive{p, second.Tier})
@@ -204,7 +248,14 @@ func measureDedup(tb testing.TB, corpus, file string) dedupReport {
 func (r dedupReport) lines() []string {
 	out := []string{fmt.Sprintf("dedup corpus=%s pairs=%d duplicate precision=%.3f recall=%.3f (tp=%d fp=%d fn=%d tn=%d)",
 		r.corpus, r.pairs, r.precision(), r.recall(), r.tp, r.fp, r.fn, r.tn)}
-	for _, kd := range dedupKinds {
+	labelled := r.tp + r.fn
+	for _, tier := range []string{memory.DedupExact, memory.DedupWords, memory.DedupSemantic, memory.DedupModel} {
+		if t := r.tiers[tier]; t != nil {
+			out = append(out, fmt.Sprintf("dedup corpus=%s tier=%s answered=%d precision=%.3f recall=%.3f (tp=%d fp=%d)",
+				r.corpus, tier, t.tp+t.fp, t.precision(), float64(t.tp)/float64(max(labelled, 1)), t.tp, t.fp))
+		}
+	}
+	for _, kd := range r.order {
 		k := r.kinds[kd.name]
 		if k.n == 0 {
 			continue
@@ -223,10 +274,16 @@ func (r dedupReport) lines() []string {
 // false positive: a memory that said something new and was dropped as a
 // repeat. The reported metrics are the held-out corpus's.
 func BenchmarkDedupPrecision(b *testing.B) {
-	reports := make([]dedupReport, len(dedupCorpora))
+	benchDedup(b, dedupCorpora)
+}
+
+// benchDedup measures each corpus, prints its report and reports the
+// last one's figures (the held-out corpus's).
+func benchDedup(b *testing.B, corpora []dedupCorpus) {
+	reports := make([]dedupReport, len(corpora))
 	for range b.N {
-		for i, c := range dedupCorpora {
-			reports[i] = measureDedup(b, c.name, c.file)
+		for i, c := range corpora {
+			reports[i] = measureDedup(b, c)
 		}
 	}
 	for _, r := range reports {
@@ -241,16 +298,40 @@ func BenchmarkDedupPrecision(b *testing.B) {
 }
 
 // TestDedupCorpusPrecision holds remember's duplicate outcome to the
-// product's aim on the tuned corpus: at least 95% of the memories it drops
-// as repeats say nothing new. The held-out corpus is only reported, by
+// product's aim on the tuned corpus: at least 99.5% of the memories it
+// drops as repeats say nothing new (issue 22; it was 95% while the stem was
+// any shared five-letter prefix). The held-out corpus is only reported, by
 // BenchmarkDedupPrecision, so that it is never tuned on.
 func TestDedupCorpusPrecision(t *testing.T) {
-	c := dedupCorpora[0]
-	r := measureDedup(t, c.name, c.file)
+	r := measureDedup(t, dedupCorpora[0])
 	for _, l := range r.lines() {
 		t.Log(l)
 	}
-	if p := r.precision(); p < 0.95 {
-		t.Errorf("duplicate precision %.3f is below 0.95: %d of %d memories dropped as repeats said something new", p, r.fp, r.tp+r.fp)
+	if p := r.precision(); p < 0.995 {
+		t.Errorf("duplicate precision %.3f is below 0.995: %d of %d memories dropped as repeats said something new", p, r.fp, r.tp+r.fp)
+	}
+}
+
+// BenchmarkNearStemDedup prints remember's duplicate outcome on both halves
+// of the near-stem corpus, by tier and by kind, with every different
+// memory dropped as a repeat. The reported metrics are the held-out half's.
+func BenchmarkNearStemDedup(b *testing.B) {
+	benchDedup(b, nearStemCorpora)
+}
+
+// TestNearStemCorpus holds dedup to its first promise on the tuned half of
+// the near-stem corpus: no memory that differs from an earlier one by a
+// word sharing its first letters (internal / international) is dropped as
+// a repeat of it. Its rewordings are reported, not asserted.
+func TestNearStemCorpus(t *testing.T) {
+	r := measureDedup(t, nearStemCorpora[0])
+	for _, l := range r.lines() {
+		t.Log(l)
+	}
+	if r.fp != 0 {
+		t.Errorf("%d different memories were dropped as repeats (precision %.3f)", r.fp, r.precision())
+	}
+	if r.tn == 0 || r.tp+r.fn == 0 {
+		t.Errorf("the corpus holds %d different pairs and %d rewordings; want both", r.tn+r.fp, r.tp+r.fn)
 	}
 }

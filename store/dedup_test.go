@@ -9,6 +9,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
@@ -374,5 +375,78 @@ func TestMeaningKeyMigrationKeysEarlierMemories(t *testing.T) {
 	r := rememberOutcome(t, store.NewMemoryService(db, nil), ann, memory.EntryWrite{Content: "Dark mode is what the user prefers."})
 	if r.Outcome != memory.WriteOutcomeDuplicate || r.Tier != memory.DedupSemantic || r.ID != "mem-old" {
 		t.Fatalf("a restatement of a memory from before the upgrade: %s %s tier %q", r.Outcome, r.ID, r.Tier)
+	}
+}
+
+// The issue's repro: a memory that differs from an earlier one by a word
+// sharing its first five letters says something else. remember stores it,
+// search finds it by that word, and publish_memory shares it beside the
+// other's shared copy.
+func TestNearStemWordIsNotARepeat(t *testing.T) {
+	s, db, _ := memories(t, nil)
+	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the internal API."})
+	second := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the international API."})
+	if first.Outcome != memory.WriteOutcomeStored || second.Outcome != memory.WriteOutcomeStored || second.ID == first.ID {
+		t.Fatalf("second memory: %s (tier %q), want stored apart from %s", second.Outcome, second.Tier, first.ID)
+	}
+	// Search reads wider than dedup writes: the full-text index's Porter
+	// stemmer takes "internal" for "international" too, which finds one
+	// memory more rather than loses one.
+	if hits := search(t, s, ann, memory.Query{Text: "international"}); !slices.Contains(hits, second.ID) {
+		t.Fatalf("search international: %v, want the second memory %s among them", hits, second.ID)
+	}
+	for _, p := range [][2]string{
+		{"Grandpa's memory service is on Sunday.", "Grandpa's memorial service is on Sunday."},
+		{"The contract team signs off on releases.", "The control team signs off on releases."},
+		{"Lena wants a custom report every Friday.", "Lena wants a customer report every Friday."},
+	} {
+		a := publishOf(t, s, bob, memory.EntryWrite{Content: p[0]})
+		b := publishOf(t, s, bob, memory.EntryWrite{Content: p[1]})
+		if a.Outcome != memory.WriteOutcomeStored || b.Outcome != memory.WriteOutcomeStored || a.ID == b.ID {
+			t.Errorf("publish %q after %q: %s (tier %q), want a shared copy of its own", p[1], p[0], b.Outcome, b.Tier)
+		}
+	}
+	if n := activeShared(t, db); n != 6 {
+		t.Errorf("%d shared memories, want 6", n)
+	}
+	// A true repeat is still one: the same words in another form.
+	again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann is working on the international API."})
+	if again.Outcome != memory.WriteOutcomeDuplicate || again.ID != second.ID {
+		t.Errorf("a restatement: %s of %s, want a duplicate of %s", again.Outcome, again.ID, second.ID)
+	}
+}
+
+// Memories and their claims from before the text rules changed are keyed
+// again when the database is upgraded: a repeat of one is found by the
+// new rules' keys, and a contradiction of one by its claims, a shared
+// copy's under the shared space.
+func TestTextRulesMigrationRekeysEarlierMemories(t *testing.T) {
+	db := upgraded(t, "0022", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters, exact_key, words_key, meaning_key, published_from) VALUES
+			('mem-colour', 'ann', 'default', 'semantic', 'The user''s favourite colour is green.', '[]', 1, 0, 1, 1, 1, '', 'old', 'old', 'old', NULL),
+			('mem-flight', 'ann', 'default', 'semantic', 'The flight is on Tuesday.', '[]', 1, 0, 1, 1, 1, '', 'old', 'old', 'old', NULL),
+			('mem-shared', 'bob', 'default', 'semantic', 'The deploy window is on Friday.', '[]', 1, 1, 1, 1, 1, '', 'old', 'old', 'old', 'mem-colour')`)
+	})
+	for id, content := range map[string]string{"mem-colour": "The user's favourite colour is green.", "mem-shared": "The deploy window is on Friday."} {
+		exact, words := text.DedupKeys(content)
+		var e, w, m string
+		if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = ?`, id).Scan(&e, &w, &m); err != nil ||
+			e != exact || w != words || m != text.MeaningKey(content) {
+			t.Errorf("%s: keys %q %q %q (%v), want them derived again", id, e, w, m, err)
+		}
+	}
+	s := store.NewMemoryService(db, nil)
+	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user's favorite color is green."}); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != "mem-colour" {
+		t.Errorf("a repeat of a memory from before the upgrade: %s %s tier %q", r.Outcome, r.ID, r.Tier)
+	}
+	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Wednesday."})
+	if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != "mem-flight" {
+		t.Errorf("a contradiction of a memory from before the upgrade: %+v", r.Conflicts)
+	}
+	var shared int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM memory_claims c JOIN memories m ON m.pk = c.memory_pk
+		WHERE m.id = 'mem-shared' AND c.agent_id = '*shared'`).Scan(&shared); err != nil || shared == 0 {
+		t.Errorf("the shared copy's claims: %d (%v), want them under the shared space", shared, err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // SetPeriodListLimit changes periodListLimit for a test and returns the undo.
@@ -24,7 +26,7 @@ func SetMatchBudget(n int) func() {
 // IndexQuery runs the index's vector query over an agent's personal space
 // with no filter, for benchmarks that time it apart from BM25.
 func (x *Index) IndexQuery(vec []float32, agent string, n int) int {
-	return len(x.query(vectorQuery{vec: normalize(vec), spaces: []string{personalSpace(agent)}, keep: func(docMeta) bool { return true }, n: n}))
+	return len(x.query(vectorQuery{vec: score.Unit(vec), spaces: []string{personalSpace(agent)}, keep: func(docMeta) bool { return true }, n: n}))
 }
 
 // Chromem is the baseline the index is measured against: the same vectors
@@ -55,7 +57,7 @@ func NewChromem(ctx context.Context, db *DB, agent string) (*Chromem, error) {
 			return nil, err
 		}
 		if !isZero(v) {
-			docs = append(docs, chromem.Document{ID: id, Embedding: normalize(v)})
+			docs = append(docs, chromem.Document{ID: id, Embedding: score.Unit(v)})
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -66,15 +68,15 @@ func NewChromem(ctx context.Context, db *DB, agent string) (*Chromem, error) {
 
 // Query returns how many of the n nearest chromem found (n clamped to Count).
 func (c *Chromem) Query(ctx context.Context, vec []float32, n int) (int, error) {
-	res, err := c.col.QueryEmbedding(ctx, normalize(vec), min(n, c.col.Count()), nil, nil)
+	res, err := c.col.QueryEmbedding(ctx, score.Unit(vec), min(n, c.col.Count()), nil, nil)
 	return len(res), err
 }
 
 // SetBM25 changes k1 and b and returns the undo.
 func SetBM25(k1, b float64) func() {
-	oldK1, oldB := bm25K1, bm25B
-	bm25K1, bm25B = k1, b
-	return func() { bm25K1, bm25B = oldK1, oldB }
+	old := bm25Params
+	bm25Params = score.BM25{K1: k1, B: b}
+	return func() { bm25Params = old }
 }
 
 // Words, RowID and Migrations expose internals to the store's own tests.
@@ -111,3 +113,16 @@ func DeferredIndexes(db *DB) int {
 	}
 	return n
 }
+
+// OpenPostgres is the PostgreSQL engine's opener, for the tests that run
+// the store on both engines; no flag reaches it yet.
+var OpenPostgres = openPostgres
+
+// PostgresMigrations are the PostgreSQL schema's migrations.
+var PostgresMigrations = postgresMigrations
+
+// OpenPostgresWith opens a PostgreSQL database with the given migrations.
+var OpenPostgresWith = openPostgresWith
+
+// RebindParams renders a statement's parameters in PostgreSQL's form.
+var RebindParams = rebindParams

@@ -36,8 +36,8 @@ func (tx *Tx) checkFact(ctx context.Context, who memory.Identity, f memory.Fact,
 	if f.SupersededBy != "" {
 		return nil, tx.settleFactConflicts(ctx, who, f.ID, "", fmt.Sprintf("fact %s is marked superseded by %s", f.ID, f.SupersededBy), now)
 	}
-	if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO fact_claims (claim, value, fact_id)
-		SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, f.ID, claimList(claims)); err != nil {
+	if _, err := tx.exec(ctx, `INSERT INTO fact_claims (claim, value, fact_id)
+		SELECT value ->> 0, value ->> 1, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, f.ID, claimList(claims)); err != nil {
 		return nil, fmt.Errorf("record fact claims: %w", err)
 	}
 	var found []memory.Fact
@@ -188,11 +188,11 @@ func (tx *Tx) recordFactConflict(ctx context.Context, who memory.Identity, older
 		reopen := !(prev.Resolution == memory.ConflictBothHold && prev.Decided && same)
 		_, err = tx.exec(ctx, `UPDATE fact_conflicts SET older_version = ?, newer_version = ?, kind = ?,
 			slot = ?, older_value = ?, newer_value = ?, detected_at = ?, detected_by = ?,
-			resolution = CASE WHEN ?9 THEN 'open' ELSE resolution END,
-			resolved_at = CASE WHEN ?9 THEN NULL ELSE resolved_at END,
-			resolved_by = CASE WHEN ?9 THEN NULL ELSE resolved_by END,
-			decided = CASE WHEN ?9 THEN 0 ELSE decided END,
-			reason = CASE WHEN ?9 THEN ?11 ELSE reason END WHERE id = ?10`,
+			resolution = CASE WHEN ?9 = 1 THEN 'open' ELSE resolution END,
+			resolved_at = CASE WHEN ?9 = 1 THEN NULL ELSE resolved_at END,
+			resolved_by = CASE WHEN ?9 = 1 THEN NULL ELSE resolved_by END,
+			decided = CASE WHEN ?9 = 1 THEN 0 ELSE decided END,
+			reason = CASE WHEN ?9 = 1 THEN ?11 ELSE reason END WHERE id = ?10`,
 			older.Version, newer.Version, c.Kind, nullString(c.Slot, c.Slot != ""),
 			nullString(c.Older, c.Older != ""), nullString(c.Newer, c.Newer != ""), nanos(now), who.Principal(), reopen, prev.ID,
 			nullString(c.Why, c.Why != ""))

@@ -144,15 +144,14 @@ func (tx *Tx) logCall(ctx context.Context, c *Call, outcome memory.WriteOutcome,
 	if err != nil {
 		return err
 	}
-	res, err := tx.exec(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, nanos(now), c.Principal, c.Tool, string(outcome),
+	err = tx.queryRow(ctx, `INSERT INTO write_log (at, principal, tool, outcome, gate, reason, ref, latency_ns, gates)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nanos(now), c.Principal, c.Tool, string(outcome),
 		nullString(gate, gate != ""), nullString(reason, reason != ""), nullString(c.Ref, c.Ref != ""),
-		int64(now.Sub(c.Started)), string(gates))
+		int64(now.Sub(c.Started)), string(gates)).Scan(&c.logID)
 	if err != nil {
 		return fmt.Errorf("write log: %w", err)
 	}
-	c.logID, err = res.LastInsertId()
-	return err
+	return nil
 }
 
 func nanosOf(m map[string]time.Duration) map[string]int64 {
@@ -180,7 +179,7 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 		}
 	}
 	if c.holds() {
-		if _, err := tx.sql.ExecContext(ctx, `SAVEPOINT held_write`); err != nil {
+		if _, err := tx.execOnce(ctx, `SAVEPOINT held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 	}
@@ -196,14 +195,14 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		// It repeated what is there: nothing for a human to approve or
 		// review (a repeat's count stands, as anyone's repeat's would).
 		if c.holds() {
-			if _, err := tx.sql.ExecContext(ctx, `RELEASE held_write`); err != nil {
+			if _, err := tx.execOnce(ctx, `RELEASE held_write`); err != nil {
 				return fmt.Errorf("hold: %w", err)
 			}
 		}
 		c.Approval = nil
 	}
 	if c.holds() {
-		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
+		if _, err := tx.execOnce(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 		c.Outcome, c.Reason, c.Ref = memory.WriteOutcomeHeld, "", ""
@@ -391,7 +390,7 @@ func fillDedupKeys(ctx context.Context, tx *Tx) error {
 	}
 	for _, r := range todo {
 		exact, words := text.DedupKeys(r.content)
-		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
+		if _, err := tx.execOnce(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
 			return err
 		}
 	}

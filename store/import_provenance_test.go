@@ -123,3 +123,16 @@ func TestImportDefersTheFullTextIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestEntriesReadTheImportRecordOnEngines: reading a memory looks for the
+// import that wrote it on either engine; one remembered here has none.
+func TestEntriesReadTheImportRecordOnEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		mem, _, _ := memoriesOn(t, openDB, nil)
+		e := remember(t, mem, senior, memory.EntryWrite{Content: "Remembered here, not imported."})
+		got, err := mem.List(as(senior), memory.ListQuery{})
+		if err != nil || len(got.Memories) != 1 || got.Memories[0].ID != e.ID || got.Memories[0].Provenance.Imported != nil {
+			t.Fatalf("list: %+v, %v", got, err)
+		}
+	})
+}

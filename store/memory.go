@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -219,7 +220,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return err
 		}
-		res, err := tx.exec(ctx, `INSERT INTO memories
+		pk, err := tx.insertID(ctx, "pk", `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
 			 exact_key, words_key, meaning_key, stamp)
@@ -232,7 +233,6 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
-		pk, _ := res.LastInsertId()
 		if err := tx.addClaims(ctx, id.AgentID, pk, keys.claims); err != nil {
 			return err
 		}
@@ -807,7 +807,7 @@ func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, e
 
 func (s *MemoryService) softDelete(ctx context.Context, tx *Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	_, err := tx.sql.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
+	_, err := tx.execOnce(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
 		forgotten_autonomy = ?5 WHERE id = ?4`, nanos(now), who.AgentID, reason, id, autonomyArg(memory.AuthorOf(who).Autonomy))
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("forget memory: %w", err)
@@ -869,7 +869,7 @@ func memoryNotFound(id string) error {
 // activeCopy returns the id of the live shared copy of personal memory id, or "".
 func activeCopy(ctx context.Context, tx *Tx, id string) (string, error) {
 	var copyID string
-	err := tx.sql.QueryRowContext(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
+	err := tx.queryRowOnce(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -899,8 +899,14 @@ const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.conten
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
 	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by,
-	(SELECT json_object('id', i.id, 'at', i.imported_at, 'by', i.imported_by, 'file', i.file, 'sha256', i.sha256, 'format', i.format)
+	(SELECT CAST(i.id AS TEXT) || '` + importSep + `' || CAST(i.imported_at AS TEXT) || '` + importSep + `' || i.sha256 || '` + importSep + `' || i.format
+	 || '` + importSep + `' || i.imported_by || '` + importSep + `' || i.file
 	 FROM imports i WHERE m.pk BETWEEN i.first_memory_pk AND i.last_memory_pk AND m.created_at <= i.last_memory_created_at)`
+
+// importSep separates the fields of an import record in entryColumns, on
+// either engine: id, time, checksum, format, who, and the file last, so
+// that a file name holding it stays whole.
+const importSep = "\x1f"
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
@@ -937,17 +943,21 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	return e, nil
 }
 
-// decodeImport reads the JSON object entryColumns makes of an imports row.
+// decodeImport reads the import record entryColumns makes of an imports row.
 func decodeImport(s string) (*memory.ImportProvenance, error) {
-	var r struct {
-		ID                       int64
-		At                       int64
-		By, File, SHA256, Format string
+	f := strings.SplitN(s, importSep, 6)
+	if len(f) != 6 {
+		return nil, fmt.Errorf("an import record of %d fields", len(f))
 	}
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, fmt.Errorf("an import record: %w", err)
+	id, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("an import record's id: %w", err)
 	}
-	return &memory.ImportProvenance{ID: r.ID, At: fromNanos(r.At), By: r.By, File: r.File, SHA256: r.SHA256, Format: r.Format}, nil
+	at, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("an import record's time: %w", err)
+	}
+	return &memory.ImportProvenance{ID: id, At: fromNanos(at), SHA256: f[2], Format: f[3], By: f[4], File: f[5]}, nil
 }
 
 // scanEntries reads every row of a query of entryColumns; none is an empty

@@ -15,14 +15,11 @@ import (
 func (db *DB) InsertNote(ctx context.Context, n memory.Note) (memory.Note, error) {
 	n.CreatedAt = db.Now.Now()
 	err := db.Update(ctx, func(tx *Tx) error {
-		res, err := tx.sql.ExecContext(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, n.Agent, autonomyArg(n.Autonomy), n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""),
-			nanos(n.CreatedAt))
+		err := tx.queryRow(ctx, `INSERT INTO notes (agent_id, autonomy, run_id, kind, text, task_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING note_id`, n.Agent, autonomyArg(n.Autonomy), n.Run, n.Kind, n.Text, nullString(n.TaskID, n.TaskID != ""),
+			nanos(n.CreatedAt)).Scan(&n.ID)
 		if err != nil {
 			return fmt.Errorf("insert note: %w", err)
-		}
-		if n.ID, err = res.LastInsertId(); err != nil {
-			return err
 		}
 		return tx.RecordChange(ctx, memory.ChangeNote, memory.IDRef(n.ID), n.CreatedAt)
 	})
@@ -35,12 +32,12 @@ func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int
 	var out []memory.Note
 	var total int
 	err := db.View(ctx, func(tx *Tx) error {
-		err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
+		err := tx.queryRowOnce(ctx, `SELECT count(*) FROM notes WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL`,
 			agent, run).Scan(&total)
 		if err != nil {
 			return fmt.Errorf("count notes: %w", err)
 		}
-		rows, err := tx.sql.QueryContext(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
+		rows, err := tx.queryOnce(ctx, noteColumns+` WHERE agent_id = ? AND run_id = ? AND processed_at IS NULL
 			ORDER BY note_id LIMIT ?`, agent, run, limit)
 		if err != nil {
 			return fmt.Errorf("read notes: %w", err)
@@ -53,7 +50,7 @@ func (db *DB) UnprocessedNotes(ctx context.Context, agent, run string, limit int
 
 // GetNote returns one note by id, whoever wrote it.
 func (tx *Tx) GetNote(ctx context.Context, id int64) (memory.Note, bool, error) {
-	rows, err := tx.sql.QueryContext(ctx, noteColumns+` WHERE note_id = ?`, id)
+	rows, err := tx.queryOnce(ctx, noteColumns+` WHERE note_id = ?`, id)
 	if err != nil {
 		return memory.Note{}, false, fmt.Errorf("read note %d: %w", id, err)
 	}
@@ -88,7 +85,7 @@ func (tx *Tx) MarkNoteProcessed(ctx context.Context, id int64, o memory.Outcome,
 	if err != nil {
 		return err
 	}
-	_, err = tx.sql.ExecContext(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
+	_, err = tx.execOnce(ctx, `UPDATE notes SET processed_at = ?, outcome_json = ? WHERE note_id = ?`, nanos(at), string(b), id)
 	if err != nil {
 		return fmt.Errorf("mark note processed: %w", err)
 	}

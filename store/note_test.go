@@ -10,126 +10,130 @@ import (
 )
 
 func TestNotesArePrivatePerAgentAndRun(t *testing.T) {
-	db, _ := openDB(t)
-	ctx := context.Background()
-	for _, n := range []memory.Note{
-		{Agent: "sam", Run: "r1", Kind: memory.NoteAgent, Text: "one"},
-		{Agent: "sam", Run: "r2", Kind: memory.NoteAgent, Text: "other run"},
-		{Agent: "ann", Run: "r1", Kind: memory.NoteAgent, Text: "other agent"},
-		{Agent: "sam", Run: "r1", Kind: memory.NoteToolResult, Text: "two", TaskID: "T-1"},
-	} {
-		if _, err := db.InsertNote(ctx, n); err != nil {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		ctx := context.Background()
+		for _, n := range []memory.Note{
+			{Agent: "sam", Run: "r1", Kind: memory.NoteAgent, Text: "one"},
+			{Agent: "sam", Run: "r2", Kind: memory.NoteAgent, Text: "other run"},
+			{Agent: "ann", Run: "r1", Kind: memory.NoteAgent, Text: "other agent"},
+			{Agent: "sam", Run: "r1", Kind: memory.NoteToolResult, Text: "two", TaskID: "T-1"},
+		} {
+			if _, err := db.InsertNote(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		notes, total, err := db.UnprocessedNotes(ctx, "sam", "r1", 1)
+		if err != nil || total != 2 || len(notes) != 1 || notes[0].Text != "one" {
+			t.Fatalf("unprocessed = %+v (%d), %v", notes, total, err)
+		}
+		err = db.Update(ctx, func(tx *store.Tx) error {
+			return tx.MarkNoteProcessed(ctx, notes[0].ID, memory.Outcome{Status: memory.OutcomeIgnored, Reason: "noise"}, db.Now.Now())
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	notes, total, err := db.UnprocessedNotes(ctx, "sam", "r1", 1)
-	if err != nil || total != 2 || len(notes) != 1 || notes[0].Text != "one" {
-		t.Fatalf("unprocessed = %+v (%d), %v", notes, total, err)
-	}
-	err = db.Update(ctx, func(tx *store.Tx) error {
-		return tx.MarkNoteProcessed(ctx, notes[0].ID, memory.Outcome{Status: memory.OutcomeIgnored, Reason: "noise"}, db.Now.Now())
+		notes, total, _ = db.UnprocessedNotes(ctx, "sam", "r1", 10)
+		if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.NoteToolResult {
+			t.Fatalf("after processing = %+v", notes)
+		}
+		err = db.View(ctx, func(tx *store.Tx) error {
+			n, ok, err := tx.GetNote(ctx, 1)
+			if err != nil || !ok || !n.Processed || n.Outcome == nil || n.Outcome.Reason != "noise" {
+				t.Errorf("processed note = %+v, %v, %v", n, ok, err)
+			}
+			if o, done, err := tx.NoteOutcome(ctx, 1); err != nil || !done || o.Reason != "noise" {
+				t.Errorf("outcome of a processed note = %+v, %v, %v", o, done, err)
+			}
+			if _, done, err := tx.NoteOutcome(ctx, 2); err != nil || done {
+				t.Errorf("an unprocessed note counts as done: %v, %v", done, err)
+			}
+			if _, ok, err := tx.GetNote(ctx, 99); ok || err != nil {
+				t.Errorf("missing note: %v, %v", ok, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, total, _ = db.UnprocessedNotes(ctx, "sam", "r1", 10)
-	if total != 1 || notes[0].Text != "two" || notes[0].TaskID != "T-1" || notes[0].Kind != memory.NoteToolResult {
-		t.Fatalf("after processing = %+v", notes)
-	}
-	err = db.View(ctx, func(tx *store.Tx) error {
-		n, ok, err := tx.GetNote(ctx, 1)
-		if err != nil || !ok || !n.Processed || n.Outcome == nil || n.Outcome.Reason != "noise" {
-			t.Errorf("processed note = %+v, %v, %v", n, ok, err)
-		}
-		if o, done, err := tx.NoteOutcome(ctx, 1); err != nil || !done || o.Reason != "noise" {
-			t.Errorf("outcome of a processed note = %+v, %v, %v", o, done, err)
-		}
-		if _, done, err := tx.NoteOutcome(ctx, 2); err != nil || done {
-			t.Errorf("an unprocessed note counts as done: %v, %v", done, err)
-		}
-		if _, ok, err := tx.GetNote(ctx, 99); ok || err != nil {
-			t.Errorf("missing note: %v, %v", ok, err)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestPendingQueue(t *testing.T) {
-	db, _ := openDB(t)
-	ctx := context.Background()
-	req := memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.BucketIssues, Operation: memory.OpResolve, ReferenceText: "the flaky test"}
-	var ids []int64
-	err := db.Update(ctx, func(tx *store.Tx) error {
-		for i := range 3 {
-			now := db.Now.Now()
-			p := memory.PendingItem{Request: req, RawInput: "the flaky test is fixed", Agent: "sam", Run: "r", Reason: "ambiguous",
-				Attempts: i, NoteAt: now, CreatedAt: now, UpdatedAt: now}
-			p.Request.ReferenceText += string(rune('a' + i))
-			if err := tx.InsertPending(ctx, &p); err != nil {
-				return err
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		ctx := context.Background()
+		req := memory.WriteRequest{Decision: memory.DecisionAccept, Bucket: memory.BucketIssues, Operation: memory.OpResolve, ReferenceText: "the flaky test"}
+		var ids []int64
+		err := db.Update(ctx, func(tx *store.Tx) error {
+			for i := range 3 {
+				now := db.Now.Now()
+				p := memory.PendingItem{Request: req, RawInput: "the flaky test is fixed", Agent: "sam", Run: "r", Reason: "ambiguous",
+					Attempts: i, NoteAt: now, CreatedAt: now, UpdatedAt: now}
+				p.Request.ReferenceText += string(rune('a' + i))
+				if err := tx.InsertPending(ctx, &p); err != nil {
+					return err
+				}
+				ids = append(ids, p.ID)
+				// The same write in another bucket is retried only when that bucket changes.
+				p.Request.Bucket, p.Request.Operation = memory.BucketConstraints, memory.OpInvalidate
+				if err := tx.InsertPending(ctx, &p); err != nil {
+					return err
+				}
 			}
-			ids = append(ids, p.ID)
-			// The same write in another bucket is retried only when that bucket changes.
-			p.Request.Bucket, p.Request.Operation = memory.BucketConstraints, memory.OpInvalidate
-			if err := tx.InsertPending(ctx, &p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(ctx, func(tx *store.Tx) error {
-		r := req
-		r.ReferenceText += "b"
-		if id, err := tx.OpenPendingWith(ctx, r.Fingerprint()); err != nil || id != ids[1] {
-			t.Errorf("fingerprint lookup = %d, %v", id, err)
-		}
-		p, err := tx.GetPending(ctx, ids[0])
+			return nil
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		p.Stale, p.Attempts, p.Reason = true, 5, "still ambiguous"
-		if err := tx.UpdatePending(ctx, &p); err != nil {
-			return err
+		err = db.Update(ctx, func(tx *store.Tx) error {
+			r := req
+			r.ReferenceText += "b"
+			if id, err := tx.OpenPendingWith(ctx, r.Fingerprint()); err != nil || id != ids[1] {
+				t.Errorf("fingerprint lookup = %d, %v", id, err)
+			}
+			p, err := tx.GetPending(ctx, ids[0])
+			if err != nil {
+				return err
+			}
+			p.Stale, p.Attempts, p.Reason = true, 5, "still ambiguous"
+			if err := tx.UpdatePending(ctx, &p); err != nil {
+				return err
+			}
+			p, _ = tx.GetPending(ctx, ids[2])
+			p.Status = memory.PendingDropped
+			p.Resolution = &memory.PendingResolution{Action: "drop", By: "alice", Reason: "noise"}
+			if err := tx.UpdatePending(ctx, &p); err != nil {
+				return err
+			}
+			retry, err := tx.RetryablePending(ctx, memory.BucketIssues, 10)
+			if err != nil || len(retry) != 1 || retry[0].ID != ids[1] {
+				t.Errorf("retryable = %+v, %v", retry, err)
+			}
+			if retry, _ := tx.RetryablePending(ctx, memory.BucketConstraints, 10); len(retry) != 3 {
+				t.Errorf("retryable constraints = %+v", retry)
+			}
+			if retry, _ := tx.RetryablePending(ctx, memory.BucketDecisions, 10); len(retry) != 0 {
+				t.Errorf("retryable decisions = %+v", retry)
+			}
+			_, err = tx.GetPending(ctx, 99)
+			if memory.ErrorCode(err) != memory.ENOTFOUND {
+				t.Errorf("missing pending: %v", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		p, _ = tx.GetPending(ctx, ids[2])
-		p.Status = memory.PendingDropped
-		p.Resolution = &memory.PendingResolution{Action: "drop", By: "alice", Reason: "noise"}
-		if err := tx.UpdatePending(ctx, &p); err != nil {
-			return err
+		open, n, _ := db.ListPending(ctx, false, 100)
+		all, total, _ := db.ListPending(ctx, true, 100)
+		if len(open) != 5 || n != 5 || !open[0].Stale || open[0].Reason != "still ambiguous" || len(all) != 6 || total != 6 || all[4].ID != ids[2] || all[4].Resolution.By != "alice" {
+			t.Fatalf("open = %+v\nall = %+v", open, all)
 		}
-		retry, err := tx.RetryablePending(ctx, memory.BucketIssues, 10)
-		if err != nil || len(retry) != 1 || retry[0].ID != ids[1] {
-			t.Errorf("retryable = %+v, %v", retry, err)
+		if page, total, _ := db.ListPending(ctx, true, 2); len(page) != 2 || total != 6 || page[0].ID != ids[0] {
+			t.Fatalf("page = %+v of %d", page, total)
 		}
-		if retry, _ := tx.RetryablePending(ctx, memory.BucketConstraints, 10); len(retry) != 3 {
-			t.Errorf("retryable constraints = %+v", retry)
-		}
-		if retry, _ := tx.RetryablePending(ctx, memory.BucketDecisions, 10); len(retry) != 0 {
-			t.Errorf("retryable decisions = %+v", retry)
-		}
-		_, err = tx.GetPending(ctx, 99)
-		if memory.ErrorCode(err) != memory.ENOTFOUND {
-			t.Errorf("missing pending: %v", err)
-		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open, n, _ := db.ListPending(ctx, false, 100)
-	all, total, _ := db.ListPending(ctx, true, 100)
-	if len(open) != 5 || n != 5 || !open[0].Stale || open[0].Reason != "still ambiguous" || len(all) != 6 || total != 6 || all[4].ID != ids[2] || all[4].Resolution.By != "alice" {
-		t.Fatalf("open = %+v\nall = %+v", open, all)
-	}
-	if page, total, _ := db.ListPending(ctx, true, 2); len(page) != 2 || total != 6 || page[0].ID != ids[0] {
-		t.Fatalf("page = %+v of %d", page, total)
-	}
 }
 
 // TestAutonomyIsRecorded: notes, ledger events and pending items store the

@@ -23,18 +23,15 @@ func (tx *Tx) InsertPending(ctx context.Context, p *memory.PendingItem) error {
 	if kind == "" {
 		kind = memory.NoteAgent
 	}
-	res, err := tx.sql.ExecContext(ctx, `INSERT INTO pending_memory_events
+	err = tx.queryRowOnce(ctx, `INSERT INTO pending_memory_events
 		(bucket, note_kind, request_json, fingerprint, raw_input, note_id, agent_id, autonomy, run_id, interpreter, reason, candidates_json,
 		 attempts, stale, status, note_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING pending_id`,
 		p.Request.Bucket, kind, string(req), p.Request.Fingerprint(), p.RawInput, sql.NullInt64{Int64: p.NoteID, Valid: p.NoteID != 0},
 		p.Agent, autonomyArg(p.Autonomy), p.Run, p.Interpreter, p.Reason, string(cands), p.Attempts, p.Stale,
-		nanos(p.NoteAt), nanos(p.CreatedAt), nanos(p.UpdatedAt))
+		nanos(p.NoteAt), nanos(p.CreatedAt), nanos(p.UpdatedAt)).Scan(&p.ID)
 	if err != nil {
 		return fmt.Errorf("insert pending: %w", err)
-	}
-	if p.ID, err = res.LastInsertId(); err != nil {
-		return err
 	}
 	p.Status = memory.PendingOpen
 	return tx.RecordChange(ctx, memory.ChangePending, memory.IDRef(p.ID), p.UpdatedAt)
@@ -55,7 +52,7 @@ func (tx *Tx) UpdatePending(ctx context.Context, p *memory.PendingItem) error {
 		}
 		res = sql.NullString{String: string(b), Valid: true}
 	}
-	_, err = tx.sql.ExecContext(ctx, `UPDATE pending_memory_events SET reason = ?, candidates_json = ?, attempts = ?, stale = ?,
+	_, err = tx.execOnce(ctx, `UPDATE pending_memory_events SET reason = ?, candidates_json = ?, attempts = ?, stale = ?,
 		status = ?, updated_at = ?, resolution_json = ? WHERE pending_id = ?`,
 		p.Reason, string(cands), p.Attempts, p.Stale, p.Status, nanos(p.UpdatedAt), res, p.ID)
 	if err != nil {
@@ -68,7 +65,7 @@ func (tx *Tx) UpdatePending(ctx context.Context, p *memory.PendingItem) error {
 // (see memory.WriteRequest.Fingerprint), or 0.
 func (tx *Tx) OpenPendingWith(ctx context.Context, fingerprint string) (int64, error) {
 	var id int64
-	err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(min(pending_id), 0) FROM pending_memory_events
+	err := tx.queryRowOnce(ctx, `SELECT coalesce(min(pending_id), 0) FROM pending_memory_events
 		WHERE fingerprint = ? AND status = 'open'`, fingerprint).Scan(&id)
 	return id, err
 }
@@ -97,12 +94,12 @@ func (tx *Tx) GetPending(ctx context.Context, id int64) (memory.PendingItem, err
 func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.PendingItem, int, error) {
 	where := `status = 'open'`
 	if all {
-		where = `1`
+		where = `true`
 	}
 	var out []memory.PendingItem
 	var total int
 	err := db.View(ctx, func(tx *Tx) (err error) {
-		if err = tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where).Scan(&total); err != nil {
+		if err = tx.queryRowOnce(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where).Scan(&total); err != nil {
 			return fmt.Errorf("count pending: %w", err)
 		}
 		out, err = queryPending(ctx, tx, where+` ORDER BY pending_id LIMIT ?`, limit)
@@ -112,7 +109,7 @@ func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.Pe
 }
 
 func queryPending(ctx context.Context, tx *Tx, where string, args ...any) ([]memory.PendingItem, error) {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, autonomy, run_id, interpreter,
+	rows, err := tx.queryOnce(ctx, `SELECT pending_id, note_kind, request_json, raw_input, note_id, agent_id, autonomy, run_id, interpreter,
 		reason, candidates_json, attempts, stale, status, note_at, created_at, updated_at, resolution_json
 		FROM pending_memory_events WHERE `+where, args...)
 	if err != nil {

@@ -552,9 +552,18 @@ func (tx *Tx) copyStamp(ctx context.Context, src, sid string, at int64, publishe
 // never given again.
 func (tx *Tx) nextEventSeq(ctx context.Context) (int64, error) {
 	var seq int64
-	err := tx.sql.QueryRowContext(ctx, `SELECT max(
+	q := `SELECT max(
 		coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events_memory'), 0),
-		coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`).Scan(&seq)
+		coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`
+	if tx.db.postgres {
+		// The identity's sequence keeps the highest number ever taken, as
+		// sqlite_sequence does; it is moved to the one taken here. A
+		// sequence does not roll back: a write that fails leaves a gap.
+		q = `SELECT setval(pg_get_serial_sequence('events_memory', 'seq'), greatest(
+			(SELECT last_value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'events_memory_seq_seq'),
+			(SELECT max(seq) FROM events_memory), 0) + 1)`
+	}
+	err := tx.sql.QueryRowContext(ctx, q).Scan(&seq)
 	if err != nil {
 		return 0, fmt.Errorf("next event seq: %w", err)
 	}

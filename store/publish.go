@@ -187,7 +187,7 @@ func (s *MemoryService) copyToShared(ctx context.Context, tx *Tx, who memory.Ide
 	if err != nil {
 		return "", err
 	}
-	res, err := tx.sql.ExecContext(ctx, `INSERT INTO memories
+	pk, err := tx.insertID(ctx, "pk", `INSERT INTO memories
 		(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 		 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
 		 published_autonomy, embedding, embedder, filters, length, stamp, exact_key, words_key, meaning_key)
@@ -199,7 +199,6 @@ func (s *MemoryService) copyToShared(ctx context.Context, tx *Tx, who memory.Ide
 	if err != nil {
 		return "", fmt.Errorf("publish memory: %w", err)
 	}
-	pk, _ := res.LastInsertId()
 	if err := tx.addClaims(ctx, sharedClaims, pk, keys.claims); err != nil {
 		return "", err
 	}
@@ -255,30 +254,7 @@ func (s *MemoryService) resolveShared(ctx context.Context, tx *Tx, who memory.Id
 // fillSharedKeys is migration 0019's Go step: the dedup keys and claims of
 // the shared copies published before publishing kept them.
 func fillSharedKeys(ctx context.Context, tx *Tx) error {
-	type row struct {
-		pk      int64
-		content string
-	}
-	todo, err := collect(ctx, tx, `SELECT pk, content FROM memories WHERE shared = 1`, func(rows *sql.Rows, r *row) error {
-		return rows.Scan(&r.pk, &r.content)
-	})
-	if err != nil {
-		return err
-	}
-	for _, r := range todo {
-		k := keysOf(r.content, false)
-		// Not tx.exec: its statements are prepared for the database, which
-		// does not see this migration's indexes until it commits.
-		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ?, meaning_key = ? WHERE pk = ?`,
-			k.exact, k.words, nullString(k.meaning, k.meaning != ""), r.pk); err != nil {
-			return err
-		}
-		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
-			SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, sharedClaims, r.pk, claimList(k.claims)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return keyMemories(ctx, tx, "shared = 1")
 }
 
 // handOn keeps what shared copy id said in the shared space after its

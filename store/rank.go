@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // Fusion names how the BM25 and vector candidate lists become one ranking.
@@ -173,24 +174,6 @@ type scored struct {
 	Score      float64
 }
 
-// rrfScore is reciprocal rank fusion of one document's ranks (0 = absent from
-// that list), scaled so that first place in every weighted list scores 1:
-// Σ wᵢ/(k+rankᵢ) ÷ Σ wᵢ/(k+1). An absolute scale, unlike min-max, keeps
-// min_relevance meaningful across queries.
-func rrfScore(ranks []int, weights []float64, k int) float64 {
-	var sum, max float64
-	for i, r := range ranks {
-		max += weights[i] / float64(k+1)
-		if r > 0 {
-			sum += weights[i] / float64(k+r)
-		}
-	}
-	if max == 0 {
-		return 0
-	}
-	return sum / max
-}
-
 // recency is exp(-rate × age in hours): 1 now, decaying towards 0. Future
 // times count as now.
 func recency(at, now time.Time, perHour float64) float64 {
@@ -241,7 +224,7 @@ func fuse(cands []scored, c RetrievalConfig, now time.Time, ran ranLists) {
 		if c.Fusion == FusionLinear {
 			cd.Score = linearScore(linearRelevance(cd, maxBM25, c, ran), recency(cd.OccurredAt, now, c.DecayPerHour), cd.Personal, c)
 		} else {
-			cd.Score = rrfScore([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
+			cd.Score = score.RRF([]int{cd.BM25Rank, cd.VectorRank, cd.TimeRank, cd.SoftRank}, weights, c.RRFK)
 		}
 	}
 	weighConfidence(cands, c, weights)

@@ -11,31 +11,6 @@ import (
 
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-func TestRRFScore(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		ranks   []int
-		weights []float64
-		k       int
-		want    float64
-	}{
-		{"first in both lists", []int{1, 1}, []float64{1, 1}, 60, 1},
-		{"first in one list only", []int{1, 0}, []float64{1, 1}, 60, 0.5},
-		{"absent from both", []int{0, 0}, []float64{1, 1}, 60, 0},
-		{"second and third", []int{2, 3}, []float64{1, 1}, 60, (1.0/62 + 1.0/63) / (2.0 / 61)},
-		{"small k sharpens", []int{2, 0}, []float64{1, 1}, 1, (1.0 / 3) / (2.0 / 2)},
-		{"weights", []int{1, 0}, []float64{3, 1}, 60, 0.75},
-		{"zero weight list ignored", []int{0, 5}, []float64{1, 0}, 60, 0},
-		{"no weight at all", []int{1, 1}, []float64{0, 0}, 60, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := rrfScore(tc.ranks, tc.weights, tc.k); !approx(got, tc.want) {
-				t.Fatalf("rrfScore(%v, %v, %d) = %v, want %v", tc.ranks, tc.weights, tc.k, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestRecency(t *testing.T) {
 	ln2 := math.Ln2
 	halfLife := time.Duration(ln2 / 0.01 * float64(time.Hour))

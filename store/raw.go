@@ -17,8 +17,29 @@ import (
 // candidates) come here instead: reading the 10k-fact snapshot took 72 ms
 // this way against 142 ms through database/sql, measured in one process.
 // One statement is one consistent snapshot.
+//
+// On PostgreSQL the driver decodes rows without that cost, so the rows come
+// through database/sql, in one read-only statement all the same.
 func (db *DB) scanAll(ctx context.Context, q string, args []any, fn func(row *rawRow) error) error {
+	if db.postgres {
+		return db.busyError(db.scanRows(ctx, q, args, fn))
+	}
 	return db.busyError(db.scanRaw(ctx, q, args, fn))
+}
+
+func (db *DB) scanRows(ctx context.Context, q string, args []any, fn func(row *rawRow) error) error {
+	rows, err := db.reads.QueryContext(ctx, db.rebind(q), db.args(args)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	row := &rawRow{rows: rows}
+	for rows.Next() {
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 func (db *DB) scanRaw(ctx context.Context, q string, args []any, fn func(row *rawRow) error) error {
@@ -84,11 +105,18 @@ func bind(st *sqlite3.Stmt, args []any) error {
 	return nil
 }
 
-// rawRow reads the current row of a statement with database/sql-like Scan.
-type rawRow struct{ st *sqlite3.Stmt }
+// rawRow reads the current row of a statement with database/sql-like Scan:
+// SQLite's statement, or on PostgreSQL database/sql's rows.
+type rawRow struct {
+	st   *sqlite3.Stmt
+	rows *sql.Rows
+}
 
 // Scan assigns the row's columns, in order, to dest.
 func (r *rawRow) Scan(dest ...any) error {
+	if r.rows != nil {
+		return r.rows.Scan(dest...)
+	}
 	for i, d := range dest {
 		switch d := d.(type) {
 		case *string:

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // Search ranks the caller's visible memories against a query: BM25 candidates
@@ -89,7 +90,7 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg Retrie
 	if isZero(vecs[0]) {
 		return nil, nil
 	}
-	return normalize(vecs[0]), nil
+	return score.Unit(vecs[0]), nil
 }
 
 // candidates gathers the lists to fuse: BM25 and vector, and with RRF, when
@@ -546,7 +547,7 @@ func (s *MemoryService) confidences(ctx context.Context, tx *Tx, cands map[strin
 func queryWeight(terms []queryTerm, rows float64) float64 {
 	var w float64
 	for _, t := range terms {
-		w += idf(rows, float64(max(t.df, 1)))
+		w += score.IDF(rows, float64(max(t.df, 1)))
 	}
 	return w
 }

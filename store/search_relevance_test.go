@@ -55,14 +55,3 @@ func TestSearchRelevanceComparesAcrossQueries(t *testing.T) {
 			weak[0].Content, weak[0].Score, weak[0].Relevance)
 	}
 }
-
-func relevanceOf(t *testing.T, hits []memory.Hit, content string) float64 {
-	t.Helper()
-	for _, h := range hits {
-		if h.Content == content {
-			return h.Relevance
-		}
-	}
-	t.Fatalf("%q not among %v", content, hits)
-	return 0
-}

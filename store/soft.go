@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // WordVectors embeds single words for soft term matching: the search's
@@ -90,7 +91,7 @@ func (w *WordVectors) vectors(ctx context.Context, words []string) (map[string][
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, word := range missing {
-		out[word] = w.add(word, normalize(vecs[i]))
+		out[word] = w.add(word, score.Unit(vecs[i]))
 	}
 	return out, nil
 }
@@ -207,7 +208,7 @@ func softScore(terms []queryTerm, words []string, vecs map[string][]float32, row
 	for i, w := range words {
 		wv[i] = vecs[w]
 	}
-	var score float64
+	var sum float64
 	for _, t := range terms {
 		q, best := vecs[t.text], 0.0
 		for i, w := range words {
@@ -215,13 +216,13 @@ func softScore(terms []queryTerm, words []string, vecs map[string][]float32, row
 				best = 1
 				break
 			}
-			if c := dot(q, wv[i]); c > softFloor {
+			if c := float64(score.Dot(q, wv[i])); c > softFloor {
 				best = math.Max(best, (c-softFloor)/(1-softFloor))
 			}
 		}
-		score += idf(rows, float64(t.df)) * best
+		sum += score.IDF(rows, float64(t.df)) * best
 	}
-	return score
+	return sum
 }
 
 // contents reads the content of memories ids.

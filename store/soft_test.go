@@ -9,6 +9,8 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store/wordvec"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // The word vector cache stays within its byte bound however many new words
@@ -42,7 +44,7 @@ func TestWordVectorsStayBoundedAndKeepWordsInUse(t *testing.T) {
 		}
 		want, _ := base.Embed(ctx, words)
 		for i, word := range words {
-			if !slices.Equal(got[word], normalize(want[i])) {
+			if !slices.Equal(got[word], score.Unit(want[i])) {
 				t.Fatalf("batch %d: vector of %q differs from the embedder's", batch, word)
 			}
 		}

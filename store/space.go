@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"runtime"
 	"sync"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
 // space holds the unit vectors of one space in a single slab, with their ids
@@ -83,29 +85,12 @@ func (s *space) scan(vec []float32, n int, keep func(docMeta) bool, lo, hi int) 
 		if !keep(s.meta[i]) {
 			continue
 		}
-		sim := dot(vec, s.vecs[i*s.dim:(i+1)*s.dim])
+		sim := float64(score.Dot(vec, s.vecs[i*s.dim:(i+1)*s.dim]))
 		if len(t.hits) < n || sim > t.hits[0].cosine {
 			t.offer(vectorHit{id: s.ids[i], cosine: sim, occurred: s.meta[i].occurred, personal: s.personal}, n)
 		}
 	}
 	return t
-}
-
-// dot is the inner product of two vectors of equal length, unrolled by four.
-func dot(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
 }
 
 // topK keeps the n best hits seen in a min-heap on cosine.

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
-func unit(v ...float32) []float32 { return normalize(v) }
+func unit(v ...float32) []float32 { return score.Unit(v) }
 
 func TestSpacePutDropNearest(t *testing.T) {
 	s := &space{dim: 2, slot: map[string]int{}}
@@ -65,7 +67,7 @@ func TestSpaceParallelScanAgreesWithSort(t *testing.T) {
 	for i := range q {
 		q[i] = r.Float32() - 0.5
 	}
-	q = normalize(q)
+	q = score.Unit(q)
 	var want []pair
 	for i := range 500 {
 		v := make([]float32, 8)
@@ -73,8 +75,8 @@ func TestSpaceParallelScanAgreesWithSort(t *testing.T) {
 			v[j] = r.Float32() - 0.5
 		}
 		id := fmt.Sprintf("m%03d", i)
-		s.put(id, normalize(v), docMeta{})
-		want = append(want, pair{id, dot(q, normalize(v))})
+		s.put(id, score.Unit(v), docMeta{})
+		want = append(want, pair{id, float64(score.Dot(q, score.Unit(v)))})
 	}
 	sort.Slice(want, func(i, j int) bool { return want[i].sim > want[j].sim })
 	got := s.nearest(q, 25, func(docMeta) bool { return true })

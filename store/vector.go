@@ -43,22 +43,6 @@ func decodeVectorDim(dst []float32, blob []byte, dim int) ([]float32, error) {
 	return vec, err
 }
 
-// normalize scales v to unit length in place; a zero vector stays zero.
-func normalize(v []float32) []float32 {
-	var sum float64
-	for _, x := range v {
-		sum += float64(x) * float64(x)
-	}
-	if sum == 0 {
-		return v
-	}
-	inv := float32(1 / math.Sqrt(sum))
-	for i := range v {
-		v[i] *= inv
-	}
-	return v
-}
-
 // isZero reports whether v has no direction (an embedder's answer for text
 // with no known words); such vectors cannot be ranked by cosine.
 func isZero(v []float32) bool {

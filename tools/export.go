@@ -32,6 +32,6 @@ func registerExport(s *server.MCPServer, svc Services) {
 		if p.NextCursor != "" {
 			text += "; next_cursor " + p.NextCursor
 		}
-		return p, text + ":\n" + p.Lines, nil
+		return p, text + ":\n" + memory.Fence("export lines", p.Lines), nil
 	})
 }

@@ -175,11 +175,11 @@ func (c *command) execute(ctx context.Context, args []string, getenv func(string
 	}
 	if err != nil {
 		msg := strings.Replace(err.Error(), ": -", ": --", 1) // the flag package names flags with one dash
-		return fmt.Errorf("%s: %s\nRun \"memory-mcp %s --help\" for its flags.", c.name, msg, c.name)
+		return fmt.Errorf("%s: %s\nRun \"memory-mcp %s --help\" for its flags", c.name, msg, c.name)
 	}
 	switch {
 	case c.arg == "" && len(pos) > 0:
-		return fmt.Errorf("%s: unexpected argument %q\nRun \"memory-mcp %s --help\" for its usage.", c.name, pos[0], c.name)
+		return fmt.Errorf("%s: unexpected argument %q\nRun \"memory-mcp %s --help\" for its usage", c.name, pos[0], c.name)
 	case c.arg != "" && len(pos) != 1:
 		return fmt.Errorf("%s: give one %s\nUsage: %s", c.name, c.arg, c.usage[0])
 	case c.arg != "":

@@ -118,6 +118,7 @@ func readerCalls() []toolCall {
 		c("remember", map[string]any{"content": "The deploy window is not Friday."}),
 		c("search_memory", map[string]any{"query": "deploy window Friday", "scope": "shared"}),
 		c("search_memory", map[string]any{"query": "deploy window Friday"}),
+		c("export_memory", map[string]any{"limit": 1000}),
 		c("list_memories", map[string]any{}),
 		c("recall_memory", map[string]any{"ids": []string{"mem-1", "mem-2", "mem-3"}}),
 		c("list_conflicts", map[string]any{}),

@@ -66,7 +66,7 @@ func token(ctx context.Context, cfg *Config, f *tokenFlags, stdout, stderr io.Wr
 
 func addToken(ctx context.Context, cfg *Config, db *store.DB, f *tokenFlags, stdout, stderr io.Writer) error {
 	if f.agentID == "" || f.seniority == "" && !f.human {
-		return fmt.Errorf("token add: --agent-id and, for an agent, --seniority are required\nRun \"memory-mcp token add --help\" for its usage.")
+		return fmt.Errorf("token add: --agent-id and, for an agent, --seniority are required\nRun \"memory-mcp token add --help\" for its usage")
 	}
 	var seniority memory.Seniority
 	if f.seniority != "" || !f.human { // a human passes the rules that name a seniority, and needs none

@@ -168,6 +168,10 @@ type token struct {
 	norm string // lower case, folded; a value's normalised form
 	raw  string // as written
 	slot string // the value's kind, or "" for a word
+	// count is "one" for a word after "a" or "an", "many" for a plural
+	// (set by contentTokens), or "".
+	count string
+	name  bool // written with a capital inside a sentence (set by contentTokens)
 }
 
 // claims are the claims content makes, sentence by sentence.
@@ -206,7 +210,6 @@ func polarityClaim(toks []token) []claim {
 			// "gave up smoking" denies "smokes".
 			neg = !neg
 			key, skip = append(key, gerund(toks[i+2].norm)), i+2
-			i++
 		case (t.norm == fold("stopped") || t.norm == "quit") && i+1 < len(toks) && strings.HasSuffix(toks[i+1].norm, "ing") && len(toks[i+1].norm) >= 5:
 			// "stopped drinking coffee" denies "drinks coffee".
 			neg = !neg
@@ -1097,7 +1100,11 @@ func words(s string) []token {
 		if lw == "" || dropped[lw] {
 			continue
 		}
-		out = append(out, token{norm: fold(lw), raw: w})
+		t := token{norm: fold(lw), raw: w}
+		if i > 0 && (strings.EqualFold(raw[i-1], "a") || strings.EqualFold(raw[i-1], "an")) {
+			t.count = "one"
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -1350,33 +1357,20 @@ func meridiem(s string) string {
 
 // fold makes the forms of a word one: the present of "to be" is "is" (the
 // past stays "was": "Dana was the lead" is not "Dana is the lead"), a
-// plural or third-person s goes, and some irregular forms meet theirs.
+// plural or third-person s goes, and some irregular forms meet theirs, as
+// do the British and American spellings of a word.
 func fold(w string) string {
 	if f, ok := folds[w]; ok {
 		w = f
 	}
-	return stem(w)
-}
-
-// stem cuts the endings of inflection from a word of more than three
-// letters, crudely but alike on both sides of a comparison: "likes",
-// "liked" and "like" are "lik"; "signed" and "sign" are "sign".
-func stem(w string) string {
-	if len(w) <= 3 || strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is") {
-		return w
+	w = american(w)
+	if g, ok := strings.CutSuffix(w, "s"); ok && strings.HasSuffix(g, "ing") || strings.HasSuffix(w, "ing") {
+		// A word in -ing is kept whole: "working" is not the anchor
+		// "work", nor the "accounting" team the "account" team. Where it
+		// is a verb's form, after "is", Restates folds it (contentTokens).
+		return strings.TrimSuffix(w, "s")
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied"):
-		return w[:len(w)-3] + "y"
-	case (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "es")) && len(w) > 4:
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ed"):
-		w = w[:len(w)-1] // "uses" and "used" are "use"
-	}
-	if len(w) > 3 {
-		w = strings.TrimSuffix(w, "e")
-	}
-	return w
+	return Stem(w)
 }
 
 var folds = map[string]string{"are": "is", "am": "is", "be": "is", "been": "is", "were": "was",

@@ -9,11 +9,14 @@ import (
 
 // DedupKeys are the keys remember finds a repeated memory by: Exact, the
 // content with case and runs of white space folded; Words, the sequence of
-// its words with case, punctuation, articles, the present of "to be" and
-// plural endings folded, so that "The deploy window is Friday." and "deploy
-// window: Friday" are one statement while "Alice owes Bob" and "Bob owes
-// Alice", "is" and "is not", "is" and "was", "Tuesday" and "Wednesday", "A+"
-// and "A-", "10%" and "$10" stay apart. Both are hex SHA-256.
+// its words with case, punctuation, "the", the present of "to be", British
+// spellings and plural endings folded, so that "The deploy window is
+// Friday." and "deploy window: Friday" are one statement while "Alice owes
+// Bob" and "Bob owes Alice", "is" and "is not", "is" and "was", "Tuesday"
+// and "Wednesday", "A+" and "A-", "10%" and "$10", "-$250" and "$250" stay
+// apart. A plural ending stays where the word is one thing: after "a" ("a
+// daughter" is not "daughters"), before "is", "was", "has" or "does"
+// ("Lucas is"), and on a name inside a sentence. Both are hex SHA-256.
 func DedupKeys(content string) (exact, words string) {
 	e := sha256.Sum256([]byte(strings.Join(strings.Fields(strings.ToLower(content)), " ")))
 	w := sha256.Sum256([]byte(strings.Join(dedupWords(content), " ")))
@@ -50,6 +53,7 @@ func dedupWords(content string) []string {
 	var out []string
 	start := -1           // where the word being read began
 	sentenceStart := true // no word yet since the sentence began
+	afterColon := false   // the sentence began at a colon
 	flush := func(end int) {
 		if start < 0 {
 			return
@@ -61,10 +65,24 @@ func dedupWords(content string) []string {
 			out = append(out, "A")
 		case w == "am" && len(out) > 0 && endsInDigit(out[len(out)-1]):
 			out = append(out, w) // "9 am" is not "9"
+		case (w == "a" || w == "an") && start+len(w) < len(rs) && rs[start+len(w)] == ' ':
+			// "a daughter" is one, "daughters" many: the article stays
+			// where it counts a word.
+			out = append(out, "a")
+		case unicode.IsUpper(orig[start]) && (!sentenceStart || afterColon):
+			// A capital inside a sentence: a name, "Lucas" is not "Luca".
+			out = appendName(out, w)
+		case unicode.IsUpper(orig[start]):
+			// A sentence's first word: a name or not, so its plural ending
+			// stays before "is" and the like ("Lucas is", "Carlos: ...").
+			n := len(out)
+			if out = appendWord(out, w); len(out) == n+1 && strings.HasPrefix(out[n], pluralMark) {
+				out[n] = capitalMark + out[n][len(pluralMark):]
+			}
 		default:
 			out = appendWord(out, w)
 		}
-		start, sentenceStart = -1, false
+		start, sentenceStart, afterColon = -1, false, false
 	}
 	alnum := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
 	for i, r := range rs {
@@ -76,8 +94,11 @@ func dedupWords(content string) []string {
 		}
 		flush(i)
 		switch {
-		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '?' || r == ':' || r == ';' || r == '\n':
-			sentenceStart = true
+		case r == ':':
+			// "Carlos: the accountant" reads as "Carlos is the accountant".
+			out, sentenceStart, afterColon = append(out, colonMark), true, true
+		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '?' || r == ';' || r == '\n':
+			sentenceStart, afterColon = true, false
 		case r == '=':
 			// "x = y" reads as "x: y", but "<=", ">=", "!=", "==" are signs.
 			if i > 0 && strings.ContainsRune("<>!=", rs[i-1]) && len(out) > 0 {
@@ -89,15 +110,57 @@ func dedupWords(content string) []string {
 			out = append(out, "!") // of "!="
 		case sign(r):
 			out = append(out, string(r))
-		case r == '-' && !(alnum(i-1) && alnum(i+1)) && (alnum(i-1) || alnum(i+1)):
+		case r == '-' && !(alnum(i-1) && alnum(i+1)) && (alnum(i-1) || alnum(i+1) || i+1 < len(rs) && sign(rs[i+1])):
 			// A minus ("-4") or a trailing sign ("A-"), not a hyphen
 			// ("read-only", "2026-03-01"), which folds like a space.
 			out = append(out, "-")
 		}
 	}
 	flush(len(rs))
+	return settle(out)
+}
+
+// Marks on the words appendWord adds, settled once the next word is known.
+const (
+	pluralMark  = "\x01" // a word whose plural ending goes
+	droppedMark = "\x02" // a word left out of the key
+	manyMark    = "\x03" // a verb whose subject is many
+	capitalMark = "\x04" // a sentence's first word, with a capital, whose plural ending goes
+	colonMark   = "\x05" // a colon, which after a name reads as "is"
+)
+
+// settle drops the plural ending of each word that has one but is the
+// subject of "is", "was", "has" or "does" ("Lucas is", "news is": not a
+// plural), and leaves out the words marked to go.
+func settle(marked []string) []string {
+	out := marked[:0]
+	for i, w := range marked {
+		switch {
+		case strings.HasPrefix(w, droppedMark):
+			continue
+		case strings.HasPrefix(w, pluralMark):
+			w = w[len(pluralMark):]
+			if i+1 == len(marked) || !singularVerbs[strings.TrimPrefix(marked[i+1], droppedMark)] {
+				w = singular(w)
+			}
+		case strings.HasPrefix(w, capitalMark):
+			w = w[len(capitalMark):]
+			if i+1 == len(marked) || !singularVerbs[strings.TrimPrefix(marked[i+1], droppedMark)] && marked[i+1] != colonMark {
+				w = singular(w)
+			}
+		case w == colonMark:
+			continue
+		case strings.HasPrefix(w, manyMark):
+			w = w[len(manyMark):]
+		}
+		out = append(out, w)
+	}
 	return out
 }
+
+// singularVerbs are the verbs whose subject is one thing (as the word key
+// has them: "were" is "was").
+var singularVerbs = set("is", "was", "has", "does")
 
 func endsInDigit(w string) bool {
 	return w != "" && unicode.IsDigit(rune(w[len(w)-1]))
@@ -107,20 +170,38 @@ func endsInDigit(w string) bool {
 func appendWord(out []string, w string) []string {
 	w = strings.Trim(w, "'’")
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-	if w == "" || foldedWords[w] {
+	if w == "" {
 		return out
+	}
+	if foldedWords[w] {
+		return append(out, droppedMark+w)
 	}
 	// "isn't", "don't": the negation stays a word of its own.
 	if stem, ok := strings.CutSuffix(strings.ReplaceAll(w, "’", "'"), "n't"); ok {
 		if stem = negated[stem]; stem != "" && !foldedWords[stem] {
-			out = append(out, singular(stem))
+			out = append(out, pluralMark+stem)
+		} else if stem != "" {
+			out = append(out, droppedMark+stem)
 		}
 		return append(out, "not")
+	}
+	if w == "were" {
+		return append(out, manyMark+wordForms[w]) // "were" is "was" of many
 	}
 	if f, ok := wordForms[w]; ok {
 		w = f
 	}
-	return append(out, singular(w))
+	return append(out, pluralMark+american(w))
+}
+
+// appendName adds a word written with a capital inside a sentence to a
+// word key, as written but for case and apostrophes ("Let's Encrypt",
+// "Lets Encrypt"): a name, whose plural ending stays.
+func appendName(out []string, w string) []string {
+	if w = nameKey(w); w == "" || foldedWords[w] {
+		return out
+	}
+	return append(out, american(w))
 }
 
 // singular drops a plural (or third-person) s from a word of more than

@@ -17,6 +17,10 @@ func TestDedupKeys(t *testing.T) {
 		{"The cache isn't warmed on deploy.", "the cache is not warmed on deploy"},
 		{"Jo doesn't like meetings before ten", "Jo does not like meetings before ten."},
 		{"We can't ship on Fridays", "we can not ship on Fridays"},
+		{"Carlos is the user's accountant.", "Carlos: the user's accountant."},
+		{"The user's favourite colour is green.", "The user's favorite color is green."},
+		{"Staging certificates are issued by Let's Encrypt.", "Staging certificates are issued by Lets Encrypt."},
+		{"The staging database is Postgres 16.", "Staging database: Postgres 16"},
 	}
 	for _, p := range same {
 		_, wa := DedupKeys(p[0])
@@ -45,6 +49,11 @@ func TestDedupKeys(t *testing.T) {
 		{"Standup is at 9 am", "Standup is at 9"},
 		{"Use 3/4 of the budget", "Use 3 4 of the budget"},
 		{"Needs Node != 18", "Needs Node 18"},
+		{"The user has a daughter.", "The user has daughters."},
+		{"Luca is the on-call engineer this week.", "Lucas is the on-call engineer this week."},
+		{"The on-call engineer is Luca.", "The on-call engineer is Lucas."},
+		{"Account balance is -$250.", "Account balance is $250."},
+		{"Ann works on the internal API.", "Ann works on the international API."},
 	}
 	for _, p := range apart {
 		ea, wa := DedupKeys(p[0])

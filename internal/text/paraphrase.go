@@ -16,7 +16,8 @@ import (
 // another form ("The platform team is managed by Alice", "Alice manages
 // the platform team"; "allergic to penicillin", "a penicillin allergy").
 // Every content word of either text must be matched in the other, by its
-// stem or by a shared stem; the values (numbers, amounts, dates, days,
+// stem (inflection only: "internal" is not "international", nor "account"
+// "accounting"); the values (numbers, amounts, dates, days,
 // times, colours), signs, negations, modals, quantifiers and the past of
 // "to be" must agree; names
 // must come in the same order ("Alice owes Bob" is not "Bob owes Alice");
@@ -127,30 +128,47 @@ var participleAfter = map[string]bool{"is": true, "are": true, "am": true, "was"
 
 // contentTokens are a sentence's tokens with a name of several words taken
 // word by word ("Mr Okafor" inside a sentence is "Mr" and "Okafor" opening
-// one) and hyphens dropped from words ("Wi-Fi", "WiFi").
+// one), hyphens dropped from words ("Wi-Fi", "WiFi"), a word in -ing kept
+// whole but after a form of "to be" ("is testing" is "tests", but the
+// "accounting" team is not the "account" team), and a word in a plural
+// form counted as many.
 func contentTokens(s string) []token {
 	var out []token
 	for _, t := range words(s) {
 		switch t.slot {
 		case "name":
 			for _, w := range strings.Fields(t.raw) {
-				out = append(out, token{norm: fold(strings.ReplaceAll(strings.ToLower(w), "-", "")), raw: w})
+				out = append(out, token{norm: fold(strings.ReplaceAll(strings.ToLower(w), "-", "")), raw: w, name: true})
 			}
 			continue
 		case "":
+			lw := american(strings.ReplaceAll(strings.ToLower(t.raw), "-", ""))
+			if g, ok := strings.CutSuffix(lw, "s"); ok && strings.HasSuffix(g, "ing") || strings.HasSuffix(lw, "ing") {
+				if len(out) > 0 && progressive[strings.ToLower(out[len(out)-1].raw)] {
+					t.norm = Stem(lw)
+				}
+			}
 			t.norm = strings.ReplaceAll(t.norm, "-", "")
+			if t.count == "" && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && Stem(lw) != lw && !isName(t.raw) {
+				t.count = "many"
+			}
+			t.name = isName(t.raw)
 		}
 		out = append(out, t)
 	}
 	return out
 }
 
+// progressive are the forms of "to be" after which a word in -ing is a
+// verb's: "is testing".
+var progressive = set("is", "are", "am", "was", "were", "be", "been", "'s", "’s", "isn't", "aren't", "wasn't", "weren't", "not")
+
 // dateSlash is a slash between digits, a date's separator ("2026/03/01")
 // rather than a sign.
 var dateSlash = regexp.MustCompile(`(\d)/(\d)`)
 
 // neighbour is the nearest content word or value to toks[i] in direction
-// dir, cut to its stem's letters, or "".
+// dir, as its stem, or "".
 func neighbour(toks []token, i, dir int) string {
 	for j := i + dir; j >= 0 && j < len(toks); j += dir {
 		t := toks[j]
@@ -158,7 +176,7 @@ func neighbour(toks []token, i, dir int) string {
 			return t.slot + ":" + t.norm
 		}
 		if !functionWords[t.norm] && !marks[t.norm] && !negations[t.norm] {
-			return t.norm[:min(len(t.norm), stemLetters)]
+			return t.norm
 		}
 	}
 	return ""
@@ -241,34 +259,15 @@ func covered(a, b []token) bool {
 	return true
 }
 
-// sameWord reports whether x and y are one word: the same stem, or two
-// plain words of a shared stem.
+// sameWord reports whether x and y are one word: the same stem (Stem
+// folds inflection only, so "internal" is not "international"), where
+// both are names the same name ("Luca" is not "Lucas"), and not one
+// counted as one thing and the other as many ("a daughter", "daughters").
 func sameWord(x, y token) bool {
-	return x.norm == y.norm || plainWord(x.raw) && plainWord(y.raw) && sharedStem(x.norm, y.norm)
-}
-
-// stemLetters is how many letters two forms of one stem share.
-const stemLetters = 5
-
-// sharedStem reports whether two stems are forms of one: the longer begins
-// with the shorter's first five letters and the shorter is at most three
-// letters longer than that ("allerg-ic", "allerg-y").
-func sharedStem(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
+	if x.name && y.name {
+		return nameKey(x.raw) == nameKey(y.raw)
 	}
-	return len(a) >= stemLetters && len(a) <= stemLetters+3 && strings.HasPrefix(b, a[:stemLetters])
-}
-
-// plainWord reports whether w is a lower-case word of letters: names,
-// codes and numbers match only themselves.
-func plainWord(w string) bool {
-	for _, r := range w {
-		if !unicode.IsLower(r) && r != '-' && r != '\'' && r != '’' {
-			return false
-		}
-	}
-	return w != ""
+	return x.norm == y.norm && (x.count == "" || y.count == "" || x.count == y.count)
 }
 
 // marks are words that must agree in count: the past of "to be", modals,
@@ -293,8 +292,7 @@ var functionWords = foldSet("a", "an", "the", "is", "am", "are", "be", "been", "
 	"also", "very", "s")
 
 // MeaningKey is the key a store finds the memories content may restate by
-// (hex SHA-256): its content words each cut to the letters a shared stem
-// keeps, as a set, with its values, signs, negations and marks. Two texts
+// (hex SHA-256): the stems of its content words, as a set, with its values, signs, negations and marks. Two texts
 // Restates matches have the same key; one without content words has none
 // (""), and restates nothing; nor does a text of more than one sentence.
 func MeaningKey(content string) string {
@@ -310,7 +308,7 @@ func MeaningKey(content string) string {
 	}
 	var stems, counts []string
 	for _, t := range c.words {
-		stems = append(stems, t.norm[:min(len(t.norm), stemLetters)])
+		stems = append(stems, t.norm)
 	}
 	slices.Sort(stems)
 	for k, n := range c.counts {
@@ -319,4 +317,10 @@ func MeaningKey(content string) string {
 	slices.Sort(counts)
 	h := sha256.Sum256([]byte(strings.Join(slices.Compact(stems), "\x01") + "\x02" + strings.Join(counts, "\x01")))
 	return hex.EncodeToString(h[:])
+}
+
+// nameKey is a name as a key: lower case, without hyphens or apostrophes
+// ("Wi-Fi" is "WiFi", "Let's Encrypt" "Lets Encrypt").
+func nameKey(w string) string {
+	return strings.NewReplacer("-", "", "'", "", "’", "").Replace(strings.ToLower(w))
 }

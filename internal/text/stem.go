@@ -1,20 +1,32 @@
-package promotion
+package text
 
 import "strings"
 
-// stem reduces an English word to its stem: the inflectional steps of the
-// Porter2 ("English") stemmer of the Snowball project (M.F. Porter, steps
-// 0, 1a-1c and 5), written from the algorithm's published description, and
-// two of its derivational suffixes (see derivational): "fails", "failed" and
-// "failing" become "fail", "deploy", "deployed" and "deployments" "deploy". Both sides
-// of every comparison use it, so a note's words meet a row's in any
-// inflection. The original Porter (1980) stemmer was not used: it makes
-// "deploy" "deploi" but "deployment" "deploy".
+// Stem reduces an English word to its stem by inflection alone: the
+// inflectional steps of the Porter2 ("English") stemmer of the Snowball
+// project (M.F. Porter, steps 0, 1a-1c and 5), written from the
+// algorithm's published description. "fails", "failed" and "failing"
+// become "fail"; "internal" and "international", "product" and
+// "production", "account" and "accounts" stay apart from each other as
+// words of other meanings do. Every rule that compares word forms (dedup,
+// contradictions, promotion's word binding, consolidation's grouping)
+// uses it, so a word meets its inflections alike everywhere. The original
+// Porter (1980) stemmer was not used: it makes "deploy" "deploi" but
+// "deployment" "deploy".
 //
 // Words of two letters or fewer, and words with anything but the letters a-z
 // (digits, non-ASCII), are left as they are. R1 starts after "gener",
 // "commun" or "arsen" (the description's three; later revisions add more).
-func stem(w string) string {
+func Stem(w string) string { return stem(w, false) }
+
+// Root is Stem that also folds a few derivational suffixes (see
+// derivational and able), "deployment" to "deploy", "connection" to
+// "connect", "reachable" to "reach": for promotion's word binding, where a
+// note names a row's subject in another part of speech. Dedup must not use
+// it: "product" is not "production".
+func Root(w string) string { return stem(w, true) }
+
+func stem(w string, derive bool) string {
 	if s, ok := invariantStems[w]; ok {
 		return s
 	}
@@ -28,8 +40,10 @@ func stem(w string) string {
 	}
 	s.step1b()
 	s.step1c()
-	s.apply(derivational, s.r2)
-	s.able()
+	if derive {
+		s.apply(derivational, s.r2)
+		s.able()
+	}
 	s.step5()
 	return s.String()
 }
@@ -56,7 +70,7 @@ var invariantStems = map[string]string{
 }
 
 // stopAfter1a are words left as step 1a leaves them.
-var stopAfter1a = lexicon(`inning outing canning herring earring proceed exceed succeed`)
+var stopAfter1a = set(strings.Fields(`inning outing canning herring earring proceed exceed succeed`)...)
 
 // stemWord is a word being stemmed: its letters, with a 'y' that acts as a
 // consonant (at the start or after a vowel) written 'Y', and where its
@@ -226,7 +240,7 @@ func (r suffixRule) when(allow func(before []byte) bool) suffixRule {
 	return r
 }
 
-// derivational is all this stemmer keeps of Porter2's steps 2 to 4: "-ment"
+// derivational is all Root keeps of Porter2's steps 2 to 4: "-ment"
 // and "-ion" after s or t, in R2, so that "deployment" meets "deploy" and
 // "connection" meets "connect". The rest fold words of other meanings
 // together ("internal" and "international" both become "intern", "operator"
@@ -270,4 +284,13 @@ func (s *stemWord) step5() {
 	case s.has("ll") && n-1 >= s.r2:
 		s.b = s.b[:n-1]
 	}
+}
+
+// set is a set of words.
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }

@@ -1,11 +1,8 @@
-package promotion
+package text
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
-// TestStemKnownOutputs checks stem against outputs of the Porter2 (English)
+// TestStemKnownOutputs checks Root (Stem and two derivational suffixes) against outputs of the Porter2 (English)
 // stemmer from the Snowball project's published sample vocabulary and
 // description, including its exceptional forms.
 func TestStemKnownOutputs(t *testing.T) {
@@ -41,8 +38,8 @@ func TestStemKnownOutputs(t *testing.T) {
 		// Left alone: short words, digits, non-ASCII.
 		"is": "is", "ok": "ok", "v2": "v2", "500s": "500s", "café": "café",
 	} {
-		if got := stem(w); got != want {
-			t.Errorf("stem(%q) = %q, want %q", w, got, want)
+		if got := Root(w); got != want {
+			t.Errorf("Root(%q) = %q, want %q", w, got, want)
 		}
 	}
 }
@@ -65,8 +62,8 @@ func TestStemWordForms(t *testing.T) {
 		{"migrate", "migrated", "migrating", "migration", "migrations"},
 	} {
 		for _, w := range forms[1:] {
-			if stem(w) != stem(forms[0]) {
-				t.Errorf("stem(%q) = %q, stem(%q) = %q: they should meet", w, stem(w), forms[0], stem(forms[0]))
+			if Root(w) != Root(forms[0]) {
+				t.Errorf("Root(%q) = %q, Root(%q) = %q: they should meet", w, Root(w), forms[0], Root(forms[0]))
 			}
 		}
 	}
@@ -76,32 +73,8 @@ func TestStemWordForms(t *testing.T) {
 	for _, pair := range [][2]string{{"general", "generic"}, {"news", "new"}, {"worker", "work"}, {"failure", "fail"}, {"flaky", "flake"},
 		{"international", "internal"}, {"experiment", "experience"}, {"operator", "operation"}, {"generate", "general"},
 		{"statement", "state"}, {"question", "quest"}, {"action", "act"}} {
-		if stem(pair[0]) == stem(pair[1]) {
-			t.Errorf("stem(%q) = stem(%q) = %q: they should not meet", pair[0], pair[1], stem(pair[0]))
-		}
-	}
-}
-
-// TestLexiconsAfterStemming checks that the lexicons in words.go, which are
-// compared with both a word and its stem, still hold every inflection of
-// the words lifecycle notes use, and keep nouns that share a stem with them.
-func TestLexiconsAfterStemming(t *testing.T) {
-	for _, w := range strings.Fields(`fix fixes fixed fixing resolve resolves resolved resolving solve solves solved
-		solving close closes closed closing unblock unblocks unblocked unblocking work works worked working passes
-		passed passing decide decides decided deciding agree agrees agreed chose chosen settle settles settled
-		settling noted mentioned doing having being`) {
-		if got := contentWords(w); len(got) > 0 {
-			t.Errorf("%q is a content word (%v): lifecycle notes all use it", w, got)
-		}
-	}
-	for _, w := range strings.Fields(`note notes resolver handle worker password fixture closure`) {
-		if len(contentWords(w)) == 0 {
-			t.Errorf("%q is dropped as a function word: it can name a row", w)
-		}
-	}
-	for _, w := range strings.Fields(`blocker blockers issue issues bug bugs problems errors decision decisions rules choices`) {
-		if !generic[stem(w)] {
-			t.Errorf("%q (stem %q) is not generic", w, stem(w))
+		if Root(pair[0]) == Root(pair[1]) {
+			t.Errorf("Root(%q) = Root(%q) = %q: they should not meet", pair[0], pair[1], Root(pair[0]))
 		}
 	}
 }

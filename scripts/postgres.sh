@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL 15 for the store's tests on the server engine.
+#
+#   scripts/postgres.sh run CMD...  start a cluster, run CMD with
+#                                   MEMORY_MCP_TEST_POSTGRES set to its URL,
+#                                   then stop it and remove its files
+#   scripts/postgres.sh start       start a cluster and print its URL; it runs
+#                                   until `scripts/postgres.sh stop URL`
+#   scripts/postgres.sh stop URL    stop a cluster `start` made and remove it
+#
+# With MEMORY_MCP_TEST_POSTGRES already set (a server of your own), run and
+# start use it as it is and start nothing. Debian's postgresql-15 is
+# installed when missing (apt, as root or through sudo). The cluster lives
+# in a temporary directory, listens on 127.0.0.1 only, trusts local
+# connections, and trades durability for speed (fsync off): it holds test
+# data only. PostgreSQL refuses to run as root, so as root it runs as the
+# postgres user the package creates.
+set -euo pipefail
+
+bin=/usr/lib/postgresql/15/bin
+
+install() {
+	[ -x "$bin/initdb" ] && return
+	local sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	echo "postgres: installing Debian's postgresql-15" >&2
+	$sudo apt-get update >&2
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 >&2
+}
+
+# as runs a command as the cluster's owner: postgres when we are root.
+as() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# start makes and starts a cluster and prints its URL.
+start() {
+	install
+	local dir
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/memory-mcp-pg.XXXXXX")
+	chmod 755 "$dir"
+	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+	as "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+		{ cat "$dir/initdb.log" >&2; rm -rf "$dir"; return 1; }
+	local port tries
+	for tries in 1 2 3 4 5 6 7 8; do
+		port=$((20000 + RANDOM % 20000))
+		if as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
+			-o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
+			    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+			    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1; then
+			echo "$dir" >"$(record "$port")"
+			echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+			return
+		fi
+		grep -q "already in use" "$dir/server.log" 2>/dev/null || break
+	done
+	cat "$dir/server.log" >&2 2>/dev/null || true
+	rm -rf "$dir"
+	echo "postgres: the cluster did not start" >&2
+	return 1
+}
+
+# record is the file naming the directory of the cluster on a port.
+record() { echo "${TMPDIR:-/tmp}/memory-mcp-pg-$1.dir"; }
+
+# stop stops the cluster whose URL start printed and removes its files.
+stop() {
+	local port=${1#*@127.0.0.1:}
+	port=${port%%/*}
+	local rec dir
+	rec=$(record "$port")
+	if ! dir=$(cat "$rec" 2>/dev/null) || [ -z "$dir" ]; then
+		echo "postgres: $1 is not a cluster this script started" >&2
+		return 1
+	fi
+	as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	rm -rf "$dir" "$rec"
+}
+
+case "${1:-}" in
+start)
+	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ]; then echo "$MEMORY_MCP_TEST_POSTGRES"; else start; fi
+	;;
+stop)
+	stop "${2:?usage: $0 stop URL}"
+	;;
+run)
+	shift
+	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ]; then exec "$@"; fi
+	url=$(start)
+	trap 'stop "$url"' EXIT
+	MEMORY_MCP_TEST_POSTGRES=$url "$@"
+	;;
+*)
+	echo "usage: $0 run CMD... | start | stop URL" >&2
+	exit 2
+	;;
+esac

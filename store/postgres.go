@@ -1,0 +1,411 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// The PostgreSQL engine. The store is one store with two dialects: every
+// service, rule and transaction is the same Go code on either engine, and
+// only the statements differ, where they must. A statement is written once,
+// in SQLite's dialect, and rebound here (? and ?N become $N; booleans, which
+// both schemas keep as 0 or 1, are sent as integers); the few that cannot be
+// shared (full-text search, the raw bulk reads) branch on DB.postgres. This
+// file and the PostgreSQL migrations are all of the engine's own code; only
+// it imports the driver (layout_test.go holds that).
+
+//go:embed migrations/postgres/*.sql
+var postgresMigrationFS embed.FS
+
+// postgresMigrations are the PostgreSQL schema's steps, applied in name order
+// and tracked by name, as the SQLite engine's are. They are not the SQLite
+// migrations translated one by one: 0001 is the SQLite schema after all of
+// them, and each later one changes both engines' schemas alike.
+var postgresMigrations, _ = fs.Sub(postgresMigrationFS, "migrations/postgres")
+
+// connectTimeout bounds how long opening a connection may take when the URL
+// sets none: a server that is down or unreachable fails a call within it
+// instead of hanging.
+var connectTimeout = 5 * time.Second
+
+// serializationRetries is how many times a write transaction PostgreSQL
+// aborted (a serialization failure or a deadlock: the work of concurrent
+// writers could not be ordered) is run again before the caller is told to
+// retry. From the serializeAfter-th run on, it first waits in the write
+// queue, so that writers contending for one row (many agents appending to
+// one block, publishing one fact) are not starved by newcomers forever.
+const (
+	serializationRetries = 30
+	serializeAfter       = 3
+)
+
+// retryWait is how long a write waits before its try-th rerun: a random
+// share of a window that doubles from 2 ms up to 100 ms, so that writers
+// that clashed do not clash again in step.
+func retryWait(try int) time.Duration {
+	window := min(100*time.Millisecond, 2*time.Millisecond<<min(try, 10))
+	return time.Duration(rand.Int64N(int64(window)))
+}
+
+// writeQueue makes a write transaction wait for the other queued ones: a
+// transaction-level advisory lock (released at commit or rollback, so it is
+// safe behind a pooler in transaction mode, unlike a session's lock). Only
+// writers that already failed to commit several times queue; the others
+// run side by side as PostgreSQL orders them.
+func (tx *Tx) writeQueue(ctx context.Context) error {
+	_, err := tx.sql.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+writeQueueKey+`)`)
+	return err
+}
+
+// writeQueueKey is the advisory lock key of the write queue: "memq" in ASCII.
+const writeQueueKey = "1835365745"
+
+// openPostgres opens the PostgreSQL database at url and brings its schema up
+// to date. It is the engine's opener for tests until every capability runs
+// on PostgreSQL; no flag reaches it yet.
+func openPostgres(ctx context.Context, url string) (*DB, error) {
+	return openPostgresWith(ctx, url, postgresMigrations)
+}
+
+func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, memory.Errorf(memory.EINVALID, "the database URL is not a PostgreSQL URL: %v", redactURLError(err))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	name := postgresName(cfg)
+	sdb := stdlib.OpenDB(*cfg)
+	db := &DB{sql: sdb, reads: sdb, path: name, postgres: true, pg: &postgresEngine{cfg: cfg}}
+	if err := db.migratePostgres(ctx, migrations); err != nil {
+		sdb.Close()
+		return nil, db.busyError(err)
+	}
+	return db, nil
+}
+
+// postgresName names a PostgreSQL database in messages and logs: its host,
+// port and name, never its password.
+func postgresName(cfg *pgx.ConnConfig) string {
+	return "postgres://" + net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))) + "/" + cfg.Database
+}
+
+// redactURLError drops what a parse error quotes of the URL (it may hold a
+// password) and keeps the reason.
+func redactURLError(err error) string {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) && pe.Unwrap() != nil {
+		return pe.Unwrap().Error()
+	}
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		return s[i+2:]
+	}
+	return "it does not parse"
+}
+
+// migratePostgres applies every PostgreSQL migration not yet applied, each in
+// its own transaction with its record in schema_migrations; concurrent
+// starters wait on that table's lock, so each migration runs once. A
+// database that has a migration this build does not know is refused,
+// naming it.
+func (db *DB) migratePostgres(ctx context.Context, fsys fs.FS) error {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, name := range names {
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		err = db.inPostgresTx(ctx, func(t *sql.Tx) error {
+			if _, err := t.ExecContext(ctx, `LOCK TABLE schema_migrations IN EXCLUSIVE MODE`); err != nil {
+				return err
+			}
+			applied, err := scanStrings(t.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`))
+			if err != nil {
+				return fmt.Errorf("read applied migrations: %w", err)
+			}
+			if err := newerSchema(db.path, names, applied); err != nil {
+				return err
+			}
+			if slices.Contains(applied, name) {
+				return nil
+			}
+			if _, err := t.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("migration postgres/%s: %w", name, err)
+			}
+			_, err = t.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)`, name, time.Now().UnixNano())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inPostgresTx runs fn in a transaction of its own and commits it.
+func (db *DB) inPostgresTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	t, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+// newerSchema refuses a database written by a newer build: one with applied
+// migrations that are not among known.
+func newerSchema(db string, known, applied []string) error {
+	var unknown []string
+	for _, name := range applied {
+		if !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	switch len(unknown) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s was written by a newer memory-mcp (it has migration %s, which this build does not know); upgrade memory-mcp",
+			db, unknown[0])
+	}
+	return fmt.Errorf("%s was written by a newer memory-mcp (it has migrations %s, which this build does not know); upgrade memory-mcp",
+		db, strings.Join(unknown, ", "))
+}
+
+// rebound caches each statement's PostgreSQL form.
+var rebound sync.Map // SQLite-dialect text -> PostgreSQL text
+
+// rebind returns q, a statement of a fixed text, in PostgreSQL's dialect
+// when db is on PostgreSQL: its
+// parameters ? and ?N numbered $N, outside quoted text, and SQLite's CROSS
+// JOIN ... ON (an inner join whose order the planner must keep) a plain
+// JOIN, which PostgreSQL's planner orders itself.
+func (db *DB) rebind(q string) string {
+	if !db.postgres {
+		return q
+	}
+	if r, ok := rebound.Load(q); ok {
+		return r.(string)
+	}
+	r := db.dialect(q)
+	rebound.Store(q, r)
+	return r
+}
+
+// dialect is rebind without its cache, for statements built in many shapes.
+func (db *DB) dialect(q string) string {
+	if !db.postgres {
+		return q
+	}
+	return rebindParams(strings.ReplaceAll(q, "CROSS JOIN", "JOIN"))
+}
+
+func rebindParams(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	next := 0
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			b.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote = c
+			b.WriteByte(c)
+		case c == '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			if j > i+1 {
+				n, _ := strconv.Atoi(q[i+1 : j])
+				next = max(next, n)
+				b.WriteString("$" + q[i+1:j])
+				i = j - 1
+			} else {
+				next++
+				b.WriteString("$" + strconv.Itoa(next))
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// args returns a statement's arguments as db's engine takes them: on
+// PostgreSQL a bool becomes 0 or 1, as both schemas store flags, and a
+// named string or integer type its underlying value.
+func (db *DB) args(args []any) []any {
+	if !db.postgres {
+		return args
+	}
+	out := args
+	for i, a := range args {
+		var v any
+		switch a := a.(type) {
+		case nil, string, int64, int, float64, []byte, sql.NullString, sql.NullInt64, sql.NullFloat64:
+			continue
+		case bool:
+			v = int64(0)
+			if a {
+				v = int64(1)
+			}
+		default:
+			switch r := reflect.ValueOf(a); r.Kind() {
+			case reflect.String:
+				v = r.String()
+			case reflect.Bool:
+				v = int64(0)
+				if r.Bool() {
+					v = int64(1)
+				}
+			default:
+				continue
+			}
+		}
+		if &out[0] == &args[0] {
+			out = slices.Clone(args)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// postgresError turns what PostgreSQL's driver returned into the store's
+// errors: a database that cannot be reached, or aborted the transaction
+// for concurrent writers after its retries, becomes EBUSY naming the
+// database, which tells the caller to retry; anything else is returned as
+// it is.
+func (db *DB) postgresError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *memory.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case retryable(err):
+			return memory.Errorf(memory.EBUSY, "the database %s could not order this write among concurrent ones (%s); retry the call", db.path, pe.Code)
+		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "57P"), pe.Code == "53300":
+			// connection exceptions, an administrator's shutdown, too many connections
+			return memory.Errorf(memory.EBUSY, "the database %s is unavailable (%s); retry the call in a few seconds", db.path, pe.Message)
+		}
+		return err
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		return memory.Errorf(memory.EBUSY, "the database %s is unreachable; retry the call in a few seconds", db.path)
+	}
+	return err
+}
+
+// retryable reports whether err is PostgreSQL aborting a transaction that
+// may succeed run again: a serialization failure or a deadlock.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// postgresEngine is what a DB on PostgreSQL keeps beside its pool.
+type postgresEngine struct {
+	cfg *pgx.ConnConfig // to open the change listener's own connection
+}
+
+// changesChannel is the channel every commit that wrote a change notifies
+// (the changes_notify trigger).
+const changesChannel = "memory_mcp_changes"
+
+// Wake returns a channel that receives soon after any process commits a
+// change, until ctx ends: on PostgreSQL a connection of its own LISTENs on
+// the changes channel. It also receives once each time that connection is
+// (re)established, since a change committed while it was down notified
+// no one; a reader woken reads the changes table, which holds every change
+// whatever notifications were lost. On SQLite, which has no notifications,
+// it returns nil (a nil channel never receives), and readers poll the
+// table. The listener needs a session of its own: behind a pooler in
+// transaction mode, connect it to the server directly, or rely on polling.
+func (db *DB) Wake(ctx context.Context) <-chan struct{} {
+	if db.pg == nil {
+		return nil
+	}
+	ch := make(chan struct{}, 1)
+	go func() {
+		for {
+			err := db.listen(ctx, ch)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second): // the server is away: try again
+				_ = err
+			}
+		}
+	}()
+	return ch
+}
+
+// listen holds one listening connection until it fails or ctx ends.
+func (db *DB) listen(ctx context.Context, ch chan<- struct{}) error {
+	conn, err := pgx.ConnectConfig(ctx, db.pg.cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
+		return err
+	}
+	for {
+		select { // a wake-up, never a wait: one pending is enough
+		case ch <- struct{}{}:
+		default:
+		}
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// uniqueViolation reports whether err is PostgreSQL refusing a duplicate key.
+func uniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
