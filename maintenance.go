@@ -12,7 +12,7 @@ import (
 // MemoryState is where a memory stands: in search, or why not.
 type MemoryState string
 
-// Memory states, as list_memories filters and memory_stats counts them.
+// Memory states, as list_memories filters and counts them.
 const (
 	StateActive       MemoryState = "active"       // in search (summaries included)
 	StateConsolidated MemoryState = "consolidated" // archived into a summary

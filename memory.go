@@ -119,7 +119,7 @@ type Entry struct {
 	ForgottenAt  *time.Time `json:"forgotten_at,omitempty"`
 	ForgetReason string     `json:"forget_reason,omitempty"`
 	// Expired marks a memory past its expires_at when it was read. Only its
-	// author is ever shown one (recall_memory); searches never return them.
+	// author is ever shown one (search_memory with ids); searches never return them.
 	Expired    bool        `json:"expired,omitempty"`
 	Provenance *Provenance `json:"provenance,omitempty"`
 	// ArchivedAt is set when maintenance archived the memory: it left every

@@ -200,7 +200,7 @@ type PendingDecision struct {
 func (d PendingDecision) Validate() error {
 	switch {
 	case d.PendingID <= 0:
-		return Errorf(EINVALID, "pending_id %d is not a pending item id: list_pending shows them", d.PendingID)
+		return Errorf(EINVALID, "pending_id %d is not a pending item id: list_reviews shows them", d.PendingID)
 	case d.TargetID == "" && strings.TrimSpace(d.DropReason) == "":
 		return Errorf(EINVALID, "give target_id to bind the item or drop_reason to drop it")
 	case d.TargetID != "" && d.DropReason != "":

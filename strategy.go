@@ -16,7 +16,7 @@ const (
 	// StrategyContext: the client inserts the memory_context prompt before the
 	// conversation; the model gets no retrieval tools.
 	StrategyContext Strategy = "context"
-	// StrategyToolBased: the model calls search_memory and recall_memory when
+	// StrategyToolBased: the model calls search_memory (a query, or ids) when
 	// it needs to remember.
 	StrategyToolBased Strategy = "tool_based"
 	// StrategySelfEditing: the core_memory prompt shows the blocks and the

@@ -175,7 +175,7 @@ function need(ctx, tool, values) {
 
 // falseRepeat: a false repeat loses nothing. remember A, then B, which dedup's words tier
 // answers "duplicate" of A (it folds articles and plural endings) though it says something
-// else; the answer names the repeat and tells how to store B; recall_memory of A gives B's
+// else; the answer names the repeat and tells how to store B; search_memory with ids [A] gives B's
 // words back; remember B with not_a_repeat_of A stores it; search finds B.
 async function falseRepeat(ctx) {
     const where = `${ctx.name} false repeat`;
@@ -187,10 +187,10 @@ async function falseRepeat(ctx) {
         fail(where, `the near repeat was not answered duplicate of ${a} with a repeat and how to store it: ${JSON.stringify(b)} ${answer}`);
         return;
     }
-    const rec = await call(ctx, 'recall_memory', { ids: [a] });
+    const rec = await call(ctx, 'search_memory', { ids: [a] });
     const rep = rec?.repeats?.find(r => r.id === b.repeat_id);
     if (rep?.content !== said.content || rep?.memory_id !== a) {
-        fail(where, `recall_memory of ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
+        fail(where, `search_memory of ids ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
         return;
     }
     const own = await call(ctx, 'remember', { ...said, content: rep.content, not_a_repeat_of: a });
@@ -233,22 +233,21 @@ const TOOLS = {
             ctx.human ? 'ok' : ctx.senior ? 'EHELD' : 'EFORBIDDEN');
         if (r) ctx.policy = r.fact?.fact_id;
     },
-    get_fact: async ctx => {
-        if (!need(ctx, 'get_fact', { fact1: ctx.fact1, fact2: ctx.fact2, fact3: ctx.fact3 })) return;
-        await call(ctx, 'get_fact', { fact_id: ctx.fact1 });
-        await call(ctx, 'get_fact', { fact_id: ctx.fact2, include_history: true });
-        await call(ctx, 'get_fact', { fact_id: ctx.fact3, include_history: false });
-    },
     query_facts: async ctx => {
         await call(ctx, 'query_facts', {});
         await call(ctx, 'query_facts', { query: 'release pipeline', categories: ['procedure', 'adr'], tags: ['deploy'], as_of: now(), limit: 5 });
         // Nothing matches: empty lists must still match the schema.
         await call(ctx, 'query_facts', { query: 'zebra xylophone', as_of: '2001-01-01T00:00:00Z' });
-    },
-    list_facts: async ctx => {
-        await call(ctx, 'list_facts', { category: 'adr' });
-        await call(ctx, 'list_facts', { category: 'procedure', offset: 0, limit: 10 });
-        await call(ctx, 'list_facts', { category: 'other' }); // empty
+        // One fact by id, with its history (what get_fact did).
+        if (!need(ctx, 'query_facts', { fact1: ctx.fact1, fact3: ctx.fact3 })) return;
+        const one = await call(ctx, 'query_facts', { id: ctx.fact1 });
+        if (one && (one.facts?.[0]?.fact_id !== ctx.fact1 || !one.history?.length)) fail(`${ctx.name} query_facts id`, `not the fact with its history: ${JSON.stringify(one)}`);
+        await call(ctx, 'query_facts', { id: ctx.fact3 });
+        // One category in full, a page at a time (what list_facts did).
+        await call(ctx, 'query_facts', { category: 'adr' });
+        await call(ctx, 'query_facts', { category: 'procedure', offset: 0, limit: 10 });
+        await call(ctx, 'query_facts', { category: 'other' }); // empty
+        await call(ctx, 'query_facts', { id: ctx.fact1, query: 'JWT' }, 'EINVALID');
     },
     retract_fact: async ctx => {
         if (!need(ctx, 'retract_fact', { fact1: ctx.fact1, fact2: ctx.fact2 })) return;
@@ -256,7 +255,7 @@ const TOOLS = {
         const held = ctx.human ? 'ok' : 'EHELD';
         await call(ctx, 'retract_fact', { fact_id: ctx.fact1 }, held);
         await call(ctx, 'retract_fact', { fact_id: ctx.fact2, reason: 'replaced by the compat suite', expected_version: 1 }, held);
-        await call(ctx, 'get_fact', { fact_id: ctx.fact2, include_history: true }); // retracted, with its log
+        await call(ctx, 'query_facts', { id: ctx.fact2 }); // retracted, with its log
     },
 
     // Agent memory
@@ -288,16 +287,17 @@ const TOOLS = {
             min_relevance: 0
         });
         await call(ctx, 'search_memory', { query: 'zebra xylophone', scope: 'shared' }); // empty
-    },
-    recall_memory: async ctx => {
-        if (!need(ctx, 'recall_memory', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
-        await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] });
+        await call(ctx, 'search_memory', {}, 'EINVALID'); // a query or ids
+        // ids instead of a query: the memories in full (what recall_memory did).
+        if (!need(ctx, 'search_memory', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
+        await call(ctx, 'search_memory', { ids: [ctx.mem1, ctx.mem2] });
+        await call(ctx, 'search_memory', { ids: [ctx.mem1], query: 'staging' }, 'EINVALID');
     },
     publish_memory: async ctx => {
         if (!need(ctx, 'publish_memory', { mem2: ctx.mem2 })) return;
         const r = await call(ctx, 'publish_memory', { id: ctx.mem2 });
         if (!need(ctx, 'publish_memory', { 'shared copy id': r?.id })) return;
-        await call(ctx, 'recall_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
+        await call(ctx, 'search_memory', { ids: [ctx.mem2, r.id] }); // the original and its shared copy, with provenance
         // What the shared space already says stores nothing; what contradicts it is stored with the conflict open.
         const ci = async content => (await call(ctx, 'remember', { content, namespace: 'compat-ci' }))?.id;
         const first = await ci('The compat build cache lives on NFS.');
@@ -334,7 +334,7 @@ const TOOLS = {
         const open = await call(ctx, 'remember', { content: 'The compat offsite budget is 600 euros.', confidence: 0.5 });
         ctx.conflict = open?.conflicts?.[0]?.id;
         await call(ctx, 'remember', { content: 'The compat offsite moved to Lisbon.', supersedes: wed?.id });
-        await call(ctx, 'recall_memory', { ids: [tue] }); // superseded_by
+        await call(ctx, 'search_memory', { ids: [tue] }); // superseded_by
         // A repeat with a new tag is merged into a new memory with both tags.
         const wifi = (await call(ctx, 'remember', { content: 'The compat wifi is on floor 2.', tags: ['office'] }))?.id;
         const merged = await call(ctx, 'remember', { content: 'the compat wifi is on floor 2', tags: ['office', 'wifi'] });
@@ -392,24 +392,20 @@ const TOOLS = {
             categories: ['episodic'], namespaces: ['compat-garden'], tags: ['garden'],
             states: ['active', 'consolidated', 'superseded', 'archived', 'expired', 'forgotten'], offset: 0, limit: 10
         });
-        await call(ctx, 'list_memories', { namespaces: ['nowhere'] }); // empty
+        await call(ctx, 'list_memories', { namespaces: ['nowhere'], counts: true }); // empty, with the counts (what memory_stats did)
         await call(ctx, 'list_memories', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
-    },
-    memory_stats: async ctx => {
-        await call(ctx, 'memory_stats', {});
-        await call(ctx, 'memory_stats', { agent_id: ctx.human ? ctx.agentId : 'compat-peer' }, ctx.human ? 'ok' : 'EFORBIDDEN');
     },
     restore_memory: async ctx => {
         if (!need(ctx, 'restore_memory', { archived: ctx.archived, summary: ctx.summary })) return;
         await call(ctx, 'restore_memory', { id: ctx.archived, agent_id: 'compat-peer' }, ctx.human ? 'ENOTFOUND' : 'EFORBIDDEN');
         await call(ctx, 'restore_memory', { id: ctx.archived });
-        await call(ctx, 'recall_memory', { ids: [ctx.summary, ctx.archived] }); // a summary with its sources
+        await call(ctx, 'search_memory', { ids: [ctx.summary, ctx.archived] }); // a summary with its sources
     },
     forget: async ctx => {
         if (!need(ctx, 'forget', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
         await call(ctx, 'forget', { ids: [ctx.mem1] });
         await call(ctx, 'forget', { ids: [ctx.mem2], reason: 'obsolete: the disk was replaced' });
-        await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
+        await call(ctx, 'search_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
     },
     record_distillation: async ctx => {
         await call(ctx, 'record_distillation', { task_id: 'COMPAT-1', outcome: 'completed' });
@@ -474,7 +470,7 @@ const TOOLS = {
         ctx.sharedVersion = (await call(ctx, 'memory_block_create', {
             label: 'compat:shared',
             description: 'A shared block of the compat suite.',
-            value: 'first line',
+            content: 'first line',
             limit: 500,
             shared: true,
             writers: ['*'],
@@ -485,15 +481,15 @@ const TOOLS = {
         await call(ctx, 'memory_block_read', { label: 'compat:shared' });
     },
     memory_block_append: async ctx => {
-        await call(ctx, 'memory_block_append', { label: 'compat-notes', text: 'line one' });
+        await call(ctx, 'memory_block_append', { label: 'compat-notes', content: 'line one' });
         const v = (await call(ctx, 'memory_block_read', { label: 'compat-notes' }))?.block?.version;
         if (!need(ctx, 'memory_block_append', { version: v })) return;
-        await call(ctx, 'memory_block_append', { label: 'compat-notes', text: 'line two', expected_version: v });
+        await call(ctx, 'memory_block_append', { label: 'compat-notes', content: 'line two', expected_version: v });
     },
     memory_block_insert: async ctx => {
-        const b = await call(ctx, 'memory_block_insert', { label: 'compat-notes', after_line: 0, text: 'top line' });
+        const b = await call(ctx, 'memory_block_insert', { label: 'compat-notes', after_line: 0, content: 'top line' });
         if (!need(ctx, 'memory_block_insert', { version: b?.block?.version })) return;
-        await call(ctx, 'memory_block_insert', { label: 'compat-notes', after_line: 1, text: 'second line', expected_version: b.block.version });
+        await call(ctx, 'memory_block_insert', { label: 'compat-notes', after_line: 1, text: 'second line', expected_version: b.block.version }); // text: the old name
     },
     memory_block_replace: async ctx => {
         const b = await call(ctx, 'memory_block_replace', { label: 'compat-notes', old_text: 'line one', new_text: 'line 1' });
@@ -503,7 +499,7 @@ const TOOLS = {
     memory_block_rethink: async ctx => {
         const v = (await call(ctx, 'memory_block_read', { label: 'compat-notes' }))?.block?.version;
         if (!need(ctx, 'memory_block_rethink', { version: v })) return;
-        ctx.notesVersion = (await call(ctx, 'memory_block_rethink', { label: 'compat-notes', value: 'rewritten by the compat suite', expected_version: v }))?.block?.version;
+        ctx.notesVersion = (await call(ctx, 'memory_block_rethink', { label: 'compat-notes', content: 'rewritten by the compat suite', expected_version: v }))?.block?.version;
     },
     memory_block_history: async ctx => {
         await call(ctx, 'memory_block_history', { label: 'compat-notes' });
@@ -542,10 +538,12 @@ const TOOLS = {
         await call(ctx, 'shared_state', { bucket: 'issues', status: 'resolved', limit: 10 });
         await call(ctx, 'shared_state', { bucket: 'constraints', status: 'active', limit: 10 }); // empty
     },
-    list_pending: async ctx => {
-        const l = await call(ctx, 'list_pending', {});
+    // What waits for a human: the writes held or under review, and the pending queue.
+    list_reviews: async ctx => {
+        const l = await call(ctx, 'list_reviews', {});
         ctx.pending = (l?.pending ?? []).map(p => p.pending_id);
-        await call(ctx, 'list_pending', { all: true, limit: 10 });
+        ctx.approval = l?.approvals?.[0]?.id;
+        await call(ctx, 'list_reviews', { all: true, status: 'pending', limit: 5 });
     },
     resolve_pending: async ctx => {
         const [p1, p2] = ctx.pending ?? [];
@@ -561,16 +559,11 @@ const TOOLS = {
         // pass one each (pending_id alone is EINVALID by design).
         await call(ctx, 'resolve_pending', { pending_id: p1, target_id: 'disk_full' });
         await call(ctx, 'resolve_pending', { pending_id: p2, drop_reason: 'tool output is not a decision' });
-        await call(ctx, 'list_pending', { all: true }); // resolved items, with curator and outcome
+        await call(ctx, 'list_reviews', { all: true }); // resolved items, with curator and outcome
     },
 
     // Approval: an agent sees its own held and reviewed writes and may not decide; a human
     // decides a second process's agent's held retraction (applied as that agent) and review.
-    list_approvals: async ctx => {
-        const l = await call(ctx, 'list_approvals', {});
-        ctx.approval = l?.approvals?.[0]?.id;
-        await call(ctx, 'list_approvals', { status: 'pending', limit: 5 });
-    },
     decide_approval: async ctx => {
         if (!ctx.human) {
             if (!need(ctx, 'decide_approval', { 'a request': ctx.approval })) return;
@@ -586,7 +579,7 @@ const TOOLS = {
         } finally {
             await close(peer);
         }
-        const l = await call(ctx, 'list_approvals', { status: 'pending' });
+        const l = await call(ctx, 'list_reviews', { status: 'pending' });
         const hold = l?.approvals?.find(a => a.kind === 'hold')?.id;
         const review = l?.approvals?.find(a => a.kind === 'review')?.id;
         if (!need(ctx, 'decide_approval', { hold, review })) return;
@@ -594,7 +587,7 @@ const TOOLS = {
         if (d && d.approval?.status !== 'approved') fail(`${ctx.name} decide_approval`, `approved hold is ${d.approval?.status}`);
         await call(ctx, 'decide_approval', { id: hold, approve: false, reason: 'again' }, 'ECONFLICT');
         await call(ctx, 'decide_approval', { id: review, approve: false, reason: 'say which Monday' });
-        await call(ctx, 'list_approvals', { status: 'rejected', limit: 5 });
+        await call(ctx, 'list_reviews', { status: 'rejected', limit: 5 });
     },
     // Erasure (last: it removes for good). Humans only; the selectors narrow each other.
     erase: async ctx => {
@@ -607,7 +600,7 @@ const TOOLS = {
         if (ctx.human && (dry?.dry_run !== true || dry?.counts?.memories !== 1)) fail(`${ctx.name} erase`, `dry run: ${JSON.stringify(dry)}`);
         const r = await call(ctx, 'erase', { ids: [m], agent_id: ctx.agentId, contains: marker, reason: 'compat suite' }, expect);
         if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
-        await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
+        await call(ctx, 'search_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
     },
     export_memory: async ctx => {
         const first = await call(ctx, 'export_memory', { limit: 1 });
@@ -873,8 +866,26 @@ const HUMANS_ONLY = new Set(['erase', 'decide_approval', 'resolve_pending', 'fin
 // Arguments only a human may give, left out of an agent's input schemas.
 const HUMAN_ARGS = {
     list_conflicts: ['agent_id'], consolidate_memory: ['agent_id'], restore_memory: ['agent_id'],
-    list_memories: ['agent_id'], memory_stats: ['agent_id'], memory_block_create: ['read_only']
+    list_memories: ['agent_id'], memory_block_create: ['read_only']
 };
+
+// Tools merged into others: listed to no one, callable for a release with what they took.
+const RETIRED = {
+    get_fact: ctx => call(ctx, 'get_fact', { fact_id: ctx.fact1, include_history: true }),
+    list_facts: ctx => call(ctx, 'list_facts', { category: 'adr', offset: 0, limit: 10 }),
+    memory_stats: ctx => call(ctx, 'memory_stats', {}),
+    recall_memory: ctx => ctx.mem2 && call(ctx, 'recall_memory', { ids: [ctx.mem2] }),
+    list_pending: ctx => call(ctx, 'list_pending', { all: true }),
+    list_approvals: ctx => call(ctx, 'list_approvals', { status: 'pending' })
+};
+
+// retired fails for a retired tool that is listed, or that no longer answers.
+async function retired(ctx, listed) {
+    for (const [name, step] of Object.entries(RETIRED)) {
+        if (listed.has(name)) fail(`${ctx.name} tools/list`, `tool ${name} is retired but listed`);
+        await step(ctx);
+    }
+}
 
 // checkOffered fails for a tool or argument listed that the identity may not use, and for
 // one it may use that is not listed.
@@ -922,6 +933,7 @@ async function run(spec) {
             if (listed.has(name) || HUMANS_ONLY.has(name)) await steps(ctx);
         }
         checkArgumentCoverage(ctx, tools);
+        await retired(ctx, listed);
         await resourcesAndPrompts(ctx);
     } catch (e) {
         fail(spec.name, `aborted: ${e.stack ?? e}`);

@@ -66,7 +66,7 @@ func (g *Gates) classify(ctx context.Context, who memory.Identity, c memory.Writ
 // to learn the outcome.
 func (g *Gates) heldError(call *store.Call, id string) error {
 	a := call.Approval
-	check := `list_approvals {"status": "pending"} shows it while it waits and its outcome after`
+	check := `list_reviews {"status": "pending"} shows it while it waits and its outcome after`
 	if call.Key != "" {
 		check += "; a repeat of this call with the same idempotency_key returns this answer until it is decided, then the write's own result or why it was not applied"
 	} else {
@@ -132,10 +132,10 @@ func (g *Gates) DecideApproval(ctx context.Context, d memory.ApprovalDecision, r
 	}
 	if !who.Human {
 		return memory.Approval{}, memory.Errorf(memory.EFORBIDDEN, "only a human may decide an approval; you are %s: "+
-			"list_approvals shows your own requests and how they were decided", who.Describe())
+			"list_reviews shows your own requests and how they were decided", who.Describe())
 	}
 	if d.ID == "" {
-		return memory.Approval{}, memory.Errorf(memory.EINVALID, "id is required: the approval's id, as list_approvals shows it")
+		return memory.Approval{}, memory.Errorf(memory.EINVALID, "id is required: the approval's id, as list_reviews shows it")
 	}
 	if d.Reason == "" {
 		return memory.Approval{}, memory.Errorf(memory.EINVALID, "reason is required: say why, for the caller and the record")

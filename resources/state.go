@@ -48,7 +48,7 @@ func registerState(s *server.MCPServer, svc Services) {
 
 	s.AddResource(mcp.NewResource(PendingQueue, "Pending queue",
 		mcp.WithResourceDescription("Writes waiting until their target can be identified safely, with reasons, "+
-			"candidates and attempts, as markdown (the oldest 100; list_pending pages further). Stale items wait for "+
+			"candidates and attempts, as markdown (the oldest 100; list_reviews pages further). Stale items wait for "+
 			"a human curator. A note's text is shown only to the agent that wrote it and to humans, fenced as data."),
 		mcp.WithMIMEType("text/markdown"),
 	), handler(svc.Log, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -210,7 +210,7 @@ func (db *DB) Approval(ctx context.Context, id string) (memory.Approval, error) 
 func (tx *Tx) approval(ctx context.Context, id string) (memory.Approval, error) {
 	a, err := scanApproval(tx.queryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id), tx.Now())
 	if errors.Is(err, sql.ErrNoRows) {
-		return a, memory.Errorf(memory.ENOTFOUND, "no approval request %s: list_approvals shows the ids", id)
+		return a, memory.Errorf(memory.ENOTFOUND, "no approval request %s: list_reviews shows the ids", id)
 	}
 	return a, err
 }

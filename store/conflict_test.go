@@ -337,3 +337,27 @@ func TestClaimsMigrationRekeysEarlierMemories(t *testing.T) {
 		t.Fatalf("the new list of days does not supersede the one stored before the upgrade: %+v", r.Conflicts)
 	}
 }
+
+// Migration 0032 hashes again the claims of memories stored before the
+// rules read a channel, an email address or a charge handed over: an email
+// stored with the earlier rules' claim is superseded by another address,
+// and a charge by its handing over.
+func TestClaimsMigrationRekeysHandles(t *testing.T) {
+	db := upgraded(t, "0032", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (pk, id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES (7, 'mem-mail', 'ann', 'default', 'semantic', 'Dana''s email is dana@corp.com.', '[]', 1, 0, 1, 1, 1, ''),
+			(8, 'mem-owner', 'ann', 'default', 'semantic', 'Priya is the owner of the billing service.', '[]', 1, 0, 2, 2, 2, '')`,
+			`INSERT INTO memory_claims (agent_id, claim, value, memory_pk) VALUES ('ann', 1, 2, 7)`)
+	})
+	var stale int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM memory_claims WHERE claim = 1`).Scan(&stale); err != nil || stale != 0 {
+		t.Fatalf("a claim the earlier rules hashed is still stored: %d, %v", stale, err)
+	}
+	s := store.NewMemoryService(db, nil)
+	for older, newer := range map[string]string{"mem-mail": "Dana's email is dana.k@gmail.com.", "mem-owner": "Priya handed the billing service over to Tom."} {
+		r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: newer})
+		if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != older || r.Conflicts[0].Resolution != memory.ConflictNewerWins {
+			t.Fatalf("%q does not supersede %s stored before the upgrade: %+v", newer, older, r.Conflicts)
+		}
+	}
+}

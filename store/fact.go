@@ -607,7 +607,7 @@ func checkExpected(id string, st factState, expected *int) error {
 	if !st.exists {
 		return memory.Errorf(memory.ECONFLICT, "fact %s does not exist yet, you sent expected_version %d: send 0 (or omit it) to create it", id, *expected)
 	}
-	return memory.Errorf(memory.ECONFLICT, "fact %s is at version %d, you sent expected_version %d: read it again with get_fact and retry",
+	return memory.Errorf(memory.ECONFLICT, "fact %s is at version %d, you sent expected_version %d: read it again with query_facts (id) and retry",
 		id, st.version, *expected)
 }
 

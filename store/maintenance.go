@@ -76,7 +76,7 @@ func (tx *Tx) CheckAgent(ctx context.Context, agent string) error {
 		return fmt.Errorf("look up agent %s: %w", agent, err)
 	}
 	if n == 0 {
-		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (memory_stats counts an agent's memories)", agent)
+		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (list_memories with counts counts an agent's memories)", agent)
 	}
 	return nil
 }

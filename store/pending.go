@@ -83,7 +83,7 @@ func (tx *Tx) GetPending(ctx context.Context, id int64) (memory.PendingItem, err
 		return memory.PendingItem{}, err
 	}
 	if len(ps) == 0 {
-		return memory.PendingItem{}, memory.Errorf(memory.ENOTFOUND, "no pending item %d: list_pending shows the open ones", id)
+		return memory.PendingItem{}, memory.Errorf(memory.ENOTFOUND, "no pending item %d: list_reviews shows the open ones", id)
 	}
 	return ps[0], nil
 }

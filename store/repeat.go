@@ -219,7 +219,7 @@ func (s *MemoryService) StoreRepeat(ctx context.Context, id string) (memory.Reme
 		return err
 	})
 	if errors.Is(err, sql.ErrNoRows) || err == nil && !who.Human && r.AgentID != who.AgentID {
-		return memory.Remembered{}, memory.Errorf(memory.ENOTFOUND, "no repeat with id %q: recall_memory of the memory a write repeated lists its repeats", id)
+		return memory.Remembered{}, memory.Errorf(memory.ENOTFOUND, "no repeat with id %q: search_memory with the ids of the memory a write repeated lists its repeats", id)
 	}
 	if err != nil {
 		return memory.Remembered{}, fmt.Errorf("load repeat %s: %w", id, err)

@@ -78,7 +78,7 @@ func TestEveryToolTellsClientsWhatItDoes(t *testing.T) {
 func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 	all := registered(t)
 	reads := []string{"get_fact", "query_facts", "list_facts", "search_memory", "recall_memory", "memory_block_list",
-		"memory_block_read", "memory_block_history", "shared_state", "list_pending", "list_memories", "memory_stats", "list_conflicts"}
+		"memory_block_read", "memory_block_history", "shared_state", "list_pending", "list_reviews", "list_memories", "memory_stats", "list_conflicts"}
 	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending",
 		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes",
 		"consolidate_memory",           // consolidating archives its sources: out of default search
@@ -135,8 +135,42 @@ func ownStrategy(name string) memory.Strategy {
 	switch {
 	case strings.HasPrefix(name, "memory_block_") || name == "memory":
 		return memory.StrategySelfEditing
-	case name == "search_memory" || name == "recall_memory" || name == "list_memories":
+	case name == "search_memory" || name == "recall_memory":
 		return memory.StrategyToolBased
 	}
 	return ""
+}
+
+// TestRetiredToolsAnswerUnlisted: a tool merged into another stays
+// registered (a client written against it keeps working), says in its
+// description what to use instead, and is listed to no one, human or agent.
+func TestRetiredToolsAnswerUnlisted(t *testing.T) {
+	all := registered(t)
+	retired := tools.Retired()
+	for _, name := range []string{"get_fact", "list_facts", "list_pending", "list_approvals", "memory_stats", "recall_memory"} {
+		if retired[name] == "" {
+			t.Errorf("%s is not retired", name)
+		}
+	}
+	var list []mcp.Tool
+	for name, st := range all {
+		list = append(list, st.Tool)
+		use, ok := retired[name]
+		if !ok {
+			continue
+		}
+		if !strings.HasPrefix(st.Tool.Description, "Deprecated, listed no more and kept for a release: use "+use+". ") {
+			t.Errorf("%s: description %q does not say to use %s", name, st.Tool.Description, use)
+		}
+		if replacement := strings.Fields(use)[0]; all[replacement] == nil || retired[replacement] != "" {
+			t.Errorf("%s is retired for %s, which is not a registered tool in use", name, replacement)
+		}
+	}
+	for _, who := range []memory.Identity{{AgentID: "ann", Human: true}, {AgentID: "bo", Seniority: memory.SeniorityPrincipal}} {
+		for _, tool := range tools.ForCaller(memory.WithIdentity(context.Background(), who), list) {
+			if _, ok := retired[tool.Name]; ok {
+				t.Errorf("%s lists %s, which is retired", who.Describe(), tool.Name)
+			}
+		}
+	}
 }

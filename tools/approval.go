@@ -25,7 +25,7 @@ type ListApprovalsResult struct {
 
 // DecideApprovalArgs are the arguments of decide_approval.
 type DecideApprovalArgs struct {
-	ID      string `json:"id" jsonschema:"Id of the approval request, as list_approvals shows it (apr-...)."`
+	ID      string `json:"id" jsonschema:"Id of the approval request, as list_reviews shows it (apr-...)."`
 	Approve *bool  `json:"approve" jsonschema:"true: approve (a held write is then applied as the agent that made it, and its tool's checks run again); false: reject (a held write is never applied; an applied one under review stays, and the rejection is recorded)."`
 	Reason  string `json:"reason" jsonschema:"Why, for the agent and the record (max 1000 bytes)."`
 }
@@ -41,28 +41,10 @@ func registerApprovals(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("List your writes that wait for, or had, a human's decision, newest first: high-risk ones held until approved, medium-risk ones applied and queued for review. Shows whether a held write was approved (with ref), rejected (with reason), expired or failed."),
 		mcp.WithInputSchema[ListApprovalsArgs](), mcp.WithOutputSchema[ListApprovalsResult](),
 	), func(ctx context.Context, a ListApprovalsArgs) (ListApprovalsResult, string, error) {
-		limit, err := count("limit", a.Limit)
-		if err != nil {
-			return ListApprovalsResult{}, "", err
-		}
-		var status memory.ApprovalStatus
-		if a.Status != "" {
-			if status, err = memory.ParseApprovalStatus(a.Status); err != nil {
-				return ListApprovalsResult{}, "", err
-			}
-		}
-		items, err := svc.Approvals.ListApprovals(ctx, memory.ApprovalFilter{Status: status, Limit: limit})
-		if err != nil {
-			return ListApprovalsResult{}, "", err
-		}
-		text := list("approval requests", items, approvalLine)
-		if len(items) > 0 {
-			text = strings.Replace(text, ":\n", ":\n"+memory.DataDirective+"\n", 1)
-		}
-		return ListApprovalsResult{Approvals: items}, text, nil
+		return listApprovals(ctx, svc, a)
 	})
 	add(s, svc, mcp.NewTool("decide_approval",
-		mcp.WithDescription("Humans only: approve or reject a request list_approvals shows. Approving a held write "+
+		mcp.WithDescription("Humans only: approve or reject a request list_reviews shows. Approving a held write "+
 			"applies it now as the agent that made it (its tool's own checks run again, so a write that became invalid "+
 			"meanwhile fails with its own error, recorded on the request). Rejecting a held write means it is never "+
 			"applied. A write under review was applied already: the decision is recorded and changes nothing; to undo "+
@@ -78,6 +60,29 @@ func registerApprovals(s *server.MCPServer, svc Services) {
 		}
 		return ApprovalResult{Approval: ap}, memory.DataDirective + "\n" + approvalLine(ap), nil
 	})
+}
+
+// listApprovals lists approval requests: list_approvals, and list_reviews.
+func listApprovals(ctx context.Context, svc Services, a ListApprovalsArgs) (ListApprovalsResult, string, error) {
+	limit, err := count("limit", a.Limit)
+	if err != nil {
+		return ListApprovalsResult{}, "", err
+	}
+	var status memory.ApprovalStatus
+	if a.Status != "" {
+		if status, err = memory.ParseApprovalStatus(a.Status); err != nil {
+			return ListApprovalsResult{}, "", err
+		}
+	}
+	items, err := svc.Approvals.ListApprovals(ctx, memory.ApprovalFilter{Status: status, Limit: limit})
+	if err != nil {
+		return ListApprovalsResult{}, "", err
+	}
+	text := list("approval requests", items, approvalLine)
+	if len(items) > 0 {
+		text = strings.Replace(text, ":\n", ":\n"+memory.DataDirective+"\n", 1)
+	}
+	return ListApprovalsResult{Approvals: items}, text, nil
 }
 
 // approvalLine renders one request: its state outside the fence, the
@@ -107,4 +112,47 @@ func approvalLine(a memory.Approval) string {
 		b.WriteString("\n" + memory.Fence("reason of "+a.ID, a.Reason))
 	}
 	return b.String()
+}
+
+// ListReviewsArgs are the arguments of list_reviews.
+type ListReviewsArgs struct {
+	Status string `json:"status,omitempty" jsonschema:"Only writes in this status: pending (waiting for a human), approved, rejected, expired (no one decided in time; never applied) or failed (approved, but the write then failed its own checks). Default: every status."`
+	All    bool   `json:"all,omitempty" jsonschema:"Also list notes that left the pending queue (committed or dropped), with who resolved them and how."`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"Maximum of each list, 1 to 500 (default 50 writes, newest first; 100 notes, oldest first)."`
+}
+
+// ListReviewsResult is the result of list_reviews.
+type ListReviewsResult struct {
+	Approvals    []memory.Approval    `json:"approvals" jsonschema:"Writes held until a human approves them (high risk) or applied and queued for review (medium risk), newest first: yours, or a human's everyone's."`
+	Pending      []memory.PendingItem `json:"pending" jsonschema:"Notes waiting in the pending queue because their target was ambiguous or unknown, with the reason, candidate rows and retries, oldest first; a note's text only to its author and humans."`
+	PendingTotal int                  `json:"pending_total" jsonschema:"How many items the pending queue listing has in all; pending shows at most limit of them."`
+}
+
+// registerReviews registers list_reviews: one listing of what waits for a
+// human, the writes list_approvals lists and the notes list_pending does.
+func registerReviews(s *server.MCPServer, svc Services) {
+	add(s, svc, mcp.NewTool("list_reviews",
+		mcp.WithDescription("List what waits for a human, or had a human's decision: writes held until approved (high risk) "+
+			"or applied and queued for review (medium risk), with whether a held write was approved (with ref), rejected "+
+			"(with reason), expired or failed; and notes waiting in the pending queue because their target was ambiguous or unknown."),
+		mcp.WithInputSchema[ListReviewsArgs](), mcp.WithOutputSchema[ListReviewsResult](),
+	), func(ctx context.Context, a ListReviewsArgs) (ListReviewsResult, string, error) {
+		res := ListReviewsResult{Approvals: []memory.Approval{}, Pending: []memory.PendingItem{}}
+		var texts []string
+		if svc.Approvals != nil {
+			l, text, err := listApprovals(ctx, svc, ListApprovalsArgs{Status: a.Status, Limit: a.Limit})
+			if err != nil {
+				return ListReviewsResult{}, "", err
+			}
+			res.Approvals, texts = append(res.Approvals, l.Approvals...), append(texts, text)
+		}
+		if svc.Promotion != nil {
+			l, text, err := listPending(ctx, svc, ListPendingArgs{All: a.All, Limit: a.Limit})
+			if err != nil {
+				return ListReviewsResult{}, "", err
+			}
+			res.Pending, res.PendingTotal, texts = append(res.Pending, l.Pending...), l.Total, append(texts, text)
+		}
+		return res, strings.Join(texts, "\n\n"), nil
+	})
 }

@@ -26,7 +26,7 @@ type BlockReadArgs struct {
 type BlockCreateArgs struct {
 	Label       string   `json:"label" jsonschema:"Label of the new block: letters, digits, . _ : - (e.g. goals, team-plan)."`
 	Description string   `json:"description" jsonschema:"What belongs in the block, so that you and other agents know when to edit it (max 1000 characters)."`
-	Value       string   `json:"value,omitempty" jsonschema:"Initial text (default empty)."`
+	Content     string   `json:"content,omitempty" jsonschema:"Initial text (default empty)."`
 	Limit       *int     `json:"limit,omitempty" jsonschema:"Character limit of the block, 1 to 100000 (default 5000). Keep core memory small: it is meant to stay in view."`
 	Shared      bool     `json:"shared,omitempty" jsonschema:"Make a shared block other agents can see (default: a personal block only you see)."`
 	Writers     []string `json:"writers,omitempty" jsonschema:"Shared blocks only: agent ids that may edit it besides you, or [\"*\"] for every agent (default: only you)."`
@@ -42,8 +42,8 @@ type CASArg struct {
 
 // BlockAppendArgs are the arguments of memory_block_append.
 type BlockAppendArgs struct {
-	Label string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
-	Text  string `json:"text" jsonschema:"Text to add at the end of the block, on a new line."`
+	Label   string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
+	Content string `json:"content" jsonschema:"Text to add at the end of the block, on a new line."`
 	CASArg
 }
 
@@ -59,14 +59,14 @@ type BlockReplaceArgs struct {
 type BlockInsertArgs struct {
 	Label     string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
 	AfterLine *int   `json:"after_line" jsonschema:"Insert after this line number, as memory_block_read numbers them; 0 inserts before the first line."`
-	Text      string `json:"text" jsonschema:"Text to insert; it may span several lines."`
+	Content   string `json:"content" jsonschema:"Text to insert; it may span several lines."`
 	CASArg
 }
 
 // BlockRethinkArgs are the arguments of memory_block_rethink.
 type BlockRethinkArgs struct {
 	Label           string `json:"label" jsonschema:"Label of the block, e.g. persona, human, project (memory_block_list shows yours)."`
-	Value           string `json:"value" jsonschema:"The whole new text of the block; it replaces the old one (which stays in the history). Empty clears the block."`
+	Content         string `json:"content" jsonschema:"The whole new text of the block; it replaces the old one (which stays in the history). Empty clears the block."`
 	ExpectedVersion *int   `json:"expected_version" jsonschema:"Required: the version of the block your new value is based on. If someone edited it since, the rewrite fails with ECONFLICT instead of silently dropping their edit."`
 }
 
@@ -145,7 +145,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		if err != nil {
 			return BlockResult{}, "", err
 		}
-		b, err := blocks.Create(ctx, memory.BlockSpec{Label: a.Label, Description: a.Description, Value: a.Value, Limit: limit,
+		b, err := blocks.Create(ctx, memory.BlockSpec{Label: a.Label, Description: a.Description, Value: a.Content, Limit: limit,
 			Shared: a.Shared, Writers: a.Writers, Readers: a.Readers, ReadOnly: a.ReadOnly})
 		return BlockResult{Block: b}, edited("created", b), err
 	})
@@ -153,7 +153,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 	addBlockEdit(s, svc, "memory_block_append", "Add text at the end of a core memory block, on a new line. Use it to record "+
 		"something new that belongs in the block; fails with the number of characters over the limit if the block would overflow.",
 		func(a BlockAppendArgs) (memory.BlockEdit, error) {
-			return memory.BlockEdit{Label: a.Label, Op: memory.BlockAppend, Text: a.Text, ExpectedVersion: a.ExpectedVersion}, nil
+			return memory.BlockEdit{Label: a.Label, Op: memory.BlockAppend, Text: a.Content, ExpectedVersion: a.ExpectedVersion}, nil
 		})
 	addBlockEdit(s, svc, "memory_block_replace", "Replace exact text in a core memory block: old_text must occur exactly once "+
 		"(the error says how often it occurs otherwise). Use it to correct or update one statement; an empty new_text deletes old_text.",
@@ -164,13 +164,13 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		"using the line numbers memory_block_read shows.",
 		func(a BlockInsertArgs) (memory.BlockEdit, error) {
 			line, err := required("after_line", a.AfterLine, "0 inserts before the first line")
-			return memory.BlockEdit{Label: a.Label, Op: memory.BlockInsert, Text: a.Text, AfterLine: line, ExpectedVersion: a.ExpectedVersion}, err
+			return memory.BlockEdit{Label: a.Label, Op: memory.BlockInsert, Text: a.Content, AfterLine: line, ExpectedVersion: a.ExpectedVersion}, err
 		})
 	addBlockEdit(s, svc, "memory_block_rethink", "Rewrite a whole core memory block: to reorganise it, condense it when it "+
 		"nears its limit, or drop what is stale. Needs expected_version, the version your rewrite is based on, so that another "+
 		"agent's edit is never overwritten unseen. The old value stays in the history.",
 		func(a BlockRethinkArgs) (memory.BlockEdit, error) {
-			return memory.BlockEdit{Label: a.Label, Op: memory.BlockRethink, Text: a.Value, ExpectedVersion: a.ExpectedVersion}, nil
+			return memory.BlockEdit{Label: a.Label, Op: memory.BlockRethink, Text: a.Content, ExpectedVersion: a.ExpectedVersion}, nil
 		})
 	addBlockEdit(s, svc, "memory_block_delete", "Delete a core memory block you no longer need. The deletion is a version "+
 		"like any other: memory_block_history still lists the block and memory_block_restore brings it back.",

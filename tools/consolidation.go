@@ -41,12 +41,14 @@ type ListMemoriesArgs struct {
 	States     []string `json:"states,omitempty" jsonschema:"active (the default), consolidated, archived, expired, forgotten."`
 	Offset     *int     `json:"offset,omitempty" jsonschema:"How many to skip, for the next page (default 0)."`
 	Limit      *int     `json:"limit,omitempty" jsonschema:"Memories per page, 1 to 500 (default 50)."`
+	Counts     bool     `json:"counts,omitempty" jsonschema:"Also count all the memories per category and state (active, consolidated, archived, expired, forgotten), whatever the filters."`
 	AgentID    string   `json:"agent_id,omitempty" jsonschema:"Whose memories (humans only; default your own)."`
 }
 
 // ListMemoriesResult is the result of list_memories.
 type ListMemoriesResult struct {
 	memory.EntryPage
+	Counts *memory.MemoryStats `json:"counts,omitempty" jsonschema:"With counts: the memories per category and state."`
 }
 
 // MemoryStatsArgs are the arguments of memory_stats.
@@ -74,7 +76,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("list_memories",
-		mcp.WithDescription("List your memories without a query, newest first, a page at a time, with the total: to review them, or find archived and consolidated ones (states)."),
+		mcp.WithDescription("List your memories without a query, newest first, a page at a time, with the total: to review them, or find archived and consolidated ones (states). With counts, also how many there are per category and state."),
 		mcp.WithInputSchema[ListMemoriesArgs](), mcp.WithOutputSchema[ListMemoriesResult](),
 	), func(ctx context.Context, a ListMemoriesArgs) (ListMemoriesResult, string, error) {
 		q := memory.ListQuery{AgentID: a.AgentID, Namespaces: a.Namespaces, Tags: a.Tags}
@@ -96,7 +98,16 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 			return ListMemoriesResult{}, "", err
 		}
 		text := fmt.Sprintf("%d of %d from %d\n", len(page.Memories), page.Total, page.Offset) + renderMemories(page.Memories, renderEntry)
-		return ListMemoriesResult{page}, text, nil
+		res := ListMemoriesResult{EntryPage: page}
+		if a.Counts {
+			st, err := svc.Memories.Stats(ctx, a.AgentID)
+			if err != nil {
+				return ListMemoriesResult{}, "", err
+			}
+			res.Counts = &st
+			text += "\n\n" + renderStats(st)
+		}
+		return res, text, nil
 	})
 
 	add(s, svc, mcp.NewTool("memory_stats",

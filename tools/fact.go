@@ -34,13 +34,17 @@ type GetFactArgs struct {
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"Also return every operation on the fact (who published or retracted what, and when)."`
 }
 
-// QueryFactsArgs are the arguments of query_facts.
+// QueryFactsArgs are the arguments of query_facts: it searches (query),
+// lists a category (category) or reads one fact (id).
 type QueryFactsArgs struct {
+	ID         string   `json:"id,omitempty" jsonschema:"Read this one fact, retracted too, with every operation on it (who published or retracted what, and when). Give nothing else with it."`
 	Query      string   `json:"query,omitempty" jsonschema:"Free text; results are ranked by relevance (BM25). Omit to list the newest facts."`
-	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: core_policy, adr, procedure, convention, other."`
+	Category   string   `json:"category,omitempty" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"List every fact in force in this one category, oldest first, a page at a time with the total (offset, limit up to 500): to read every core policy or ADR. Not with query, categories, tags or as_of."`
+	Categories []string `json:"categories,omitempty" jsonschema:"Search only these categories: core_policy, adr, procedure, convention, other."`
 	Tags       []string `json:"tags,omitempty" jsonschema:"Only facts carrying all of these tags."`
 	AsOf       string   `json:"as_of,omitempty" jsonschema:"RFC 3339 time, e.g. 2026-03-01T00:00:00Z: search the facts as they stood then (time travel)."`
-	Limit      *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10)."`
+	Offset     *int     `json:"offset,omitempty" jsonschema:"With category: how many facts to skip, for the next page (default 0)."`
+	Limit      *int     `json:"limit,omitempty" jsonschema:"Maximum results, 1 to 100 (default 10); with category 1 to 500 (default 50)."`
 }
 
 // ListFactsArgs are the arguments of list_facts.
@@ -62,8 +66,11 @@ type FactResult struct {
 
 // FactsResult is the result of query_facts.
 type FactsResult struct {
-	Facts []memory.Fact `json:"facts"`
-	AsOf  *time.Time    `json:"as_of,omitempty"`
+	Facts   []memory.Fact          `json:"facts"`
+	AsOf    *time.Time             `json:"as_of,omitempty"`
+	History []memory.FactOperation `json:"history,omitempty" jsonschema:"With id: every operation on the fact, oldest first."`
+	Total   *int                   `json:"total,omitempty" jsonschema:"With category: how many facts in force the category has."`
+	Offset  *int                   `json:"offset,omitempty" jsonschema:"With category: how many facts this page skipped."`
 }
 
 func registerFacts(s *server.MCPServer, svc Services) {
@@ -97,23 +104,40 @@ func registerFacts(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Read one fact by id, retracted ones too, optionally with the history of every version."),
 		mcp.WithInputSchema[GetFactArgs](), mcp.WithOutputSchema[FactResult](),
 	), func(ctx context.Context, a GetFactArgs) (FactResult, string, error) {
-		f, err := facts.Get(ctx, a.FactID)
-		if err != nil {
-			return FactResult{}, "", err
-		}
-		res := FactResult{Fact: f}
-		if a.IncludeHistory {
-			if res.History, err = facts.History(ctx, a.FactID); err != nil {
-				return res, "", err
-			}
-		}
-		return res, memory.RenderFacts("fact "+f.ID, []memory.Fact{f}) + renderHistory(res.History, a.IncludeHistory), nil
+		return getFact(ctx, facts, a.FactID, a.IncludeHistory)
 	})
 
 	add(s, svc, mcp.NewTool("query_facts",
-		mcp.WithDescription("Search the facts in force by text, category and tags, or as they stood at as_of. Superseded facts are marked superseded_by."),
+		mcp.WithDescription("Search the facts in force by text, categories and tags, or as they stood at as_of; or list one category in full (category); or read one fact with its history (id). Superseded facts are marked superseded_by."),
 		mcp.WithInputSchema[QueryFactsArgs](), mcp.WithOutputSchema[FactsResult](),
 	), func(ctx context.Context, a QueryFactsArgs) (FactsResult, string, error) {
+		switch {
+		case a.ID != "":
+			if a.Query != "" || a.Category != "" || len(a.Categories) > 0 || len(a.Tags) > 0 || a.AsOf != "" || a.Offset != nil || a.Limit != nil {
+				return FactsResult{}, "", memory.Errorf(memory.EINVALID, "id reads one fact: give it alone, or leave it out to search or list")
+			}
+			r, text, err := getFact(ctx, facts, a.ID, true)
+			if err != nil {
+				return FactsResult{}, "", err
+			}
+			return FactsResult{Facts: []memory.Fact{r.Fact}, History: r.History}, text, nil
+		case a.Category != "":
+			if a.Query != "" || len(a.Categories) > 0 || len(a.Tags) > 0 || a.AsOf != "" {
+				return FactsResult{}, "", memory.Errorf(memory.EINVALID,
+					"category lists one category in full, and takes only offset and limit; to search, give categories instead")
+			}
+			offset := 0
+			if a.Offset != nil {
+				offset = *a.Offset
+			}
+			page, text, err := listFacts(ctx, facts, a.Category, offset, a.Limit)
+			if err != nil {
+				return FactsResult{}, "", err
+			}
+			return FactsResult{Facts: page.Facts, Total: &page.Total, Offset: &page.Offset}, text, nil
+		case a.Offset != nil:
+			return FactsResult{}, "", memory.Errorf(memory.EINVALID, "offset pages a category: give category with it")
+		}
 		asOf, err := memory.ParseTime("as_of", a.AsOf)
 		if err != nil {
 			return FactsResult{}, "", err
@@ -146,20 +170,42 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 			return memory.FactPage{}, "", memory.Errorf(memory.EINVALID,
 				"category is required: give one of core_policy, adr, procedure, convention, other (query_facts searches every category)")
 		}
-		limit, err := count("limit", a.Limit)
-		if err != nil {
-			return memory.FactPage{}, "", err
-		}
-		page, err := svc.Facts.List(ctx, memory.FactCategory(a.Category), a.Offset, limit)
-		if err != nil {
-			return page, "", err
-		}
-		if len(page.Facts) == 0 {
-			return page, fmt.Sprintf("no %s facts at offset %d (there are %d)", a.Category, page.Offset, page.Total), nil
-		}
-		heading := fmt.Sprintf("%s facts %d-%d of %d", a.Category, page.Offset+1, page.Offset+len(page.Facts), page.Total)
-		return page, memory.RenderFacts(heading, page.Facts), nil
+		return listFacts(ctx, svc.Facts, a.Category, a.Offset, a.Limit)
 	})
+}
+
+// getFact reads one fact, with its history if asked: get_fact, and
+// query_facts with id.
+func getFact(ctx context.Context, facts memory.FactService, id string, history bool) (FactResult, string, error) {
+	f, err := facts.Get(ctx, id)
+	if err != nil {
+		return FactResult{}, "", err
+	}
+	res := FactResult{Fact: f}
+	if history {
+		if res.History, err = facts.History(ctx, id); err != nil {
+			return res, "", err
+		}
+	}
+	return res, memory.RenderFacts("fact "+f.ID, []memory.Fact{f}) + renderHistory(res.History, history), nil
+}
+
+// listFacts reads one page of a category: list_facts, and query_facts with
+// category.
+func listFacts(ctx context.Context, facts memory.FactService, category string, offset int, limitArg *int) (memory.FactPage, string, error) {
+	limit, err := count("limit", limitArg)
+	if err != nil {
+		return memory.FactPage{}, "", err
+	}
+	page, err := facts.List(ctx, memory.FactCategory(category), offset, limit)
+	if err != nil {
+		return page, "", err
+	}
+	if len(page.Facts) == 0 {
+		return page, fmt.Sprintf("no %s facts at offset %d (there are %d)", category, page.Offset, page.Total), nil
+	}
+	heading := fmt.Sprintf("%s facts %d-%d of %d", category, page.Offset+1, page.Offset+len(page.Facts), page.Total)
+	return page, memory.RenderFacts(heading, page.Facts), nil
 }
 
 func renderHistory(ops []memory.FactOperation, asked bool) string {

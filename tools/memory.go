@@ -37,7 +37,7 @@ type RememberResult struct {
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
 	// RepeatID is, for outcome duplicate, the repeat that keeps the words
-	// sent (recall_memory of DuplicateOf lists it).
+	// sent (search_memory with ids [DuplicateOf] lists it).
 	RepeatID   string `json:"repeat_id,omitempty"`
 	MergedFrom string `json:"merged_from,omitempty"`
 	// Conflicts are the memories this one contradicts: superseded
@@ -56,7 +56,7 @@ func remembered(r memory.Remembered, what string) (RememberResult, string) {
 	if r.Outcome == memory.WriteOutcomeDuplicate {
 		res.DuplicateOf = r.ID
 		text = fmt.Sprintf("nothing stored: this repeats %s (%s), which you have now said %d times; it is returned as it is. "+
-			"Your words are kept as repeat %s (recall_memory %s shows them). If they say something different, call remember "+
+			"Your words are kept as repeat %s (search_memory with ids [%s] shows them). If they say something different, call remember "+
 			"again with the same arguments and not_a_repeat_of %q to store them as their own memory",
 			r.ID, dedupHow(r.Tier), r.SeenCount, r.RepeatID, r.ID, r.ID)
 	}
@@ -123,7 +123,8 @@ func sharedConflictLine(c memory.Conflict, what string) string {
 
 // SearchMemoryArgs are the arguments of search_memory.
 type SearchMemoryArgs struct {
-	Query           string   `json:"query" jsonschema:"The words the memory would use, e.g. 'postgres backup schedule'."`
+	Query           string   `json:"query,omitempty" jsonschema:"The words the memory would use, e.g. 'postgres backup schedule'. Give this or ids."`
+	IDs             []string `json:"ids,omitempty" jsonschema:"Instead of a query: read these memories in full (1 to 100 ids, as hits gave them), with provenance (author, source; for a shared memory its publisher and original) and your writes answered duplicate of them (repeats); forgotten ones come back marked forgotten_at. Give nothing else with it."`
 	Scope           string   `json:"scope,omitempty" jsonschema:"personal (yours), shared (what any agent published, you too) or all (default: yours and others' shared)."`
 	Categories      []string `json:"categories,omitempty" jsonschema:"Only these categories."`
 	Tags            []string `json:"tags,omitempty" jsonschema:"Only memories with all of these tags."`
@@ -151,7 +152,7 @@ type SearchHit struct {
 	Shared     bool      `json:"shared"`
 	AgentID    string    `json:"agent_id"`
 	// Sources: for a summary consolidation made, the memories it replaces
-	// (recall_memory or restore_memory them for the originals).
+	// (search_memory with ids, or restore_memory, for the originals).
 	Sources []string `json:"sources,omitempty"`
 	// ArchiveReason: for an archived memory (include_archived), why it left
 	// search: consolidated (into ConsolidatedInto), retention, over_cap.
@@ -161,7 +162,10 @@ type SearchHit struct {
 
 // SearchMemoryResult is the result of search_memory.
 type SearchMemoryResult struct {
-	Results []SearchHit `json:"results"`
+	Results []SearchHit `json:"results" jsonschema:"The hits of a query, best first (empty with ids)."`
+	// Memories and Repeats answer ids, as recall_memory does.
+	Memories []memory.Entry  `json:"memories,omitempty" jsonschema:"With ids: the memories, in full."`
+	Repeats  []memory.Repeat `json:"repeats,omitempty" jsonschema:"With ids: your writes answered duplicate of them, with the words you sent, newest first."`
 }
 
 // RecallMemoryArgs are the arguments of recall_memory.
@@ -203,7 +207,7 @@ type PublishResult struct {
 	Outcome     memory.WriteOutcome `json:"outcome"`
 	DuplicateOf string              `json:"duplicate_of,omitempty"`
 	// RepeatID is, for outcome duplicate, the repeat that records the
-	// publish (recall_memory of DuplicateOf lists it).
+	// publish (search_memory with ids [DuplicateOf] lists it).
 	RepeatID string `json:"repeat_id,omitempty"`
 	// Conflicts are the shared memories the new copy contradicts, open
 	// until a human decides.
@@ -257,9 +261,23 @@ func registerMemories(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("search_memory",
-		mcp.WithDescription("Search your memories (and shared ones) before answering from assumptions: at a task's start, or when the user refers to earlier work, preferences or decisions. Query with the words the memory would contain. Returns hits best first, each with relevance: the share of the query's words (rare words weighing most) the memory holds, 1 = all, comparable across searches; 0 = found by meaning alone."),
+		mcp.WithDescription("Search your memories (and shared ones) before answering from assumptions: at a task's start, or when the user refers to earlier work, preferences or decisions. Query with the words the memory would contain. Returns hits best first, each with relevance: the share of the query's words (rare words weighing most) the memory holds, 1 = all, comparable across searches; 0 = found by meaning alone. With ids instead of a query, reads those memories in full."),
 		mcp.WithInputSchema[SearchMemoryArgs](), mcp.WithOutputSchema[SearchMemoryResult](),
 	), func(ctx context.Context, a SearchMemoryArgs) (SearchMemoryResult, string, error) {
+		if a.IDs != nil {
+			if a.Query != "" || a.Scope != "" || a.Categories != nil || a.Tags != nil || a.Namespaces != nil || a.Since != "" ||
+				a.Until != "" || a.Limit != nil || a.MinRelevance != nil || a.IncludeArchived {
+				return SearchMemoryResult{}, "", memory.Errorf(memory.EINVALID, "ids reads memories in full: give them alone, or leave them out to search")
+			}
+			r, text, err := recall(ctx, mem, a.IDs)
+			if err != nil {
+				return SearchMemoryResult{}, "", err
+			}
+			return SearchMemoryResult{Results: []SearchHit{}, Memories: r.Memories, Repeats: r.Repeats}, text, nil
+		}
+		if strings.TrimSpace(a.Query) == "" {
+			return SearchMemoryResult{}, "", memory.Errorf(memory.EINVALID, "query is empty: give query (the words the memory would use) to search, or ids to read memories in full")
+		}
 		q, err := searchQuery(a)
 		if err != nil {
 			return SearchMemoryResult{}, "", err
@@ -278,22 +296,7 @@ func registerMemories(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("Read memories in full by id, with provenance (author, source; for a shared memory its publisher and original), and your writes answered duplicate of them (repeats). Forgotten memories come back marked forgotten_at, with the reason."),
 		mcp.WithInputSchema[RecallMemoryArgs](), mcp.WithOutputSchema[RecallMemoryResult](),
 	), func(ctx context.Context, a RecallMemoryArgs) (RecallMemoryResult, string, error) {
-		es, err := mem.Recall(ctx, a.IDs)
-		if err != nil {
-			return RecallMemoryResult{}, "", err
-		}
-		// The caller's own repeats, a human's too: what another agent sent
-		// is its own to read back.
-		who, _ := memory.IdentityFrom(ctx)
-		reps, err := mem.Repeats(ctx, memory.RepeatQuery{AgentID: who.AgentID, MemoryIDs: a.IDs, Limit: memory.MaxSearchLimit})
-		if err != nil {
-			return RecallMemoryResult{}, "", err
-		}
-		text := renderMemories(es, renderEntry)
-		if len(reps) > 0 {
-			text += "\n\n" + renderRepeats(reps)
-		}
-		return RecallMemoryResult{Memories: es, Repeats: reps}, text, nil
+		return recall(ctx, mem, a.IDs)
 	})
 
 	add(s, svc, mcp.NewTool("forget",
@@ -336,6 +339,27 @@ func registerMemories(s *server.MCPServer, svc Services) {
 }
 
 // searchQuery turns search_memory's arguments into a query.
+// recall reads memories in full by id, with the caller's repeats of them:
+// recall_memory, and search_memory with ids.
+func recall(ctx context.Context, mem memory.MemoryService, ids []string) (RecallMemoryResult, string, error) {
+	es, err := mem.Recall(ctx, ids)
+	if err != nil {
+		return RecallMemoryResult{}, "", err
+	}
+	// The caller's own repeats, a human's too: what another agent sent
+	// is its own to read back.
+	who, _ := memory.IdentityFrom(ctx)
+	reps, err := mem.Repeats(ctx, memory.RepeatQuery{AgentID: who.AgentID, MemoryIDs: ids, Limit: memory.MaxSearchLimit})
+	if err != nil {
+		return RecallMemoryResult{}, "", err
+	}
+	text := renderMemories(es, renderEntry)
+	if len(reps) > 0 {
+		text += "\n\n" + renderRepeats(reps)
+	}
+	return RecallMemoryResult{Memories: es, Repeats: reps}, text, nil
+}
+
 func searchQuery(a SearchMemoryArgs) (memory.Query, error) {
 	q := memory.Query{Text: a.Query, Scope: memory.Scope(a.Scope), Tags: a.Tags, Namespaces: a.Namespaces, MinRelevance: a.MinRelevance,
 		IncludeArchived: a.IncludeArchived}

@@ -31,7 +31,7 @@ type ListPendingArgs struct {
 
 // ResolvePendingArgs are the arguments of resolve_pending.
 type ResolvePendingArgs struct {
-	PendingID  int64  `json:"pending_id" jsonschema:"The pending item, as list_pending shows it."`
+	PendingID  int64  `json:"pending_id" jsonschema:"The pending item, as list_reviews shows it (pending)."`
 	TargetID   string `json:"target_id,omitempty" jsonschema:"Bind the item to this row (snake_case id) and commit it. Give this or drop_reason."`
 	DropReason string `json:"drop_reason,omitempty" jsonschema:"Drop the item, for this reason (kept on record). Give this or target_id."`
 }
@@ -54,12 +54,7 @@ func registerState(s *server.MCPServer, svc Services) {
 		mcp.WithDescription("List notes waiting in the pending queue because their target was ambiguous or unknown, with the reason, candidate rows and retries. A note's text is shown only to its author and humans."),
 		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[memory.PendingList](),
 	), func(ctx context.Context, a ListPendingArgs) (memory.PendingList, string, error) {
-		limit, err := count("limit", a.Limit)
-		if err != nil {
-			return memory.PendingList{}, "", err
-		}
-		l, err := p.ListPending(ctx, memory.PendingQuery{All: a.All, Limit: limit})
-		return l, memory.RenderPending(l), err
+		return listPending(ctx, svc, a)
 	})
 
 	add(s, svc, mcp.NewTool("resolve_pending",
@@ -78,6 +73,16 @@ func registerState(s *server.MCPServer, svc Services) {
 		}
 		return res, text, nil
 	})
+}
+
+// listPending lists the pending queue: list_pending, and list_reviews.
+func listPending(ctx context.Context, svc Services, a ListPendingArgs) (memory.PendingList, string, error) {
+	limit, err := count("limit", a.Limit)
+	if err != nil {
+		return memory.PendingList{}, "", err
+	}
+	l, err := svc.Promotion.ListPending(ctx, memory.PendingQuery{All: a.All, Limit: limit})
+	return l, memory.RenderPending(l), err
 }
 
 // renderRows renders rows for a model to read: the data directive once, then

@@ -93,6 +93,9 @@ func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 			registerBlocks(server.NewMCPServer("unoffered", ""), svc)
 		}
 	}
+	if svc.Approvals != nil || svc.Promotion != nil {
+		registerReviews(s, svc)
+	}
 	if svc.FineTune != nil {
 		registerFineTune(s, svc)
 	}
@@ -140,18 +143,17 @@ func FitCaller(hooks *server.Hooks) {
 
 // ForCaller returns the tools the caller in ctx may use, as it may use them:
 // for a human every tool; for an agent (or no identity) neither a tool for
-// humans only nor an argument only a human may give.
+// humans only nor an argument only a human may give. A retired tool is
+// listed to no one: it stays callable, for clients written against it.
 func ForCaller(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	if who, _ := memory.IdentityFrom(ctx); who.Human {
-		return tools
-	}
+	who, _ := memory.IdentityFrom(ctx)
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
 		a := annotations[t.Name]
-		if a.humans {
+		if a.retired != "" || (a.humans && !who.Human) {
 			continue
 		}
-		if len(a.humanArgs) > 0 {
+		if len(a.humanArgs) > 0 && !who.Human {
 			t.RawInputSchema = withoutArgs(t.RawInputSchema, a.humanArgs)
 		}
 		out = append(out, t)
@@ -219,6 +221,28 @@ type annotation struct {
 	// (the memory tool's view), which run without the write gates: they are
 	// neither rate limited as writes nor logged as writes.
 	readsWhen func(args map[string]any) bool
+	// retired names the call that replaces a tool merged into another
+	// ("query_facts with id"): the tool is listed to no one but stays
+	// callable for a release, its description saying what to use instead.
+	retired string
+}
+
+// retiredFor returns a, a tool retired in favour of use.
+func (a annotation) retiredFor(use string) annotation {
+	a.retired = use
+	return a
+}
+
+// Retired returns the retired tools (see annotation.retired), each with the
+// call that replaces it.
+func Retired() map[string]string {
+	out := map[string]string{}
+	for name, a := range annotations {
+		if a.retired != "" {
+			out[name] = a.retired
+		}
+	}
+	return out
 }
 
 // forHumans returns a, a tool for human operators only.
@@ -261,13 +285,13 @@ func changes(title string, idempotent bool) annotation {
 var annotations = map[string]annotation{
 	"publish_fact": changes("Publish an organisational fact", false), // republishing an id replaces its content
 	"retract_fact": changes("Retract an organisational fact", true),
-	"get_fact":     reads("Read an organisational fact"),
-	"query_facts":  reads("Search organisational facts"),
-	"list_facts":   reads("List organisational facts by category"),
+	"query_facts":  reads("Search, list or read organisational facts"),
+	"get_fact":     reads("Read an organisational fact").retiredFor("query_facts with id"),
+	"list_facts":   reads("List organisational facts by category").retiredFor("query_facts with category"),
 
 	"remember":       changes("Remember something", false), // a memory it contradicts may be superseded
 	"search_memory":  reads("Search memories").in(memory.StrategyToolBased),
-	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased),
+	"recall_memory":  reads("Recall memories by id").in(memory.StrategyToolBased).retiredFor("search_memory with ids"),
 	"forget":         changes("Forget a memory", true),
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),
@@ -277,8 +301,10 @@ var annotations = map[string]annotation{
 
 	"consolidate_memory": changes("Consolidate related memories into summaries", false).humansGive("agent_id"), // later runs find newly old memories
 	"restore_memory":     adds("Restore an archived memory", true).humansGive("agent_id"),
-	"list_memories":      reads("List memories").in(memory.StrategyToolBased).humansGive("agent_id"),
-	"memory_stats":       reads("Count memories by category and state").humansGive("agent_id"),
+	// list_memories is offered by every strategy since it counts too (what
+	// memory_stats did, which every strategy offered).
+	"list_memories": reads("List and count memories").humansGive("agent_id"),
+	"memory_stats":  reads("Count memories by category and state").humansGive("agent_id").retiredFor("list_memories with counts: true"),
 
 	// A repeat of an erase by ids finds them gone (ENOTFOUND); one by
 	// contains erases what was written since: not idempotent.
@@ -311,10 +337,13 @@ var annotations = map[string]annotation{
 	"write_note":      changes("Write a note to working memory", false), // with promote: true it may close or supersede rows
 	"promote_notes":   changes("Promote notes into shared state", true),
 	"shared_state":    reads("Read the shared team state"),
-	"list_pending":    reads("List writes waiting for review"),
+	"list_pending":    reads("List writes waiting for review").retiredFor("list_reviews"),
 	"resolve_pending": changes("Bind or drop a pending write", true).forHumans(),
 
-	"list_approvals":  reads("List writes held for or queued for a human's approval"),
+	// One listing of what waits for a human: held and queued writes, and
+	// notes in the pending queue.
+	"list_reviews":    reads("List what waits for a human: held writes, writes under review, pending notes"),
+	"list_approvals":  reads("List writes held for or queued for a human's approval").retiredFor("list_reviews"),
 	"decide_approval": changes("Approve or reject a held or queued write", true).forHumans(), // approving applies a held write; deciding twice is refused
 }
 
@@ -339,6 +368,9 @@ func annotate(t *mcp.Tool) {
 		panic("tool " + t.Name + " has no entry in the annotations table (tools/tools.go)")
 	}
 	t.Title = a.title
+	if a.retired != "" {
+		t.Description = "Deprecated, listed no more and kept for a release: use " + a.retired + ". " + t.Description
+	}
 	t.Annotations = mcp.ToolAnnotation{Title: a.title, ReadOnlyHint: &a.readOnly, DestructiveHint: &a.destructive,
 		IdempotentHint: &a.idempotent, OpenWorldHint: new(false)}
 }
@@ -424,8 +456,12 @@ type oldName struct {
 // renamed are the arguments that were renamed so that one thing has one
 // name in every tool (stored text is content, memory ids are ids), by tool.
 var renamed = map[string][]oldName{
-	"write_note": {{name: "text", now: "content"}},
-	"forget":     {{name: "id", now: "ids", list: true}},
+	"write_note":           {{name: "text", now: "content"}},
+	"forget":               {{name: "id", now: "ids", list: true}},
+	"memory_block_create":  {{name: "value", now: "content"}},
+	"memory_block_append":  {{name: "text", now: "content"}},
+	"memory_block_insert":  {{name: "text", now: "content"}},
+	"memory_block_rethink": {{name: "value", now: "content"}},
 }
 
 // newNames rewrites a call's arguments under their old names to the new

@@ -162,10 +162,11 @@ const instructions = `memory-mcp is persistent, governed memory shared across se
   org-wide rules; publish_fact only for knowledge that should bind every agent. Read the
   memory://policies/core resource (or the org_policies prompt) for the policies in force.
 - Core memory (self_editing strategy): blocks (persona, human, project, ...) you keep
-  current with the memory_block_* tools; the core_memory prompt shows them with instructions.
+  current with the memory tool, as files under /memories; the core_memory prompt shows them.
 - Shared team state (plan, issues, decisions, constraints, results, task states, learnings): read
   memory://shared or shared_state; change it by writing notes (write_note, e.g. "fixed: <issue_id>")
-  and promoting them. Ambiguous notes wait in the pending queue rather than being guessed.
+  and promoting them. Ambiguous notes wait in the pending queue rather than being guessed;
+  list_reviews shows them, and your writes that wait for a human's approval.
 Errors start with a code (EINVALID, ENOTFOUND, ECONFLICT, EFORBIDDEN) and say how to fix the call;
 EBUSY means another program held the database too long: retry the call in a few seconds.
 ` + tools.KeyInstructions + `

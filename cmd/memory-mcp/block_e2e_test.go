@@ -195,13 +195,13 @@ func TestBlocksBadInput(t *testing.T) {
 		{"restore without version", "memory_block_restore", map[string]any{"label": "human"}, "EINVALID", "version is missing"},
 		{"restore unknown version", "memory_block_restore", map[string]any{"label": "human", "version": 9}, "ENOTFOUND",
 			"block human has versions 1 to 3; there is no version 9"},
-		{"wrong type text", "memory_block_append", map[string]any{"label": "human", "text": 5}, "EINVALID", `argument "text" must be a string, not number`},
+		{"wrong type content", "memory_block_append", map[string]any{"label": "human", "content": 5}, "EINVALID", `argument "content" must be a string, not number`},
 		{"wrong type version", "memory_block_append", map[string]any{"label": "human", "text": "x", "expected_version": "three"}, "EINVALID",
 			`argument "expected_version" must be an integer, not string`},
 		{"wrong type line", "memory_block_insert", map[string]any{"label": "human", "text": "x", "after_line": 1.5}, "EINVALID",
 			`argument "after_line" must be an integer`},
-		{"unknown argument", "memory_block_append", map[string]any{"label": "human", "text": "x", "agent_id": "bob"}, "EINVALID",
-			`unknown argument "agent_id"; this tool takes: expected_version, label, text`},
+		{"unknown argument", "memory_block_append", map[string]any{"label": "human", "content": "x", "agent_id": "bob"}, "EINVALID",
+			`unknown argument "agent_id"; this tool takes: content, expected_version, label`},
 		{"create existing", "memory_block_create", map[string]any{"label": "human", "description": "d"}, "ECONFLICT", "block human already exists (version 3)"},
 		{"create without description", "memory_block_create", map[string]any{"label": "goals"}, "EINVALID", "description of block goals is empty"},
 		{"writers on a personal block", "memory_block_create", map[string]any{"label": "goals", "description": "d", "writers": []string{"bob"}}, "EINVALID",
@@ -352,11 +352,11 @@ func TestBlocksSharedRaceTwoProcesses(t *testing.T) {
 func TestStrategySwitch(t *testing.T) {
 	// Facts, governed promotion, memory writes, maintenance and approvals
 	// are offered by every strategy.
-	common := []string{"get_fact", "list_facts", "publish_fact", "query_facts", "retract_fact",
-		"write_note", "promote_notes", "shared_state", "list_pending", "resolve_pending",
-		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "memory_stats", "erase", "finetune", "finetune_report",
-		"list_conflicts", "resolve_conflict", "record_distillation", "list_approvals", "decide_approval", "export_memory"}
-	retrieval := []string{"search_memory", "recall_memory", "list_memories"}
+	common := []string{"publish_fact", "query_facts", "retract_fact",
+		"write_note", "promote_notes", "shared_state", "list_reviews", "resolve_pending",
+		"remember", "forget", "publish_memory", "retract_memory", "consolidate_memory", "restore_memory", "list_memories", "erase", "finetune", "finetune_report",
+		"list_conflicts", "resolve_conflict", "record_distillation", "decide_approval", "export_memory"}
+	retrieval := []string{"search_memory"}
 	memoryTool := []string{"memory"}
 	blockTools := []string{"memory_block_append", "memory_block_create", "memory_block_delete", "memory_block_history",
 		"memory_block_insert", "memory_block_list", "memory_block_read", "memory_block_replace", "memory_block_restore", "memory_block_rethink"}

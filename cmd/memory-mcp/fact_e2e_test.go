@@ -190,7 +190,7 @@ func TestToolListHasSchemas(t *testing.T) {
 			t.Errorf("%s: input schema has no argument descriptions: %s", tool.Name, b)
 		}
 	}
-	for _, name := range []string{"publish_fact", "retract_fact", "get_fact", "query_facts", "list_facts"} {
+	for _, name := range []string{"publish_fact", "retract_fact", "query_facts"} {
 		if !seen[name] {
 			t.Errorf("tool %s not listed", name)
 		}

@@ -353,7 +353,7 @@ func TestServeListsWhatTheTokenMayUse(t *testing.T) {
 			t.Errorf("%s: listed for the human %v, for the agent %v; want the human's only", tool, mine[tool] != nil, theirs[tool] != nil)
 		}
 	}
-	for _, tool := range []string{"list_memories", "memory_stats", "consolidate_memory", "restore_memory", "list_conflicts"} {
+	for _, tool := range []string{"list_memories", "consolidate_memory", "restore_memory", "list_conflicts"} {
 		if !slices.Contains(mine[tool], "agent_id") || theirs[tool] == nil || slices.Contains(theirs[tool], "agent_id") {
 			t.Errorf("%s: the human's arguments %v, the agent's %v; want agent_id for the human only", tool, mine[tool], theirs[tool])
 		}

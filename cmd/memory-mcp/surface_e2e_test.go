@@ -18,6 +18,7 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/store/storetest"
+	"github.com/memory-mcp/memory-mcp/tools"
 )
 
 // TestEveryCallForEveryIdentity is what a user's client meets: as the human
@@ -83,7 +84,10 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 				}
 				maps.Copy(seen[tool], ps)
 			}
-			outputs = w.p.spec.outputs
+			// Retired tools answer for a release: their results are held
+			// to their schemas, every field, as a listed tool's.
+			outputs = maps.Clone(w.p.spec.outputs)
+			maps.Copy(outputs, w.p.spec.retiredOutputs)
 		})
 	}
 	if !t.Failed() {
@@ -435,17 +439,27 @@ func (w *sweep) facts() {
 	} else {
 		w.maybe(w.senior, "publish_fact", policy) // a junior is refused before anything is held
 	}
-	w.do("get_fact", map[string]any{"fact_id": "adr-store"})
-	w.do("get_fact", map[string]any{"fact_id": "adr-store", "include_history": true})
+	if h := get(w.do("query_facts", map[string]any{"id": "adr-store"}), "history").([]any); len(h) != 1 {
+		w.t.Errorf("query_facts id adr-store: history %v, want its one publication", h)
+	}
 	w.do("query_facts", map[string]any{})
 	w.do("query_facts", map[string]any{"query": "SQLite memory", "categories": []string{"adr"}, "tags": []string{"storage"},
 		"as_of": time.Now().UTC().Format(time.RFC3339Nano), "limit": 5})
-	w.do("list_facts", map[string]any{"category": "adr"})
+	if l := w.do("query_facts", map[string]any{"category": "adr"}); get(l, "total") != 1.0 || get(l, "offset") != 0.0 {
+		w.t.Errorf("query_facts category adr = %v, want the one ADR from offset 0", l)
+	}
+	w.do("query_facts", map[string]any{"category": "convention", "offset": 1, "limit": 10})
+	w.p.fail("query_facts", map[string]any{"id": "adr-store", "query": "SQLite"}, "EINVALID", "give it alone")
+	w.p.fail("query_facts", map[string]any{"category": "adr", "tags": []string{"storage"}}, "EINVALID", "give categories instead")
+	w.p.fail("query_facts", map[string]any{"offset": 1}, "EINVALID", "give category")
+	// The tools query_facts replaces answer for a release, listed to no one.
+	w.do("get_fact", map[string]any{"fact_id": "adr-store"})
+	w.do("get_fact", map[string]any{"fact_id": "adr-store", "include_history": true})
 	w.do("list_facts", map[string]any{"category": "convention", "offset": 0, "limit": 10})
 	w.write("retract_fact", map[string]any{"fact_id": derived})
 	w.do("publish_fact", map[string]any{"fact_id": "adr-old", "content": "We kept memory in JSON files.", "category": "adr"})
 	w.write("retract_fact", map[string]any{"fact_id": "adr-old", "reason": "replaced by adr-store", "expected_version": 1})
-	w.do("get_fact", map[string]any{"fact_id": "adr-old", "include_history": true}) // retracted_at present
+	w.do("query_facts", map[string]any{"id": "adr-old"}) // retracted_at present
 	w.factConflicts()
 }
 
@@ -489,7 +503,7 @@ func (w *sweep) memories() {
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
-	// The repeat's words are kept (recall_memory of m1, below, lists them)
+	// The repeat's words are kept (search_memory with ids [m1], below, lists them)
 	// and stored as their own memory when the caller says they differ.
 	own := w.do("remember", map[string]any{"content": "the staging database is Postgres 16 on db-staging-1", "not_a_repeat_of": m1})
 	if get(own, "outcome") != "stored" || get(own, "id") == m1 || get(dup, "repeat_id") == nil {
@@ -503,16 +517,18 @@ func (w *sweep) memories() {
 		"limit": 5, "min_relevance": 0})
 	w.do("search_memory", map[string]any{"query": "nothing like this was ever stored zebra"}) // no results
 	shared := get(w.do("publish_memory", map[string]any{"id": m1}), "id").(string)
-	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}})
+	w.do("search_memory", map[string]any{"ids": []string{m1, m2, shared}})
+	w.p.fail("search_memory", map[string]any{"ids": []string{m1}, "scope": "all"}, "EINVALID", "give them alone")
+	w.p.fail("search_memory", map[string]any{}, "EINVALID", "give query")
 	w.write("retract_memory", map[string]any{"id": shared})
 	w.do("forget", map[string]any{"id": m2}) // its old name, accepted for a release
 	w.do("forget", map[string]any{"ids": []string{m1}, "reason": "moved to db-staging-2"})
-	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
+	w.do("search_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
 	if w.expiring {
 		soon := time.Now().Add(300 * time.Millisecond)
 		m3 := get(w.do("remember", map[string]any{"content": "The deploy freeze ends today.", "expires_at": soon.UTC().Format(time.RFC3339Nano)}), "id").(string)
 		time.Sleep(time.Until(soon) + 100*time.Millisecond)
-		w.do("recall_memory", map[string]any{"ids": []string{m3}}) // expired, shown to its author
+		w.do("search_memory", map[string]any{"ids": []string{m3}}) // expired, shown to its author
 	}
 }
 
@@ -528,7 +544,7 @@ func (w *sweep) conflicts() {
 	w.do("remember", map[string]any{"content": "The offsite budget is 400 euros."})
 	open := get(w.do("remember", map[string]any{"content": "The offsite budget is 600 euros.", "confidence": 0.5}), "conflicts", 0, "id").(string)
 	w.do("remember", map[string]any{"content": "The offsite moved to the Lisbon office.", "supersedes": get(wed, "id")})
-	w.do("recall_memory", map[string]any{"ids": []string{tue}}) // superseded_by
+	w.do("search_memory", map[string]any{"ids": []string{tue}}) // superseded_by
 	// A repeat with a new tag is merged: a new memory with both tags.
 	wifi := get(w.do("remember", map[string]any{"content": "The office wifi is on floor 2.", "tags": []string{"office"}}), "id")
 	merged := w.do("remember", map[string]any{"content": "the office wifi is on floor 2", "tags": []string{"office", "wifi"}})
@@ -560,7 +576,11 @@ func (w *sweep) sharedGates() {
 	}
 	// The publish is kept as a repeat of the shared copy, and shared as its
 	// own copy when its publisher says it differs.
-	reps, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	reps, _ := get(w.do("search_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	// recall_memory, retired for search_memory with ids, answers as ever.
+	if old, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any); len(old) != len(reps) {
+		w.t.Errorf("recall_memory of %v lists %d repeats, search_memory with ids %d", shared, len(old), len(reps))
+	}
 	if len(reps) != 1 || get(reps[0], "tool") != "publish_memory" {
 		w.t.Errorf("recall_memory of %v lists repeats %v, want the publish", shared, reps)
 	} else if own := w.do("publish_memory", map[string]any{"id": get(reps[0], "from"), "not_a_repeat_of": shared}); get(own, "outcome") != "stored" {
@@ -608,9 +628,12 @@ func (w *sweep) maintenance() {
 	w.do("list_memories", map[string]any{})
 	w.do("list_memories", map[string]any{"categories": []string{"episodic"}, "namespaces": []string{"home"}, "tags": []string{"garden"},
 		"states": []string{"active", "consolidated", "superseded", "archived", "expired", "forgotten"}, "offset": 0, "limit": 10})
-	w.do("memory_stats", map[string]any{})
+	if c := w.do("list_memories", map[string]any{"counts": true, "limit": 1}); get(c, "counts", "total", "active") == nil {
+		w.t.Errorf("list_memories with counts = %v, want the counts per state", c)
+	}
+	w.maybe(w.human, "list_memories", map[string]any{"agent_id": "other-agent", "states": []string{"active"}, "counts": true})
+	w.do("memory_stats", map[string]any{}) // retired: list_memories with counts
 	w.maybe(w.human, "memory_stats", map[string]any{"agent_id": "other-agent"})
-	w.maybe(w.human, "list_memories", map[string]any{"agent_id": "other-agent", "states": []string{"active"}})
 	w.do("restore_memory", map[string]any{"id": source})
 	whose := "other-agent" // an agent may not restore for another
 	if w.human {
@@ -618,7 +641,7 @@ func (w *sweep) maintenance() {
 	}
 	w.maybe(w.human, "restore_memory", map[string]any{"id": other, "agent_id": whose})
 	w.do("forget", map[string]any{"ids": []string{other}, "reason": "the bed was moved"})
-	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
+	w.do("search_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})
 	w.do("record_distillation", map[string]any{"task_id": "T-8", "outcome": "error", "error": "the upload test still fails",
 		"summary": "Make uploads retry with backoff.", "namespace": "uploads", "turns": 12, "total_tokens": 48000,
@@ -629,19 +652,21 @@ func (w *sweep) blocks() {
 	w.do("memory_block_list", map[string]any{})
 	w.do("memory_block_read", map[string]any{"label": "persona"})
 	w.do("memory_block_create", map[string]any{"label": "goals", "description": "What this agent is working towards."})
-	w.do("memory_block_create", map[string]any{"label": "board", "description": "The team's notice board.", "value": "Welcome.",
+	w.do("memory_block_create", map[string]any{"label": "board", "description": "The team's notice board.", "content": "Welcome.",
 		"limit": 3000, "shared": true, "writers": []string{"*"}, "readers": []string{"ann"}, "read_only": false})
 	w.maybe(w.human, "memory_block_create", map[string]any{"label": "rules", "description": "House rules.", "read_only": true, "shared": true})
 	w.do("memory_block_list", map[string]any{"labels_only": true})
 	w.do("memory_block_read", map[string]any{"label": "board"})
-	w.do("memory_block_append", map[string]any{"label": "board", "text": "Standup at nine."})
-	v := int(get(w.do("memory_block_append", map[string]any{"label": "goals", "text": "Ship v1."}), "block", "version").(float64))
-	v = int(get(w.do("memory_block_append", map[string]any{"label": "goals", "text": "Write the docs.", "expected_version": v}), "block", "version").(float64))
+	w.do("memory_block_append", map[string]any{"label": "board", "text": "Standup at nine."}) // text: content's old name
+	v := int(get(w.do("memory_block_append", map[string]any{"label": "goals", "content": "Ship v1."}), "block", "version").(float64))
+	v = int(get(w.do("memory_block_append", map[string]any{"label": "goals", "content": "Write the docs.", "expected_version": v}), "block", "version").(float64))
+	w.p.fail("memory_block_append", map[string]any{"label": "goals", "content": "x", "text": "y"}, "EINVALID", "give content only")
 	w.do("memory_block_replace", map[string]any{"label": "goals", "old_text": "Ship v1.", "new_text": "Ship v1 by May."})
 	w.do("memory_block_replace", map[string]any{"label": "goals", "old_text": "docs", "new_text": "user guide", "expected_version": v + 1})
-	w.do("memory_block_insert", map[string]any{"label": "goals", "after_line": 0, "text": "Goals:"})
-	v = int(get(w.do("memory_block_insert", map[string]any{"label": "goals", "after_line": 1, "text": "- first", "expected_version": v + 3}), "block", "version").(float64))
-	v = int(get(w.do("memory_block_rethink", map[string]any{"label": "goals", "value": "Ship v1 by May.", "expected_version": v}), "block", "version").(float64))
+	w.do("memory_block_insert", map[string]any{"label": "goals", "after_line": 0, "text": "Goals:"}) // text: content's old name
+	v = int(get(w.do("memory_block_insert", map[string]any{"label": "goals", "after_line": 1, "content": "- first", "expected_version": v + 3}), "block", "version").(float64))
+	v = int(get(w.do("memory_block_rethink", map[string]any{"label": "goals", "value": "Ship v1.", "expected_version": v}), "block", "version").(float64)) // value: content's old name
+	v = int(get(w.do("memory_block_rethink", map[string]any{"label": "goals", "content": "Ship v1 by May.", "expected_version": v}), "block", "version").(float64))
 	w.do("memory_block_history", map[string]any{"label": "goals"})
 	w.do("memory_block_history", map[string]any{"label": "goals", "limit": 2})
 	w.do("memory_block_restore", map[string]any{"label": "goals", "version": 2})
@@ -688,8 +713,9 @@ func (w *sweep) notes() {
 	w.do("write_note", map[string]any{"content": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
 	w.do("shared_state", map[string]any{})
 	w.do("shared_state", map[string]any{"bucket": "issues", "status": "resolved", "limit": 10})
-	pending := w.do("list_pending", map[string]any{})
-	w.do("list_pending", map[string]any{"all": true, "limit": 10})
+	pending := w.do("list_reviews", map[string]any{})
+	w.do("list_reviews", map[string]any{"all": true, "limit": 10})
+	w.do("list_pending", map[string]any{"all": true, "limit": 10}) // retired: list_reviews
 	find := func(raw string) any {
 		for _, it := range get(pending, "pending").([]any) {
 			if get(it, "raw_input") == raw {
@@ -703,7 +729,7 @@ func (w *sweep) notes() {
 	// retries the queue), and drops the note that names no one issue.
 	w.maybe(w.human, "resolve_pending", map[string]any{"pending_id": find("[issues/resolve upload_retry] backoff capped"), "target_id": "upload_retry"})
 	w.maybe(w.human, "resolve_pending", map[string]any{"pending_id": find("fixed: the flaky test"), "drop_reason": "names no one issue"})
-	w.do("list_pending", map[string]any{"all": true}) // resolutions
+	w.do("list_reviews", map[string]any{"all": true}) // resolutions
 }
 
 // approvals lists what waits for a human. An agent sees its own requests
@@ -712,8 +738,11 @@ func (w *sweep) notes() {
 // agent, rejects its held fact retraction, and approves a review.
 func (w *sweep) approvals() {
 	if !w.human {
-		mine := get(w.do("list_approvals", map[string]any{}), "approvals").([]any)
-		pending := get(w.do("list_approvals", map[string]any{"status": "pending", "limit": 50}), "approvals").([]any)
+		mine := get(w.do("list_reviews", map[string]any{}), "approvals").([]any)
+		pending := get(w.do("list_reviews", map[string]any{"status": "pending", "limit": 50}), "approvals").([]any)
+		if old := get(w.do("list_approvals", map[string]any{"status": "pending", "limit": 50}), "approvals").([]any); len(old) != len(pending) {
+			w.t.Errorf("list_approvals (retired) lists %d pending requests, list_reviews %d", len(old), len(pending))
+		}
 		holds := 0
 		for _, a := range mine {
 			if get(a, "caller", "agent_id") != w.self {
@@ -724,12 +753,12 @@ func (w *sweep) approvals() {
 			}
 		}
 		if holds != w.holds || len(pending) < holds {
-			w.t.Errorf("list_approvals shows %d pending holds (%d pending in all), want the %d held writes", holds, len(pending), w.holds)
+			w.t.Errorf("list_reviews shows %d pending holds (%d pending in all), want the %d held writes", holds, len(pending), w.holds)
 		}
 		w.maybe(false, "decide_approval", map[string]any{"id": get(mine, 0, "id"), "approve": true, "reason": "looks right"})
 		return
 	}
-	pending := get(w.do("list_approvals", map[string]any{"status": "pending", "limit": 10}), "approvals").([]any)
+	pending := get(w.do("list_reviews", map[string]any{"status": "pending", "limit": 10}), "approvals").([]any)
 	find := func(kind, tool string) string {
 		for _, a := range pending {
 			if get(a, "kind") == kind && get(a, "tool") == tool && get(a, "caller", "agent_id") == "other-agent" {
@@ -750,10 +779,11 @@ func (w *sweep) approvals() {
 		w.t.Errorf("rejecting the held fact retraction = %v", a)
 	}
 	w.do("decide_approval", map[string]any{"id": review, "approve": true, "reason": "fine to share"})
-	w.p.fail("decide_approval", map[string]any{"id": "apr-000000000000", "approve": true, "reason": "?"}, "ENOTFOUND", "list_approvals")
-	w.do("list_approvals", map[string]any{"status": "approved"})
-	if all := get(w.do("list_approvals", map[string]any{}), "approvals").([]any); len(all) != len(pending) {
-		w.t.Errorf("list_approvals = %d requests, want the %d decided", len(all), len(pending))
+	w.p.fail("decide_approval", map[string]any{"id": "apr-000000000000", "approve": true, "reason": "?"}, "ENOTFOUND", "list_reviews")
+	w.do("list_reviews", map[string]any{"status": "approved"})
+	w.do("list_approvals", map[string]any{}) // retired: list_reviews
+	if all := get(w.do("list_reviews", map[string]any{}), "approvals").([]any); len(all) != len(pending) {
+		w.t.Errorf("list_reviews = %d requests, want the %d decided", len(all), len(pending))
 	}
 }
 
@@ -828,6 +858,9 @@ func (w *sweep) covered() {
 		b, _ := json.Marshal(tool.InputSchema)
 		json.Unmarshal(b, &sch)
 		listed[tool.Name] = true
+		if use, ok := tools.Retired()[tool.Name]; ok {
+			w.t.Errorf("%s is retired (use %s), but listed", tool.Name, use)
+		}
 		w.coveredArgs(tool.Name, keys(sch.Properties), sch.Required)
 		for _, a := range keys(sch.Properties) {
 			if w.onlyRefused(tool.Name, a) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,61 @@ func TestOneVocabulary(t *testing.T) {
 	s.ok("list_conflicts", map[string]any{"resolutions": []string{"newer_wins"}}, &listed)
 	if len(listed.Conflicts) != 1 || listed.Conflicts[0].ID != settled.Conflicts[0].ID {
 		t.Fatalf("list_conflicts as the answer says = %+v, want %s", listed, settled.Conflicts[0].ID)
+	}
+}
+
+// TestBlockToolsTakeContent: the memory_block_* tools take stored text as
+// content, as every other tool does; text and value, their old names, are
+// taken for a release, listed in no schema, and refused beside content.
+func TestBlockToolsTakeContent(t *testing.T) {
+	s := startIn(t, options{args: []string{"--agent-id", "ann", "--block-tools"}})
+	res, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if !strings.HasPrefix(tool.Name, "memory_block_") {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		var sch struct{ Properties map[string]any }
+		json.Unmarshal(b, &sch)
+		for _, old := range []string{"text", "value"} {
+			if sch.Properties[old] != nil {
+				t.Errorf("%s lists %s, content's old name", tool.Name, old)
+			}
+		}
+	}
+	type block struct {
+		Block struct {
+			Value   string
+			Version int
+		}
+	}
+	var b block
+	s.ok("memory_block_create", map[string]any{"label": "a", "description": "A.", "content": "one"}, &b)
+	s.ok("memory_block_create", map[string]any{"label": "b", "description": "B.", "value": "old name"}, &b)
+	if b.Block.Value != "old name" {
+		t.Errorf("memory_block_create with value: %+v", b)
+	}
+	s.ok("memory_block_append", map[string]any{"label": "a", "content": "two"}, &b)
+	s.ok("memory_block_append", map[string]any{"label": "a", "text": "three"}, &b)
+	s.ok("memory_block_insert", map[string]any{"label": "a", "after_line": 0, "content": "zero"}, &b)
+	s.ok("memory_block_insert", map[string]any{"label": "a", "after_line": 0, "text": "start"}, &b)
+	if b.Block.Value != "start\nzero\none\ntwo\nthree" {
+		t.Errorf("block a after appends and inserts under both names = %q", b.Block.Value)
+	}
+	s.ok("memory_block_rethink", map[string]any{"label": "a", "content": "new", "expected_version": b.Block.Version}, &b)
+	s.ok("memory_block_rethink", map[string]any{"label": "a", "value": "newer", "expected_version": b.Block.Version}, &b)
+	if b.Block.Value != "newer" {
+		t.Errorf("block a after rethinks under both names = %q", b.Block.Value)
+	}
+	for tool, args := range map[string]map[string]any{
+		"memory_block_create":  {"label": "c", "description": "C.", "content": "x", "value": "y"},
+		"memory_block_append":  {"label": "a", "content": "x", "text": "y"},
+		"memory_block_insert":  {"label": "a", "after_line": 0, "content": "x", "text": "y"},
+		"memory_block_rethink": {"label": "a", "content": "x", "value": "y", "expected_version": b.Block.Version},
+	} {
+		s.fail(tool, args, "EINVALID", "give content only")
 	}
 }

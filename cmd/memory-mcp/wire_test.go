@@ -10,10 +10,17 @@ import (
 	"sync"
 	"testing"
 
+	mark3 "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/memory-mcp/memory-mcp/gate"
+	"github.com/memory-mcp/memory-mcp/promotion"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/tools"
 )
 
 // The end-to-end client checks, on the wire, what the official TypeScript SDK
@@ -43,15 +50,17 @@ import (
 
 // surface is what a server declared, compiled for checking.
 type surface struct {
-	mu        sync.Mutex
-	tools     map[string]*jsonschema.Schema // tool name -> output schema
-	outputs   map[string]json.RawMessage    // tool name -> the output schema as declared
-	readOnly  map[string]bool               // tool name -> it says it changes nothing
-	seen      map[string]map[string]bool    // tool name -> paths of its structured results (see paths)
-	prompts   map[string]*mcp.Prompt
-	resources map[string]*mcp.Resource
-	templates []declaredTemplate
-	methods   []string // every request method the client sent, in order
+	mu             sync.Mutex
+	tools          map[string]*jsonschema.Schema // tool name -> output schema
+	retired        map[string]*jsonschema.Schema // retired tool name -> output schema (see retiredTools)
+	retiredOutputs map[string]json.RawMessage    // retired tool name -> the output schema as declared
+	outputs        map[string]json.RawMessage    // tool name -> the output schema as declared
+	readOnly       map[string]bool               // tool name -> it says it changes nothing
+	seen           map[string]map[string]bool    // tool name -> paths of its structured results (see paths)
+	prompts        map[string]*mcp.Prompt
+	resources      map[string]*mcp.Resource
+	templates      []declaredTemplate
+	methods        []string // every request method the client sent, in order
 }
 
 type declaredTemplate struct {
@@ -257,6 +266,9 @@ func (s *surface) checkToolResult(req *jsonrpc.Request, raw json.RawMessage) err
 		return err
 	}
 	sch, listed := s.tools[p.Name]
+	if !listed && s.retired[p.Name] != nil {
+		sch, listed = s.retired[p.Name], true // listed to no one, and held to its schema all the same
+	}
 	switch {
 	case r.Content == nil:
 		return fmt.Errorf("the result has no content array")
@@ -396,9 +408,34 @@ func declared(ctx context.Context, cs *mcp.ClientSession) error {
 }
 
 func newSurface() *surface {
-	return &surface{tools: map[string]*jsonschema.Schema{}, outputs: map[string]json.RawMessage{}, readOnly: map[string]bool{},
+	s := &surface{tools: map[string]*jsonschema.Schema{}, outputs: map[string]json.RawMessage{}, readOnly: map[string]bool{},
 		seen: map[string]map[string]bool{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{}}
+	r := &surface{tools: map[string]*jsonschema.Schema{}, outputs: map[string]json.RawMessage{}, readOnly: s.readOnly}
+	if err := r.learnTools(retiredTools()); err != nil {
+		panic("retired tools: " + err.Error())
+	}
+	s.retired, s.retiredOutputs = r.tools, r.outputs
+	return s
 }
+
+// retiredTools are the retired tools (tools.Retired) as the server declares
+// them, as a tools/list result: listed to no one but callable for a
+// release, their results held to their output schemas all the same.
+var retiredTools = sync.OnceValue(func() json.RawMessage {
+	s := server.NewMCPServer("retired", "1")
+	tools.Register(s, tools.Services{Facts: (*store.FactService)(nil), Memories: (*store.MemoryService)(nil),
+		Promotion: (*promotion.Pipeline)(nil), Approvals: (*gate.Gates)(nil)})
+	var list []mark3.Tool
+	registered := s.ListTools()
+	for name := range tools.Retired() {
+		list = append(list, registered[name].Tool)
+	}
+	b, err := json.Marshal(map[string]any{"tools": list})
+	if err != nil {
+		panic(err)
+	}
+	return b
+})
 
 // paths lists where a JSON value has fields: "fact.author.seniority",
 // "history[].content" (every element of an array is "[]").

@@ -130,6 +130,8 @@ func clashes(o, n claim) bool {
 	switch {
 	case strings.HasPrefix(n.key, "u|") || strings.HasPrefix(n.key, "j|"):
 		return n.change && !within(n.value, o.values)
+	case strings.HasPrefix(n.key, "o|"):
+		return n.change && !o.change
 	case strings.HasPrefix(n.key, "x|"):
 		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
 	case strings.Contains(o.value, ",") || strings.Contains(n.value, ","):
@@ -189,6 +191,7 @@ func claims(content string) []claim {
 		out = append(out, preferenceClaim(toks)...)
 		out = append(out, jobClaims(s, toks)...)
 		out = append(out, rangeClaim(toks)...)
+		out = append(out, handoverClaims(toks)...)
 	}
 	return out
 }
@@ -203,6 +206,8 @@ func polarityClaim(toks []token) []claim {
 	skip := -1
 	for i, t := range toks {
 		switch {
+		case t.norm == "last" && i+1 < len(toks) && periods[toks[i+1].norm]:
+			skip = i + 1 // "quit smoking last year" denies "smokes"
 		case i == skip || frequency[strings.ToLower(t.raw)] || manner[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || strings.EqualFold(t.raw, "anymore") || t.norm == "ever":
 			// "always eats" and "never eats", "can't speak" and "speaks"
 			// say one thing of one subject.
@@ -219,6 +224,18 @@ func polarityClaim(toks []token) []claim {
 		case negation(t):
 			neg = !neg
 		case t.norm == "longer" && i > 0 && toks[i-1].norm == "no":
+		case t.norm == "is" && opposedNext(toks[i+1:]):
+			// "is broken" denies "works": the copula says nothing the
+			// opposite does not.
+		case (t.norm == "stand" || t.norm == "bear") && i > 1 && negation(toks[i-1]) && toks[i-2].norm == "can":
+			// "can't stand jazz" is "dislikes jazz": the negation is the
+			// verb's, not the claim's.
+			neg = !neg
+			w, denied, _ := normal(fold("dislikes"))
+			if denied {
+				neg = !neg
+			}
+			key = append(key, w)
 		case auxiliaries[t.norm] && i+1 < len(toks) && negation(toks[i+1]):
 			// "does not eat" says "eat" denied.
 		case t.norm == have && perfect(toks[i+1:]):
@@ -344,6 +361,106 @@ func jobClaims(s string, toks []token) []claim {
 	return nil
 }
 
+// handoverClaims are what a subject is in charge of ("Priya is the owner
+// of the billing service", "Sven is responsible for the vendor
+// contracts"), which it gives up by handing it over ("Priya handed the
+// billing service over to Tom", "Marco handed the release manager role to
+// Aisha"). The charge's words, up to three side by side, are the keys of
+// the first; the words handed over, the key of the second, which only a
+// change claims. A thing handed to someone ("handed the laptop to IT") is
+// not a charge given up: it takes "over", "off" or a role's noun.
+func handoverClaims(toks []token) []claim {
+	if slices.ContainsFunc(toks, func(t token) bool { return negation(t) }) {
+		return nil
+	}
+	for v, t := range toks {
+		if v > 0 && taking[t.norm] && v+2 < len(toks) && toks[v+1].norm == "over" && toks[v+2].norm != "as" {
+			// "Tom took over the billing service from Priya": Priya
+			// handed it over.
+			f := slices.IndexFunc(toks[v+2:], func(u token) bool { return u.norm == "from" }) + v + 2
+			if f < v+3 || f > v+6 || f+2 != len(toks) || toks[f+1].slot != "name" || pronouns[toks[f+1].norm] {
+				return nil
+			}
+			if _, ok := subject(toks[:v]); !ok {
+				return nil
+			}
+			obj := slices.DeleteFunc(norms(toks[v+2:f]), func(w string) bool { return possessives[w] || charges[w] })
+			if len(obj) == 0 {
+				return nil
+			}
+			return []claim{{key: "o|" + toks[f+1].norm + "|" + strings.Join(obj, " "), slot: "name", value: "→" + toks[0].norm, raw: toks[0].raw, change: true}}
+		}
+		if v == 0 || !handing[t.norm] {
+			continue
+		}
+		subj, ok := subject(toks[:v])
+		if !ok || pronouns[subj] {
+			return nil
+		}
+		over := false
+		var obj []string
+		j := v + 1
+		for ; j < len(toks) && toks[j].norm != "to"; j++ {
+			switch w := toks[j].norm; {
+			case w == "over" || w == "off":
+				over = true
+			case charges[w]:
+				over = true // "the scrum master role"
+			case possessives[w]:
+			default:
+				obj = append(obj, w)
+			}
+		}
+		if !over || len(obj) == 0 || len(obj) > 4 || j+1 >= len(toks) {
+			return nil
+		}
+		return []claim{{key: "o|" + subj + "|" + strings.Join(obj, " "), slot: "name", value: "→" + toks[j+1].norm, raw: toks[j+1].raw, change: true}}
+	}
+	c := slices.IndexFunc(toks, func(t token) bool { return t.norm == "is" })
+	if c < 1 || c+1 >= len(toks) || !slices.ContainsFunc(toks[c+1:], func(t token) bool { return incharge[t.norm] }) {
+		return nil
+	}
+	subj, ok := subject(toks[:c])
+	if !ok || pronouns[subj] {
+		return nil
+	}
+	var rest []string
+	for _, u := range toks[c+1:] {
+		if u.slot != "" && u.slot != "name" {
+			return nil
+		}
+		if !linking[u.norm] && !possessives[u.norm] && u.norm != "and" {
+			rest = append(rest, u.norm)
+		}
+	}
+	if len(rest) > 8 {
+		return nil
+	}
+	var out []claim
+	for i := range rest {
+		for n := 1; n <= 3 && i+n <= len(rest); n++ {
+			out = append(out, claim{key: "o|" + subj + "|" + strings.Join(rest[i:i+n], " "), slot: "name", value: "=", raw: subj})
+		}
+	}
+	return out
+}
+
+// handing are the verbs of handing a charge to another; charges the
+// nouns of a charge, which say what is handed is one; incharge the words
+// that say a subject holds one.
+var handing, taking, charges = foldSet("handed", "hands", "hand", "passed", "passes"), foldSet("took", "takes", "take"),
+	foldSet("role", "roles", "position", "duties", "duty", "responsibility", "responsibilities", "ownership", "reins", "job")
+
+var incharge = func() map[string]bool {
+	m := foldSet("owner", "contact", "master", "responsible", "charge", "point", "maintainer", "lead", "manager", "owns")
+	maps.Copy(m, roles)
+	maps.Copy(m, jobs)
+	return m
+}()
+
+// pronouns are subjects that name no one in particular across memories.
+var pronouns = map[string]bool{"he": true, "she": true, "they": true, "it": true, "this": true, "that": true, "we": true, "i": true, "you": true}
+
 // jobs are the nouns of a job or a role at work.
 var jobs = foldSet("officer", "developer", "engineer", "designer", "analyst", "intern", "freelancer", "consultant",
 	"contractor", "architect", "scientist", "teacher", "nurse", "accountant", "lawyer", "manager", "lead", "head",
@@ -398,6 +515,9 @@ func roleClaim(s string, toks []token) []claim {
 		return scoped && slices.ContainsFunc(ws, func(t token) bool { return roles[t.norm] })
 	}
 	switch {
+	case len(toks) > 4 && isName(raw[0]) && taking[toks[1].norm] && toks[2].norm == "over" && toks[3].norm == "as" && role(toks[4:]):
+		// "Pavel took over as tech lead for search" names the lead.
+		return []claim{{key: "r|" + strings.Join(norms(toks[4:]), " "), slot: "name", value: toks[0].norm, raw: raw[0]}}
 	case len(raw) > 3 && len(toks) > 3 && isName(raw[0]) && raw[1] == "is" && strings.EqualFold(raw[2], "the") && role(toks[2:]):
 		return []claim{{key: "r|" + strings.Join(norms(toks[2:]), " "), slot: "name", value: toks[0].norm, raw: raw[0]}}
 	case len(toks) > 3 && strings.EqualFold(raw[0], "the") && toks[len(toks)-1].slot == "name" && toks[len(toks)-2].norm == "is" && role(toks[:len(toks)-2]):
@@ -461,6 +581,9 @@ var participles = map[string]bool{"paid": true, "made": true, "done": true, "gon
 // gerund is the verb of a word in -ing, folded: "drinking" is "drink",
 // "running" "run".
 func gerund(w string) string {
+	if s := Stem(w); s != w && !strings.HasSuffix(s, "ing") {
+		return fold(s) // "smoking" is "smoke", as "smokes" is
+	}
 	w = strings.TrimSuffix(w, "ing")
 	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsfz", rune(w[n-1])) {
 		w = w[:n-1]
@@ -533,6 +656,19 @@ func normal(w string) (string, bool, bool) {
 	return w, false, false
 }
 
+// opposedNext reports whether the first word of toks past any negation
+// ("not", "no longer") is one of a pair of opposites, or a synonym of one.
+func opposedNext(toks []token) bool {
+	for _, t := range toks {
+		if negation(t) || t.norm == "longer" || frequency[strings.ToLower(t.raw)] {
+			continue
+		}
+		_, _, ok := normal(t.norm)
+		return ok && t.slot == ""
+	}
+	return false
+}
+
 // unPrefixed reads a word in "un" or "non-" as the word it denies
 // ("unhappy" is "happy" denied).
 func unPrefixed(w string) (string, bool) {
@@ -553,9 +689,12 @@ var notUn = foldSet("under", "understand", "understands", "understood", "undergo
 var frequency = map[string]bool{"always": true, "usually": true, "often": true, "sometimes": true, "regularly": true,
 	"generally": true, "typically": true, "normally": true, "occasionally": true}
 
+// periods are the words "last" takes to say when something happened.
+var periods = foldSet("year", "month", "week", "night", "spring", "summer", "autumn", "winter")
+
 // nobody are the words that deny what a sentence says of everyone (or
 // everything).
-var nobody = map[string]string{"nobody": fold("everyone"), "noone": fold("everyone"), "nothing": fold("everything")}
+var nobody = map[string]string{fold("nobody"): fold("everyone"), fold("noone"): fold("everyone"), fold("nothing"): fold("everything")}
 
 // manner are adverbs of how something is done, which a denial of the
 // doing leaves out ("speaks French fluently", "does not speak French").
@@ -682,6 +821,16 @@ func changeClaims(toks []token, values []string) []claim {
 					lead: strings.Fields(subj)})
 			}
 		}
+		// "the team replaced Jenkins with Buildkite": Jenkins is no longer
+		// the team's.
+		if v > 0 && t.norm == fold("replaced") && v+3 < len(toks) && (toks[v+1].slot == "name" || toks[v+1].slot == "code") &&
+			toks[v+2].norm == "with" && toks[v+3].slot != "" {
+			if subj, ok := subject(toks[:v]); ok {
+				x, n := toks[v+1], toks[v+3]
+				out = append(out, claim{key: "x|" + x.slot + ":" + x.norm, slot: x.slot, value: "→" + n.norm, raw: n.raw, change: true,
+					lead: strings.Fields(subj)})
+			}
+		}
 		verb, ok := changes[t.norm]
 		if !ok || v == 0 {
 			continue
@@ -730,6 +879,9 @@ func changeClaims(toks []token, values []string) []claim {
 		}
 		n := toks[j+1]
 		class := verb.classes[n.slot]
+		if class != "" && strings.HasPrefix(n.raw, "#") {
+			class = "is" // a channel moved to another is what it is now, not where
+		}
 		if class == "" {
 			continue
 		}
@@ -1072,6 +1224,11 @@ func words(s string) []token {
 			out = append(out, token{norm: "can", raw: w}, token{norm: "not", raw: "not"})
 			continue
 		}
+		if isHandle(w) || isName(w) && roomCode(w) {
+			// "#ops-alerts", "ann@x.io", room "4B": values, not names.
+			out = append(out, token{norm: lw, raw: w, slot: "code"})
+			continue
+		}
 		if t, n, ok := value(raw, i, lw, next); ok {
 			out = append(out, t)
 			i += n - 1
@@ -1137,7 +1294,15 @@ func splitWords(s string) []string {
 		}
 		return false
 	}
-	for i, r := range rs {
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if start < 0 {
+			if n := handle(rs[i:]); n > 0 {
+				out = append(out, string(rs[i:i+n]))
+				i += n - 1
+				continue
+			}
+		}
 		word := unicode.IsLetter(r) || unicode.IsDigit(r) || inner(i) ||
 			strings.ContainsRune("$€£¥", r) && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) ||
 			r == '%' && i > 0 && unicode.IsDigit(rs[i-1])
@@ -1156,6 +1321,53 @@ func splitWords(s string) []string {
 		out = append(out, string(rs[start:]))
 	}
 	return out
+}
+
+// handle is the length of the channel name ("#ops-alerts") or email
+// address ("ann@x.io") rs starts with, or 0: each is one value, which the
+// marks inside it would otherwise split.
+func handle(rs []rune) int {
+	end := 0
+	for end < len(rs) && !unicode.IsSpace(rs[end]) {
+		end++
+	}
+	for end > 0 && strings.ContainsRune(".,;:!?)]}\"'’", rs[end-1]) {
+		end-- // the sentence's marks after it
+	}
+	w := string(rs[:end])
+	inner := func(s string) bool {
+		return s != "" && strings.IndexFunc(s, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_.+", r)
+		}) < 0 && strings.IndexFunc(s, unicode.IsLetter) >= 0
+	}
+	if body, ok := strings.CutPrefix(w, "#"); ok && inner(body) && unicode.IsLetter([]rune(body)[0]) {
+		return end
+	}
+	if user, domain, ok := strings.Cut(w, "@"); ok && inner(user) && inner(domain) && strings.Contains(domain, ".") &&
+		!strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".") {
+		return end
+	}
+	return 0
+}
+
+// isHandle reports whether w is a channel name or an email address.
+func isHandle(w string) bool { rs := []rune(w); return len(rs) > 0 && handle(rs) == len(rs) }
+
+// roomCode reports whether w is a short code of digits and one capital
+// letter, as rooms, gates and seats are named ("4B", "B12").
+func roomCode(w string) bool {
+	letters, digits := 0, 0
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		default:
+			return false
+		}
+	}
+	return letters == 1 && digits >= 1 && digits <= 3
 }
 
 // isName reports whether w has a capital letter ("Stripe", "iPhone",
@@ -1370,6 +1582,9 @@ func fold(w string) string {
 		// is a verb's form, after "is", Restates folds it (contentTokens).
 		return strings.TrimSuffix(w, "s")
 	}
+	if i := strings.LastIndex(w, "-"); i > 0 && i+1 < len(w) {
+		return w[:i+1] + fold(w[i+1:]) // "auto-renews" is "auto-renew"
+	}
 	return Stem(w)
 }
 
@@ -1453,7 +1668,8 @@ var opposites = func() map[string]struct {
 		{"wired", "wireless"}, {"early", "late"}, {"increase", "decrease"}, {"rising", "falling"}, {"high", "low"},
 		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
 		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},
-		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"}}
+		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"},
+		{"sober", "drunk"}, {"rich", "poor"}, {"thin", "thick"}, {"sweet", "sour"}, {"guilty", "innocent"}, {"calm", "anxious"}, {"loose", "tight"}, {"fresh", "stale"}, {"smooth", "rough"}, {"generous", "stingy"}, {"patient", "impatient"}, {"mature", "immature"}, {"proprietary", "open-source"}, {"stateful", "stateless"}, {"reliable", "flaky"}, {"present", "missing"}, {"paid", "overdue"}, {"increase", "reduce"}, {"honest", "dishonest"}, {"approve", "disapprove"}, {"continued", "discontinued"}, {"qualified", "disqualified"}, {"legal", "unlawful"}, {"sunny", "cloudy"}, {"indoors", "outdoors"}, {"polite", "impolite"}, {"possible", "impractical"}, {"mobile", "stationary"}}
 	m := map[string]struct {
 		word     string
 		negative bool

@@ -136,6 +136,11 @@ func contentTokens(s string) []token {
 	var out []token
 	for _, t := range words(s) {
 		switch t.slot {
+		case "code":
+			// A channel, an email address or a room code ("4B") is a word
+			// both texts must say, as a name is, wherever it stands.
+			out = append(out, token{norm: strings.ReplaceAll(t.norm, "-", ""), raw: t.raw, name: isName(t.raw)})
+			continue
 		case "name":
 			for _, w := range strings.Fields(t.raw) {
 				out = append(out, token{norm: fold(strings.ReplaceAll(strings.ToLower(w), "-", "")), raw: w, name: true})

@@ -11,16 +11,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memory-mcp/memory-mcp/internal/mdlinks"
 )
 
-// docs are the files every archive and the bundle carry beside the binary:
-// what it is, its licence, and the licences and attributions of everything
-// linked into it (the word vectors' included).
-var docs = []string{"README.md", "LICENSE", "THIRD_PARTY_NOTICES.md"}
+// docs are the files every archive and the bundle carry beside the binary,
+// at their places in the repository: what it is (the README and every page
+// it links, and they link, so that no link is broken in an unpacked
+// archive), its licence, and the licences and attributions of everything
+// linked into it (the word vectors' included). Sorted, slash-separated.
+func docs(root string) ([]string, error) {
+	return mdlinks.Closure(os.DirFS(root), "README.md", "LICENSE", "THIRD_PARTY_NOTICES.md")
+}
 
 // fileVersion is the version as artifact names carry it: v1.2.3 -> 1.2.3.
 func fileVersion(v string) string { return strings.TrimPrefix(v, "v") }
@@ -116,12 +123,23 @@ func archiveEntries(o options, p platform, bin string) ([]entry, error) {
 		return nil, err
 	}
 	out := []entry{{name: top, mode: os.ModeDir | 0o755}, {name: top + p.exe(), mode: 0o755, data: data}}
-	for _, d := range docs {
-		data, err := os.ReadFile(filepath.Join(o.root, d))
+	ds, err := docs(o.root)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, d := range ds {
+		data, err := os.ReadFile(filepath.Join(o.root, filepath.FromSlash(d)))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, entry{name: top + d, mode: 0o644, data: data})
+		// Each directory its own entry, as the top one: its mode and time
+		// are then the archive's, not the unpacking machine's.
+		for dir := path.Dir(d); dir != "." && !dirs[dir]; dir = path.Dir(dir) {
+			dirs[dir] = true
+			out = append(out, entry{name: top + dir + "/", mode: os.ModeDir | 0o755})
+		}
 	}
 	return sorted(out), nil
 }

@@ -10,12 +10,17 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/memory-mcp/memory-mcp/internal/mdlinks"
 )
 
 func sha256Hex(b []byte) string {
@@ -235,5 +240,93 @@ func TestDockerfileBuildsAsTheRelease(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("Dockerfile lacks %s", w)
 		}
+	}
+}
+
+// unpackedFS is an archive's files under top as a file system, with the
+// directories the archive lists.
+func unpackedFS(files map[string][]byte, top string) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for name, data := range files {
+		rel, ok := strings.CutPrefix(name, top)
+		if !ok || rel == "" {
+			continue
+		}
+		if strings.HasSuffix(rel, "/") {
+			fsys[strings.TrimSuffix(rel, "/")] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+			continue
+		}
+		fsys[rel] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	return fsys
+}
+
+// brokenLinks lists the links of every Markdown page in fsys (the README
+// first among them) that reach no file of fsys or no heading of their page.
+func brokenLinks(t *testing.T, fsys fs.FS) []string {
+	t.Helper()
+	var pages []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && path.Ext(p) == ".md" {
+			pages = append(pages, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pages, "README.md") {
+		t.Fatalf("no README.md among %v", pages)
+	}
+	return mdlinks.Broken(fsys, pages)
+}
+
+// An archive carries the README and every page it links, and they link,
+// at their places, so that no link is broken once it is unpacked; each
+// directory is an entry of its own with a fixed mode.
+func TestArchiveCarriesLinkedDocs(t *testing.T) {
+	root := testRoot(t)
+	bin := filepath.Join(t.TempDir(), "memory-mcp")
+	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := platform{"linux", "amd64"}
+	es, err := archiveEntries(options{version: "v1.2.3", root: root}, p, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := stem("v1.2.3", p) + "/"
+	files := map[string][]byte{}
+	for _, e := range es {
+		files[e.name] = e.data
+		if e.mode.IsDir() != strings.HasSuffix(e.name, "/") {
+			t.Errorf("%s: mode %v", e.name, e.mode)
+		}
+	}
+	for _, want := range []string{"README.md", "LICENSE", "THIRD_PARTY_NOTICES.md", "docs/", "docs/install.md", "docs/configuration.md"} {
+		if _, ok := files[top+want]; !ok {
+			t.Errorf("the archive lacks %s", want)
+		}
+	}
+	for _, problem := range brokenLinks(t, unpackedFS(files, top)) {
+		t.Errorf("in the archive: %s", problem)
+	}
+
+	// A README linking a page that is not there fails the build, and the
+	// check sees a page the archive lacks.
+	bad := t.TempDir()
+	for name, text := range map[string]string{"README.md": "[Install](docs/install.md)\n", "LICENSE": "MIT\n", "THIRD_PARTY_NOTICES.md": "none\n"} {
+		if err := os.WriteFile(filepath.Join(bad, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := archiveEntries(options{version: "v1.2.3", root: bad}, p, bin); err == nil || !strings.Contains(err.Error(), "docs/install.md") {
+		t.Errorf("a README linking a missing page: %v", err)
+	}
+	delete(files, top+"docs/install.md")
+	if got := brokenLinks(t, unpackedFS(files, top)); !slices.ContainsFunc(got, func(s string) bool {
+		return strings.HasPrefix(s, "README.md: ") && strings.Contains(s, "docs/install.md")
+	}) {
+		t.Errorf("an archive without docs/install.md: problems %q, want one for the README's link", got)
 	}
 }

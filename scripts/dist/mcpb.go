@@ -98,8 +98,12 @@ func makeBundle(o options) (string, error) {
 			return "", err
 		}
 	}
-	for _, d := range docs {
-		data, err := os.ReadFile(filepath.Join(o.root, d))
+	ds, err := docs(o.root)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range ds {
+		data, err := os.ReadFile(filepath.Join(o.root, filepath.FromSlash(d)))
 		if err != nil {
 			return "", err
 		}

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -154,18 +155,32 @@ func TestHostArchive(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	want := []string{top}
-	for _, d := range append([]string{h.exe()}, docs...) {
+	ds, err := docs(testRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{top, top + h.exe()}
+	for _, d := range ds {
 		want = append(want, top+d)
+		for dir := path.Dir(d); dir != "."; dir = path.Dir(dir) {
+			if !slices.Contains(want, top+dir+"/") {
+				want = append(want, top+dir+"/")
+			}
+		}
 	}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("archive holds %v, want %v", names, want)
 	}
-	for _, d := range docs {
-		if b, _ := os.ReadFile(filepath.Join(testRoot(t), d)); !bytes.Equal(files[top+d], b) {
+	for _, d := range ds {
+		if b, _ := os.ReadFile(filepath.Join(testRoot(t), filepath.FromSlash(d))); !bytes.Equal(files[top+d], b) {
 			t.Errorf("the archive's %s is not the repository's", d)
 		}
+	}
+	// Every link of the README, and of the pages it links, reaches a file
+	// of the unpacked archive and a heading of its page.
+	for _, problem := range brokenLinks(t, unpackedFS(files, top)) {
+		t.Errorf("in %s: %s", archiveName(version, h), problem)
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, h.exe())
@@ -274,6 +289,21 @@ func TestBundleStartsAsClaudeDesktopStartsIt(t *testing.T) {
 				t.Errorf("%s's %v slice is not the %s archive's binary", b.path, a.Cpu, p)
 			}
 		}
+	}
+
+	// The bundle carries the archives' documents, and their links hold in it.
+	ds, err := docs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		got, err := os.ReadFile(filepath.Join(unpacked, filepath.FromSlash(d)))
+		if want, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(d))); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the bundle's %s is not the repository's (%v)", d, err)
+		}
+	}
+	for _, problem := range brokenLinks(t, os.DirFS(unpacked)) {
+		t.Errorf("in the bundle: %s", problem)
 	}
 
 	var manifest struct {
