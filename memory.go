@@ -84,6 +84,19 @@ type Provenance struct {
 	PublishedBy   string     `json:"published_by,omitempty"`
 	PublishedAt   *time.Time `json:"published_at,omitempty"`
 	SharedAs      string     `json:"shared_as,omitempty"` // the active shared copy of a personal memory
+	// Imported is the exact import that wrote the memory into this store.
+	Imported *ImportProvenance `json:"imported,omitempty"`
+}
+
+// ImportProvenance is an exact import (memory-mcp import of an export into
+// an empty store), as the store recorded it.
+type ImportProvenance struct {
+	ID     int64     `json:"id" jsonschema:"The import's number in this store."`
+	At     time.Time `json:"at" jsonschema:"When the import ran."`
+	By     string    `json:"by" jsonschema:"Who ran it, as a principal (human:NAME)."`
+	File   string    `json:"file" jsonschema:"The file imported, as the importer named it."`
+	SHA256 string    `json:"sha256" jsonschema:"SHA-256 of the file's bytes."`
+	Format string    `json:"format" jsonschema:"The file's format."`
 }
 
 // Entry is one agent memory as stored.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -914,7 +915,15 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by`
+	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by,
+	(SELECT CAST(i.id AS TEXT) || '` + importSep + `' || CAST(i.imported_at AS TEXT) || '` + importSep + `' || i.sha256 || '` + importSep + `' || i.format
+	 || '` + importSep + `' || i.imported_by || '` + importSep + `' || i.file
+	 FROM imports i WHERE m.pk BETWEEN i.first_memory_pk AND i.last_memory_pk AND m.created_at <= i.last_memory_created_at)`
+
+// importSep separates the fields of an import record in entryColumns, on
+// either engine: id, time, checksum, format, who, and the file last, so
+// that a file name holding it stays whole.
+const importSep = "\x1f"
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
@@ -922,12 +931,18 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var source, sen, aut, from, reason, archReason, into, supersededBy sql.NullString
 	var created, updated, occurred int64
 	var expires, published, forgotten, archived, restored, seen sql.NullInt64
+	var imported sql.NullString
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy)
+		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy, &imported)
 	if err != nil {
 		return e, err
+	}
+	if imported.Valid {
+		if p.Imported, err = decodeImport(imported.String); err != nil {
+			return e, err
+		}
 	}
 	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
 	e.RestoredAt, e.LastSeenAt, e.SupersededBy = fromNullNanos(restored), fromNullNanos(seen), supersededBy.String
@@ -943,6 +958,23 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	}
 	e.Provenance = p
 	return e, nil
+}
+
+// decodeImport reads the import record entryColumns makes of an imports row.
+func decodeImport(s string) (*memory.ImportProvenance, error) {
+	f := strings.SplitN(s, importSep, 6)
+	if len(f) != 6 {
+		return nil, fmt.Errorf("an import record of %d fields", len(f))
+	}
+	id, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("an import record's id: %w", err)
+	}
+	at, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("an import record's time: %w", err)
+	}
+	return &memory.ImportProvenance{ID: id, At: fromNanos(at), SHA256: f[2], Format: f[3], By: f[4], File: f[5]}, nil
 }
 
 // scanEntries reads every row of a query of entryColumns; none is an empty
