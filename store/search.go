@@ -15,6 +15,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/score"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Search ranks the caller's visible memories against a query: BM25 candidates
@@ -562,10 +563,15 @@ func (s *MemoryService) confidences(ctx context.Context, tx *Tx, cands map[strin
 // queryWeight is what a memory holding each of the query's counted words
 // once scores by BM25 (with b 0, a word found once adds its IDF). A word no
 // memory holds weighs as a word one memory holds: the query asks for it, but
-// its IDF over no memory would be all the weight there is.
+// its IDF over no memory would be all the weight there is. A function word
+// weighs nothing: a query of only such words ("the") is searched by them,
+// but asks for nothing a memory can hold, so every hit's relevance is 0.
 func queryWeight(terms []queryTerm, rows float64) float64 {
 	var w float64
 	for _, t := range terms {
+		if text.StopWords[t.text] {
+			continue
+		}
 		w += score.IDF(rows, float64(max(t.df, 1)))
 	}
 	return w
