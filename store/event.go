@@ -48,7 +48,7 @@ func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project Project
 	if err != nil {
 		return err
 	}
-	res, err := tx.sql.ExecContext(ctx, `INSERT INTO events_memory
+	_, err = tx.execOnce(ctx, `INSERT INTO events_memory
 		(seq, event_id, bucket, operation, target_id, payload_json, raw_input, source_ref, agent_id, autonomy, run_id, created_at, stamp)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		seq, ev.EventID, ev.Bucket, ev.Operation, ev.TargetID, string(payload), ev.RawInput, string(ref),
@@ -56,9 +56,7 @@ func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project Project
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	if ev.Seq, err = res.LastInsertId(); err != nil {
-		return err
-	}
+	ev.Seq = seq
 	return applyEvent(ctx, tx, ev, project, ev.CreatedAt)
 }
 
@@ -69,7 +67,7 @@ func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project Project
 func (tx *Tx) UnappliedEvent(ctx context.Context, b memory.Bucket, target string) (memory.Event, bool, error) {
 	var ev memory.Event
 	var perr sql.NullString
-	err := tx.sql.QueryRowContext(ctx, `SELECT seq, event_id, projection_error FROM events_memory
+	err := tx.queryRowOnce(ctx, `SELECT seq, event_id, projection_error FROM events_memory
 		WHERE bucket = ? AND target_id = ? AND applied = 0 ORDER BY seq LIMIT 1`, b, target).Scan(&ev.Seq, &ev.EventID, &perr)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ev, false, nil
@@ -86,7 +84,7 @@ func (tx *Tx) UnappliedEvent(ctx context.Context, b memory.Bucket, target string
 // merges with a row, closed or not, nor with an event not yet applied.
 func (tx *Tx) IDTaken(ctx context.Context, b memory.Bucket, id string) (bool, error) {
 	var n int
-	err := tx.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+stateTable(b)+` WHERE id = ?1)
+	err := tx.queryRowOnce(ctx, `SELECT (SELECT count(*) FROM `+stateTable(b)+` WHERE id = ?1)
 		+ (SELECT count(*) FROM events_memory WHERE bucket = ?2 AND target_id = ?1)`, id, b).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("check id %s/%s: %w", b, id, err)
@@ -96,26 +94,26 @@ func (tx *Tx) IDTaken(ctx context.Context, b memory.Bucket, id string) (bool, er
 
 // applyEvent projects ev in a savepoint and records whether it took, and when.
 func applyEvent(ctx context.Context, tx *Tx, ev *memory.Event, project ProjectFunc, at time.Time) error {
-	if _, err := tx.sql.ExecContext(ctx, `SAVEPOINT projection`); err != nil {
+	if _, err := tx.execOnce(ctx, `SAVEPOINT projection`); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
 	perr := project(ctx, tx, ev)
 	if perr != nil {
-		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO projection`); err != nil {
+		if _, err := tx.execOnce(ctx, `ROLLBACK TO projection`); err != nil {
 			return fmt.Errorf("roll back projection of %s: %w (projection: %v)", ev.EventID, err, perr)
 		}
 	}
-	if _, err := tx.sql.ExecContext(ctx, `RELEASE projection`); err != nil {
+	if _, err := tx.execOnce(ctx, `RELEASE projection`); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	ev.Applied, ev.ProjectionError = perr == nil, ""
 	var err error
 	if perr != nil {
 		ev.ProjectionError = perr.Error()
-		_, err = tx.sql.ExecContext(ctx, `UPDATE events_memory SET applied = 0, applied_at = NULL, projection_error = ? WHERE seq = ?`,
+		_, err = tx.execOnce(ctx, `UPDATE events_memory SET applied = 0, applied_at = NULL, projection_error = ? WHERE seq = ?`,
 			ev.ProjectionError, ev.Seq)
 	} else {
-		_, err = tx.sql.ExecContext(ctx, `UPDATE events_memory SET applied = 1, applied_at = ?, projection_error = NULL WHERE seq = ?`,
+		_, err = tx.execOnce(ctx, `UPDATE events_memory SET applied = 1, applied_at = ?, projection_error = NULL WHERE seq = ?`,
 			nanos(at), ev.Seq)
 	}
 	if err != nil {
@@ -153,7 +151,7 @@ func (db *DB) Ledger(ctx context.Context, q memory.LedgerQuery) ([]memory.Event,
 	}
 	var out []memory.Event
 	err := db.View(ctx, func(tx *Tx) (err error) {
-		out, err = scanEvents(ctx, tx, where+"1 ORDER BY seq DESC LIMIT ?", append(args, q.Limit)...)
+		out, err = scanEvents(ctx, tx, where+"true ORDER BY seq DESC LIMIT ?", append(args, q.Limit)...)
 		return err
 	})
 	return out, err
@@ -162,7 +160,7 @@ func (db *DB) Ledger(ctx context.Context, q memory.LedgerQuery) ([]memory.Event,
 // scanEvents reads the events after WHERE in cond (a condition, its order
 // and its limit).
 func scanEvents(ctx context.Context, tx *Tx, cond string, args ...any) ([]memory.Event, error) {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
+	rows, err := tx.queryOnce(ctx, `SELECT seq, event_id, bucket, operation, target_id, payload_json, raw_input,
 		source_ref, agent_id, autonomy, run_id, created_at, applied, projection_error
 		FROM events_memory WHERE `+cond, args...)
 	if err != nil {
@@ -212,7 +210,7 @@ func (db *DB) Replay(ctx context.Context, project ProjectFunc) (ReplayReport, er
 		rep = ReplayReport{}
 		now := db.Now.Now()
 		for _, b := range memory.Buckets {
-			if _, err := tx.sql.ExecContext(ctx, `DELETE FROM `+stateTable(b)); err != nil {
+			if _, err := tx.execOnce(ctx, `DELETE FROM `+stateTable(b)); err != nil {
 				return fmt.Errorf("empty %s: %w", stateTable(b), err)
 			}
 		}

@@ -185,7 +185,7 @@ func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
 	want := fp.Sum(nil)
 	var have []byte
 	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
-		res, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?)`,
+		res, err := tx.execOnce(ctx, `INSERT OR IGNORE INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?)`,
 			want, nanos(tx.Now()))
 		if err != nil {
 			return fmt.Errorf("record provenance key: %w", err)
@@ -197,7 +197,7 @@ func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
 				return err
 			}
 		}
-		return tx.sql.QueryRowContext(ctx, `SELECT fingerprint FROM provenance_key`).Scan(&have)
+		return tx.queryRowOnce(ctx, `SELECT fingerprint FROM provenance_key`).Scan(&have)
 	})
 	if err != nil {
 		return err
@@ -224,14 +224,14 @@ func completeProof(key []byte) []byte {
 func markComplete(ctx context.Context, tx *Tx, key []byte) error {
 	for _, s := range stampSpecs {
 		var some bool
-		if err := tx.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.table+` WHERE stamp IS NULL)`).Scan(&some); err != nil {
+		if err := tx.queryRowOnce(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.table+` WHERE stamp IS NULL)`).Scan(&some); err != nil {
 			return fmt.Errorf("look for unstamped rows: %w", err)
 		}
 		if some {
 			return nil
 		}
 	}
-	if _, err := tx.sql.ExecContext(ctx, `UPDATE provenance_key SET complete = ? WHERE one = 1`, completeProof(key)); err != nil {
+	if _, err := tx.execOnce(ctx, `UPDATE provenance_key SET complete = ? WHERE one = 1`, completeProof(key)); err != nil {
 		return fmt.Errorf("record that every row is stamped: %w", err)
 	}
 	return nil
@@ -531,7 +531,7 @@ func (tx *Tx) copyStamp(ctx context.Context, src, sid string, at int64, publishe
 	var occurred int64
 	var expires sql.NullInt64
 	var human bool
-	err := tx.sql.QueryRowContext(ctx, `SELECT agent_id, namespace, category, content, tags, source, occurred_at, expires_at,
+	err := tx.queryRowOnce(ctx, `SELECT agent_id, namespace, category, content, tags, source, occurred_at, expires_at,
 		author_seniority, author_autonomy, author_is_human FROM memories WHERE id = ?`, src).
 		Scan(&agent, &ns, &cat, &content, &tags, &source, &occurred, &expires, &seniority, &autonomy, &human)
 	if err != nil {
@@ -544,13 +544,30 @@ func (tx *Tx) copyStamp(ctx context.Context, src, sid string, at int64, publishe
 // nextEventSeq is the seq SQLite's AUTOINCREMENT would give the next ledger
 // event: one past the highest ever used, so that a seq an erase freed is
 // never given again.
+//
+// On PostgreSQL the highest ever used is kept in the column's identity
+// sequence, moved up to each seq taken (a sequence is not transactional, so
+// a rolled-back event leaves a gap, never a number given twice). The seq is
+// still one past the ledger's highest row, read in the serializable write
+// transaction, so events are numbered in commit order: of two writers that
+// read the same highest row, one is aborted and runs again.
 func (tx *Tx) nextEventSeq(ctx context.Context) (int64, error) {
 	var seq int64
-	err := tx.sql.QueryRowContext(ctx, `SELECT max(
+	q := `SELECT max(
 		coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events_memory'), 0),
-		coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`).Scan(&seq)
-	if err != nil {
+		coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`
+	if tx.db.postgres {
+		q = `SELECT greatest(
+			(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_memory_seq_seq),
+			coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`
+	}
+	if err := tx.queryRowOnce(ctx, q).Scan(&seq); err != nil {
 		return 0, fmt.Errorf("next event seq: %w", err)
+	}
+	if tx.db.postgres {
+		if _, err := tx.execOnce(ctx, `SELECT setval('events_memory_seq_seq', greatest(?, last_value)) FROM events_memory_seq_seq`, seq); err != nil {
+			return 0, fmt.Errorf("next event seq: %w", err)
+		}
 	}
 	return seq, nil
 }

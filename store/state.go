@@ -67,11 +67,11 @@ func scanStateRows(rows *sql.Rows) ([]memory.StateRow, error) {
 }
 
 func queryStateRows(ctx context.Context, tx *Tx, b memory.Bucket, where, order string, args ...any) ([]memory.StateRow, error) {
-	q := `SELECT * FROM (` + stateSelect[b] + `)`
+	q := `SELECT * FROM (` + stateSelect[b] + `) AS s`
 	if where != "" {
 		q += ` WHERE ` + where
 	}
-	rows, err := tx.sql.QueryContext(ctx, q+` ORDER BY `+order, args...)
+	rows, err := tx.queryOnce(ctx, q+` ORDER BY `+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", stateTable(b), err)
 	}
@@ -177,7 +177,7 @@ func (db *DB) Summary(ctx context.Context) (memory.StateSummary, error) {
 				return err
 			}
 		}
-		return tx.sql.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE stale = 0), count(*) FILTER (WHERE stale = 1)
+		return tx.queryRowOnce(ctx, `SELECT count(*) FILTER (WHERE stale = 0), count(*) FILTER (WHERE stale = 1)
 			FROM pending_memory_events WHERE status = 'open'`).Scan(&s.PendingOpen, &s.PendingStale)
 	})
 	return s, err
@@ -190,7 +190,7 @@ func countOmitted(ctx context.Context, tx *Tx, b memory.Bucket, shown int, s *me
 		return nil
 	}
 	var n int
-	err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM (`+stateSelect[b]+`) WHERE status = ?`, b.LiveStatus()).Scan(&n)
+	err := tx.queryRowOnce(ctx, `SELECT count(*) FROM (`+stateSelect[b]+`) AS s WHERE status = ?`, b.LiveStatus()).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("count %s: %w", stateTable(b), err)
 	}
@@ -220,7 +220,7 @@ func (db *DB) DumpState(ctx context.Context) (string, error) {
 }
 
 func dumpTable(ctx context.Context, tx *Tx, table string, b *strings.Builder) error {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT * FROM `+table+` ORDER BY id`)
+	rows, err := tx.queryOnce(ctx, `SELECT * FROM `+table+` ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("dump %s: %w", table, err)
 	}
@@ -261,15 +261,18 @@ func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	switch ev.Bucket {
 	case memory.BucketPlan:
 		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_plan (id, text, version, created_at, updated_at, event_id)
-			VALUES (?1, ?2, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, version = version + 1, updated_at = ?4, event_id = ?5`)
+			VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (id) DO UPDATE SET text = ?2, version = shared_plan.version + 1, updated_at = ?3, event_id = ?4`,
+			ev.TargetID, ev.Payload.Text, nanos(ev.CreatedAt), ev.EventID)
 	case memory.BucketTaskState:
 		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_task_state (id, text, state, version, created_at, updated_at, event_id)
-			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = version + 1, updated_at = ?4, event_id = ?5`)
+			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = shared_task_state.version + 1,
+			updated_at = ?4, event_id = ?5`,
+			ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
 	case memory.BucketResults:
-		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
+		_, err = tx.execOnce(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
 			rowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
 	case memory.BucketLearnings:
-		_, err = tx.sql.ExecContext(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
+		_, err = tx.execOnce(ctx, `INSERT INTO shared_learnings (id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?)`,
 			rowID(ev), ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
 	case memory.BucketIssues, memory.BucketConstraints, memory.BucketDecisions:
 		err = projectTracked(ctx, tx, ev)
@@ -295,12 +298,13 @@ func rowID(ev *memory.Event) string {
 }
 
 // projectVersioned upserts a row that is replaced as a whole and versioned
-// (the plan, a task's state) with the statement q.
-func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, q string) error {
+// (the plan, a task's state) with the statement q, which takes every one of
+// args (PostgreSQL cannot type a parameter a statement leaves unused).
+func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, q string, args ...any) error {
 	if ev.Operation != memory.OpUpsert || ev.TargetID == "" {
 		return fmt.Errorf("%s takes upsert with a target", ev.Bucket)
 	}
-	_, err := tx.sql.ExecContext(ctx, q, ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
+	_, err := tx.execOnce(ctx, q, args...)
 	return err
 }
 
@@ -333,7 +337,7 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 		if !exists {
 			return fmt.Errorf("no %s %q to %s", ev.Bucket.Noun(), ev.TargetID, ev.Operation)
 		}
-		_, err = tx.sql.ExecContext(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
+		_, err = tx.execOnce(ctx, `UPDATE `+table+` SET status = ?, close_reason = ?, closed_at = ?, updated_at = ?,
 			reference_memory_json = ?, event_id = ? WHERE id = ?`,
 			ev.Bucket.ClosedStatus(), nullString(ev.Payload.Reason, ev.Payload.Reason != ""), at, at, string(refJSON), ev.EventID, ev.TargetID)
 	case exists && ev.Operation == memory.OpAppend:
@@ -344,11 +348,11 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 		if row.Live() {
 			noted = row.NotedAt
 		}
-		_, err = tx.sql.ExecContext(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
+		_, err = tx.execOnce(ctx, `UPDATE `+table+` SET text = ?, text_key = ?, status = ?, close_reason = NULL, closed_at = NULL,
 			updated_at = ?, reference_memory_json = ?, noted_at = ?, event_id = ? WHERE id = ?`,
 			ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), at, string(refJSON), nanos(noted), ev.EventID, ev.TargetID)
 	default:
-		_, err = tx.sql.ExecContext(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
+		_, err = tx.execOnce(ctx, `INSERT INTO `+table+` (id, text, text_key, status, reference_memory_json, created_at, updated_at,
 			noted_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			ev.TargetID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), ev.Bucket.LiveStatus(), string(refJSON), at, at,
 			nanos(noted), ev.EventID)
@@ -356,7 +360,7 @@ func projectTracked(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	if err != nil || ev.Bucket != memory.BucketIssues || ev.Operation != memory.OpUpsert {
 		return err
 	}
-	_, err = tx.sql.ExecContext(ctx, `UPDATE shared_issues SET kind = ? WHERE id = ?`, reportedKind(ev, row, exists), ev.TargetID)
+	_, err = tx.execOnce(ctx, `UPDATE shared_issues SET kind = ? WHERE id = ?`, reportedKind(ev, row, exists), ev.TargetID)
 	return err
 }
 
