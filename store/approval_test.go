@@ -151,3 +151,90 @@ func TestExpiredHoldCannotBeApplied(t *testing.T) {
 		t.Fatalf("%d memories, want none", n)
 	}
 }
+
+// TestHeldCallOnBothEngines holds the approval queue, the idempotency keys
+// and the write log to the same rules on either engine, through a write
+// that runs on both (publish_fact): a held call leaves only its request,
+// and its repeat is told it is held for as long as a decision may come;
+// applied, it writes once, and a second apply is refused; an expired hold
+// cannot be applied, and its repeat is told so.
+func TestHeldCallOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		ctx := context.Background()
+		facts := store.NewFactService(db)
+		write := func(id string) memory.FactWrite {
+			return memory.FactWrite{FactID: id, Content: "Deploys wait for " + id + ".", Category: memory.FactConvention}
+		}
+		hold := func(key, id string) string {
+			t.Helper()
+			call, cctx := gated(senior, key, memory.ApprovalHold, clk.Peek().Add(time.Hour))
+			call.Tool = "publish_fact"
+			if _, err := facts.Publish(cctx, write(id)); !errors.Is(err, store.ErrHeld) {
+				t.Fatalf("publish under a hold = %v, want ErrHeld", err)
+			}
+			apr, held := call.Held()
+			if !held || apr == "" {
+				t.Fatalf("held = %v, request %q", held, apr)
+			}
+			// As the gates end a held call: its answer under its key.
+			if err := db.FinishCall(ctx, call, store.Ending{Outcome: memory.WriteOutcomeHeld, Err: store.ErrHeld}); err != nil {
+				t.Fatal(err)
+			}
+			return apr
+		}
+		unwritten := func(id string) {
+			t.Helper()
+			if f, err := facts.Get(as(senior), id); memory.ErrorCode(err) != memory.ENOTFOUND {
+				t.Fatalf("fact %s = %+v, %v; want none", id, f, err)
+			}
+		}
+		apply := func(apr, id string) error {
+			c := &store.Call{Principal: senior.Principal(), Tool: "publish_fact", Started: clk.Peek(),
+				Applies: &store.Verdict{ID: apr, By: human.Principal(), Approve: true, Reason: "yes"}}
+			_, err := facts.Publish(store.WithCall(as(senior), c), write(id))
+			return err
+		}
+
+		first := hold("k1", "review")
+		unwritten("review")
+		if rec, _, _ := db.LookupKey(ctx, senior.Principal(), "k1"); rec.Err == nil || rec.Err.Code != memory.EHELD {
+			t.Fatalf("a repeat of the held call gets %+v", rec.Err)
+		}
+		log, err := db.WriteLog(ctx, time.Time{}, "")
+		if err != nil || len(log) != 1 || log[0].Outcome != memory.WriteOutcomeHeld || log[0].Ref != first || log[0].Tool != "publish_fact" {
+			t.Fatalf("write log = %+v, %v", log, err)
+		}
+		if err := apply(first, "review"); err != nil {
+			t.Fatal(err)
+		}
+		if err := apply(first, "review"); !errors.Is(err, store.ErrDecided) {
+			t.Fatalf("applying twice = %v, want ErrDecided", err)
+		}
+		if f, err := facts.Get(as(senior), "review"); err != nil || f.Version != 1 {
+			t.Fatalf("the applied fact = %+v, %v", f, err)
+		}
+		if a, _ := db.Approval(ctx, first); a.Status != memory.ApprovalApproved || a.DecidedBy != human.Principal() {
+			t.Fatalf("request = %+v", a)
+		}
+
+		second := hold("k2", "freeze")
+		if n, err := db.ExpireApprovals(ctx); err != nil || n != 0 {
+			t.Fatalf("expired before the deadline: %d, %v", n, err)
+		}
+		clk.Advance(time.Hour)
+		if a, _ := db.Approval(ctx, second); a.Status != memory.ApprovalExpired {
+			t.Fatalf("past its deadline the request reads %s", a.Status)
+		}
+		if err := apply(second, "freeze"); !errors.Is(err, store.ErrDecided) {
+			t.Fatalf("applying an expired hold = %v", err)
+		}
+		if n, err := db.ExpireApprovals(ctx); err != nil || n != 1 {
+			t.Fatalf("expired %d, %v", n, err)
+		}
+		if rec, _, _ := db.LookupKey(ctx, senior.Principal(), "k2"); rec.Err == nil || rec.Err.Code != memory.ECONFLICT {
+			t.Fatalf("a repeat of the expired call gets %+v", rec.Err)
+		}
+		unwritten("freeze")
+	})
+}

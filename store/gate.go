@@ -178,7 +178,7 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 		}
 	}
 	if c.holds() {
-		if _, err := tx.sql.ExecContext(ctx, `SAVEPOINT held_write`); err != nil {
+		if _, err := tx.execOnce(ctx, `SAVEPOINT held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 	}
@@ -194,14 +194,14 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		// It repeated what is there: nothing for a human to approve or
 		// review (a repeat's count stands, as anyone's repeat's would).
 		if c.holds() {
-			if _, err := tx.sql.ExecContext(ctx, `RELEASE held_write`); err != nil {
+			if _, err := tx.execOnce(ctx, `RELEASE held_write`); err != nil {
 				return fmt.Errorf("hold: %w", err)
 			}
 		}
 		c.Approval = nil
 	}
 	if c.holds() {
-		if _, err := tx.sql.ExecContext(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
+		if _, err := tx.execOnce(ctx, `ROLLBACK TO held_write; RELEASE held_write`); err != nil {
 			return fmt.Errorf("hold: %w", err)
 		}
 		c.Outcome, c.Reason, c.Ref = memory.WriteOutcomeHeld, "", ""
@@ -301,8 +301,9 @@ func (db *DB) FinishCall(ctx context.Context, c *Call, e Ending) error {
 			if c.Key == "" {
 				return nil
 			}
-			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET error_code = ?, error_message = ?, expires_at = max(expires_at, ?)
-				WHERE principal = ? AND key = ? AND args_hash = ?`,
+			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET error_code = ?1, error_message = ?2,
+				expires_at = CASE WHEN expires_at > ?3 THEN expires_at ELSE ?3 END
+				WHERE principal = ?4 AND key = ?5 AND args_hash = ?6`,
 				memory.ErrorCode(e.Err), memory.ErrorMessage(e.Err), nanos(c.Approval.Expires.Add(c.KeyTTL)), c.Principal, c.Key, c.ArgsHash)
 			return err
 		}
@@ -385,7 +386,7 @@ func fillDedupKeys(ctx context.Context, tx *Tx) error {
 	}
 	for _, r := range todo {
 		exact, words := text.DedupKeys(r.content)
-		if _, err := tx.sql.ExecContext(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
+		if _, err := tx.execOnce(ctx, `UPDATE memories SET exact_key = ?, words_key = ? WHERE pk = ?`, exact, words, r.pk); err != nil {
 			return err
 		}
 	}
