@@ -71,7 +71,7 @@ func ownerOf(ctx context.Context, tx *Tx, who memory.Identity, agent, verb strin
 // in any state: a human naming an agent most likely misspelt it.
 func (tx *Tx) CheckAgent(ctx context.Context, agent string) error {
 	var n int
-	if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = ? AND shared = 0 LIMIT 1)`,
+	if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = ? AND shared = 0 LIMIT 1) AS one`,
 		agent).Scan(&n); err != nil {
 		return fmt.Errorf("look up agent %s: %w", agent, err)
 	}
@@ -169,10 +169,10 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 		}
 		page.AgentID = owner.AgentID
 		where, args := listWhere(owner.AgentID, q, s.db.Now.Now())
-		if err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
+		if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
 			return fmt.Errorf("count memories: %w", err)
 		}
-		page.Memories, err = scanEntries(tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
+		page.Memories, err = scanEntries(tx.queryOnce(ctx, entryColumns+` FROM memories m WHERE `+where+
 			` ORDER BY m.created_at DESC, m.id LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...))
 		if err != nil {
 			return fmt.Errorf("list memories: %w", err)
@@ -236,7 +236,7 @@ func (s *MemoryService) Stats(ctx context.Context, agent string) (memory.MemoryS
 			return err
 		}
 		agent, out.AgentID = owner.AgentID, owner.AgentID
-		rows, err := tx.sql.QueryContext(ctx, `SELECT m.category, m.forgotten_at IS NOT NULL, m.archive_reason,
+		rows, err := tx.queryOnce(ctx, `SELECT m.category, m.forgotten_at IS NOT NULL, m.archive_reason,
 			m.archived_at IS NOT NULL, m.expires_at IS NOT NULL AND m.expires_at <= ?,
 			EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id), count(*)
 			FROM memories m WHERE m.agent_id = ? AND m.shared = 0 GROUP BY 1, 2, 3, 4, 5, 6`, nanos(now), agent)
@@ -337,7 +337,7 @@ func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) 
 	if err != nil {
 		return memory.Entry{}, err
 	}
-	_, err = tx.sql.ExecContext(ctx, `INSERT INTO memories
+	_, err = tx.execOnce(ctx, `INSERT INTO memories
 		(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 		 occurred_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length, stamp)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -407,7 +407,7 @@ func (tx *Tx) Archive(ctx context.Context, l Lease, agent string, ids []string, 
 // or id itself if it is one, gives its remaining sources back to search,
 // where the next consolidation groups them again as they are now.
 func (tx *Tx) forgetSummaries(ctx context.Context, who memory.Identity, id string, now time.Time) error {
-	summaries, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT m.id FROM memory_sources s JOIN memories m ON m.id = s.summary_id
+	summaries, err := scanStrings(tx.queryOnce(ctx, `SELECT m.id FROM memory_sources s JOIN memories m ON m.id = s.summary_id
 		WHERE s.source_id = ? AND m.forgotten_at IS NULL`, id))
 	if err != nil {
 		return fmt.Errorf("read summaries of %s: %w", id, err)
@@ -425,7 +425,7 @@ func (tx *Tx) forgetSummaries(ctx context.Context, who memory.Identity, id strin
 		}
 	}
 	for _, sum := range append(summaries, id) {
-		back, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND archive_reason = 'consolidated'
+		back, err := scanStrings(tx.queryOnce(ctx, `SELECT id FROM memories WHERE consolidated_into = ? AND archive_reason = 'consolidated'
 			AND forgotten_at IS NULL`, sum))
 		if err != nil {
 			return fmt.Errorf("read sources of %s: %w", sum, err)
@@ -468,7 +468,7 @@ func (tx *Tx) Candidates(ctx context.Context, q CandidateQuery) ([]memory.Entry,
 	if len(q.Categories) > 0 {
 		where, args = where+" AND m.category IN (SELECT value FROM json_each(?))", append(args, jsonList(q.Categories))
 	}
-	out, err := scanEntries(tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+`
+	out, err := scanEntries(tx.queryOnce(ctx, entryColumns+` FROM memories m WHERE `+where+`
 		ORDER BY m.namespace, m.category, m.occurred_at, m.created_at, m.id`, args...))
 	if err != nil {
 		return nil, fmt.Errorf("read candidates: %w", err)
@@ -489,7 +489,7 @@ func (tx *Tx) unarchive(ctx context.Context, id string, now time.Time) error {
 // EachActive calls fn with the content of each of the agent's active
 // personal memories (in search: neither forgotten, archived nor expired).
 func (tx *Tx) EachActive(ctx context.Context, agent string, fn func(content string)) error {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT content FROM memories WHERE agent_id = ? AND shared = 0 AND `+activeSQL+`
+	rows, err := tx.queryOnce(ctx, `SELECT content FROM memories WHERE agent_id = ? AND shared = 0 AND `+activeSQL+`
 		AND (expires_at IS NULL OR expires_at > ?)`, agent, nanos(tx.Now()))
 	if err != nil {
 		return fmt.Errorf("read active memories: %w", err)
@@ -537,7 +537,7 @@ func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
 	default:
 		return nil, errors.New("retirements: say which memories")
 	}
-	ids, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...))
+	ids, err := scanStrings(tx.queryOnce(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...))
 	if err != nil {
 		return nil, fmt.Errorf("select memories to archive: %w", err)
 	}
@@ -548,7 +548,7 @@ func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
 // neither forgotten, archived nor expired).
 func (tx *Tx) ActiveCount(ctx context.Context, agent string) (int, error) {
 	var n int
-	err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE agent_id = ? AND shared = 0 AND `+activeSQL+`
+	err := tx.queryRowOnce(ctx, `SELECT count(*) FROM memories WHERE agent_id = ? AND shared = 0 AND `+activeSQL+`
 		AND (expires_at IS NULL OR expires_at > ?)`, agent, nanos(tx.Now())).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count active memories: %w", err)
