@@ -39,6 +39,14 @@ func Reindex(ctx context.Context, db *DB, emb memory.Embedder, o ReindexOptions)
 	cond, args := `forgotten_at IS NULL`, []any{}
 	if o.StaleOnly {
 		cond, args = cond+` AND (embedder IS DISTINCT FROM ? OR NOT memory_vector_ok(embedding, ?))`, []any{emb.ID, emb.Dim}
+		if db.postgres {
+			// SQLite's memory_vector_ok is a Go function of the connection;
+			// here the same test is SQL: dim little-endian float32s, none
+			// of them NaN or infinite (all eight exponent bits set).
+			cond = `forgotten_at IS NULL AND (embedder IS DISTINCT FROM ? OR embedding IS NULL OR octet_length(embedding) <> 4 * ?
+				OR EXISTS (SELECT 1 FROM generate_series(0, octet_length(embedding) / 4 - 1) AS i
+					WHERE get_byte(embedding, 4 * i + 3) & 127 = 127 AND get_byte(embedding, 4 * i + 2) & 128 = 128))`
+		}
 	}
 	var total int
 	if err := db.sql.QueryRowContext(ctx, db.dialect(`SELECT count(*) FROM memories WHERE `+cond), db.args(args)...).Scan(&total); err != nil {
