@@ -30,126 +30,134 @@ func activeMemories(t *testing.T, mem *store.MemoryService, who memory.Identity)
 }
 
 func TestHeldWriteLeavesOnlyItsRequest(t *testing.T) {
-	db, clk := openDB(t)
-	mem := store.NewMemoryService(db, nil)
-	call, ctx := gated(senior, "k", memory.ApprovalHold, clk.Peek().Add(time.Hour))
-	_, err := mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
-	if !errors.Is(err, store.ErrHeld) {
-		t.Fatalf("remember under a hold = %v, want ErrHeld", err)
-	}
-	id, held := call.Held()
-	if !held || id == "" || !call.Committed() {
-		t.Fatalf("held %v, id %q, committed %v", held, id, call.Committed())
-	}
-	if n := activeMemories(t, mem, senior); n != 0 {
-		t.Fatalf("a held write left %d memories", n)
-	}
-	// Every later write of the call is refused too.
-	if _, err := mem.Remember(ctx, memory.EntryWrite{Content: "Another."}); !errors.Is(err, store.ErrHeld) {
-		t.Fatalf("a second write of a held call = %v", err)
-	}
-	a, err := db.Approval(context.Background(), id)
-	if err != nil || a.Status != memory.ApprovalPending || a.Caller != senior || a.IdempotencyKey != "k" || a.Tool != "remember" {
-		t.Fatalf("request = %+v, %v", a, err)
-	}
-	// The key is taken (the call's line says held), with no result yet.
-	rec, ok, err := db.LookupKey(context.Background(), senior.Principal(), "k")
-	if err != nil || !ok || rec.Result != nil {
-		t.Fatalf("key = %+v %v %v", rec, ok, err)
-	}
-	log, err := db.WriteLog(context.Background(), time.Time{}, "")
-	if err != nil || len(log) != 1 || log[0].Outcome != memory.WriteOutcomeHeld || log[0].Ref != id {
-		t.Fatalf("write log = %+v, %v", log, err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		call, ctx := gated(senior, "k", memory.ApprovalHold, clk.Peek().Add(time.Hour))
+		_, err := mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
+		if !errors.Is(err, store.ErrHeld) {
+			t.Fatalf("remember under a hold = %v, want ErrHeld", err)
+		}
+		id, held := call.Held()
+		if !held || id == "" || !call.Committed() {
+			t.Fatalf("held %v, id %q, committed %v", held, id, call.Committed())
+		}
+		if n := activeMemories(t, mem, senior); n != 0 {
+			t.Fatalf("a held write left %d memories", n)
+		}
+		// Every later write of the call is refused too.
+		if _, err := mem.Remember(ctx, memory.EntryWrite{Content: "Another."}); !errors.Is(err, store.ErrHeld) {
+			t.Fatalf("a second write of a held call = %v", err)
+		}
+		a, err := db.Approval(context.Background(), id)
+		if err != nil || a.Status != memory.ApprovalPending || a.Caller != senior || a.IdempotencyKey != "k" || a.Tool != "remember" {
+			t.Fatalf("request = %+v, %v", a, err)
+		}
+		// The key is taken (the call's line says held), with no result yet.
+		rec, ok, err := db.LookupKey(context.Background(), senior.Principal(), "k")
+		if err != nil || !ok || rec.Result != nil {
+			t.Fatalf("key = %+v %v %v", rec, ok, err)
+		}
+		log, err := db.WriteLog(context.Background(), time.Time{}, "")
+		if err != nil || len(log) != 1 || log[0].Outcome != memory.WriteOutcomeHeld || log[0].Ref != id {
+			t.Fatalf("write log = %+v, %v", log, err)
+		}
+	})
 }
 
 func TestReviewIsWrittenWithTheWrite(t *testing.T) {
-	db, clk := openDB(t)
-	mem := store.NewMemoryService(db, nil)
-	call, ctx := gated(senior, "", memory.ApprovalReview, clk.Peek())
-	r, err := mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := call.Queued()
-	a, err := db.Approval(context.Background(), id)
-	if err != nil || a.Kind != memory.ApprovalReview || a.Ref != r.ID || a.ExpiresAt != nil {
-		t.Fatalf("review = %+v, %v", a, err)
-	}
-	// A verdict on a review changes nothing but the request.
-	d, err := db.RecordVerdict(context.Background(), store.Verdict{ID: id, By: human.Principal(), Reason: "vague"})
-	if err != nil || d.Status != memory.ApprovalRejected || d.DecidedBy != human.Principal() {
-		t.Fatalf("verdict = %+v, %v", d, err)
-	}
-	if n := activeMemories(t, mem, senior); n != 1 {
-		t.Fatalf("a rejected review left %d memories, want 1", n)
-	}
-	if _, err := db.RecordVerdict(context.Background(), store.Verdict{ID: id, By: human.Principal(), Approve: true, Reason: "ok"}); memory.ErrorCode(err) != memory.ECONFLICT {
-		t.Fatalf("a second verdict = %v", err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		call, ctx := gated(senior, "", memory.ApprovalReview, clk.Peek())
+		r, err := mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := call.Queued()
+		a, err := db.Approval(context.Background(), id)
+		if err != nil || a.Kind != memory.ApprovalReview || a.Ref != r.ID || a.ExpiresAt != nil {
+			t.Fatalf("review = %+v, %v", a, err)
+		}
+		// A verdict on a review changes nothing but the request.
+		d, err := db.RecordVerdict(context.Background(), store.Verdict{ID: id, By: human.Principal(), Reason: "vague"})
+		if err != nil || d.Status != memory.ApprovalRejected || d.DecidedBy != human.Principal() {
+			t.Fatalf("verdict = %+v, %v", d, err)
+		}
+		if n := activeMemories(t, mem, senior); n != 1 {
+			t.Fatalf("a rejected review left %d memories, want 1", n)
+		}
+		if _, err := db.RecordVerdict(context.Background(), store.Verdict{ID: id, By: human.Principal(), Approve: true, Reason: "ok"}); memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Fatalf("a second verdict = %v", err)
+		}
+	})
 }
 
 func TestApprovalIsClaimedOnce(t *testing.T) {
-	db, clk := openDB(t)
-	mem := store.NewMemoryService(db, nil)
-	call, ctx := gated(senior, "", memory.ApprovalHold, clk.Peek().Add(time.Hour))
-	mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
-	id, _ := call.Held()
-	apply := func() error {
-		c := &store.Call{Principal: senior.Principal(), Tool: "remember", Started: clk.Peek(),
-			Applies: &store.Verdict{ID: id, By: human.Principal(), Approve: true, Reason: "yes"}}
-		_, err := mem.Remember(store.WithCall(as(senior), c), memory.EntryWrite{Content: "The deploy window is Friday."})
-		return err
-	}
-	if err := apply(); err != nil {
-		t.Fatal(err)
-	}
-	if err := apply(); !errors.Is(err, store.ErrDecided) {
-		t.Fatalf("applying twice = %v, want ErrDecided", err)
-	}
-	if n := activeMemories(t, mem, senior); n != 1 {
-		t.Fatalf("%d memories, want the one applied", n)
-	}
-	if a, _ := db.Approval(context.Background(), id); a.Status != memory.ApprovalApproved || a.DecidedBy != human.Principal() {
-		t.Fatalf("request = %+v", a)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		call, ctx := gated(senior, "", memory.ApprovalHold, clk.Peek().Add(time.Hour))
+		mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
+		id, _ := call.Held()
+		apply := func() error {
+			c := &store.Call{Principal: senior.Principal(), Tool: "remember", Started: clk.Peek(),
+				Applies: &store.Verdict{ID: id, By: human.Principal(), Approve: true, Reason: "yes"}}
+			_, err := mem.Remember(store.WithCall(as(senior), c), memory.EntryWrite{Content: "The deploy window is Friday."})
+			return err
+		}
+		if err := apply(); err != nil {
+			t.Fatal(err)
+		}
+		if err := apply(); !errors.Is(err, store.ErrDecided) {
+			t.Fatalf("applying twice = %v, want ErrDecided", err)
+		}
+		if n := activeMemories(t, mem, senior); n != 1 {
+			t.Fatalf("%d memories, want the one applied", n)
+		}
+		if a, _ := db.Approval(context.Background(), id); a.Status != memory.ApprovalApproved || a.DecidedBy != human.Principal() {
+			t.Fatalf("request = %+v", a)
+		}
+	})
 }
 
 func TestExpiredHoldCannotBeApplied(t *testing.T) {
-	db, clk := openDB(t)
-	mem := store.NewMemoryService(db, nil)
-	call, ctx := gated(senior, "k", memory.ApprovalHold, clk.Peek().Add(time.Hour))
-	mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
-	id, _ := call.Held()
-	// As the gates end a held call: its answer under its key, kept past the deadline.
-	if err := db.FinishCall(context.Background(), call, store.Ending{Outcome: memory.WriteOutcomeHeld, Err: store.ErrHeld}); err != nil {
-		t.Fatal(err)
-	}
-	if rec, _, _ := db.LookupKey(context.Background(), senior.Principal(), "k"); rec.Err == nil || rec.Err.Code != memory.EHELD {
-		t.Fatalf("a repeat of the held call gets %+v", rec.Err)
-	}
-	if n, err := db.ExpireApprovals(context.Background()); err != nil || n != 0 {
-		t.Fatalf("expired before the deadline: %d, %v", n, err)
-	}
-	clk.Advance(time.Hour)
-	if a, _ := db.Approval(context.Background(), id); a.Status != memory.ApprovalExpired {
-		t.Fatalf("past its deadline the request reads %s", a.Status)
-	}
-	c := &store.Call{Principal: senior.Principal(), Tool: "remember", Started: clk.Peek(),
-		Applies: &store.Verdict{ID: id, By: human.Principal(), Approve: true, Reason: "late"}}
-	if _, err := mem.Remember(store.WithCall(as(senior), c), memory.EntryWrite{Content: "The deploy window is Friday."}); !errors.Is(err, store.ErrDecided) {
-		t.Fatalf("applying an expired hold = %v", err)
-	}
-	if n, err := db.ExpireApprovals(context.Background()); err != nil || n != 1 {
-		t.Fatalf("expired %d, %v", n, err)
-	}
-	rec, _, _ := db.LookupKey(context.Background(), senior.Principal(), "k")
-	if rec.Err == nil || rec.Err.Code != memory.ECONFLICT {
-		t.Fatalf("a repeat of the expired call gets %+v", rec.Err)
-	}
-	if n := activeMemories(t, mem, senior); n != 0 {
-		t.Fatalf("%d memories, want none", n)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		call, ctx := gated(senior, "k", memory.ApprovalHold, clk.Peek().Add(time.Hour))
+		mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
+		id, _ := call.Held()
+		// As the gates end a held call: its answer under its key, kept past the deadline.
+		if err := db.FinishCall(context.Background(), call, store.Ending{Outcome: memory.WriteOutcomeHeld, Err: store.ErrHeld}); err != nil {
+			t.Fatal(err)
+		}
+		if rec, _, _ := db.LookupKey(context.Background(), senior.Principal(), "k"); rec.Err == nil || rec.Err.Code != memory.EHELD {
+			t.Fatalf("a repeat of the held call gets %+v", rec.Err)
+		}
+		if n, err := db.ExpireApprovals(context.Background()); err != nil || n != 0 {
+			t.Fatalf("expired before the deadline: %d, %v", n, err)
+		}
+		clk.Advance(time.Hour)
+		if a, _ := db.Approval(context.Background(), id); a.Status != memory.ApprovalExpired {
+			t.Fatalf("past its deadline the request reads %s", a.Status)
+		}
+		c := &store.Call{Principal: senior.Principal(), Tool: "remember", Started: clk.Peek(),
+			Applies: &store.Verdict{ID: id, By: human.Principal(), Approve: true, Reason: "late"}}
+		if _, err := mem.Remember(store.WithCall(as(senior), c), memory.EntryWrite{Content: "The deploy window is Friday."}); !errors.Is(err, store.ErrDecided) {
+			t.Fatalf("applying an expired hold = %v", err)
+		}
+		if n, err := db.ExpireApprovals(context.Background()); err != nil || n != 1 {
+			t.Fatalf("expired %d, %v", n, err)
+		}
+		rec, _, _ := db.LookupKey(context.Background(), senior.Principal(), "k")
+		if rec.Err == nil || rec.Err.Code != memory.ECONFLICT {
+			t.Fatalf("a repeat of the expired call gets %+v", rec.Err)
+		}
+		if n := activeMemories(t, mem, senior); n != 0 {
+			t.Fatalf("%d memories, want none", n)
+		}
+	})
 }
 
 // TestHeldCallOnBothEngines holds the approval queue, the idempotency keys

@@ -221,7 +221,7 @@ func claimList(claims []text.Claim) string {
 // for the commit.
 func (tx *Tx) addClaims(ctx context.Context, agent string, pk int64, claims []text.Claim) error {
 	for _, c := range claims {
-		if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk) VALUES (?, ?, ?, ?)`,
+		if _, err := tx.exec(ctx, `INSERT INTO memory_claims (agent_id, claim, value, memory_pk) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			agent, c.Key, c.Value, pk); err != nil {
 			return fmt.Errorf("record claims: %w", err)
 		}

@@ -234,6 +234,22 @@ func (tx *Tx) queryRowOnce(ctx context.Context, q string, args ...any) *sql.Row 
 	return tx.sql.QueryRowContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
 }
 
+// insertID runs the INSERT q and returns the key column of the row it
+// wrote: SQLite's last insert rowid, or on PostgreSQL what RETURNING key
+// gives (its driver has no last insert id).
+func (tx *Tx) insertID(ctx context.Context, key, q string, args ...any) (int64, error) {
+	var id int64
+	if tx.db.postgres {
+		err := tx.queryRow(ctx, q+" RETURNING "+key, args...).Scan(&id)
+		return id, err
+	}
+	res, err := tx.exec(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // Now is the time a write in tx is stamped with: the database's clock.
 func (tx *Tx) Now() time.Time { return tx.db.Now.Now() }
 
@@ -244,16 +260,21 @@ func (tx *Tx) Now() time.Time { return tx.db.Now.Now() }
 //
 // On PostgreSQL the transaction is serializable, so that every rule the
 // services check inside one holds as it does under SQLite's one writer at a
-// time; one PostgreSQL aborts for concurrent writers is run again.
+// time; one PostgreSQL aborts for concurrent writers is run again. So is one
+// that broke a unique key: PostgreSQL reports a key a concurrent
+// transaction inserted that way unless this one had read that very key
+// (two publishes of a new version each read the snapshot, then insert the
+// same log row). Run again, it reads the other's row and decides anew; a
+// real duplicate fails every time and is returned as it is.
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
-	err := db.update(ctx, fn)
-	for try := 1; db.postgres && retryable(err) && try < serializationRetries; try++ {
+	err := db.update(ctx, fn, false)
+	for try := 1; db.postgres && (retryable(err) || uniqueViolation(err)) && try < serializationRetries; try++ {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(try*try) * time.Millisecond):
+		case <-time.After(retryWait(try)):
 		}
-		err = db.update(ctx, fn)
+		err = db.update(ctx, fn, try >= serializeAfter)
 	}
 	return db.busyError(err)
 }
@@ -276,7 +297,10 @@ func (db *DB) readTx() *sql.TxOptions {
 	return &sql.TxOptions{ReadOnly: true}
 }
 
-func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
+// update runs fn in one write transaction; queued (PostgreSQL only), it
+// first waits its turn among the writers that failed to commit several
+// times (see writeQueue).
+func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) error {
 	t, err := db.sql.BeginTx(ctx, db.writeTx())
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -285,6 +309,11 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	// file) is released; after Commit this is a no-op.
 	defer t.Rollback()
 	tx := &Tx{sql: t, db: db}
+	if queued {
+		if err := tx.writeQueue(ctx); err != nil {
+			return err
+		}
+	}
 	// The first write a gated call commits claims its idempotency key and
 	// writes its line in the write log, in the same transaction.
 	// A call's transactions may run in parallel (a consolidation's groups):

@@ -25,9 +25,23 @@ var engines = []engine{
 
 // onEngines runs test once per engine, as subtests named after them: the
 // same test function holds each engine to the same behaviour.
+//
+// A test must open its stores through the opener it is given (its
+// parameter is named openDB, shadowing the SQLite-only function): one that
+// reaches a store another way would run on SQLite twice, so a subtest that
+// never called its opener fails.
 func onEngines(t *testing.T, test func(t *testing.T, open opener)) {
 	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) { test(t, e.open) })
+		t.Run(e.name, func(t *testing.T) {
+			opened := false
+			test(t, func(tb testing.TB) (*store.DB, *storetest.Clock) {
+				opened = true
+				return e.open(tb)
+			})
+			if !opened && !t.Skipped() {
+				t.Errorf("the test never opened a store through its %s opener", e.name)
+			}
+		})
 	}
 }
 

@@ -301,9 +301,8 @@ func (db *DB) FinishCall(ctx context.Context, c *Call, e Ending) error {
 			if c.Key == "" {
 				return nil
 			}
-			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET error_code = ?1, error_message = ?2,
-				expires_at = CASE WHEN expires_at > ?3 THEN expires_at ELSE ?3 END
-				WHERE principal = ?4 AND key = ?5 AND args_hash = ?6`,
+			_, err := tx.exec(ctx, `UPDATE idempotency_keys SET error_code = ?, error_message = ?, expires_at = max(expires_at, ?)
+				WHERE principal = ? AND key = ? AND args_hash = ?`,
 				memory.ErrorCode(e.Err), memory.ErrorMessage(e.Err), nanos(c.Approval.Expires.Add(c.KeyTTL)), c.Principal, c.Key, c.ArgsHash)
 			return err
 		}

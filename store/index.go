@@ -116,15 +116,15 @@ func (x *Index) reload(ctx context.Context, vec func(id string) []float32) error
 	x.spaces, x.where = map[string]*space{}, map[string]string{}
 	x.stats = IndexStats{Foreign: map[string]int{}}
 	return x.db.View(ctx, func(tx *Tx) error {
-		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
+		if err := tx.queryRowOnce(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&x.seq); err != nil {
 			return fmt.Errorf("read change feed: %w", err)
 		}
 		var deployed int64
-		if err := tx.sql.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM embedder_deployments`).Scan(&deployed); err != nil {
+		if err := tx.queryRowOnce(ctx, `SELECT coalesce(max(seq), 0) FROM embedder_deployments`).Scan(&deployed); err != nil {
 			return fmt.Errorf("read deployments: %w", err)
 		}
 		x.deployed.Store(deployed)
-		rows, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE `+activeSQL)
+		rows, err := tx.queryOnce(ctx, indexColumns+` WHERE `+activeSQL)
 		if err != nil {
 			return fmt.Errorf("load vectors: %w", err)
 		}
@@ -268,7 +268,7 @@ func (x *Index) refresh(ctx context.Context, ids []string) error {
 	var rows []indexRow
 	err := x.db.View(ctx, func(tx *Tx) error {
 		for chunk := range slices.Chunk(ids, 500) {
-			r, err := tx.sql.QueryContext(ctx, indexColumns+` WHERE id IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...)
+			r, err := tx.queryOnce(ctx, indexColumns+` WHERE id IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...)
 			if err != nil {
 				return fmt.Errorf("refresh vectors: %w", err)
 			}
@@ -317,7 +317,7 @@ func (x *Index) prune(ctx context.Context) error {
 	var gone []string
 	err := x.db.View(ctx, func(tx *Tx) error {
 		for chunk := range slices.Chunk(held, 5000) {
-			missing, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, jsonList(chunk)))
+			missing, err := scanStrings(tx.queryOnce(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, jsonList(chunk)))
 			if err != nil {
 				return fmt.Errorf("prune vectors: %w", err)
 			}

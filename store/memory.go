@@ -212,7 +212,7 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return err
 		}
-		res, err := tx.exec(ctx, `INSERT INTO memories
+		pk, err := tx.insertID(ctx, "pk", `INSERT INTO memories
 			(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 			 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length,
 			 exact_key, words_key, meaning_key, stamp)
@@ -225,7 +225,6 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
-		pk, _ := res.LastInsertId()
 		if err := tx.addClaims(ctx, id.AgentID, pk, keys.claims); err != nil {
 			return err
 		}
@@ -742,7 +741,7 @@ func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, e
 
 func (s *MemoryService) softDelete(ctx context.Context, tx *Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	_, err := tx.sql.ExecContext(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
+	_, err := tx.execOnce(ctx, `UPDATE memories SET forgotten_at = ?1, updated_at = ?1, forgotten_by = ?2, forget_reason = ?3,
 		forgotten_autonomy = ?5 WHERE id = ?4`, nanos(now), who.AgentID, reason, id, autonomyArg(memory.AuthorOf(who).Autonomy))
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("forget memory: %w", err)
@@ -804,7 +803,7 @@ func memoryNotFound(id string) error {
 // activeCopy returns the id of the live shared copy of personal memory id, or "".
 func activeCopy(ctx context.Context, tx *Tx, id string) (string, error) {
 	var copyID string
-	err := tx.sql.QueryRowContext(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
+	err := tx.queryRowOnce(ctx, `SELECT id FROM memories WHERE published_from = ? AND forgotten_at IS NULL`, id).Scan(&copyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -49,7 +49,13 @@ func hashEmbedder(id string, dim int) memory.Embedder {
 // advances one second per reading from 2026-01-01.
 func memories(t testing.TB, emb *memory.Embedder) (*store.MemoryService, *store.DB, *storetest.Clock) {
 	t.Helper()
-	db, clk := openDB(t)
+	return memoriesOn(t, openDB, emb)
+}
+
+// memoriesOn is memories on the store open opens (see onEngines).
+func memoriesOn(t testing.TB, open opener, emb *memory.Embedder) (*store.MemoryService, *store.DB, *storetest.Clock) {
+	t.Helper()
+	db, clk := open(t)
 	s := store.NewMemoryService(db, emb)
 	if s.Index != nil {
 		if _, err := s.Index.Load(context.Background()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"reflect"
 	"slices"
@@ -49,8 +50,34 @@ var connectTimeout = 5 * time.Second
 // serializationRetries is how many times a write transaction PostgreSQL
 // aborted (a serialization failure or a deadlock: the work of concurrent
 // writers could not be ordered) is run again before the caller is told to
-// retry.
-const serializationRetries = 8
+// retry. From the serializeAfter-th run on, it first waits in the write
+// queue, so that writers contending for one row (many agents appending to
+// one block, publishing one fact) are not starved by newcomers forever.
+const (
+	serializationRetries = 30
+	serializeAfter       = 3
+)
+
+// retryWait is how long a write waits before its try-th rerun: a random
+// share of a window that doubles from 2 ms up to 100 ms, so that writers
+// that clashed do not clash again in step.
+func retryWait(try int) time.Duration {
+	window := min(100*time.Millisecond, 2*time.Millisecond<<min(try, 10))
+	return time.Duration(rand.Int64N(int64(window)))
+}
+
+// writeQueue makes a write transaction wait for the other queued ones: a
+// transaction-level advisory lock (released at commit or rollback, so it is
+// safe behind a pooler in transaction mode, unlike a session's lock). Only
+// writers that already failed to commit several times queue; the others
+// run side by side as PostgreSQL orders them.
+func (tx *Tx) writeQueue(ctx context.Context) error {
+	_, err := tx.sql.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+writeQueueKey+`)`)
+	return err
+}
+
+// writeQueueKey is the advisory lock key of the write queue: "memq" in ASCII.
+const writeQueueKey = "1835365745"
 
 // openPostgres opens the PostgreSQL database at url and brings its schema up
 // to date. It is the engine's opener for tests until every capability runs
@@ -375,4 +402,10 @@ func (db *DB) listen(ctx context.Context, ch chan<- struct{}) error {
 			return err
 		}
 	}
+}
+
+// uniqueViolation reports whether err is PostgreSQL refusing a duplicate key.
+func uniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
 }

@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -288,4 +290,72 @@ func TestPostgresChangesWakeListeners(t *testing.T) {
 	if lite.Wake(ctx) != nil {
 		t.Error("SQLite's Wake is not nil")
 	}
+}
+
+// TestConcurrentWritersAllLand: on both engines, writers on two handles
+// (two processes) publishing new versions of the same fact at once all
+// land, each as its own version: SQLite makes them wait their turn, and
+// PostgreSQL aborts the ones it cannot order (a serialization failure)
+// and the store runs them again, so no caller sees the clash.
+func TestConcurrentWritersAllLand(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		handles := []*store.DB{db, reopen(t, db)}
+		const each = 12
+		errs := make(chan error, 2*each)
+		var wg sync.WaitGroup
+		for h, d := range handles {
+			facts := store.NewFactService(d)
+			for i := range each {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, err := facts.Publish(as(senior), memory.FactWrite{FactID: "counter", Content: fmt.Sprintf("Writer %d says %d.", h, i),
+						Category: memory.FactOther})
+					errs <- err
+				}()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("a concurrent publish failed: %v", err)
+			}
+		}
+		hist, err := store.NewFactService(db).History(as(senior), "counter")
+		if err != nil || len(hist) != 2*each {
+			t.Fatalf("history holds %d versions (%v), want %d", len(hist), err, 2*each)
+		}
+		for i, op := range hist {
+			if op.Version != i+1 {
+				t.Fatalf("version %d at %d: %+v", op.Version, i, hist)
+			}
+		}
+	})
+}
+
+// TestSQLiteFunctionsOnBothEngines: the SQLite functions the store's
+// statements use give the same answers on PostgreSQL, where the schema
+// defines them: json_each over a list, ->> on a claim pair, and the scalar
+// max and min of integers and reals, NULL when either side is.
+func TestSQLiteFunctionsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		var list, pairSum int64
+		var maxInt, minInt int64
+		var maxReal, minReal float64
+		var nullMax, nullMin bool
+		err := db.SQL().QueryRow(`SELECT
+			(SELECT count(*) FROM json_each('["a","b","c"]') WHERE value IN ('a', 'c')),
+			(SELECT sum(value ->> 0) + sum(value ->> 1) FROM json_each('[[7,9],[1,2]]')),
+			max(3, 5), min(3, 5), max(0.25, 0.75), min(0.25, 0.75),
+			max(3, NULL) IS NULL, min(NULL, 0.5) IS NULL`).Scan(&list, &pairSum, &maxInt, &minInt, &maxReal, &minReal, &nullMax, &nullMin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list != 2 || pairSum != 19 || maxInt != 5 || minInt != 3 || maxReal != 0.75 || minReal != 0.25 || !nullMax || !nullMin {
+			t.Errorf("got %d %d %d %d %v %v %v %v", list, pairSum, maxInt, minInt, maxReal, minReal, nullMax, nullMin)
+		}
+	})
 }

@@ -659,30 +659,22 @@ func (tx *Tx) copyStamp(ctx context.Context, src, sid string, at int64, publishe
 // nextEventSeq is the seq SQLite's AUTOINCREMENT would give the next ledger
 // event: one past the highest ever used, so that a seq an erase freed is
 // never given again.
-//
-// On PostgreSQL the highest ever used is kept in the column's identity
-// sequence, moved up to each seq taken (a sequence is not transactional, so
-// a rolled-back event leaves a gap, never a number given twice). The seq is
-// still one past the ledger's highest row, read in the serializable write
-// transaction, so events are numbered in commit order: of two writers that
-// read the same highest row, one is aborted and runs again.
 func (tx *Tx) nextEventSeq(ctx context.Context) (int64, error) {
 	var seq int64
 	q := `SELECT max(
 		coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events_memory'), 0),
 		coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`
 	if tx.db.postgres {
-		q = `SELECT greatest(
-			(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_memory_seq_seq),
-			coalesce((SELECT max(seq) FROM events_memory), 0)) + 1`
+		// The identity's sequence keeps the highest number ever taken, as
+		// sqlite_sequence does; it is moved to the one taken here. A
+		// sequence does not roll back: a write that fails leaves a gap.
+		q = `SELECT setval(pg_get_serial_sequence('events_memory', 'seq'), greatest(
+			(SELECT last_value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'events_memory_seq_seq'),
+			(SELECT max(seq) FROM events_memory), 0) + 1)`
 	}
-	if err := tx.queryRowOnce(ctx, q).Scan(&seq); err != nil {
+	err := tx.sql.QueryRowContext(ctx, q).Scan(&seq)
+	if err != nil {
 		return 0, fmt.Errorf("next event seq: %w", err)
-	}
-	if tx.db.postgres {
-		if _, err := tx.execOnce(ctx, `SELECT setval('events_memory_seq_seq', greatest(?, last_value)) FROM events_memory_seq_seq`, seq); err != nil {
-			return 0, fmt.Errorf("next event seq: %w", err)
-		}
 	}
 	return seq, nil
 }

@@ -170,7 +170,7 @@ func (s *MemoryService) copyToShared(ctx context.Context, tx *Tx, who memory.Ide
 	if err != nil {
 		return "", err
 	}
-	res, err := tx.sql.ExecContext(ctx, `INSERT INTO memories
+	pk, err := tx.insertID(ctx, "pk", `INSERT INTO memories
 		(id, agent_id, namespace, category, content, tags, confidence, source, shared, created_at, updated_at,
 		 occurred_at, expires_at, author_seniority, author_autonomy, author_is_human, published_from, published_at,
 		 published_autonomy, embedding, embedder, filters, length, stamp, exact_key, words_key, meaning_key)
@@ -182,7 +182,6 @@ func (s *MemoryService) copyToShared(ctx context.Context, tx *Tx, who memory.Ide
 	if err != nil {
 		return "", fmt.Errorf("publish memory: %w", err)
 	}
-	pk, _ := res.LastInsertId()
 	if err := tx.addClaims(ctx, sharedClaims, pk, keys.claims); err != nil {
 		return "", err
 	}

@@ -67,7 +67,7 @@ func scanStateRows(rows *sql.Rows) ([]memory.StateRow, error) {
 }
 
 func queryStateRows(ctx context.Context, tx *Tx, b memory.Bucket, where, order string, args ...any) ([]memory.StateRow, error) {
-	q := `SELECT * FROM (` + stateSelect[b] + `) AS s`
+	q := `SELECT * FROM (` + stateSelect[b] + `) rows_of_bucket`
 	if where != "" {
 		q += ` WHERE ` + where
 	}
@@ -190,7 +190,7 @@ func countOmitted(ctx context.Context, tx *Tx, b memory.Bucket, shown int, s *me
 		return nil
 	}
 	var n int
-	err := tx.queryRowOnce(ctx, `SELECT count(*) FROM (`+stateSelect[b]+`) AS s WHERE status = ?`, b.LiveStatus()).Scan(&n)
+	err := tx.queryRowOnce(ctx, `SELECT count(*) FROM (`+stateSelect[b]+`) rows_of_bucket WHERE status = ?`, b.LiveStatus()).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("count %s: %w", stateTable(b), err)
 	}
@@ -260,14 +260,11 @@ func Project(ctx context.Context, tx *Tx, ev *memory.Event) error {
 	var err error
 	switch ev.Bucket {
 	case memory.BucketPlan:
-		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_plan (id, text, version, created_at, updated_at, event_id)
-			VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (id) DO UPDATE SET text = ?2, version = shared_plan.version + 1, updated_at = ?3, event_id = ?4`,
-			ev.TargetID, ev.Payload.Text, nanos(ev.CreatedAt), ev.EventID)
+		err = projectVersioned(ctx, tx, ev, false, `INSERT INTO shared_plan (id, text, version, created_at, updated_at, event_id)
+			VALUES (?1, ?2, 1, ?3, ?3, ?4) ON CONFLICT (id) DO UPDATE SET text = ?2, version = shared_plan.version + 1, updated_at = ?3, event_id = ?4`)
 	case memory.BucketTaskState:
-		err = projectVersioned(ctx, tx, ev, `INSERT INTO shared_task_state (id, text, state, version, created_at, updated_at, event_id)
-			VALUES (?1, ?2, ?3, 1, ?4, ?4, ?5) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?3, version = shared_task_state.version + 1,
-			updated_at = ?4, event_id = ?5`,
-			ev.TargetID, ev.Payload.Text, ev.Payload.State, nanos(ev.CreatedAt), ev.EventID)
+		err = projectVersioned(ctx, tx, ev, true, `INSERT INTO shared_task_state (id, text, state, version, created_at, updated_at, event_id)
+			VALUES (?1, ?2, ?5, 1, ?3, ?3, ?4) ON CONFLICT (id) DO UPDATE SET text = ?2, state = ?5, version = shared_task_state.version + 1, updated_at = ?3, event_id = ?4`)
 	case memory.BucketResults:
 		_, err = tx.execOnce(ctx, `INSERT INTO shared_results (id, task_id, text, text_key, created_at, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
 			rowID(ev), ev.Payload.TaskID, ev.Payload.Text, memory.TextKey(ev.Payload.Text), nanos(ev.CreatedAt), ev.EventID)
@@ -298,11 +295,16 @@ func rowID(ev *memory.Event) string {
 }
 
 // projectVersioned upserts a row that is replaced as a whole and versioned
-// (the plan, a task's state) with the statement q, which takes every one of
-// args (PostgreSQL cannot type a parameter a statement leaves unused).
-func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, q string, args ...any) error {
+// (the plan, a task's state) with the statement q.
+// q takes the target, the text, the time and the event id, then, withState,
+// the state: every parameter it is given it uses, as PostgreSQL requires.
+func projectVersioned(ctx context.Context, tx *Tx, ev *memory.Event, withState bool, q string) error {
 	if ev.Operation != memory.OpUpsert || ev.TargetID == "" {
 		return fmt.Errorf("%s takes upsert with a target", ev.Bucket)
+	}
+	args := []any{ev.TargetID, ev.Payload.Text, nanos(ev.CreatedAt), ev.EventID}
+	if withState {
+		args = append(args, ev.Payload.State)
 	}
 	_, err := tx.execOnce(ctx, q, args...)
 	return err

@@ -32,7 +32,7 @@ BEGIN
     RETURN OLD;
 END $$;
 
--- SQLite's JSON functions as the store's statements use them, so that one
+-- SQLite's functions as the store's statements use them, so that one
 -- statement serves both engines: json_each over a JSON array of strings or
 -- numbers (lists of ids and tags, passed as one parameter) gives each
 -- element's text as value; ->> with an integer index reads an element of an
@@ -44,6 +44,19 @@ CREATE FUNCTION memory_mcp_json_int(j text, i integer) RETURNS bigint LANGUAGE s
     SELECT (j::jsonb ->> i)::bigint
 $$;
 CREATE OPERATOR ->> (LEFTARG = text, RIGHTARG = integer, FUNCTION = memory_mcp_json_int);
+-- SQLite's scalar max and min of two numbers (NULL if either is).
+CREATE FUNCTION max(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE greatest(a, b) END
+$$;
+CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE least(a, b) END
+$$;
+CREATE FUNCTION max(a double precision, b double precision) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE greatest(a, b) END
+$$;
+CREATE FUNCTION min(a double precision, b double precision) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE least(a, b) END
+$$;
 
 -- The change feed: one row per committed mutation, in commit order. A
 -- sequence hands out numbers in the order transactions ask, not the order
