@@ -98,11 +98,26 @@ type Approval struct {
 	DecidedBy string     `json:"decided_by,omitempty"` // the human who decided
 	DecidedAt *time.Time `json:"decided_at,omitempty"`
 	Reason    string     `json:"reason,omitempty"` // the decision's reason
-	// Ref is what the write wrote (a memory, a fact), when it says.
+	// Ref is what the write wrote (a memory, a fact), when it says; for a
+	// promotion's review, its first ledger event.
 	Ref string `json:"ref,omitempty"`
+	// Wrote is, for the review of a promotion (write_note with promote,
+	// promote_notes, resolve_pending), what it committed to the shared
+	// state: its arguments alone ({} for promote_notes) say nothing.
+	Wrote []LedgerWrite `json:"wrote,omitempty"`
 	// Error is how a held write failed when it was applied, or why it was
 	// not: the error a repeat of the call gets.
 	Error string `json:"error,omitempty"`
+}
+
+// LedgerWrite is one ledger event a reviewed promotion committed.
+type LedgerWrite struct {
+	Seq       int64     `json:"seq"`
+	Bucket    Bucket    `json:"bucket"`
+	Operation Operation `json:"operation"`
+	TargetID  string    `json:"target_id,omitempty"`
+	// RawInput is the note the event was read from.
+	RawInput string `json:"raw_input"`
 }
 
 // ApprovalFilter selects approval requests.

@@ -145,6 +145,9 @@ type BlockSpec struct {
 	Shared      bool     `json:"shared,omitempty"`
 	Writers     []string `json:"writers,omitempty"`
 	Readers     []string `json:"readers,omitempty"`
+	// Path is the memory tool path the block is created at ("" for
+	// memory_block_create and configuration), for the memory tool's messages.
+	Path string `json:"-"`
 }
 
 // Validate checks the spec and fills in the default limit.
@@ -235,6 +238,14 @@ type BlockEdit struct {
 	// unless the block is at this version. Without it, append, replace and
 	// insert apply to whatever the value is when the edit commits.
 	ExpectedVersion *int
+	// ExpectedHash, a prefix of the value's BlockHash, makes the edit
+	// compare-and-set on the content instead, or as well.
+	ExpectedHash string
+	// Path is the memory tool path the edit was asked by ("" for the
+	// memory_block_* tools): the block must lie in the path's area (shared
+	// or not), and replace and insert follow the memory tool's rules and
+	// messages (see fileReplace, fileInsert).
+	Path string
 }
 
 // Validate checks the arguments that do not depend on the block's state.
@@ -244,6 +255,14 @@ func (e *BlockEdit) Validate() error {
 	}
 	if e.ExpectedVersion != nil && *e.ExpectedVersion < 1 {
 		return Errorf(EINVALID, "expected_version %d is not a version: blocks start at version 1; send the version memory_block_read shows", *e.ExpectedVersion)
+	}
+	if e.ExpectedHash != "" {
+		if err := CheckExpectedHash(e.ExpectedHash); err != nil {
+			return err
+		}
+	}
+	if e.Path != "" {
+		return e.validateFile()
 	}
 	for field, text := range map[string]string{"text": e.Text, "new_text": e.NewText} {
 		if err := checkText(field, text); err != nil {
@@ -289,6 +308,12 @@ func (e *BlockEdit) Validate() error {
 // Apply returns value with the edit applied, for the edits that compute a new
 // value from the current one (append, replace, insert, rethink).
 func (e *BlockEdit) Apply(value string) (string, error) {
+	switch {
+	case e.Path != "" && e.Op == BlockReplace:
+		return fileReplace(e.Path, value, e.OldText, e.NewText)
+	case e.Path != "" && e.Op == BlockInsert:
+		return fileInsert(e.Path, value, e.Text, e.AfterLine)
+	}
 	switch e.Op {
 	case BlockAppend:
 		return AppendText(value, e.Text), nil
@@ -396,7 +421,7 @@ func CheckBlockLimit(label, before, after string, limit int) error {
 
 func overLimit(label, what string, n, limit int) error {
 	return Errorf(EINVALID, "block %s: %s %d characters; its limit is %d characters (%d over): "+
-		"shorten the text, or condense the block with memory_block_rethink", label, what, n, limit, n-limit)
+		"shorten the text, or condense the block first (rewrite what is stale shorter; every version is kept)", label, what, n, limit, n-limit)
 }
 
 // BlockVersion is one entry of a block's history: the value after an edit,
@@ -425,6 +450,19 @@ type BlockService interface {
 	Edit(ctx context.Context, e BlockEdit) (Block, error)
 	// History returns up to limit versions of the block, newest first.
 	History(ctx context.Context, label string, limit int) ([]BlockVersion, error)
+	// Rename moves a block to another label (and area) as one write.
+	Rename(ctx context.Context, r BlockRename) (Block, error)
+}
+
+// BlockRename moves the block at Label (a memory tool path From) to
+// NewLabel (path To), shared when NewShared: in one transaction the block
+// is created at the new label with the old one's value, description, limit
+// and readers and writers (when it stays shared), and deleted at the old
+// label, whose history stays there and can restore it.
+type BlockRename struct {
+	From, To        MemoryPath
+	ExpectedVersion *int
+	ExpectedHash    string
 }
 
 // DefaultBlocks are the blocks every agent has from its first use: who it

@@ -171,12 +171,11 @@ type ConflictQuery struct {
 // Check resolves the query's defaults (open conflicts, DefaultSearchLimit)
 // and bounds its limit.
 func (q *ConflictQuery) Check() error {
-	if q.Limit <= 0 {
-		q.Limit = DefaultSearchLimit
+	limit, err := CheckLimit(q.Limit, DefaultSearchLimit, MaxSearchLimit)
+	if err != nil {
+		return err
 	}
-	if q.Limit > MaxSearchLimit {
-		return Errorf(EINVALID, "limit %d is over %d", q.Limit, MaxSearchLimit)
-	}
+	q.Limit = limit
 	if len(q.Resolutions) == 0 {
 		q.Resolutions = []ConflictResolution{ConflictOpen}
 	}

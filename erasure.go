@@ -85,6 +85,7 @@ func (r ErasureRequest) Validate() error {
 // What an erase or gc removes, by kind (ErasureReport.Counts).
 const (
 	ErasedMemories       = "memories"         // memory rows, with their vectors and full-text entries
+	ErasedRepeats        = "repeats"          // the words of writes answered duplicate, kept with the memory they repeated
 	ErasedSources        = "memory_sources"   // what a summary was made from
 	ErasedConflicts      = "conflicts"        // recorded contradictions between memories, either side erased
 	ErasedNotes          = "notes"            // working-memory notes

@@ -249,9 +249,12 @@ type ConsolidationService interface {
 // ParseAge reads an age such as "36h", "90m" or "7d" (days, which Go
 // durations lack); empty is nil, for the configured default.
 func ParseAge(field, s string) (*time.Duration, error) {
-	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
+	}
+	// Blanks are not "left out": a model that sent them meant some age.
+	if s = strings.TrimSpace(s); s == "" {
+		return nil, Errorf(EINVALID, "%s is blank: leave it out for the default, or give an age such as 36h, 90m or 7d", field)
 	}
 	var d time.Duration
 	var err error

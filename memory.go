@@ -142,6 +142,9 @@ type Remembered struct {
 	// Tier is how a duplicate was found (DedupExact, DedupWords,
 	// DedupSemantic, DedupModel).
 	Tier string
+	// RepeatID, for outcome duplicate, is the repeat that keeps the words
+	// sent (see Repeat).
+	RepeatID string
 	// Conflicts are the contradictions the write found with the agent's
 	// other memories, and what became of them.
 	Conflicts []Conflict
@@ -158,6 +161,7 @@ type MemoryPublished struct {
 	Entry
 	Outcome   WriteOutcome // stored or duplicate
 	Tier      string
+	RepeatID  string // for outcome duplicate: the repeat that keeps the publish (see Repeat)
 	Conflicts []Conflict
 }
 
@@ -205,6 +209,10 @@ type EntryWrite struct {
 	// Supersedes is the id of one of the caller's active memories that this
 	// one corrects: it is archived as superseded, pointing here.
 	Supersedes string
+	// NotARepeatOf is a memory the caller may read that this write was
+	// answered a repeat of and that says something else: dedup does not
+	// count the write a repeat of it (every other gate runs as ever).
+	NotARepeatOf string
 }
 
 // MaxSourceLen bounds the free-text source of a memory.
@@ -240,6 +248,11 @@ func (w *EntryWrite) Validate(maxBytes int, now time.Time) error {
 	}
 	if err := CheckText("source", w.Source, 0); err != nil {
 		return err
+	}
+	if w.NotARepeatOf != "" {
+		if err := CheckID("not_a_repeat_of", w.NotARepeatOf); err != nil {
+			return err
+		}
 	}
 	if len(w.Source) > MaxSourceLen {
 		return Errorf(EINVALID, "source is %d bytes; the limit is %d", len(w.Source), MaxSourceLen)
@@ -362,8 +375,16 @@ func categoryNames(cs []Category) []string {
 // Hit is one ranked search result.
 type Hit struct {
 	Entry
-	// Score is the fused relevance in [0, 1] that ranked the hit.
+	// Score is the fused rank score in [0, 1] that ranked the hit: 1 for
+	// first place in every list, so the top hit scores about 1 whatever
+	// it says. It compares hits of one search only.
 	Score float64 `json:"score"`
+	// Relevance is how much of the query the memory's words answer, on
+	// one scale for every query: its keyword score (BM25) over that of a
+	// memory holding each query word once, at most 1. The query's rare
+	// words weigh most; 0 is a memory found by meaning only, holding no
+	// query word.
+	Relevance float64 `json:"relevance"`
 }
 
 // MemoryService is agent memory: personal entries, the shared space they can
@@ -379,9 +400,22 @@ type MemoryService interface {
 	Recall(ctx context.Context, ids []string) ([]Entry, error)
 	// Forget soft-deletes one of the caller's memories, keeping it with reason.
 	Forget(ctx context.Context, id, reason string) (Entry, error)
+	// ForgetAll forgets several of the caller's memories in one
+	// transaction: all of them, or none when one cannot be forgotten.
+	ForgetAll(ctx context.Context, ids []string, reason string) ([]Entry, error)
 	// Publish copies one of the caller's personal memories to the shared
 	// space, unless an active shared memory already says it.
 	Publish(ctx context.Context, id string) (MemoryPublished, error)
+	// PublishEntry is Publish with the choices of a publish_memory call
+	// (NotARepeatOf).
+	PublishEntry(ctx context.Context, p PublishWrite) (MemoryPublished, error)
+	// Repeats lists writes answered "duplicate", with the words they sent:
+	// the caller's own, or for a human any agent's.
+	Repeats(ctx context.Context, q RepeatQuery) ([]Repeat, error)
+	// StoreRepeat stores a repeat's words as their own memory after all, as
+	// its author's (the caller's own repeat, or for a human any agent's),
+	// through every gate but the dedup answer it overrides.
+	StoreRepeat(ctx context.Context, id string) (Remembered, error)
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
 	// Restore brings one of the caller's archived memories back into search,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // What the MCP tools, resources and prompts show a model, where more than
@@ -18,11 +20,105 @@ func RenderBlocks(blocks []Block, id Identity) string {
 	var b strings.Builder
 	b.WriteString(DataDirective + "\n")
 	for _, blk := range blocks {
-		fmt.Fprintf(&b, "\n## %s (version %d, %d/%d characters%s)\n", blk.Label, blk.Version, blk.Chars, blk.Limit, blockTraits(blk, id))
+		fmt.Fprintf(&b, "\n## %s (%s, version %d, %d/%d characters%s)\n", blk.Label, BlockPath(blk.BlockSummary), blk.Version, blk.Chars, blk.Limit, blockTraits(blk, id))
 		b.WriteString(Fence(blk.Label+" description", blk.Description) + "\n")
 		b.WriteString(Fence(blk.Label, blk.Value) + "\n")
 	}
 	return b.String()
+}
+
+// RenderBlockVersions renders a block's history for a model to read: per
+// version its number, operation, author and time, and its value fenced as
+// data (after the DataDirective, once).
+func RenderBlockVersions(heading string, vs []BlockVersion) string {
+	return fencedList(heading, vs, func(b *strings.Builder, v BlockVersion) {
+		fmt.Fprintf(b, "\n- v%d %s by %s at %s", v.Version, v.Op, v.Author.AgentID, v.At.Format(time.RFC3339))
+		switch {
+		case v.Deleted:
+			b.WriteString(" (deleted)\n")
+			return
+		case v.RestoredFrom > 0:
+			fmt.Fprintf(b, " (from v%d)", v.RestoredFrom)
+		}
+		fmt.Fprintf(b, ", %d characters:\n%s\n", utf8.RuneCountInString(v.Value), Fence(fmt.Sprintf("%s v%d", v.Label, v.Version), v.Value))
+	})
+}
+
+// fencedList renders items under a heading with their count and the
+// DataDirective once, each item by write (which fences what it shows of
+// stored text), or a "none" line.
+func fencedList[T any](heading string, items []T, write func(*strings.Builder, T)) string {
+	if len(items) == 0 {
+		return heading + ": none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d):\n%s\n", heading, len(items), DataDirective)
+	for _, it := range items {
+		write(&b, it)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// RenderBlock renders one block for a model to read: the heading of the
+// system's fields, the DataDirective, then its description and its value
+// with numbered lines (for insert), each fenced as data.
+func RenderBlock(head string, b Block, number func(lines []string) string) string {
+	body := "(empty)"
+	if lines := Lines(b.Value); len(lines) > 0 {
+		body = number(lines)
+	}
+	return head + "\n" + DataDirective + "\ndescription:\n" + Fence(b.Label+" description", b.Description) + "\n" + Fence(b.Label, body)
+}
+
+// RenderFacts renders facts for a model to read: per fact a heading of the
+// system's fields (id, version, category, state, author, time), then its
+// tags and content, which their author wrote, fenced as data.
+func RenderFacts(heading string, fs []Fact) string {
+	return fencedList(heading, fs, func(b *strings.Builder, f Fact) {
+		fmt.Fprintf(b, "\n- %s (v%d, %s", f.ID, f.Version, f.Category)
+		if f.RetractedAt != nil {
+			fmt.Fprintf(b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
+		}
+		if f.SupersededBy != "" {
+			fmt.Fprintf(b, ", superseded by %s", f.SupersededBy)
+		}
+		fmt.Fprintf(b, ", by %s at %s):\n%s\n", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), Fence("fact "+f.ID, withTags(f.Tags, f.Content)))
+	})
+}
+
+// RenderFactHistory renders a fact's operations, newest last as stored:
+// each one's version, type, author and time, then its content and reason
+// fenced as data.
+func RenderFactHistory(ops []FactOperation) string {
+	if len(ops) == 0 {
+		return "history: none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "history (%d):\n", len(ops))
+	for _, op := range ops {
+		fmt.Fprintf(&b, "\n- v%d %s by %s at %s", op.Version, op.Type, op.Author.AgentID, op.Timestamp.Format(time.RFC3339))
+		var body []string
+		if op.Content != nil {
+			body = append(body, *op.Content)
+		}
+		if op.Reason != "" {
+			body = append(body, "reason: "+op.Reason)
+		}
+		if len(body) > 0 {
+			fmt.Fprintf(&b, ":\n%s", Fence(fmt.Sprintf("fact v%d", op.Version), strings.Join(body, "\n")))
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// withTags puts tags, which their writer chose, before text, inside the
+// fence they are shown in.
+func withTags(tags []string, text string) string {
+	if len(tags) == 0 {
+		return text
+	}
+	return "tags: " + strings.Join(tags, ", ") + "\n" + text
 }
 
 // blockTraits says, for the block's heading, what the caller may do with it.

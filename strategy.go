@@ -20,7 +20,8 @@ const (
 	// it needs to remember.
 	StrategyToolBased Strategy = "tool_based"
 	// StrategySelfEditing: the core_memory prompt shows the blocks and the
-	// model rewrites them with the memory_block_* tools.
+	// model rewrites them with the memory tool (and the memory_block_* tools
+	// when a server offers them).
 	StrategySelfEditing Strategy = "self_editing"
 	// StrategyAll offers everything.
 	StrategyAll Strategy = "all"

@@ -2,8 +2,9 @@
 // package-lock.json) against bin/memory-mcp over stdio, the way Claude Desktop and the IDE
 // clients built on it do, and fails on anything such a client would reject.
 //
-// For each identity (a mid agent, the default configuration; a senior agent; a human) on a
-// fresh data directory it lists and calls every tool, reads every resource and every
+// For each identity (an agent of each seniority, mid being the default configuration; a
+// human) on a fresh data directory it checks that it is offered exactly the tools it may use,
+// lists and calls every tool, reads every resource and every
 // resource template, gets every prompt, and once checks that a subscription reports a
 // change made by a second server process on the same data directory.
 //
@@ -172,6 +173,36 @@ function need(ctx, tool, values) {
     return false;
 }
 
+// falseRepeat: a false repeat loses nothing. remember A, then B, which dedup's words tier
+// answers "duplicate" of A (it folds articles and plural endings) though it says something
+// else; the answer names the repeat and tells how to store B; recall_memory of A gives B's
+// words back; remember B with not_a_repeat_of A stores it; search finds B.
+async function falseRepeat(ctx) {
+    const where = `${ctx.name} false repeat`;
+    const a = (await call(ctx, 'remember', { content: 'The compat team reviews the pull request.', namespace: 'compat-review' }))?.id;
+    const said = { content: 'The compat team reviews pull requests.', namespace: 'compat-review' };
+    const b = await call(ctx, 'remember', said);
+    const answer = textOf(ctx.conn.lastRaw);
+    if (b?.outcome !== 'duplicate' || b?.duplicate_of !== a || !b?.repeat_id || !answer.includes(`not_a_repeat_of "${a}"`)) {
+        fail(where, `the near repeat was not answered duplicate of ${a} with a repeat and how to store it: ${JSON.stringify(b)} ${answer}`);
+        return;
+    }
+    const rec = await call(ctx, 'recall_memory', { ids: [a] });
+    const rep = rec?.repeats?.find(r => r.id === b.repeat_id);
+    if (rep?.content !== said.content || rep?.memory_id !== a) {
+        fail(where, `recall_memory of ${a} did not give the repeat's words back: ${JSON.stringify(rec?.repeats)}`);
+        return;
+    }
+    const own = await call(ctx, 'remember', { ...said, content: rep.content, not_a_repeat_of: a });
+    if (own?.outcome !== 'stored' || own?.id === a) {
+        fail(where, `not_a_repeat_of ${a} did not store the words: ${JSON.stringify(own)}`);
+        return;
+    }
+    const found = await call(ctx, 'search_memory', { query: 'compat team reviews pull requests', namespaces: ['compat-review'] });
+    const ids = (found?.results ?? []).map(r => r.id);
+    if (!ids.includes(own.id) || !ids.includes(a)) fail(where, `search finds ${JSON.stringify(ids)}, want ${a} and ${own.id}`);
+}
+
 const inAYear = () => new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
 const now = () => new Date().toISOString();
 
@@ -241,6 +272,7 @@ const TOOLS = {
             occurred_at: '2026-03-01T10:00:00Z',
             expires_at: inAYear()
         }))?.id;
+        await falseRepeat(ctx);
     },
     search_memory: async ctx => {
         await call(ctx, 'search_memory', { query: 'staging database' });
@@ -270,10 +302,16 @@ const TOOLS = {
         const ci = async content => (await call(ctx, 'remember', { content, namespace: 'compat-ci' }))?.id;
         const first = await ci('The compat build cache lives on NFS.');
         const copy = (await call(ctx, 'publish_memory', { id: first }))?.id;
-        await call(ctx, 'forget', { id: first }); // its shared copy stays
-        const dup = await call(ctx, 'publish_memory', { id: await ci('the compat build cache lives on NFS') });
-        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy) {
-            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it: ${JSON.stringify(dup)}`);
+        await call(ctx, 'forget', { ids: [first] }); // its shared copy stays
+        const again = await ci('the compat build cache lives on NFS');
+        const dup = await call(ctx, 'publish_memory', { id: again });
+        if (dup?.outcome !== 'duplicate' || dup?.duplicate_of !== copy || !dup?.repeat_id) {
+            fail('publish_memory', `a repeat of shared memory ${copy} was not a duplicate of it with a repeat: ${JSON.stringify(dup)}`);
+        }
+        // Its publisher says it differs: shared as its own copy after all.
+        const own = await call(ctx, 'publish_memory', { id: again, not_a_repeat_of: copy });
+        if (own?.outcome !== 'stored' || own?.id === copy) {
+            fail('publish_memory', `not_a_repeat_of ${copy} did not share a copy of its own: ${JSON.stringify(own)}`);
         }
         const monday = (await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Monday.') }))?.id;
         const clash = await call(ctx, 'publish_memory', { id: await ci('The compat train leaves on Thursday.') });
@@ -369,8 +407,8 @@ const TOOLS = {
     },
     forget: async ctx => {
         if (!need(ctx, 'forget', { mem1: ctx.mem1, mem2: ctx.mem2 })) return;
-        await call(ctx, 'forget', { id: ctx.mem1 });
-        await call(ctx, 'forget', { id: ctx.mem2, reason: 'obsolete: the disk was replaced' });
+        await call(ctx, 'forget', { ids: [ctx.mem1] });
+        await call(ctx, 'forget', { ids: [ctx.mem2], reason: 'obsolete: the disk was replaced' });
         await call(ctx, 'recall_memory', { ids: [ctx.mem1, ctx.mem2] }); // forgotten, marked
     },
     record_distillation: async ctx => {
@@ -390,7 +428,40 @@ const TOOLS = {
         await call(ctx, 'record_distillation', { task_id: 'COMPAT-3', outcome: 'success' }, 'EINVALID');
     },
 
-    // Core memory blocks
+    // The memory tool (Claude's memory_20250818 commands over the blocks): each command,
+    // and the reference implementation's errors.
+    memory: async ctx => {
+        const f = '/memories/compat/notes.md';
+        await call(ctx, 'memory', { command: 'view', path: '/memories' });
+        await call(ctx, 'memory', { command: 'create', path: f, file_text: 'Meeting notes:\n- timeline\n- next steps\n' });
+        await call(ctx, 'memory', { command: 'create', path: f, file_text: 'again' }, 'ECONFLICT');
+        await call(ctx, 'memory', {
+            command: 'create', path: '/memories/shared/compat-board.md', file_text: 'Welcome.', description: 'The compat board.',
+            limit: 500, writers: ['*'], readers: [ctx.agentId, 'compat-peer'], read_only: false
+        });
+        const v = await call(ctx, 'memory', { command: 'view', path: f, view_range: [1, -1] });
+        if (!need(ctx, 'memory', { sha256: v?.sha256, version: v?.file?.version })) return;
+        await call(ctx, 'memory', { command: 'view', path: '/memories/compat' });
+        await call(ctx, 'memory', { command: 'view', path: '/memories/nope.md' }, 'ENOTFOUND');
+        await call(ctx, 'memory', { command: 'view' }, 'EINVALID'); // every command names its path
+        await call(ctx, 'memory', { command: 'view', path: '/etc/passwd' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'absent', new_str: 'x' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: '- ', new_str: '* ' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'timeline', new_str: 'timeline and budget', expected_hash: v.sha256.slice(0, 12) });
+        await call(ctx, 'memory', { command: 'str_replace', path: f, old_str: 'next', new_str: 'later', expected_version: v.file.version }, 'ECONFLICT');
+        await call(ctx, 'memory', { command: 'insert', path: f, insert_line: 9, insert_text: 'x' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'insert', path: f, insert_line: 1, insert_text: '- attendees' });
+        await call(ctx, 'memory', { command: 'rename', old_path: f, new_path: '/memories/compat/monday.md' });
+        await call(ctx, 'memory', { command: 'rename', old_path: f, new_path: '/memories/compat/tuesday.md' }, 'ENOTFOUND');
+        await call(ctx, 'memory', { command: 'history', path: f });
+        await call(ctx, 'memory', { command: 'history', path: f, limit: 2 });
+        await call(ctx, 'memory', { command: 'restore', path: f, version: 1 });
+        await call(ctx, 'memory', { command: 'delete', path: '/memories' }, 'EINVALID');
+        await call(ctx, 'memory', { command: 'delete', path: '/memories/compat/monday.md', expected_version: 1 });
+        await call(ctx, 'memory', { command: 'delete', path: '/memories/shared/compat-board.md' });
+    },
+
+    // Core memory blocks (offered besides the memory tool with --block-tools)
     memory_block_list: async ctx => {
         await call(ctx, 'memory_block_list', {});
         await call(ctx, 'memory_block_list', { labels_only: true });
@@ -452,17 +523,17 @@ const TOOLS = {
 
     // Governed shared state
     write_note: async ctx => {
-        await call(ctx, 'write_note', { text: 'issue: db_timeout: the staging database times out under load' });
-        await call(ctx, 'write_note', { text: 'result: p95 latency is 120 ms after the index change', kind: 'agent', task_id: 'T-1', promote: true });
+        await call(ctx, 'write_note', { content: 'issue: db_timeout: the staging database times out under load' });
+        await call(ctx, 'write_note', { content: 'result: p95 latency is 120 ms after the index change', kind: 'agent', task_id: 'T-1', promote: true });
         // Tool output may not open an issue or record a decision: each waits for a curator.
-        await call(ctx, 'write_note', { text: 'issue: disk_full: the build disk is full', kind: 'tool_result', promote: true });
-        await call(ctx, 'write_note', { text: 'decision: use_postgres: we move the ledger to Postgres', kind: 'tool_result', promote: true });
-        await call(ctx, 'write_note', { text: 'plan: ship the compat suite, then the HTTP server' });
-        await call(ctx, 'write_note', { text: 'fixed: db_timeout' });
+        await call(ctx, 'write_note', { content: 'issue: disk_full: the build disk is full', kind: 'tool_result', promote: true });
+        await call(ctx, 'write_note', { content: 'decision: use_postgres: we move the ledger to Postgres', kind: 'tool_result', promote: true });
+        await call(ctx, 'write_note', { content: 'plan: ship the compat suite, then the HTTP server' });
+        await call(ctx, 'write_note', { content: 'fixed: db_timeout' });
     },
     promote_notes: async ctx => {
         await call(ctx, 'promote_notes', {});
-        await call(ctx, 'write_note', { text: 'learned: the pipeline caches the Go build' });
+        await call(ctx, 'write_note', { content: 'learned: the pipeline caches the Go build' });
         await call(ctx, 'promote_notes', { limit: 10 });
         await call(ctx, 'promote_notes', { limit: 10 }); // nothing left: empty outcomes
     },
@@ -538,6 +609,13 @@ const TOOLS = {
         if (ctx.human && (r?.counts?.memories !== 1 || !r?.erasure)) fail(`${ctx.name} erase`, `erase: ${JSON.stringify(r)}`);
         await call(ctx, 'recall_memory', { ids: [m] }, ctx.human ? 'ENOTFOUND' : 'ok');
     },
+    export_memory: async ctx => {
+        const first = await call(ctx, 'export_memory', { limit: 1 });
+        if (first?.from !== 0 || !first?.lines?.startsWith('{"format":"memory-mcp"')) fail(`${ctx.name} export_memory`, `first page: ${JSON.stringify(first)}`);
+        if (first?.next_cursor) await call(ctx, 'export_memory', { cursor: first.next_cursor, limit: 1 });
+        await call(ctx, 'export_memory', {});
+        await call(ctx, 'export_memory', { cursor: 'not-a-cursor' }, 'EINVALID');
+    },
     finetune_report: async ctx => {
         const r = await call(ctx, 'finetune_report', {}, ctx.human ? 'ok' : 'EFORBIDDEN');
         if (ctx.human && r?.found !== false) fail(`${ctx.name} finetune_report`, `before any run: ${JSON.stringify(r)}`);
@@ -562,7 +640,7 @@ const NO_REQUIRED_ONLY_CALL = { resolve_pending: 'a human must pass target_id or
 
 function templateValues(ctx) {
     return {
-        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:shared' }],
+        'memory://blocks/{+label}': [{ label: 'persona' }, { label: 'compat:notes.md' }],
         'memory://facts/{+fact_id}/history': [ctx.fact2, ctx.fact3, ctx.policy].filter(Boolean).map(fact_id => ({ fact_id })),
         'memory://facts/snapshot/{+as_of}': [{ as_of: now() }, { as_of: '2001-01-01T00:00:00Z' }],
         'memory://shared/{bucket}': ['plan', 'constraints', 'issues', 'decisions', 'results', 'task_state', 'learnings'].map(bucket => ({ bucket })),
@@ -777,11 +855,49 @@ async function subscription(ctx) {
 // ---------------------------------------------------------------------------------------
 // Runs
 
+// An agent of each seniority (mid is the default configuration) and a human: each must be
+// offered exactly the tools and arguments it may use (HUMANS_ONLY, HUMAN_ARGS), and complete
+// every call.
 const RUNS = [
     { name: 'agent', agentId: 'compat-agent', flags: [], subscription: true },
-    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior'], senior: true },
+    { name: 'junior', agentId: 'compat-junior', flags: ['--seniority', 'junior'] },
+    { name: 'senior', agentId: 'compat-senior', flags: ['--seniority', 'senior', '--block-tools'], senior: true, blockTools: true },
+    { name: 'lead', agentId: 'compat-lead', flags: ['--seniority', 'lead'], senior: true },
+    { name: 'principal', agentId: 'compat-principal', flags: ['--seniority', 'principal'], senior: true },
     { name: 'human', agentId: 'compat-human', flags: ['--human'], human: true }
 ];
+
+// Tools for human operators only: an agent's tools/list leaves them out, and its call of one
+// is refused with EFORBIDDEN (TOOLS calls them as an agent too, expecting that).
+const HUMANS_ONLY = new Set(['erase', 'decide_approval', 'resolve_pending', 'finetune', 'finetune_report']);
+// Arguments only a human may give, left out of an agent's input schemas.
+const HUMAN_ARGS = {
+    list_conflicts: ['agent_id'], consolidate_memory: ['agent_id'], restore_memory: ['agent_id'],
+    list_memories: ['agent_id'], memory_stats: ['agent_id'], memory_block_create: ['read_only']
+};
+
+// checkOffered fails for a tool or argument listed that the identity may not use, and for
+// one it may use that is not listed.
+function checkOffered(spec, tools, listed) {
+    for (const name of Object.keys(TOOLS)) {
+        // The memory_block_* tools are offered only with --block-tools.
+        if (name.startsWith('memory_block_')) {
+            if (!listed.has(name) && spec.blockTools) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+            if (listed.has(name) && !spec.blockTools) fail(`${spec.name} tools/list`, `tool ${name} is listed without --block-tools`);
+            continue;
+        }
+        const offered = !HUMANS_ONLY.has(name) || spec.human;
+        if (offered && !listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
+        if (!offered && listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is for humans but is offered to an agent`);
+    }
+    for (const t of tools) {
+        const props = Object.keys(t.inputSchema.properties ?? {});
+        for (const arg of HUMAN_ARGS[t.name] ?? []) {
+            if (spec.human && !props.includes(arg)) fail(`${spec.name} tools/list`, `${t.name} does not offer the human ${arg}`);
+            if (!spec.human && props.includes(arg)) fail(`${spec.name} tools/list`, `${t.name} offers ${arg}, which only a human may give, to an agent`);
+        }
+    }
+}
 
 async function run(spec) {
     const dataDir = fs.mkdtempSync(path.join(tmpRoot, `${spec.name}-`));
@@ -800,12 +916,10 @@ async function run(spec) {
         for (const name of listed) {
             if (!TOOLS[name]) fail(`${spec.name} tools/list`, `tool ${name} is not covered: add its calls to TOOLS in compat/client.mjs`);
         }
-        for (const name of Object.keys(TOOLS)) {
-            if (!listed.has(name)) fail(`${spec.name} tools/list`, `tool ${name} is no longer listed`);
-        }
+        checkOffered(spec, tools, listed);
         await selfCheckValidation(ctx, tools);
         for (const [name, steps] of Object.entries(TOOLS)) {
-            if (listed.has(name)) await steps(ctx);
+            if (listed.has(name) || HUMANS_ONLY.has(name)) await steps(ctx);
         }
         checkArgumentCoverage(ctx, tools);
         await resourcesAndPrompts(ctx);

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // The offline abstractive summary of a sparse group: no model, so it is
@@ -17,6 +19,13 @@ import (
 // within a length budget, in the order they were written. What the chosen
 // sentences leave out is kept as the list of its distinctive words, so that
 // a search for a detail still finds the summary that stands for it.
+//
+// A group may hold versions of one claim that the contradiction rules did
+// not settle when they were written (they were off, or the newer was less
+// sure): "deploys go out on Tuesdays and Thursdays", later "on Mondays".
+// The summary states the newest value and says what it replaced ("… on
+// Mondays (earlier: Tuesdays and Thursdays)"), never an older one as the
+// headline and the newer as an aside.
 
 // sentence is one sentence of a member, with its content words.
 type sentence struct {
@@ -24,6 +33,9 @@ type sentence struct {
 	pos    int // order in the group
 	text   string
 	words  map[string]int
+	// newest: the sentence states the newest value of a claim older
+	// members stated otherwise, and is chosen whatever its weight.
+	newest bool
 }
 
 // summaryBudget is the length of an offline summary in characters: a share
@@ -36,13 +48,25 @@ func (c DualModeConfig) summaryBudget(total int) int {
 // summarise is the offline abstractive summary of texts, deterministic:
 // the same texts and vocabulary give the same summary.
 func summarise(texts []string, vocab *vocabulary, c DualModeConfig) string {
+	return summariseBeside(texts, -1, vocab, c)
+}
+
+// summariseBeside is summarise of texts, of which texts[kept] (if kept is
+// not -1) is the group's kept memory, in the order it occurred: it is not
+// summarised (it stays as it is), but a sentence of it that updates a
+// member's is stated with what it replaced, so that the summary does not
+// tell the older value as if it held.
+func summariseBeside(texts []string, kept int, vocab *vocabulary, c DualModeConfig) string {
 	total := 0
-	for _, t := range texts {
-		total += utf8.RuneCountInString(t)
+	for i, t := range texts {
+		if i != kept {
+			total += utf8.RuneCountInString(t)
+		}
 	}
 	sents, labels := splitMembers(texts)
-	weight := groupWeights(sents, vocab)
-	chosen := choose(sents, weight, c.summaryBudget(total))
+	live := slices.DeleteFunc(updated(sents), func(s sentence) bool { return s.member == kept && !s.newest })
+	weight := groupWeights(live, vocab)
+	chosen := choose(live, weight, c.summaryBudget(total))
 	var lines []string
 	for m := range texts {
 		var parts []string
@@ -60,10 +84,69 @@ func summarise(texts []string, vocab *vocabulary, c DualModeConfig) string {
 		}
 		lines = append(lines, line)
 	}
-	if rest := leftOut(sents, chosen, weight, c.SummaryKeywords); len(rest) > 0 {
+	if rest := leftOut(live, chosen, weight, c.SummaryKeywords); len(rest) > 0 {
 		lines = append(lines, "Also mentioned: "+strings.Join(rest, ", ")+".")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// updated is sents without the sentences a later member's sentence
+// updates (text.Contradicts: the same claim with another value, or
+// denied), each newest sentence saying what it replaced, newest first:
+// "Deploys go out on Mondays (earlier: Wednesdays; before that Tuesdays
+// and Thursdays)." A newest sentence is always chosen (see choose).
+func updated(sents []sentence) []sentence {
+	replacedBy := make([]int, len(sents))
+	earlier := make([]string, len(sents))
+	for i := range sents {
+		replacedBy[i] = -1
+		for j := len(sents) - 1; j > i; j-- {
+			if sents[j].member == sents[i].member {
+				continue
+			}
+			if c, ok := text.Contradicts(sents[i].text, sents[j].text); ok && (c.Kind == text.ConflictValue || c.Kind == text.ConflictNegation) {
+				replacedBy[i] = j
+				earlier[i] = c.Older
+				if c.Kind == text.ConflictNegation {
+					earlier[i] = strings.TrimRight(sents[i].text, ".!?")
+				}
+				break
+			}
+		}
+	}
+	// Each replaced sentence's value goes to the newest of its chain.
+	olds := map[int][]string{}
+	for i := len(sents) - 1; i >= 0; i-- {
+		if replacedBy[i] < 0 {
+			continue
+		}
+		last := replacedBy[i]
+		for replacedBy[last] >= 0 {
+			last = replacedBy[last]
+		}
+		if !slices.Contains(olds[last], earlier[i]) && !strings.Contains(sents[last].text, earlier[i]) {
+			olds[last] = append(olds[last], earlier[i])
+		}
+	}
+	var out []sentence
+	for i, s := range sents {
+		if replacedBy[i] >= 0 {
+			continue
+		}
+		if vs := olds[i]; len(vs) > 0 {
+			note := " (earlier: " + vs[0]
+			for _, v := range vs[1:] {
+				note += "; before that " + v
+			}
+			note += ")"
+			body := strings.TrimRight(s.text, ".!?")
+			s.text = body + note + s.text[len(body):]
+			s.words = wordsOf(s.text)
+			s.newest = true
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // splitMembers splits each text into sentences and finds its label: a
@@ -165,6 +248,16 @@ func choose(sents []sentence, weight map[string]float64, budget int) []sentence 
 	taken := make([]bool, len(sents))
 	var out []sentence
 	used, top := 0, 0.0
+	for i, s := range sents {
+		if s.newest {
+			taken[i] = true
+			used += utf8.RuneCountInString(s.text) + 1
+			for w := range s.words {
+				covered[w] = true
+			}
+			out = append(out, s)
+		}
+	}
 	for {
 		best, bestGain := -1, 0.0
 		if len(out) == 0 {

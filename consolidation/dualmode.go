@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -99,7 +100,17 @@ func (s *Service) dualModeGroup(ctx context.Context, g Group, dry bool) (Draft, 
 	if c.Abstractive == AbstractiveLLM {
 		return s.abstractiveLLM(ctx, g.Members)
 	}
-	return Draft{Content: summarise(texts, g.vocab, c), Mode: ModeAbstractive, Sources: g.Members}, nil
+	// The kept memory goes among the members in the order it occurred,
+	// so that a member it updates is not summarised as if it held.
+	kept := len(g.Members)
+	for i, m := range g.Members {
+		if g.Kept.OccurredAt.Before(m.OccurredAt) {
+			kept = i
+			break
+		}
+	}
+	texts = slices.Insert(texts, kept, g.Kept.Content)
+	return Draft{Content: summariseBeside(texts, kept, g.vocab, c), Mode: ModeAbstractive, Sources: g.Members}, nil
 }
 
 // abstractiveLLM has the model summarise members, with the seed's

@@ -268,3 +268,60 @@ func TestDualModeLLMNeedsAModel(t *testing.T) {
 		t.Fatalf("dual_mode with the llm summarizer and no model: %v", err)
 	}
 }
+
+// TestSummaryStatesTheNewestValue: a group holding versions of one claim
+// that remember did not settle (here its contradiction check was off)
+// is summarised with the newest value, saying what it replaced, never the
+// oldest as the headline and the newest as an aside; whether the newest
+// is a member the summary replaces or the memory kept beside it.
+func TestSummaryStatesTheNewestValue(t *testing.T) {
+	notes := []string{
+		"Deploys go out only on Tuesdays and Thursdays after 10:00 UTC.",
+		"Every deploy needs a green build and a second reviewer before it goes out.",
+		"Deploys go out only on Mondays and Thursdays after 10:00 UTC.",
+		"The deploy freeze starts before the holidays, and deploys need the release manager's sign-off.",
+		"Deploys go out only on Wednesdays after 10:00 UTC.",
+	}
+	for _, c := range []struct {
+		name string
+		sure int // the note written with full confidence, kept as it is
+	}{{"the newest is a member", 1}, {"the newest is kept", 4}} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.svc.Config.Strategy = memory.ConsolidateDualMode
+			f.mem.Contradictions = memory.ContradictionsOff
+			for i, n := range notes {
+				confidence := 0.9
+				if i == c.sure {
+					confidence = 1
+				}
+				f.remember(ann, memory.EntryWrite{Content: n, Confidence: &confidence})
+				f.clk.Advance(10 * time.Minute)
+			}
+			f.clk.Advance(48 * time.Hour)
+			rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
+				t.Fatalf("groups = %+v, want one abstractive group of the deploy notes", rep.Groups)
+			}
+			got, err := f.mem.Recall(as(ann), []string{rep.Groups[0].SummaryID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := got[0].Content
+			if want := "Deploys go out only on Wednesdays after 10:00 UTC (earlier: Mondays and Thursdays; before that Tuesdays and Thursdays)."; !strings.Contains(sum, want) {
+				t.Errorf("the summary does not state the newest days with what they replaced (%q):\n%s", want, sum)
+			}
+			for _, old := range []string{"only on Tuesdays and Thursdays after", "only on Mondays and Thursdays after"} {
+				if strings.Contains(sum, old) {
+					t.Errorf("the summary states a replaced value as if it held (%q):\n%s", old, sum)
+				}
+			}
+			if !strings.Contains(sum, "freeze") {
+				t.Errorf("the rest of the group is lost:\n%s", sum)
+			}
+		})
+	}
+}

@@ -48,7 +48,7 @@ func (g *Gates) classify(ctx context.Context, who memory.Identity, c memory.Writ
 	req := &store.ApprovalRequest{Tier: tier, Rule: rule, Caller: who, Args: c.Args}
 	switch tier {
 	case memory.RiskMedium:
-		req.Kind = memory.ApprovalReview
+		req.Kind, req.OnLedger = memory.ApprovalReview, reviewsLedger(rule)
 	case memory.RiskHigh:
 		req.Kind, req.Expires = memory.ApprovalHold, call.Started.Add(g.ApprovalTimeout)
 		// Holds past their deadline are marked as new ones come.

@@ -383,6 +383,13 @@ func TestParseRiskTiers(t *testing.T) {
 		{sam, "memory_block_create", `{"shared":true}`, memory.RiskMedium},
 		{sam, "memory_block_create", `{"shared":false}`, memory.RiskLow},
 		{sam, "write_note", `{"promote":true}`, memory.RiskMedium},
+		{sam, "memory", `{"command":"create","path":"/memories/notes.md"}`, memory.RiskLow},
+		{sam, "memory", `{"command":"create","path":"/memories/shared/notes.md"}`, memory.RiskMedium},
+		{sam, "memory", `{"command":"delete","path":"/memories/shared"}`, memory.RiskMedium},
+		{sam, "memory", `{"command":"rename","old_path":"/memories/a","new_path":"/memories/shared/a"}`, memory.RiskMedium},
+		{sam, "memory", `{"command":"rename","old_path":"/memories/shared/a","new_path":"/memories/a"}`, memory.RiskMedium},
+		{sam, "memory", `{"command":"create","path":"/memoriesshared/a"}`, memory.RiskLow}, // not a path: the tool refuses it
+		{olive, "memory", `{"command":"create","path":"/memories/shared/notes.md"}`, memory.RiskLow},
 		{sam, "a_tool_with_no_rule", `{}`, memory.RiskHigh},
 		{sam, "resolve_conflict", `{"id":"cf_1","keep":"newer"}`, memory.RiskLow},
 		{sam, "resolve_conflict", `{"id":"fcf_1","keep":"Newer"}`, memory.RiskHigh},

@@ -18,6 +18,20 @@ type riskRule struct {
 	// arguments or by what it would change (subject).
 	when func(args map[string]any, subject memory.Subject) bool
 	why  string // for the README and the setting's help
+	// ledger: what a human reviews of the call is what it commits to the
+	// shared state's ledger, not its arguments (see store.ApprovalRequest).
+	ledger bool
+}
+
+// reviewsLedger reports whether a review of a call classified by rule is
+// of the ledger events it commits.
+func reviewsLedger(rule string) bool {
+	for _, r := range riskRules {
+		if r.name == rule {
+			return r.ledger
+		}
+	}
+	return false
 }
 
 // riskRules is the classification table (seed 003, 12.6.2), in one place.
@@ -37,6 +51,8 @@ var riskRules = []riskRule{
 	{name: "resolve_conflict:fact", tier: memory.RiskHigh, why: "keeping one fact retracts the other", when: retractsFact},
 	{name: "consolidate_memory", tier: memory.RiskLow, why: "the agent's own memories, archived not deleted (only a human may name another agent)"},
 	{name: "record_distillation", tier: memory.RiskLow, why: "a record of the agent's own task"},
+	{name: "memory", tier: memory.RiskLow, why: "the agent's own memory files, each edit a new version (view and history only read: no gate)"},
+	{name: "memory:shared", tier: memory.RiskMedium, why: "a file under /memories/shared, which other agents read", when: sharedPath},
 	{name: "memory_block_create", tier: memory.RiskLow, why: "a personal block"},
 	{name: "memory_block_create:shared", tier: memory.RiskMedium, why: "a block other agents see", when: argTrue("shared")},
 	{name: "memory_block_append", tier: memory.RiskLow, why: "a block edit, a new version"},
@@ -52,9 +68,9 @@ var riskRules = []riskRule{
 	{name: "memory_block_delete", tier: memory.RiskLow, why: "a block edit, a new version"},
 	{name: "memory_block_delete:shared", tier: memory.RiskMedium, why: "an edit of a block other agents read", when: sharedBlock},
 	{name: "write_note", tier: memory.RiskLow, why: "the agent's working memory"},
-	{name: "write_note:promote", tier: memory.RiskMedium, why: "promotes into the team's shared state", when: argTrue("promote")},
-	{name: "promote_notes", tier: memory.RiskMedium, why: "the team's shared state"},
-	{name: "resolve_pending", tier: memory.RiskMedium, why: "the team's shared state"},
+	{name: "write_note:promote", tier: memory.RiskMedium, why: "promotes into the team's shared state", when: argTrue("promote"), ledger: true},
+	{name: "promote_notes", tier: memory.RiskMedium, why: "the team's shared state", ledger: true},
+	{name: "resolve_pending", tier: memory.RiskMedium, why: "the team's shared state", ledger: true},
 	{name: "publish_memory", tier: memory.RiskMedium, why: "every agent sees it"},
 	{name: "publish_fact", tier: memory.RiskMedium, why: "an organisational fact every agent reads"},
 	{name: "publish_fact:core_policy", tier: memory.RiskHigh, why: "a core policy every agent obeys, or a new version of one (in any category)", when: corePolicy},
@@ -78,6 +94,18 @@ func corePolicy(args map[string]any, subject memory.Subject) bool {
 
 // sharedBlock: an edit of a block that other agents read.
 func sharedBlock(_ map[string]any, subject memory.Subject) bool { return subject.SharedBlock }
+
+// sharedPath: a memory tool call whose path, old_path or new_path lies
+// under /memories/shared.
+func sharedPath(args map[string]any, _ memory.Subject) bool {
+	for _, arg := range []string{"path", "old_path", "new_path"} {
+		s, _ := args[arg].(string)
+		if p, err := memory.ParseMemoryPath(arg, s); err == nil && p.Shared {
+			return true
+		}
+	}
+	return false
+}
 
 // needsSubject reports whether a call of tool is classified by what it
 // would change, which the gate then reads from the store.

@@ -297,6 +297,11 @@ func (rv Resolver) named(t Target, rows []memory.StateRow, ms []mention, id, how
 		}
 		c := []memory.Candidate{{TargetID: id, Score: 1, Live: row.Live(), Signals: []string{how}}}
 		switch {
+		case row.NotedAt.After(t.NoteAt) && row.CreatedAt.After(t.NoteAt) && row.Live():
+			// The row did not exist when the note was written, and the
+			// note states its id: its author named the row it expected
+			// (the note waited for it in the pending queue).
+			return Resolution{Action: Bind, TargetID: id, Candidates: c, Reason: how + ", stated before the row was created"}
 		case row.NotedAt.After(t.NoteAt):
 			return Resolution{Action: Defer, Curator: true, TargetID: id, Candidates: c, Reason: fmt.Sprintf(
 				"%s %s was recorded from a note written after this one: a curator must decide whether the note means it", noun, id)}

@@ -29,15 +29,30 @@ func stem(w string) string {
 	s.step1b()
 	s.step1c()
 	s.apply(derivational, s.r2)
+	s.able()
 	s.step5()
 	return s.String()
+}
+
+// able cuts "-able" and "-ible" in R1 from a stem that keeps at least four
+// letters, so that "reachable" meets "reach" and "deployable" "deploy"
+// (Porter2 cuts them in R2 only, which leaves "reachabl"). Shorter stems
+// ("capable", "notable", "visible") and the nouns in invariantStems keep
+// theirs.
+func (s *stemWord) able() {
+	for _, suf := range []string{"able", "ible"} {
+		if at := s.before(suf); s.has(suf) && at >= s.r1 && at >= 4 {
+			s.b = s.b[:at]
+			return
+		}
+	}
 }
 
 // invariantStems are the algorithm's exceptional forms, stemmed as a whole.
 var invariantStems = map[string]string{
 	"skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie",
 	"idly": "idl", "gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli", "singly": "singl",
-	"sky": "sky", "news": "news", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos", "bias": "bias", "andes": "andes",
+	"sky": "sky", "news": "news", "constable": "constabl", "constables": "constabl", "vegetable": "vegetabl", "vegetables": "vegetabl", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos", "bias": "bias", "andes": "andes",
 }
 
 // stopAfter1a are words left as step 1a leaves them.

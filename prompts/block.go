@@ -34,17 +34,17 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 func coreMemory(blocks []memory.Block, id memory.Identity) string {
 	var b strings.Builder
 	b.WriteString("# Core memory\n\n")
-	b.WriteString("These blocks are your core memory. They persist across conversations and you keep them current yourself:\n" +
-		"- When you learn something that belongs in a block, edit it at once: memory_block_append adds a line, " +
-		"memory_block_replace changes exact text, memory_block_insert adds lines after a line number, " +
-		"memory_block_rethink rewrites the whole block (pass expected_version), memory_block_delete removes a block you no longer need.\n" +
-		"- Each block has a character limit. When a block is nearly full, condense it with memory_block_rethink rather than letting edits fail.\n" +
-		"- Edits may pass expected_version (the version shown below). ECONFLICT means someone else edited the block first: " +
-		"read it again with memory_block_read and redo your edit on the new value.\n" +
-		"- Read-only blocks are maintained by people; do not try to edit them. Shared blocks are seen by other agents too.\n" +
-		"- memory_block_history and memory_block_restore undo mistakes: every version is kept.\n\n")
+	b.WriteString("These blocks are your core memory: the files of the memory tool, each block at its path below " +
+		"(/memories/<name>, shared ones under /memories/shared/). They persist across conversations and you keep them current yourself:\n" +
+		"- When you learn something that belongs in a file, edit it at once with the memory tool: str_replace changes exact text, " +
+		"insert adds lines after a line number, create makes a new file, delete removes one you no longer need, rename moves it.\n" +
+		"- Each file has a character limit. When one is nearly full, condense it (view it, then str_replace the stale part) rather than letting edits fail.\n" +
+		"- Edits may pass expected_version (the version shown below) or expected_hash. ECONFLICT means someone else edited the file first: " +
+		"view it again and redo your edit on the new text.\n" +
+		"- Read-only files are maintained by people; do not try to edit them. Shared files are seen by other agents too.\n" +
+		"- history and restore undo mistakes: every version is kept.\n\n")
 	if len(blocks) == 0 {
-		b.WriteString("You have no blocks. memory_block_create makes one.\n")
+		b.WriteString("You have no files yet. The memory tool's create command makes one.\n")
 		return b.String()
 	}
 	b.WriteString(memory.RenderBlocks(blocks, id))

@@ -23,6 +23,12 @@ type ApprovalRequest struct {
 	Caller  memory.Identity
 	Args    []byte    // the call's arguments without its key, canonical JSON
 	Expires time.Time // a hold's deadline
+	// OnLedger: a review of what the call commits to the shared state's
+	// ledger. It is queued with the first event the call appends, in that
+	// transaction, and lists every event the call appends (Wrote); a call
+	// that appends none (its notes ignored, or waiting in the pending
+	// queue; nothing to promote) leaves nothing for a human to review.
+	OnLedger bool
 }
 
 // Verdict is a human's decision on an approval request.
@@ -66,6 +72,42 @@ func (c *Call) Queued() string {
 	return c.approval
 }
 
+// reviewsLedger reports whether c's review is of the ledger events it
+// commits (ApprovalRequest.OnLedger).
+func (c *Call) reviewsLedger() bool {
+	return c.Approval != nil && c.Approval.Kind == memory.ApprovalReview && c.Approval.OnLedger
+}
+
+// reviewLedger queues c's review with the ledger events tx appended, or
+// adds them to the review an earlier write of the call queued. A
+// transaction that appended none queues nothing.
+func (tx *Tx) reviewLedger(ctx context.Context, c *Call) error {
+	if len(tx.events) == 0 {
+		return nil
+	}
+	for _, ev := range tx.events {
+		c.wrote = append(c.wrote, memory.LedgerWrite{Seq: ev.Seq, Bucket: ev.Bucket, Operation: ev.Operation, TargetID: ev.TargetID, RawInput: ev.RawInput})
+	}
+	wrote, err := json.Marshal(c.wrote)
+	if err != nil {
+		return err
+	}
+	if c.approval == "" {
+		ref := c.Ref
+		c.Ref = tx.events[0].EventID
+		id, err := tx.insertApproval(ctx, c)
+		c.Ref = ref
+		if err != nil {
+			return err
+		}
+		c.approval = id
+	}
+	if _, err := tx.exec(ctx, `UPDATE approvals SET wrote = ? WHERE id = ?`, string(wrote), c.approval); err != nil {
+		return fmt.Errorf("review what the call wrote: %w", err)
+	}
+	return nil
+}
+
 // insertApproval writes c's approval request and returns its id.
 func (tx *Tx) insertApproval(ctx context.Context, c *Call) (string, error) {
 	a := c.Approval
@@ -106,18 +148,18 @@ func (tx *Tx) claimApproval(ctx context.Context, v *Verdict) error {
 }
 
 const approvalColumns = `id, kind, tier, rule, identity, tool, args, idempotency_key, status, created_at, expires_at,
-	decided_by, decided_at, reason, ref, error_code, error_message`
+	decided_by, decided_at, reason, ref, error_code, error_message, wrote`
 
 // scanApproval reads a row of approvalColumns; a pending hold past its
 // deadline reads as expired, whether or not it was marked yet.
 func scanApproval(row interface{ Scan(...any) error }, now time.Time) (memory.Approval, error) {
 	var a memory.Approval
 	var who, args string
-	var key, by, reason, ref, code, msg sql.NullString
+	var key, by, reason, ref, code, msg, wrote sql.NullString
 	var created int64
 	var expires, decided sql.NullInt64
 	err := row.Scan(&a.ID, &a.Kind, &a.Tier, &a.Rule, &who, &a.Tool, &args, &key, &a.Status, &created, &expires,
-		&by, &decided, &reason, &ref, &code, &msg)
+		&by, &decided, &reason, &ref, &code, &msg, &wrote)
 	if err != nil {
 		return a, err
 	}
@@ -126,6 +168,11 @@ func scanApproval(row interface{ Scan(...any) error }, now time.Time) (memory.Ap
 	}
 	a.Arguments, a.IdempotencyKey, a.CreatedAt = args, key.String, fromNanos(created)
 	a.DecidedBy, a.Reason, a.Ref = by.String, reason.String, ref.String
+	if wrote.Valid {
+		if err := json.Unmarshal([]byte(wrote.String), &a.Wrote); err != nil {
+			return a, fmt.Errorf("approval %s: wrote: %w", a.ID, err)
+		}
+	}
 	if expires.Valid {
 		t := fromNanos(expires.Int64)
 		a.ExpiresAt = &t

@@ -82,7 +82,7 @@ func (s *BlockService) Get(ctx context.Context, label string) (memory.Block, err
 			return err
 		}
 		if out.DeletedAt != nil {
-			return deletedError(out)
+			return deletedError(out, "")
 		}
 		return nil
 	})
@@ -128,17 +128,17 @@ func (s *BlockService) Edit(ctx context.Context, e memory.BlockEdit) (memory.Blo
 	}
 	var out memory.Block
 	err = s.db.Update(ctx, func(tx *Tx) error {
-		b, err := lookup(ctx, tx, id.AgentID, e.Label)
+		b, err := lookupPath(ctx, tx, id.AgentID, e.Label, e.Path)
 		if err != nil {
 			return err
 		}
 		if b.DeletedAt != nil && e.Op != memory.BlockRestore {
-			return deletedError(b)
+			return deletedError(b, e.Path)
 		}
 		if err := b.CheckWrite(id); err != nil {
 			return err
 		}
-		if err := checkBlockVersion(b.Block, e.ExpectedVersion); err != nil {
+		if err := checkBlockVersion(b.Block, e.ExpectedVersion, e.ExpectedHash, e.Path); err != nil {
 			return err
 		}
 		if e.Op == memory.BlockRestore && b.DeletedAt != nil {
@@ -334,6 +334,9 @@ func (s *BlockService) create(ctx context.Context, tx *Tx, id memory.Identity, o
 	if err != nil {
 		return b, err
 	}
+	if found && b.DeletedAt == nil && spec.Path != "" {
+		return b, memory.Errorf(memory.ECONFLICT, "File %s already exists (version %d): edit it with str_replace or insert, or choose another path", spec.Path, b.Version)
+	}
 	if found && b.DeletedAt == nil {
 		return b, memory.Errorf(memory.ECONFLICT, "block %s already exists (version %d): edit it with memory_block_append, memory_block_replace or memory_block_rethink, or choose another label",
 			spec.Label, b.Version)
@@ -449,17 +452,29 @@ func checkBlockCount(ctx context.Context, tx *Tx, label, owner, caller string) e
 		n, memory.MaxBlocks)
 }
 
-// checkBlockVersion enforces compare-and-set when the caller sent expected_version.
-func checkBlockVersion(b memory.Block, expected *int) error {
+// checkBlockVersion enforces compare-and-set when the caller sent
+// expected_version or expected_hash. path is the memory tool path the edit
+// names ("" for the block tools), which the message names instead.
+func checkBlockVersion(b memory.Block, expected *int, hash, path string) error {
+	what, reread := "block "+b.Label, "read it again with memory_block_read and redo your edit on the current value"
+	if path != "" {
+		what, reread = path, "view it again and redo your edit on the current text"
+	}
+	if hash != "" {
+		if have := memory.BlockHash(b.Value); !strings.HasPrefix(have, strings.ToLower(hash)) {
+			return memory.Errorf(memory.ECONFLICT, "%s has content hash %s (version %d), you sent expected_hash %s: it was edited (by %s) since you read it; %s",
+				what, have[:16], b.Version, hash, b.UpdatedBy, reread)
+		}
+	}
 	if expected == nil || *expected == b.Version {
 		return nil
 	}
 	if *expected > b.Version {
-		return memory.Errorf(memory.EINVALID, "block %s is at version %d, you sent expected_version %d: there is no such version yet; "+
-			"send the version memory_block_read shows", b.Label, b.Version, *expected)
+		return memory.Errorf(memory.EINVALID, "%s is at version %d, you sent expected_version %d: there is no such version yet; "+
+			"send the version a read shows", what, b.Version, *expected)
 	}
-	return memory.Errorf(memory.ECONFLICT, "block %s is at version %d, you sent expected_version %d: it was edited (by %s) since you read it; "+
-		"read it again with memory_block_read and redo your edit on the current value", b.Label, b.Version, *expected, b.UpdatedBy)
+	return memory.Errorf(memory.ECONFLICT, "%s is at version %d, you sent expected_version %d: it was edited (by %s) since you read it; %s",
+		what, b.Version, *expected, b.UpdatedBy, reread)
 }
 
 // restorable returns version v of b, if it is one that can be brought back.
@@ -660,7 +675,11 @@ func blockVersions(ctx context.Context, tx *Tx, b blockRow, only, limit int) ([]
 	return out, rows.Err()
 }
 
-func deletedError(b blockRow) error {
+func deletedError(b blockRow, path string) error {
+	if path != "" {
+		return memory.Errorf(memory.ENOTFOUND, "The path %s does not exist. Please provide a valid path. (It was deleted at version %d by %s; "+
+			"the history command lists its versions and restore with version %d brings it back.)", path, b.Version, b.UpdatedBy, b.Version-1)
+	}
 	return memory.Errorf(memory.ENOTFOUND, "block %s was deleted (version %d, by %s at %s): memory_block_restore with version %d brings it back",
 		b.Label, b.Version, b.UpdatedBy, b.DeletedAt.Format(time.RFC3339), b.Version-1)
 }

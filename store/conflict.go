@@ -535,6 +535,66 @@ func widenArchiveReasons(ctx context.Context, tx *Tx) error {
 	return fillClaims(ctx, tx)
 }
 
+// refillClaims is migration 0023's Go step: the claims of every memory
+// (personal ones under their agent, shared copies under sharedClaims) and
+// of every active fact, hashed again by the rules as they are now, after
+// the migration's SQL deleted the ones the earlier rules hashed.
+func refillClaims(ctx context.Context, tx *Tx) error {
+	has := func(table string) (bool, error) {
+		var n int
+		err := tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n)
+		return n > 0, err
+	}
+	if ok, err := has("memory_claims"); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		if _, err := tx.sql.ExecContext(ctx, `DELETE FROM memory_claims`); err != nil {
+			return err
+		}
+		if err := fillClaims(ctx, tx); err != nil {
+			return err
+		}
+		type row struct {
+			pk      int64
+			content string
+		}
+		shared, err := collect(ctx, tx, `SELECT pk, content FROM memories WHERE shared = 1`, func(rows *sql.Rows, r *row) error {
+			return rows.Scan(&r.pk, &r.content)
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range shared {
+			if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO memory_claims (agent_id, claim, value, memory_pk)
+				SELECT ?1, value ->> 0, value ->> 1, ?2 FROM json_each(?3)`, sharedClaims, r.pk, claimList(text.ClaimKeys(r.content))); err != nil {
+				return err
+			}
+		}
+	}
+	ok, err := has("fact_claims")
+	if err != nil || !ok {
+		return err
+	}
+	if _, err := tx.sql.ExecContext(ctx, `DELETE FROM fact_claims`); err != nil {
+		return err
+	}
+	type fact struct{ id, content string }
+	facts, err := collect(ctx, tx, `SELECT fact_id, content FROM snapshot WHERE retracted_at IS NULL`, func(rows *sql.Rows, f *fact) error {
+		return rows.Scan(&f.id, &f.content)
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range facts {
+		if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO fact_claims (claim, value, fact_id)
+			SELECT value ->> 0, value ->> 1, ? FROM json_each(?)`, f.id, claimList(text.ClaimKeys(f.content))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fillClaims records the claims of every personal memory.
 func fillClaims(ctx context.Context, tx *Tx) error {
 	type row struct {

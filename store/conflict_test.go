@@ -317,3 +317,23 @@ func TestConflictSettledLaterAndPassingStatements(t *testing.T) {
 		t.Fatalf("a passing statement over a lasting one: %+v", passing.Conflicts)
 	}
 }
+
+// Memories whose claims the earlier rules hashed are hashed again by
+// migration 0023: a list of days stored before it (with a claim row of a
+// key no rule makes now) is found and superseded by the same sentence with
+// another day.
+func TestClaimsMigrationRekeysEarlierMemories(t *testing.T) {
+	db := upgraded(t, "0023", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (pk, id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES (7, 'mem-old', 'ann', 'default', 'procedural', 'Deploys go out only on Tuesdays and Thursdays after 10:00 UTC.', '[]', 1, 0, 1, 1, 1, '')`,
+			`INSERT INTO memory_claims (agent_id, claim, value, memory_pk) VALUES ('ann', 1, 2, 7)`)
+	})
+	var stale int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM memory_claims WHERE claim = 1`).Scan(&stale); err != nil || stale != 0 {
+		t.Fatalf("a claim the earlier rules hashed is still stored: %d, %v", stale, err)
+	}
+	r := rememberOutcome(t, store.NewMemoryService(db, nil), ann, memory.EntryWrite{Content: "Deploys go out only on Mondays after 10:00 UTC.", Category: memory.CategoryProcedural})
+	if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != "mem-old" || r.Conflicts[0].Resolution != memory.ConflictNewerWins {
+		t.Fatalf("the new list of days does not supersede the one stored before the upgrade: %+v", r.Conflicts)
+	}
+}

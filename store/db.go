@@ -157,6 +157,9 @@ type Tx struct {
 	sql  *sql.Tx
 	db   *DB
 	read bool // a View's: on db.reads
+	// events are the ledger events appended in the transaction, for the
+	// review of a promotion (Call's ledger review).
+	events []memory.Event
 }
 
 // stmt returns q prepared once for the database and bound to tx. Parsing is
@@ -319,6 +322,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 	// A call's transactions may run in parallel (a consolidation's groups):
 	// the first one to commit is the one that claims.
 	call := CallFrom(ctx)
+	var owed *Call
 	if call != nil {
 		call.mu.Lock()
 		if call.held {
@@ -327,10 +331,16 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 			call.mu.Unlock()
 			return ErrHeld
 		}
-		if call.committed {
+		switch {
+		case call.committed && call.reviewsLedger():
+			// A later write of a call whose review is of its ledger
+			// events: it may be the first to append one, or add more.
+			defer call.mu.Unlock()
+			owed, call = call, nil
+		case call.committed:
 			call.mu.Unlock()
 			call = nil
-		} else {
+		default:
 			defer call.mu.Unlock()
 		}
 	}
@@ -344,6 +354,11 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 	}
 	if call != nil {
 		if err := tx.lastWrite(ctx, call); err != nil {
+			return err
+		}
+	}
+	if owed != nil {
+		if err := tx.reviewLedger(ctx, owed); err != nil {
 			return err
 		}
 	}
@@ -403,6 +418,7 @@ var migrationSteps = map[string]func(context.Context, *Tx) error{
 	"0014_fact_gates.sql":   fillFactKeys,
 	"0018_meaning_key.sql":  fillMeaningKeys,
 	"0019_shared_gates.sql": fillSharedKeys,
+	"0023_claims_rekey.sql": refillClaims,
 }
 
 // collect reads every row of q, each by scan, before a migration's Go

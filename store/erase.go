@@ -70,6 +70,7 @@ var erasureSteps = []struct {
 	{"", (*erasure).unlinkSuperseded},
 	{memory.ErasedConflicts, (*erasure).conflicts},
 	{memory.ErasedMemories, (*erasure).memoryRows},
+	{memory.ErasedRepeats, (*erasure).repeats},
 	{memory.ErasedNotes, (*erasure).notes},
 	{memory.ErasedEvents, (*erasure).ledger},
 	{memory.ErasedPending, (*erasure).pending},
@@ -427,6 +428,29 @@ func (e *erasure) memoryRows(ctx context.Context) (int, error) {
 	return e.exec(ctx, "delete memories", `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
 }
 
+// repeats deletes the words kept of writes answered "duplicate" of an
+// erased memory, or published from one, or stored after all as one (they
+// say what it says, or what was taken to be it); by text, the repeats
+// that quote it.
+func (e *erasure) repeats(ctx context.Context) (int, error) {
+	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memory_repeats WHERE memory_id IN (SELECT value FROM json_each(?1))
+		OR from_id IN (SELECT value FROM json_each(?1)) OR stored_as IN (SELECT value FROM json_each(?1))`, jsonList(e.memories)))
+	if err != nil {
+		return 0, fmt.Errorf("find repeats of erased memories: %w", err)
+	}
+	if e.textual {
+		quoting, err := e.quoting(ctx, "memory_repeats", "id", byAgent("agent_id"), true, "content", "tags", "source")
+		if err != nil {
+			return 0, err
+		}
+		ids = append(ids, quoting...)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	e.add("repeat", ids...)
+	return e.exec(ctx, "delete repeats", `DELETE FROM memory_repeats WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+}
+
 // approvals deletes the approval requests whose arguments, outcome or
 // decision quote the text, or that name an erased memory (publish_memory
 // of it, or a write that made it): a held or reviewed call keeps its
@@ -439,7 +463,7 @@ func (e *erasure) approvals(ctx context.Context) (int, error) {
 	}
 	if e.textual {
 		quoting, err := e.quoting(ctx, "approvals", "id", "(?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))", true,
-			"args", "reason", "error_message")
+			"args", "reason", "error_message", "wrote")
 		if err != nil {
 			return 0, err
 		}

@@ -28,6 +28,7 @@ func quoting(t *testing.T, db *store.DB, s string) map[string]int {
 	t.Helper()
 	cols := map[string][]string{
 		"memories":              {"content", "tags", "source", "forget_reason"},
+		"memory_repeats":        {"content", "tags", "source"},
 		"notes":                 {"text"},
 		"events_memory":         {"raw_input", "payload_json", "source_ref"},
 		"pending_memory_events": {"raw_input", "request_json"},
@@ -76,6 +77,10 @@ func seedSecret(t *testing.T, db *store.DB) memory.Entry {
 	if _, err := mem.Publish(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
+	// A repeat keeps the words it was sent in, here the secret's.
+	if r, err := mem.Remember(ctx, memory.EntryWrite{Content: "the vendor contact is " + secret + " at extension 4411", Source: "call with " + secret}); err != nil || r.RepeatID == "" {
+		t.Fatalf("repeat: %+v %v", r, err)
+	}
 	if _, err := db.InsertNote(context.Background(), memory.Note{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "issue: call " + secret}); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +124,7 @@ func TestEraseByTextRemovesEveryCopy(t *testing.T) {
 	mem := store.NewMemoryService(db, nil)
 	keep := remember(t, mem, senior, memory.EntryWrite{Content: "The vendor invoices monthly."})
 	before := quoting(t, db, secret)
-	for _, table := range []string{"memories", "notes", "events_memory", "pending_memory_events", "shared_issues", "shared_learnings",
+	for _, table := range []string{"memories", "memory_repeats", "notes", "events_memory", "pending_memory_events", "shared_issues", "shared_learnings",
 		"block_versions", "blocks", "operation_log", "snapshot", "memory_fts", "fact_fts"} {
 		if before[table] == 0 {
 			t.Fatalf("the test stored no %s quoting the secret: %v", table, before)
@@ -137,7 +142,7 @@ func TestEraseByTextRemovesEveryCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{memory.ErasedMemories: 2, memory.ErasedNotes: 1, memory.ErasedEvents: 2, memory.ErasedStateRows: 2,
+	want := map[string]int{memory.ErasedMemories: 2, memory.ErasedRepeats: 1, memory.ErasedNotes: 1, memory.ErasedEvents: 2, memory.ErasedStateRows: 2,
 		memory.ErasedPending: 1, memory.ErasedBlockVersions: 1, memory.ErasedFacts: 1, memory.ErasedFactOperations: 1}
 	for k, n := range want {
 		if rep.Counts[k] != n || dry.Counts[k] != n {

@@ -57,6 +57,7 @@ func (tx *Tx) AppendEvent(ctx context.Context, ev *memory.Event, project Project
 		return fmt.Errorf("append event: %w", err)
 	}
 	ev.Seq = seq
+	tx.events = append(tx.events, *ev)
 	return applyEvent(ctx, tx, ev, project, ev.CreatedAt)
 }
 

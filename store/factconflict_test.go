@@ -345,12 +345,12 @@ func TestModelFactConflictOutlastsARepublish(t *testing.T) {
 	}
 	ctx := as(senior)
 	publish(t, facts, ctx, memory.FactWrite{FactID: "office", Content: "The office is in Lyon.", Category: memory.FactOther})
-	p := publish(t, facts, ctx, memory.FactWrite{FactID: "office-2", Content: "The office moved to Paris.", Category: memory.FactOther})
+	p := publish(t, facts, ctx, memory.FactWrite{FactID: "office-2", Content: "The whole team now works from Paris.", Category: memory.FactOther})
 	if len(p.Conflicts) != 1 || p.Conflicts[0].Kind != memory.ConflictModel {
 		t.Fatalf("the model's finding: %+v", p.Conflicts)
 	}
 	failing = true
-	publish(t, facts, ctx, memory.FactWrite{FactID: "office-2", Content: "The office moved to Paris.", Category: memory.FactOther, Tags: []string{"hq"}})
+	publish(t, facts, ctx, memory.FactWrite{FactID: "office-2", Content: "The whole team now works from Paris.", Category: memory.FactOther, Tags: []string{"hq"}})
 	cs, _ := facts.Conflicts(ctx, memory.ConflictQuery{})
 	if len(cs) != 1 || cs[0].ID != p.Conflicts[0].ID {
 		t.Fatalf("open conflicts after a republish the model could not judge: %+v", cs)

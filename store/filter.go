@@ -79,7 +79,9 @@ func (f filter) match(terms []string) string {
 }
 
 // scopeMatch restricts a match to the spaces f's scope reads: the caller's
-// personal memories, other agents' shared ones, or both.
+// personal memories, every shared one (the caller's own copies too: what it
+// published is in the shared space), or both, where the caller's own shared
+// copies are left out for the personal memories they were published from.
 func (f filter) scopeMatch() string {
 	me := `"` + filterToken("p", f.agent) + `"`
 	notMine := ` NOT filters : "` + filterToken("s", f.agent) + `"`
@@ -87,7 +89,7 @@ func (f filter) scopeMatch() string {
 	case memory.ScopePersonal:
 		return "filters : " + me
 	case memory.ScopeShared:
-		return `(filters : "` + sharedToken + `"` + notMine + ")"
+		return `filters : "` + sharedToken + `"`
 	}
 	return "(filters : (" + me + ` OR "` + sharedToken + `")` + notMine + ")"
 }
@@ -98,7 +100,7 @@ func (f filter) spaceSQL() (string, []any) {
 	case memory.ScopePersonal:
 		return "agent_id = ? AND shared = 0", []any{f.agent}
 	case memory.ScopeShared:
-		return "shared = 1 AND agent_id <> ?", []any{f.agent}
+		return "shared = 1", nil
 	}
 	return "(agent_id = ?1 AND shared = 0) OR (shared = 1 AND agent_id <> ?1)", []any{f.agent}
 }

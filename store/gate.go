@@ -48,9 +48,10 @@ type Call struct {
 
 	mu        sync.Mutex // held by the transaction that may be the call's first write
 	committed bool
-	held      bool   // its first write was held: it writes nothing more
-	approval  string // the approval its first write asked for
-	logID     int64  // the call's line in the write log, once written
+	held      bool                 // its first write was held: it writes nothing more
+	approval  string               // the approval its first write asked for
+	wrote     []memory.LedgerWrite // the ledger events a review of its ledger writes lists
+	logID     int64                // the call's line in the write log, once written
 }
 
 // Committed reports whether the call's first write transaction committed.
@@ -206,7 +207,11 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		}
 		c.Outcome, c.Reason, c.Ref = memory.WriteOutcomeHeld, "", ""
 	}
-	if c.Approval != nil {
+	if c.reviewsLedger() {
+		if err := tx.reviewLedger(ctx, c); err != nil {
+			return err
+		}
+	} else if c.Approval != nil {
 		id, err := tx.insertApproval(ctx, c)
 		if err != nil {
 			return err

@@ -155,6 +155,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 				return err
 			}
 		}
+		if err := s.notARepeatOf(ctx, tx, id, w.NotARepeatOf); err != nil {
+			return err
+		}
 		if s.Dedup {
 			started := time.Now()
 			dup, tier, merge, found, err := s.findDuplicate(ctx, tx, personalPool(id.AgentID), memory.AuthorOf(id), w, keys, now)
@@ -171,6 +174,10 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 				merged, mergedTier = dup, tier
 			case found:
 				if out, err = s.repeated(ctx, tx, dup, w, tier, now); err != nil {
+					return err
+				}
+				// Nothing is stored, and dedup may be wrong: the words are kept.
+				if out.RepeatID, err = tx.keepRepeat(ctx, id, repeat{memory: dup.ID, tool: "remember", tier: tier, w: w, timed: keys.timed}, now); err != nil {
 					return err
 				}
 				return s.settle(ctx, tx, id, &out, target, nil, w, now)
@@ -230,6 +237,11 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		}
 		if err := tx.RecordChange(ctx, memory.ChangeMemory, mid, now); err != nil {
 			return err
+		}
+		if w.NotARepeatOf != "" {
+			if err := tx.storedAfterAll(ctx, id.AgentID, w.NotARepeatOf, w.Content, "", mid); err != nil {
+				return err
+			}
 		}
 		if call := CallFrom(ctx); call != nil {
 			call.Ref = mid
@@ -322,6 +334,9 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, auth
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}
 	for _, c := range same {
+		if c.ID == w.NotARepeatOf {
+			continue // the writer said it says something else
+		}
 		name := memory.DedupSemantic
 		switch exact, words := text.DedupKeys(c.Content); {
 		case exact == keys.exact:
@@ -364,7 +379,7 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, auth
 // held to what the other tiers ask of a repeat.
 func (s *MemoryService) judgedDuplicate(ctx context.Context, tx *Tx, agent string, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
 	for _, jc := range keys.judged {
-		if !jc.j.Same {
+		if !jc.j.Same || jc.older == w.NotARepeatOf {
 			continue
 		}
 		c, err := getEntry(ctx, tx, jc.older)
@@ -614,28 +629,67 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 		reason = "forgotten"
 	}
 	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
-		e, err := s.ownEntry(ctx, tx, who, id, "forget")
-		if err != nil {
-			return e, err
-		}
-		if e.Shared {
-			// Forgetting is private; withdrawing what every agent reads is
-			// retract_memory's, which its own risk tier governs.
-			return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
-		}
-		if err := checkActive(e); err != nil {
-			return e, err
-		}
-		if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
-			return e, err
-		}
-		if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
-			return e, err
-		}
-		// Forgetting is private: a shared copy stays until it is retracted,
-		// and the answer says so.
-		return e, addProvenance(ctx, tx, &e)
+		return s.forget(ctx, tx, who, id, reason)
 	})
+}
+
+// ForgetAll forgets each of ids as Forget does, in one transaction: all of
+// them, or none when one cannot be forgotten.
+func (s *MemoryService) ForgetAll(ctx context.Context, ids []string, reason string) ([]memory.Entry, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, memory.Errorf(memory.EINVALID, "ids is empty: give the ids of the memories to forget, as search_memory returns them")
+	}
+	if err := checkRecallIDs(ids); err != nil {
+		return nil, err
+	}
+	if err := memory.CheckReason("reason", reason); err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		reason = "forgotten"
+	}
+	out := make([]memory.Entry, 0, len(ids))
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		out = out[:0]
+		for _, id := range ids {
+			e, err := s.forget(ctx, tx, who, id, reason)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// forget soft-deletes memory id for who in tx.
+func (s *MemoryService) forget(ctx context.Context, tx *Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
+	e, err := s.ownEntry(ctx, tx, who, id, "forget")
+	if err != nil {
+		return e, err
+	}
+	if e.Shared {
+		// Forgetting is private; withdrawing what every agent reads is
+		// retract_memory's, which its own risk tier governs.
+		return e, memory.Errorf(memory.EINVALID, "memory %s is a shared copy, which every agent reads: retract_memory withdraws it from the shared space (forget forgets your own memory it was published from, and leaves the shared copy)", id)
+	}
+	if err := checkActive(e); err != nil {
+		return e, err
+	}
+	if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+		return e, err
+	}
+	if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
+		return e, err
+	}
+	// Forgetting is private: a shared copy stays until it is retracted,
+	// and the answer says so.
+	return e, addProvenance(ctx, tx, &e)
 }
 
 // Publish copies one of the caller's active personal memories into the shared
@@ -644,10 +698,21 @@ func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.E
 // It passes dedup and the contradiction check over the shared space (see
 // publish).
 func (s *MemoryService) Publish(ctx context.Context, id string) (memory.MemoryPublished, error) {
+	return s.PublishEntry(ctx, memory.PublishWrite{ID: id})
+}
+
+// PublishEntry is Publish of p.ID, which dedup does not count a repeat of
+// p.NotARepeatOf.
+func (s *MemoryService) PublishEntry(ctx context.Context, p memory.PublishWrite) (memory.MemoryPublished, error) {
+	if p.NotARepeatOf != "" {
+		if err := memory.CheckID("not_a_repeat_of", p.NotARepeatOf); err != nil {
+			return memory.MemoryPublished{}, err
+		}
+	}
 	var out memory.MemoryPublished
-	e, err := s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
+	e, err := s.change(ctx, p.ID, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
 		var err error
-		out, err = s.publish(ctx, tx, who, id)
+		out, err = s.publish(ctx, tx, who, p)
 		return out.Entry, err
 	})
 	if err != nil {
@@ -894,15 +959,21 @@ func getEntry(ctx context.Context, tx *Tx, id string) (memory.Entry, error) {
 
 // newMemoryID returns an unused id like "mem-3f9a1c7b2d4e".
 func newMemoryID(ctx context.Context, tx *Tx) (string, error) {
+	return unusedID(ctx, tx, "mem-", "memories")
+}
+
+// unusedID returns prefix and 12 random hex digits that no row of table
+// has as its id.
+func unusedID(ctx context.Context, tx *Tx, prefix, table string) (string, error) {
 	for {
 		var b [6]byte
 		rand.Read(b[:])
-		id := "mem-" + hex.EncodeToString(b[:])
-		var n int
-		if err := tx.queryRow(ctx, `SELECT count(*) FROM memories WHERE id = ?`, id).Scan(&n); err != nil {
+		id := prefix + hex.EncodeToString(b[:])
+		var taken bool
+		if err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE id = ?)`, id).Scan(&taken); err != nil {
 			return "", err
 		}
-		if n == 0 {
+		if !taken {
 			return id, nil
 		}
 	}

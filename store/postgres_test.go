@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,8 @@ func TestSchemaKeepsHistory(t *testing.T) {
 				VALUES ('fcf_1', 'door', 1, 'door-2', 1, 'value', 'open', 2, 'agent:sam')`,
 			`INSERT INTO events_memory (event_id, bucket, operation, payload_json, raw_input, source_ref, agent_id, run_id, created_at)
 				VALUES ('ev_1', 'issues', 'create', '{}', 'the dock code', '{}', 'june', 'r1', 1)`,
+			`INSERT INTO memory_repeats (id, memory_id, agent_id, tool, content, namespace, category, tags, tier, said_at, author_is_human)
+				VALUES ('rep-1', 'mem_1', 'june', 'remember', 'the dock code is 4711', 'default', 'semantic', '[]', 'exact', 1, 0)`,
 		} {
 			if err := exec(q); err != nil {
 				t.Fatalf("%s: %v", q, err)
@@ -70,7 +73,7 @@ func TestSchemaKeepsHistory(t *testing.T) {
 		refused := map[string]string{
 			"notes": "notes are kept", "pending_memory_events": "resolved, not deleted", "approvals": "decided, not deleted",
 			"memory_conflicts": "resolve_conflict", "fact_conflicts": "resolve_conflict", "memories": "soft-deleted",
-			"operation_log": "append-only", "events_memory": "append-only",
+			"operation_log": "append-only", "events_memory": "append-only", "memory_repeats": "only by erase or gc",
 		}
 		for table, why := range refused {
 			if err := exec(`DELETE FROM ` + table); err == nil || !strings.Contains(err.Error(), why) {
@@ -83,6 +86,7 @@ func TestSchemaKeepsHistory(t *testing.T) {
 			`UPDATE memories SET content = 'edited'`:                 "immutable",
 			`UPDATE operation_log SET content = 'edited'`:            "append-only",
 			`UPDATE events_memory SET payload_json = '{"edited":1}'`: "immutable",
+			`UPDATE memory_repeats SET content = 'edited'`:           "as they were said",
 		} {
 			if err := exec(q); err == nil || !strings.Contains(err.Error(), why) {
 				t.Errorf("%s: %v, want refused (%q)", q, err, why)
@@ -110,7 +114,7 @@ func TestSchemaKeepsHistory(t *testing.T) {
 		for _, q := range []string{`INSERT INTO erase_permit (one) VALUES (1)`,
 			`DELETE FROM fact_conflicts`, `DELETE FROM snapshot`, `DELETE FROM operation_log`, `DELETE FROM memory_conflicts`,
 			`DELETE FROM memories`, `DELETE FROM notes`, `DELETE FROM pending_memory_events`, `DELETE FROM approvals`,
-			`DELETE FROM events_memory`, `DELETE FROM erase_permit`} {
+			`DELETE FROM events_memory`, `DELETE FROM memory_repeats`, `DELETE FROM erase_permit`} {
 			if _, err := tx.Exec(q); err != nil {
 				tx.Rollback()
 				t.Fatalf("with the permit, %s: %v", q, err)
@@ -358,4 +362,53 @@ func TestSQLiteFunctionsOnBothEngines(t *testing.T) {
 			t.Errorf("got %d %d %d %d %v %v %v %v", list, pairSum, maxInt, minInt, maxReal, minReal, nullMax, nullMin)
 		}
 	})
+}
+
+// TestPostgresSchemaMatchesSQLite: the PostgreSQL schema has every table
+// and column the SQLite migrations make, and nothing else but what stands
+// in for SQLite's own machinery (FTS5's tables: the terms columns; the
+// change feed's counter). A SQLite migration that changes the schema fails
+// this until a PostgreSQL migration does the same.
+func TestPostgresSchemaMatchesSQLite(t *testing.T) {
+	lite, _ := openDB(t)
+	pg, _ := openPostgresDB(t)
+	columns := func(db *store.DB, q string) map[string][]string {
+		t.Helper()
+		rows, err := db.SQL().Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string][]string{}
+		for rows.Next() {
+			var table, column string
+			if err := rows.Scan(&table, &column); err != nil {
+				t.Fatal(err)
+			}
+			out[table] = append(out[table], column)
+		}
+		for _, cols := range out {
+			slices.Sort(cols)
+		}
+		return out
+	}
+	want := columns(lite, `SELECT m.name, c.name FROM sqlite_schema m JOIN pragma_table_info(m.name) c
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\' AND m.name NOT LIKE '%\_fts' ESCAPE '\'
+		AND m.name NOT LIKE '%\_fts\_%' ESCAPE '\' ORDER BY m.name, c.name`)
+	got := columns(pg, `SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND NOT (column_name = 'terms' AND table_name IN ('memories', 'operation_log'))
+		AND table_name <> 'change_counter' ORDER BY table_name, column_name`)
+	if len(want) < 40 {
+		t.Fatalf("SQLite has only %d tables", len(want))
+	}
+	for table, cols := range want {
+		if g := strings.Join(got[table], ", "); g != strings.Join(cols, ", ") {
+			t.Errorf("%s: PostgreSQL has columns (%s), SQLite (%s)", table, g, strings.Join(cols, ", "))
+		}
+	}
+	for table := range got {
+		if _, ok := want[table]; !ok {
+			t.Errorf("PostgreSQL has table %s, which SQLite does not", table)
+		}
+	}
 }

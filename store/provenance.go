@@ -21,7 +21,8 @@ import (
 )
 
 // Provenance integrity (seed 003, 12.4.5): every memory, fact operation,
-// promotion ledger event and block version is stamped, in the INSERT that
+// promotion ledger event, block version and repeat (the words of a write
+// answered duplicate) is stamped, in the INSERT that
 // writes it, with HMAC-SHA256 over a canonical encoding of the columns that
 // never change after the write, keyed by the data directory's provenance key.
 // A row changed behind the store's back (a direct edit of the file, a bug that
@@ -54,7 +55,7 @@ type stampSpec struct {
 	columns []string
 }
 
-// The tags of the four tables' encodings.
+// The tags of the stamped tables' encodings (a repeat's, repeatStampTag, is with it in repeat.go).
 const (
 	memoryStampTag       = "memory/v1"
 	factOpStampTag       = "fact-op/v1"
@@ -62,7 +63,7 @@ const (
 	blockVersionStampTag = "block-version/v1"
 )
 
-// stampSpecs are the four stamped tables, in report order.
+// stampSpecs are the stamped tables, in report order.
 var stampSpecs = []stampSpec{
 	{table: "memories", tag: memoryStampTag, ref: "id", keys: []string{"pk"}, columns: memoryStampColumns},
 	{table: "operation_log", tag: factOpStampTag, ref: "fact_id || ' v' || version", keys: []string{"id"}, columns: []string{
@@ -74,6 +75,7 @@ var stampSpecs = []stampSpec{
 	{table: "block_versions", tag: blockVersionStampTag, ref: "'block ' || block_id || ' v' || version", keys: []string{"block_id", "version"}, columns: []string{
 		"block_id", "version", "op", "value", "description", "char_limit", "deleted", "restored_from", "at",
 		"author_agent_id", "author_seniority", "author_autonomy", "author_is_human"}},
+	{table: "memory_repeats", tag: repeatStampTag, ref: "id", keys: []string{"pk"}, columns: repeatStampColumns},
 }
 
 // memoryStampColumns are a memory's covered columns: everything the
@@ -221,7 +223,7 @@ func completeProof(key []byte) []byte {
 }
 
 // markComplete writes the proof that every row is stamped, if none of the
-// four tables holds an unstamped row.
+// stamped tables holds an unstamped row.
 func markComplete(ctx context.Context, tx *Tx, key []byte) error {
 	for _, s := range stampSpecs {
 		var some bool
@@ -331,7 +333,7 @@ type ProvenanceReport struct {
 	Complete   bool              `json:"complete"`
 }
 
-// Verify checks every row of the four stamped tables against its stamp under
+// Verify checks every row of the stamped tables against its stamp under
 // db's key: valid, unstamped (written before stamps, until every row was
 // stamped once) or mismatched (its covered columns or its stamp changed
 // after the write, it was stamped with another key, or it has no stamp
@@ -451,7 +453,7 @@ func macSum(m hash.Hash, b, into []byte) []byte {
 // that other writers wait for one batch at most, never for the whole file.
 const trustBatch = 1000
 
-// TrustUnstamped stamps every unstamped row of the four tables with its
+// TrustUnstamped stamps every unstamped row of the stamped tables with its
 // content as it is now, and returns how many it stamped per table. It is an
 // operator's decision that the rows' current content is trusted: a row
 // altered before it was stamped verifies from then on. Rows are stamped in

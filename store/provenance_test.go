@@ -19,7 +19,7 @@ var (
 	otherKey = bytes.Repeat([]byte{0xa5}, store.ProvenanceKeySize)
 )
 
-// writeEveryStampedKind writes rows of the four stamped tables through the
+// writeEveryStampedKind writes rows of the stamped tables through the
 // store's own paths: memories remembered (with every optional column), a
 // shared copy and a consolidation summary; a fact published, republished
 // and retracted; two ledger events; a block made, edited and deleted.
@@ -34,6 +34,18 @@ func writeEveryStampedKind(t *testing.T, db *store.DB) map[string]int {
 		t.Fatal(err)
 	}
 	remember(t, mem, human, memory.EntryWrite{Content: "Ünïcödé ✓ 部署 naïve café — the human said so"})
+	// Repeats, kept with every optional column: a remember answered
+	// duplicate, and a human's publish answered duplicate of the copy.
+	again := memory.EntryWrite{Content: "the vendor contact is Dana at extension 4411", Tags: []string{"vendor"}, Source: "call notes",
+		Confidence: ptr(0.9), OccurredAt: time.Date(2025, 3, 1, 9, 10, 0, 0, time.UTC), ExpiresAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if r, err := mem.Remember(ctx, again); err != nil || r.RepeatID == "" {
+		t.Fatalf("repeat: %+v, %v", r, err)
+	}
+	said := remember(t, mem, human, memory.EntryWrite{Content: first.Content, Tags: []string{"vendor", "phone"},
+		OccurredAt: first.OccurredAt, ExpiresAt: *first.ExpiresAt})
+	if p, err := mem.Publish(as(human), said.ID); err != nil || p.RepeatID == "" {
+		t.Fatalf("publish repeat: %+v, %v", p, err)
+	}
 	var ids []string
 	for _, c := range []string{"garden beds need water", "garden tomatoes planted", "garden aphids sprayed"} {
 		ids = append(ids, remember(t, mem, senior, memory.EntryWrite{Content: c}).ID)
@@ -84,16 +96,17 @@ func writeEveryStampedKind(t *testing.T, db *store.DB) map[string]int {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
-	for _, table := range []string{"memories", "operation_log", "events_memory", "block_versions"} {
+	for _, table := range []string{"memories", "operation_log", "events_memory", "block_versions", "memory_repeats"} {
 		var n int
 		if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		counts[table] = n
 	}
-	// Seven memories, three fact operations, two events, the block's two
-	// versions (and the default blocks its creation made).
-	if counts["memories"] != 7 || counts["operation_log"] != 3 || counts["events_memory"] != 2 || counts["block_versions"] < 2 {
+	// Eight memories, three fact operations, two events, the block's two
+	// versions (and the default blocks its creation made), two repeats.
+	if counts["memories"] != 8 || counts["operation_log"] != 3 || counts["events_memory"] != 2 || counts["block_versions"] < 2 ||
+		counts["memory_repeats"] != 2 {
 		t.Fatalf("rows written: %v", counts)
 	}
 	return counts
@@ -117,7 +130,7 @@ func verify(t *testing.T, db *store.DB) (store.ProvenanceReport, map[string]stor
 	return rep, tablesOf(rep)
 }
 
-// Every row the store writes, of each of the four tables and by each path
+// Every row the store writes, of each stamped table and by each path
 // that writes one, is stamped in its INSERT and verifies.
 func TestProvenanceEveryRowStamped(t *testing.T) {
 	db, _ := openDB(t)
@@ -126,7 +139,7 @@ func TestProvenanceEveryRowStamped(t *testing.T) {
 	}
 	want := writeEveryStampedKind(t, db)
 	rep, tables := verify(t, db)
-	if len(rep.Tables) != 4 || len(rep.Mismatched) != 0 {
+	if len(rep.Tables) != 5 || len(rep.Mismatched) != 0 {
 		t.Fatalf("report = %+v", rep)
 	}
 	for name, n := range want {
@@ -173,12 +186,19 @@ func TestProvenanceTamperDetected(t *testing.T) {
 		`UPDATE events_memory SET stamp = zeroblob(32) WHERE event_id = '` + eventID + `'`,
 		`DROP TRIGGER block_versions_no_update`,
 		`UPDATE block_versions SET "at" = "at" + 1 WHERE version = 2`,
+		`DROP TRIGGER memory_repeats_immutable`,
+		`UPDATE memory_repeats SET content = 'the vendor contact is Mallory' WHERE tool = 'remember'`,
+		`UPDATE memory_repeats SET stored_as = 'mem-x'`, // not covered: set when stored after all
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	var blockID int64
+	var repeatID string
+	if err := db.SQL().QueryRow(`SELECT id FROM memory_repeats WHERE tool = 'remember'`).Scan(&repeatID); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.SQL().QueryRow(`SELECT block_id FROM block_versions WHERE version = 2`).Scan(&blockID); err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +208,11 @@ func TestProvenanceTamperDetected(t *testing.T) {
 		got = append(got, m.Table+":"+m.ID)
 	}
 	want := []string{"memories:" + memID, "operation_log:policy-jwt v2", "events_memory:" + eventID,
-		"block_versions:block " + strconv.FormatInt(blockID, 10) + " v2"}
+		"block_versions:block " + strconv.FormatInt(blockID, 10) + " v2", "memory_repeats:" + repeatID}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("mismatched = %v, want %v", got, want)
 	}
-	if m := tables["memories"]; m.Mismatched != 1 || m.Valid != 6 {
+	if m := tables["memories"]; m.Mismatched != 1 || m.Valid != 7 {
 		t.Fatalf("memories = %+v", m)
 	}
 }
@@ -345,6 +365,9 @@ func TestProvenanceUpgradeLeavesRowsUnstamped(t *testing.T) {
 	}
 	rep, _ := verify(t, db)
 	for _, tb := range rep.Tables {
+		if tb.Table == "memory_repeats" { // made after 0013: no row from before stamps
+			continue
+		}
 		if tb.Checked != 1 || tb.Unstamped != 1 || tb.Mismatched != 0 {
 			t.Errorf("after the upgrade %s = %+v, want one unstamped row", tb.Table, tb)
 		}
@@ -354,7 +377,7 @@ func TestProvenanceUpgradeLeavesRowsUnstamped(t *testing.T) {
 	}
 	_, tables := verify(t, db)
 	for name, tb := range tables {
-		if tb.Valid != 1 || tb.Unstamped != 0 {
+		if name != "memory_repeats" && tb.Valid != 1 || tb.Unstamped != 0 {
 			t.Errorf("after stamping %s = %+v", name, tb)
 		}
 	}

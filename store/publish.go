@@ -89,13 +89,17 @@ func (sp pool) asTold(ctx context.Context, tx *Tx, e memory.Entry) (memory.Entry
 // publish is Publish's write: the caller's memory id, checked, then
 // counted as a repeat of the shared memory it repeats, or copied to the
 // shared space with the conflicts the copy has there recorded open.
-func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity, id string) (memory.MemoryPublished, error) {
+func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity, p memory.PublishWrite) (memory.MemoryPublished, error) {
 	now := s.db.Now.Now()
-	e, err := s.publishable(ctx, tx, who, id, now)
+	e, err := s.publishable(ctx, tx, who, p.ID, now)
 	if err != nil {
 		return memory.MemoryPublished{}, err
 	}
+	if err := s.notARepeatOf(ctx, tx, who, p.NotARepeatOf); err != nil {
+		return memory.MemoryPublished{}, err
+	}
 	w, keys := sharedWrite(e)
+	w.NotARepeatOf = p.NotARepeatOf
 	if s.Dedup {
 		started := time.Now()
 		dup, tier, _, found, err := s.findDuplicate(ctx, tx, sharedPool, memory.AuthorOf(who), w, keys, now)
@@ -108,6 +112,7 @@ func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity
 			// the copy's own confidence: the copy is its publisher's, and so
 			// is how sure it is. The repeat is recorded, so that the
 			// statement stays shared if its publisher retracts it (handOn).
+			sent := w
 			confidence := dup.Confidence
 			w.Confidence = &confidence
 			r, err := s.repeated(ctx, tx, dup, w, tier, now)
@@ -117,7 +122,14 @@ func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity
 			if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO shared_repeats (copy_id, memory_id) VALUES (?, ?)`, dup.ID, e.ID); err != nil {
 				return memory.MemoryPublished{}, fmt.Errorf("record repeat: %w", err)
 			}
-			return memory.MemoryPublished{Entry: r.Entry, Outcome: r.Outcome, Tier: r.Tier}, nil
+			// The copy's words are its original's, which stays; the repeat
+			// keeps them as they were, beside the memory they repeat.
+			rep := repeat{memory: dup.ID, tool: "publish_memory", from: e.ID, tier: tier, w: sent, timed: keys.timed}
+			rid, err := tx.keepRepeat(ctx, who, rep, now)
+			if err != nil {
+				return memory.MemoryPublished{}, err
+			}
+			return memory.MemoryPublished{Entry: r.Entry, Outcome: r.Outcome, Tier: r.Tier, RepeatID: rid}, nil
 		}
 	}
 	var clashes []clash
@@ -132,6 +144,11 @@ func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity
 	sid, err := s.copyToShared(ctx, tx, who, e, keys, now)
 	if err != nil {
 		return memory.MemoryPublished{}, err
+	}
+	if p.NotARepeatOf != "" {
+		if err := tx.storedAfterAll(ctx, who.AgentID, p.NotARepeatOf, "", e.ID, sid); err != nil {
+			return memory.MemoryPublished{}, err
+		}
 	}
 	out := memory.MemoryPublished{Outcome: memory.WriteOutcomeStored}
 	for _, k := range clashes {

@@ -41,7 +41,7 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	pool := max(cfg.Pool, q.Limit*cfg.PoolMultiplier)
 	var hits []memory.Hit
 	err = s.db.View(ctx, func(tx *Tx) error {
-		cands, ran, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
+		cands, ran, weight, err := s.candidates(ctx, tx, q.Text, qvec, f, pool, cfg)
 		if err != nil {
 			return err
 		}
@@ -54,6 +54,9 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 			return err
 		}
 		hits = finish(ranked, entries, cfg, q.Limit)
+		for i := range hits {
+			hits[i].Relevance = relevance(cands[hits[i].ID].BM25, weight)
+		}
 		ptrs := make([]*memory.Entry, len(hits))
 		for i := range hits {
 			ptrs[i] = &hits[i].Entry
@@ -95,18 +98,21 @@ func (s *MemoryService) queryVector(ctx context.Context, text string, cfg Retrie
 // produced candidates. Every statistic the rankings use (document
 // frequencies, N, mean length) is counted inside the spaces the caller may
 // read, so that what other agents keep privately never moves its scores.
+// It also returns the query's weight: what a memory holding each query word
+// once would score by BM25 (see relevance).
 func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qvec []float32, f filter, pool int,
-	cfg RetrievalConfig) (map[string]*scored, ranLists, error) {
+	cfg RetrievalConfig) (map[string]*scored, ranLists, float64, error) {
 	var ran ranLists
 	cands := map[string]*scored{}
 	st, err := s.spaceStats(ctx, tx, f)
 	if err != nil {
-		return nil, ran, err
+		return nil, ran, 0, err
 	}
 	all, err := s.bm25Terms(ctx, tx, longest(queryTerms(text), maxCountedTerms), f, st)
 	if err != nil {
-		return nil, ran, err
+		return nil, ran, 0, err
 	}
+	weight := queryWeight(all, float64(st.rows))
 	terms := searchable(all)
 	// Soft matching weighs by IDF too; its rarest terms include those no
 	// memory holds, which it can still match to similar words.
@@ -114,7 +120,7 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 	if cfg.BM25Weight > 0 {
 		list, err := s.bm25List(ctx, tx, terms, f, st, pool)
 		if err != nil {
-			return nil, ran, err
+			return nil, ran, 0, err
 		}
 		if f.withArchive {
 			// Words only archived memories hold count too: their document
@@ -123,7 +129,7 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 			archived.archive = true
 			more, err := s.bm25List(ctx, tx, rarest(all, maxQueryTerms, matchBudget), archived, st, pool)
 			if err != nil {
-				return nil, ran, err
+				return nil, ran, 0, err
 			}
 			list = byBM25(append(list, more...), pool)
 		}
@@ -137,16 +143,16 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 		ran.Vector = s.vectorCandidates(qvec, f, pool, cfg, cands)
 	}
 	if cfg.Fusion != FusionRRF {
-		return cands, ran, nil
+		return cands, ran, weight, nil
 	}
 	if ran.Time, err = s.timeList(ctx, tx, text, terms, f, st, pool, cfg, cands); err != nil {
-		return nil, ran, err
+		return nil, ran, 0, err
 	}
 	if s.Words == nil || cfg.SoftWeight == 0 || len(cands) == 0 {
-		return cands, ran, nil
+		return cands, ran, weight, nil
 	}
 	ran.Soft, err = s.softRank(ctx, tx, all, st, cands)
-	return cands, ran, err
+	return cands, ran, weight, err
 }
 
 // byBM25 is the best pool of list by BM25 score. Active and archived
@@ -533,6 +539,30 @@ func (s *MemoryService) confidences(ctx context.Context, tx *Tx, cands map[strin
 	return rows.Err()
 }
 
+// queryWeight is what a memory holding each of the query's counted words
+// once scores by BM25 (with b 0, a word found once adds its IDF). A word no
+// memory holds weighs as a word one memory holds: the query asks for it, but
+// its IDF over no memory would be all the weight there is.
+func queryWeight(terms []queryTerm, rows float64) float64 {
+	var w float64
+	for _, t := range terms {
+		w += idf(rows, float64(max(t.df, 1)))
+	}
+	return w
+}
+
+// relevance is a hit's BM25 score over the query's weight, at most 1: the
+// share of what the query asks for, its rare words weighing most, that the
+// memory's words hold. Unlike the fused score, which puts the best of any
+// search near 1, it means the same for every query; the ranking stays the
+// fused score's.
+func relevance(bm25, weight float64) float64 {
+	if weight <= 0 || bm25 <= 0 {
+		return 0
+	}
+	return math.Round(min(1, bm25/weight)*1000) / 1000
+}
+
 // rank fuses the candidates and keeps those at or above min_relevance: the
 // limit, or the over-fetched pool MMR chooses from.
 func rank(cands map[string]*scored, cfg RetrievalConfig, now time.Time, limit int, ran ranLists) []scored {
@@ -615,7 +645,8 @@ func (s *MemoryService) loadEntries(ctx context.Context, tx *Tx, ranked []scored
 }
 
 // spaceNames lists the spaces a scope reads: the agent's personal space,
-// and every other agent's shared space.
+// and every other agent's shared space; scope shared reads the agent's own
+// shared space too.
 func (x *Index) spaceNames(agent string, scope memory.Scope) []string {
 	var out []string
 	if scope != memory.ScopeShared {
@@ -627,7 +658,7 @@ func (x *Index) spaceNames(agent string, scope memory.Scope) []string {
 	var shared []string
 	x.mu.RLock()
 	for name := range x.spaces {
-		if strings.HasPrefix(name, "s/") && name != sharedSpace(agent) {
+		if strings.HasPrefix(name, "s/") && (name != sharedSpace(agent) || scope == memory.ScopeShared) {
 			shared = append(shared, name)
 		}
 	}

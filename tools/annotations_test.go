@@ -16,13 +16,39 @@ import (
 	"github.com/memory-mcp/memory-mcp/tools"
 )
 
-// registered returns every tool Register adds when every service is there.
-// The services are never called: registering only reads their presence.
+// registered returns every tool Register adds when every service is there,
+// the memory_block_* tools too. The services are never called: registering
+// only reads their presence.
 func registered(t *testing.T) map[string]*server.ServerTool {
+	return registeredWith(true)
+}
+
+func registeredWith(blockTools bool) map[string]*server.ServerTool {
 	s := server.NewMCPServer("test", "1")
 	tools.Register(s, tools.Services{Facts: (*store.FactService)(nil), Memories: (*store.MemoryService)(nil),
-		Blocks: (*store.BlockService)(nil), Promotion: (*promotion.Pipeline)(nil), Consolidation: (*consolidation.Service)(nil)})
+		Blocks: (*store.BlockService)(nil), Promotion: (*promotion.Pipeline)(nil), Consolidation: (*consolidation.Service)(nil),
+		BlockTools: blockTools})
 	return s.ListTools()
+}
+
+// TestMemoryToolReplacesTheBlockTools: by default the memory tool alone
+// offers the blocks; the ten memory_block_* tools only when asked for.
+func TestMemoryToolReplacesTheBlockTools(t *testing.T) {
+	for _, blockTools := range []bool{false, true} {
+		all := registeredWith(blockTools)
+		if all["memory"] == nil {
+			t.Errorf("block tools %v: the memory tool is not registered", blockTools)
+		}
+		n := 0
+		for name := range all {
+			if strings.HasPrefix(name, "memory_block_") {
+				n++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 10}[blockTools]; n != want {
+			t.Errorf("block tools %v: %d memory_block_* tools registered, want %d", blockTools, n, want)
+		}
+	}
 }
 
 func TestEveryToolTellsClientsWhatItDoes(t *testing.T) {
@@ -56,6 +82,7 @@ func TestAnnotationsSayWhatTheToolsDo(t *testing.T) {
 	hides := []string{"retract_fact", "forget", "retract_memory", "memory_block_delete", "resolve_pending",
 		"publish_fact", "memory_block_replace", "memory_block_rethink", "memory_block_restore", "write_note", "promote_notes",
 		"consolidate_memory",           // consolidating archives its sources: out of default search
+		"memory",                       // str_replace, delete and rename replace or hide what is there
 		"remember", "resolve_conflict"} // a superseded memory leaves search
 	repeatsAdd := []string{"publish_fact", "remember", "memory_block_append", "memory_block_insert", "write_note", "record_distillation"}
 	for name, st := range all {
@@ -106,7 +133,7 @@ func TestEachStrategyOffersItsTools(t *testing.T) {
 // ownStrategy is the strategy a tool belongs to by what it does.
 func ownStrategy(name string) memory.Strategy {
 	switch {
-	case strings.HasPrefix(name, "memory_block_"):
+	case strings.HasPrefix(name, "memory_block_") || name == "memory":
 		return memory.StrategySelfEditing
 	case name == "search_memory" || name == "recall_memory" || name == "list_memories":
 		return memory.StrategyToolBased

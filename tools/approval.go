@@ -38,11 +38,7 @@ type ApprovalResult struct {
 // registerApprovals registers list_approvals and decide_approval.
 func registerApprovals(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("list_approvals",
-		mcp.WithDescription("List writes that wait for, or had, a human's decision, newest first. A high-risk write "+
-			"(a core policy, retracting shared knowledge) is held and not applied until a human approves it; a "+
-			"medium-risk one (publishing to every agent, a fact) is applied and queued for review. A human sees every "+
-			"request; an agent sees its own, to learn whether a held write was applied (status approved, with ref), "+
-			"rejected (with the reason), expired or failed (with the error)."),
+		mcp.WithDescription("List your writes that wait for, or had, a human's decision, newest first: high-risk ones held until approved, medium-risk ones applied and queued for review. Shows whether a held write was approved (with ref), rejected (with reason), expired or failed."),
 		mcp.WithInputSchema[ListApprovalsArgs](), mcp.WithOutputSchema[ListApprovalsResult](),
 	), func(ctx context.Context, a ListApprovalsArgs) (ListApprovalsResult, string, error) {
 		limit, err := count("limit", a.Limit)
@@ -103,6 +99,10 @@ func approvalLine(a memory.Approval) string {
 		fmt.Fprintf(&b, "; %s", a.Error)
 	}
 	b.WriteString("\n" + memory.Fence("arguments of "+a.ID, a.Arguments))
+	for _, w := range a.Wrote {
+		fmt.Fprintf(&b, "\nwrote event %d: %s %s %s, from the note", w.Seq, w.Bucket, w.Operation, w.TargetID)
+		b.WriteString("\n" + memory.Fence(fmt.Sprintf("note of event %d", w.Seq), w.RawInput))
+	}
 	if a.Reason != "" {
 		b.WriteString("\n" + memory.Fence("reason of "+a.ID, a.Reason))
 	}

@@ -123,7 +123,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 		for i := range bs {
 			sums[i] = bs[i].BlockSummary
 		}
-		return BlocksResult{Summaries: sums}, list("core memory blocks", bs, renderBlockLine), nil
+		return BlocksResult{Summaries: sums}, renderBlockLines(bs), nil
 	})
 
 	add(s, svc, mcp.NewTool("memory_block_read",
@@ -194,7 +194,7 @@ func registerBlocks(s *server.MCPServer, svc Services) {
 			return BlockHistoryResult{}, "", err
 		}
 		vs, err := blocks.History(ctx, a.Label, limit)
-		return BlockHistoryResult{Label: a.Label, Versions: vs}, list("versions of block "+a.Label, vs, renderBlockVersion), err
+		return BlockHistoryResult{Label: a.Label, Versions: vs}, memory.RenderBlockVersions("versions of block "+a.Label, vs), err
 	})
 }
 
@@ -245,22 +245,31 @@ func renderBlocks(ctx context.Context, bs []memory.Block) string {
 	return fmt.Sprintf("core memory blocks (%d):\n%s", len(bs), strings.TrimRight(memory.RenderBlocks(bs, id), "\n"))
 }
 
-func renderBlockLine(b memory.Block) string {
-	return fmt.Sprintf("- %s (v%d, %d/%d characters%s): %s", b.Label, b.Version, b.Chars, b.Limit, blockFlags(b), oneLine(b.Description))
+// renderBlockLines lists the blocks without values: per block its heading
+// and its description, which an agent wrote, fenced as data.
+func renderBlockLines(bs []memory.Block) string {
+	if len(bs) == 0 {
+		return "core memory blocks: none"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "core memory blocks (%d):\n%s", len(bs), memory.DataDirective)
+	for _, blk := range bs {
+		fmt.Fprintf(&b, "\n- %s (v%d, %d/%d characters%s):\n%s", blk.Label, blk.Version, blk.Chars, blk.Limit, blockFlags(blk),
+			memory.Fence(blk.Label+" description", blk.Description))
+	}
+	return b.String()
 }
 
 func renderBlock(b memory.Block) string {
-	var out strings.Builder
-	fmt.Fprintf(&out, "%s (version %d, %d/%d characters%s, last edited by %s at %s)\ndescription: %s\n",
-		b.Label, b.Version, b.Chars, b.Limit, blockFlags(b), b.UpdatedBy, b.UpdatedAt.Format(time.RFC3339), oneLine(b.Description))
-	lines := memory.Lines(b.Value)
-	if len(lines) == 0 {
-		out.WriteString("(empty)")
-	}
-	for i, l := range lines {
-		fmt.Fprintf(&out, "%3d| %s\n", i+1, l)
-	}
-	return strings.TrimRight(out.String(), "\n")
+	head := fmt.Sprintf("%s (version %d, %d/%d characters%s, last edited by %s at %s)",
+		b.Label, b.Version, b.Chars, b.Limit, blockFlags(b), b.UpdatedBy, b.UpdatedAt.Format(time.RFC3339))
+	return memory.RenderBlock(head, b, func(lines []string) string {
+		var out strings.Builder
+		for i, l := range lines {
+			fmt.Fprintf(&out, "%3d| %s\n", i+1, l)
+		}
+		return strings.TrimRight(out.String(), "\n")
+	})
 }
 
 func blockFlags(b memory.Block) string {
@@ -279,17 +288,3 @@ func blockFlags(b memory.Block) string {
 	}
 	return ", " + strings.Join(f, ", ")
 }
-
-func renderBlockVersion(v memory.BlockVersion) string {
-	line := fmt.Sprintf("- v%d %s by %s at %s", v.Version, v.Op, v.Author.AgentID, v.At.Format(time.RFC3339))
-	switch {
-	case v.Deleted:
-		return line + " (block deleted)"
-	case v.RestoredFrom > 0:
-		line += fmt.Sprintf(" (from v%d)", v.RestoredFrom)
-	}
-	return line + ": " + oneLine(v.Value)
-}
-
-// oneLine shows text on one line, with line breaks marked.
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ⏎ ") }

@@ -39,10 +39,7 @@ type ConflictResult struct {
 
 func registerConflicts(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("list_conflicts",
-		mcp.WithDescription("List contradictions that remember found between your memories, that publish_memory found "+
-			"between shared memories (yours and another agent's), and that publish_fact found "+
-			"between organisational facts: one denying another, or the same thing with another value (a different day, "+
-			"number, amount, time or name). Open ones kept both in search until someone decides; resolve_conflict decides."),
+		mcp.WithDescription("List contradictions found between your memories, between shared memories, and between facts (one denies the other, or another value). Open ones keep both until resolve_conflict decides."),
 		mcp.WithInputSchema[ListConflictsArgs](), mcp.WithOutputSchema[ConflictsResult](),
 	), func(ctx context.Context, a ListConflictsArgs) (ConflictsResult, string, error) {
 		q := memory.ConflictQuery{AgentID: a.AgentID}
@@ -64,11 +61,7 @@ func registerConflicts(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("resolve_conflict",
-		mcp.WithDescription("Decide a conflict between two of your memories: keep the newer (the older leaves search, "+
-			"kept and recallable as superseded), the older, or both (they do not contradict each other); a decision "+
-			"can be changed by deciding again. Between two facts: keeping one retracts the other (you need write access "+
-			"to its category; publishing it again restores it), and keeping both needs write access to both. Between two "+
-			"shared memories (ids scf_...) only a human decides: keeping one retracts the other from every agent."),
+		mcp.WithDescription("Decide a conflict: keep newer (the older is superseded, still recallable), older, or both (no contradiction); deciding again changes it. For facts, keeping one retracts the other and needs write access to its category. Shared-memory conflicts (scf_...) only a human decides."),
 		mcp.WithInputSchema[ResolveConflictArgs](), mcp.WithOutputSchema[ConflictResult](),
 	), func(ctx context.Context, a ResolveConflictArgs) (ConflictResult, string, error) {
 		keep, err := memory.ParseKeep(a.Keep)

@@ -16,9 +16,9 @@ import (
 type ConsolidateMemoryArgs struct {
 	Namespace  string   `json:"namespace,omitempty" jsonschema:"Only memories in this namespace (default: every namespace)."`
 	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social (default: all)."`
-	DryRun     bool     `json:"dry_run,omitempty" jsonschema:"true: say which groups would be consolidated and how, and change nothing."`
-	Strategy   string   `json:"strategy,omitempty" jsonschema:"simple (bullets of each memory, cut to 200 characters), dual_mode (key facts kept verbatim for dense memories such as code or figures, a summary for conversational ones) or llm (the configured model writes the summary). Default: the server's (dual_mode unless configured)."`
-	OlderThan  string   `json:"older_than,omitempty" jsonschema:"Only memories written longer ago than this, e.g. 36h or 7d (default: the server's, 1 day). 0 consolidates everything."`
+	DryRun     bool     `json:"dry_run,omitempty" jsonschema:"Say what would change, and change nothing."`
+	Strategy   string   `json:"strategy,omitempty" jsonschema:"simple (bullets), dual_mode (dense text verbatim, the rest summarised) or llm (the configured model). Default: the server's."`
+	OlderThan  string   `json:"older_than,omitempty" jsonschema:"Only memories older than this, e.g. 36h or 7d (default 1 day); 0: all."`
 	AgentID    string   `json:"agent_id,omitempty" jsonschema:"Whose memories (humans only; default your own)."`
 }
 
@@ -38,7 +38,7 @@ type ListMemoriesArgs struct {
 	Categories []string `json:"categories,omitempty" jsonschema:"Only these categories: working, episodic, semantic, procedural, social."`
 	Namespaces []string `json:"namespaces,omitempty" jsonschema:"Only memories in one of these namespaces."`
 	Tags       []string `json:"tags,omitempty" jsonschema:"Only memories carrying all of these tags."`
-	States     []string `json:"states,omitempty" jsonschema:"Only memories in these states: active (in search; the default), consolidated (archived into a summary), archived (by retention or the memory cap), expired, forgotten."`
+	States     []string `json:"states,omitempty" jsonschema:"active (the default), consolidated, archived, expired, forgotten."`
 	Offset     *int     `json:"offset,omitempty" jsonschema:"How many to skip, for the next page (default 0)."`
 	Limit      *int     `json:"limit,omitempty" jsonschema:"Memories per page, 1 to 500 (default 50)."`
 	AgentID    string   `json:"agent_id,omitempty" jsonschema:"Whose memories (humans only; default your own)."`
@@ -66,9 +66,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 		registerConsolidate(s, svc)
 	}
 	add(s, svc, mcp.NewTool("restore_memory",
-		mcp.WithDescription("Bring one of your archived memories back into search exactly as it was (the same id, "+
-			"content, tags and times): a source of a summary (see its sources), or a memory retention or the memory "+
-			"cap archived. A summary it went into stays."),
+		mcp.WithDescription("Bring an archived memory (a summary's source, or one retention or the cap archived) back into search exactly as it was."),
 		mcp.WithInputSchema[RestoreMemoryArgs](), mcp.WithOutputSchema[MemoryResult](),
 	), func(ctx context.Context, a RestoreMemoryArgs) (MemoryResult, string, error) {
 		e, err := svc.Memories.Restore(ctx, a.AgentID, a.ID)
@@ -76,9 +74,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("list_memories",
-		mcp.WithDescription("List your own memories without a query, newest first, a page at a time, with the total: "+
-			"to review what you remember, or to find archived and consolidated ones (states). For finding memories "+
-			"about something, search_memory ranks them instead."),
+		mcp.WithDescription("List your memories without a query, newest first, a page at a time, with the total: to review them, or find archived and consolidated ones (states)."),
 		mcp.WithInputSchema[ListMemoriesArgs](), mcp.WithOutputSchema[ListMemoriesResult](),
 	), func(ctx context.Context, a ListMemoriesArgs) (ListMemoriesResult, string, error) {
 		q := memory.ListQuery{AgentID: a.AgentID, Namespaces: a.Namespaces, Tags: a.Tags}
@@ -104,8 +100,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("memory_stats",
-		mcp.WithDescription("Count your memories per category and state: active (in search, of which summaries), "+
-			"consolidated into a summary, archived by retention or the memory cap, expired, forgotten."),
+		mcp.WithDescription("Count your memories per category and state (active, consolidated, archived, expired, forgotten)."),
 		mcp.WithInputSchema[MemoryStatsArgs](), mcp.WithOutputSchema[MemoryStatsResult](),
 	), func(ctx context.Context, a MemoryStatsArgs) (MemoryStatsResult, string, error) {
 		st, err := svc.Memories.Stats(ctx, a.AgentID)
@@ -115,13 +110,7 @@ func registerMaintenance(s *server.MCPServer, svc Services) {
 
 func registerConsolidate(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("consolidate_memory",
-		mcp.WithDescription("Keep your memory small: group your older memories that are about the same thing (same "+
-			"namespace and category, close in time and words) and replace each group of 3 or more by one summary. The "+
-			"group's most trusted memory stays as it is; the others are archived, not deleted: out of search, listed "+
-			"in the summary's sources, found with search_memory include_archived, and restore_memory brings any back "+
-			"exactly. A summary is never more trusted than its least trusted source. The same run archives expired memories, "+
-			"those older than the configured retention and, beyond the configured cap, the least valuable. Use dry_run "+
-			"first to see what would change."),
+		mcp.WithDescription("Keep memory small: replace each group of 3 or more older memories about the same thing by one summary; the others are archived (restore_memory brings any back), and expired or over-retention memories are archived too. Run with dry_run first. Returns the groups and what was archived."),
 		mcp.WithInputSchema[ConsolidateMemoryArgs](), mcp.WithOutputSchema[ConsolidateMemoryResult](),
 	), func(ctx context.Context, a ConsolidateMemoryArgs) (ConsolidateMemoryResult, string, error) {
 		r := memory.ConsolidationRequest{AgentID: a.AgentID, DryRun: a.DryRun}

@@ -14,11 +14,11 @@ import (
 
 // PublishFactArgs are the arguments of publish_fact.
 type PublishFactArgs struct {
-	FactID          string   `json:"fact_id,omitempty" jsonschema:"Id of the fact to create or replace, e.g. policy-jwt-auth (letters, digits, . _ : -). Omit to create a new fact with an id derived from the content."`
-	Content         string   `json:"content" jsonschema:"The fact itself, stated so that it stands alone (at most --max-content-bytes, 32 KiB by default)."`
-	Category        string   `json:"category" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"core_policy (rules every agent must follow; humans and senior agents only by default), adr (architecture decisions), procedure (how things are done), convention (naming, style) or other."`
-	Tags            []string `json:"tags,omitempty" jsonschema:"Labels for filtering. The tag superseded_by:<fact_id> marks this fact as replaced by another."`
-	ExpectedVersion *int     `json:"expected_version,omitempty" jsonschema:"Compare-and-set: the version you last read. The write fails with ECONFLICT if the fact has moved on. Use 0 to require that the fact does not exist yet."`
+	FactID          string   `json:"fact_id,omitempty" jsonschema:"Id to create or replace, e.g. policy-jwt-auth; omit for a new id from the content."`
+	Content         string   `json:"content" jsonschema:"The fact, stated so that it stands alone."`
+	Category        string   `json:"category" jsonschema:"enum=core_policy,enum=adr,enum=procedure,enum=convention,enum=other" jsonschema_description:"core_policy (rules every agent obeys; humans and seniors), adr, procedure, convention or other."`
+	Tags            []string `json:"tags,omitempty" jsonschema:"Labels; superseded_by:<fact_id> marks it replaced."`
+	ExpectedVersion *int     `json:"expected_version,omitempty" jsonschema:"The version you last read (ECONFLICT if it moved on); 0: the fact must not exist yet."`
 }
 
 // RetractFactArgs are the arguments of retract_fact.
@@ -70,12 +70,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 	registerFactListing(s, svc)
 	facts := svc.Facts
 	add(s, svc, mcp.NewTool("publish_fact",
-		mcp.WithDescription("Publish an organisational fact (policy, architecture decision, procedure, convention) "+
-			"to the shared, append-only fact log. Publishing an existing fact_id replaces its content as a new version; "+
-			"every version is kept and auditable. Use this for knowledge that should bind every agent and outlive the "+
-			"session, not for personal notes. Returns the fact id and its new version. A new fact that an active fact of "+
-			"its category already says is not stored (outcome duplicate, duplicate_of); republishing a fact as it stands "+
-			"stores no new version (unchanged); active facts the new version contradicts are returned as open conflicts."),
+		mcp.WithDescription("Publish an organisational fact (policy, decision, procedure, convention) that binds every agent, to the append-only fact log; an existing fact_id gets a new version. Returns the fact and its version, or outcome duplicate or unchanged when nothing new was said, with any contradicting facts as open conflicts."),
 		mcp.WithInputSchema[PublishFactArgs](), mcp.WithOutputSchema[FactResult](),
 	), func(ctx context.Context, a PublishFactArgs) (FactResult, string, error) {
 		p, err := facts.Publish(ctx, memory.FactWrite{FactID: a.FactID, Content: a.Content,
@@ -91,9 +86,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("retract_fact",
-		mcp.WithDescription("Retract an organisational fact that is no longer true. Nothing is erased: the retraction "+
-			"is a new version in the log, the fact stops appearing in queries, and publishing the same fact_id again "+
-			"reactivates it."),
+		mcp.WithDescription("Retract a fact that is no longer true: a new version in the log; the fact leaves queries, and publishing its fact_id again brings it back."),
 		mcp.WithInputSchema[RetractFactArgs](), mcp.WithOutputSchema[FactResult](),
 	), func(ctx context.Context, a RetractFactArgs) (FactResult, string, error) {
 		f, err := facts.Retract(ctx, memory.FactRetract{FactID: a.FactID, Reason: a.Reason, ExpectedVersion: a.ExpectedVersion})
@@ -101,8 +94,7 @@ func registerFacts(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("get_fact",
-		mcp.WithDescription("Read one organisational fact by id, including retracted ones, optionally with its full "+
-			"history of operations (author, time, content of each version)."),
+		mcp.WithDescription("Read one fact by id, retracted ones too, optionally with the history of every version."),
 		mcp.WithInputSchema[GetFactArgs](), mcp.WithOutputSchema[FactResult](),
 	), func(ctx context.Context, a GetFactArgs) (FactResult, string, error) {
 		f, err := facts.Get(ctx, a.FactID)
@@ -110,20 +102,16 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			return FactResult{}, "", err
 		}
 		res := FactResult{Fact: f}
-		text := renderFact(f)
 		if a.IncludeHistory {
 			if res.History, err = facts.History(ctx, a.FactID); err != nil {
 				return res, "", err
 			}
-			text += "\n" + list("history", res.History, renderOperation)
 		}
-		return res, text, nil
+		return res, memory.RenderFacts("fact "+f.ID, []memory.Fact{f}) + renderHistory(res.History, a.IncludeHistory), nil
 	})
 
 	add(s, svc, mcp.NewTool("query_facts",
-		mcp.WithDescription("Search the organisational facts that are in force: free text ranked by relevance, "+
-			"filtered by category and tags. Give as_of to see the facts as they stood at an earlier time. "+
-			"Superseded facts are marked with superseded_by."),
+		mcp.WithDescription("Search the facts in force by text, category and tags, or as they stood at as_of. Superseded facts are marked superseded_by."),
 		mcp.WithInputSchema[QueryFactsArgs](), mcp.WithOutputSchema[FactsResult](),
 	), func(ctx context.Context, a QueryFactsArgs) (FactsResult, string, error) {
 		asOf, err := memory.ParseTime("as_of", a.AsOf)
@@ -145,16 +133,19 @@ func registerFacts(s *server.MCPServer, svc Services) {
 			res.AsOf = &asOf
 			heading += " as of " + asOf.Format(time.RFC3339)
 		}
-		return res, list(heading, fs, renderFact), err
+		return res, memory.RenderFacts(heading, fs), err
 	})
 }
 
 func registerFactListing(s *server.MCPServer, svc Services) {
 	add(s, svc, mcp.NewTool("list_facts",
-		mcp.WithDescription("List the facts in force in one category, oldest first, a page at a time, with the total "+
-			"count. Use it to read every core policy or ADR; use query_facts to search."),
+		mcp.WithDescription("List the facts in force in one category, oldest first, a page at a time, with the total: to read every core policy or ADR."),
 		mcp.WithInputSchema[ListFactsArgs](), mcp.WithOutputSchema[memory.FactPage](),
 	), func(ctx context.Context, a ListFactsArgs) (memory.FactPage, string, error) {
+		if a.Category == "" {
+			return memory.FactPage{}, "", memory.Errorf(memory.EINVALID,
+				"category is required: give one of core_policy, adr, procedure, convention, other (query_facts searches every category)")
+		}
 		limit, err := count("limit", a.Limit)
 		if err != nil {
 			return memory.FactPage{}, "", err
@@ -167,35 +158,15 @@ func registerFactListing(s *server.MCPServer, svc Services) {
 			return page, fmt.Sprintf("no %s facts at offset %d (there are %d)", a.Category, page.Offset, page.Total), nil
 		}
 		heading := fmt.Sprintf("%s facts %d-%d of %d", a.Category, page.Offset+1, page.Offset+len(page.Facts), page.Total)
-		return page, list(heading, page.Facts, renderFact), nil
+		return page, memory.RenderFacts(heading, page.Facts), nil
 	})
 }
 
-func renderFact(f memory.Fact) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "- %s (v%d, %s", f.ID, f.Version, f.Category)
-	if len(f.Tags) > 0 {
-		fmt.Fprintf(&b, ", tags: %s", strings.Join(f.Tags, " "))
+func renderHistory(ops []memory.FactOperation, asked bool) string {
+	if !asked {
+		return ""
 	}
-	if f.RetractedAt != nil {
-		fmt.Fprintf(&b, ", RETRACTED %s", f.RetractedAt.Format(time.RFC3339))
-	}
-	if f.SupersededBy != "" {
-		fmt.Fprintf(&b, ", superseded by %s", f.SupersededBy)
-	}
-	fmt.Fprintf(&b, ", by %s at %s): %s", f.Author.AgentID, f.UpdatedAt.Format(time.RFC3339), f.Content)
-	return b.String()
-}
-
-func renderOperation(op memory.FactOperation) string {
-	line := fmt.Sprintf("- v%d %s by %s at %s", op.Version, op.Type, op.Author.AgentID, op.Timestamp.Format(time.RFC3339))
-	if op.Content != nil {
-		line += ": " + *op.Content
-	}
-	if op.Reason != "" {
-		line += " (reason: " + op.Reason + ")"
-	}
-	return line
+	return "\n\n" + memory.RenderFactHistory(ops)
 }
 
 // renderPublished says what publish_fact did, and what the new version

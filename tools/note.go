@@ -11,7 +11,9 @@ import (
 )
 
 // NoteGrammar is the note grammar the rules interpreter reads, as a model
-// should see it. The README carries the same table.
+// should see it: in the server's instructions, once, rather than in
+// write_note's description, which a model reads with every tool list. The
+// README carries the same table.
 const NoteGrammar = `One statement per note. Explicit forms (case-insensitive):
   issue: <text> | blocker: <text>          track a problem (issues upsert)
   fixed: <which> | resolved: <which>       close an open issue (issues resolve)
@@ -40,7 +42,7 @@ A note may be long, but a promoted statement carries at most 8192 bytes of text.
 
 // WriteNoteArgs are the arguments of write_note.
 type WriteNoteArgs struct {
-	Text    string `json:"text" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the tool description). Notes up to the configured size are kept; promotion rejects a statement of more than 8192 bytes (rule size_limit)."`
+	Content string `json:"content" jsonschema:"The note: one statement, ideally in the note grammar (issue:, fixed:, decision:, ... see the instructions). Notes up to the configured size are kept; promotion rejects a statement of more than 8192 bytes (rule size_limit)."`
 	Kind    string `json:"kind,omitempty" jsonschema:"agent (your own words, the default) or tool_result (output of a tool you ran)."`
 	TaskID  string `json:"task_id,omitempty" jsonschema:"The task the note belongs to (letters, digits, . _ : -); results and 'task: <state>' notes use it."`
 	Promote bool   `json:"promote,omitempty" jsonschema:"true: promote your pending notes (this one included) into shared state now and return each outcome. Default false: the note stays in your working memory until promote_notes."`
@@ -62,14 +64,10 @@ type PromoteNotesArgs struct {
 func registerNotes(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
 	add(s, svc, mcp.NewTool("write_note",
-		mcp.WithDescription("Write a note to your private working memory (this agent, this run). Notes become shared "+
-			"state (plan, constraints, issues, decisions, results, task_state, learnings) only through promotion, which "+
-			"interprets each note, binds it to the row it refers to, validates it and records it in an audited ledger. "+
-			"Returns the note id and, with promote: true, the outcome per note: committed (bucket, operation, target), "+
-			"pending (why it waits), ignored (why) or rejected (which rule).\n\n"+NoteGrammar),
+		mcp.WithDescription("Write a note to your working memory; promotion (promote: true, or promote_notes) reads it into the team's shared state (plan, constraints, issues, decisions, results, task states, learnings) through an audited ledger. Write in the note grammar of the instructions. Returns the note, and with promote the outcome of each note: committed, pending, ignored or rejected."),
 		mcp.WithInputSchema[WriteNoteArgs](), mcp.WithOutputSchema[WriteNoteResult](),
 	), func(ctx context.Context, a WriteNoteArgs) (WriteNoteResult, string, error) {
-		n, err := p.WriteNote(ctx, memory.NoteWrite{Text: a.Text, Kind: memory.NoteKind(a.Kind), TaskID: a.TaskID})
+		n, err := p.WriteNote(ctx, memory.NoteWrite{Text: a.Content, Kind: memory.NoteKind(a.Kind), TaskID: a.TaskID})
 		if err != nil {
 			return WriteNoteResult{}, "", err
 		}
@@ -84,10 +82,7 @@ func registerNotes(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("promote_notes",
-		mcp.WithDescription("Promote every note in your working memory that has not been promoted yet, oldest first, "+
-			"and return the outcome of each: committed, pending (an ambiguous reference waits in the pending queue "+
-			"instead of being guessed), ignored or rejected. Each commit is followed by a retry of the pending queue; "+
-			"those outcomes are listed under retried."),
+		mcp.WithDescription("Promote your notes not yet promoted, oldest first. Returns each outcome (committed, pending: an ambiguous reference waits rather than guess, ignored, rejected) and those of pending items retried after a commit."),
 		mcp.WithInputSchema[PromoteNotesArgs](), mcp.WithOutputSchema[memory.PromotionReport](),
 	), func(ctx context.Context, a PromoteNotesArgs) (memory.PromotionReport, string, error) {
 		limit, err := count("limit", a.Limit)

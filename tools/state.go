@@ -39,10 +39,7 @@ type ResolvePendingArgs struct {
 func registerState(s *server.MCPServer, svc Services) {
 	p := svc.Promotion
 	add(s, svc, mcp.NewTool("shared_state",
-		mcp.WithDescription("Read canonical shared state, the team's current belief: the plan, constraints, issues, "+
-			"decisions, results, task states and learnings, filtered by bucket and status. Rows change only through "+
-			"promoted notes; each names the ledger event that last changed it. Read this (or the memory://shared "+
-			"resource) before acting, rather than trusting raw notes."),
+		mcp.WithDescription("Read the team's shared state (plan, constraints, issues, decisions, results, task states, learnings) by bucket and status, before acting rather than trusting raw notes. Rows change only through promoted notes."),
 		mcp.WithInputSchema[StateArgs](), mcp.WithOutputSchema[StateResult](),
 	), func(ctx context.Context, a StateArgs) (StateResult, string, error) {
 		limit, err := count("limit", a.Limit)
@@ -54,10 +51,7 @@ func registerState(s *server.MCPServer, svc Services) {
 	})
 
 	add(s, svc, mcp.NewTool("list_pending",
-		mcp.WithDescription("List the writes waiting in the pending queue: notes whose target could not be identified "+
-			"safely (ambiguous or unknown references), with the reason, the candidate rows and their scores, and how "+
-			"often they were retried. Stale items are retried no more and wait for a human curator. A note's text is "+
-			"shown only to the agent that wrote it and to humans."),
+		mcp.WithDescription("List notes waiting in the pending queue because their target was ambiguous or unknown, with the reason, candidate rows and retries. A note's text is shown only to its author and humans."),
 		mcp.WithInputSchema[ListPendingArgs](), mcp.WithOutputSchema[memory.PendingList](),
 	), func(ctx context.Context, a ListPendingArgs) (memory.PendingList, string, error) {
 		limit, err := count("limit", a.Limit)

@@ -41,7 +41,12 @@ type Services struct {
 	// FineTune registers finetune and finetune_report (humans only; the
 	// service refuses agents).
 	FineTune memory.FineTuneService
-	Log      *slog.Logger
+	// Portability registers export_memory.
+	Portability memory.PortabilityService
+	Log         *slog.Logger
+	// BlockTools offers the ten memory_block_* tools besides the memory
+	// tool, which does all they do: for clients written against them.
+	BlockTools bool
 
 	// bodies are the registered tools' bodies by name, without the gates:
 	// what decide_approval applies an approved held write through.
@@ -79,10 +84,20 @@ func Register(s *server.MCPServer, svc Services) memory.ToolRunner {
 		registerDistillation(s, svc)
 	}
 	if svc.Blocks != nil {
-		registerBlocks(s, svc)
+		registerMemoryFiles(s, svc)
+		if svc.BlockTools {
+			registerBlocks(s, svc)
+		} else {
+			// Not offered, but their bodies stay known: a write held for
+			// approval before they were turned off is still applied.
+			registerBlocks(server.NewMCPServer("unoffered", ""), svc)
+		}
 	}
 	if svc.FineTune != nil {
 		registerFineTune(s, svc)
+	}
+	if svc.Portability != nil {
+		registerExport(s, svc)
 	}
 	if svc.Erasure != nil {
 		registerErase(s, svc)
@@ -109,6 +124,73 @@ func Filter(st memory.Strategy) server.ToolFilterFunc {
 	}
 }
 
+// FitCaller makes every tools/list answer the caller's: a tool for human
+// operators only, and the arguments only a human may give, are left out for
+// an agent (on stdio the process's identity, on serve each request's). It
+// hooks the listing, not the tool filter, which mcp-go also applies to
+// tools/call and answers there with "tool not found": a call to a tool not
+// listed reaches its handler, which refuses an agent with EFORBIDDEN.
+func FitCaller(hooks *server.Hooks) {
+	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		if res != nil {
+			res.Tools = ForCaller(ctx, res.Tools)
+		}
+	})
+}
+
+// ForCaller returns the tools the caller in ctx may use, as it may use them:
+// for a human every tool; for an agent (or no identity) neither a tool for
+// humans only nor an argument only a human may give.
+func ForCaller(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if who, _ := memory.IdentityFrom(ctx); who.Human {
+		return tools
+	}
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		a := annotations[t.Name]
+		if a.humans {
+			continue
+		}
+		if len(a.humanArgs) > 0 {
+			t.RawInputSchema = withoutArgs(t.RawInputSchema, a.humanArgs)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// withoutArgs returns a copy of an input schema without the named properties.
+func withoutArgs(schema json.RawMessage, names []string) json.RawMessage {
+	if len(schema) == 0 {
+		return schema
+	}
+	var m map[string]any
+	if err := json.Unmarshal(schema, &m); err != nil {
+		panic("tool input schema: " + err.Error())
+	}
+	props, _ := m["properties"].(map[string]any)
+	for _, n := range names {
+		delete(props, n)
+	}
+	if req, ok := m["required"].([]any); ok {
+		m["required"] = slices.DeleteFunc(req, func(r any) bool { s, _ := r.(string); return slices.Contains(names, s) })
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic("tool input schema: " + err.Error())
+	}
+	return b
+}
+
+// humansOnly refuses an agent's call of a tool for human operators only.
+func humansOnly(ctx context.Context, tool string) error {
+	who, _ := memory.IdentityFrom(ctx)
+	if who.Human {
+		return nil
+	}
+	return memory.Errorf(memory.EFORBIDDEN, "%s is for human operators only, and is not offered to agents; you are %s", tool, who.Describe())
+}
+
 // annotation is what a tool tells clients about its effect on the store, so
 // that they can tell a user what it does, confirm what is not purely
 // additive, and retry what is safe to repeat. Every tool has one in
@@ -126,6 +208,29 @@ type annotation struct {
 	// only is the injection strategy that offers the tool ("" for every
 	// strategy; see memory.Strategy.Offers).
 	only memory.Strategy
+	// humans: the tool is for human operators only. An agent's tools/list
+	// leaves it out and a call from an agent is refused (EFORBIDDEN).
+	humans bool
+	// humanArgs are arguments only a human may give (naming another
+	// agent): an agent's tools/list leaves them out of the input schema,
+	// and the service refuses an agent's call that gives one.
+	humanArgs []string
+	// readsWhen, for a tool that writes, tells the calls that only read
+	// (the memory tool's view), which run without the write gates: they are
+	// neither rate limited as writes nor logged as writes.
+	readsWhen func(args map[string]any) bool
+}
+
+// forHumans returns a, a tool for human operators only.
+func (a annotation) forHumans() annotation {
+	a.humans = true
+	return a
+}
+
+// humansGive returns a, whose arguments names only a human may give.
+func (a annotation) humansGive(names ...string) annotation {
+	a.humanArgs = names
+	return a
 }
 
 // in returns a, offered only by strategy st.
@@ -167,28 +272,34 @@ var annotations = map[string]annotation{
 	"publish_memory": adds("Share a memory with every agent", true),
 	"retract_memory": changes("Withdraw a shared memory", true),
 
-	"list_conflicts":   reads("List contradictions between memories or facts"),
+	"list_conflicts":   reads("List contradictions between memories or facts").humansGive("agent_id"),
 	"resolve_conflict": changes("Decide a conflict between memories or facts", true),
 
-	"consolidate_memory": changes("Consolidate related memories into summaries", false), // later runs find newly old memories
-	"restore_memory":     adds("Restore an archived memory", true),
-	"list_memories":      reads("List memories").in(memory.StrategyToolBased),
-	"memory_stats":       reads("Count memories by category and state"),
+	"consolidate_memory": changes("Consolidate related memories into summaries", false).humansGive("agent_id"), // later runs find newly old memories
+	"restore_memory":     adds("Restore an archived memory", true).humansGive("agent_id"),
+	"list_memories":      reads("List memories").in(memory.StrategyToolBased).humansGive("agent_id"),
+	"memory_stats":       reads("Count memories by category and state").humansGive("agent_id"),
 
 	// A repeat of an erase by ids finds them gone (ENOTFOUND); one by
 	// contains erases what was written since: not idempotent.
-	"erase": changes("Erase content for good", false),
+	"erase": changes("Erase content for good", false).forHumans(),
 
 	// A run replaces the adapter in force and every vector; a repeat trains
 	// again on what is there then.
-	"finetune":        changes("Fine-tune retrieval on this memory's text", false),
-	"finetune_report": reads("Read the last fine-tuning report"),
+	"finetune":        changes("Fine-tune retrieval on this memory's text", false).forHumans(),
+	"finetune_report": reads("Read the last fine-tuning report").forHumans(),
 
 	"record_distillation": adds("Record how a finished task went", false), // each call is one more record
 
+	"export_memory": reads("Export your own memory"),
+
+	// One tool in the shape of Claude's memory tool over the blocks: its
+	// view and history commands only read, and bypass the write gates.
+	"memory": {title: "Read and edit your memory files", destructive: true, only: memory.StrategySelfEditing, readsWhen: memoryReads},
+
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),
-	"memory_block_create":  adds("Create a core memory block", true).in(memory.StrategySelfEditing),
+	"memory_block_create":  adds("Create a core memory block", true).in(memory.StrategySelfEditing).humansGive("read_only"),
 	"memory_block_append":  adds("Append to a core memory block", false).in(memory.StrategySelfEditing),
 	"memory_block_insert":  adds("Insert text into a core memory block", false).in(memory.StrategySelfEditing),
 	"memory_block_replace": changes("Replace text in a core memory block", false).in(memory.StrategySelfEditing),
@@ -201,10 +312,10 @@ var annotations = map[string]annotation{
 	"promote_notes":   changes("Promote notes into shared state", true),
 	"shared_state":    reads("Read the shared team state"),
 	"list_pending":    reads("List writes waiting for review"),
-	"resolve_pending": changes("Bind or drop a pending write", true),
+	"resolve_pending": changes("Bind or drop a pending write", true).forHumans(),
 
 	"list_approvals":  reads("List writes held for or queued for a human's approval"),
-	"decide_approval": changes("Approve or reject a held or queued write", true), // approving applies a held write; deciding twice is refused
+	"decide_approval": changes("Approve or reject a held or queued write", true).forHumans(), // approving applies a held write; deciding twice is refused
 }
 
 // WriteTools are the tools that write, in name order: the ones the write
@@ -251,17 +362,28 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 	if svc.bodies != nil {
 		svc.bodies[name] = func(ctx context.Context, raw []byte) (any, string, error) {
 			var args A
-			if err := DecodeArgs(json.RawMessage(raw), &args); err != nil {
+			named, err := newNames(name, json.RawMessage(raw))
+			if err != nil {
+				return nil, "", err
+			}
+			if err := DecodeArgs(named, &args); err != nil {
 				return nil, "", err
 			}
 			return fn(ctx, args)
 		}
 	}
 	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		raw := req.GetRawArguments()
+		if annotations[name].humans {
+			if err := humansOnly(ctx, name); err != nil {
+				return toolError(ctx, log, name, err), nil
+			}
+		}
+		raw, err := newNames(name, req.GetRawArguments())
+		if err != nil {
+			return toolError(ctx, log, name, err), nil
+		}
 		var wc memory.WriteCall
 		if gated {
-			var err error
 			if raw, wc, err = splitKey(name, raw); err != nil {
 				return toolError(ctx, log, name, err), nil
 			}
@@ -280,8 +402,7 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		run := func(ctx context.Context) (any, string, error) { return fn(ctx, args) }
 		var res any
 		var text string
-		var err error
-		if gated {
+		if gated && !readCall(name, wc.Args) {
 			res, text, err = svc.Gates.Run(ctx, wc, run)
 		} else {
 			res, text, err = run(ctx)
@@ -291,6 +412,76 @@ func add[A, R any](s *server.MCPServer, svc Services, t mcp.Tool, fn call[A, R])
 		}
 		return mcp.NewToolResultStructured(res, text), nil
 	})
+}
+
+// oldName is an argument's name before a rename, accepted for a release and
+// listed in no schema.
+type oldName struct {
+	name, now string
+	list      bool // the new argument is a list: one value becomes a list of one
+}
+
+// renamed are the arguments that were renamed so that one thing has one
+// name in every tool (stored text is content, memory ids are ids), by tool.
+var renamed = map[string][]oldName{
+	"write_note": {{name: "text", now: "content"}},
+	"forget":     {{name: "id", now: "ids", list: true}},
+}
+
+// newNames rewrites a call's arguments under their old names to the new
+// ones; giving both is refused, since they could disagree.
+func newNames(tool string, raw any) (any, error) {
+	olds := renamed[tool]
+	if len(olds) == 0 || raw == nil {
+		return raw, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return raw, nil // DecodeArgs says what is wrong
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return raw, nil
+	}
+	changed := false
+	for _, o := range olds {
+		v, ok := m[o.name]
+		if !ok {
+			continue
+		}
+		if _, both := m[o.now]; both {
+			return nil, memory.Errorf(memory.EINVALID, "give %s only: %s is its old name", o.now, o.name)
+		}
+		if o.list {
+			v = append(append(json.RawMessage{'['}, v...), ']')
+		}
+		delete(m, o.name)
+		m[o.now], changed = v, true
+	}
+	if !changed {
+		return raw, nil
+	}
+	return m, nil
+}
+
+// KeyRule is what idempotency_key does, said once in the server's
+// instructions (KeyInstructions) rather than in every tool that writes.
+const KeyRule = "see the instructions"
+
+// KeyInstructions explain idempotency_key, for the server's instructions.
+const KeyInstructions = `Every tool that writes takes an optional idempotency_key: a unique id you make for one intended
+write (a UUID) and send again with every retry of it. A repeat with the same key and arguments changes nothing and
+returns the first call's result; the same key with other arguments is refused.`
+
+// readCall reports whether a call of tool with args (JSON, without the
+// idempotency key) only reads (annotation.readsWhen).
+func readCall(tool string, args []byte) bool {
+	when := annotations[tool].readsWhen
+	if when == nil {
+		return false
+	}
+	var m map[string]any
+	return json.Unmarshal(args, &m) == nil && when(m)
 }
 
 // keyArg is the argument every tool that writes takes besides its own.
@@ -308,9 +499,7 @@ func withKey(schema json.RawMessage) json.RawMessage {
 		m["properties"] = props
 	}
 	props[keyArg] = map[string]any{"type": "string", "maxLength": memory.MaxIdempotencyKeyLen,
-		"description": "Optional: a unique id you make for this one intended write (a UUID) and send again with every retry " +
-			"of it. A repeat with the same key and arguments changes nothing and returns the first call's result; the same " +
-			"key with other arguments is refused."}
+		"description": "Optional retry key (" + KeyRule + ")."}
 	b, err := json.Marshal(m)
 	if err != nil {
 		panic("tool input schema: " + err.Error())
@@ -400,6 +589,9 @@ func DecodeArgs(raw any, dst any) error {
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
+		if path, want, got, ok := mistyped(b, reflect.TypeOf(dst).Elem(), ""); ok {
+			return memory.Errorf(memory.EINVALID, "argument %q must be %s, not %s", path, jsonKind(want), got)
+		}
 		return memory.Errorf(memory.EINVALID, "argument %q must be %s, not %s", argPath(dst, typeErr.Field), jsonKind(typeErr.Type), typeErr.Value)
 	}
 	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {

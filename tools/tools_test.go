@@ -27,6 +27,8 @@ func TestDecodeArgs(t *testing.T) {
 		{map[string]any{"limit": "3"}, `argument "limit" must be an integer, not string`},
 		{map[string]any{"tags": "a"}, `argument "tags" must be an array of strings, not string`},
 		{map[string]any{"limit": 1.5}, `argument "limit" must be an integer`},
+		// A wrong value inside an array is named where it is, not at the array.
+		{map[string]any{"tags": []any{"a", 2}}, `argument "tags[1]" must be a string, not number`},
 		{map[string]any{"agent_id": "root"}, `unknown argument "agent_id"; this tool takes: expected_version, limit, name, tags`},
 		// A name in another case is another name: the gates read arguments
 		// by their exact names, so the tool must not take "Name" for "name".

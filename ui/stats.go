@@ -106,6 +106,9 @@ type overviewData struct {
 	Conflicts     int
 	ConflictsFull bool
 	HasConflicts  bool
+	Repeats       int // writes answered duplicate whose words were not stored after all
+	RepeatsFull   bool
+	HasRepeats    bool
 	Writes        *memory.WriteMetrics
 }
 
@@ -134,6 +137,13 @@ func (h *handler) overview(r *http.Request) (view, error) {
 		}
 		d.HasConflicts, d.Conflicts = true, d.Conflicts+len(cs)
 		d.ConflictsFull = d.ConflictsFull || len(cs) == memory.MaxSearchLimit
+	}
+	if h.svc.Memories != nil {
+		reps, err := h.svc.Memories.Repeats(ctx, memory.RepeatQuery{Open: true, Limit: memory.MaxSearchLimit})
+		if err != nil {
+			return view{}, err
+		}
+		d.HasRepeats, d.Repeats, d.RepeatsFull = true, len(reps), len(reps) == memory.MaxSearchLimit
 	}
 	if h.svc.Metrics != nil {
 		m, err := h.svc.Metrics.WriteMetrics(ctx, 24*time.Hour)

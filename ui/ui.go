@@ -1,7 +1,7 @@
 // Package ui is the review page for the humans who curate memory-mcp: org
 // facts with their history and a point-in-time view, the shared state and
 // its ledger, the pending queue, writes held for approval, conflicts,
-// statistics and block histories. It is plain server-rendered HTML (no
+// writes answered "duplicate" (repeats), statistics and block histories. It is plain server-rendered HTML (no
 // script at all), built from the same domain services the MCP tools call,
 // so that every rule (who may write, what is held, what is private) holds
 // here as it does there; each curator action is a POST form that passes the
@@ -147,6 +147,11 @@ func (h *handler) routes() {
 		h.section("Conflicts", "/conflicts")
 		h.page("GET /conflicts", "conflicts.html", h.conflicts)
 		h.action("POST /conflicts/{id}/resolve", action{form: conflictForm, do: h.resolveConflict})
+	}
+	if h.svc.Memories != nil {
+		h.section("Repeats", "/repeats")
+		h.page("GET /repeats", "repeats.html", h.repeats)
+		h.action("POST /repeats/{id}/store", action{form: repeatForm, do: h.storeRepeat})
 	}
 	if h.svc.Metrics != nil || h.svc.Memories != nil {
 		h.section("Statistics", "/stats")

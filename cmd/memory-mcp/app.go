@@ -86,6 +86,7 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 
 	hooks := &server.Hooks{}
 	a.subs = resources.NewSubscriptions(hooks)
+	tools.FitCaller(hooks)
 	a.server = server.NewMCPServer("memory-mcp", buildVersion(), append([]server.ServerOption{
 		server.WithInstructions(instructions),
 		server.WithHooks(hooks),
@@ -104,9 +105,9 @@ func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.
 	}, opts...)...)
 	gates := newGates(cfg, a)
 	a.gates = gates
-	a.run = tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Promotion: a.promotion,
+	a.run = tools.Register(a.server, tools.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, BlockTools: cfg.BlockTools, Promotion: a.promotion,
 		Consolidation: a.consolidation, Erasure: a.memories, Gates: gates, Approvals: gates, Log: log,
-		FineTune: &lazyFineTune{cfg: cfg, db: db, log: log}})
+		FineTune: &lazyFineTune{cfg: cfg, db: db, log: log}, Portability: db})
 	resources.Register(a.server, resources.Services{Facts: a.facts, Blocks: a.blocks, Promotion: a.promotion, Metrics: gates, Log: log})
 	prompts.Register(a.server, prompts.Services{Facts: a.facts, Memories: a.memories, Blocks: a.blocks, Log: log})
 	return a, nil
@@ -166,4 +167,8 @@ const instructions = `memory-mcp is persistent, governed memory shared across se
   memory://shared or shared_state; change it by writing notes (write_note, e.g. "fixed: <issue_id>")
   and promoting them. Ambiguous notes wait in the pending queue rather than being guessed.
 Errors start with a code (EINVALID, ENOTFOUND, ECONFLICT, EFORBIDDEN) and say how to fix the call;
-EBUSY means another program held the database too long: retry the call in a few seconds.`
+EBUSY means another program held the database too long: retry the call in a few seconds.
+` + tools.KeyInstructions + `
+
+Note grammar (write_note):
+` + tools.NoteGrammar

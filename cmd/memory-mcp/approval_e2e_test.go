@@ -41,7 +41,7 @@ func TestHeldWriteApprovedFromAnotherProcess(t *testing.T) {
 		t.Fatalf("sam's pending requests = %+v (held: %s)", mine, held)
 	}
 	id := mine.Approvals[0].ID
-	sam.fail("decide_approval", map[string]any{"id": id, "approve": true, "reason": "mine"}, "EFORBIDDEN", "only a human")
+	sam.fail("decide_approval", map[string]any{"id": id, "approve": true, "reason": "mine"}, "EFORBIDDEN", "for human operators only")
 
 	olivia := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "olivia", "--human"}})
 	var all approvalsResult

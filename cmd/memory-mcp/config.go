@@ -37,6 +37,8 @@ type Config struct {
 	LogLevel        string
 	Strategy        memory.Strategy
 	Blocks          []memory.BlockSpec // default core memory blocks
+	// BlockTools offers the memory_block_* tools besides the memory tool.
+	BlockTools bool
 
 	// Promotion (notes -> shared state).
 	Interpreter        string     // rules or llm
@@ -75,6 +77,9 @@ type Config struct {
 
 	// Serve configures the HTTP server (memory-mcp serve).
 	Serve ServeConfig
+
+	// Backup schedules the server's backups.
+	Backup BackupConfig
 
 	values  map[string]string // setting name -> resolved raw value
 	sources map[string]string // setting name -> where that value came from
@@ -171,6 +176,8 @@ func settings(getenv func(string) string) []setting {
 			}},
 		{"strategy", "how memory reaches the model, deciding the tools and prompts offered: context, tool_based, self_editing or all", constant("all"),
 			func(c *Config, v string) (err error) { c.Strategy, err = memory.ParseStrategy(v); return }},
+		{"block-tools", "also offer the ten memory_block_* tools, for clients written against them (the memory tool does all they do) (true/false)", constant("false"),
+			func(c *Config, v string) (err error) { c.BlockTools, err = parseBool(v); return }},
 		{"blocks", `default core memory blocks as JSON, e.g. [{"label":"persona","description":"...","limit":2000}] (empty: persona, human, project)`, constant(""),
 			func(c *Config, v string) (err error) {
 				if v == "" {
@@ -180,7 +187,7 @@ func settings(getenv func(string) string) []setting {
 				c.Blocks, err = memory.ParseBlockSpecs(v)
 				return err
 			}},
-	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings(), finetuneSettings())...)
+	}, slices.Concat(memorySettings(), consolidationSettings(), gateSettings(), serveSettings(), finetuneSettings(), backupSettings())...)
 }
 
 // EnvName is the environment variable that carries setting name.

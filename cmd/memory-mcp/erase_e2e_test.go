@@ -51,6 +51,7 @@ func TestEraseOverMCP(t *testing.T) {
 	ann.ok("remember", map[string]any{"content": "The staging password is " + secret + "-42.", "tags": []string{"ops"},
 		"idempotency_key": "k-1"}, &m)
 	ann.ok("publish_memory", map[string]any{"id": m.ID}, nil)
+	ann.ok("remember", map[string]any{"content": "the staging password is " + secret + "-42"}, nil) // a repeat keeps these words
 	ann.ok("remember", map[string]any{"content": "The staging host is db-staging-1."}, nil)
 	ann.ok("write_note", map[string]any{"text": "issue: rotate " + secret + " on staging", "promote": true}, nil)
 	ann.ok("search_memory", map[string]any{"query": secret}, nil)
@@ -73,7 +74,7 @@ func TestEraseOverMCP(t *testing.T) {
 	olivia.ok("erase", map[string]any{"contains": strings.ToUpper(secret), "reason": "leaked secret", "dry_run": true}, &dry)
 	olivia.ok("erase", map[string]any{"contains": secret, "reason": "leaked secret"}, &rep)
 	if !dry.DryRun || dry.Counts["memories"] != 2 || rep.Counts["memories"] != 2 || rep.Counts["notes"] != 1 ||
-		rep.Counts["ledger_events"] != 1 || rep.Counts["shared_state"] != 1 || rep.Counts["idempotency_keys"] != 1 || rep.Counts["approvals"] != 2 || !rep.Scrubbed || rep.Erasure == 0 {
+		rep.Counts["ledger_events"] != 1 || rep.Counts["shared_state"] != 1 || rep.Counts["idempotency_keys"] != 1 || rep.Counts["approvals"] != 2 || rep.Counts["repeats"] != 1 || !rep.Scrubbed || rep.Erasure == 0 {
 		t.Fatalf("dry run %+v, erase %+v", dry, rep)
 	}
 	olivia.fail("erase", map[string]any{"ids": []string{m.ID}, "reason": "again"}, "ENOTFOUND", m.ID)
@@ -352,7 +353,7 @@ func TestEraseByIDTakesItsQuotes(t *testing.T) {
 	}
 	ann.ok("remember", map[string]any{"content": said}, &m)
 	ann.ok("write_note", map[string]any{"text": "learned: " + said, "promote": true}, nil)
-	ann.ok("memory_block_append", map[string]any{"label": "human", "text": said}, nil)
+	ann.ok("memory", map[string]any{"command": "insert", "path": "/memories/human", "insert_line": 0, "insert_text": said}, nil)
 	ann.ok("write_note", map[string]any{"text": "issue: the Marrowgate badge reader is broken", "promote": true}, nil)
 	ann.stop()
 	for _, s := range []string{"Quillfeather", "Marrowgate"} {

@@ -43,7 +43,7 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": 7}, "EINVALID", `"idempotency_key" must be a string`)
 	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": strings.Repeat("k", 201)}, "EINVALID", "idempotency_key must be 1 to 200 bytes")
 	ann.fail("remember", map[string]any{"content": "x", "idempotency_key": ""}, "EINVALID", "idempotency_key must be 1 to 200 bytes")
-	ann.fail("remember", map[string]any{"content": "x", "idempotency": "k"}, "EINVALID", "this tool takes: category, confidence, content, expires_at, namespace, occurred_at, source, supersedes, tags, idempotency_key")
+	ann.fail("remember", map[string]any{"content": "x", "idempotency": "k"}, "EINVALID", "this tool takes: category, confidence, content, expires_at, namespace, not_a_repeat_of, occurred_at, source, supersedes, tags, idempotency_key")
 
 	// Without a key, the same statement is a duplicate: nothing stored.
 	var dup result

@@ -141,7 +141,7 @@ func itoa(i int) string {
 // escapes is refused, naming the character and where it is, in every tool
 // that stores free text (tags already were).
 func TestStoredTextRefusesControlCharacters(t *testing.T) {
-	s := startIn(t, options{args: []string{"--agent-id", "ctl"}})
+	s := startIn(t, options{args: []string{"--agent-id", "ctl", "--block-tools"}})
 	var f factResult
 	s.ok("publish_fact", map[string]any{"fact_id": "f", "content": "Clean.", "category": "adr"}, &f)
 	var m memoryResult
@@ -158,6 +158,8 @@ func TestStoredTextRefusesControlCharacters(t *testing.T) {
 		{"write_note", map[string]any{"text": "issue: \u009b31m red"}, "text holds control character U+009B (CSI) at byte 7"},
 		{"memory_block_append", map[string]any{"label": "persona", "text": "x\x7f"}, "text holds control character U+007F (DEL) at byte 1"},
 		{"memory_block_create", map[string]any{"label": "b", "description": "d\x1b"}, "description of block b holds control character U+001B (ESC) at byte 1"},
+		{"memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "x\x7f"}, "insert_text holds control character U+007F (DEL) at byte 1"},
+		{"memory", map[string]any{"command": "create", "path": "/memories/b", "file_text": "x\x1b"}, "file_text holds control character U+001B (ESC) at byte 1"},
 		{"retract_fact", map[string]any{"fact_id": "f", "reason": "\x1b]0;x\a"}, "reason holds control character U+001B (ESC)" + at0},
 		{"forget", map[string]any{"id": m.ID, "reason": "gone\x00"}, "reason holds control character U+0000 (NUL) at byte 4"},
 	}
@@ -168,5 +170,42 @@ func TestStoredTextRefusesControlCharacters(t *testing.T) {
 	s.ok("list_facts", map[string]any{"category": "adr"}, &facts)
 	if len(facts.Facts) != 1 || !facts.Facts[0].Active() {
 		t.Fatalf("a refused write changed the facts: %+v", facts.Facts)
+	}
+}
+
+// TestMalformedJSONRPCIsAnswered: on stdio, a message that is no JSON-RPC
+// request is answered with Invalid Request (-32600): one without a method
+// (mcp-go took it for a notification and said nothing), one whose id is an
+// object, an array or a boolean (mcp-go echoed it). The session goes on.
+func TestMalformedJSONRPCIsAnswered(t *testing.T) {
+	s := startRaw(t)
+	for _, tt := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0"}`, `names no "method"`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, "the id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id":[2],"method":"tools/list"}`, "the id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, "the id must be a string or a number"},
+	} {
+		s.send(tt.line)
+		// Each is answered with a null id: an id that is no id is not echoed.
+		if r := s.reply(0); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, tt.want) {
+			t.Errorf("%s: %+v, want Invalid Request saying %q", tt.line, r.Error, tt.want)
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":5}`)
+	if r := s.reply(5); r.Error == nil || r.Error.Code != -32600 {
+		t.Errorf("a message with an id and no method: %+v", r.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_conflicts","arguments":{"limit":-1}}}`)
+	if r := s.reply(6); !strings.Contains(string(r.Result), "limit -1 is out of range") {
+		t.Errorf("list_conflicts with a negative limit: %s", r.Result)
+	}
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"consolidate_memory","arguments":{"older_than":"  "}}}`)
+	if r := s.reply(7); !strings.Contains(string(r.Result), "older_than is blank") {
+		t.Errorf("consolidate_memory with a blank older_than: %s", r.Result)
+	}
+	s.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"record_distillation","arguments":` +
+		`{"task_id":"T-1","outcome":"completed","memory_tool_calls":{"search_memory":"three"}}}}`)
+	if r := s.reply(8); !strings.Contains(string(r.Result), `argument \"memory_tool_calls.search_memory\" must be an integer, not string`) {
+		t.Errorf("a wrong type inside a map: %s", r.Result)
 	}
 }

@@ -15,6 +15,10 @@
 //	memory-mcp gc [flags]        purge memories forgotten, retracted or expired past the grace period
 //	memory-mcp verify [flags]    check every stored row against its provenance stamp
 //	memory-mcp finetune [flags]  adapt the embedder to the stored memories and facts
+//	memory-mcp backup PATH       write a verified online backup of the data directory's database
+//	memory-mcp restore PATH      restore a backup into the configured, empty data directory
+//	memory-mcp export [flags]    write the memory in the portable export format (JSON Lines)
+//	memory-mcp import FILE       read an export into the data directory
 //	memory-mcp version           print the version (also --version)
 package main
 
@@ -60,6 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	var staleOnly bool
 	var err error
+	var path string // backup's and restore's file
 	var own func(*flag.FlagSet)
 	cons := &consolidateFlags{}
 	st := &statsFlags{}
@@ -68,6 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	vf := &verifyFlags{}
 	tf := &tokenFlags{}
 	ft := &finetuneFlags{}
+	ex := &exportFlags{}
+	im := &importFlags{}
 	switch cmd {
 	case "reindex":
 		args, staleOnly = cutFlag(args, "missing")
@@ -88,6 +95,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		own = tf.define
 	case "finetune":
 		own = ft.define
+	case "backup", "restore":
+		if path, args, err = cutPath(cmd, args); err != nil {
+			return err
+		}
+	case "export":
+		own = ex.define
+	case "import":
+		if im.file, args, err = cutPath(cmd, args); err != nil {
+			return err
+		}
+		own = im.define
 	}
 	cfg, err := loadConfig(args, getenv, stderr, own)
 	if err != nil {
@@ -119,6 +137,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return verify(ctx, cfg, vf, stdout)
 	case "finetune":
 		return fineTune(ctx, cfg, ft, stdout, stderr)
+	case "backup":
+		return backup(ctx, cfg, path, stdout)
+	case "restore":
+		return restore(ctx, cfg, path, stdout)
+	case "export":
+		return export(ctx, cfg, ex, stdout, stderr)
+	case "import":
+		return importFile(ctx, cfg, im, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
@@ -161,6 +187,21 @@ commands:
             (--human): train an adapter, measure it on held-out pairs and
             deploy it if it does better (--source, --agent-id, --namespace,
             --dry-run, --eval-only, --rollback); see "memory-mcp finetune -h"
+  backup PATH
+            write a consistent backup of the database while servers run, and
+            verify it (integrity, migrations, provenance stamps); the key goes
+            to PATH.key. Scheduled: --backup-dir, --backup-interval, --backup-keep
+  restore PATH
+            restore a backup into the configured data directory, which must be
+            empty; the key comes from PATH.key or MEMORY_MCP_PROVENANCE_KEY
+  export    write the memory as JSON Lines (docs/export.md) to standard output
+            or --output FILE: --agent-id (an agent exports only its own),
+            --namespace, --since, --until; --markdown DIR renders it for people
+  import FILE
+            read an export, as a human (--human): exact into an empty store,
+            else through the write gates (--dry-run says what would change);
+            or another tool's memory as your own (--format official-memory,
+            claude-md, markdown or mem0; detected when not given)
   version   print the version (also --version)
   help      print this text
 

@@ -25,6 +25,7 @@ type searchResult struct {
 		Category   string    `json:"category"`
 		Tags       []string  `json:"tags"`
 		Score      float64   `json:"score"`
+		Relevance  float64   `json:"relevance"`
 		CreatedAt  time.Time `json:"created_at"`
 		OccurredAt time.Time `json:"occurred_at"`
 		Shared     bool      `json:"shared"`

@@ -145,7 +145,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 
 	// Only a human may curate.
 	s.fail("resolve_pending", map[string]any{"pending_id": o.PendingID, "target_id": "flaky_test_in_auth_module"},
-		"EFORBIDDEN", `only a human curator may bind or drop pending items; you are agent "sam" (mid)`)
+		"EFORBIDDEN", `resolve_pending is for human operators only, and is not offered to agents; you are agent "sam" (mid)`)
 	var cr memory.CuratorResult
 	curator.ok("resolve_pending", map[string]any{"pending_id": o.PendingID, "target_id": "flaky_test_in_auth_module"}, &cr)
 	if cr.Pending.Status != memory.PendingCommitted || cr.Outcome == nil || !cr.Outcome.Applied || cr.Pending.Resolution.By != "alice" {
@@ -259,7 +259,7 @@ func TestPromotionBadInput(t *testing.T) {
 		{"pending limit", s, "list_pending", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range: use 1 to 500"},
 		{"status of another bucket", s, "shared_state", map[string]any{"bucket": "issues", "status": "active"}, "EINVALID", "use one of open, resolved"},
 		{"limit", s, "shared_state", map[string]any{"limit": 501}, "EINVALID", "limit 501 is out of range"},
-		{"agent curates", s, "resolve_pending", map[string]any{"pending_id": pending, "drop_reason": "x"}, "EFORBIDDEN", "only a human curator"},
+		{"agent curates", s, "resolve_pending", map[string]any{"pending_id": pending, "drop_reason": "x"}, "EFORBIDDEN", "for human operators only"},
 		{"no pending id", human, "resolve_pending", map[string]any{"drop_reason": "x"}, "EINVALID", "pending_id 0"},
 		{"neither", human, "resolve_pending", map[string]any{"pending_id": pending}, "EINVALID", "give target_id"},
 		{"both", human, "resolve_pending", map[string]any{"pending_id": pending, "target_id": "a", "drop_reason": "b"}, "EINVALID", "not both"},
@@ -428,5 +428,36 @@ func TestReplayListsFlippedEvents(t *testing.T) {
 	out, err = exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
 	if err != nil || strings.Contains(string(out), "event 1") || !strings.Contains(string(out), "identical") {
 		t.Fatalf("second replay: %v\n%s", err, out)
+	}
+}
+
+// A lifecycle note that states an issue's id before the issue exists waits
+// in the pending queue, and the note that creates the issue (another
+// agent's, written later) binds it on the retry that follows, through the
+// checking MCP client (issue 22).
+func TestStatedIDBindsWhenItsRowArrives(t *testing.T) {
+	dir := t.TempDir()
+	ann := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann"}})
+	sam := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "sam"}})
+	o := ann.promoteNote("resolved: redis_timeout after raising the pool size")
+	if o.Status != memory.OutcomePending || o.PendingID == 0 || !strings.Contains(o.Reason, "(yet)") {
+		t.Fatalf("a fix before its issue: %+v", o)
+	}
+	var wr writeNoteResult
+	sam.ok("write_note", map[string]any{"text": "issue: redis_timeout: redis times out under load", "promote": true}, &wr)
+	if len(wr.Outcomes) != 1 || wr.Outcomes[0].Status != memory.OutcomeCommitted || len(wr.Retried) != 1 ||
+		wr.Retried[0].Status != memory.OutcomeCommitted || wr.Retried[0].PendingID != o.PendingID ||
+		wr.Retried[0].Operation != memory.OpResolve || wr.Retried[0].TargetID != "redis_timeout" {
+		t.Fatalf("the issue's note and the retry: %+v", wr)
+	}
+	var sh sharedResult
+	sam.ok("shared_state", map[string]any{"bucket": "issues", "status": "resolved"}, &sh)
+	if len(sh.Rows) != 1 || sh.Rows[0].ID != "redis_timeout" || sh.Rows[0].Status != "resolved" {
+		t.Fatalf("issues = %+v, want redis_timeout resolved", sh.Rows)
+	}
+	var pl memory.PendingList
+	ann.ok("list_pending", nil, &pl)
+	if len(pl.Pending) != 0 {
+		t.Fatalf("the bound note still waits: %+v", pl)
 	}
 }

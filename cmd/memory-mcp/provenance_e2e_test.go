@@ -54,16 +54,17 @@ func totals(r verifyReport) (checked, valid, unstamped, mismatched int) {
 	return
 }
 
-// writeEveryKind has a server write rows of the four stamped tables.
+// writeEveryKind has a server write rows of every stamped table.
 func writeEveryKind(s *proc, word string) string {
 	var m struct {
 		ID string `json:"id"`
 	}
 	s.ok("remember", map[string]any{"content": "The vendor contact is " + word + " at extension 4411.", "tags": []string{"vendor"}}, &m)
 	s.ok("remember", map[string]any{"content": "The staging host is db-staging-1."}, nil)
+	s.ok("remember", map[string]any{"content": "the staging host is db-staging-1"}, nil) // a repeat, its words kept
 	s.ok("publish_memory", map[string]any{"id": m.ID}, nil)
 	s.ok("publish_fact", map[string]any{"fact_id": "conv-tabs", "content": "Indent with tabs.", "category": "convention"}, nil)
-	s.ok("memory_block_append", map[string]any{"label": "persona", "text": "I keep notes."}, nil)
+	s.ok("memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "I keep notes."}, nil)
 	s.ok("write_note", map[string]any{"text": "learned: the vendor answers mornings", "promote": true}, nil)
 	return m.ID
 }
@@ -84,7 +85,7 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	r, code := verifyJSON(t, dir, nil)
 	checked, valid, unstamped, mismatched := totals(r)
-	if code != 0 || len(r.Tables) != 4 || checked == 0 || valid != checked || unstamped != 0 || mismatched != 0 || len(r.Mismatched) != 0 {
+	if code != 0 || len(r.Tables) != 5 || checked == 0 || valid != checked || unstamped != 0 || mismatched != 0 || len(r.Mismatched) != 0 {
 		t.Fatalf("report = %+v (exit %d)", r, code)
 	}
 	for _, tb := range r.Tables {

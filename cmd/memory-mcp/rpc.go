@@ -25,7 +25,18 @@ type envelope struct {
 	Method string          `json:"method"`
 	Params struct {
 		Name string `json:"name"` // tools/call, prompts/get
+		Meta struct {
+			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"` // 2026-07-28 and later
+		} `json:"_meta"`
 	} `json:"params"`
+}
+
+// sessionless reports whether a message may come without a session id: an
+// initialize (which opens one), or a message of a revision without
+// sessions (2026-07-28), named in the header or the message's _meta.
+func (e envelope) sessionless(r *http.Request) bool {
+	return e.Method == "initialize" || mcp.IsModernProtocol(r.Header.Get(server.HeaderKeyProtocolVersion)) ||
+		mcp.IsModernProtocol(e.Params.Meta.ProtocolVersion)
 }
 
 // rpc checks each request to /mcp before mcp-go sees it, and answers what
@@ -36,6 +47,10 @@ type envelope struct {
 //   - a message whose strings are not text (invalid UTF-8, half a
 //     surrogate pair), which mcp-go would silently change (see textInput);
 //   - a session id the caller did not open (404, as for an unknown one);
+//   - a message but initialize naming no session, in a revision that has
+//     them (400, as the spec says; mcp-go answers 404);
+//   - a message that is no JSON-RPC request: no method, or an id that is
+//     not a string or a number (400, Invalid Request);
 //   - a DELETE, which ends a session, naming none (400; mcp-go would fail
 //     to end the session "" and answer 500). In 2026-07-28, which has no
 //     sessions, mcp-go answers every DELETE 405.
@@ -68,6 +83,16 @@ func rpc(max int64, streams *streams, sess *sessions, next http.Handler) http.Ha
 				return
 			}
 			ex.method, ex.tool = env.Method, env.Params.Name
+			if id == "" && env.Method != "" && !env.sessionless(r) {
+				// mcp-go looks the empty id up and answers 404, which tells a
+				// client its session ended; the spec answers a missing one 400.
+				ex.refused = true
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write(rpcError(env.ID, -32600, "Bad Request: a request after initialize names its session in the "+
+					server.HeaderKeySessionID+" header (initialize's answer gave it)"))
+				return
+			}
 			stream = env.Method == "subscriptions/listen"
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
@@ -111,7 +136,37 @@ func readMessage(w http.ResponseWriter, r *http.Request, max int64) ([]byte, env
 	if problem := notText(body); problem != "" {
 		return nil, env, http.StatusBadRequest, rpcError(env.ID, -32700, "Parse error: "+problem)
 	}
+	if id, problem := invalidRequest(body); problem != "" {
+		return nil, env, http.StatusBadRequest, rpcError(id, -32600, "Invalid Request: "+problem)
+	}
 	return body, env, 0, nil
+}
+
+// invalidRequest says why a JSON object is no JSON-RPC request,
+// notification or response ("" when it is one), with the id to answer
+// with. mcp-go takes a message without a method for a notification and
+// answers nothing, and echoes an id of any JSON type, where JSON-RPC 2.0
+// allows a string, a number or null and answers an invalid request with an
+// error.
+func invalidRequest(msg []byte) (json.RawMessage, string) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil || m == nil {
+		return nil, "" // not an object: mcp-go says so
+	}
+	id, hasID := m["id"]
+	if hasID {
+		switch t := bytes.TrimSpace(id); {
+		case len(t) == 0, t[0] == '{', t[0] == '[', t[0] == 't', t[0] == 'f':
+			return nil, "the id must be a string or a number"
+		}
+	}
+	_, hasMethod := m["method"]
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	if !hasMethod && !(hasID && (hasResult || hasError)) {
+		return id, `the message names no "method": a request has a method (and an id), a notification a method alone`
+	}
+	return nil, ""
 }
 
 // owns reports whether session id is open and was opened by agent.

@@ -73,6 +73,9 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	if cfg.FineTune.Every > 0 {
 		watching.Go(func() { scheduleFineTune(bg, cfg, a.db, logger, consolidation.Operator) })
 	}
+	if cfg.Backup.Dir != "" {
+		watching.Go(func() { scheduleBackup(bg, cfg, a.db, logger) })
+	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
 		watching.Wait()

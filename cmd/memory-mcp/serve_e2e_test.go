@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -286,7 +287,7 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 			hear(t, "bob", bobHeard, resources.FactsSnapshot)
 			subscribe(t, annCS, resources.BlocksList)
 			subscribe(t, bobCS, resources.BlocksList)
-			ann.ok("memory_block_append", map[string]any{"label": "persona", "text": "Ann is terse."}, nil)
+			ann.ok("memory", map[string]any{"command": "insert", "path": "/memories/persona", "insert_line": 0, "insert_text": "Ann is terse."}, nil)
 			hear(t, "ann", annHeard, resources.BlocksList)
 			if rev == "2026-07-28" {
 				return
@@ -306,15 +307,62 @@ func TestServeNotifiesEachCallerOnlyOfWhatItMayKnow(t *testing.T) {
 func TestEveryCallOverHTTP(t *testing.T) {
 	servers := map[string]*httpServe{}
 	everyCallForEveryIdentity(t, func(t testing.TB, o options) *proc {
+		// Server flags are the server's; the rest names the token's identity.
+		var flags []string
+		identity := slices.DeleteFunc(slices.Clone(o.args), func(a string) bool {
+			if a == "--block-tools" {
+				flags = append(flags, a)
+				return true
+			}
+			return false
+		})
 		h := servers[o.dataDir]
 		if h == nil {
-			h = serveHTTPIn(t, o.dataDir)
+			h = serveHTTPIn(t, o.dataDir, flags...)
 			servers[o.dataDir] = h
 		}
-		identity := slices.Clone(o.args)
 		if !slices.Contains(identity, "--seniority") {
 			identity = append(identity, "--seniority", "mid")
 		}
 		return h.connect(t, h.token(identity...), o)
 	})
+}
+
+// TestServeListsWhatTheTokenMayUse: one server, two tokens. The human's
+// tools/list has the tools for humans and the arguments that name another
+// agent; the agent's has neither, and its call of an unlisted tool is
+// refused with EFORBIDDEN, not "tool not found".
+func TestServeListsWhatTheTokenMayUse(t *testing.T) {
+	h := serveHTTPIn(t, "")
+	human := h.as(t, "--agent-id", "olivia", "--seniority", "mid", "--human")
+	agent := h.as(t, "--agent-id", "jo", "--seniority", "principal")
+	offered := func(p *proc) map[string][]string {
+		res, err := p.cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]string{}
+		for _, tool := range res.Tools {
+			b, _ := json.Marshal(tool.InputSchema)
+			var sch struct{ Properties map[string]any }
+			json.Unmarshal(b, &sch)
+			out[tool.Name] = keys(sch.Properties)
+		}
+		return out
+	}
+	mine, theirs := offered(human), offered(agent)
+	for _, tool := range []string{"erase", "decide_approval", "resolve_pending", "finetune", "finetune_report"} {
+		if mine[tool] == nil || theirs[tool] != nil {
+			t.Errorf("%s: listed for the human %v, for the agent %v; want the human's only", tool, mine[tool] != nil, theirs[tool] != nil)
+		}
+	}
+	for _, tool := range []string{"list_memories", "memory_stats", "consolidate_memory", "restore_memory", "list_conflicts"} {
+		if !slices.Contains(mine[tool], "agent_id") || theirs[tool] == nil || slices.Contains(theirs[tool], "agent_id") {
+			t.Errorf("%s: the human's arguments %v, the agent's %v; want agent_id for the human only", tool, mine[tool], theirs[tool])
+		}
+	}
+	agent.fail("erase", map[string]any{"contains": "x", "reason": "r"}, "EFORBIDDEN", "human operators only")
+	agent.fail("memory_stats", map[string]any{"agent_id": "olivia"}, "EFORBIDDEN", "only a human")
+	agent.ok("remember", map[string]any{"content": "Jo keeps the release notes."}, nil)
+	human.ok("memory_stats", map[string]any{"agent_id": "jo"}, nil)
 }

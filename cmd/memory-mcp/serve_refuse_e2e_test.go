@@ -321,3 +321,40 @@ func TestServeReviewPageBehindAuthentication(t *testing.T) {
 		t.Fatalf("a human's token: %d %.200s", status, body)
 	}
 }
+
+// TestServeRefusesMalformedJSONRPC: over HTTP, a message that is no
+// JSON-RPC request (no method, an object for an id) is answered 400 with an
+// Invalid Request error, and a request without Mcp-Session-Id after the
+// session began is answered 400 (the spec's answer), not 404 (an unknown
+// session's).
+func TestServeRefusesMalformedJSONRPC(t *testing.T) {
+	h := serveHTTPIn(t, "")
+	auth := []string{"Authorization", "Bearer " + h.token("--agent-id", "ann", "--seniority", "mid")}
+	status, hdr, body := h.post(t, initialize, auth...)
+	session := hdr.Get(server.HeaderKeySessionID)
+	if status != 200 || session == "" {
+		t.Fatalf("initialize: %d %q %s", status, session, body)
+	}
+	inSession := append([]string{server.HeaderKeySessionID, session, "MCP-Protocol-Version", "2025-11-25"}, auth...)
+	for _, tt := range []struct{ name, body, want string }{
+		{"no method", `{"jsonrpc":"2.0"}`, `"code":-32600`},
+		{"no method, an id", `{"jsonrpc":"2.0","id":7}`, `"id":7`},
+		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, "the id must be a string or a number"},
+		{"an array id", `{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`, `"id":null`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _, body := h.post(t, tt.body, inSession...)
+			if status != 400 || !strings.Contains(body, "Invalid Request") || !strings.Contains(body, tt.want) {
+				t.Fatalf("%s: %d %s; want 400, Invalid Request with %s", tt.body, status, body, tt.want)
+			}
+		})
+	}
+	status, _, body = h.post(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, append([]string{"MCP-Protocol-Version", "2025-11-25"}, auth...)...)
+	if status != 400 || !strings.Contains(body, server.HeaderKeySessionID) {
+		t.Fatalf("a request without its session id: %d %s; want 400 naming the header", status, body)
+	}
+	status, _, body = h.post(t, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, inSession...)
+	if status != 200 || !strings.Contains(body, "remember") {
+		t.Fatalf("the session goes on: %d %s", status, body)
+	}
+}

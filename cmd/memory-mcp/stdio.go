@@ -43,6 +43,9 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	case cfg.FineTune.Every > 0:
 		watching.Go(func() { scheduleFineTune(ctx, cfg, a.db, logger, cfg.Identity) })
 	}
+	if cfg.Backup.Dir != "" {
+		watching.Go(func() { scheduleBackup(ctx, cfg, a.db, logger) })
+	}
 	defer func() { // the watcher and the scheduler use the database: they stop before the deferred Close
 		cancel()
 		watching.Wait()
@@ -95,6 +98,10 @@ func (t *textInput) Read(p []byte) (int, error) {
 		if problem := notText(line); problem != "" && t.refuse(line, problem) {
 			continue
 		}
+		if id, problem := invalidRequest(line); problem != "" {
+			t.answer(rpcError(id, -32600, "Invalid Request: "+problem))
+			continue
+		}
 		t.buf = line
 	}
 	n := copy(p, t.buf)
@@ -122,10 +129,15 @@ func (t *textInput) refuse(line []byte, problem string) bool {
 		t.log.Warn("dropped a notification", "method", msg.Method, "problem", problem)
 		return true
 	}
-	if _, err := t.out.Write(append(rpcError(msg.ID, -32700, "Parse error: "+problem), '\n')); err != nil {
-		t.log.Warn("answer a message that is not text", "err", err)
-	}
+	t.answer(rpcError(msg.ID, -32700, "Parse error: "+problem))
 	return true
+}
+
+// answer writes a reply of the server's own to stdout.
+func (t *textInput) answer(reply []byte) {
+	if _, err := t.out.Write(append(reply, '\n')); err != nil {
+		t.log.Warn("answer a refused message", "err", err)
+	}
 }
 
 // rpcError is a JSON-RPC error answering the request with id. An id that is

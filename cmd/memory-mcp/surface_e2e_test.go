@@ -51,7 +51,7 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 			dir := t.TempDir()
 			human := slices.Contains(id.args, "--human")
 			if i <= 1 {
-				other := start(t, options{dataDir: dir, args: []string{"--agent-id", "other-agent"}})
+				other := start(t, options{dataDir: dir, args: []string{"--block-tools", "--agent-id", "other-agent"}})
 				if human {
 					// The human maintains another agent's memories, and
 					// decides on its writes: a publication under review,
@@ -65,11 +65,12 @@ func everyCallForEveryIdentity(t *testing.T, start func(testing.TB, options) *pr
 				} else {
 					// Another agent's note waits in the queue: this agent
 					// sees that it waits, not what it says.
-					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil)
+					other.ok("write_note", map[string]any{"text": "fixed: the mystery bug", "promote": true}, nil) // text: content's old name
 				}
 				other.stop()
 			}
-			w := newSweep(t, start(t, options{dataDir: dir, args: id.args}), dir)
+			// With the memory_block_* tools, which a client may still ask for.
+			w := newSweep(t, start(t, options{dataDir: dir, args: append([]string{"--block-tools"}, id.args...)}), dir)
 			w.human, w.expiring, w.self = human, human, id.args[1]
 			w.senior = human || slices.Contains([]string{"senior", "lead", "principal"}, id.args[3])
 			w.run()
@@ -149,7 +150,8 @@ type sweep struct {
 	human, senior bool
 	self          string                       // the agent id the server runs as
 	expiring      bool                         // also remember a memory that expires during the sweep
-	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call
+	args          map[string][]map[string]bool // tool or prompt -> the argument names of each call it may make
+	refused       map[string][]map[string]bool // tool -> the argument names of each call refused with EFORBIDDEN
 	keyed         map[string]bool              // tools called with an idempotency_key
 	holds         int                          // writes held for approval
 }
@@ -160,7 +162,8 @@ func newSweep(t *testing.T, p *proc, dir string) *sweep {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &sweep{t: t, p: p, dir: dir, db: db, args: map[string][]map[string]bool{}, keyed: map[string]bool{}}
+	return &sweep{t: t, p: p, dir: dir, db: db, args: map[string][]map[string]bool{},
+		refused: map[string][]map[string]bool{}, keyed: map[string]bool{}}
 }
 
 // lastChange is the change feed's newest row: every write adds one.
@@ -238,7 +241,11 @@ func (w *sweep) maybe(allowed bool, tool string, args map[string]any) map[string
 		args["idempotency_key"] = "sweep-" + tool + "-" + w.self
 		w.p.fail(tool, args, "EFORBIDDEN", "")
 	}
-	w.note(tool, args)
+	names := map[string]bool{}
+	for k := range args {
+		names[k] = true
+	}
+	w.refused[tool] = append(w.refused[tool], names)
 	w.p.fail(tool, args, "EFORBIDDEN", "")
 	return nil
 }
@@ -337,12 +344,24 @@ func (w *sweep) run() {
 	w.memories()
 	w.maintenance()
 	w.blocks()
+	w.memoryFiles()
 	w.notes()
 	w.approvals()
 	w.prompts()
 	w.resources()
 	w.fineTune()
+	w.export()
 	w.erasure()
+}
+
+// export pages through the caller's own export: a first page of one line,
+// the next by its cursor, and the default page.
+func (w *sweep) export() {
+	first := w.do("export_memory", map[string]any{"limit": 1})
+	w.do("export_memory", map[string]any{"cursor": get(first, "next_cursor"), "limit": 1})
+	if r := w.do("export_memory", map[string]any{}); get(r, "from") != float64(0) {
+		w.t.Errorf("export_memory without a cursor = %v", r)
+	}
 }
 
 // fineTune asks for the last report before any run and after one, and for
@@ -470,6 +489,12 @@ func (w *sweep) memories() {
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != m1 || get(dup, "id") != m1 || get(dup, "memory", "seen_count") != 2.0 {
 		w.t.Errorf("remember of a repeat = %v, want duplicate_of %s seen twice", dup, m1)
 	}
+	// The repeat's words are kept (recall_memory of m1, below, lists them)
+	// and stored as their own memory when the caller says they differ.
+	own := w.do("remember", map[string]any{"content": "the staging database is Postgres 16 on db-staging-1", "not_a_repeat_of": m1})
+	if get(own, "outcome") != "stored" || get(own, "id") == m1 || get(dup, "repeat_id") == nil {
+		w.t.Errorf("remember with not_a_repeat_of = %v after %v, want a new memory", own, dup)
+	}
 	w.conflicts()
 	w.sharedGates()
 	w.do("search_memory", map[string]any{"query": "staging database"})
@@ -480,8 +505,8 @@ func (w *sweep) memories() {
 	shared := get(w.do("publish_memory", map[string]any{"id": m1}), "id").(string)
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}})
 	w.write("retract_memory", map[string]any{"id": shared})
-	w.do("forget", map[string]any{"id": m2})
-	w.do("forget", map[string]any{"id": m1, "reason": "moved to db-staging-2"})
+	w.do("forget", map[string]any{"id": m2}) // its old name, accepted for a release
+	w.do("forget", map[string]any{"ids": []string{m1}, "reason": "moved to db-staging-2"})
 	w.do("recall_memory", map[string]any{"ids": []string{m1, m2, shared}}) // forgotten, retracted
 	if w.expiring {
 		soon := time.Now().Add(300 * time.Millisecond)
@@ -528,10 +553,18 @@ func (w *sweep) sharedGates() {
 	}
 	first := ci("The build cache lives on the NFS share.")
 	shared := get(w.do("publish_memory", map[string]any{"id": first}), "id")
-	w.do("forget", map[string]any{"id": first}) // its shared copy stays
+	w.do("forget", map[string]any{"ids": []string{first}}) // its shared copy stays
 	dup := w.do("publish_memory", map[string]any{"id": ci("the build cache lives on the NFS share")})
 	if get(dup, "outcome") != "duplicate" || get(dup, "duplicate_of") != shared || get(dup, "id") != shared {
 		w.t.Errorf("publish_memory of what is shared = %v, want a duplicate of %s", dup, shared)
+	}
+	// The publish is kept as a repeat of the shared copy, and shared as its
+	// own copy when its publisher says it differs.
+	reps, _ := get(w.do("recall_memory", map[string]any{"ids": []any{shared}}), "repeats").([]any)
+	if len(reps) != 1 || get(reps[0], "tool") != "publish_memory" {
+		w.t.Errorf("recall_memory of %v lists repeats %v, want the publish", shared, reps)
+	} else if own := w.do("publish_memory", map[string]any{"id": get(reps[0], "from"), "not_a_repeat_of": shared}); get(own, "outcome") != "stored" {
+		w.t.Errorf("publish_memory with not_a_repeat_of = %v, want a shared copy of its own", own)
 	}
 	monday := get(w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Monday.")}), "id")
 	clash := w.do("publish_memory", map[string]any{"id": ci("The release train leaves on Thursday.")})
@@ -584,7 +617,7 @@ func (w *sweep) maintenance() {
 		whose = w.self // a human may name whose; its own works as any
 	}
 	w.maybe(w.human, "restore_memory", map[string]any{"id": other, "agent_id": whose})
-	w.do("forget", map[string]any{"id": other, "reason": "the bed was moved"})
+	w.do("forget", map[string]any{"ids": []string{other}, "reason": "the bed was moved"})
 	w.do("recall_memory", map[string]any{"ids": append([]string{summary}, ids...)}) // the summary, forgotten with its source; its sources
 	w.do("record_distillation", map[string]any{"task_id": "T-7", "outcome": "completed"})
 	w.do("record_distillation", map[string]any{"task_id": "T-8", "outcome": "error", "error": "the upload test still fails",
@@ -618,20 +651,41 @@ func (w *sweep) blocks() {
 	w.do("memory_block_history", map[string]any{"label": "goals"}) // the deletion is a version
 }
 
+// memoryFiles calls every command of the memory tool, with each argument.
+func (w *sweep) memoryFiles() {
+	const today = "/memories/notes/today.md"
+	w.do("memory", map[string]any{"command": "create", "path": today, "file_text": "Standup at nine.\nShip v1.\n"})
+	w.do("memory", map[string]any{"command": "create", "path": "/memories/shared/board.md", "file_text": "Welcome.",
+		"description": "The team's notice board.", "limit": 3000, "writers": []string{"*"}, "readers": []string{"ann"}, "read_only": false})
+	w.maybe(w.human, "memory", map[string]any{"command": "create", "path": "/memories/shared/house.md", "file_text": "Be kind.", "read_only": true})
+	w.do("memory", map[string]any{"command": "view", "path": "/memories"})
+	w.do("memory", map[string]any{"command": "view", "path": "/memories/notes"})
+	hash := get(w.do("memory", map[string]any{"command": "view", "path": today, "view_range": []int{1, -1}}), "sha256").(string)
+	w.do("memory", map[string]any{"command": "str_replace", "path": today, "old_str": "Ship v1.", "new_str": "Ship v1 by May.", "expected_hash": hash[:12]})
+	w.do("memory", map[string]any{"command": "str_replace", "path": today, "old_str": "nine", "new_str": "ten", "expected_version": 2})
+	w.do("memory", map[string]any{"command": "insert", "path": today, "insert_line": 0, "insert_text": "# Today"})
+	w.do("memory", map[string]any{"command": "rename", "old_path": today, "new_path": "/memories/notes/monday.md"})
+	w.do("memory", map[string]any{"command": "history", "path": today})
+	w.do("memory", map[string]any{"command": "history", "path": today, "limit": 2})
+	w.do("memory", map[string]any{"command": "restore", "path": today, "version": 2})
+	w.do("memory", map[string]any{"command": "delete", "path": "/memories/notes/monday.md", "expected_version": 1})
+	w.do("memory", map[string]any{"command": "delete", "path": "/memories/shared/board.md"})
+}
+
 func (w *sweep) notes() {
 	for _, text := range []string{"issue: upload_retry: uploads retry forever on slow networks",
 		"issue: flaky auth test times out on CI", "issue: flaky upload test times out on CI", "issue: disk_full: the CI runner disk is full"} {
-		w.do("write_note", map[string]any{"text": text})
+		w.do("write_note", map[string]any{"content": text})
 	}
 	w.do("promote_notes", map[string]any{"limit": 2}) // two remain
 	w.do("promote_notes", map[string]any{})
-	w.do("write_note", map[string]any{"text": "result: p95 upload time 4.1 s", "kind": "agent", "task_id": "T-7", "promote": true})
-	w.do("write_note", map[string]any{"text": "task T-7: blocked\nwaiting on the CDN", "promote": true})
-	w.do("write_note", map[string]any{"text": "the upload fix works", "kind": "tool_result", "promote": true}) // ignored
-	w.do("write_note", map[string]any{"text": "fixed:", "promote": true})                                      // rejected: names nothing
-	w.do("write_note", map[string]any{"text": "fixed: the flaky test", "promote": true})                       // waits: two rows fit
-	w.do("write_note", map[string]any{"text": "[issues/resolve upload_retry] backoff capped", "kind": "tool_result", "promote": true})
-	w.do("write_note", map[string]any{"text": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
+	w.do("write_note", map[string]any{"content": "result: p95 upload time 4.1 s", "kind": "agent", "task_id": "T-7", "promote": true})
+	w.do("write_note", map[string]any{"content": "task T-7: blocked\nwaiting on the CDN", "promote": true})
+	w.do("write_note", map[string]any{"content": "the upload fix works", "kind": "tool_result", "promote": true}) // ignored
+	w.do("write_note", map[string]any{"content": "fixed:", "promote": true})                                      // rejected: names nothing
+	w.do("write_note", map[string]any{"content": "fixed: the flaky test", "promote": true})                       // waits: two rows fit
+	w.do("write_note", map[string]any{"content": "[issues/resolve upload_retry] backoff capped", "kind": "tool_result", "promote": true})
+	w.do("write_note", map[string]any{"content": "fixed: disk_full by pruning old images", "promote": true}) // commits, and retries the flaky test
 	w.do("shared_state", map[string]any{})
 	w.do("shared_state", map[string]any{"bucket": "issues", "status": "resolved", "limit": 10})
 	pending := w.do("list_pending", map[string]any{})
@@ -756,13 +810,16 @@ func (w *sweep) resources() {
 
 // covered fails for anything listed that the sweep left out: a tool or
 // prompt not called, an argument never given or never left out, a resource
-// or template never read.
+// or template never read. And the list fits the caller: a tool every call
+// of which was refused (EFORBIDDEN) is not listed, nor an argument that only
+// refused calls gave.
 func (w *sweep) covered() {
 	ctx := context.Background()
 	tl, err := w.p.cs.ListTools(ctx, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	listed := map[string]bool{}
 	for _, tool := range tl.Tools {
 		var sch struct {
 			Properties map[string]any `json:"properties"`
@@ -770,7 +827,18 @@ func (w *sweep) covered() {
 		}
 		b, _ := json.Marshal(tool.InputSchema)
 		json.Unmarshal(b, &sch)
+		listed[tool.Name] = true
 		w.coveredArgs(tool.Name, keys(sch.Properties), sch.Required)
+		for _, a := range keys(sch.Properties) {
+			if w.onlyRefused(tool.Name, a) {
+				w.t.Errorf("%s lists argument %s, but every call that gave it was refused", tool.Name, a)
+			}
+		}
+	}
+	for tool := range w.refused {
+		if len(w.args[tool]) == 0 && listed[tool] {
+			w.t.Errorf("%s is listed, but every call of it was refused", tool)
+		}
 	}
 	pl, err := w.p.cs.ListPrompts(ctx, nil)
 	if err != nil {
@@ -787,6 +855,21 @@ func (w *sweep) covered() {
 		w.coveredArgs("prompt "+p.Name, names, required)
 	}
 	// resources() reads every listed resource and template by construction.
+}
+
+// onlyRefused reports whether arg was given to tool only in refused calls.
+func (w *sweep) onlyRefused(tool, arg string) bool {
+	for _, c := range w.args[tool] {
+		if c[arg] {
+			return false
+		}
+	}
+	for _, c := range w.refused[tool] {
+		if c[arg] {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *sweep) coveredArgs(name string, args, required []string) {

@@ -185,6 +185,13 @@ func TestReviewPageInABrowser(t *testing.T) {
 	bound, dropped := queue.Pending[0], queue.Pending[1]
 	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Friday."})
 	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Tuesday."})
+	// A remember dedup answers "duplicate" that says something else.
+	rv.ok(sam, "remember", map[string]any{"content": "Ann reviews the pull request."})
+	rv.ok(sam, "remember", map[string]any{"content": "Ann reviews pull requests."})
+	reps, err := rv.app.memories.Repeats(ctx, memory.RepeatQuery{})
+	if err != nil || len(reps) != 1 {
+		t.Fatalf("repeats = %+v, %v", reps, err)
+	}
 	conflicts, err := rv.app.memories.Conflicts(ctx, memory.ConflictQuery{})
 	if err != nil || len(conflicts) != 1 {
 		t.Fatalf("conflicts = %+v, %v", conflicts, err)
@@ -292,6 +299,21 @@ func TestReviewPageInABrowser(t *testing.T) {
 	}
 	if older, err := rv.app.facts.Get(ctx, fc.OlderID); err != nil || older.RetractedAt == nil {
 		t.Fatalf("the fact not kept = %+v, %v; want it retracted", older, err)
+	}
+
+	// Store the false repeat as sam's own memory.
+	rep := reps[0]
+	b.open("/ui/repeats", "Repeats", "repeats")
+	if s := b.text("#" + rep.ID); !strings.Contains(s, "Ann reviews the pull request.") || !strings.Contains(s, "Ann reviews pull requests.") {
+		t.Fatalf("repeat %s: %q, want both texts", rep.ID, s)
+	}
+	msg = b.act(fmt.Sprintf(`#%s form[action$="/store"] button`, rep.ID))
+	if !strings.Contains(msg, "Repeat "+rep.ID+" is stored as sam's own memory") {
+		t.Fatalf("after storing the repeat: %q", msg)
+	}
+	b.shot("repeats-after")
+	if stored, err := rv.app.memories.Repeats(ctx, memory.RepeatQuery{IDs: []string{rep.ID}}); err != nil || len(stored) != 1 || stored[0].StoredAs == "" {
+		t.Fatalf("the repeat in the store = %+v, %v", stored, err)
 	}
 
 	b.open("/ui/stats?agent=sam", "Statistics", "stats")

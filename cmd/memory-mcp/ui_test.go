@@ -391,7 +391,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	if _, err := rv.app.blocks.Edit(ctx, memory.BlockEdit{Label: "project", Op: memory.BlockAppend, Text: hostile}); err != nil {
 		t.Fatal(err)
 	}
-	rv.ok(sam, "memory_block_create", map[string]any{"label": "team-plan", "description": "Plans. " + hostile, "value": hostile, "shared": true})
+	rv.ok(sam, "memory", map[string]any{"command": "create", "path": "/memories/shared/team-plan", "description": "Plans. " + hostile, "file_text": hostile})
 	rv.ok(sam, "write_note", map[string]any{"text": "issue: " + hostile, "promote": true})
 	// Two open issues and a fix that could close either: the note waits in
 	// the pending queue, as the agent wrote it.
@@ -403,6 +403,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00. " + hostile, "category": "convention"})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
+	rv.ok(sam, "remember", map[string]any{"content": "the release is on Friday. " + hostile}) // a repeat: its words are kept
 	pending, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
 	if err != nil || len(pending.Pending) != 1 || !strings.Contains(pending.Pending[0].RawInput, hostile) {
 		t.Fatalf("pending = %+v, %v", pending, err)
@@ -421,7 +422,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	}
 	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
 		"/ui/pending", "/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks",
-		"/ui/blocks/project", "/ui/blocks/team-plan"} {
+		"/ui/blocks/project", "/ui/blocks/team-plan", "/ui/repeats"} {
 		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
 		status, body, h := rv.do(req, "olivia-token")
 		escaped(path, status, body, h, http.StatusOK)

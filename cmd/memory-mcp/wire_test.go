@@ -258,10 +258,10 @@ func (s *surface) checkToolResult(req *jsonrpc.Request, raw json.RawMessage) err
 	}
 	sch, listed := s.tools[p.Name]
 	switch {
-	case !listed:
-		return fmt.Errorf("tool %s answered, but tools/list does not list it", p.Name)
 	case r.Content == nil:
 		return fmt.Errorf("the result has no content array")
+	case !listed && !r.IsError:
+		return fmt.Errorf("tool %s answered, but tools/list does not list it: an unlisted tool may only refuse", p.Name)
 	case r.IsError:
 		return nil
 	case len(r.StructuredContent) == 0 || string(r.StructuredContent) == "null":

@@ -2,6 +2,8 @@ package text
 
 import (
 	"crypto/sha256"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,8 +49,20 @@ type Clash struct {
 type claim struct {
 	key   string // the sentence without the value (or the polarity)
 	slot  string // the value's kind; "" for a polarity claim
-	value string // the value, normalised ("15:00", "2026-03-03", "5000"); for a polarity claim "+" or "-"
+	value string // the value, normalised ("15:00", "2026-03-03", "5000", a list "fri,mon"); for a polarity claim "+" or "-"
 	raw   string // the value as written
+	// change marks a claim that tells of a change ("moved to Paris",
+	// "switched from Jenkins to Buildkite"): only it can clash on the keys
+	// of a subject's value (u|) or of a value replaced (x|), which many
+	// memories that can all be true share.
+	change bool
+	// lead is, for a change from one value to another, the words before
+	// its verb (its subject); for any other claim of a value replaced, the
+	// sentence's words, which must begin with that subject.
+	lead []string
+	// values are the values the claim's sentence states: a sentence that
+	// already names the new value is not contradicted by the change to it.
+	values []string
 }
 
 // Claim is one thing a text states, hashed: its key (the sentence with the
@@ -94,7 +108,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 	whole := len(sentences(older)) == 1
 	for _, n := range nc {
 		for _, o := range oc {
-			if o.key != n.key || o.value == n.value {
+			if o.key != n.key || o.value == n.value || !clashes(o, n) {
 				continue
 			}
 			c := Clash{Kind: ConflictValue, Slot: o.slot, Older: o.raw, Newer: n.raw, Whole: whole}
@@ -105,6 +119,37 @@ func Contradicts(older, newer string) (Clash, bool) {
 		}
 	}
 	return Clash{}, false
+}
+
+// clashes reports whether claims o and n, of one key and other values,
+// clash: a list of values that holds the other's is added detail, unless
+// either says "only"; on the keys many true memories share (a subject's
+// value, a value replaced) only a change clashes, of the subject the older
+// sentence opens with, to a value it does not name already.
+func clashes(o, n claim) bool {
+	switch {
+	case strings.HasPrefix(n.key, "u|") || strings.HasPrefix(n.key, "j|"):
+		return n.change && !within(n.value, o.values)
+	case strings.HasPrefix(n.key, "x|"):
+		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
+	case strings.Contains(o.value, ",") || strings.Contains(n.value, ","):
+		a, b := strings.Split(o.value, ","), strings.Split(n.value, ",")
+		nested := !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) }) ||
+			!slices.ContainsFunc(b, func(v string) bool { return !slices.Contains(a, v) })
+		return !nested || strings.Contains(n.key, " only ") || strings.Contains(o.key, " only ")
+	}
+	return true
+}
+
+// within reports whether every value of list v (comma-separated) is one
+// of values.
+func within(v string, values []string) bool {
+	for _, x := range strings.Split(v, ",") {
+		if !slices.Contains(values, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // OneStatement reports whether text is a single sentence: a memory that
@@ -129,9 +174,17 @@ type token struct {
 func claims(content string) []claim {
 	var out []claim
 	for _, s := range sentences(content) {
-		toks := words(s)
+		toks := codes(words(s))
 		out = append(out, polarityClaim(toks)...)
 		out = append(out, valueClaims(toks)...)
+		if c, ok := clause(toks); ok {
+			out = append(out, valueClaims(c)...)
+		}
+		out = append(out, roleClaim(s, toks)...)
+		out = append(out, attributeClaim(toks)...)
+		out = append(out, preferenceClaim(toks)...)
+		out = append(out, jobClaims(s, toks)...)
+		out = append(out, rangeClaim(toks)...)
 	}
 	return out
 }
@@ -143,25 +196,62 @@ func claims(content string) []claim {
 func polarityClaim(toks []token) []claim {
 	neg := false
 	var key []string
+	skip := -1
 	for i, t := range toks {
 		switch {
+		case i == skip || frequency[strings.ToLower(t.raw)] || manner[strings.ToLower(t.raw)] || t.norm == "can" && i > 0 || strings.EqualFold(t.raw, "anymore") || t.norm == "ever":
+			// "always eats" and "never eats", "can't speak" and "speaks"
+			// say one thing of one subject.
+		case (t.norm == "gave" || t.norm == fold("gives")) && i+2 < len(toks) && toks[i+1].norm == "up" && strings.HasSuffix(toks[i+2].norm, "ing") && len(toks[i+2].norm) > 5:
+			// "gave up smoking" denies "smokes".
+			neg = !neg
+			key, skip = append(key, gerund(toks[i+2].norm)), i+2
+			i++
+		case (t.norm == fold("stopped") || t.norm == "quit") && i+1 < len(toks) && strings.HasSuffix(toks[i+1].norm, "ing") && len(toks[i+1].norm) >= 5:
+			// "stopped drinking coffee" denies "drinks coffee".
+			neg = !neg
+			key, skip = append(key, gerund(toks[i+1].norm)), i+1
 		case t.slot != "":
 			key = append(key, t.slot+":"+t.norm)
-		case negations[t.norm]:
+		case negation(t):
 			neg = !neg
 		case t.norm == "longer" && i > 0 && toks[i-1].norm == "no":
-		case auxiliaries[t.norm] && i+1 < len(toks) && negations[toks[i+1].norm]:
+		case auxiliaries[t.norm] && i+1 < len(toks) && negation(toks[i+1]):
 			// "does not eat" says "eat" denied.
+		case t.norm == have && perfect(toks[i+1:]):
+			// "hasn't paid" says "paid" denied.
 		default:
-			if o, ok := opposites[t.norm]; ok {
-				key = append(key, o.word)
-				neg = neg != o.negative
-				continue
+			w := t.norm
+			if _, ok := opposites[w]; !ok {
+				w = verb(t)
 			}
-			key = append(key, t.norm)
+			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negation(toks[i-1])) {
+				w = "was" // "hasn't been submitted" denies "was submitted"
+			}
+			if lacking[w] {
+				w, neg = have, !neg
+			}
+			if every, ok := nobody[w]; ok {
+				w, neg = every, !neg // "nobody has access" denies "everyone has access"
+			}
+			if w == "out" && i+1 < len(toks) && toks[i+1].norm == "of" {
+				w, skip = "in", i+1 // "out of stock" denies "in stock"
+				neg = !neg
+			}
+			var denied, opposite bool
+			if w, denied, opposite = normal(w); denied {
+				neg = !neg
+			}
+			if opposite && i+1 < len(toks) && prepositions[toks[i+1].norm] {
+				skip = i + 1 // "visible to" and "hidden from" say one thing
+			}
+			if h, ok := having[w]; ok {
+				w = h // "includes a clause" says what "has a clause" says
+			}
+			key = append(key, w)
 		}
 	}
-	if len(key) < 3 {
+	if len(key) < 2 {
 		return nil
 	}
 	v := "+"
@@ -171,53 +261,745 @@ func polarityClaim(toks []token) []claim {
 	return []claim{{key: "p|" + strings.Join(key, " "), value: v}}
 }
 
-// valueClaims are the values a sentence states of its subject: a value
-// after "to be" or a verb that states one (anchors), with at most two
-// linking words between ("is on Tuesday", "works at Stripe"). A value
-// after any other verb ("met Bob", "bought 3 apples") is one of many that
-// can all be true, and makes no claim.
-func valueClaims(toks []token) []claim {
-	var out []claim
+var attend = fold("attends")
+
+// attributeClaim is the value of an attribute of which there is one at a
+// time ("the user's favourite food is sushi", "the default editor is
+// vim"): another value replaces it, though it is a word, not a number or a
+// name.
+func attributeClaim(toks []token) []claim {
+	c := slices.IndexFunc(toks, func(t token) bool { return t.norm == "is" })
+	if c < 1 || c+1 >= len(toks) || !slices.ContainsFunc(toks[:c], func(t token) bool { return single[t.norm] }) ||
+		slices.ContainsFunc(toks, func(t token) bool { return negation(t) || t.slot != "" && t.slot != "name" }) {
+		return nil
+	}
+	var subj []string
+	for _, t := range toks[:c] {
+		if !fresh[t.norm] {
+			subj = append(subj, t.norm)
+		}
+	}
+	if len(toks) != c+2 {
+		return nil // "is Luigi's, a small Italian place" says more than which one
+	}
+	t := toks[c+1]
+	return []claim{{key: "a|" + strings.Join(subj, " "), slot: "name", value: t.norm, raw: t.raw}}
+}
+
+// preferenceClaim is which of two things a subject prefers ("prefers
+// email over phone calls"): the pair is the key, the one preferred its
+// value, so that the pair the other way round clashes.
+func preferenceClaim(toks []token) []claim {
+	p := slices.IndexFunc(toks, func(t token) bool { return t.norm == fold("prefers") || t.norm == fold("prefer") })
+	if p < 1 || slices.ContainsFunc(toks, func(t token) bool { return negation(t) }) {
+		return nil
+	}
+	o := slices.IndexFunc(toks[p:], func(t token) bool { return t.norm == "over" || t.norm == "to" || t.norm == "than" })
+	if o < 2 || p+o+1 >= len(toks) {
+		return nil
+	}
+	subj, ok := subject(toks[:p])
+	if !ok {
+		return nil
+	}
+	a, b := strings.Join(norms(toks[p+1:p+o]), " "), strings.Join(norms(toks[p+o+1:]), " ")
+	pair := []string{a, b}
+	slices.Sort(pair)
+	return []claim{{key: "f|" + subj + "|" + strings.Join(pair, "|"), slot: "name", value: a, raw: toks[p+1].raw}}
+}
+
+// jobClaims are the job a subject holds ("Omar is a junior developer"),
+// which a change of job replaces ("Omar has been promoted to senior
+// developer", "Grace was promoted and is now the chief marketing
+// officer", "Omar became the tech lead"). A person may hold two jobs, or
+// be a developer and a mentor, so only a change clashes.
+func jobClaims(s string, toks []token) []claim {
+	job := func(ws []token) bool {
+		return len(ws) > 0 && len(ws) <= 5 && slices.ContainsFunc(ws, func(t token) bool { return jobs[t.norm] }) &&
+			!slices.ContainsFunc(ws, func(t token) bool { return negation(t) || t.slot != "" && t.slot != "name" })
+	}
+	claimOf := func(subj []token, rest []token, change bool) []claim {
+		sub, ok := subject(subj)
+		if !ok || !job(rest) {
+			return nil
+		}
+		return []claim{{key: "j|" + sub, slot: "name", value: strings.Join(norms(rest), " "), raw: strings.Join(raws(rest), " "), change: change}}
+	}
 	for i, t := range toks {
-		if t.slot == "" || !anchored(toks, i) {
+		if i > 0 && (t.norm == fold("promoted") || t.norm == fold("became") || t.norm == fold("become")) {
+			rest := toks[i+1:]
+			if len(rest) > 0 && (rest[0].norm == "to" || rest[0].norm == "as") {
+				rest = rest[1:]
+			}
+			return claimOf(toks[:i], rest, true)
+		}
+	}
+	if i := slices.IndexFunc(toks, func(t token) bool { return t.norm == "is" }); i > 0 && !slices.ContainsFunc(toks[:i], func(u token) bool { return u.norm == "and" }) {
+		now := slices.Contains(strings.Fields(strings.ToLower(s)), "now") // "now" is no token: words drops it
+		return claimOf(toks[:i], toks[i+1:], now)
+	}
+	return nil
+}
+
+// jobs are the nouns of a job or a role at work.
+var jobs = foldSet("officer", "developer", "engineer", "designer", "analyst", "intern", "freelancer", "consultant",
+	"contractor", "architect", "scientist", "teacher", "nurse", "accountant", "lawyer", "manager", "lead", "head",
+	"director", "vp", "ceo", "cto", "cfo", "coo", "assistant", "associate", "specialist", "coordinator", "administrator",
+	"editor", "researcher", "professor", "lecturer", "executive", "supervisor", "chief", "principal", "president")
+
+// raws are the tokens as written.
+func raws(toks []token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.raw
+	}
+	return out
+}
+
+// rangeClaim is a span of times or numbers a sentence states ("serves
+// lunch from 12 to 2", "is open from 9am to 5pm"): another span replaces
+// it.
+func rangeClaim(toks []token) []claim {
+	for i := 0; i+3 < len(toks); i++ {
+		a, b := toks[i+1], toks[i+3]
+		if toks[i].norm != "from" || toks[i+2].norm != "to" || a.slot == "" || a.slot != b.slot && !(a.slot == "number" || b.slot == "number") ||
+			a.slot != "time" && a.slot != "number" && b.slot != "time" {
 			continue
 		}
+		if slices.ContainsFunc(toks[:i], func(t token) bool { return negation(t) }) {
+			return nil
+		}
+		key := append(append(norms(toks[:i]), "<range>"), norms(toks[i+4:])...)
+		return []claim{{key: "g|" + strings.Join(key, " "), slot: "time", value: a.norm + "-" + b.norm, raw: a.raw + " to " + b.raw}}
+	}
+	return nil
+}
+
+// single are the words that make an attribute one of which there is one.
+var single = foldSet("favourite", "favorite", "preferred", "default", "main", "primary", "usual")
+
+// roleClaim is who holds a role of which there is one: "Keiko is the tech
+// lead for search" and "the tech lead for search is Pavel" both name the
+// tech lead for search, and another name replaces it. A role without its
+// scope ("the team lead": of which team?) claims nothing.
+func roleClaim(s string, toks []token) []claim {
+	raw := splitWords(s)
+	role := func(ws []token) bool {
+		scoped := strings.Contains(s, "'s ") || strings.Contains(s, "’s ")
+		for _, t := range ws {
+			if t.slot != "" && t.slot != "name" {
+				return false
+			}
+			scoped = scoped || t.norm == "for" || t.norm == "of" || t.norm == "on"
+		}
+		return scoped && slices.ContainsFunc(ws, func(t token) bool { return roles[t.norm] })
+	}
+	switch {
+	case len(raw) > 3 && len(toks) > 3 && isName(raw[0]) && raw[1] == "is" && strings.EqualFold(raw[2], "the") && role(toks[2:]):
+		return []claim{{key: "r|" + strings.Join(norms(toks[2:]), " "), slot: "name", value: toks[0].norm, raw: raw[0]}}
+	case len(toks) > 3 && strings.EqualFold(raw[0], "the") && toks[len(toks)-1].slot == "name" && toks[len(toks)-2].norm == "is" && role(toks[:len(toks)-2]):
+		n := toks[len(toks)-1]
+		return []claim{{key: "r|" + strings.Join(norms(toks[:len(toks)-2]), " "), slot: "name", value: n.norm, raw: n.raw}}
+	}
+	return nil
+}
+
+// roles are the roles one person holds at a time.
+var roles = foldSet("lead", "head", "manager", "owner", "contact", "director", "president", "chair", "captain", "maintainer",
+	"landlord", "landlady", "ceo", "cto", "cfo", "coo", "boss", "supervisor")
+
+// clause is the second clause of a sentence that tells of a change and
+// then of the state it left ("the user left Deloitte and now works at
+// KPMG"), with the first clause's subject: the state is claimed of it as a
+// sentence of its own would be.
+func clause(toks []token) ([]token, bool) {
+	verb := slices.IndexFunc(toks, func(t token) bool {
+		return t.slot == "" && (copulas[t.norm] || anchors[t.norm] || auxiliary[t.norm] || strings.HasSuffix(t.raw, "ed") || participles[strings.ToLower(t.raw)])
+	})
+	if verb < 1 {
+		return nil, false
+	}
+	for i := verb + 1; i+1 < len(toks); i++ {
+		if toks[i].norm != "and" && toks[i].norm != "but" {
+			continue
+		}
+		if copulas[toks[i+1].norm] || anchors[toks[i+1].norm] {
+			return append(slices.Clone(toks[:verb]), toks[i+1:]...), true
+		}
+		// "the building was sold and the user's landlord is now Ms
+		// Reyes": a clause with a subject of its own.
+		if v := slices.IndexFunc(toks[i+1:], func(t token) bool { return t.slot == "" && (copulas[t.norm] || anchors[t.norm]) }); v > 0 &&
+			!slices.ContainsFunc(toks[i+1:i+1+v], func(t token) bool { return t.slot != "" && t.slot != "name" || t.norm == "and" }) {
+			return slices.Clone(toks[i+1:]), true
+		}
+	}
+	return nil, false
+}
+
+// perfect reports whether toks, after "have", go on with a participle
+// ("has paid", "hasn't yet signed"): "have" is then the perfect's
+// auxiliary, which says nothing the participle does not.
+func perfect(toks []token) bool {
+	for _, t := range toks {
+		if negation(t) {
+			continue
+		}
+		return t.slot == "" && (strings.HasSuffix(t.raw, "ed") || participles[strings.ToLower(t.raw)])
+	}
+	return false
+}
+
+var participles = map[string]bool{"paid": true, "made": true, "done": true, "gone": true, "seen": true, "taken": true,
+	"given": true, "left": true, "sent": true, "told": true, "found": true, "built": true, "bought": true, "sold": true,
+	"won": true, "lost": true, "met": true, "read": true, "written": true, "spent": true, "kept": true, "heard": true,
+	"been": true, "begun": true, "chosen": true, "driven": true, "eaten": true, "fallen": true, "forgotten": true, "known": true,
+	"shown": true, "spoken": true, "stolen": true, "thrown": true, "broken": true, "frozen": true, "hidden": true, "ridden": true}
+
+// gerund is the verb of a word in -ing, folded: "drinking" is "drink",
+// "running" "run".
+func gerund(w string) string {
+	w = strings.TrimSuffix(w, "ing")
+	if n := len(w); n > 2 && w[n-1] == w[n-2] && !strings.ContainsRune("lsfz", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	if len(w) <= 2 {
+		w += "e" // "using" is "use"
+	}
+	return fold(w)
+}
+
+// verb is a word of a polarity claim in the one form of its verb: the
+// past ("paid", "shipped", "agreed") as the present, so that "did not
+// pay" denies "paid".
+func verb(t token) string {
+	lw := strings.ToLower(t.raw)
+	if base, ok := pasts[lw]; ok {
+		return fold(base)
+	}
+	switch {
+	case strings.HasSuffix(lw, "eed") && len(lw) > 4:
+		return fold(strings.TrimSuffix(lw, "d"))
+	case strings.HasSuffix(lw, "ed") && len(lw) > 5:
+		b := strings.TrimSuffix(lw, "ed")
+		if n := len(b); b[n-1] == b[n-2] && !strings.ContainsRune("lsfz", rune(b[n-1])) {
+			return fold(b[:n-1])
+		}
+	}
+	return t.norm
+}
+
+var pasts = map[string]string{"paid": "pay", "went": "go", "took": "take", "made": "make", "bought": "buy", "sold": "sell",
+	"met": "meet", "left": "leave", "sent": "send", "told": "tell", "found": "find", "built": "build", "gave": "give",
+	"wrote": "write", "ran": "run", "saw": "see", "ate": "eat", "drove": "drive", "spoke": "speak", "knew": "know",
+	"got": "get", "came": "come", "kept": "keep", "spent": "spend", "brought": "bring", "thought": "think", "chose": "choose",
+	"broke": "break", "forgot": "forget", "felt": "feel", "heard": "hear", "understood": "understand", "taught": "teach",
+	"caught": "catch", "won": "win", "lost": "lose", "wore": "wear", "drank": "drink", "swam": "swim"}
+
+// synonyms are the words of one meaning that a claim reads as one.
+var synonyms = func() map[string]string {
+	m := map[string]string{}
+	for w, s := range map[string]string{"mandatory": "required", "compulsory": "required", "obligatory": "required",
+		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
+		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
+		"inexpensive": "cheap", "loud": "noisy", "working": "works", "functional": "works", "operational": "works",
+		"fixed": "works", "repaired": "works", "resolved": "closed", "warm": "hot", "cool": "cold", "chilly": "cold",
+		"tall": "long", "bright": "light", "pricey": "expensive", "costly": "expensive", "crowded": "full", "quick": "fast",
+		"hard": "difficult", "simple": "easy", "hired": "approved", "free": "available", "busy": "unavailable",
+		"booked": "unavailable", "jobless": "unemployed", "experimental": "unstable", "running": "up", "completed": "complete", "done": "complete",
+		"finished": "complete", "automated": "automatic", "virtual": "remote", "sick": "ill", "accept": "accepted", "reject": "rejected", "refused": "rejected"} {
+		m[fold(w)] = fold(s)
+	}
+	return m
+}()
+
+// normal is a word of a polarity claim as one of a pair of opposites (or
+// a synonym of one) and whether it denies it: "disabled" is "enabled"
+// denied, "unresolved" "resolved" denied, which is "closed", which is
+// "open" denied. opposite reports that the word was one of a pair.
+func normal(w string) (string, bool, bool) {
+	if syn, ok := synonyms[w]; ok {
+		w = syn
+	}
+	if o, ok := opposites[w]; ok {
+		return o.word, o.negative, true
+	}
+	if base, ok := unPrefixed(w); ok {
+		b, denied, _ := normal(base)
+		return b, !denied, true
+	}
+	return w, false, false
+}
+
+// unPrefixed reads a word in "un" or "non-" as the word it denies
+// ("unhappy" is "happy" denied).
+func unPrefixed(w string) (string, bool) {
+	for _, p := range []string{"non-", "un"} {
+		if base, ok := strings.CutPrefix(w, p); ok && len(base) >= 4 && !notUn[w] {
+			return fold(base), true
+		}
+	}
+	return "", false
+}
+
+// notUn are words in "un" that deny nothing.
+var notUn = foldSet("under", "understand", "understands", "understood", "undergo", "underway", "undertake", "union", "unions",
+	"unique", "unit", "units", "united", "universe", "university", "universal", "unix", "unity", "unless", "until", "unto", "uniform")
+
+// frequency are the adverbs of how often, which a denial ("never")
+// replaces.
+var frequency = map[string]bool{"always": true, "usually": true, "often": true, "sometimes": true, "regularly": true,
+	"generally": true, "typically": true, "normally": true, "occasionally": true}
+
+// nobody are the words that deny what a sentence says of everyone (or
+// everything).
+var nobody = map[string]string{"nobody": fold("everyone"), "noone": fold("everyone"), "nothing": fold("everything")}
+
+// manner are adverbs of how something is done, which a denial of the
+// doing leaves out ("speaks French fluently", "does not speak French").
+var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "quickly": true,
+	"slowly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
+
+// prepositions are the words an opposite may take after it.
+var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
+
+// having are the verbs that say, like "have", what something holds.
+var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have,
+	fold("holds"): have, fold("hold"): have}
+
+// lacking are the verbs that deny "have": "lacks a quiet room".
+var lacking = foldSet("lacks", "lack", "lacked")
+
+// valueClaims are the values a sentence states of its subject: a value
+// after "to be" or a verb that states one (anchors), with at most two
+// linking words between ("is on Tuesday", "works at Stripe", "listens on
+// port 5433"). A value after any other verb ("met Bob", "bought 3 apples")
+// is one of many that can all be true, and makes no claim. Values of one
+// kind joined by "and" or "or" are one value, a list ("on Tuesdays and
+// Thursdays"); values side by side are one time ("on Tuesday 14 March at
+// 10:00"), each claimed with the others' kinds in its key but not their
+// values, so that an event re-dated by its weekday and its date at once
+// still clashes. Besides, a subject's value (u|) and every name (x|) make
+// the keys a change told in other words meets (changeClaims).
+func valueClaims(toks []token) []claim {
+	var out []claim
+	var values []string
+	for _, t := range toks {
+		if t.slot != "" {
+			values = append(values, t.norm)
+		}
+	}
+	lead := norms(toks)
+	if len(toks) > 1 && owner(toks[0]) {
+		lead = lead[1:]
+	}
+	for i, t := range toks {
+		// A name, or a word a tool is said with ("uses npm"), is what a
+		// switch from it replaces.
+		if t.slot == "name" || t.slot == "code" || t.slot == "" && i > 0 && tooled[toks[i-1].norm] {
+			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: lead, values: values})
+		}
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.slot == "" {
+			continue
+		}
+		end := listEnd(toks, i)
+		a := anchorOf(toks, i)
+		if a < 0 {
+			// "The kids go to Oakwood School", "Ann attends Leeds
+			// University": where the subject is, which a move replaces,
+			// though not a value a sentence of its own replaces (the user
+			// goes to the gym on Mondays and on Fridays).
+			if p := i - 1; t.slot == "name" && p > 0 && (toks[p].norm == attend || toks[p].norm == "to" && toks[p-1].norm == "go" && p > 1) {
+				if toks[p].norm == "to" {
+					p--
+				}
+				if subj, ok := subject(toks[:p]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negation(u) }) {
+					value, raw := listOf(toks[i:end])
+					out = append(out, claim{key: "u|" + subj + "|place|" + t.slot, slot: t.slot, value: value, raw: raw, values: values})
+				}
+			}
+			continue
+		}
+		from, to := timeRun(toks, i, end)
 		var key []string
-		for j, u := range toks {
+		for j := 0; j < len(toks); j++ {
+			u := toks[j]
 			switch {
+			case j == 0 && owner(u):
+				// "the user's book club" is "the book club" in the
+				// user's memories.
 			case j == i:
 				key = append(key, "<"+t.slot+">")
-			case negations[u.norm]:
+				j = end - 1
+			case negation(u):
 				key = append(key, "not")
+			case fresh[u.norm]:
+				// "the new phone number is" names what "the phone
+				// number is" names, now.
+			case u.slot != "" && j >= from && j < to:
+				key = append(key, "~"+u.slot)
 			case u.slot != "":
 				key = append(key, u.slot+":"+u.norm)
 			default:
 				key = append(key, u.norm)
 			}
 		}
-		out = append(out, claim{key: "v|" + strings.Join(key, " "), slot: t.slot, value: t.norm, raw: t.raw})
+		value, raw := listOf(toks[i:end])
+		out = append(out, claim{key: "v|" + strings.Join(key, " "), slot: t.slot, value: value, raw: raw, values: values})
+		if class := classOf(toks, a, i, t.slot); class != "" {
+			if subj, ok := subject(toks[:a]); ok && !slices.ContainsFunc(toks, func(u token) bool { return negation(u) }) {
+				out = append(out, claim{key: "u|" + subj + "|" + class + "|" + t.slot, slot: t.slot, value: value, raw: raw, values: values})
+			}
+		}
+		i = end - 1
+	}
+	return append(out, changeClaims(toks, values)...)
+}
+
+// changeClaims are the changes a sentence tells of: a verb of change with
+// "to" and a value ("Ann moved to Paris", "the retro has been moved to
+// Thursdays", "the channel was renamed to Ops"), claimed on its subject's
+// key of that kind of value (u|: where it is, when it is, what it is), and
+// a change from one value to another ("the team switched from Jenkins to
+// Buildkite"), claimed on the key of the value it replaces (x|).
+func changeClaims(toks []token, values []string) []claim {
+	var out []claim
+	for v, t := range toks {
+		// "quit Google", "resigned from Google", "left Google and joined
+		// Meta": the name is no longer the subject's.
+		if v > 0 && (t.norm == "quit" || t.norm == fold("resigned") || t.norm == "left" && slices.ContainsFunc(toks[v+1:], func(u token) bool { return u.norm == "and" })) {
+			x := v + 1
+			if x < len(toks) && toks[x].norm == "from" {
+				x++
+			}
+			if subj, ok := subject(toks[:v]); ok && x < len(toks) && toks[x].slot == "name" {
+				out = append(out, claim{key: "x|name:" + toks[x].norm, slot: "name", value: "→", raw: "left " + toks[x].raw, change: true,
+					lead: strings.Fields(subj)})
+			}
+		}
+		verb, ok := changes[t.norm]
+		if !ok || v == 0 {
+			continue
+		}
+		subj, ok := subject(toks[:v])
+		if !ok {
+			continue
+		}
+		// "moved its plans from X to Y": up to three words before "from".
+		j := v + 1
+		for j < len(toks) && j <= v+4 && toks[j].slot == "" && toks[j].norm != "from" && toks[j].norm != "to" && !negation(toks[j]) {
+			j++
+		}
+		if j+1 >= len(toks) {
+			continue
+		}
+		if toks[j].norm == "from" && j+2 < len(toks) && (toks[j+1].slot != "" || toks[j+2].norm == "to") {
+			x := toks[j+1]
+			k := listEnd(toks, j+1)
+			if k+1 < len(toks) && toks[k].norm == "to" && (toks[k+1].slot != "" || x.slot == "") && verb.from {
+				value, raw := toks[k+1].norm, toks[k+1].raw
+				if toks[k+1].slot != "" {
+					value, raw = listOf(toks[k+1 : listEnd(toks, k+1)])
+				}
+				out = append(out, claim{key: "x|" + x.slot + ":" + x.norm, slot: x.slot, value: "→" + value, raw: raw, change: true,
+					lead: strings.Fields(subj)})
+			}
+			continue
+		}
+		if toks[j].norm != "to" || toks[j+1].slot == "" {
+			continue
+		}
+		if j > v+1 {
+			// "changed the default browser to Firefox": what changed is
+			// the subject's default browser.
+			obj, ok := subject(toks[v+1 : j])
+			if !ok {
+				continue
+			}
+			obj = strings.Join(slices.DeleteFunc(strings.Fields(obj), func(w string) bool { return possessives[w] }), " ")
+			if subj == "user" {
+				subj = obj // "the user changed the phone number": the user's, as "the phone number" is
+			} else {
+				subj += " " + obj
+			}
+		}
+		n := toks[j+1]
+		class := verb.classes[n.slot]
+		if class == "" {
+			continue
+		}
+		value, raw := listOf(toks[j+1 : listEnd(toks, j+1)])
+		out = append(out, claim{key: "u|" + subj + "|" + class + "|" + n.slot, slot: n.slot, value: value, raw: raw, change: true})
 	}
 	return out
 }
 
-// anchored reports whether the value at i follows "to be" or an anchor
-// verb, with at most two linking words between, and after a subject.
-func anchored(toks []token, i int) bool {
+var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "our": true, "my": true, "your": true}
+
+// tooled are the words a tool follows ("uses npm", "with Jenkins").
+var tooled = foldSet("uses", "use", "using", "with", "via")
+
+// change is a verb of change: the kinds of value it moves to (with the
+// class of claim each replaces: a place, a time, what something is), and
+// whether it tells of a change from one value to another.
+type change struct {
+	classes map[string]string
+	from    bool
+}
+
+var changes = func() map[string]change {
+	place := map[string]string{"name": "place", "code": "place"}
+	when := map[string]string{"day": "when", "date": "when", "time": "when"}
+	what := map[string]string{"name": "is", "code": "is", "number": "is", "amount": "is", "percent": "is"}
+	both := func(ms ...map[string]string) map[string]string {
+		out := map[string]string{}
+		for _, m := range ms {
+			maps.Copy(out, m)
+		}
+		return out
+	}
+	m := map[string]change{}
+	add := func(c change, words ...string) {
+		for _, w := range words {
+			m[fold(w)] = c
+		}
+	}
+	add(change{classes: both(place, when), from: true}, "moved", "move", "relocated", "relocate", "transferred", "shifted")
+	add(change{classes: when}, "rescheduled", "postponed", "pushed", "delayed", "brought")
+	add(change{classes: what}, "renamed", "raised", "lowered", "increased", "decreased", "reduced", "bumped", "upgraded", "downgraded")
+	add(change{classes: both(what, when), from: true}, "changed", "switched", "migrated", "went", "converted", "transitioned")
+	return m
+}()
+
+// classOf is the class of the value at i said by the anchor at a, which a
+// change to a value of that kind replaces: "place" (lives, is based or is
+// in a name), "when" (is, starts or is held on a day, date or time), "is"
+// (is a name or a number outright: "the channel is Ops", "the limit is
+// 100"), or "" for any other.
+func classOf(toks []token, a, i int, slot string) string {
+	w := toks[a].norm
+	switch slot {
+	case "name", "code":
+		if places[w] || platforms[w] && (toks[a+1].norm == "on" || toks[a+1].norm == "in") || copulas[w] && a+2 == i && (toks[a+1].norm == "in" || toks[a+1].norm == "on" || toks[a+1].norm == "at") {
+			return "place"
+		}
+	case "day", "date", "time":
+		if copulas[w] || whens[w] {
+			return "when"
+		}
+		return ""
+	}
+	if copulas[w] && a+1 == i || (w == fold("called") || w == fold("named")) && slot == "name" {
+		return "is"
+	}
+	return ""
+}
+
+// places are the anchors that say where something is; whens those that say
+// when it is (an end, a departure or a close is not what a reschedule
+// moves).
+var places, whens = foldSet("live", "lives", "lived", "based", "located", "headquartered"),
+	foldSet("start", "starts", "begin", "begins", "scheduled", "set", "held", "planned", "due", "meets", "meet")
+
+// platforms are the anchors that say on what or where something runs,
+// which a move replaces ("runs on GitHub Actions", "is hosted on AWS").
+var platforms = foldSet("run", "runs", "hosted", "deployed", "stored")
+
+// subject is the words before a verb, without its auxiliaries ("has been",
+// "was", "will"), as one string; a subject of a value or a negation is
+// none.
+func subject(toks []token) (string, bool) {
+	var out []string
+	for i, t := range toks {
+		switch {
+		case negation(t) || t.slot != "" && t.slot != "name":
+			return "", false
+		case auxiliary[t.norm] || i == 0 && owner(t) && len(toks) > 1:
+		default:
+			out = append(out, t.norm)
+		}
+	}
+	return strings.Join(out, " "), len(out) > 0
+}
+
+// owner reports whether t is "the user's", which the memories of a user
+// may say or leave out.
+func owner(t token) bool {
+	return t.norm == "user" && (strings.HasSuffix(t.raw, "'s") || strings.HasSuffix(t.raw, "’s"))
+}
+
+var auxiliary = foldSet("is", "was", "have", "been", "will", "do", "has", "had", "get", "got", "recently", "finally", "officially", "since")
+
+// norms are the tokens' words and values, normalised.
+func norms(toks []token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.norm
+	}
+	return out
+}
+
+// listEnd is the index after the list of values of toks[i]'s kind that
+// starts at i: values joined by "and", "or" or nothing ("Tuesdays,
+// Thursdays and Fridays").
+func listEnd(toks []token, i int) int {
+	end := i + 1
+	if toks[i].slot == "" {
+		return end
+	}
+	for j := i + 1; j < len(toks); j++ {
+		if toks[j].slot == toks[i].slot {
+			end = j + 1
+		} else if toks[j].norm != "and" && toks[j].norm != "or" {
+			break
+		}
+	}
+	return end
+}
+
+// listOf is a list of values as one: their normal forms sorted and joined
+// by commas, and as written.
+func listOf(toks []token) (string, string) {
+	var vs, raws []string
+	for _, t := range toks {
+		if t.slot != "" {
+			vs, raws = append(vs, t.norm), append(raws, t.raw)
+		}
+	}
+	raw := raws[0]
+	if len(raws) > 1 {
+		raw = strings.Join(raws[:len(raws)-1], ", ") + " and " + raws[len(raws)-1]
+	}
+	slices.Sort(vs)
+	return strings.Join(slices.Compact(vs), ","), raw
+}
+
+// timeRun is the run of values around toks[i:end] that say one time
+// together: side by side, or joined by "at" ("Tuesday 14 March at 10:00").
+func timeRun(toks []token, i, end int) (int, int) {
+	when := func(t token) bool { return t.slot == "day" || t.slot == "date" || t.slot == "time" || t.slot == "year" }
+	if !when(toks[i]) {
+		return i, end
+	}
+	from, to := i, end
+	for from > 0 && (when(toks[from-1]) || toks[from-1].norm == "at" && from > 1 && when(toks[from-2])) {
+		from--
+	}
+	for to < len(toks) && (when(toks[to]) || toks[to].norm == "at" && to+1 < len(toks) && when(toks[to+1])) {
+		to++
+	}
+	return from, to
+}
+
+// codes marks identifiers as values of their own kind: a word with digits
+// and letters, or digits joined by hyphens, as cloud regions, zones,
+// machine types, phone numbers and passwords are written ("us-east-1",
+// "europe-west4", "555-0142", "sunflower22").
+func codes(toks []token) []token {
+	for i, t := range toks {
+		if t.slot != "" {
+			continue
+		}
+		lw := strings.ToLower(t.raw)
+		switch {
+		case (strings.Contains(t.raw, "-") || strings.IndexFunc(t.raw, unicode.IsLetter) >= 0) && strings.IndexFunc(t.raw, unicode.IsDigit) >= 0 &&
+			!strings.HasPrefix(t.raw, "-") && strings.IndexFunc(t.raw, func(r rune) bool { return r == '$' || r == '€' || r == '£' || r == '¥' }) < 0:
+			toks[i] = token{norm: lw, raw: t.raw, slot: "code"}
+		case lw == "noon" || lw == "midday":
+			toks[i] = token{norm: "12:00", raw: t.raw, slot: "time"}
+		case lw == "midnight":
+			toks[i] = token{norm: "0:00", raw: t.raw, slot: "time"}
+		case often[lw] != "" && (i+1 == len(toks) || toks[i+1].slot != "" || linking[toks[i+1].norm] || toks[i+1].norm == "and"):
+			// "goes out weekly", not "the weekly sync"
+			toks[i] = token{norm: often[lw], raw: t.raw, slot: "frequency"}
+		case lw == "every" && i+1 < len(toks) && often[toks[i+1].norm+"ly"] != "" && toks[i+1].slot == "":
+			toks[i] = token{norm: often[toks[i+1].norm+"ly"], raw: t.raw + " " + toks[i+1].raw, slot: "frequency"}
+			toks[i+1] = token{} // taken: dropped below
+		case lw == "weekends" || lw == "weekend":
+			toks[i] = token{norm: "sat,sun", raw: t.raw, slot: "day"}
+		case lw == "weekdays":
+			toks[i] = token{norm: "fri,mon,thu,tue,wed", raw: t.raw, slot: "day"}
+		case dayparts[lw] && i > 0 && (toks[i-1].norm == "in" || toks[i-1].norm == "at" || toks[i-1].norm == "this" || toks[i-1].norm == "every"):
+			toks[i] = token{norm: lw, raw: t.raw, slot: "daypart"} // "in the morning", "at night"
+		case seasons[lw] && i > 0 && (toks[i-1].norm == "in" || toks[i-1].norm == "this" || toks[i-1].norm == "next"):
+			toks[i] = token{norm: strings.Replace(lw, "fall", "autumn", 1), raw: t.raw, slot: "season"}
+		default:
+			if n, slot, ok := thousands(lw); ok {
+				toks[i] = token{norm: n, raw: t.raw, slot: slot}
+			}
+		}
+	}
+	return slices.DeleteFunc(toks, func(t token) bool { return t.raw == "" })
+}
+
+// often are the words of how often something is done, each with its one
+// form ("every week" is "weekly").
+var often = map[string]string{"hourly": "hourly", "daily": "daily", "nightly": "daily", "weekly": "weekly", "biweekly": "biweekly",
+	"fortnightly": "biweekly", "monthly": "monthly", "quarterly": "quarterly", "yearly": "yearly", "annually": "yearly",
+	"dayly": "daily"} // "every day"
+
+var dayparts = map[string]bool{"morning": true, "mornings": true, "afternoon": true, "afternoons": true, "evening": true,
+	"evenings": true, "night": true, "nights": true}
+
+var seasons = map[string]bool{"spring": true, "summer": true, "autumn": true, "fall": true, "winter": true}
+
+// thousands reads "50k", "$1.2m" and "€3bn" as the number or amount they
+// are.
+func thousands(w string) (string, string, bool) {
+	slot := "number"
+	if r := []rune(w); len(r) > 1 && strings.ContainsRune("$€£¥", r[0]) {
+		w, slot = string(r[1:]), "amount"
+	}
+	for suf, f := range map[string]float64{"k": 1e3, "m": 1e6, "bn": 1e9} {
+		if body, ok := strings.CutSuffix(w, suf); ok {
+			if v, err := strconv.ParseFloat(body, 64); err == nil && body != "" && unicode.IsDigit(rune(body[0])) {
+				return strconv.FormatFloat(v*f, 'f', -1, 64), slot, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// anchorOf is the index of the word that anchors the value at i: "to be"
+// or an anchor verb, with at most two linking words and a label ("port",
+// "version") between, after a subject; -1 when none does.
+func anchorOf(toks []token, i int) int {
+	labelled := false
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
-		if copulas[w] || anchors[w] || w == have && toks[i].slot == "number" {
-			return true
+		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") ||
+			w == fold("meets") && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date" || toks[i].slot == "code") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+			return j
 		}
 		if toks[j].slot != "" {
 			continue // "is on Saturday at 5pm": the day is part of the frame
 		}
+		if j == i-1 && labels[w] && !labelled {
+			labelled = true
+			continue
+		}
 		if !linking[w] || skipped == 2 {
-			return false
+			return -1
 		}
 		skipped++
 	}
-	return false
+	return -1
 }
+
+// fresh are the words that say a value is the newest of its kind.
+var fresh = map[string]bool{"new": true, "current": true, "latest": true, "updated": true}
+
+// habits are the verbs that state how much of something their subject
+// has or does, as a habit ("pays $1,200 in rent", "sleeps 7 hours"): an
+// anchor of a number or an amount only, in the present.
+var habits = foldSet("makes", "spends", "pays", "owes", "saves", "sleeps", "drinks", "eats", "walks", "reads", "owns",
+	"charges", "lasts", "seats", "totals", "equals", "stands", "measures", "holds", "employs", "needs", "turns")
+
+// labels are the nouns that name the kind of the value they precede
+// ("port 5433", "version 3.2").
+var labels = foldSet("port", "version", "room", "gate", "platform", "terminal", "floor", "region", "zone", "size", "extension", "level", "tier", "plan")
 
 // sentences splits content at sentence ends: . ! ? ; and line breaks, but
 // not a point inside a number ("3.5") or after a one-letter abbreviation
@@ -608,6 +1390,10 @@ var dropped = map[string]bool{"a": true, "an": true, "the": true, "now": true, "
 // negations deny a claim; "no longer" is "no".
 var negations = map[string]bool{"not": true, "never": true, "no": true}
 
+// negation reports whether t is a negation as written: "notes" folds to
+// "not", which denies nothing.
+func negation(t token) bool { return negations[strings.ToLower(t.raw)] }
+
 // auxiliaries carry a negation and nothing else: "does not eat" is "eat"
 // denied.
 var auxiliaries = map[string]bool{"do": true}
@@ -619,7 +1405,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {
@@ -633,7 +1419,7 @@ func foldSet(words ...string) map[string]bool {
 var have = fold("have")
 
 // linking are the words allowed between an anchor and its value.
-var linking = foldSet("on", "at", "in", "for", "to", "by", "from", "until", "around", "about", "only", "exactly", "roughly", "approximately", "of", "as", "not", "never", "over", "under", "up")
+var linking = foldSet("on", "at", "in", "for", "to", "by", "from", "until", "around", "about", "only", "exactly", "roughly", "approximately", "of", "as", "not", "never", "over", "under", "up", "every", "each")
 
 // opposites fold a word and its opposite to one word, the opposite
 // denying it: "disabled" is "enabled" denied.
@@ -650,7 +1436,30 @@ var opposites = func() map[string]struct {
 		{"included", "excluded"}, {"permitted", "forbidden"}, {"legal", "illegal"}, {"possible", "impossible"},
 		{"like", "dislike"}, {"likes", "dislikes"}, {"agree", "disagree"}, {"encrypted", "unencrypted"},
 		{"signed", "unsigned"}, {"married", "single"}, {"married", "divorced"}, {"introvert", "extrovert"},
-		{"supported", "deprecated"}, {"passed", "failed"}, {"heating", "cooling"}}
+		{"supported", "deprecated"}, {"passed", "failed"}, {"heating", "cooling"},
+		{"approved", "denied"}, {"accepted", "refused"}, {"win", "lose"}, {"wins", "loses"}, {"added", "removed"},
+		{"pass", "fail"}, {"passes", "fails"}, {"remembered", "forgot"}, {"remembers", "forgets"}, {"support", "oppose"},
+		{"good", "bad"}, {"better", "worse"}, {"positive", "negative"}, {"correct", "incorrect"}, {"accurate", "inaccurate"},
+		{"quiet", "noisy"}, {"clean", "dirty"}, {"tidy", "messy"}, {"wet", "dry"}, {"rise", "fall"}, {"rose", "fell"},
+		{"grew", "shrank"}, {"grow", "shrink"}, {"visible", "invisible"}, {"trust", "distrust"}, {"internal", "external"},
+		{"remote", "onsite"}, {"remote", "in-office"}, {"full-time", "part-time"}, {"won", "lost"}, {"works", "broken"},
+		{"complete", "incomplete"}, {"complete", "pending"}, {"secure", "insecure"},
+		{"connected", "disconnected"}, {"vacant", "occupied"}, {"ahead", "behind"},
+		{"increasing", "decreasing"}, {"growing", "shrinking"}, {"left-handed", "right-handed"},
+		{"healthy", "ill"}, {"happy", "sad"}, {"polite", "rude"}, {"safe", "dangerous"}, {"strict", "lenient"},
+		{"formal", "informal"}, {"right", "wrong"}, {"above", "below"}, {"over", "under"}, {"with", "without"},
+		{"attend", "skip"}, {"attending", "skipping"}, {"own", "rent"}, {"read-only", "writable"}, {"mutable", "immutable"},
+		{"vertical", "horizontal"}, {"portrait", "landscape"}, {"ascending", "descending"}, {"lowercase", "uppercase"},
+		{"active", "archived"}, {"remote", "in-person"}, {"included", "excluded"}, {"up", "stopped"}, {"major", "minor"},
+		{"stable", "unstable"}, {"safe", "unsafe"}, {"happy", "unhappy"}, {"satisfied", "dissatisfied"},
+		{"employed", "unemployed"}, {"increased", "decreased"}, {"indoor", "outdoor"}, {"cheap", "expensive"},
+		{"mandatory", "voluntary"}, {"sync", "async"}, {"synchronous", "asynchronous"}, {"compatible", "incompatible"},
+		{"reachable", "unreachable"}, {"responsive", "unresponsive"}, {"blocked", "unblocked"},
+		{"awake", "asleep"}, {"alive", "dead"}, {"permanent", "temporary"}, {"automatic", "manual"},
+		{"wired", "wireless"}, {"early", "late"}, {"increase", "decrease"}, {"rising", "falling"}, {"high", "low"},
+		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
+		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},
+		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"}}
 	m := map[string]struct {
 		word     string
 		negative bool

@@ -33,6 +33,29 @@ func TestContradicts(t *testing.T) {
 		{"The user doesn't eat meat.", "The user doesn't drink milk.", "", "", false},
 		{"The flight leaves at 9am.", "The flight lands at 1pm.", "", "", false},
 		{"The user may travel in May.", "The user may travel in June.", "", "", false}, // "may" is no month here, and travel no anchor
+		// Updates told in other words (issue 22), and their near-misses.
+		{"The offsite is on Tuesday 14 March.", "The offsite is on Wednesday 15 March.", ConflictValue, "day", true},
+		{"The offsite is on Tuesday 14 March.", "The offsite is on Tuesday 14 March at 9am.", "", "", false},
+		{"Deploys go out only on Tuesdays and Thursdays after 10:00 UTC.", "Deploys go out only on Mondays and Thursdays after 10:00 UTC.", ConflictValue, "day", true},
+		{"The gym is open on Mondays and Fridays.", "The gym is open on Mondays, Wednesdays and Fridays.", "", "", false}, // more days, not others
+		{"The staging Postgres listens on port 5433.", "The staging Postgres listens on port 5434.", ConflictValue, "number", true},
+		{"The API gateway listens on port 8080.", "The admin console listens on port 8081.", "", "", false},
+		{"Ann lives in Lyon.", "Ann moved to Paris.", ConflictValue, "name", true},
+		{"Ann lives in Lyon.", "Ann visited Paris.", "", "", false},
+		{"Ann works at Stripe.", "Ann moved to Paris.", "", "", false},
+		{"Ann lives in Lyon.", "Ann's sister moved to Paris.", "", "", false},
+		{"The primary database runs in us-east-1.", "The primary database runs in eu-west-1.", ConflictValue, "code", true},
+		{"The primary database runs in us-east-1.", "The replica database runs in eu-west-1.", "", "", false},
+		{"The team deploys with Jenkins.", "The team switched from Jenkins to Buildkite.", ConflictValue, "name", true},
+		{"The team deploys with Jenkins.", "The data team switched from Jenkins to Airflow.", "", "", false},
+		{"The retro is on Fridays.", "The retro has been moved to Thursdays.", ConflictValue, "day", true},
+		{"The user's default browser is Chrome.", "The user changed the default browser to Firefox.", ConflictValue, "name", true},
+		{"The user works at Deloitte.", "The user left Deloitte and now works at KPMG.", ConflictValue, "name", true},
+		{"The user paid the plumber.", "The user hasn't paid the plumber yet.", ConflictNegation, "", true},
+		{"The pool water is warm.", "The pool water is cold.", ConflictNegation, "", true},
+		{"Meeting room B is free on Friday.", "Meeting room B is booked on Friday.", ConflictNegation, "", true},
+		{"The design team meets every Monday.", "The design team meets every Tuesday.", ConflictValue, "day", true},
+		{"The design team meets every Monday.", "The sales team meets every Tuesday.", "", "", false},
 	} {
 		got, ok := Contradicts(c.older, c.newer)
 		if ok != (c.kind != "") || got.Kind != c.kind || got.Slot != c.slot || ok && got.Whole != c.whole {

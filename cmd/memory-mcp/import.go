@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/tools"
+)
+
+// importWrite is one write an import asks of a store that holds memory:
+// a call of a tool that writes, made as an identity, through the write
+// gates like any other call.
+type importWrite struct {
+	as   memory.Identity
+	tool string // remember or publish_fact
+	// key is the call's idempotency key, made from what is imported, so
+	// that a second import of the same thing is a repeat the gates answer
+	// without writing.
+	key  string
+	args any // the tool's arguments
+	what string
+}
+
+// importOutcome counts how an import's writes ended.
+type importOutcome struct {
+	Outcomes map[string]int `json:"outcomes"` // stored, duplicate, merged, unchanged, replayed, held, rejected
+	Skipped  map[string]int `json:"skipped"`  // records a merge does not carry, by kind
+	Failures []string       `json:"failures,omitempty"`
+}
+
+func newImportOutcome() *importOutcome {
+	return &importOutcome{Outcomes: map[string]int{}, Skipped: map[string]int{}}
+}
+
+// applyWrites runs each write through the gates in front of its tool on
+// the app a. The rate limits are left out: they stop a runaway agent, and
+// an import is an operator's act, one write after another.
+func applyWrites(ctx context.Context, a *app, writes []importWrite, out *importOutcome, progress func(done, total int)) {
+	a.gates.Limits, a.gates.Budget = nil, 0
+	for i, w := range writes {
+		outcome := applyWrite(ctx, a, w)
+		if strings.HasPrefix(outcome, "rejected") {
+			if len(out.Failures) < 20 {
+				out.Failures = append(out.Failures, w.what+": "+strings.TrimPrefix(outcome, "rejected: "))
+			}
+			outcome = "rejected"
+		}
+		out.Outcomes[outcome]++
+		if progress != nil && (i%100 == 99 || i == len(writes)-1) {
+			progress(i+1, len(writes))
+		}
+	}
+}
+
+// applyWrite makes one write and says how it ended.
+func applyWrite(ctx context.Context, a *app, w importWrite) string {
+	args, err := canonicalArgs(w.args)
+	if err != nil {
+		return "rejected: " + err.Error()
+	}
+	ctx = memory.WithIdentity(ctx, w.as)
+	res, _, err := a.gates.Run(ctx, memory.WriteCall{Tool: w.tool, Key: w.key, Args: args}, func(ctx context.Context) (any, string, error) {
+		return a.run(ctx, w.tool, args)
+	})
+	switch {
+	case memory.ErrorCode(err) == string(memory.EHELD):
+		return "held"
+	case err != nil:
+		return "rejected: " + errorText(err)
+	}
+	switch res.(type) {
+	case []byte, json.RawMessage: // the first call's result, returned again
+		return "replayed"
+	}
+	var r struct {
+		Outcome string `json:"outcome"`
+	}
+	b, _ := json.Marshal(res)
+	json.Unmarshal(b, &r)
+	if r.Outcome == "" {
+		return "stored"
+	}
+	return r.Outcome
+}
+
+// canonicalArgs renders a tool's arguments as the gates see a call's: JSON
+// with its keys sorted.
+func canonicalArgs(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// exportedMemory and exportedFact are the columns of an export's memory
+// and fact records that a merge reads.
+type exportedMemory struct {
+	ID               string  `json:"id"`
+	AgentID          string  `json:"agent_id"`
+	Namespace        string  `json:"namespace"`
+	Category         string  `json:"category"`
+	Content          string  `json:"content"`
+	Tags             string  `json:"tags"`
+	Confidence       float64 `json:"confidence"`
+	Source           *string `json:"source"`
+	Shared           int     `json:"shared"`
+	OccurredAt       int64   `json:"occurred_at"`
+	ExpiresAt        *int64  `json:"expires_at"`
+	AuthorSeniority  *string `json:"author_seniority"`
+	AuthorAutonomy   *string `json:"author_autonomy"`
+	AuthorIsHuman    int     `json:"author_is_human"`
+	CreatedAt        int64   `json:"created_at"`
+	ForgottenAt      *int64  `json:"forgotten_at"`
+	ForgottenBy      *string `json:"forgotten_by"`
+	ForgetReason     *string `json:"forget_reason"`
+	ArchivedAt       *int64  `json:"archived_at"`
+	ArchiveReason    *string `json:"archive_reason"`
+	ConsolidatedInto *string `json:"consolidated_into"`
+	SupersededBy     *string `json:"superseded_by"`
+	PublishedFrom    *string `json:"published_from"`
+}
+
+type exportedFact struct {
+	FactID          string  `json:"fact_id"`
+	Content         string  `json:"content"`
+	Category        string  `json:"category"`
+	Tags            string  `json:"tags"`
+	RetractedAt     *int64  `json:"retracted_at"`
+	Version         int     `json:"version"`
+	AuthorAgentID   string  `json:"author_agent_id"`
+	AuthorSeniority *string `json:"author_seniority"`
+	AuthorAutonomy  *string `json:"author_autonomy"`
+	AuthorIsHuman   int     `json:"author_is_human"`
+}
+
+// exportWrites reads a memory-mcp export into the writes that carry its
+// meaning into a store that holds memory: each active personal memory is
+// remembered again as its agent, and each standing fact published again as
+// its last author. What no tool can write as it was (history, forgotten,
+// archived and superseded memories, shared copies, conflicts, blocks,
+// notes, the ledger, approvals) is counted as skipped, never brought back
+// as active: an import never revives what was refuted.
+func exportWrites(r io.Reader, out *importOutcome, now time.Time) ([]importWrite, error) {
+	var writes []importWrite
+	_, err := store.ReadExport(r, func(kind string, row json.RawMessage) error {
+		switch kind {
+		case "memory":
+			var m exportedMemory
+			if err := json.Unmarshal(row, &m); err != nil {
+				return err
+			}
+			if m.Shared == 1 || m.ForgottenAt != nil || m.ArchivedAt != nil || m.SupersededBy != nil || (m.ExpiresAt != nil && *m.ExpiresAt <= now.UnixNano()) {
+				out.Skipped["memory not active"]++
+				return nil
+			}
+			writes = append(writes, memoryWrite(m))
+		case "fact":
+			var f exportedFact
+			if err := json.Unmarshal(row, &f); err != nil {
+				return err
+			}
+			if f.RetractedAt != nil {
+				out.Skipped["fact retracted"]++
+				return nil
+			}
+			writes = append(writes, factWrite(f))
+		default:
+			out.Skipped[kind]++
+		}
+		return nil
+	})
+	return writes, err
+}
+
+func memoryWrite(m exportedMemory) importWrite {
+	var tags []string
+	json.Unmarshal([]byte(m.Tags), &tags)
+	args := tools.RememberArgs{Content: m.Content, Category: m.Category, Namespace: m.Namespace, Tags: tags,
+		OccurredAt: time.Unix(0, m.OccurredAt).UTC().Format(time.RFC3339Nano)}
+	if m.Confidence != 1 {
+		args.Confidence = &m.Confidence
+	}
+	if m.Source != nil {
+		args.Source = *m.Source
+	}
+	if m.ExpiresAt != nil {
+		args.ExpiresAt = time.Unix(0, *m.ExpiresAt).UTC().Format(time.RFC3339Nano)
+	}
+	return importWrite{as: author(m.AgentID, m.AuthorSeniority, m.AuthorAutonomy, m.AuthorIsHuman), tool: "remember",
+		key: "import:" + m.ID, args: args, what: "memory " + m.ID}
+}
+
+func factWrite(f exportedFact) importWrite {
+	var tags []string
+	json.Unmarshal([]byte(f.Tags), &tags)
+	return importWrite{as: author(f.AuthorAgentID, f.AuthorSeniority, f.AuthorAutonomy, f.AuthorIsHuman), tool: "publish_fact",
+		key:  fmt.Sprintf("import:fact:%s:v%d", f.FactID, f.Version),
+		args: tools.PublishFactArgs{FactID: f.FactID, Content: f.Content, Category: f.Category, Tags: tags}, what: "fact " + f.FactID}
+}
+
+// author is the identity a record was written as.
+func author(agent string, seniority, autonomy *string, human int) memory.Identity {
+	id := memory.Identity{AgentID: agent, Human: human == 1}
+	if seniority != nil {
+		id.Seniority, _ = memory.ParseSeniority(*seniority)
+	}
+	if autonomy != nil {
+		id.Autonomy, _ = memory.ParseAutonomy(*autonomy)
+	}
+	return id
+}
+
+// mergeImport applies writes to the data directory's store through the
+// gates, or with dryRun to a backup of it made for the purpose and thrown
+// away after, so that what it says would change is what the gates decide.
+func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun bool, out *importOutcome, stderr io.Writer) error {
+	run := *cfg
+	if dryRun {
+		tmp, err := os.MkdirTemp("", "memory-mcp-dry-run-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		db, _, err := openStore(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		key, _, err := provenanceKey(ctx, cfg, db)
+		if err == nil {
+			err = db.Backup(ctx, filepath.Join(tmp, store.FileName))
+		}
+		db.Close()
+		if err != nil {
+			return err
+		}
+		run.DataDir, run.ProvenanceKey = tmp, fmt.Sprintf("%x", key)
+		run.Backup.Dir = ""
+	}
+	a, err := openApp(ctx, &run, newLogger(&run, io.Discard))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	applyWrites(ctx, a, writes, out, progressBar(stderr, "import", time.Now()))
+	if len(writes) > 0 {
+		fmt.Fprintln(stderr)
+	}
+	return nil
+}
+
+// writeOutcome renders what a merge did (or, dry, would do).
+func writeOutcome(w io.Writer, out *importOutcome, dryRun bool) {
+	verb := "imported"
+	if dryRun {
+		verb = "a dry run (nothing was stored) would import"
+	}
+	fmt.Fprintf(w, "%s through the write gates: %s\n", verb, renderCounts(out.Outcomes))
+	if len(out.Skipped) > 0 {
+		fmt.Fprintf(w, "left out (a merge into a store that holds memory carries only active memories and standing facts): %s\n", renderCounts(out.Skipped))
+	}
+	for _, f := range out.Failures {
+		fmt.Fprintf(w, "  rejected %s\n", f)
+	}
+}
+
+// renderCounts renders counts as "stored 3, duplicate 1", by name.
+func renderCounts(m map[string]int) string {
+	if len(m) == 0 {
+		return "nothing"
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkPortable100k measures the real binary on a data directory of
+// 100,000 memories (LoCoMo turns): export (memories/s, peak RSS, bytes),
+// an exact import of that export into an empty directory (memories/s,
+// peak RSS; --embedder none: the rows alone, re-embedding is reindex's
+// figure), and an online backup (time, size, beside the database's own size).
+func BenchmarkPortable100k(b *testing.B) {
+	const n = 100_000
+	for range b.N {
+		dir := filled(b, n)
+		file := filepath.Join(b.TempDir(), "export.jsonl")
+		took, peak, _ := runBinary(b, dir, "export", "--output", file)
+		info, err := os.Stat(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("export memories=%d took=%.1fs rate=%.0f memories/s peak_rss=%.0fMB size=%.0fMB\n",
+			n, took.Seconds(), n/took.Seconds(), peak, float64(info.Size())/1e6)
+		b.ReportMetric(n/took.Seconds(), "export-memories/s")
+		b.ReportMetric(peak, "export-peak-rss-MB")
+
+		into := filepath.Join(b.TempDir(), "data")
+		took, peak, _ = runBinary(b, into, "import", file, "--embedder", "none")
+		fmt.Printf("import memories=%d took=%.1fs rate=%.0f memories/s peak_rss=%.0fMB (exact, into an empty store, stamped, not re-embedded)\n",
+			n, took.Seconds(), n/took.Seconds(), peak)
+		b.ReportMetric(n/took.Seconds(), "import-memories/s")
+		b.ReportMetric(peak, "import-peak-rss-MB")
+		again := filepath.Join(b.TempDir(), "again.jsonl")
+		runBinary(b, into, "export", "--output", again)
+		first, _ := os.ReadFile(file)
+		second, _ := os.ReadFile(again)
+		fmt.Printf("round trip memories=%d export, import, export byte-identical=%v (%d bytes)\n", n, bytes.Equal(first, second), len(first))
+		if !bytes.Equal(first, second) {
+			b.Error("the export of the imported store differs")
+		}
+
+		backup := filepath.Join(b.TempDir(), "backup.db")
+		took, peak, said := runBinary(b, dir, "backup", backup)
+		bk, err := os.Stat(backup)
+		if err != nil {
+			b.Fatal(err)
+		}
+		db, _ := os.Stat(filepath.Join(dir, "memory.db"))
+		fmt.Printf("backup memories=%d took=%.1fs size=%.0fMB (database %.0fMB) peak_rss=%.0fMB (verified: integrity, migrations, every stamp): %s",
+			n, took.Seconds(), float64(bk.Size())/1e6, float64(db.Size())/1e6, peak, said)
+		b.ReportMetric(took.Seconds(), "backup-s")
+		b.ReportMetric(float64(bk.Size())/1e6, "backup-MB")
+	}
+}
+
+// runBinary runs a memory-mcp command on dir as a human and returns how
+// long it took, its peak resident memory in MB and its output.
+func runBinary(b *testing.B, dir string, args ...string) (time.Duration, float64, string) {
+	cmd := exec.Command(binary(b), append(args, "--data-dir", dir, "--log-level", "warn")...)
+	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH"),
+		"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%v: %v\n%s", args, err, out.String())
+	}
+	return time.Since(start), float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024, out.String()
+}

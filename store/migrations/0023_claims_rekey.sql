@@ -1,0 +1,11 @@
+-- The contradiction rules read more claims from a memory's words (issue
+-- 22: a list of days as one value, a weekday and a date as one time, ports,
+-- cloud regions, a move or a switch told in other words), and some of the
+-- claims they read before now have other keys. The claims beside every
+-- memory and every active fact were hashed by the old rules, so a new memory
+-- would miss the stored ones it contradicts. This migration is all Go
+-- (refillClaims): it deletes the stored claims and hashes each memory's and
+-- active fact's claims again, in whichever of memory_claims (0010) and
+-- fact_claims (0014) exist; a database that meets those later fills them
+-- by the rules as they are then.
+SELECT 1;
