@@ -65,13 +65,15 @@ func TestReindexMovesEveryActiveMemoryToTheNewEmbedder(t *testing.T) {
 }
 
 func TestReindexRejectsWrongDimension(t *testing.T) {
-	s, db, _ := memories(t, nil)
-	remember(t, s, ann, memory.EntryWrite{Content: "x"})
-	liar := hashEmbedder("liar", 8)
-	liar.Dim = 16
-	if _, err := store.Reindex(context.Background(), db, liar, store.ReindexOptions{}); err == nil {
-		t.Fatal("a vector of the wrong dimension was stored")
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		remember(t, s, ann, memory.EntryWrite{Content: "x"})
+		liar := hashEmbedder("liar", 8)
+		liar.Dim = 16
+		if _, err := store.Reindex(context.Background(), db, liar, store.ReindexOptions{}); err == nil {
+			t.Fatal("a vector of the wrong dimension was stored")
+		}
+	})
 }
 
 // A vector blob that cannot be read (not a whole number of float32s, or
