@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -244,5 +245,58 @@ func TestHeldCallOnBothEngines(t *testing.T) {
 			t.Fatalf("a repeat of the expired call gets %+v", rec.Err)
 		}
 		unwritten("freeze")
+	})
+}
+
+// TestWriteLogOnBothEngines: each gated call's line in the write log, its
+// key's result, the log read per caller, and the pruning of lines older
+// than 90 days, on either engine.
+func TestWriteLogOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		ctx := context.Background()
+		facts := store.NewFactService(db)
+		publish := func(who memory.Identity, key, id string) {
+			t.Helper()
+			call := &store.Call{Principal: who.Principal(), Tool: "publish_fact", Key: key, ArgsHash: "h" + id, KeyTTL: time.Hour,
+				Started: clk.Peek(), Gates: map[string]time.Duration{"limits": time.Millisecond}}
+			if _, err := facts.Publish(store.WithCall(as(who), call), memory.FactWrite{FactID: id, Content: "Rule " + id + ".",
+				Category: memory.FactConvention}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.FinishCall(ctx, call, store.Ending{Result: []byte(`{"fact_id":"` + id + `"}`), Text: "published " + id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		publish(human, "old", "old") // the log's first line, then 91 days pass
+		clk.Advance(91 * 24 * time.Hour)
+		start := clk.Peek()
+		for i := range 64 { // the 64th line after the first prunes what is older than 90 days
+			who := senior
+			if i%4 == 0 {
+				who = human
+			}
+			publish(who, "k"+strconv.Itoa(i), "f"+strconv.Itoa(i))
+		}
+		all, err := db.WriteLog(ctx, time.Time{}, "")
+		if err != nil || len(all) != 64 {
+			t.Fatalf("write log after pruning: %d lines, %v; want the 64 recent ones", len(all), err)
+		}
+		for _, r := range all {
+			if r.At.Before(start) || r.Tool != "publish_fact" || r.Outcome != memory.WriteOutcomeStored || r.Gates["limits"] != time.Millisecond {
+				t.Fatalf("line %+v", r)
+			}
+		}
+		mine, err := db.WriteLog(ctx, start, human.Principal())
+		if err != nil || len(mine) != 16 {
+			t.Fatalf("the human's lines: %d, %v; want 16", len(mine), err)
+		}
+		rec, ok, err := db.LookupKey(ctx, senior.Principal(), "k1")
+		if err != nil || !ok || rec.Err != nil || string(rec.Result) != `{"fact_id":"f1"}` || rec.Text != "published f1" {
+			t.Fatalf("key k1 = %+v, %v, %v", rec, ok, err)
+		}
+		if _, ok, _ := db.LookupKey(ctx, senior.Principal(), "k0"); ok {
+			t.Fatal("k0 was the human's key, not the senior agent's")
+		}
 	})
 }
