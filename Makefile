@@ -9,8 +9,13 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 build: ## build bin/memory-mcp
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/memory-mcp
 
-run: build ## build and serve MCP over stdio on the default data directory
-	./$(BIN) stdio
+# run keeps stdout for JSON-RPC alone: make's echo of the build and of the
+# command would otherwise reach the client ahead of the protocol. (make -C
+# prints "Entering directory" on stdout before it reads this file: run it
+# from the clone, or give a client the binary.)
+run: ## build and serve MCP over stdio on the default data directory (stdout carries only the protocol)
+	@$(MAKE) --no-print-directory -s build >&2
+	@exec $(abspath $(BIN)) stdio
 
 test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`)
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test ./...

@@ -17,7 +17,7 @@ import (
 )
 
 // TestErrorCodesDocumented: the codes error.go declares are exactly the codes
-// the README's Errors section lists, so that no code is promised that is
+// the Errors section of docs/tools.md lists, so that no code is promised that is
 // never returned and none is returned that a client was not told of.
 func TestErrorCodesDocumented(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "error.go", nil, 0)
@@ -35,7 +35,7 @@ func TestErrorCodesDocumented(t *testing.T) {
 		}
 		return true
 	})
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/tools.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestErrorCodesDocumented(t *testing.T) {
 	slices.Sort(declared)
 	slices.Sort(listed)
 	if !slices.Equal(declared, listed) {
-		t.Fatalf("error.go declares %v; the README's Errors section lists %v", declared, listed)
+		t.Fatalf("error.go declares %v; the Errors section of docs/tools.md lists %v", declared, listed)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-// The house's plan (README, "Where things live"): dependencies point one
+// The house's plan (docs/development.md, "Where things live"): dependencies point one
 // way, cmd → the MCP surface (tools, resources, prompts, and the review
 // page ui, which holds to the same rules) → services
 // (promotion, consolidation, finetune) → store and llm → the domain. This

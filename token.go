@@ -16,7 +16,8 @@ type Token struct {
 	RevokedBy string     `json:"revoked_by,omitempty"`
 }
 
-// Validate checks a token record before it is stored.
+// Validate checks a token record before it is stored. A human's token
+// may have no seniority: a human passes the rules that name one.
 func (t Token) Validate() error {
 	if err := CheckID("token id", t.ID); err != nil {
 		return err
@@ -24,7 +25,7 @@ func (t Token) Validate() error {
 	if err := CheckID("agent_id", t.Identity.AgentID); err != nil {
 		return err
 	}
-	if t.Identity.Seniority.Rank() == 0 {
+	if t.Identity.Seniority.Rank() == 0 && (!t.Identity.Human || t.Identity.Seniority != "") {
 		return Errorf(EINVALID, "token for %q has no seniority: use one of junior, mid, senior, lead, principal", t.Identity.AgentID)
 	}
 	if _, err := ParseAutonomy(string(t.Identity.Autonomy)); err != nil {

@@ -41,7 +41,18 @@ switch (method) {
         if (!out.structuredContent) fail('no structuredContent');
         if (!text) fail('no text content');
         const fact = out.structuredContent.fact;
-        if (fact) {
+        const memory = out.structuredContent.memory;
+        const results = out.structuredContent.results;
+        if (memory) {
+            state.memories = [...(state.memories ?? []), memory.content];
+            what = `remembered ${memory.id}`;
+        } else if (Array.isArray(results) && state.memories?.length) {
+            // A search finds what the commands before remembered.
+            for (const m of state.memories) {
+                if (!results.some(r => r.content === m)) fail(`does not find "${m}", remembered by an earlier command`);
+            }
+            what = `found ${results.length} memories, the remembered one among them`;
+        } else if (fact) {
             state.facts.push({ id: fact.fact_id, content: fact.content, category: fact.category });
             what = `published ${fact.fact_id} version ${fact.version} (${fact.category})`;
         } else {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the MCP Inspector CLI commands of the README's "Try it with the MCP Inspector" section
-# as written there, through the Inspector pinned in package-lock.json instead of `npx`, on a
+# Runs the MCP Inspector CLI commands of the "Try it with the MCP Inspector" section of
+# docs/development.md and of the README's "Remember something, find it again" as written there, through the Inspector pinned in package-lock.json instead of `npx`, on a
 # scratch data directory, and checks each one: exit status, and output that says it worked.
 # Also checks the section's prose: `-e MEMORY_MCP_...` reaches the server, and the inline
 # command with `--` runs. Exit status 0 only if every command passed.
@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 inspector=$here/node_modules/.bin/mcp-inspector
-readme=$root/README.md
+readme=$root/docs/development.md
 [ -x "$inspector" ] || { echo "no $inspector: run npm ci in compat/"; exit 2; }
 [ -x "$root/bin/memory-mcp" ] || { echo "no bin/memory-mcp: run make build"; exit 2; }
 
@@ -63,15 +63,22 @@ run_checked() {
     node "$here/inspector-check.mjs" "$state" "$method" $uri <"$tmp/out" || failed=$((failed + 1))
 }
 
-# The section's sh block, continuation lines joined.
-block=$(awk '
-    /^## Try it with the MCP Inspector/ { section = 1; next }
-    /^## / { section = 0 }
-    section && /^```sh/ { code = 1; next }
-    section && code && /^```/ { code = 0; next }
-    section && code { print }
-' "$readme" | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta')
-[ -n "$block" ] || { echo "FAIL  no sh block under \"## Try it with the MCP Inspector\" in README.md"; exit 1; }
+# sh_block <file> <section>: the section's sh blocks, continuation lines joined.
+sh_block() {
+    awk -v title="## $2" '
+        $0 == title { section = 1; next }
+        /^## / { section = 0 }
+        section && /^```sh/ { code = 1; next }
+        section && code && /^```/ { code = 0; next }
+        section && code { print }
+    ' "$1" | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta'
+}
+block=$(sh_block "$readme" "Try it with the MCP Inspector")
+[ -n "$block" ] || { echo "FAIL  no sh block under \"## Try it with the MCP Inspector\" in $readme"; exit 1; }
+# The README's first example runs memory-mcp from the PATH: here, the one just built.
+start=$(sh_block "$root/README.md" "Remember something, find it again" | sed 's#--cli memory-mcp stdio#--cli ./bin/memory-mcp stdio#')
+[ -n "$start" ] || { echo "FAIL  no sh block under \"## Remember something, find it again\" in README.md"; exit 1; }
+block=$start$'\n'$block
 
 prefix='npx @modelcontextprotocol/inspector '
 scratch=/tmp/memory-mcp-try

@@ -41,7 +41,7 @@ type Config struct {
 }
 
 // DefaultConfig returns the settings chosen on LoCoMo conversations 1-5
-// (see the README's fine-tuning figures).
+// (see the fine-tuning figures in docs/maintenance.md).
 func DefaultConfig() Config {
 	return Config{
 		Train:       TrainConfig{Rank: 32, Tau: 0.02, Epochs: 3, LR: 1e-3, Batch: 64, Decay: 1e-4, Seed: 1},

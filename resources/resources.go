@@ -147,7 +147,9 @@ func (subs *Subscriptions) Watch(ctx context.Context, feed memory.ChangeFeed, bl
 	}
 	seq, err := feed.LastChange(ctx)
 	if err != nil {
-		log.Warn("change feed unavailable: subscribers will not be told of changes", "err", err)
+		if ctx.Err() == nil { // a server stopped as it started is not a feed that failed
+			log.Warn("change feed unavailable: subscribers will not be told of changes", "err", err)
+		}
 		return
 	}
 	// A feed that can tell when a change committed (PostgreSQL's

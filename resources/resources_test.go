@@ -1,10 +1,14 @@
 package resources
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -131,5 +135,28 @@ func TestNotifyAsEachSubscriber(t *testing.T) {
 	}
 	if got := uris(gone); len(got) != 0 {
 		t.Errorf("an unsubscribed session heard %v", got)
+	}
+}
+
+// A server stopped as it starts (SIGTERM during start-up) ends Watch with
+// no warning that the change feed is unavailable: the feed did not fail,
+// the context ended. A feed that fails while the server runs is still
+// reported.
+func TestWatchStoppedIsNotAFeedFailure(t *testing.T) {
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var logs bytes.Buffer
+	NewSubscriptions(&server.Hooks{}).Watch(ctx, db, nil, slog.New(slog.NewTextHandler(&logs, nil)), time.Millisecond)
+	if logs.Len() != 0 {
+		t.Errorf("a stopped watch logged:\n%s", logs.String())
+	}
+	db.Close()
+	NewSubscriptions(&server.Hooks{}).Watch(context.Background(), db, nil, slog.New(slog.NewTextHandler(&logs, nil)), time.Millisecond)
+	if !strings.Contains(logs.String(), "change feed unavailable") {
+		t.Errorf("a closed feed was not reported; logs:\n%s", logs.String())
 	}
 }

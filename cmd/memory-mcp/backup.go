@@ -63,16 +63,6 @@ func backupSettings() []setting {
 // backup's stamps verify only under it, so a restore needs it.
 const backupKeySuffix = ".key"
 
-// cutPath takes the command's one positional argument, a file, before its flags.
-func cutPath(cmd string, args []string) (string, []string, error) {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		example := map[string]string{"backup": "/backups/memory-2026-11-29.db", "restore": "/backups/memory-2026-11-29.db",
-			"import": "memory.jsonl"}[cmd]
-		return "", nil, fmt.Errorf("%s: name the file, e.g. memory-mcp %s %s", cmd, cmd, example)
-	}
-	return args[0], args[1:], nil
-}
-
 // backupReport is what a written and verified backup holds.
 type backupReport struct {
 	Path       string

@@ -152,7 +152,7 @@ func TestRestoreRefuses(t *testing.T) {
 		before              func()
 	}{
 		{name: "overwrite", dataDir: dir, args: []string{"backup", path}, want: path + " exists"},
-		{name: "no path", dataDir: dir, args: []string{"backup"}, want: "name the file"},
+		{name: "no path", dataDir: dir, args: []string{"backup"}, want: "backup: give one file to write the backup to"},
 		{name: "non-empty", dataDir: dir, args: []string{"restore", path}, want: "the data directory " + dir + " is not empty (it holds memory.db, provenance.key)"},
 		{name: "no backup", dataDir: t.TempDir(), args: []string{"restore", path + ".nope"}, want: "no such file"},
 		{name: "no key", dataDir: filepath.Join(t.TempDir(), "d"), args: []string{"restore", path}, want: "has no b.db.key beside it",
@@ -183,8 +183,8 @@ func TestRestoreRefuses(t *testing.T) {
 // one restorable.
 func TestScheduledBackupsKeepLastN(t *testing.T) {
 	dir, backups := t.TempDir(), t.TempDir()
-	cfg, err := loadConfig([]string{"--data-dir", dir, "--backup-dir", backups, "--backup-interval", "1h", "--backup-keep", "2"},
-		func(string) string { return "" }, &bytes.Buffer{}, nil)
+	cfg, err := LoadConfig([]string{"--data-dir", dir, "--backup-dir", backups, "--backup-interval", "1h", "--backup-keep", "2"},
+		func(string) string { return "" }, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}

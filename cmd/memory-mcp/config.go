@@ -195,44 +195,61 @@ func EnvName(name string) string {
 	return "MEMORY_MCP_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// LoadConfig resolves the configuration from args (flags after the
-// subcommand), the environment and the config file.
+// LoadConfig resolves the configuration from args (flags, every setting
+// accepted as one), the environment and the config file.
 func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
-	return loadConfig(args, getenv, stderr, nil)
-}
-
-// loadConfig is LoadConfig for a subcommand that has flags of its own,
-// which own defines on the flag set. A flag of the subcommand's shadows the
-// setting of the same name, which then comes only from the environment,
-// the file or its default (consolidate's --strategy is the consolidation
-// strategy, not the server's injection strategy).
-func loadConfig(args []string, getenv func(string) string, stderr io.Writer, own func(fs *flag.FlagSet)) (*Config, error) {
 	fs := flag.NewFlagSet("memory-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configFlag := fs.String("config", "", "JSON config file (env MEMORY_MCP_CONFIG; default "+defaultConfigFile(getenv)+" if it exists)")
-	if own != nil {
-		own(fs)
-	}
-	flagged := map[string]*flagValue{}
-	for _, s := range settings(getenv) {
-		if fs.Lookup(s.name) != nil {
-			continue // shadowed by the subcommand's own flag
-		}
-		v := &flagValue{boolean: s.def() == "false" || s.def() == "true"}
-		fs.Var(v, s.name, fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def()))
-		flagged[s.name] = v
-	}
+	flags := defineSettings(fs, getenv, nil)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	return flags.resolve(getenv)
+}
+
+// settingFlags are the settings a flag set accepts as flags, with the
+// config file's flag.
+type settingFlags struct {
+	fs      *flag.FlagSet
+	config  *string
+	flagged map[string]*flagValue
+}
+
+// defineSettings defines --config and, as flags, the settings accept
+// admits (nil: every one) that fs does not define already: a subcommand's
+// own flag shadows the setting of the same name, which then comes only
+// from the environment, the file or its default (erase's --agent-id names
+// whose memories to erase, not the operator). A setting not defined as a
+// flag is still read from the environment and the file.
+func defineSettings(fs *flag.FlagSet, getenv func(string) string, accept func(name string) bool) settingFlags {
+	f := settingFlags{fs: fs, flagged: map[string]*flagValue{}}
+	f.config = fs.String("config", "", "JSON config file (env MEMORY_MCP_CONFIG; default "+defaultConfigFile(getenv)+" if it exists)")
+	for _, s := range settings(getenv) {
+		if fs.Lookup(s.name) != nil || accept != nil && !accept(s.name) {
+			continue
+		}
+		v := &flagValue{boolean: s.def() == "false" || s.def() == "true"}
+		usage := fmt.Sprintf("%s (env %s, default %q)", s.usage, EnvName(s.name), s.def())
+		if s.def() == "" {
+			usage = fmt.Sprintf("%s (env %s)", s.usage, EnvName(s.name))
+		}
+		fs.Var(v, s.name, usage)
+		f.flagged[s.name] = v
+	}
+	return f
+}
+
+// resolve gives every setting its value, from (highest precedence first)
+// the flags parsed, the environment, the config file or the default.
+func (f settingFlags) resolve(getenv func(string) string) (*Config, error) {
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
 	c := &Config{values: map[string]string{}, sources: map[string]string{}, Consolidation: consolidation.DefaultConfig()}
-	file, fileValues, err := readConfigFile(*configFlag, getenv)
+	file, fileValues, err := readConfigFile(*f.config, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +269,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer, own
 		if v := getenv(EnvName(s.name)); v != "" {
 			value, source = v, "env "+EnvName(s.name)
 		}
-		if set[s.name] && flagged[s.name] != nil {
-			value, source = flagged[s.name].text, "flag --"+s.name
+		if set[s.name] && f.flagged[s.name] != nil {
+			value, source = f.flagged[s.name].text, "flag --"+s.name
 		}
 		if err := s.set(c, strings.TrimSpace(value)); err != nil {
 			return nil, fmt.Errorf("%s (from %s): %s", s.name, source, errorText(err))
@@ -370,19 +387,27 @@ func scalars(v []any) bool {
 	return true
 }
 
-// Describe lists every setting with its value's source, for `memory-mcp config`.
+// Describe lists every setting with its value's source, for `memory-mcp
+// config`, in columns as wide as the longest name and the longest value
+// that fits a line (a longer value pushes its own source out, no other's).
 func (c *Config) Describe(w io.Writer) {
+	const valueFits = 44
 	names := make([]string, 0, len(c.values))
-	for n := range c.values {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		v := c.values[n]
+	nameWidth, valueWidth := 0, 0
+	shown := map[string]string{}
+	for n, v := range c.values {
 		if strings.HasSuffix(n, "api-key") && v != "" {
 			v = "(set)" // never print a secret
 		}
-		fmt.Fprintf(w, "%-20s %-40s (%s)\n", n, v, c.sources[n])
+		names, shown[n] = append(names, n), v
+		nameWidth = max(nameWidth, len(n))
+		if len(v) <= valueFits {
+			valueWidth = max(valueWidth, len(v))
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "%-*s  %-*s  (%s)\n", nameWidth, n, valueWidth, shown[n], c.sources[n])
 	}
 }
 

@@ -181,7 +181,7 @@ func progressLines(w io.Writer, label, unit string) func(done, total int) {
 }
 
 // isTerminal reports whether w is a terminal, where a bar can redraw itself.
-func isTerminal(w io.Writer) bool {
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

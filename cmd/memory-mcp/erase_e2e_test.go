@@ -109,8 +109,8 @@ func TestEraseOverMCP(t *testing.T) {
 // memoryMCP runs a subcommand of the binary on dir and returns its output.
 func memoryMCP(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(args, "--data-dir", dir, "--embedder", "none")...)
-	cmd.Env = cleanEnv(dir)
+	cmd := exec.Command(binary(t), append(args, "--data-dir", dir)...)
+	cmd.Env = append(cleanEnv(dir), "MEMORY_MCP_EMBEDDER=none") // in the environment: not every command reads it as a flag
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

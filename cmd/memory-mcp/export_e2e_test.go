@@ -52,7 +52,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	writeRichMemory(t, dir)
 	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
 	first := filepath.Join(t.TempDir(), "first.jsonl")
-	if _, err := runCmd(t, dir, human, "export", "--output", first, "--embedder", "none"); err != nil {
+	if _, err := runCmd(t, dir, human, "export", "--output", first); err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	a, err := os.ReadFile(first)
@@ -104,7 +104,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // exportTo runs export to standard output.
 func exportTo(t *testing.T, dir string, env []string, w *bytes.Buffer) error {
 	t.Helper()
-	out, err := runCmd(t, dir, env, "export", "--embedder", "none")
+	out, err := runCmd(t, dir, env, "export")
 	w.WriteString(out)
 	return err
 }
@@ -139,7 +139,7 @@ func TestImportMergesThroughGates(t *testing.T) {
 	writeRichMemory(t, src)
 	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
 	file := filepath.Join(t.TempDir(), "ann.jsonl")
-	if _, err := runCmd(t, src, human, "export", "--output", file, "--embedder", "none"); err != nil {
+	if _, err := runCmd(t, src, human, "export", "--output", file); err != nil {
 		t.Fatal(err)
 	}
 
@@ -212,7 +212,7 @@ func TestExportFilters(t *testing.T) {
 	ann := []string{"MEMORY_MCP_AGENT_ID=ann"}
 	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
 
-	own, err := runCmd(t, dir, ann, "export", "--embedder", "none")
+	own, err := runCmd(t, dir, ann, "export")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,15 +221,15 @@ func TestExportFilters(t *testing.T) {
 		!strings.Contains(own, `"filter":{"agent_id":"ann"}`) {
 		t.Errorf("ann's own export: %v\n%s", kinds, own)
 	}
-	if _, err := runCmd(t, dir, ann, "export", "--agent-id", "bob", "--embedder", "none"); err == nil || !strings.Contains(err.Error(), "may export only its own memory") {
+	if _, err := runCmd(t, dir, ann, "export", "--agent-id", "bob"); err == nil || !strings.Contains(err.Error(), "may export only its own memory") {
 		t.Errorf("ann exporting bob's memory: %v", err)
 	}
-	bob, err := runCmd(t, dir, human, "export", "--agent-id", "bob", "--embedder", "none")
+	bob, err := runCmd(t, dir, human, "export", "--agent-id", "bob")
 	if err != nil || !strings.Contains(bob, "Bob keeps") || strings.Contains(bob, "Quxzorblat") {
 		t.Errorf("a human exporting bob's memory: %v\n%s", err, bob)
 	}
 
-	home, err := runCmd(t, dir, human, "export", "--namespace", "home", "--embedder", "none")
+	home, err := runCmd(t, dir, human, "export", "--namespace", "home")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,10 +238,10 @@ func TestExportFilters(t *testing.T) {
 	if hk["memory"] != 3 || hk["memory_conflict"] != 1 || hk["memory_repeat"] != 1 || len(hk) != 4 {
 		t.Errorf("namespace home: %v\n%s", hk, home)
 	}
-	if later, err := runCmd(t, dir, human, "export", "--since", "2100-01-01", "--embedder", "none"); err != nil || len(exportKinds(t, []byte(later))) != 0 {
+	if later, err := runCmd(t, dir, human, "export", "--since", "2100-01-01"); err != nil || len(exportKinds(t, []byte(later))) != 0 {
 		t.Errorf("an export of the future: %v\n%s", err, later)
 	}
-	if _, err := runCmd(t, dir, human, "export", "--since", "yesterday", "--embedder", "none"); err == nil || !strings.Contains(err.Error(), "is not a time such as") {
+	if _, err := runCmd(t, dir, human, "export", "--since", "yesterday"); err == nil || !strings.Contains(err.Error(), "is not a time such as") {
 		t.Errorf("--since yesterday: %v", err)
 	}
 
@@ -263,7 +263,7 @@ func TestExportFilters(t *testing.T) {
 	if _, err := runCmd(t, empty, human, "import", damaged, "--embedder", "none"); err == nil || !strings.Contains(err.Error(), "the export was changed or damaged") {
 		t.Fatalf("import of a damaged export: %v", err)
 	}
-	if again, err := runCmd(t, empty, human, "export", "--embedder", "none"); err != nil || len(exportKinds(t, []byte(again))) != 0 {
+	if again, err := runCmd(t, empty, human, "export"); err != nil || len(exportKinds(t, []byte(again))) != 0 {
 		t.Errorf("a refused import left records: %v\n%s", err, again)
 	}
 	cut := filepath.Join(t.TempDir(), "cut.jsonl")
@@ -315,7 +315,7 @@ func TestImportForeignFormats(t *testing.T) {
 			if err != nil || strings.Contains(again, "stored") {
 				t.Fatalf("a second import: %v\n%s", err, again)
 			}
-			own, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=ann"}, "export", "--embedder", "none")
+			own, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=ann"}, "export")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -381,7 +381,7 @@ func TestExportMemoryTool(t *testing.T) {
 	if strings.Contains(joined.String(), "Bob's secret") {
 		t.Fatal("ann's export holds bob's memory")
 	}
-	want, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=ann"}, "export", "--embedder", "none")
+	want, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=ann"}, "export")
 	if err != nil || want != joined.String() {
 		t.Fatalf("the pages joined differ from the export command's file (%v):\n%s\n---\n%s", err, joined.String(), want)
 	}
@@ -431,7 +431,7 @@ func TestExportMarkdown(t *testing.T) {
 	dir := t.TempDir()
 	writeRichMemory(t, dir)
 	out := filepath.Join(t.TempDir(), "md")
-	if _, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "export", "--markdown", out, "--embedder", "none"); err != nil {
+	if _, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "export", "--markdown", out); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) string {

@@ -107,9 +107,6 @@ func (h *httpServe) cli(args ...string) string {
 func (h *httpServe) tryCLI(args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	args = append(slices.Clone(args), "--data-dir", h.dir)
-	if args[0] == "token" && args[1] == "revoke" { // the id comes before the flags
-		args = append([]string{"token", "revoke", args[2]}, args[3:]...)
-	}
 	err := run(context.Background(), args, envOf(cleanEnv(h.dir)), nil, &out, &errb)
 	if err != nil {
 		return out.String(), err
@@ -244,7 +241,7 @@ func TestServeEveryRevision(t *testing.T) {
 func TestServeIdentityIsTheToken(t *testing.T) {
 	h := serveHTTPIn(t, "")
 	junior := h.as(t, "--agent-id", "jo", "--seniority", "junior")
-	human := h.as(t, "--agent-id", "olivia", "--seniority", "mid", "--human")
+	human := h.as(t, "--agent-id", "olivia", "--human") // a human's token needs no seniority
 	junior.fail("publish_fact", map[string]any{"fact_id": "p1", "content": "Deploys need review.", "category": "core_policy"}, "EFORBIDDEN", `agent "jo" (junior)`)
 	var r factResult
 	human.ok("publish_fact", map[string]any{"fact_id": "p1", "content": "Deploys need review.", "category": "core_policy"}, &r)

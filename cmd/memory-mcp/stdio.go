@@ -26,6 +26,10 @@ func serveStdio(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stder
 	}
 	defer a.Close()
 	logger.Info("serving MCP on stdio", "data_dir", cfg.DataDir, "agent_id", cfg.Identity.AgentID, "version", buildVersion())
+	if isTerminal(stdin) { // a person ran it by hand, and would otherwise see nothing happen
+		fmt.Fprintln(stderr, "memory-mcp is waiting for an MCP client on stdin: a client such as Claude Desktop, Claude Code or "+
+			"Cursor starts it (see the README); Ctrl-D or Ctrl-C ends it. \"memory-mcp --help\" lists the commands.")
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -30,39 +29,13 @@ type tokenFlags struct {
 	json      bool
 }
 
-// cutTokenVerb takes the verb (and revoke's token id) from the arguments
-// after "token".
-func cutTokenVerb(args []string) ([]string, *tokenFlags, error) {
-	f := &tokenFlags{}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return nil, nil, fmt.Errorf("token: say what to do: token add, token list or token revoke <id>\n%s", tokenUsage)
-	}
-	f.verb, args = args[0], args[1:]
-	switch f.verb {
-	case "add", "list":
-	case "revoke":
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return nil, nil, fmt.Errorf("token revoke: name the token to revoke, e.g. token revoke tok-3f9a1c2b7d4e (token list shows the ids)")
-		}
-		f.id, args = args[0], args[1:]
-	default:
-		return nil, nil, fmt.Errorf("token: unknown action %q: use add, list or revoke\n%s", f.verb, tokenUsage)
-	}
-	return args, f, nil
+func (f *tokenFlags) defineList(fs *flag.FlagSet) {
+	fs.BoolVar(&f.json, "json", false, "print the tokens as JSON")
 }
 
-const tokenUsage = `usage:
-  memory-mcp token add --agent-id ID --seniority LEVEL [--autonomy LEVEL] [--human] [--label TEXT]
-  memory-mcp token list [--json]
-  memory-mcp token revoke ID`
-
-func (f *tokenFlags) define(fs *flag.FlagSet) {
-	if f.verb != "add" {
-		fs.BoolVar(&f.json, "json", false, "list: print the tokens as JSON")
-		return
-	}
+func (f *tokenFlags) defineAdd(fs *flag.FlagSet) {
 	fs.StringVar(&f.agentID, "agent-id", "", "the agent id the token acts as (required)")
-	fs.StringVar(&f.seniority, "seniority", "", "its seniority: junior, mid, senior, lead or principal (required)")
+	fs.StringVar(&f.seniority, "seniority", "", "its seniority: junior, mid, senior, lead or principal (required, but for a human)")
 	fs.StringVar(&f.autonomy, "autonomy", "semi", "its autonomy: locked, supervised, semi or full")
 	fs.BoolVar(&f.human, "human", false, "the token is a human's")
 	fs.StringVar(&f.label, "label", "", "what the token is for, e.g. the machine it goes to (shown by token list)")
@@ -92,12 +65,16 @@ func token(ctx context.Context, cfg *Config, f *tokenFlags, stdout, stderr io.Wr
 }
 
 func addToken(ctx context.Context, cfg *Config, db *store.DB, f *tokenFlags, stdout, stderr io.Writer) error {
-	if f.agentID == "" || f.seniority == "" {
-		return fmt.Errorf("token add: --agent-id and --seniority are required\n%s", tokenUsage)
+	if f.agentID == "" || f.seniority == "" && !f.human {
+		return fmt.Errorf("token add: --agent-id and, for an agent, --seniority are required\nRun \"memory-mcp token add --help\" for its usage.")
 	}
-	seniority, err := memory.ParseSeniority(f.seniority)
-	if err != nil {
-		return fmt.Errorf("token add: %s", errorText(err))
+	var seniority memory.Seniority
+	if f.seniority != "" || !f.human { // a human passes the rules that name a seniority, and needs none
+		s, err := memory.ParseSeniority(f.seniority)
+		if err != nil {
+			return fmt.Errorf("token add: %s", errorText(err))
+		}
+		seniority = s
 	}
 	autonomy, err := memory.ParseAutonomy(f.autonomy)
 	if err != nil {
@@ -136,7 +113,11 @@ func listTokens(ctx context.Context, db *store.DB, asJSON bool, stdout io.Writer
 		if t.RevokedAt != nil {
 			revoked = t.RevokedAt.Format(time.RFC3339) + " by " + t.RevokedBy
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", t.ID, t.Identity.AgentID, t.Identity.Seniority, t.Identity.Autonomy,
+		seniority := t.Identity.Seniority.String()
+		if t.Identity.Human && t.Identity.Seniority == "" {
+			seniority = "-" // a human needs none
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", t.ID, t.Identity.AgentID, seniority, t.Identity.Autonomy,
 			t.Identity.Human, t.CreatedAt.Format(time.RFC3339), revoked, t.Label)
 	}
 	return w.Flush()

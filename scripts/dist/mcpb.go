@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -128,8 +130,13 @@ func makeBundle(o options) (string, error) {
 	for _, args := range [][]string{{"validate", filepath.Join(stage, "manifest.json")}, {"pack", stage, out}} {
 		cmd := exec.Command(mcpbCLI(o.root), args...)
 		cmd.Dir = stage // where pack's listing of the files is relative to
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		// pack's report names and sums the bundle before its clock is set
+		// below, which changes its bytes: it is shown only on failure, and
+		// the bundle's own sum printed after.
+		var said bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &said, os.Stderr
 		if err := cmd.Run(); err != nil {
+			os.Stderr.Write(said.Bytes())
 			return "", fmt.Errorf("mcpb %s: %v", args[0], err)
 		}
 	}
@@ -138,6 +145,11 @@ func makeBundle(o options) (string, error) {
 	if err := setZipClock(out, o.epoch); err != nil {
 		return "", fmt.Errorf("%s: %v", out, err)
 	}
+	packed, err := os.ReadFile(out)
+	if err != nil {
+		return "", err
+	}
+	fmt.Printf("%x  %s\n", sha256.Sum256(packed), filepath.Join(o.out, bundleName(o.version)))
 	if err := writeServerJSON(o, out); err != nil {
 		return "", err
 	}
