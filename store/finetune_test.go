@@ -354,3 +354,56 @@ func TestFineTuneWritesFenced(t *testing.T) {
 		}
 	})
 }
+
+// TestTuningTextsOnBothEngines: what a fine-tuning run learns from, read
+// on either engine: the facts in force (not a retracted one), then the
+// active personal memories in storage order (not the sources a summary
+// archived, but the summary), narrowed by agent and namespace.
+func TestTuningTextsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memoriesOn(t, openDB, &emb)
+		facts := store.NewFactService(db)
+		for _, id := range []string{"policy-a", "policy-b"} {
+			if _, err := facts.Publish(as(human), memory.FactWrite{FactID: id, Content: "Deploys need " + id + ".", Category: memory.FactProcedure}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := facts.Retract(as(human), memory.FactRetract{FactID: "policy-b", Reason: "replaced"}); err != nil {
+			t.Fatal(err)
+		}
+		a1 := remember(t, s, ann, memory.EntryWrite{Content: "ann at work", Namespace: "work"})
+		a2 := remember(t, s, ann, memory.EntryWrite{Content: "ann at home"})
+		b1 := remember(t, s, bob, memory.EntryWrite{Content: "bob at home"})
+		a3 := remember(t, s, ann, memory.EntryWrite{Content: "ann planted beans"})
+		a4 := remember(t, s, ann, memory.EntryWrite{Content: "ann watered beans"})
+		sum, err := consolidate(t, db, ann, "ann grows beans", a3.ID, a4.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			sel  store.TuningSelection
+			want []string
+		}{
+			{store.TuningSelection{Facts: true}, []string{"policy-a"}},
+			{store.TuningSelection{Memories: true}, []string{a1.ID, a2.ID, b1.ID, sum.ID}},
+			{store.TuningSelection{Facts: true, Memories: true, Agent: "ann"}, []string{"policy-a", a1.ID, a2.ID, sum.ID}},
+			{store.TuningSelection{Memories: true, Agent: "ann", Namespace: "work"}, []string{a1.ID}},
+		} {
+			texts, err := db.TuningTexts(context.Background(), tt.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, x := range texts {
+				got = append(got, x.ID)
+				if x.Content == "" || x.At.IsZero() {
+					t.Errorf("text %+v has no content or time", x)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("TuningTexts(%+v) = %v, want %v", tt.sel, got, tt.want)
+			}
+		}
+	})
+}
