@@ -197,3 +197,74 @@ func TestListAndStats(t *testing.T) {
 		t.Fatalf("unknown state: %v", err)
 	}
 }
+
+// TestListAndStatsOnBothEngines is TestListAndStats's listing and counting,
+// without a forget, on either engine: active, consolidated and expired
+// memories by state, category, tag and page; the counts per state; who may
+// count whose; an agent no memory names.
+func TestListAndStatsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, clk := memoriesOn(t, openDB, nil)
+		var ids []string
+		for i, c := range []string{"alpha note one", "beta note two", "gamma note three", "delta note four", "epsilon note five"} {
+			cat := memory.CategorySemantic
+			if i%2 == 0 {
+				cat = memory.CategoryEpisodic
+			}
+			ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c, Category: cat, Tags: []string{"n"}}).ID)
+		}
+		remember(t, s, ann, memory.EntryWrite{Content: "soon gone", ExpiresAt: clk.Now().Add(time.Hour)})
+		sum, err := consolidate(t, db, ann, "alpha, gamma and epsilon", ids[0], ids[2], ids[4])
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(2 * time.Hour) // "soon gone" expires
+		remember(t, s, bob, memory.EntryWrite{Content: "bob's own"})
+
+		page, err := s.List(as(ann), memory.ListQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != 3 || len(page.Memories) != 3 || page.Memories[0].ID != sum.ID || !slices.Equal(page.Memories[0].Sources, []string{ids[0], ids[2], ids[4]}) {
+			t.Fatalf("active = %+v", page)
+		}
+		page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateConsolidated, memory.StateForgotten}, Limit: 2})
+		if page.Total != 3 || len(page.Memories) != 2 {
+			t.Fatalf("consolidated and forgotten = %d of %d", len(page.Memories), page.Total)
+		}
+		page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateExpired}})
+		if page.Total != 1 || !page.Memories[0].Expired {
+			t.Fatalf("expired = %+v", page)
+		}
+		page, _ = s.List(as(ann), memory.ListQuery{Categories: []memory.Category{memory.CategoryEpisodic},
+			States: []memory.MemoryState{memory.StateConsolidated}, Tags: []string{"n"}, Offset: 1})
+		if page.Total != 3 || len(page.Memories) != 2 {
+			t.Fatalf("episodic consolidated tagged n, from 1 = %d of %d", len(page.Memories), page.Total)
+		}
+		page, _ = s.List(as(ann), memory.ListQuery{Tags: []string{"n", "other"}})
+		if page.Total != 0 {
+			t.Fatalf("tagged n and other = %+v", page)
+		}
+
+		st, err := s.Stats(as(ann), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := memory.StateCounts{Active: 3, Summaries: 1, Consolidated: 3, Expired: 1}
+		if st.AgentID != "ann" || st.Total != want {
+			t.Fatalf("stats = %+v, want total %+v", st, want)
+		}
+		if _, err := s.Stats(as(ann), "bob"); memory.ErrorCode(err) != memory.EFORBIDDEN {
+			t.Fatalf("an agent counting another's memories: %v", err)
+		}
+		if st, err := s.Stats(as(human), "bob"); err != nil || st.Total.Active != 1 {
+			t.Fatalf("a human counting bob's = %+v, %v", st, err)
+		}
+		if _, err := s.Stats(as(human), "nobody"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("a human counting an agent with no memories: %v", err)
+		}
+		if _, err := s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{"lost"}}); memory.ErrorCode(err) != memory.EINVALID {
+			t.Fatalf("unknown state: %v", err)
+		}
+	})
+}
