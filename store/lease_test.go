@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -163,14 +164,39 @@ func TestLeaseExpiredNotTakenOver(t *testing.T) {
 
 // TestPersonalAgents lists the agents with active personal memories, and
 // those not maintained since a time.
-func TestPersonalAgents(t *testing.T) {
-	a, _, clk, _ := twoHolders(t, openDB)
+func TestPersonalAgents(t *testing.T) { personalAgents(t, openDB, true) }
+
+// TestPersonalAgentsOnBothEngines is TestPersonalAgents on either engine,
+// with cy's only memory archived instead of forgotten: forget waits for the
+// memory port on PostgreSQL, and then the two fold into one.
+func TestPersonalAgentsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) { personalAgents(t, openDB, false) })
+}
+
+// personalAgents holds PersonalAgents on the store open opens; cy's only
+// memory leaves search by a forget, or else by retention's archive.
+func personalAgents(t *testing.T, open opener, forget bool) {
+	a, _, clk, _ := twoHolders(t, open)
 	ctx := context.Background()
 	s := store.NewMemoryService(a, nil)
 	remember(t, s, bob, memory.EntryWrite{Content: "bob's"})
-	gone := remember(t, s, memory.Identity{AgentID: "cy", Seniority: memory.SeniorityMid}, memory.EntryWrite{Content: "cy's only memory"})
-	if _, err := s.Forget(as(memory.Identity{AgentID: "cy", Seniority: memory.SeniorityMid}), gone.ID, "wrong"); err != nil {
-		t.Fatal(err)
+	cy := memory.Identity{AgentID: "cy", Seniority: memory.SeniorityMid}
+	gone := remember(t, s, cy, memory.EntryWrite{Content: "cy's only memory"})
+	if forget {
+		if _, err := s.Forget(as(cy), gone.ID, "wrong"); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		l, _ := storetest.HoldLease(t, a, "retention", time.Minute)
+		err := a.Update(ctx, func(tx *store.Tx) error {
+			if n, err := tx.Archive(ctx, l, "cy", []string{gone.ID}, memory.ArchiveRetention); err != nil || n != 1 {
+				return fmt.Errorf("archived %d: %v", n, err)
+			}
+			return tx.ReleaseLease(ctx, l)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	list := func(since time.Time) []string {
 		var out []string
