@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -297,6 +298,62 @@ func TestWriteLogOnBothEngines(t *testing.T) {
 		}
 		if _, ok, _ := db.LookupKey(ctx, senior.Principal(), "k0"); ok {
 			t.Fatal("k0 was the human's key, not the senior agent's")
+		}
+	})
+}
+
+// TestLedgerReviewOnBothEngines: a review of what a call commits to the
+// shared state is queued with the first transaction that appends ledger
+// events, refers to the first of them, and lists every event the call
+// appends, across its transactions; a transaction appending none queues
+// nothing. On either engine.
+func TestLedgerReviewOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		call := &store.Call{Principal: senior.Principal(), Tool: "write_note", Started: clk.Peek(), Gates: map[string]time.Duration{},
+			Approval: &store.ApprovalRequest{Kind: memory.ApprovalReview, OnLedger: true, Tier: memory.RiskHigh, Rule: "promote",
+				Caller: senior, Args: []byte(`{"text":"x"}`)}}
+		ctx := store.WithCall(as(senior), call)
+		appendEvents := func(texts ...string) []memory.Event {
+			t.Helper()
+			var evs []memory.Event
+			err := db.Update(ctx, func(tx *store.Tx) error {
+				evs = nil
+				for _, text := range texts {
+					ev := memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: text},
+						RawInput: "learned: " + text, Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()}
+					if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
+						return err
+					}
+					evs = append(evs, ev)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return evs
+		}
+		appendEvents() // no event: no review
+		if id := call.Queued(); id != "" {
+			t.Fatalf("a transaction without events queued review %s", id)
+		}
+		first := appendEvents("the vendor answers mornings", "the vendor is closed Fridays")
+		id := call.Queued()
+		if id == "" {
+			t.Fatal("no review queued")
+		}
+		later := appendEvents("the vendor's number changed")
+		a, err := db.Approval(context.Background(), id)
+		if err != nil || a.Kind != memory.ApprovalReview || a.Status != memory.ApprovalPending || a.Ref != first[0].EventID {
+			t.Fatalf("review = %+v, %v", a, err)
+		}
+		var got []int64
+		for _, w := range a.Wrote {
+			got = append(got, w.Seq)
+		}
+		if want := []int64{first[0].Seq, first[1].Seq, later[0].Seq}; !slices.Equal(got, want) || a.Wrote[2].RawInput != "learned: the vendor's number changed" {
+			t.Fatalf("review lists %v (%+v), want the events %v", got, a.Wrote, want)
 		}
 	})
 }
