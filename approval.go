@@ -129,6 +129,13 @@ type ApprovalFilter struct {
 	// (those without one after, oldest first), so that the ones about to
 	// expire unapplied come before the rest; otherwise newest first.
 	ExpiringFirst bool
+	// AgentID, Rule and Tool narrow to one caller's (agent or human of
+	// that id), one classification rule's and one tool's requests; Before,
+	// when set, to those made before it (older than an age).
+	AgentID string
+	Rule    string
+	Tool    string
+	Before  time.Time
 }
 
 // ApprovalDecision is a human's decision on an approval request.
@@ -151,4 +158,35 @@ type ApprovalService interface {
 	// DecideApproval records a human's decision; approving a held write
 	// applies it through run as the identity that made it.
 	DecideApproval(ctx context.Context, d ApprovalDecision, run ToolRunner) (Approval, error)
+	// RuleAdvice counts, per classification rule, how its requests were
+	// decided, for a human weighing whether to review its writes only.
+	RuleAdvice(ctx context.Context) ([]RuleAdvice, error)
+	// MarkReviewOnly marks a rule review only (a high-risk write by it is
+	// applied and queued for review instead of held), or with on false
+	// unmarks it; humans only.
+	MarkReviewOnly(ctx context.Context, rule string, on bool, reason string) (RuleAdvice, error)
+}
+
+// RuleAdvice is how one rule's requests were decided.
+type RuleAdvice struct {
+	Rule string   `json:"rule"`
+	Tier RiskTier `json:"tier"` // as configured
+	// Holds counts its held writes by status; HoldsApproved were approved
+	// as they were held (a held write cannot be changed, only decided).
+	Holds, HoldsApproved, HoldsRejected int
+	// Reviews counts its writes queued for review; ReviewsApproved were
+	// approved unchanged.
+	Reviews, ReviewsApproved int
+	// ReviewOnly: a human marked the rule review only (by whom, when, why).
+	ReviewOnly bool
+	MarkedBy   string
+	MarkedAt   time.Time
+	Reason     string
+}
+
+// Advised says the rule's held writes were all approved as they were
+// held, over at least a few decisions: reviewing them after they apply
+// would lose nothing a hold caught.
+func (a RuleAdvice) Advised() bool {
+	return a.Tier == RiskHigh && !a.ReviewOnly && a.HoldsApproved >= 3 && a.HoldsRejected == 0
 }

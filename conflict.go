@@ -165,7 +165,9 @@ type ConflictQuery struct {
 	// agent's; a human leaving it empty lists every agent's.
 	AgentID     string
 	Resolutions []ConflictResolution // empty: open
-	Limit       int
+	// MemoryID narrows to the conflicts with this memory on either side.
+	MemoryID string
+	Limit    int
 }
 
 // Check resolves the query's defaults (open conflicts, DefaultSearchLimit)
@@ -178,6 +180,9 @@ func (q *ConflictQuery) Check() error {
 	q.Limit = limit
 	if len(q.Resolutions) == 0 {
 		q.Resolutions = []ConflictResolution{ConflictOpen}
+	}
+	if q.MemoryID != "" {
+		return CheckID("memory_id", q.MemoryID)
 	}
 	return nil
 }

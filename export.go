@@ -25,7 +25,9 @@ type ExportPage struct {
 type PortabilityService interface {
 	// ExportOwn returns the page of the calling identity's own memory
 	// that cursor names ("" the first), of at most limit lines (0: the
-	// default). A cursor of an export that has since changed is refused
-	// (ECONFLICT): the pages must come from one export.
+	// default). The pages after the first come from the export the first
+	// page made, while the service keeps it; a cursor of an export it no
+	// longer keeps and that has since changed is refused (ECONFLICT): the
+	// pages must come from one export.
 	ExportOwn(ctx context.Context, cursor string, limit int) (ExportPage, error)
 }

@@ -68,8 +68,11 @@ type ListQuery struct {
 	Namespaces []string
 	Tags       []string // all must be present
 	States     []MemoryState
-	Offset     int
-	Limit      int
+	// Shared lists the shared space (every publisher's copies) instead of
+	// one agent's personal memories; AgentID is then ignored.
+	Shared bool
+	Offset int
+	Limit  int
 }
 
 // Validate checks the filters and fills the defaults (active memories, 50 a

@@ -84,6 +84,19 @@ type Provenance struct {
 	PublishedBy   string     `json:"published_by,omitempty"`
 	PublishedAt   *time.Time `json:"published_at,omitempty"`
 	SharedAs      string     `json:"shared_as,omitempty"` // the active shared copy of a personal memory
+	// Imported is the exact import that wrote the memory into this store.
+	Imported *ImportProvenance `json:"imported,omitempty"`
+}
+
+// ImportProvenance is an exact import (memory-mcp import of an export into
+// an empty store), as the store recorded it.
+type ImportProvenance struct {
+	ID     int64     `json:"id" jsonschema:"The import's number in this store."`
+	At     time.Time `json:"at" jsonschema:"When the import ran."`
+	By     string    `json:"by" jsonschema:"Who ran it, as a principal (human:NAME)."`
+	File   string    `json:"file" jsonschema:"The file imported, as the importer named it."`
+	SHA256 string    `json:"sha256" jsonschema:"SHA-256 of the file's bytes."`
+	Format string    `json:"format" jsonschema:"The file's format."`
 }
 
 // Entry is one agent memory as stored.
@@ -297,6 +310,10 @@ type Query struct {
 	// IncludeArchived also searches the caller's archived memories (those
 	// consolidated, aged out or over the cap), ranked by keywords.
 	IncludeArchived bool
+	// AgentID is whose personal memories are searched: the caller's
+	// (empty), or for a human another agent's, ranked as that agent's own
+	// search would rank them (the review page).
+	AgentID string
 }
 
 // Validate checks the query, fills defaults and normalises its lists.
@@ -434,4 +451,37 @@ type MemoryService interface {
 	// or both; the one not kept is archived as superseded, and one kept
 	// that was superseded comes back.
 	ResolveConflict(ctx context.Context, id string, keep ConflictResolution, reason string) (Conflict, error)
+	// ForgetOf is Forget of agent's memory: the caller's (empty), or for a
+	// human any agent's.
+	ForgetOf(ctx context.Context, agent, id, reason string) (Entry, error)
+	// Story reads what is recorded about one memory in any state, for a
+	// human (any agent's) or the memory's own agent: see MemoryStory.
+	Story(ctx context.Context, id string) (MemoryStory, error)
+	// Trends counts, per step of q, conflicts opened and settled, memories
+	// consolidated and each agent's active memories: for a human only.
+	Trends(ctx context.Context, q TrendQuery) (MemoryTrends, error)
 }
+
+// MemoryStory is what is recorded about one memory besides its repeats and
+// conflicts (RepeatQuery.MemoryIDs, ConflictQuery.MemoryID read those).
+type MemoryStory struct {
+	// Entry is the memory in whatever state it is, with its provenance and,
+	// for a summary, its sources.
+	Entry Entry
+	// Stamp is the verdict on its provenance stamp: StampValid,
+	// StampUnstamped, StampMismatched, StampNoKey or StampUnchecked.
+	Stamp string
+	// Replaced are the memories it superseded or that were merged into it.
+	Replaced []Entry
+	// Writes are the write log's lines that name it, newest first.
+	Writes []WriteRecord
+}
+
+// The verdicts on a memory's provenance stamp (MemoryStory.Stamp).
+const (
+	StampValid      = "valid"      // the covered columns are as written
+	StampUnstamped  = "unstamped"  // written before stamps, not yet trusted
+	StampMismatched = "mismatched" // changed after the write, or stamped with another key
+	StampNoKey      = "no key"     // this store has no provenance key to check with
+	StampUnchecked  = "unchecked"  // this engine's stamps are checked by verify only
+)

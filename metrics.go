@@ -49,6 +49,62 @@ type GateLatency struct {
 type MetricsService interface {
 	// WriteMetrics summarises the write log over the window ending now.
 	WriteMetrics(ctx context.Context, window time.Duration) (WriteMetrics, error)
+	// WriteTrend summarises the write log over each of q's steps, oldest
+	// first, from one read of it.
+	WriteTrend(ctx context.Context, q TrendQuery) ([]WriteMetrics, error)
+}
+
+// TrendQuery is a window cut into equal steps: Steps of Step each,
+// ending at Until.
+type TrendQuery struct {
+	Until time.Time
+	Step  time.Duration
+	Steps int
+}
+
+// MaxTrendSteps bounds the steps of a trend.
+const MaxTrendSteps = 100
+
+// Check refuses an empty or oversize window.
+func (q TrendQuery) Check() error {
+	if q.Step <= 0 || q.Steps < 1 || q.Steps > MaxTrendSteps {
+		return Errorf(EINVALID, "a trend is 1 to %d steps of a positive length (asked: %d of %s)", MaxTrendSteps, q.Steps, q.Step)
+	}
+	return nil
+}
+
+// Since is when the window begins.
+func (q TrendQuery) Since() time.Time { return q.Until.Add(-time.Duration(q.Steps) * q.Step) }
+
+// StepOf returns the index of the step t falls in: -1 before the window,
+// Steps at or after its end.
+func (q TrendQuery) StepOf(t time.Time) int {
+	if t.Before(q.Since()) {
+		return -1
+	}
+	return min(int(t.Sub(q.Since())/q.Step), q.Steps)
+}
+
+// MemoryTrends are the memory store's figures per step of a TrendQuery,
+// oldest first: what a curator watches move over days.
+type MemoryTrends struct {
+	// ConflictsOpened and ConflictsSettled count conflicts between
+	// memories found, and decided, in each step.
+	ConflictsOpened  []int `json:"conflicts_opened"`
+	ConflictsSettled []int `json:"conflicts_settled"`
+	// Consolidated counts the memories archived into a summary in each
+	// step: how the archive grows after consolidation.
+	Consolidated []int `json:"consolidated"`
+	// Active counts each agent's active personal memories at each step's
+	// end (written before it, neither forgotten nor archived by then), the
+	// agents with the most now first.
+	Active []AgentCounts `json:"active"`
+}
+
+// AgentCounts is one agent's figure per step.
+type AgentCounts struct {
+	AgentID string `json:"agent_id"`
+	Counts  []int  `json:"counts"`
 }
 
 // SummariseWrites computes the metrics of the write log lines recs, which

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,17 @@ func (g *Gates) classify(ctx context.Context, who memory.Identity, c memory.Writ
 		call.Subject = &subject
 	}
 	tier, rule := g.Risk.Classify(who, c.Tool, c.Args, subject)
+	if tier == memory.RiskHigh {
+		// A human marked the rule review only: its writes apply, and wait
+		// for review after.
+		reviewOnly, err := g.db.ReviewOnly(ctx, rule)
+		if err != nil {
+			return err
+		}
+		if reviewOnly {
+			tier = memory.RiskMedium
+		}
+	}
 	req := &store.ApprovalRequest{Tier: tier, Rule: rule, Caller: who, Args: c.Args}
 	switch tier {
 	case memory.RiskMedium:
@@ -219,4 +231,77 @@ func refOf(result []byte) string {
 		return r.ID
 	}
 	return r.Fact.FactID
+}
+
+// RuleAdvice implements memory.ApprovalService: every rule of the table,
+// and any other that requests name, with its configured tier and how its
+// requests were decided.
+func (g *Gates) RuleAdvice(ctx context.Context) ([]memory.RuleAdvice, error) {
+	if err := requireHuman(ctx, "read the rules' advice"); err != nil {
+		return nil, err
+	}
+	got, err := g.db.RuleAdvice(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tiers := g.Risk
+	if tiers == nil {
+		tiers = DefaultRiskTiers()
+	}
+	for rule := range tiers {
+		if got[rule] == nil {
+			got[rule] = &memory.RuleAdvice{Rule: rule}
+		}
+	}
+	out := make([]memory.RuleAdvice, 0, len(got))
+	for rule, a := range got {
+		a.Tier = tiers[rule]
+		out = append(out, *a)
+	}
+	slices.SortFunc(out, func(a, b memory.RuleAdvice) int { return strings.Compare(a.Rule, b.Rule) })
+	return out, nil
+}
+
+// MarkReviewOnly implements memory.ApprovalService.
+func (g *Gates) MarkReviewOnly(ctx context.Context, rule string, on bool, reason string) (memory.RuleAdvice, error) {
+	if err := requireHuman(ctx, "mark a rule review only"); err != nil {
+		return memory.RuleAdvice{}, err
+	}
+	who, _ := memory.IdentityFrom(ctx)
+	tiers := g.Risk
+	if tiers == nil {
+		tiers = DefaultRiskTiers()
+	}
+	tier, ok := tiers[rule]
+	switch {
+	case !ok:
+		return memory.RuleAdvice{}, memory.Errorf(memory.ENOTFOUND, "no rule %q in the risk table: the approvals page lists the rules", rule)
+	case on && tier != memory.RiskHigh:
+		return memory.RuleAdvice{}, memory.Errorf(memory.EINVALID, "rule %s is %s risk: only a high-risk rule's writes are held, so only one can be made review only", rule, tier)
+	case strings.TrimSpace(reason) == "":
+		return memory.RuleAdvice{}, memory.Errorf(memory.EINVALID, "give a reason: it is kept with the mark")
+	}
+	if err := memory.CheckReason("reason", reason); err != nil {
+		return memory.RuleAdvice{}, err
+	}
+	if err := g.db.MarkReviewOnly(ctx, who, rule, on, reason); err != nil {
+		return memory.RuleAdvice{}, err
+	}
+	all, err := g.RuleAdvice(ctx)
+	if err != nil {
+		return memory.RuleAdvice{}, err
+	}
+	i := slices.IndexFunc(all, func(a memory.RuleAdvice) bool { return a.Rule == rule })
+	return all[i], nil
+}
+
+func requireHuman(ctx context.Context, verb string) error {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return err
+	}
+	if !who.Human {
+		return memory.Errorf(memory.EFORBIDDEN, "only a human may %s; you are %s", verb, who.Describe())
+	}
+	return nil
 }

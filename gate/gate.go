@@ -282,12 +282,7 @@ func (g *Gates) WriteMetrics(ctx context.Context, window time.Duration) (memory.
 	if window <= 0 {
 		return memory.WriteMetrics{}, memory.Errorf(memory.EINVALID, "the metrics window must be positive, e.g. 24h")
 	}
-	// An agent sees its own calls; a human, and the stats command (which
-	// has the data directory's file), see every caller's.
-	principal := ""
-	if who, ok := memory.IdentityFrom(ctx); ok && !who.Human {
-		principal = who.Principal()
-	}
+	principal := metricsScope(ctx)
 	until := g.db.Now.Now()
 	since := until.Add(-window)
 	recs, err := g.db.WriteLog(ctx, since, principal)
@@ -300,6 +295,45 @@ func (g *Gates) WriteMetrics(ctx context.Context, window time.Duration) (memory.
 		m.Scope = principal
 	}
 	return m, nil
+}
+
+// metricsScope is whose calls the metrics count: an agent sees its own
+// ("agent:..."); a human, and the stats command (which has the data
+// directory's file), see every caller's ("").
+func metricsScope(ctx context.Context) string {
+	if who, ok := memory.IdentityFrom(ctx); ok && !who.Human {
+		return who.Principal()
+	}
+	return ""
+}
+
+// WriteTrend implements memory.MetricsService: the write log read once,
+// summarised per step.
+func (g *Gates) WriteTrend(ctx context.Context, q memory.TrendQuery) ([]memory.WriteMetrics, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	principal := metricsScope(ctx)
+	recs, err := g.db.WriteLog(ctx, q.Since(), principal)
+	if err != nil {
+		return nil, err
+	}
+	per := make([][]memory.WriteRecord, q.Steps)
+	for _, r := range recs {
+		if i := q.StepOf(r.At); i >= 0 && i < q.Steps {
+			per[i] = append(per[i], r)
+		}
+	}
+	out := make([]memory.WriteMetrics, q.Steps)
+	for i := range out {
+		since := q.Since().Add(time.Duration(i) * q.Step)
+		out[i] = memory.SummariseWrites(per[i], since, since.Add(q.Step))
+		out[i].Scope = "all callers"
+		if principal != "" {
+			out[i].Scope = principal
+		}
+	}
+	return out, nil
 }
 
 var _ memory.MetricsService = (*Gates)(nil)

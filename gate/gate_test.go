@@ -412,3 +412,32 @@ func TestWriteLogIsPruned(t *testing.T) {
 		t.Fatalf("the write log holds %d lines, want the 60 of the last 90 days", n)
 	}
 }
+
+// TestWriteTrendSplitsTheLogBySteps: each call is counted in the step it
+// was made in, by outcome; a human sees every caller's.
+func TestWriteTrendSplitsTheLogBySteps(t *testing.T) {
+	f := newFixture(t)
+	for i, content := range []string{"The rota changes on Monday.", "The rota changes on Monday.", "Deploys freeze on Fridays."} {
+		if _, _, err := f.remember(ann, "", content); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			f.clk.Advance(time.Hour)
+		}
+	}
+	human := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "olivia", Human: true})
+	ms, err := f.g.WriteTrend(human, memory.TrendQuery{Until: f.clk.Now().Add(time.Minute), Step: time.Hour, Steps: 3})
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("trend = %+v, %v", ms, err)
+	}
+	for i, want := range []map[memory.WriteOutcome]int{{}, {memory.WriteOutcomeStored: 1, memory.WriteOutcomeDuplicate: 1}, {memory.WriteOutcomeStored: 1}} {
+		got := ms[i].Outcomes
+		if len(got) != len(want) || got[memory.WriteOutcomeStored] != want[memory.WriteOutcomeStored] ||
+			got[memory.WriteOutcomeDuplicate] != want[memory.WriteOutcomeDuplicate] || ms[i].Scope != "all callers" {
+			t.Errorf("step %d: %+v, want %v", i, ms[i], want)
+		}
+	}
+	if _, err := f.g.WriteTrend(human, memory.TrendQuery{Until: f.clk.Now(), Step: time.Hour, Steps: 0}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("no steps: %v", err)
+	}
+}

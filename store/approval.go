@@ -226,6 +226,17 @@ func (db *DB) Approvals(ctx context.Context, principal string, f memory.Approval
 		if principal != "" {
 			where, args = append(where, `principal = ?`), append(args, principal)
 		}
+		if f.AgentID != "" {
+			where, args = append(where, `principal IN (?, ?)`), append(args, "agent:"+f.AgentID, "human:"+f.AgentID)
+		}
+		for col, v := range map[string]string{"rule": f.Rule, "tool": f.Tool} {
+			if v != "" {
+				where, args = append(where, col+` = ?`), append(args, v)
+			}
+		}
+		if !f.Before.IsZero() {
+			where, args = append(where, `created_at < ?`), append(args, nanos(f.Before))
+		}
 		switch f.Status {
 		case "":
 		case memory.ApprovalPending:

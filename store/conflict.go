@@ -367,6 +367,9 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 			// found with the agent's shared memory.
 			where, args = `(c.agent_id = ?1 OR c.older_id IN (SELECT id FROM memories WHERE agent_id = ?1 AND shared = 1))`, append(args, owner.AgentID)
 		}
+		if q.MemoryID != "" {
+			where, args = where+` AND (c.older_id = ? OR c.newer_id = ?)`, append(args, q.MemoryID, q.MemoryID)
+		}
 		res := make([]string, len(q.Resolutions))
 		for i, r := range q.Resolutions {
 			res[i] = string(r)

@@ -67,6 +67,8 @@ type DB struct {
 	// provenanceKey keys the stamps of the rows this DB writes (see
 	// provenance.go); nil writes none. Set once, before use.
 	provenanceKey []byte
+	// exports are the exports ExportOwn keeps between pages.
+	exports exportSnapshots
 }
 
 // Open opens (creating if needed) the database at path and brings its schema

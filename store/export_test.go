@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
 
@@ -98,6 +99,20 @@ func SetConfidenceList(on bool) func() {
 // SharedDuplicateQuery is the statement publish finds its dedup candidates
 // in the shared space by, for a test of its plan.
 var SharedDuplicateQuery = duplicateQuery[true]
+
+// DeferredIndexes is how many of the full-text triggers an exact import
+// lifts while it inserts are, on db, as deferredIndexes knows them.
+func DeferredIndexes(db *DB) int {
+	n := 0
+	for _, d := range deferredIndexes {
+		var sql string
+		db.sql.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, d.name).Scan(&sql)
+		if strings.Join(strings.Fields(sql), " ") == d.trigger {
+			n++
+		}
+	}
+	return n
+}
 
 // OpenPostgres is the PostgreSQL engine's opener, for the tests that run
 // the store on both engines; no flag reaches it yet.

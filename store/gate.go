@@ -348,31 +348,38 @@ func (db *DB) WriteLog(ctx context.Context, since time.Time, principal string) (
 			q, args = `SELECT at, principal, tool, outcome, gate, reason, ref, latency_ns, gates
 			FROM write_log WHERE principal = ? AND at >= ? ORDER BY at`, []any{principal, nanos(since)}
 		}
-		rows, err := tx.query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r memory.WriteRecord
-			var at, latency int64
-			var gate, reason, ref, gates sql.NullString
-			if err := rows.Scan(&at, &r.Principal, &r.Tool, &r.Outcome, &gate, &reason, &ref, &latency, &gates); err != nil {
-				return err
-			}
-			r.At, r.Gate, r.Reason, r.Ref, r.Latency = fromNanos(at), gate.String, reason.String, ref.String, time.Duration(latency)
-			var ns map[string]int64
-			if gates.Valid && json.Unmarshal([]byte(gates.String), &ns) == nil {
-				r.Gates = make(map[string]time.Duration, len(ns))
-				for k, v := range ns {
-					r.Gates[k] = time.Duration(v)
-				}
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+		var err error
+		out, err = scanWriteLog(tx.query(ctx, q, args...))
+		return err
 	})
 	return out, err
+}
+
+// scanWriteLog reads write log lines selected as WriteLog selects them.
+func scanWriteLog(rows *sql.Rows, err error) ([]memory.WriteRecord, error) {
+	if err != nil {
+		return nil, fmt.Errorf("read write log: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.WriteRecord
+	for rows.Next() {
+		var r memory.WriteRecord
+		var at, latency int64
+		var gate, reason, ref, gates sql.NullString
+		if err := rows.Scan(&at, &r.Principal, &r.Tool, &r.Outcome, &gate, &reason, &ref, &latency, &gates); err != nil {
+			return nil, err
+		}
+		r.At, r.Gate, r.Reason, r.Ref, r.Latency = fromNanos(at), gate.String, reason.String, ref.String, time.Duration(latency)
+		var ns map[string]int64
+		if gates.Valid && json.Unmarshal([]byte(gates.String), &ns) == nil {
+			r.Gates = make(map[string]time.Duration, len(ns))
+			for k, v := range ns {
+				r.Gates[k] = time.Duration(v)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // fillDedupKeys gives the memories written before the dedup keys existed

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -622,14 +623,25 @@ func checkRecallIDs(ids []string) error {
 // Forget soft-deletes one of the caller's memories: it leaves every search,
 // and the row stays with when, by whom and why.
 func (s *MemoryService) Forget(ctx context.Context, id, reason string) (memory.Entry, error) {
+	return s.ForgetOf(ctx, "", id, reason)
+}
+
+// ForgetOf is Forget of agent's memory: a human may name any agent (the
+// review page), whose summaries of it are forgotten as the agent's own
+// forget would.
+func (s *MemoryService) ForgetOf(ctx context.Context, agent, id, reason string) (memory.Entry, error) {
 	if err := memory.CheckReason("reason", reason); err != nil {
 		return memory.Entry{}, err
 	}
 	if reason == "" {
 		reason = "forgotten"
 	}
-	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
-		return s.forget(ctx, tx, who, id, reason)
+	return s.change(ctx, id, func(tx *Tx, caller memory.Identity) (memory.Entry, error) {
+		owner, err := ownerOf(ctx, tx, caller, agent, "forget the memories of")
+		if err != nil {
+			return memory.Entry{}, err
+		}
+		return s.forget(ctx, tx, caller, owner, id, reason)
 	})
 }
 
@@ -656,7 +668,7 @@ func (s *MemoryService) ForgetAll(ctx context.Context, ids []string, reason stri
 	err = s.db.Update(ctx, func(tx *Tx) error {
 		out = out[:0]
 		for _, id := range ids {
-			e, err := s.forget(ctx, tx, who, id, reason)
+			e, err := s.forget(ctx, tx, who, who, id, reason)
 			if err != nil {
 				return err
 			}
@@ -667,9 +679,10 @@ func (s *MemoryService) ForgetAll(ctx context.Context, ids []string, reason stri
 	return out, err
 }
 
-// forget soft-deletes memory id for who in tx.
-func (s *MemoryService) forget(ctx context.Context, tx *Tx, who memory.Identity, id, reason string) (memory.Entry, error) {
-	e, err := s.ownEntry(ctx, tx, who, id, "forget")
+// forget soft-deletes owner's memory id in tx, recorded as forgotten by
+// caller (a human acting on an agent's memory is named as the human).
+func (s *MemoryService) forget(ctx context.Context, tx *Tx, caller, owner memory.Identity, id, reason string) (memory.Entry, error) {
+	e, err := s.ownEntry(ctx, tx, owner, id, "forget")
 	if err != nil {
 		return e, err
 	}
@@ -681,10 +694,10 @@ func (s *MemoryService) forget(ctx context.Context, tx *Tx, who memory.Identity,
 	if err := checkActive(e); err != nil {
 		return e, err
 	}
-	if e, err = s.softDelete(ctx, tx, who, e.ID, reason); err != nil {
+	if e, err = s.softDelete(ctx, tx, caller, e.ID, reason); err != nil {
 		return e, err
 	}
-	if err := tx.forgetSummaries(ctx, who, e.ID, s.db.Now.Now()); err != nil {
+	if err := tx.forgetSummaries(ctx, caller, e.ID, s.db.Now.Now()); err != nil {
 		return e, err
 	}
 	// Forgetting is private: a shared copy stays until it is retracted,
@@ -740,6 +753,11 @@ func (s *MemoryService) change(ctx context.Context, id string, fn func(tx *Tx, w
 		}
 		if err := addProvenance(ctx, tx, &e); err != nil {
 			return err
+		}
+		// The write log's line names the memory, so that its story lists
+		// the forget, restore or publish that changed it.
+		if call := CallFrom(ctx); call != nil && call.Ref == "" {
+			call.Ref = e.ID
 		}
 		out = e
 		return nil
@@ -897,7 +915,15 @@ const activeSQL = "forgotten_at IS NULL AND archived_at IS NULL"
 const entryColumns = `SELECT m.id, m.agent_id, m.namespace, m.category, m.content, m.tags, m.confidence, m.source,
 	m.shared, m.created_at, m.updated_at, m.occurred_at, m.expires_at, m.author_seniority, m.author_autonomy,
 	m.author_is_human, m.published_from, m.published_at, m.forgotten_at, m.forget_reason,
-	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by`
+	m.archived_at, m.archive_reason, m.consolidated_into, m.restored_at, m.seen_count, m.last_seen_at, m.superseded_by,
+	(SELECT CAST(i.id AS TEXT) || '` + importSep + `' || CAST(i.imported_at AS TEXT) || '` + importSep + `' || i.sha256 || '` + importSep + `' || i.format
+	 || '` + importSep + `' || i.imported_by || '` + importSep + `' || i.file
+	 FROM imports i WHERE m.pk BETWEEN i.first_memory_pk AND i.last_memory_pk AND m.created_at <= i.last_memory_created_at)`
+
+// importSep separates the fields of an import record in entryColumns, on
+// either engine: id, time, checksum, format, who, and the file last, so
+// that a file name holding it stays whole.
+const importSep = "\x1f"
 
 func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var e memory.Entry
@@ -905,12 +931,18 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	var source, sen, aut, from, reason, archReason, into, supersededBy sql.NullString
 	var created, updated, occurred int64
 	var expires, published, forgotten, archived, restored, seen sql.NullInt64
+	var imported sql.NullString
 	p := &memory.Provenance{}
 	err := row.Scan(&e.ID, &e.AgentID, &e.Namespace, &e.Category, &e.Content, &tags, &e.Confidence, &source,
 		&e.Shared, &created, &updated, &occurred, &expires, &sen, &aut, &p.Author.Human, &from, &published, &forgotten, &reason,
-		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy)
+		&archived, &archReason, &into, &restored, &e.SeenCount, &seen, &supersededBy, &imported)
 	if err != nil {
 		return e, err
+	}
+	if imported.Valid {
+		if p.Imported, err = decodeImport(imported.String); err != nil {
+			return e, err
+		}
 	}
 	e.ArchivedAt, e.ArchiveReason, e.ConsolidatedInto = fromNullNanos(archived), memory.ArchiveReason(archReason.String), into.String
 	e.RestoredAt, e.LastSeenAt, e.SupersededBy = fromNullNanos(restored), fromNullNanos(seen), supersededBy.String
@@ -926,6 +958,23 @@ func scanEntry(row interface{ Scan(...any) error }) (memory.Entry, error) {
 	}
 	e.Provenance = p
 	return e, nil
+}
+
+// decodeImport reads the import record entryColumns makes of an imports row.
+func decodeImport(s string) (*memory.ImportProvenance, error) {
+	f := strings.SplitN(s, importSep, 6)
+	if len(f) != 6 {
+		return nil, fmt.Errorf("an import record of %d fields", len(f))
+	}
+	id, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("an import record's id: %w", err)
+	}
+	at, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("an import record's time: %w", err)
+	}
+	return &memory.ImportProvenance{ID: id, At: fromNanos(at), SHA256: f[2], Format: f[3], By: f[4], File: f[5]}, nil
 }
 
 // scanEntries reads every row of a query of entryColumns; none is an empty

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -332,12 +333,21 @@ func errImport(line int, format string, args ...any) error {
 	return memory.Errorf(memory.EINVALID, "line %d of the export: %s", line, fmt.Sprintf(format, args...))
 }
 
+// ImportSource is where an exact import comes from, recorded as the
+// provenance of every row it writes.
+type ImportSource struct {
+	File string // the file as the importer named it
+	By   string // who imported it, as a principal ("human:ann")
+}
+
 // Import reads an export from r into the store, which must hold no memory
 // (see Empty), exactly: every row as it was, with its ids, stamped under
 // this store's key, in one transaction that commits only once the trailer's
-// count and checksum match what was read. Memories come without vectors:
-// re-embed them after (reindex).
-func (db *DB) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
+// count and checksum match what was read. The import itself is recorded
+// (the imports table: src, the SHA-256 of r's bytes, what it wrote), stamped,
+// as the provenance of the rows; the record is not part of an export.
+// Memories come without vectors: re-embed them after (reindex).
+func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (ImportReport, error) {
 	rep := ImportReport{Kinds: ExportCounts{}}
 	empty, err := db.Empty(ctx)
 	if err != nil {
@@ -358,7 +368,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 		if err := c.Exec(`BEGIN IMMEDIATE`); err != nil {
 			return err
 		}
-		if err := db.importRows(c, r, &rep); err != nil {
+		if err := db.importRows(c, r, src, &rep); err != nil {
 			c.Exec(`ROLLBACK`)
 			return err
 		}
@@ -368,10 +378,17 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 }
 
 // importRows inserts every record of the export on c, in c's transaction,
-// then re-makes what the rows do not carry: the archive's index and stamps.
-func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, rep *ImportReport) error {
+// records the import, then re-makes what the rows do not carry: the
+// archive's index and stamps.
+func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *ImportReport) error {
 	if err := c.Exec(`PRAGMA defer_foreign_keys = on`); err != nil {
 		return err
+	}
+	sum := sha256.New()
+	r = io.TeeReader(r, sum)
+	restore, err := deferIndexing(c)
+	if err != nil {
+		return fmt.Errorf("defer the full-text index: %w", err)
 	}
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
@@ -387,12 +404,96 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, rep *ImportReport) error 
 		return err
 	}
 	rep.Header = f
+	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
+		return err
+	}
+	if err := restore(); err != nil {
+		return fmt.Errorf("index the imported rows: %w", err)
+	}
 	err = c.Exec(`INSERT INTO memory_archive_fts (rowid, content, tags, filters)
 		SELECT pk, content, tags, filters FROM memories WHERE archived_at IS NOT NULL AND forgotten_at IS NULL`)
 	if err != nil {
 		return fmt.Errorf("index the archive: %w", err)
 	}
+	if err := db.recordImport(c, src, hex.EncodeToString(sum.Sum(nil)), rep.Kinds); err != nil {
+		return fmt.Errorf("record the import: %w", err)
+	}
 	return db.stampAll(c)
+}
+
+// deferredIndexes are the full-text triggers an exact import lifts while
+// it inserts and then does the work of in one statement each. A trigger's
+// insert into an FTS5 table runs in its own statement, at the end of which
+// FTS5 writes what it holds to disk: a segment per row, merged again and
+// again (most of an import's time, in its profile). trigger is the
+// trigger's SQL as the migrations left it, spaces collapsed; a trigger
+// that is not (a later migration changed it) is left in place, so that the
+// import stays right, only slower.
+var deferredIndexes = []struct{ name, trigger, bulk string }{
+	{"memories_fts_insert", `CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories WHEN new.forgotten_at IS NULL AND new.archived_at IS NULL BEGIN INSERT INTO memory_fts (rowid, content, tags, filters) VALUES (new.pk, new.content, new.tags, new.filters); END`,
+		`INSERT INTO memory_fts (rowid, content, tags, filters) SELECT pk, content, tags, filters FROM memories WHERE forgotten_at IS NULL AND archived_at IS NULL ORDER BY pk`},
+	{"operation_log_fts", `CREATE TRIGGER operation_log_fts AFTER INSERT ON operation_log WHEN new.operation_type = 'PUBLISH' BEGIN INSERT INTO fact_fts (rowid, content, tags) VALUES (new.id, new.content, new.tags); END`,
+		`INSERT INTO fact_fts (rowid, content, tags) SELECT id, content, tags FROM operation_log WHERE operation_type = 'PUBLISH' ORDER BY id`},
+}
+
+// deferIndexing drops the deferred indexes' triggers on c, in c's
+// transaction, and returns the function that indexes every row inserted
+// since and puts the triggers back.
+func deferIndexing(c *sqlite3.Conn) (func() error, error) {
+	type lifted struct{ sql, bulk string }
+	var done []lifted
+	for _, d := range deferredIndexes {
+		st, _, err := c.Prepare(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`)
+		if err != nil {
+			return nil, err
+		}
+		st.BindText(1, d.name)
+		var sql string
+		if st.Step() {
+			sql = st.ColumnText(0)
+		}
+		err = st.Err()
+		st.Close()
+		if err != nil {
+			return nil, err
+		}
+		if strings.Join(strings.Fields(sql), " ") != d.trigger {
+			continue
+		}
+		if err := c.Exec(`DROP TRIGGER ` + d.name); err != nil {
+			return nil, err
+		}
+		done = append(done, lifted{sql, d.bulk})
+	}
+	return func() error {
+		for _, l := range done {
+			if err := c.Exec(l.bulk); err != nil {
+				return err
+			}
+			if err := c.Exec(l.sql); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// recordImport writes the imports row of an exact import that wrote kinds.
+func (db *DB) recordImport(c *sqlite3.Conn, src ImportSource, sum string, kinds ExportCounts) error {
+	counts, _ := json.Marshal(kinds)
+	st, _, err := c.Prepare(`INSERT INTO imports (imported_at, imported_by, file, sha256, format, kinds, first_memory_pk, last_memory_pk, last_memory_created_at)
+		SELECT ?, ?, ?, ?, ?, ?, min(pk), max(pk), max(created_at) FROM memories`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	st.BindInt64(1, nanos(db.Now.Now()))
+	st.BindText(2, src.By)
+	st.BindText(3, src.File)
+	st.BindText(4, sum)
+	st.BindText(5, ExportFormat)
+	st.BindText(6, string(counts))
+	return st.Exec()
 }
 
 // stampAll stamps every unstamped row on c, in c's transaction.
@@ -665,9 +766,13 @@ const (
 )
 
 // ExportOwn implements memory.PortabilityService: the export of the
-// caller's own memory (ExportFilter{AgentID}), paged by line. Each call
-// exports again and checks that the export is the one the cursor's first
-// page came from.
+// caller's own memory (ExportFilter{AgentID}), paged by line. The first page
+// exports and keeps the export in memory (see exportSnapshots); a page after
+// it is cut from that kept export, so that it costs what it returns, and
+// the pages join to the export as it was at the first page, whatever is
+// written meanwhile. A cursor whose kept export is gone (expired, pushed
+// out, or given by another process) exports again and is refused
+// (ECONFLICT) when the export is no longer the one the cursor came from.
 func (db *DB) ExportOwn(ctx context.Context, cursor string, limit int) (memory.ExportPage, error) {
 	page := memory.ExportPage{Format: ExportFormat, Version: ExportVersion}
 	who, err := memory.RequireIdentity(ctx)
@@ -684,32 +789,120 @@ func (db *DB) ExportOwn(ctx context.Context, cursor string, limit int) (memory.E
 	if err != nil {
 		return page, err
 	}
-	var buf bytes.Buffer
-	if _, err := db.Export(ctx, ExportFilter{AgentID: who.AgentID}, &buf); err != nil {
-		return page, err
+	snap := db.exports.get(who.AgentID, want, db.Now.Now())
+	if snap == nil {
+		var buf bytes.Buffer
+		if _, err := db.Export(ctx, ExportFilter{AgentID: who.AgentID}, &buf); err != nil {
+			return page, err
+		}
+		snap = newExportSnapshot(who.AgentID, buf.Bytes(), db.Now.Now())
+		if want != "" && !strings.HasPrefix(snap.sum, want) {
+			return page, memory.Errorf(memory.ECONFLICT, "your memory changed since the first page of this export was read: start again without a cursor")
+		}
+		db.exports.put(snap)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	page.SHA256 = hex.EncodeToString(sum[:])
-	if want != "" && !strings.HasPrefix(page.SHA256, want) {
-		return page, memory.Errorf(memory.ECONFLICT, "your memory changed since the first page of this export was read: start again without a cursor")
-	}
-	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))
-	lines = lines[:len(lines)-1] // after the last newline: nothing
-	page.Total = len(lines)
-	if from > len(lines) {
+	page.SHA256, page.Total = snap.sum, len(snap.ends)
+	if from > len(snap.ends) {
 		return page, memory.Errorf(memory.EINVALID, "cursor %q points past the export's end", cursor)
 	}
-	var out bytes.Buffer
+	start := snap.start(from)
 	n := from
-	for n < len(lines) && n-from < limit && (n == from || out.Len()+len(lines[n]) <= maxExportPageBytes) {
-		out.Write(lines[n])
+	for n < len(snap.ends) && n-from < limit && (n == from || snap.ends[n]-start <= maxExportPageBytes) {
 		n++
 	}
-	page.Lines, page.From, page.Count = out.String(), from, n-from
-	if n < len(lines) {
+	page.Lines, page.From, page.Count = string(snap.data[start:snap.start(n)]), from, n-from
+	if n < len(snap.ends) {
 		page.NextCursor = fmt.Sprintf("%d.%s", n, page.SHA256[:16])
 	}
 	return page, nil
+}
+
+// Limits of the exports ExportOwn keeps between pages: how long one is
+// kept after its last page was read, and how many bytes all of them may
+// hold; past that the oldest are dropped (their next page exports again).
+const (
+	exportSnapshotTTL   = 10 * time.Minute
+	exportSnapshotBytes = 256 << 20
+)
+
+// exportSnapshot is one agent's export, kept between the pages read from it.
+type exportSnapshot struct {
+	agent string
+	sum   string // hex SHA-256 of data
+	data  []byte
+	ends  []int // the offset past each line's newline
+	used  time.Time
+}
+
+func newExportSnapshot(agent string, data []byte, now time.Time) *exportSnapshot {
+	sum := sha256.Sum256(data)
+	s := &exportSnapshot{agent: agent, sum: hex.EncodeToString(sum[:]), data: data, used: now}
+	for i, b := range data {
+		if b == '\n' {
+			s.ends = append(s.ends, i+1)
+		}
+	}
+	return s
+}
+
+// start is the offset of line i (len(data) past the last).
+func (s *exportSnapshot) start(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return s.ends[i-1]
+}
+
+// exportSnapshots are the exports ExportOwn keeps: at most one per agent,
+// its latest first page's.
+type exportSnapshots struct {
+	mu      sync.Mutex
+	byAgent map[string]*exportSnapshot
+}
+
+// get returns agent's kept export whose sum starts with prefix, nil when
+// none is (or prefix is empty: a first page exports anew).
+func (e *exportSnapshots) get(agent, prefix string, now time.Time) *exportSnapshot {
+	if prefix == "" {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.byAgent[agent]
+	if s == nil || !strings.HasPrefix(s.sum, prefix) || now.Sub(s.used) > exportSnapshotTTL {
+		return nil
+	}
+	s.used = now
+	return s
+}
+
+// put keeps s as its agent's export, dropping expired ones and then the
+// least recently read until all fit in exportSnapshotBytes.
+func (e *exportSnapshots) put(s *exportSnapshot) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byAgent == nil {
+		e.byAgent = map[string]*exportSnapshot{}
+	}
+	e.byAgent[s.agent] = s
+	for {
+		total := 0
+		var oldest *exportSnapshot
+		for agent, k := range e.byAgent {
+			if s.used.Sub(k.used) > exportSnapshotTTL {
+				delete(e.byAgent, agent)
+				continue
+			}
+			total += len(k.data)
+			if oldest == nil || k.used.Before(oldest.used) {
+				oldest = k
+			}
+		}
+		if total <= exportSnapshotBytes || oldest == nil {
+			return
+		}
+		delete(e.byAgent, oldest.agent)
+	}
 }
 
 // parseExportCursor reads a cursor "<line>.<export sha256 prefix>".

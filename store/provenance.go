@@ -60,6 +60,7 @@ const (
 	factOpStampTag       = "fact-op/v1"
 	eventStampTag        = "event/v1"
 	blockVersionStampTag = "block-version/v1"
+	importStampTag       = "import/v1"
 )
 
 // stampSpecs are the stamped tables, in report order.
@@ -75,6 +76,9 @@ var stampSpecs = []stampSpec{
 		"block_id", "version", "op", "value", "description", "char_limit", "deleted", "restored_from", "at",
 		"author_agent_id", "author_seniority", "author_autonomy", "author_is_human"}},
 	{table: "memory_repeats", tag: repeatStampTag, ref: "id", keys: []string{"pk"}, columns: repeatStampColumns},
+	{table: "imports", tag: importStampTag, ref: "'import ' || id", keys: []string{"id"}, columns: []string{
+		"id", "imported_at", "imported_by", "file", "sha256", "format", "kinds", "first_memory_pk", "last_memory_pk",
+		"last_memory_created_at"}},
 }
 
 // memoryStampColumns are a memory's covered columns: everything the

@@ -15,6 +15,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/score"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // Search ranks the caller's visible memories against a query: BM25 candidates
@@ -33,8 +34,12 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 	if q.MinRelevance != nil {
 		cfg.MinRelevance = *q.MinRelevance
 	}
+	owner, err := s.searcher(ctx, who, q.AgentID)
+	if err != nil {
+		return nil, err
+	}
 	now := s.db.Now.Now()
-	f := newFilter(who.AgentID, q, nanos(now))
+	f := newFilter(owner, q, nanos(now))
 	qvec, err := s.queryVector(ctx, q.Text, cfg)
 	if err != nil {
 		return nil, err
@@ -65,6 +70,21 @@ func (s *MemoryService) Search(ctx context.Context, q memory.Query) ([]memory.Hi
 		return tx.addSources(ctx, ptrs)
 	})
 	return hits, err
+}
+
+// searcher is whose personal memories a search reads: the caller's, or
+// for a human naming another agent, that agent's (which must have some).
+func (s *MemoryService) searcher(ctx context.Context, who memory.Identity, agent string) (string, error) {
+	if agent == "" || agent == who.AgentID {
+		return who.AgentID, nil
+	}
+	var owner memory.Identity
+	err := s.db.View(ctx, func(tx *Tx) error {
+		var err error
+		owner, err = ownerOf(ctx, tx, who, agent, "search the memories of")
+		return err
+	})
+	return owner.AgentID, err
 }
 
 // queryVector embeds the query after bringing the index up to date, or
@@ -543,10 +563,15 @@ func (s *MemoryService) confidences(ctx context.Context, tx *Tx, cands map[strin
 // queryWeight is what a memory holding each of the query's counted words
 // once scores by BM25 (with b 0, a word found once adds its IDF). A word no
 // memory holds weighs as a word one memory holds: the query asks for it, but
-// its IDF over no memory would be all the weight there is.
+// its IDF over no memory would be all the weight there is. A function word
+// weighs nothing: a query of only such words ("the") is searched by them,
+// but asks for nothing a memory can hold, so every hit's relevance is 0.
 func queryWeight(terms []queryTerm, rows float64) float64 {
 	var w float64
 	for _, t := range terms {
+		if text.StopWords[t.text] {
+			continue
+		}
 		w += score.IDF(rows, float64(max(t.df, 1)))
 	}
 	return w

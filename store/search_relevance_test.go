@@ -54,4 +54,11 @@ func TestSearchRelevanceComparesAcrossQueries(t *testing.T) {
 		t.Errorf("a search matching only a common word: top %q score %v relevance %v, want a high score and relevance near 0",
 			weak[0].Content, weak[0].Score, weak[0].Relevance)
 	}
+	// Only function words: searched by them, but nothing a memory holds
+	// answers them, so no hit is relevant at all.
+	for _, h := range hits("the") {
+		if h.Relevance != 0 {
+			t.Errorf("a search for \"the\": %q has relevance %v, want 0", h.Content, h.Relevance)
+		}
+	}
 }

@@ -321,7 +321,7 @@ var annotations = map[string]annotation{
 
 	// One tool in the shape of Claude's memory tool over the blocks: its
 	// view and history commands only read, and bypass the write gates.
-	"memory": {title: "Read and edit your memory files", destructive: true, only: memory.StrategySelfEditing, readsWhen: memoryReads},
+	"memory": annotation{title: "Read and edit your memory files", destructive: true, only: memory.StrategySelfEditing, readsWhen: memoryReads}.humansGive("read_only"),
 
 	"memory_block_list":    reads("List core memory blocks").in(memory.StrategySelfEditing),
 	"memory_block_read":    reads("Read a core memory block").in(memory.StrategySelfEditing),

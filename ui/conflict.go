@@ -71,7 +71,7 @@ func (h *handler) resolveConflict(r *http.Request) (done, error) {
 	if reason != "" {
 		args["reason"] = reason
 	}
-	return write(h, r, "resolve_conflict", args, "/conflicts", conflictFlash, func(ctx context.Context) (memory.Conflict, error) {
+	return write(h, r, "resolve_conflict", args, backTo(r, "/conflicts"), conflictFlash, func(ctx context.Context) (memory.Conflict, error) {
 		return resolve(ctx, id, keep, reason)
 	})
 }

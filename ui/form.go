@@ -136,6 +136,19 @@ func fromPage(r *http.Request) bool {
 // away.
 func write[T any](h *handler, r *http.Request, tool string, args map[string]any, next string, say func(T) string,
 	fn func(ctx context.Context) (T, error)) (done, error) {
+	v, err := gated(h, r, tool, r.PostFormValue(keyField), args, say, fn)
+	if err != nil {
+		return done{}, err
+	}
+	return done{Next: next, Flash: say(v)}, nil
+}
+
+// gated makes one write through the gates as a call of tool with args and
+// idempotency key key, and returns its result; say is the call's text, as
+// the gates keep it with the key.
+func gated[T any](h *handler, r *http.Request, tool, key string, args map[string]any, say func(T) string,
+	fn func(ctx context.Context) (T, error)) (T, error) {
+	var zero T
 	ctx := context.WithoutCancel(r.Context())
 	call := func(ctx context.Context) (any, string, error) {
 		v, err := fn(ctx)
@@ -148,18 +161,14 @@ func write[T any](h *handler, r *http.Request, tool string, args map[string]any,
 	} else {
 		var b []byte
 		if b, err = json.Marshal(args); err != nil { // map keys sorted: one form for the same arguments
-			return done{}, fmt.Errorf("%s arguments: %w", tool, err)
+			return zero, fmt.Errorf("%s arguments: %w", tool, err)
 		}
-		res, _, err = h.svc.Gates.Run(ctx, memory.WriteCall{Tool: tool, Key: r.PostFormValue(keyField), Args: b}, call)
+		res, _, err = h.svc.Gates.Run(ctx, memory.WriteCall{Tool: tool, Key: key, Args: b}, call)
 	}
 	if err != nil {
-		return done{}, err
+		return zero, err
 	}
-	v, err := result[T](res)
-	if err != nil {
-		return done{}, err
-	}
-	return done{Next: next, Flash: say(v)}, nil
+	return result[T](res)
 }
 
 // result returns a write's result as T: as the service returned it, or

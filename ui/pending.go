@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -16,18 +18,93 @@ type pendingData struct {
 	All   bool
 	Items []memory.PendingItem
 	Total int
+	// The filters, as typed: whose notes, and how old at least.
+	Agent, Age string
+	Filtered   bool // the filters left some of the items read out
 }
 
+// queueFiltered is how many of the oldest items the filters look through:
+// the queue's own bound on one read.
+const queueFiltered = 500
+
 // pending shows the pending queue, oldest first: the open items, or with
-// all=1 those that left it too.
+// all=1 those that left it too; narrowed to one agent's notes or to those
+// older than an age.
 func (h *handler) pending(r *http.Request) (view, error) {
-	d := pendingData{All: r.URL.Query().Get("all") == "1"}
-	l, err := h.svc.Promotion.ListPending(r.Context(), memory.PendingQuery{All: d.All, Limit: queueRows})
+	q := r.URL.Query()
+	d := pendingData{All: q.Get("all") == "1", Agent: strings.TrimSpace(q.Get("agent")), Age: strings.TrimSpace(q.Get("age"))}
+	age, err := memory.ParseAge("age", d.Age)
+	if err != nil {
+		return view{}, err
+	}
+	pq := memory.PendingQuery{All: d.All, Limit: queueRows}
+	if d.Agent != "" || age != nil {
+		pq.Limit = queueFiltered
+	}
+	l, err := h.svc.Promotion.ListPending(r.Context(), pq)
 	if err != nil {
 		return view{}, err
 	}
 	d.Items, d.Total = l.Pending, l.Total
+	if d.Agent != "" || age != nil {
+		d.Items = slices.DeleteFunc(d.Items, func(p memory.PendingItem) bool {
+			return d.Agent != "" && p.Agent != d.Agent || age != nil && p.NoteAt.After(h.now.Now().Add(-*age))
+		})
+		d.Filtered, d.Items = true, d.Items[:min(len(d.Items), queueRows)]
+	}
 	return view{Title: "Pending queue", Data: d}, nil
+}
+
+// dropPending drops every item ticked with one reason, each as its own
+// resolve_pending call through the gates with its own key and record.
+func (h *handler) dropPending(r *http.Request) (done, error) {
+	reason := posted(r, "drop_reason")
+	ids := make([]int64, 0, len(r.PostForm["id"]))
+	for _, s := range r.PostForm["id"] {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id < 1 {
+			return done{}, memory.Errorf(memory.EINVALID, "%q is not a pending item's id: the queue shows them (1, 2, ...)", s)
+		}
+		ids = append(ids, id)
+	}
+	switch {
+	case len(ids) == 0:
+		return done{}, memory.Errorf(memory.EINVALID, "tick the items to drop: none was ticked")
+	case len(ids) > maxBulk:
+		return done{}, memory.Errorf(memory.EINVALID, "%d items ticked; drop at most %d at once", len(ids), maxBulk)
+	case reason == "":
+		return done{}, memory.Errorf(memory.EINVALID, "give one reason to drop the %d items: it is kept on record with each", len(ids))
+	}
+	key := r.PostFormValue(keyField)
+	var ok, failed []string
+	for _, id := range ids {
+		sid := strconv.FormatInt(id, 10)
+		args := map[string]any{"pending_id": id, "drop_reason": reason}
+		_, err := gated(h, r, "resolve_pending", keyFor(key, sid), args, pendingFlash, func(ctx context.Context) (memory.CuratorResult, error) {
+			return h.svc.Promotion.ResolvePending(ctx, memory.PendingDecision{PendingID: id, DropReason: reason})
+		})
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%s)", sid, memory.ErrorMessage(err)))
+			continue
+		}
+		ok = append(ok, sid)
+	}
+	msg := fmt.Sprintf("%d pending item(s) dropped, each recorded on its own", len(ok))
+	if len(ok) > 0 {
+		msg += ": " + strings.Join(ok, ", ")
+	}
+	if len(failed) > 0 {
+		msg += fmt.Sprintf(". %d not: %s", len(failed), strings.Join(failed, "; "))
+	}
+	return done{Next: "/pending", Flash: msg + "."}, nil
+}
+
+func dropForm(r *http.Request) *retry {
+	fields := []field{{Name: "drop_reason", Label: "Reason for dropping", Value: r.PostFormValue("drop_reason"), Long: true}}
+	for _, id := range r.PostForm["id"] {
+		fields = append(fields, field{Name: "id", Label: "Item", Value: id})
+	}
+	return &retry{Action: r.URL.Path, Submit: "Drop", Key: r.PostFormValue(keyField), Fields: fields}
 }
 
 // resolvePending resolves a pending item as resolve_pending would, with

@@ -52,7 +52,7 @@ func (h *handler) storeRepeat(r *http.Request) (done, error) {
 	if rp.Tool == "publish_memory" {
 		tool, args = "publish_memory", map[string]any{"id": rp.From, "not_a_repeat_of": rp.MemoryID}
 	}
-	return write(h, r, tool, args, "/repeats", repeatFlash(rp), func(ctx context.Context) (memory.Remembered, error) {
+	return write(h, r, tool, args, backTo(r, "/repeats"), repeatFlash(rp), func(ctx context.Context) (memory.Remembered, error) {
 		return h.svc.Memories.StoreRepeat(ctx, id)
 	})
 }

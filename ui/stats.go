@@ -21,6 +21,24 @@ type statsData struct {
 	Gates    []gateLatency
 	Agent    string
 	Memories *memory.MemoryStats
+	Span     string // the trends' window: day, week or month
+	Spans    []string
+	Charts   []*chart
+}
+
+// span is a trend's window: how many steps of what length, and how a
+// step's start is labelled.
+type span struct {
+	Step  time.Duration
+	Steps int
+	Label string // a time layout
+}
+
+// spans are the windows a curator may choose for the trends.
+var spans = map[string]span{
+	"day":   {Step: time.Hour, Steps: 24, Label: "15h"},
+	"week":  {Step: 6 * time.Hour, Steps: 28, Label: "01-02 15h"},
+	"month": {Step: 24 * time.Hour, Steps: 30, Label: "01-02"},
 }
 
 type count struct {
@@ -59,6 +77,9 @@ func (h *handler) stats(r *http.Request) (view, error) {
 		}
 		d.Writes, d.Outcomes, d.Tools, d.Gates = &m, outcomeCounts(m), toolCounts(m), gateLatencies(m)
 	}
+	if err := h.trends(r, &d); err != nil {
+		return view{}, err
+	}
 	if d.Agent != "" && h.svc.Memories != nil {
 		s, err := h.svc.Memories.Stats(r.Context(), d.Agent)
 		if err != nil {
@@ -67,6 +88,106 @@ func (h *handler) stats(r *http.Request) (view, error) {
 		d.Memories = &s
 	}
 	return view{Title: "Statistics", Data: d}, nil
+}
+
+// trends draws the chosen window's charts: writes by outcome, duplicates
+// and merges, p95 latency per gate (the write log's), conflicts opened and
+// settled, consolidation's archive growth and active memories per agent
+// (the store's).
+func (h *handler) trends(r *http.Request, d *statsData) error {
+	d.Span, d.Spans = strings.TrimSpace(r.URL.Query().Get("span")), []string{"day", "week", "month"}
+	if d.Span == "" {
+		d.Span = "week"
+	}
+	sp, ok := spans[d.Span]
+	if !ok {
+		return memory.Errorf(memory.EINVALID, "span %q is not one of day, week, month", d.Span)
+	}
+	tq := memory.TrendQuery{Until: h.now.Now(), Step: sp.Step, Steps: sp.Steps}
+	labels := make([]string, sp.Steps)
+	for i := range labels {
+		labels[i] = tq.Since().Add(time.Duration(i) * sp.Step).UTC().Format(sp.Label)
+	}
+	if h.svc.Metrics != nil {
+		ms, err := h.svc.Metrics.WriteTrend(r.Context(), tq)
+		if err != nil {
+			return err
+		}
+		d.Charts = append(d.Charts, writeCharts(ms, labels)...)
+	}
+	if h.svc.Memories != nil {
+		mt, err := h.svc.Memories.Trends(r.Context(), tq)
+		if err != nil {
+			return err
+		}
+		d.Charts = append(d.Charts, memoryCharts(mt, labels)...)
+	}
+	for _, c := range d.Charts {
+		c.layout()
+	}
+	return nil
+}
+
+// writeCharts are the write log's charts.
+func writeCharts(ms []memory.WriteMetrics, labels []string) []*chart {
+	byOutcome := &chart{ID: "writes", Title: "Writes by outcome", Unit: "calls", Kind: "bars", Steps: labels}
+	for _, o := range outcomes {
+		byOutcome.Series = append(byOutcome.Series, series{Name: string(o), Values: perStep(ms, func(m memory.WriteMetrics) float64 {
+			return float64(m.Outcomes[o])
+		})})
+	}
+	dedup := &chart{ID: "dedup", Title: "Duplicates and merges", Unit: "calls", Kind: "lines", Steps: labels}
+	for _, o := range []memory.WriteOutcome{memory.WriteOutcomeDuplicate, memory.WriteOutcomeMerged} {
+		dedup.Series = append(dedup.Series, series{Name: string(o), Values: perStep(ms, func(m memory.WriteMetrics) float64 {
+			return float64(m.Outcomes[o])
+		})})
+	}
+	latency := &chart{ID: "latency", Title: "p95 latency per gate", Unit: "ms", Kind: "lines", Steps: labels}
+	gates := map[string]bool{}
+	for _, m := range ms {
+		for g := range m.Gates {
+			gates[g] = true
+		}
+	}
+	names := make([]string, 0, len(gates))
+	for g := range gates {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		latency.Series = append(latency.Series, series{Name: g, Values: perStep(ms, func(m memory.WriteMetrics) float64 { return m.Gates[g].P95 })})
+	}
+	latency.Series = append(latency.Series, series{Name: "whole call", Values: perStep(ms, func(m memory.WriteMetrics) float64 { return m.Latency.P95 })})
+	return []*chart{byOutcome, dedup, latency}
+}
+
+func perStep(ms []memory.WriteMetrics, f func(memory.WriteMetrics) float64) []float64 {
+	out := make([]float64, len(ms))
+	for i, m := range ms {
+		out[i] = f(m)
+	}
+	return out
+}
+
+// memoryCharts are the store's charts.
+func memoryCharts(mt memory.MemoryTrends, labels []string) []*chart {
+	conflicts := &chart{ID: "conflicts", Title: "Conflicts opened and settled", Unit: "conflicts", Kind: "lines", Steps: labels,
+		Series: []series{{Name: "opened", Values: floats(mt.ConflictsOpened)}, {Name: "settled", Values: floats(mt.ConflictsSettled)}}}
+	archive := &chart{ID: "archive", Title: "Archive growth after consolidation", Unit: "memories archived into a summary", Kind: "bars",
+		Steps: labels, Series: []series{{Name: "consolidated", Values: floats(mt.Consolidated)}}}
+	active := &chart{ID: "active", Title: "Active memories per agent", Unit: "memories", Kind: "lines", Steps: labels}
+	for _, a := range mt.Active {
+		active.Series = append(active.Series, series{Name: a.AgentID, Values: floats(a.Counts)})
+	}
+	return []*chart{conflicts, archive, active}
+}
+
+func floats(ns []int) []float64 {
+	out := make([]float64, len(ns))
+	for i, n := range ns {
+		out[i] = float64(n)
+	}
+	return out
 }
 
 func outcomeCounts(m memory.WriteMetrics) []count {

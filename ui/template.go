@@ -24,6 +24,7 @@ var funcs = template.FuncMap{
 	"num":    func(f float64) string { return fmt.Sprintf("%.2f", f) },
 	"join":   strings.Join,
 	"add":    func(a, b int) int { return a + b },
+	"mod":    func(a, b int) int { return a % b },
 	"newKey": newKey,
 	"under":  func(path, section string) bool { return path == section || strings.HasPrefix(path, section+"/") },
 	"deref":  func(s *string) string { return derefString(s) },

@@ -1,7 +1,8 @@
 // Package ui is the review page for the humans who curate memory-mcp: org
 // facts with their history and a point-in-time view, the shared state and
 // its ledger, the pending queue, writes held for approval, conflicts,
-// writes answered "duplicate" (repeats), statistics and block histories. It is plain server-rendered HTML (no
+// writes answered "duplicate" (repeats), every agent's memories and each
+// one's story, statistics and block histories. It is plain server-rendered HTML (no
 // script at all), built from the same domain services the MCP tools call,
 // so that every rule (who may write, what is held, what is private) holds
 // here as it does there; each curator action is a POST form that passes the
@@ -36,6 +37,7 @@ type Services struct {
 	Memories  memory.MemoryService // conflicts between memories, memory statistics
 	Metrics   memory.MetricsService
 	Blocks    memory.BlockService
+	Erasure   memory.ErasureService // erasing a memory from its page (nil: not offered)
 	// Gates stand in front of every curator action, as in front of the
 	// tool that does the same (nil: none, as on an MCP server without them).
 	Gates memory.WriteGates
@@ -137,11 +139,14 @@ func (h *handler) routes() {
 			do: h.resolvePending("target_id", "give the id of the row to bind pending item %d to")})
 		h.action("POST /pending/{id}/drop", action{form: pendingForm(false),
 			do: h.resolvePending("drop_reason", "give a reason to drop pending item %d: it is kept on record")})
+		h.action("POST /pending/drop", action{form: dropForm, do: h.dropPending})
 	}
 	if h.svc.Approvals != nil {
 		h.section("Approvals", "/approvals")
 		h.page("GET /approvals", "approvals.html", h.approvals)
 		h.action("POST /approvals/{id}/decide", action{form: approvalForm, do: h.decideApproval})
+		h.action("POST /approvals/decide", action{form: bulkForm, do: h.decideApprovals})
+		h.action("POST /approvals/rule/{rule}/review", action{form: ruleForm, do: h.markRule})
 	}
 	if h.svc.Memories != nil || h.svc.Facts != nil {
 		h.section("Conflicts", "/conflicts")
@@ -149,6 +154,15 @@ func (h *handler) routes() {
 		h.action("POST /conflicts/{id}/resolve", action{form: conflictForm, do: h.resolveConflict})
 	}
 	if h.svc.Memories != nil {
+		h.section("Memories", "/memories")
+		h.page("GET /memories", "memories.html", h.memories)
+		h.page("GET /memories/{id}", "memory.html", h.memory)
+		h.action("POST /memories/{id}/forget", action{form: forgetForm, do: h.forgetMemory})
+		h.action("POST /memories/{id}/restore", action{form: restoreForm, do: h.restoreMemory})
+		if h.svc.Erasure != nil {
+			h.page("GET /memories/{id}/erase", "erase.html", h.confirmErase)
+			h.action("POST /memories/{id}/erase", action{form: eraseForm, do: h.eraseMemory})
+		}
 		h.section("Repeats", "/repeats")
 		h.page("GET /repeats", "repeats.html", h.repeats)
 		h.action("POST /repeats/{id}/store", action{form: repeatForm, do: h.storeRepeat})

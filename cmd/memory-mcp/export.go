@@ -289,7 +289,11 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	if info, err := in.Stat(); err == nil && info.Size() > 0 {
 		src = &readProgress{r: in, total: info.Size(), draw: progressBar(stderr, "import kB", time.Now())}
 	}
-	rep, err := db.Import(ctx, src)
+	file := f.file
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal()})
 	db.Close()
 	if p, ok := src.(*readProgress); ok && p.drawn {
 		fmt.Fprintln(stderr)

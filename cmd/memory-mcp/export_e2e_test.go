@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -98,6 +100,21 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	if a, b := searches(t, dir), searches(t, restored); a != b {
 		t.Errorf("the same searches found other results in the imported store:\n%s\n---\n%s", a, b)
+	}
+	// Each imported memory names the import as where it came from: the
+	// file, its checksum, who imported it.
+	sum := sha256.Sum256(a)
+	s := startIn(t, options{dataDir: restored, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	var listed memory.EntryPage
+	s.ok("list_memories", map[string]any{"limit": 500}, &listed)
+	s.stop()
+	if len(listed.Memories) == 0 {
+		t.Fatal("ann has no memory after the import")
+	}
+	for _, e := range listed.Memories {
+		if imp := e.Provenance.Imported; imp == nil || imp.File != first || imp.SHA256 != hex.EncodeToString(sum[:]) || imp.By != "human:root" {
+			t.Fatalf("memory %s shows import %+v", e.ID, imp)
+		}
 	}
 }
 
@@ -352,8 +369,9 @@ func TestImportForeignFormats(t *testing.T) {
 
 // TestExportMemoryTool: an agent pages through its own memory over MCP;
 // the pages joined are the file the export command writes for it, which
-// imports into an empty store; a cursor of an export that has since
-// changed, a made-up cursor and a limit out of range are refused.
+// imports into an empty store; the pages after a first page come from its
+// export, whatever is written meanwhile; a cursor of an export that has
+// since changed, which the server no longer keeps, a made-up cursor and a limit out of range are refused.
 func TestExportMemoryTool(t *testing.T) {
 	dir := t.TempDir()
 	bob := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "bob", "--embedder", "none"}})
@@ -386,9 +404,19 @@ func TestExportMemoryTool(t *testing.T) {
 		t.Fatalf("the pages joined differ from the export command's file (%v):\n%s\n---\n%s", err, joined.String(), want)
 	}
 
-	var first memory.ExportPage
+	// The pages after the first are cut from the export the first page
+	// made: a write between them changes nothing they return.
+	var first, rest memory.ExportPage
 	s.ok("export_memory", map[string]any{"limit": 1}, &first)
 	s.ok("remember", map[string]any{"content": "Something new since the first page."}, nil)
+	s.ok("export_memory", map[string]any{"cursor": first.NextCursor, "limit": 1000}, &rest)
+	if rest.SHA256 != first.SHA256 || rest.NextCursor != "" || first.Lines+rest.Lines != joined.String() {
+		t.Fatalf("the pages after a write differ from the export of the first page:\n%s%s\n---\n%s", first.Lines, rest.Lines, joined.String())
+	}
+	// A server that did not make the first page exports again, and the
+	// export is no longer the cursor's.
+	s.stop()
+	s = startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--seniority", "senior", "--embedder", "none"}})
 	s.fail("export_memory", map[string]any{"cursor": first.NextCursor}, "ECONFLICT", "start again without a cursor")
 	s.fail("export_memory", map[string]any{"cursor": "7.nonsense"}, "EINVALID", "is not one this tool gave")
 	s.fail("export_memory", map[string]any{"limit": 5000}, "EINVALID", "give 1 to 1000")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // BenchmarkPortable100k measures the real binary on a data directory of
@@ -30,6 +34,8 @@ func BenchmarkPortable100k(b *testing.B) {
 			n, took.Seconds(), n/took.Seconds(), peak, float64(info.Size())/1e6)
 		b.ReportMetric(n/took.Seconds(), "export-memories/s")
 		b.ReportMetric(peak, "export-peak-rss-MB")
+
+		pages(b, dir, n)
 
 		into := filepath.Join(b.TempDir(), "data")
 		took, peak, _ = runBinary(b, into, "import", file, "--embedder", "none")
@@ -57,6 +63,30 @@ func BenchmarkPortable100k(b *testing.B) {
 			n, took.Seconds(), float64(bk.Size())/1e6, float64(db.Size())/1e6, peak, said)
 		b.ReportMetric(took.Seconds(), "backup-s")
 		b.ReportMetric(float64(bk.Size())/1e6, "backup-MB")
+	}
+}
+
+// pages reads the first three pages of agent "bench"'s export_memory
+// (ExportOwn, the tool's service) on dir, as the tool would, and reports
+// how long each took.
+func pages(b *testing.B, dir string, n int) {
+	ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "bench"})
+	db, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	cursor := ""
+	for i := range 3 {
+		start := time.Now()
+		page, err := db.ExportOwn(ctx, cursor, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		fmt.Printf("export_memory page=%d memories=%d lines=%d took=%.3fs\n", i+1, n, page.Count, took.Seconds())
+		b.ReportMetric(took.Seconds(), fmt.Sprintf("page%d-s", i+1))
+		cursor = page.NextCursor
 	}
 }
 

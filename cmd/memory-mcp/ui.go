@@ -15,6 +15,6 @@ import (
 // process on the data directory shares (nil: a key of this process's own).
 func reviewPage(a *app, key []byte, signIn ui.SignInFunc, signOut ui.SignOutFunc) http.Handler {
 	return ui.New(ui.Services{Facts: a.facts, Promotion: a.promotion, Approvals: a.gates, Memories: a.memories,
-		Metrics: a.gates, Blocks: a.blocks, Gates: a.gates, Run: a.run, Log: a.log},
+		Metrics: a.gates, Blocks: a.blocks, Erasure: a.memories, Gates: a.gates, Run: a.run, Log: a.log},
 		ui.Options{Prefix: "/ui", Key: key, SignIn: signIn, SignOut: signOut})
 }

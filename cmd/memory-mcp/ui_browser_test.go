@@ -183,8 +183,12 @@ func TestReviewPageInABrowser(t *testing.T) {
 		t.Fatalf("pending queue = %+v, %v", queue, err)
 	}
 	bound, dropped := queue.Pending[0], queue.Pending[1]
-	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Friday."})
-	rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Tuesday."})
+	friday := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Friday."}))
+	tuesday := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "The release train leaves on Tuesday."}))
+	tea := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "Sam drinks green tea at ten.", "category": "social"}))
+	// Two more core policies held, to be approved together.
+	more := []string{rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-a", "content": "Rotate keys yearly.", "category": "core_policy"}),
+		rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-b", "content": "Review every deploy.", "category": "core_policy"})}
 	// A remember dedup answers "duplicate" that says something else.
 	rv.ok(sam, "remember", map[string]any{"content": "Ann reviews the pull request."})
 	rv.ok(sam, "remember", map[string]any{"content": "Ann reviews pull requests."})
@@ -316,6 +320,74 @@ func TestReviewPageInABrowser(t *testing.T) {
 		t.Fatalf("the repeat in the store = %+v, %v", stored, err)
 	}
 
+	// sam's memories: listed, searched, and one memory's story, acted on.
+	b.open("/ui/memories?agent=sam", "Memories of sam", "memories")
+	b.do("search", chromedp.SendKeys(chromedp.CSS(`input[name="q"]`), "release train"),
+		chromedp.Click(chromedp.CSS(`#filters button`)), chromedp.WaitVisible(chromedp.CSS("h2.search")))
+	if s := b.text("main"); !strings.Contains(s, "Search: 1 found") || !strings.Contains(s, tuesday) || strings.Contains(s, tea) {
+		t.Fatalf("search for the release train: %q", s)
+	}
+	b.shot("memories-search")
+	b.open("/ui/memories/"+tuesday, "Memory "+tuesday, "memory")
+	if s := b.text("main"); !strings.Contains(s, "Replaced 1") || !strings.Contains(s, friday) || !strings.Contains(s, "newer_wins") ||
+		!strings.Contains(s, "remember") {
+		t.Fatalf("the newer memory's story: %q", s)
+	}
+	b.open("/ui/memories/"+friday, "Memory "+friday, "memory-superseded")
+	if msg := b.act(`form[action$="/restore"] button`); !strings.Contains(msg, "is restored") {
+		t.Fatalf("after restoring: %q", msg)
+	}
+	b.shot("memory-restored")
+	b.open("/ui/memories/"+friday, "Memory "+friday, "memory-active")
+	if msg := b.act(`form[action$="/forget"] button`, `form[action$="/forget"] textarea`, "the train moved"); !strings.Contains(msg, "is forgotten") {
+		t.Fatalf("after forgetting: %q", msg)
+	}
+	b.shot("memory-forgotten")
+	if got, err := rv.app.memories.Story(ctx, friday); err != nil || got.Entry.ForgetReason != "the train moved" {
+		t.Fatalf("the forgotten memory in the store = %+v, %v", got.Entry, err)
+	}
+	b.open("/ui/memories/"+tea, "Memory "+tea, "memory-tea")
+	b.do("erase", chromedp.Click(chromedp.CSS(`a[href$="/erase"]`)), chromedp.WaitVisible(chromedp.CSS(`input[name="confirm"]`)))
+	b.shot("erase-confirm")
+	if msg := b.act(`button.danger`, `input[name="confirm"]`, tea, `textarea[name="reason"]`, "asked by sam"); !strings.Contains(msg, "is erased") {
+		t.Fatalf("after erasing: %q", msg)
+	}
+	b.shot("memories-after-erase")
+	if _, err := rv.app.memories.Story(ctx, tea); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("the erased memory: %v", err)
+	}
+
+	// The two other held policies, approved together; their rule is then
+	// advised review only, and marked so.
+	b.open("/ui/approvals", "Approvals", "approvals-bulk")
+	var tick []chromedp.Action[chromedp.Void]
+	for _, id := range more {
+		tick = append(tick, chromedp.Click(chromedp.CSS(fmt.Sprintf(`input[value=%q]`, id))))
+	}
+	b.do("tick", tick...)
+	if msg := b.act(`#bulk button[value="approve"]`, `#bulk textarea[name="reason"]`, "both agreed"); !strings.Contains(msg, "2 request(s) approved") {
+		t.Fatalf("after the bulk approval: %q", msg)
+	}
+	b.shot("approvals-bulk-after")
+	if s := b.text("#rules + p + table"); !strings.Contains(s, "advice: review only") {
+		t.Fatalf("the rules' advice: %q", s)
+	}
+	b.open("/ui/approvals", "Approvals", "rules")
+	if msg := b.act(`tr.advised button`, `tr.advised input[name="reason"]`, "three approved as held"); !strings.Contains(msg, "is review only") {
+		t.Fatalf("after marking the rule: %q", msg)
+	}
+	if text := rv.ok(sam, "publish_fact", map[string]any{"fact_id": "policy-c", "content": "Pair on releases.", "category": "core_policy"}); !strings.Contains(text, "queued for a human's review") {
+		t.Fatalf("a write by the review-only rule: %s", text)
+	}
+
+	// The trends, drawn from what happened above.
+	b.open("/ui/stats?span=day", "Statistics", "stats-trends")
+	if s := b.text("#chart-writes table"); !strings.Contains(s, "stored") || !strings.Contains(s, "duplicate") {
+		t.Fatalf("writes by outcome: %q", s)
+	}
+	if s := b.text("#chart-active table"); !strings.Contains(s, "sam") {
+		t.Fatalf("active memories: %q", s)
+	}
 	b.open("/ui/stats?agent=sam", "Statistics", "stats")
 	if s := b.text("main"); !strings.Contains(s, "Memories of sam") || !strings.Contains(s, "decide_approval") {
 		t.Fatalf("statistics: %q", s)

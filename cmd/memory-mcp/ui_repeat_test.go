@@ -49,8 +49,16 @@ func TestReviewPageRepeats(t *testing.T) {
 			t.Errorf("%s: %d, want %d with %q\n%s", c.name, status, c.status, c.want, body)
 		}
 	}
-	status, body, h := rv.post("olivia-token", store, url.Values{"csrf": {tok}, "key": {"ui-repeat-1"}})
-	if status != http.StatusSeeOther || h.Get("Location") != "/ui/repeats" {
+	kept := regexp.MustCompile(`Kept: (mem-[0-9a-f]{12})`).FindStringSubmatch(body)
+	if kept == nil {
+		t.Fatalf("no kept memory on the repeats page:\n%s", body)
+	}
+	if _, page := rv.get("olivia-token", "/ui/memories/"+kept[1]); !strings.Contains(page, "/ui/repeats/"+rep+"/store") {
+		t.Fatalf("the kept memory's page offers no store of its repeat:\n%s", page)
+	}
+	// Stored from the kept memory's page, the answer comes back to it.
+	status, body, h := rv.post("olivia-token", store, url.Values{"csrf": {tok}, "key": {"ui-repeat-1"}, "back": {"/memories/" + kept[1]}})
+	if status != http.StatusSeeOther || h.Get("Location") != "/ui/memories/"+kept[1] {
 		t.Fatalf("store: %d %q\n%s", status, h.Get("Location"), body)
 	}
 	if _, body := rv.get("olivia-token", "/ui/repeats"); !strings.Contains(body, "is stored as sam&#39;s own memory") || strings.Contains(body, rep+":") {

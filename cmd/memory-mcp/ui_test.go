@@ -46,7 +46,12 @@ type review struct {
 // its review page.
 func startReview(t testing.TB) *review {
 	t.Helper()
-	dir := t.TempDir()
+	return startReviewIn(t, t.TempDir())
+}
+
+// startReviewIn is startReview on data directory dir.
+func startReviewIn(t testing.TB, dir string) *review {
+	t.Helper()
 	env := map[string]string{}
 	for _, kv := range cleanEnv(dir) {
 		k, v, _ := strings.Cut(kv, "=")
@@ -401,7 +406,7 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	rv.held(sam, "publish_fact", map[string]any{"fact_id": "policy-h", "content": hostile, "category": "core_policy"})
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-a", "content": "The standup is at 9:30. " + hostile, "category": "convention"})
 	rv.ok(sam, "publish_fact", map[string]any{"fact_id": "standup-b", "content": "The standup is at 10:00. " + hostile, "category": "convention"})
-	rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile})
+	friday := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile}))
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "the release is on Friday. " + hostile}) // a repeat: its words are kept
 	pending, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
@@ -422,7 +427,8 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	}
 	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
 		"/ui/pending", "/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks",
-		"/ui/blocks/project", "/ui/blocks/team-plan", "/ui/repeats"} {
+		"/ui/blocks/project", "/ui/blocks/team-plan", "/ui/repeats", "/ui/memories?agent=sam", "/ui/memories?agent=sam&q=release",
+		"/ui/memories/" + friday, "/ui/memories/" + friday + "/erase"} {
 		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
 		status, body, h := rv.do(req, "olivia-token")
 		escaped(path, status, body, h, http.StatusOK)
