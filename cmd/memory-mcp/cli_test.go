@@ -158,8 +158,11 @@ func TestCommandsReadTheirSettings(t *testing.T) {
 		{[]string{"token", "add"}, []string{"agent-id", "seniority", "human", "label"}, []string{"auth", "log-level", "json"}},
 		{[]string{"token", "list"}, []string{"json"}, []string{"agent-id", "auth"}},
 		{[]string{"stats"}, []string{"window", "json"}, []string{"agent-id", "embedder"}},
-		{[]string{"gc"}, []string{"grace", "gc-grace", "human"}, []string{"retention", "embedder"}},
-		{[]string{"consolidate"}, []string{"strategy", "consolidation-strategy", "retention", "embedder"}, []string{"consolidation-interval", "addr"}},
+		// A command's own flag stands for the setting it overrides, which
+		// is listed once: as the command's flag.
+		{[]string{"gc"}, []string{"grace", "human"}, []string{"gc-grace", "retention", "embedder"}},
+		{[]string{"consolidate"}, []string{"strategy", "older-than", "retention", "embedder"},
+			[]string{"consolidation-strategy", "consolidation-older-than", "consolidation-interval", "addr"}},
 		{[]string{"config"}, []string{"addr", "oauth-issuer", "finetune-every", "rate-limits"}, nil},
 	} {
 		c := find(t, tt.cmd)

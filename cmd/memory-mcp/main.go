@@ -169,7 +169,10 @@ func commands() []*command {
 			usage: []string{"memory-mcp consolidate [--all-agents --human] [--strategy S] [--older-than AGE] [--dry-run] [flags]"},
 			about: "Consolidates the configured agent's older memories, or every agent's with --all-agents (as --human). " +
 				"What changed (or, with --dry-run, would) goes to stdout, a line per agent; progress and logs go to stderr.",
-			reads: []string{"identity", "log", "llm", "embedder", "consolidation", "-consolidation-interval"}, define: cons.define,
+			// --strategy and --older-than stand for their settings here
+			// (which the environment and config file still give).
+			reads: []string{"identity", "log", "llm", "embedder", "consolidation", "-consolidation-interval",
+				"-consolidation-strategy", "-consolidation-older-than"}, define: cons.define,
 			examples: []string{"memory-mcp consolidate --dry-run", "memory-mcp consolidate --all-agents --human --older-than 7d --no-wait"},
 			run: func(ctx context.Context, c *invocation) error {
 				return consolidate(ctx, c.cfg, cons, c.stdout, c.stderr)
@@ -189,7 +192,7 @@ func commands() []*command {
 			run: func(ctx context.Context, c *invocation) error { return erase(ctx, c.cfg, er, c.stdout, c.stderr) }},
 		{name: "gc", synopsis: "purge memories forgotten, retracted or expired past the grace period",
 			usage: []string{"memory-mcp gc [--grace AGE] [--all-agents --human] [flags]"},
-			reads: []string{"identity", "log", "gc-grace", "consolidation-lease"}, define: gf.define,
+			reads: []string{"identity", "log", "consolidation-lease"}, define: gf.define, // --grace stands for gc-grace
 			examples: []string{"memory-mcp gc", "memory-mcp gc --all-agents --human --grace 0"},
 			run:      func(ctx context.Context, c *invocation) error { return gc(ctx, c.cfg, gf, c.stdout, c.stderr) }},
 		{name: "verify", synopsis: "check every stored row against its provenance stamp",
