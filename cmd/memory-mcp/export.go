@@ -293,7 +293,7 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal()})
+	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes})
 	db.Close()
 	if p, ok := src.(*readProgress); ok && p.drawn {
 		fmt.Fprintln(stderr)
