@@ -596,3 +596,28 @@ func TestExportMarkdownFileNames(t *testing.T) {
 		t.Error("the facts were overwritten")
 	}
 }
+
+// TestImportMarkdownSkipsSymlinks: importing a folder of notes does not
+// follow a link out of it (notes/passwd.md -> a file elsewhere), and the
+// report names what it did not read.
+func TestImportMarkdownSkipsSymlinks(t *testing.T) {
+	notes, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "passwd")
+	os.WriteFile(secret, []byte("root:x:0:0:Quxzorblat secret:/root:/bin/sh"), 0o600)
+	os.WriteFile(filepath.Join(notes, "kept.md"), []byte("Deploys go out on Tuesdays."), 0o600)
+	if err := os.Symlink(secret, filepath.Join(notes, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out, err := memoryMCP(t, dir, "import", notes, "--format", "markdown", "--agent-id", "ann", "--embedder", "none")
+	if err != nil || !strings.Contains(out, "stored 1\n") || !strings.Contains(out, "not read passwd.md: a symbolic link, not followed") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	var all bytes.Buffer
+	if err := exportTo(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, &all); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(all.String(), "Quxzorblat") || !strings.Contains(all.String(), "Deploys go out on Tuesdays.") {
+		t.Fatalf("the store after the import:\n%s", all.String())
+	}
+}

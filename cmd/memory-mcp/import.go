@@ -35,6 +35,7 @@ type importOutcome struct {
 	Outcomes map[string]int `json:"outcomes"` // stored, duplicate, merged, unchanged, replayed, held, rejected
 	Skipped  map[string]int `json:"skipped"`  // records a merge does not carry, by kind
 	Failures []string       `json:"failures,omitempty"`
+	Unread   []string       `json:"unread,omitempty"` // what of a folder was not read, and why
 }
 
 func newImportOutcome() *importOutcome {
@@ -274,6 +275,9 @@ func writeOutcome(w io.Writer, out *importOutcome, dryRun bool) {
 	}
 	for _, f := range out.Failures {
 		fmt.Fprintf(w, "  rejected %s\n", f)
+	}
+	for _, u := range out.Unread {
+		fmt.Fprintf(w, "  not read %s\n", u)
 	}
 }
 
