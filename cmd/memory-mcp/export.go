@@ -267,7 +267,7 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 			return err
 		}
 		out := newImportOutcome()
-		writes, err := exportWrites(in, out, time.Now())
+		writes, err := exportWrites(in, out, time.Now(), cfg.Identity)
 		if err != nil {
 			return fmt.Errorf("import %s: %s", f.file, errorText(err))
 		}

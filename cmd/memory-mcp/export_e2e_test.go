@@ -170,7 +170,10 @@ func TestImportMergesThroughGates(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, err := runCmd(t, dst, human, "import", file, "--dry-run", "--embedder", "none")
+	// a merge writes as whoever imports: ann, here as a human, so that her
+	// memory already in the store is what the import repeats
+	importer := []string{"MEMORY_MCP_AGENT_ID=ann", "MEMORY_MCP_HUMAN=true"}
+	out, err := runCmd(t, dst, importer, "import", file, "--dry-run", "--embedder", "none")
 	if err != nil || !strings.Contains(out, "would import through the write gates:") || !strings.Contains(out, "duplicate 1") || !strings.Contains(out, "stored ") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
@@ -182,14 +185,14 @@ func TestImportMergesThroughGates(t *testing.T) {
 		t.Fatal("a dry run changed the store")
 	}
 
-	out, err = runCmd(t, dst, human, "import", file, "--embedder", "none")
+	out, err = runCmd(t, dst, importer, "import", file, "--embedder", "none")
 	if err != nil || !strings.Contains(out, "imported through the write gates:") || !strings.Contains(out, "duplicate 1") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "memory not active") {
 		t.Errorf("the forgotten and archived memories are not reported as left out:\n%s", out)
 	}
-	again, err := runCmd(t, dst, human, "import", file, "--embedder", "none")
+	again, err := runCmd(t, dst, importer, "import", file, "--embedder", "none")
 	if err != nil || strings.Contains(again, "stored ") || !strings.Contains(again, "replayed ") {
 		t.Fatalf("a second import: %v\n%s", err, again)
 	}
@@ -619,5 +622,56 @@ func TestImportMarkdownSkipsSymlinks(t *testing.T) {
 	}
 	if strings.Contains(all.String(), "Quxzorblat") || !strings.Contains(all.String(), "Deploys go out on Tuesdays.") {
 		t.Fatalf("the store after the import:\n%s", all.String())
+	}
+}
+
+// TestImportMergeWritesAsImporter: a merge import writes as whoever runs
+// it, whatever identity the file claims: a fact that says a human "ceo"
+// wrote it, and a memory that says it is agent mallory's, are stored as the
+// importer's, mallory kept only as text in the memory's source.
+func TestImportMergeWritesAsImporter(t *testing.T) {
+	src := t.TempDir()
+	s := startIn(t, options{dataDir: src, args: []string{"--agent-id", "mallory", "--embedder", "none"}})
+	s.ok("remember", map[string]any{"content": "Quxzorblat keys never rotate."}, nil)
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-keys", "content": "Keys never rotate.", "category": "convention"}, nil)
+	s.stop()
+	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
+	var b bytes.Buffer
+	if err := exportTo(t, src, human, &b); err != nil {
+		t.Fatal(err)
+	}
+	crafted := b.String()
+	for _, r := range [][2]string{{`"author_agent_id":"mallory"`, `"author_agent_id":"ceo"`}, {`"author_is_human":0`, `"author_is_human":1`}, {`"category":"convention"`, `"category":"core_policy"`}} {
+		if !strings.Contains(crafted, r[0]) {
+			t.Fatalf("the export lacks %s:\n%s", r[0], crafted)
+		}
+		crafted = strings.ReplaceAll(crafted, r[0], r[1])
+	}
+	file := filepath.Join(t.TempDir(), "crafted.jsonl")
+	os.WriteFile(file, []byte(resum(t, crafted)), 0o600)
+
+	dst := t.TempDir()
+	s = startIn(t, options{dataDir: dst, args: []string{"--agent-id", "bob", "--embedder", "none"}})
+	s.ok("remember", map[string]any{"content": "Bob's own memory stays."}, nil)
+	s.stop()
+	importer := []string{"MEMORY_MCP_AGENT_ID=ops", "MEMORY_MCP_HUMAN=true"}
+	if out, err := runCmd(t, dst, importer, "import", file, "--embedder", "none"); err != nil || !strings.Contains(out, "stored 2") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	var after bytes.Buffer
+	if err := exportTo(t, dst, human, &after); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(after.String(), "\n") {
+		if strings.Contains(l, `"author_agent_id":"ceo"`) || strings.Contains(l, `"agent_id":"mallory"`) {
+			t.Errorf("the store took the file's identity: %s", l)
+		}
+		if strings.Contains(l, "Quxzorblat keys never rotate.") && strings.Contains(l, `"kind":"memory"`) &&
+			(!strings.Contains(l, `"agent_id":"ops"`) || !strings.Contains(l, "of agent mallory")) {
+			t.Errorf("the memory is not the importer's with its author as text: %s", l)
+		}
+		if strings.Contains(l, `"kind":"fact"`) && strings.Contains(l, "policy-keys") && !strings.Contains(l, `"author_agent_id":"ops"`) {
+			t.Errorf("the fact is not the importer's: %s", l)
+		}
 	}
 }
