@@ -625,6 +625,12 @@ func ReadExport(r io.Reader, fn func(kind string, row json.RawMessage) error) (E
 	if in.trailer.Records != n {
 		return h.Filter, errImport(in.line, "the trailer counts %d records, the export holds %d", in.trailer.Records, n)
 	}
+	// the checksum ends at the trailer: what follows it was added after
+	if _, err := in.r.ReadByte(); err == nil {
+		return h.Filter, errImport(in.line+1, "data after the trailer: the export was changed or damaged")
+	} else if !errors.Is(err, io.EOF) {
+		return h.Filter, err
+	}
 	return h.Filter, nil
 }
 
