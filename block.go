@@ -357,7 +357,7 @@ func ReplaceText(label, value, old, new string) (string, error) {
 		return "", Errorf(EINVALID, "%s", msg)
 	default:
 		return "", Errorf(EINVALID, "old_text occurs %d times in block %s (lines %s): include more of the surrounding text so that it matches exactly once",
-			n, label, joinInts(occurrenceLines(value, old)))
+			n, label, joinLines(occurrenceLines(value, old)))
 	}
 }
 
@@ -365,25 +365,42 @@ func errEmptyOldText() error {
 	return Errorf(EINVALID, "old_text is empty: give the exact text to replace, copied from the block")
 }
 
-// occurrenceLines returns the 1-based line on which each occurrence of old starts.
+// occurrenceLines returns, once each and in order, the 1-based lines on
+// which an occurrence of old starts, as the reference memory tool lists them.
 func occurrenceLines(value, old string) []int {
 	var lines []int
+	line, counted := 1, 0
 	for at := 0; ; {
 		i := strings.Index(value[at:], old)
 		if i < 0 {
 			return lines
 		}
-		lines = append(lines, strings.Count(value[:at+i], "\n")+1)
+		line += strings.Count(value[counted:at+i], "\n")
+		counted = at + i
+		if len(lines) == 0 || lines[len(lines)-1] != line {
+			lines = append(lines, line)
+		}
 		at += i + len(old)
 	}
 }
 
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
+// maxListedLines caps the lines an error lists, so that an old_str found
+// thousands of times answers in a sentence, not hundreds of kilobytes.
+const maxListedLines = 20
+
+// joinLines lists lines for an error: the first maxListedLines, then how
+// many more there are.
+func joinLines(lines []int) string {
+	shown := lines[:min(len(lines), maxListedLines)]
+	parts := make([]string, len(shown))
+	for i, x := range shown {
 		parts[i] = fmt.Sprint(x)
 	}
-	return strings.Join(parts, ", ")
+	s := strings.Join(parts, ", ")
+	if more := len(lines) - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more lines", more)
+	}
+	return s
 }
 
 // Lines splits a block value into its lines; an empty value has none.

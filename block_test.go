@@ -30,7 +30,7 @@ func TestBlockEditApply(t *testing.T) {
 		{"replace ambiguous", "tea\ncoffee\ntea\nmore tea", memory.BlockEdit{Label: "human", Op: memory.BlockReplace, OldText: "tea", NewText: "milk"}, "",
 			"old_text occurs 3 times in block human (lines 1, 3, 4)"},
 		{"replace overlapping counts distinct", "aaaa", memory.BlockEdit{Label: "b", Op: memory.BlockReplace, OldText: "aa", NewText: "b"}, "",
-			"occurs 2 times in block b (lines 1, 1)"},
+			"occurs 2 times in block b (lines 1)"},
 		{"insert at top", "b\nc", memory.BlockEdit{Op: memory.BlockInsert, Text: "a", AfterLine: 0}, "a\nb\nc", ""},
 		{"insert in middle", "a\nc", memory.BlockEdit{Op: memory.BlockInsert, Text: "b", AfterLine: 1}, "a\nb\nc", ""},
 		{"insert at end", "a\nb", memory.BlockEdit{Op: memory.BlockInsert, Text: "c\n", AfterLine: 2}, "a\nb\nc", ""},

@@ -156,7 +156,7 @@ func fileReplace(path, value, old, new string) (string, error) {
 		return "", Errorf(EINVALID, "No replacement was performed, old_str `%s` did not appear verbatim in %s.", Neutralise(old), path)
 	default:
 		return "", Errorf(EINVALID, "No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique",
-			Neutralise(old), joinInts(occurrenceLines(value, old)))
+			Neutralise(old), joinLines(occurrenceLines(value, old)))
 	}
 }
 

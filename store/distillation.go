@@ -19,7 +19,7 @@ func (tx *Tx) RecentDistillations(ctx context.Context, agent string, n int) ([]m
 	q := memory.ListQuery{Tags: []string{memory.DistillationTag},
 		States: []memory.MemoryState{memory.StateActive, memory.StateConsolidated, memory.StateArchived}}
 	where, args := listWhere(agent, q, tx.Now())
-	out, err := scanEntries(tx.sql.QueryContext(ctx, entryColumns+` FROM memories m WHERE `+where+
+	out, err := scanEntries(tx.queryOnce(ctx, entryColumns+` FROM memories m WHERE `+where+
 		` AND NOT EXISTS (SELECT 1 FROM memory_sources WHERE summary_id = m.id) ORDER BY m.created_at DESC, m.id DESC LIMIT ?`, append(args, n)...))
 	if err != nil {
 		return nil, fmt.Errorf("read distillations: %w", err)

@@ -152,7 +152,7 @@ func (db *DB) Ledger(ctx context.Context, q memory.LedgerQuery) ([]memory.Event,
 	}
 	var out []memory.Event
 	err := db.View(ctx, func(tx *Tx) (err error) {
-		out, err = scanEvents(ctx, tx, where+"1 ORDER BY seq DESC LIMIT ?", append(args, q.Limit)...)
+		out, err = scanEvents(ctx, tx, where+"true ORDER BY seq DESC LIMIT ?", append(args, q.Limit)...)
 		return err
 	})
 	return out, err

@@ -104,7 +104,7 @@ func (db *DB) AdapterStack(ctx context.Context, base string) ([]AdapterRecord, e
 }
 
 func (tx *Tx) adapterStack(ctx context.Context, base string) ([]AdapterRecord, error) {
-	rows, err := tx.sql.QueryContext(ctx, `SELECT d.action, d.version, coalesce(a.file, ''), coalesce(a.sha256, ''), coalesce(a.created_at, 0)
+	rows, err := tx.queryOnce(ctx, `SELECT d.action, d.version, coalesce(a.file, ''), coalesce(a.sha256, ''), coalesce(a.created_at, 0)
 		FROM embedder_deployments d LEFT JOIN embedder_adapters a ON a.base_embedder = d.base_embedder AND a.version = d.version
 		WHERE d.base_embedder = ? ORDER BY d.seq`, base)
 	if err != nil {
@@ -147,7 +147,7 @@ func (db *DB) InForce(ctx context.Context, base string) (AdapterRecord, error) {
 // for good.
 func (db *DB) NextAdapterVersion(ctx context.Context, base string) (int, error) {
 	var v int
-	err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) + 1 FROM embedder_adapters WHERE base_embedder = ?`, base).Scan(&v)
+	err := db.sql.QueryRowContext(ctx, db.rebind(`SELECT coalesce(max(version), 0) + 1 FROM embedder_adapters WHERE base_embedder = ?`), base).Scan(&v)
 	if err != nil {
 		return 0, fmt.Errorf("next adapter version: %w", err)
 	}
@@ -181,7 +181,7 @@ func (db *DB) RecordTuningRun(ctx context.Context, fence Lease, r TuningRun) err
 }
 
 func (tx *Tx) recordTuningRun(ctx context.Context, r TuningRun) error {
-	_, err := tx.sql.ExecContext(ctx, `INSERT INTO finetune_runs (base_embedder, outcome, version, started_at, finished_at, by_agent_id, memories, report)
+	_, err := tx.execOnce(ctx, `INSERT INTO finetune_runs (base_embedder, outcome, version, started_at, finished_at, by_agent_id, memories, report)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.Base, r.Outcome, sql.NullInt64{Int64: int64(r.Version), Valid: r.Version > 0},
 		nanos(r.Started), nanos(r.Finished), r.By, r.Memories, r.Report)
 	if err != nil {
@@ -196,8 +196,8 @@ func (db *DB) LastTuningRun(ctx context.Context, base string) (TuningRun, bool, 
 	var r TuningRun
 	var version sql.NullInt64
 	var started, finished int64
-	err := db.sql.QueryRowContext(ctx, `SELECT seq, base_embedder, outcome, version, started_at, finished_at, by_agent_id, memories, report
-		FROM finetune_runs WHERE ? = '' OR base_embedder = ? ORDER BY seq DESC LIMIT 1`, base, base).
+	err := db.sql.QueryRowContext(ctx, db.rebind(`SELECT seq, base_embedder, outcome, version, started_at, finished_at, by_agent_id, memories, report
+		FROM finetune_runs WHERE ? = '' OR base_embedder = ? ORDER BY seq DESC LIMIT 1`), base, base).
 		Scan(&r.Seq, &r.Base, &r.Outcome, &version, &started, &finished, &r.By, &r.Memories, &r.Report)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, false, nil
@@ -226,7 +226,7 @@ func (db *DB) ClearStagedVectors(ctx context.Context, fence Lease) error {
 		if err := tx.fence(ctx, fence); err != nil {
 			return err
 		}
-		if _, err := tx.sql.ExecContext(ctx, `DELETE FROM memory_vectors_next`); err != nil {
+		if _, err := tx.execOnce(ctx, `DELETE FROM memory_vectors_next`); err != nil {
 			return fmt.Errorf("clear staged vectors: %w", err)
 		}
 		return nil
@@ -281,8 +281,8 @@ func (db *DB) DeployEmbedder(ctx context.Context, d EmbedderDeployment) (int, er
 			return err
 		}
 		if d.Version > 0 && !d.Rollback {
-			if _, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO embedder_adapters (base_embedder, version, file, sha256, created_at)
-				VALUES (?, ?, ?, ?, ?)`, d.Base, d.Version, d.File, d.SHA256, nanos(tx.Now())); err != nil {
+			if _, err := tx.execOnce(ctx, `INSERT INTO embedder_adapters (base_embedder, version, file, sha256, created_at)
+				VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, d.Base, d.Version, d.File, d.SHA256, nanos(tx.Now())); err != nil {
 				return fmt.Errorf("record adapter: %w", err)
 			}
 		}
@@ -290,7 +290,7 @@ func (db *DB) DeployEmbedder(ctx context.Context, d EmbedderDeployment) (int, er
 			return err
 		}
 		action := map[bool]string{false: "deploy", true: "rollback"}[d.Rollback]
-		if _, err := tx.sql.ExecContext(ctx, `INSERT INTO embedder_deployments (base_embedder, action, version, at, by_agent_id)
+		if _, err := tx.execOnce(ctx, `INSERT INTO embedder_deployments (base_embedder, action, version, at, by_agent_id)
 			VALUES (?, ?, ?, ?, ?)`, d.Base, action, d.Version, nanos(tx.Now()), d.By); err != nil {
 			return fmt.Errorf("record deployment: %w", err)
 		}
@@ -331,13 +331,13 @@ func (d EmbedderDeployment) check(stack []AdapterRecord) error {
 // swapStaged moves the staged vectors embedder id made into their
 // memories and empties the staging table.
 func (tx *Tx) swapStaged(ctx context.Context, id string) (int, error) {
-	res, err := tx.sql.ExecContext(ctx, `UPDATE memories SET embedding = n.embedding, embedder = n.embedder
+	res, err := tx.execOnce(ctx, `UPDATE memories SET embedding = n.embedding, embedder = n.embedder
 		FROM memory_vectors_next AS n WHERE memories.pk = n.pk AND n.embedder = ?`, id)
 	if err != nil {
 		return 0, fmt.Errorf("swap in staged vectors: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	if _, err := tx.sql.ExecContext(ctx, `DELETE FROM memory_vectors_next`); err != nil {
+	if _, err := tx.execOnce(ctx, `DELETE FROM memory_vectors_next`); err != nil {
 		return 0, fmt.Errorf("clear staged vectors: %w", err)
 	}
 	return int(n), nil
@@ -349,7 +349,7 @@ func (tx *Tx) swapStaged(ctx context.Context, id string) (int, error) {
 func (db *DB) VectorCounts(ctx context.Context) (byEmbedder map[string]int, staged int, err error) {
 	byEmbedder = map[string]int{}
 	err = db.View(ctx, func(tx *Tx) error {
-		rows, err := tx.sql.QueryContext(ctx, `SELECT coalesce(embedder, ''), count(*) FROM memories WHERE forgotten_at IS NULL GROUP BY 1`)
+		rows, err := tx.queryOnce(ctx, `SELECT coalesce(embedder, ''), count(*) FROM memories WHERE forgotten_at IS NULL GROUP BY 1`)
 		if err != nil {
 			return fmt.Errorf("count vectors: %w", err)
 		}
@@ -365,7 +365,7 @@ func (db *DB) VectorCounts(ctx context.Context) (byEmbedder map[string]int, stag
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		return tx.sql.QueryRowContext(ctx, `SELECT count(*) FROM memory_vectors_next`).Scan(&staged)
+		return tx.queryRowOnce(ctx, `SELECT count(*) FROM memory_vectors_next`).Scan(&staged)
 	})
 	return byEmbedder, staged, err
 }

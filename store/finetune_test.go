@@ -158,43 +158,45 @@ func TestDeployEmbedder(t *testing.T) {
 
 // TestAdapterStack: deploys push, rollbacks pop.
 func TestAdapterStack(t *testing.T) {
-	db, _ := openDB(t)
-	ctx := context.Background()
-	step := func(version, from int, rollback bool) {
-		t.Helper()
-		_, err := db.DeployEmbedder(ctx, store.EmbedderDeployment{Base: "b", Version: version, From: from, Rollback: rollback,
-			File: fmt.Sprintf("b-ft%d.adapter", version), SHA256: "x", Run: store.TuningRun{Base: "b", Outcome: "test", Report: "{}"}})
-		if err != nil {
-			t.Fatal(err)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		ctx := context.Background()
+		step := func(version, from int, rollback bool) {
+			t.Helper()
+			_, err := db.DeployEmbedder(ctx, store.EmbedderDeployment{Base: "b", Version: version, From: from, Rollback: rollback,
+				File: fmt.Sprintf("b-ft%d.adapter", version), SHA256: "x", Run: store.TuningRun{Base: "b", Outcome: "test", Report: "{}"}})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	versions := func() []int {
-		stack, err := db.AdapterStack(ctx, "b")
-		if err != nil {
-			t.Fatal(err)
+		versions := func() []int {
+			stack, err := db.AdapterStack(ctx, "b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int
+			for _, r := range stack {
+				out = append(out, r.Version)
+			}
+			return out
 		}
-		var out []int
-		for _, r := range stack {
-			out = append(out, r.Version)
+		step(1, 0, false)
+		step(2, 1, false)
+		step(1, 2, true)
+		if got := versions(); !slices.Equal(got, []int{1}) {
+			t.Fatalf("deploy 1, deploy 2, roll back: %v, want [1]", got)
 		}
-		return out
-	}
-	step(1, 0, false)
-	step(2, 1, false)
-	step(1, 2, true)
-	if got := versions(); !slices.Equal(got, []int{1}) {
-		t.Fatalf("deploy 1, deploy 2, roll back: %v, want [1]", got)
-	}
-	step(3, 1, false)
-	if got := versions(); !slices.Equal(got, []int{1, 3}) {
-		t.Fatalf("then deploy 3: %v, want [1 3]", got)
-	}
-	if v, _ := db.NextAdapterVersion(ctx, "b"); v != 4 {
-		t.Errorf("next version %d, want 4: a version names one adapter for good", v)
-	}
-	if stack, _ := db.AdapterStack(ctx, "other"); len(stack) != 0 {
-		t.Errorf("another base's stack %v, want empty", stack)
-	}
+		step(3, 1, false)
+		if got := versions(); !slices.Equal(got, []int{1, 3}) {
+			t.Fatalf("then deploy 3: %v, want [1 3]", got)
+		}
+		if v, _ := db.NextAdapterVersion(ctx, "b"); v != 4 {
+			t.Errorf("next version %d, want 4: a version names one adapter for good", v)
+		}
+		if stack, _ := db.AdapterStack(ctx, "other"); len(stack) != 0 {
+			t.Errorf("another base's stack %v, want empty", stack)
+		}
+	})
 }
 
 // TestEraseTakesStagedVectors: a vector staged for a memory that is then
@@ -299,54 +301,109 @@ func TestEraseWhileStagingLeavesNoVector(t *testing.T) {
 // each write checks the run's token in its own transaction. The second
 // run's writes, under the current token, go through.
 func TestFineTuneWritesFenced(t *testing.T) {
-	a, b, clk, _ := twoHolders(t)
-	ctx := context.Background()
-	take := func(db *store.DB, holder string) store.Lease {
-		t.Helper()
-		var l store.Lease
-		var ok bool
-		if err := db.Update(ctx, func(tx *store.Tx) (err error) {
-			l, ok, err = tx.AcquireLease(ctx, "finetune", holder, time.Minute)
-			return err
-		}); err != nil || !ok {
-			t.Fatalf("acquire for %s: %+v %v %v", holder, l, ok, err)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		a, b, clk, _ := twoHolders(t, openDB)
+		ctx := context.Background()
+		take := func(db *store.DB, holder string) store.Lease {
+			t.Helper()
+			var l store.Lease
+			var ok bool
+			if err := db.Update(ctx, func(tx *store.Tx) (err error) {
+				l, ok, err = tx.AcquireLease(ctx, "finetune", holder, time.Minute)
+				return err
+			}); err != nil || !ok {
+				t.Fatalf("acquire for %s: %+v %v %v", holder, l, ok, err)
+			}
+			return l
 		}
-		return l
-	}
-	base := hashEmbedder("hash-32", 32)
-	v1 := adaptedEmbedder(base, 1)
-	stale := take(a, "stalled run")
-	clk.Advance(2 * time.Minute)
-	current := take(b, "second run")
-	if current.Token != stale.Token+1 {
-		t.Fatalf("tokens %d then %d", stale.Token, current.Token)
-	}
-	lost := func(what string, err error) {
-		t.Helper()
-		var l *store.LeaseLostError
-		if !errors.As(err, &l) || memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "second run") {
-			t.Errorf("%s under the stale token: %v, want the lease lost to the second run", what, err)
+		base := hashEmbedder("hash-32", 32)
+		v1 := adaptedEmbedder(base, 1)
+		stale := take(a, "stalled run")
+		clk.Advance(2 * time.Minute)
+		current := take(b, "second run")
+		if current.Token != stale.Token+1 {
+			t.Fatalf("tokens %d then %d", stale.Token, current.Token)
 		}
-	}
-	_, err := store.Reindex(ctx, a, v1, store.ReindexOptions{Stage: true, Fence: stale})
-	lost("staging", err)
-	if staged(t, a) != 0 {
-		t.Fatalf("%d vectors staged under the stale token", staged(t, a))
-	}
-	stage(t, b, v1) // the second run's staging, unfenced here: the stale run must not clear it
-	lost("clearing", a.ClearStagedVectors(ctx, stale))
-	run := store.TuningRun{Base: base.ID, Outcome: "deployed", Version: 1, By: "op", Report: "{}"}
-	lost("recording", a.RecordTuningRun(ctx, stale, run))
-	_, err = a.DeployEmbedder(ctx, store.EmbedderDeployment{Base: base.ID, Version: 1, File: "f", SHA256: "ab", Run: run, Fence: stale})
-	lost("deploying", err)
-	if got := embedders(t, a); !slices.Equal(got, []string{"", "", "", ""}) || staged(t, a) != 4 {
-		t.Fatalf("after the stale run's writes: embedders %v, %d staged; want nothing changed", got, staged(t, a))
-	}
-	if _, ok, err := a.LastTuningRun(ctx, ""); ok || err != nil {
-		t.Fatalf("the stale run recorded a run (%v)", err)
-	}
-	n, err := b.DeployEmbedder(ctx, store.EmbedderDeployment{Base: base.ID, Version: 1, File: "f", SHA256: "ab", Run: run, Fence: current})
-	if err != nil || n != 4 {
-		t.Fatalf("the current run's deploy = %d, %v", n, err)
-	}
+		lost := func(what string, err error) {
+			t.Helper()
+			var l *store.LeaseLostError
+			if !errors.As(err, &l) || memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "second run") {
+				t.Errorf("%s under the stale token: %v, want the lease lost to the second run", what, err)
+			}
+		}
+		_, err := store.Reindex(ctx, a, v1, store.ReindexOptions{Stage: true, Fence: stale})
+		lost("staging", err)
+		if staged(t, a) != 0 {
+			t.Fatalf("%d vectors staged under the stale token", staged(t, a))
+		}
+		stage(t, b, v1) // the second run's staging, unfenced here: the stale run must not clear it
+		lost("clearing", a.ClearStagedVectors(ctx, stale))
+		run := store.TuningRun{Base: base.ID, Outcome: "deployed", Version: 1, By: "op", Report: "{}"}
+		lost("recording", a.RecordTuningRun(ctx, stale, run))
+		_, err = a.DeployEmbedder(ctx, store.EmbedderDeployment{Base: base.ID, Version: 1, File: "f", SHA256: "ab", Run: run, Fence: stale})
+		lost("deploying", err)
+		if got := embedders(t, a); !slices.Equal(got, []string{"", "", "", ""}) || staged(t, a) != 4 {
+			t.Fatalf("after the stale run's writes: embedders %v, %d staged; want nothing changed", got, staged(t, a))
+		}
+		if _, ok, err := a.LastTuningRun(ctx, ""); ok || err != nil {
+			t.Fatalf("the stale run recorded a run (%v)", err)
+		}
+		n, err := b.DeployEmbedder(ctx, store.EmbedderDeployment{Base: base.ID, Version: 1, File: "f", SHA256: "ab", Run: run, Fence: current})
+		if err != nil || n != 4 {
+			t.Fatalf("the current run's deploy = %d, %v", n, err)
+		}
+	})
+}
+
+// TestTuningTextsOnBothEngines: what a fine-tuning run learns from, read
+// on either engine: the facts in force (not a retracted one), then the
+// active personal memories in storage order (not the sources a summary
+// archived, but the summary), narrowed by agent and namespace.
+func TestTuningTextsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memoriesOn(t, openDB, &emb)
+		facts := store.NewFactService(db)
+		for _, id := range []string{"policy-a", "policy-b"} {
+			if _, err := facts.Publish(as(human), memory.FactWrite{FactID: id, Content: "Deploys need " + id + ".", Category: memory.FactProcedure}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := facts.Retract(as(human), memory.FactRetract{FactID: "policy-b", Reason: "replaced"}); err != nil {
+			t.Fatal(err)
+		}
+		a1 := remember(t, s, ann, memory.EntryWrite{Content: "ann at work", Namespace: "work"})
+		a2 := remember(t, s, ann, memory.EntryWrite{Content: "ann at home"})
+		b1 := remember(t, s, bob, memory.EntryWrite{Content: "bob at home"})
+		a3 := remember(t, s, ann, memory.EntryWrite{Content: "ann planted beans"})
+		a4 := remember(t, s, ann, memory.EntryWrite{Content: "ann watered beans"})
+		sum, err := consolidate(t, db, ann, "ann grows beans", a3.ID, a4.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			sel  store.TuningSelection
+			want []string
+		}{
+			{store.TuningSelection{Facts: true}, []string{"policy-a"}},
+			{store.TuningSelection{Memories: true}, []string{a1.ID, a2.ID, b1.ID, sum.ID}},
+			{store.TuningSelection{Facts: true, Memories: true, Agent: "ann"}, []string{"policy-a", a1.ID, a2.ID, sum.ID}},
+			{store.TuningSelection{Memories: true, Agent: "ann", Namespace: "work"}, []string{a1.ID}},
+		} {
+			texts, err := db.TuningTexts(context.Background(), tt.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, x := range texts {
+				got = append(got, x.ID)
+				if x.Content == "" || x.At.IsZero() {
+					t.Errorf("text %+v has no content or time", x)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("TuningTexts(%+v) = %v, want %v", tt.sel, got, tt.want)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -49,7 +50,7 @@ func (tx *Tx) AcquireLease(ctx context.Context, name, holder string, d time.Dura
 		return Lease{}, false, fmt.Errorf("acquire lease %s: duration %s is not positive", name, d)
 	}
 	now := tx.Now()
-	cur, err := tx.lease(ctx, name)
+	cur, err := tx.lease(ctx, name, true)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Lease{}, false, err
 	}
@@ -98,7 +99,7 @@ func (tx *Tx) CheckLease(ctx context.Context, l Lease) error {
 	if l.Token == 0 {
 		return fmt.Errorf("a %s write needs the %s lease: acquire it first", l.Name, l.Name)
 	}
-	cur, err := tx.lease(ctx, l.Name)
+	cur, err := tx.lease(ctx, l.Name, false)
 	if err != nil {
 		return fmt.Errorf("check lease %s: %w", l.Name, err)
 	}
@@ -119,12 +120,29 @@ func (tx *Tx) fence(ctx context.Context, l Lease) error {
 	return tx.CheckLease(ctx, l)
 }
 
-// lease reads lease name as it stands (sql.ErrNoRows if never held).
-func (tx *Tx) lease(ctx context.Context, name string) (Lease, error) {
+// lease reads lease name as it stands (sql.ErrNoRows if never held); with
+// take, to take it over.
+//
+// On PostgreSQL a write transaction reads it under a row lock held until it
+// commits (FOR SHARE to check it, FOR UPDATE to take it): a fenced write and
+// a takeover of its lease are ordered on the lease's row, so a takeover
+// waits for the holder's write in flight, and a write that reads the lease
+// after a takeover committed is aborted and run again, reading the new
+// token. SQLite's one writer orders them already. Never a session advisory
+// lock: it would not hold behind a pooler that hands each transaction
+// another connection.
+func (tx *Tx) lease(ctx context.Context, name string, take bool) (Lease, error) {
 	l := Lease{Name: name}
 	var acquired, expires int64
-	err := tx.queryRow(ctx, `SELECT holder, token, acquired_at, expires_at FROM leases WHERE name = ?`, name).
-		Scan(&l.Holder, &l.Token, &acquired, &expires)
+	q := `SELECT holder, token, acquired_at, expires_at FROM leases WHERE name = ?`
+	switch {
+	case !tx.db.postgres || tx.read:
+	case take:
+		q += ` FOR UPDATE`
+	default:
+		q += ` FOR SHARE`
+	}
+	err := tx.queryRow(ctx, q, name).Scan(&l.Holder, &l.Token, &acquired, &expires)
 	if err != nil {
 		return Lease{Name: name}, err
 	}
@@ -151,14 +169,14 @@ func (tx *Tx) FinishRun(ctx context.Context, l Lease, agent string) error {
 // memories; with a non-zero notRunSince, only those whose last finished run
 // (FinishRun) was before it, or who were never maintained.
 func (tx *Tx) PersonalAgents(ctx context.Context, notRunSince time.Time) ([]string, error) {
-	var since int64
+	since := int64(math.MaxInt64) // every run finished before it: no condition
 	if !notRunSince.IsZero() {
 		since = nanos(notRunSince)
 	}
 	// memory_spaces counts each agent's active memories (kept by triggers),
 	// so this reads one row per agent, not every memory.
 	agents, err := scanStrings(tx.query(ctx, `SELECT s.agent_id FROM memory_spaces s LEFT JOIN maintenance_runs r ON r.agent_id = s.agent_id
-		WHERE s.shared = 0 AND s.rows > 0 AND (?1 = 0 OR r.finished_at IS NULL OR r.finished_at < ?1) ORDER BY s.agent_id`, since))
+		WHERE s.shared = 0 AND s.rows > 0 AND (r.finished_at IS NULL OR r.finished_at < ?) ORDER BY s.agent_id`, since))
 	if err != nil {
 		return nil, fmt.Errorf("list agents: %w", err)
 	}

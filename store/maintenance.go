@@ -71,12 +71,12 @@ func ownerOf(ctx context.Context, tx *Tx, who memory.Identity, agent, verb strin
 // in any state: a human naming an agent most likely misspelt it.
 func (tx *Tx) CheckAgent(ctx context.Context, agent string) error {
 	var n int
-	if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = ? AND shared = 0 LIMIT 1) one`,
+	if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = ? AND shared = 0 LIMIT 1) AS one`,
 		agent).Scan(&n); err != nil {
 		return fmt.Errorf("look up agent %s: %w", agent, err)
 	}
 	if n == 0 {
-		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (list_memories with counts counts an agent's memories)", agent)
+		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (memory_stats counts an agent's memories)", agent)
 	}
 	return nil
 }
@@ -152,9 +152,7 @@ var stateSQL = map[memory.MemoryState]string{
 }
 
 // List pages through the caller's personal memories in the states asked,
-// newest first, with the total; a human may name another agent. With
-// q.Shared it pages through the shared space instead, which every agent
-// reads.
+// newest first, with the total; a human may name another agent.
 func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.EntryPage, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -165,14 +163,12 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 	}
 	page := memory.EntryPage{Memories: []memory.Entry{}, Offset: q.Offset}
 	err = s.db.View(ctx, func(tx *Tx) error {
-		if !q.Shared {
-			owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the memories of")
-			if err != nil {
-				return err
-			}
-			page.AgentID = owner.AgentID
+		owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the memories of")
+		if err != nil {
+			return err
 		}
-		where, args := listWhere(page.AgentID, q, s.db.Now.Now())
+		page.AgentID = owner.AgentID
+		where, args := listWhere(owner.AgentID, q, s.db.Now.Now())
 		if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
 			return fmt.Errorf("count memories: %w", err)
 		}
@@ -196,9 +192,6 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 // listWhere renders q as a condition on alias m with its arguments.
 func listWhere(agent string, q memory.ListQuery, now time.Time) (string, []any) {
 	conds, args := []string{"m.agent_id = ?", "m.shared = 0"}, []any{agent}
-	if q.Shared {
-		conds, args = []string{"m.shared = 1"}, nil
-	}
 	var states []string
 	for _, st := range q.States {
 		states = append(states, "("+stateSQL[st]+")")

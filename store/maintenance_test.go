@@ -138,8 +138,20 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 
 // TestListAndStats: listing pages through one agent's memories by state,
 // and the counts agree with it; another agent's are counted only for a human.
-func TestListAndStats(t *testing.T) {
-	s, db, clk := memories(t, nil)
+func TestListAndStats(t *testing.T) { listAndStats(t, openDB, true) }
+
+// TestListAndStatsOnBothEngines is TestListAndStats on either engine,
+// without its forgotten memory: forget waits for the memory port on
+// PostgreSQL, and then the two fold into one.
+func TestListAndStatsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) { listAndStats(t, openDB, false) })
+}
+
+// listAndStats holds listing and counting memories on the store open opens:
+// by state, category, tag and page; the counts per state; who may count
+// whose; an agent no memory names. With forget, one memory is forgotten.
+func listAndStats(t *testing.T, open opener, forget bool) {
+	s, db, clk := memoriesOn(t, open, nil)
 	var ids []string
 	for i, c := range []string{"alpha note one", "beta note two", "gamma note three", "delta note four", "epsilon note five"} {
 		cat := memory.CategorySemantic
@@ -149,11 +161,16 @@ func TestListAndStats(t *testing.T) {
 		ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c, Category: cat, Tags: []string{"n"}}).ID)
 	}
 	remember(t, s, ann, memory.EntryWrite{Content: "soon gone", ExpiresAt: clk.Now().Add(time.Hour)})
-	if _, err := consolidate(t, db, ann, "alpha, gamma and epsilon", ids[0], ids[2], ids[4]); err != nil {
+	sum, err := consolidate(t, db, ann, "alpha, gamma and epsilon", ids[0], ids[2], ids[4])
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Forget(as(ann), ids[1], "obsolete"); err != nil {
-		t.Fatal(err)
+	active, forgotten := 3, 0
+	if forget {
+		if _, err := s.Forget(as(ann), ids[1], "obsolete"); err != nil {
+			t.Fatal(err)
+		}
+		active, forgotten = 2, 1
 	}
 	clk.Advance(2 * time.Hour) // "soon gone" expires
 	remember(t, s, bob, memory.EntryWrite{Content: "bob's own"})
@@ -162,11 +179,11 @@ func TestListAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page.Total != 2 || len(page.Memories) != 2 || page.Memories[0].Sources == nil { // the summary (newest), delta
+	if page.Total != active || len(page.Memories) != active || page.Memories[0].ID != sum.ID || !slices.Equal(page.Memories[0].Sources, []string{ids[0], ids[2], ids[4]}) {
 		t.Fatalf("active = %+v", page)
 	}
 	page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateConsolidated, memory.StateForgotten}, Limit: 2})
-	if page.Total != 4 || len(page.Memories) != 2 {
+	if page.Total != 3+forgotten || len(page.Memories) != 2 {
 		t.Fatalf("consolidated and forgotten = %d of %d", len(page.Memories), page.Total)
 	}
 	page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateExpired}})
@@ -178,12 +195,16 @@ func TestListAndStats(t *testing.T) {
 	if page.Total != 3 || len(page.Memories) != 2 {
 		t.Fatalf("episodic consolidated tagged n, from 1 = %d of %d", len(page.Memories), page.Total)
 	}
+	page, _ = s.List(as(ann), memory.ListQuery{Tags: []string{"n", "other"}})
+	if page.Total != 0 {
+		t.Fatalf("tagged n and other = %+v", page)
+	}
 
 	st, err := s.Stats(as(ann), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := memory.StateCounts{Active: 2, Summaries: 1, Consolidated: 3, Expired: 1, Forgotten: 1}
+	want := memory.StateCounts{Active: active, Summaries: 1, Consolidated: 3, Expired: 1, Forgotten: forgotten}
 	if st.AgentID != "ann" || st.Total != want {
 		t.Fatalf("stats = %+v, want total %+v", st, want)
 	}
@@ -192,6 +213,9 @@ func TestListAndStats(t *testing.T) {
 	}
 	if st, err := s.Stats(as(human), "bob"); err != nil || st.Total.Active != 1 {
 		t.Fatalf("a human counting bob's = %+v, %v", st, err)
+	}
+	if _, err := s.Stats(as(human), "nobody"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("a human counting an agent with no memories: %v", err)
 	}
 	if _, err := s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{"lost"}}); memory.ErrorCode(err) != memory.EINVALID {
 		t.Fatalf("unknown state: %v", err)

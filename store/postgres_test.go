@@ -171,7 +171,7 @@ func TestPostgresRefusesNewerSchema(t *testing.T) {
 	// naming the one; a build that knows them all opens it.
 	url = storetest.PostgresURL(t)
 	names, _ := fs.Glob(store.PostgresMigrations, "*.sql")
-	with := fstest.MapFS{"0002_next.sql": &fstest.MapFile{Data: []byte(`CREATE TABLE next_thing (id bigint PRIMARY KEY);`)}}
+	with := fstest.MapFS{"9999_next.sql": &fstest.MapFile{Data: []byte(`CREATE TABLE next_thing (id bigint PRIMARY KEY);`)}}
 	for _, n := range names {
 		b, _ := fs.ReadFile(store.PostgresMigrations, n)
 		with[n] = &fstest.MapFile{Data: b}
@@ -181,14 +181,14 @@ func TestPostgresRefusesNewerSchema(t *testing.T) {
 	}
 	db.Close()
 	_, err = store.OpenPostgres(t.Context(), url)
-	if err == nil || !strings.Contains(err.Error(), "(it has migration 0002_next.sql, which this build does not know); upgrade memory-mcp") {
+	if err == nil || !strings.Contains(err.Error(), "(it has migration 9999_next.sql, which this build does not know); upgrade memory-mcp") {
 		t.Fatalf("open by an older build = %v", err)
 	}
 	if db, err = store.OpenPostgresWith(t.Context(), url, with); err != nil {
 		t.Fatalf("reopen by the build that migrated it: %v", err)
 	}
 	applied, err := db.Migrations(t.Context())
-	if err != nil || strings.Join(applied, ",") != strings.Join(append(names, "0002_next.sql"), ",") {
+	if err != nil || strings.Join(applied, ",") != strings.Join(append(names, "9999_next.sql"), ",") {
 		t.Errorf("applied %v (%v)", applied, err)
 	}
 	db.Close()

@@ -13,6 +13,7 @@ import (
 	"hash"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
@@ -191,7 +192,7 @@ func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
 	want := fp.Sum(nil)
 	var have []byte
 	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
-		res, err := tx.sql.ExecContext(ctx, `INSERT OR IGNORE INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?)`,
+		res, err := tx.execOnce(ctx, `INSERT INTO provenance_key (one, fingerprint, created_at) VALUES (1, ?, ?) ON CONFLICT DO NOTHING`,
 			want, nanos(tx.Now()))
 		if err != nil {
 			return fmt.Errorf("record provenance key: %w", err)
@@ -203,7 +204,7 @@ func (db *DB) UseProvenanceKey(ctx context.Context, key []byte) error {
 				return err
 			}
 		}
-		return tx.sql.QueryRowContext(ctx, `SELECT fingerprint FROM provenance_key`).Scan(&have)
+		return tx.queryRowOnce(ctx, `SELECT fingerprint FROM provenance_key`).Scan(&have)
 	})
 	if err != nil {
 		return err
@@ -230,14 +231,14 @@ func completeProof(key []byte) []byte {
 func markComplete(ctx context.Context, tx *Tx, key []byte) error {
 	for _, s := range stampSpecs {
 		var some bool
-		if err := tx.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.table+` WHERE stamp IS NULL)`).Scan(&some); err != nil {
+		if err := tx.queryRowOnce(ctx, `SELECT EXISTS (SELECT 1 FROM `+s.table+` WHERE stamp IS NULL)`).Scan(&some); err != nil {
 			return fmt.Errorf("look for unstamped rows: %w", err)
 		}
 		if some {
 			return nil
 		}
 	}
-	if _, err := tx.sql.ExecContext(ctx, `UPDATE provenance_key SET complete = ? WHERE one = 1`, completeProof(key)); err != nil {
+	if _, err := tx.execOnce(ctx, `UPDATE provenance_key SET complete = ? WHERE one = 1`, completeProof(key)); err != nil {
 		return fmt.Errorf("record that every row is stamped: %w", err)
 	}
 	return nil
@@ -358,21 +359,19 @@ func (db *DB) Verify(ctx context.Context) (ProvenanceReport, error) {
 	for _, s := range stampSpecs {
 		t := ProvenanceTable{Table: s.table}
 		q := `SELECT ` + s.ref + `, stamp, ` + strings.Join(s.columns, ", ") + ` FROM ` + s.table
-		err := db.scanAll(ctx, q, nil, func(row *rawRow) error {
+		err := db.scanStamped(ctx, q, s.tag, &buf, func(ref string, stamp []byte, unstamped bool) {
 			t.Checked++
-			if row.st.ColumnType(1) == sqlite3.NULL && !complete {
+			if unstamped && !complete {
 				t.Unstamped++
-				return nil
+				return
 			}
-			buf = canonRow(buf[:0], s.tag, row.st, 2)
 			sum = macSum(m, buf, sum)
-			if hmac.Equal(sum, row.st.ColumnRawBlob(1)) {
+			if hmac.Equal(sum, stamp) {
 				t.Valid++
-				return nil
+				return
 			}
 			t.Mismatched++
-			rep.Mismatched = append(rep.Mismatched, ProvenanceRow{Table: s.table, ID: row.st.ColumnText(0)})
-			return nil
+			rep.Mismatched = append(rep.Mismatched, ProvenanceRow{Table: s.table, ID: ref})
 		})
 		if err != nil {
 			return rep, fmt.Errorf("verify %s: %w", s.table, err)
@@ -380,6 +379,63 @@ func (db *DB) Verify(ctx context.Context) (ProvenanceReport, error) {
 		rep.Tables = append(rep.Tables, t)
 	}
 	return rep, nil
+}
+
+// scanStamped reads the rows q selects (a reference, the stamp, then the
+// covered columns), in one statement, one consistent snapshot: for each it
+// leaves in *buf the canonical encoding of tag and the covered columns as
+// stored, and calls fn with the row's reference and stamp (unstamped when
+// the stamp is NULL). SQLite's rows are read straight through its API (see
+// scanAll); PostgreSQL's through the driver, whose values (bigint as
+// int64, text as string, bytea as []byte, NULL as nil) encode as the
+// values an INSERT binds do.
+func (db *DB) scanStamped(ctx context.Context, q, tag string, buf *[]byte, fn func(ref string, stamp []byte, unstamped bool)) error {
+	if !db.postgres {
+		return db.scanAll(ctx, q, nil, func(row *rawRow) error {
+			*buf = canonRow((*buf)[:0], tag, row.st, 2)
+			fn(row.st.ColumnText(0), row.st.ColumnRawBlob(1), row.st.ColumnType(1) == sqlite3.NULL)
+			return nil
+		})
+	}
+	return db.scanAll(ctx, q, nil, func(row *rawRow) error {
+		vals, err := row.values()
+		if err != nil {
+			return err
+		}
+		if *buf, err = canonValues((*buf)[:0], tag, vals[2:]); err != nil {
+			return err
+		}
+		stamp, _ := vals[1].([]byte)
+		fn(fmt.Sprint(vals[0]), stamp, vals[1] == nil)
+		return nil
+	})
+}
+
+// values reads every column of a PostgreSQL row as the driver gives it.
+func (r *rawRow) values() ([]any, error) {
+	cols, err := r.rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, r.rows.Scan(ptrs...)
+}
+
+// canonValues encodes tag and vals, a row's columns as the PostgreSQL
+// driver read them.
+func canonValues(b []byte, tag string, vals []any) ([]byte, error) {
+	b = appendCanonText(b, tag)
+	var err error
+	for _, v := range vals {
+		if b, err = appendCanonValue(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // canonRow encodes tag and the columns of st's row from column first on.
@@ -449,6 +505,9 @@ var ErrStampedOnce = errors.New("every row was stamped once already: a row witho
 // through the SQLite API so that the stamps are over the columns exactly as
 // stored.
 func (db *DB) trustBatch(ctx context.Context, s stampSpec, after []int64) (int, error) {
+	if db.postgres {
+		return db.trustBatchPostgres(ctx, s, after)
+	}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("get connection: %w", err)
@@ -525,6 +584,62 @@ func (db *DB) stampRows(c *sqlite3.Conn, s stampSpec, after []int64) (int, error
 	return len(rows), nil
 }
 
+// trustBatchPostgres is trustBatch on PostgreSQL: the batch is read and
+// stamped in one write transaction through the driver, whose values encode
+// as the columns are stored (see scanStamped).
+func (db *DB) trustBatchPostgres(ctx context.Context, s stampSpec, after []int64) (int, error) {
+	keys := strings.Join(s.keys, ", ")
+	start := slices.Clone(after)
+	var n int
+	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
+		copy(after, start) // a run again starts where this batch did
+		rows, err := tx.queryOnce(ctx, `SELECT `+keys+`, `+strings.Join(s.columns, ", ")+` FROM `+s.table+
+			` WHERE stamp IS NULL AND (`+keys+`) > (`+placeholders(len(s.keys))+`) ORDER BY `+keys+` LIMIT `+fmt.Sprint(trustBatch),
+			anySlice(after)...)
+		if err != nil {
+			return err
+		}
+		type stamped struct {
+			keys  []any
+			stamp []byte
+		}
+		var todo []stamped
+		m := hmac.New(sha256.New, db.provenanceKey)
+		var buf []byte
+		row := &rawRow{rows: rows}
+		for rows.Next() {
+			vals, err := row.values()
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if buf, err = canonValues(buf[:0], s.tag, vals[len(s.keys):]); err != nil {
+				rows.Close()
+				return err
+			}
+			r := stamped{keys: vals[:len(s.keys)], stamp: macSum(m, buf, nil)}
+			for i, k := range r.keys {
+				after[i], _ = k.(int64)
+			}
+			todo = append(todo, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		where := strings.Join(s.keys, " = ? AND ") + " = ?"
+		for _, r := range todo {
+			if _, err := tx.execOnce(ctx, `UPDATE `+s.table+` SET stamp = ? WHERE `+where+` AND stamp IS NULL`,
+				append([]any{r.stamp}, r.keys...)...); err != nil {
+				return err
+			}
+		}
+		n = len(todo)
+		return nil
+	})
+	return n, err
+}
+
 // copyStamp returns the stamp of the shared copy sid of memory src, published
 // at (nanoseconds) by an agent of autonomy publisher: the original's covered
 // columns with the copy's own identity and publication.
@@ -537,7 +652,7 @@ func (tx *Tx) copyStamp(ctx context.Context, src, sid string, at int64, publishe
 	var occurred int64
 	var expires sql.NullInt64
 	var human bool
-	err := tx.sql.QueryRowContext(ctx, `SELECT agent_id, namespace, category, content, tags, source, occurred_at, expires_at,
+	err := tx.queryRowOnce(ctx, `SELECT agent_id, namespace, category, content, tags, source, occurred_at, expires_at,
 		author_seniority, author_autonomy, author_is_human FROM memories WHERE id = ?`, src).
 		Scan(&agent, &ns, &cat, &content, &tags, &source, &occurred, &expires, &seniority, &autonomy, &human)
 	if err != nil {

@@ -395,30 +395,163 @@ func ptr[T any](v T) *T { return &v }
 // Stamping goes in batches: rows past the first batches are stamped too,
 // each once.
 func TestProvenanceTrustInBatches(t *testing.T) {
-	db, _ := openDB(t)
-	const n = 2345
-	tx, err := db.SQL().Begin()
-	if err != nil {
-		t.Fatal(err)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		const n = 2345
+		tx, err := db.SQL().Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, err := tx.Exec(rawSQL(db, `INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES (?, 'ann', 'default', 'semantic', ?, '[]', 1, 0, 1, 1, 1, '')`),
+				"mem-"+strconv.Itoa(i), "memory number "+strconv.Itoa(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+			t.Fatal(err)
+		}
+		stamped, err := db.TrustUnstamped(context.Background())
+		if err != nil || stamped["memories"] != n {
+			t.Fatalf("stamped %v, %v; want %d memories", stamped, err, n)
+		}
+		if _, tables := verify(t, db); tables["memories"].Valid != n {
+			t.Fatalf("memories = %+v", tables["memories"])
+		}
+	})
+}
+
+// behindTheStore runs q, a statement in SQLite's dialect, on db's database
+// directly, as a program other than the store would.
+func behindTheStore(t *testing.T, db *store.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.SQL().Exec(rawSQL(db, q), args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
 	}
+}
+
+// dropTrigger drops a trigger of table behind the store's back.
+func dropTrigger(t *testing.T, db *store.DB, name, table string) {
+	t.Helper()
+	q := `DROP TRIGGER ` + name
+	if onPostgres(db) {
+		q += ` ON ` + table
+	}
+	behindTheStore(t, db, q)
+}
+
+// writeFactsEventsBlocks writes, through the store, fact operations, ledger
+// events and block versions: the stamped rows that are not memories.
+func writeFactsEventsBlocks(t *testing.T, db *store.DB, n int) {
+	t.Helper()
+	ctx := as(senior)
+	facts := store.NewFactService(db)
 	for i := range n {
-		if _, err := tx.Exec(`INSERT INTO memories (id, agent_id, namespace, category, content, tags, confidence, shared,
-			created_at, updated_at, occurred_at, filters) VALUES (?, 'ann', 'default', 'semantic', ?, '[]', 1, 0, 1, 1, 1, '')`,
-			"mem-"+strconv.Itoa(i), "memory number "+strconv.Itoa(i)); err != nil {
+		w := memory.FactWrite{FactID: "policy-" + strconv.Itoa(i), Content: "Services authenticate with JWT, rule " + strconv.Itoa(i) + ".",
+			Category: memory.FactConvention, Tags: []string{"auth"}}
+		if _, err := facts.Publish(ctx, w); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
+		for i := range n {
+			ev := &memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: "learned " + strconv.Itoa(i)},
+				RawInput: "learned: " + strconv.Itoa(i), Agent: senior.AgentID, Autonomy: senior.Autonomy, Run: "r", CreatedAt: db.Now()}
+			if err := tx.AppendEvent(context.Background(), ev, store.Project); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.UseProvenanceKey(context.Background(), provKey); err != nil {
+	blocks := store.NewBlockService(db)
+	label := "contacts-" + strconv.Itoa(n)
+	if _, err := blocks.Create(ctx, memory.BlockSpec{Label: label, Description: "People.", Value: "Nobody yet."}); err != nil {
 		t.Fatal(err)
 	}
-	stamped, err := db.TrustUnstamped(context.Background())
-	if err != nil || stamped["memories"] != n {
-		t.Fatalf("stamped %v, %v; want %d memories", stamped, err, n)
+	if _, err := blocks.Edit(ctx, memory.BlockEdit{Label: label, Op: memory.BlockAppend, Text: " Dana."}); err != nil {
+		t.Fatal(err)
 	}
-	if _, tables := verify(t, db); tables["memories"].Valid != n {
-		t.Fatalf("memories = %+v", tables["memories"])
-	}
+}
+
+// The stamps of fact operations, ledger events and block versions on either
+// engine: rows written before the key are unstamped until trusted, then
+// valid, as are rows written after; a covered column changed behind the
+// store's back is mismatched, named; once every row was stamped, trusting
+// again is refused.
+func TestProvenanceStampsOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		ctx := context.Background()
+		writeFactsEventsBlocks(t, db, 3)
+		if err := db.UseProvenanceKey(ctx, provKey); err != nil {
+			t.Fatal(err)
+		}
+		counts := map[string]int{}
+		for _, table := range []string{"memories", "operation_log", "events_memory", "block_versions"} {
+			var n int
+			if err := db.SQL().QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			counts[table] = n
+		}
+		if counts["memories"] != 0 || counts["operation_log"] != 3 || counts["events_memory"] != 3 || counts["block_versions"] < 2 {
+			t.Fatalf("rows written: %v", counts)
+		}
+		rep, tables := verify(t, db)
+		if rep.Complete || len(rep.Mismatched) != 0 {
+			t.Fatalf("before trusting: %+v", rep)
+		}
+		for name, n := range counts {
+			if got := tables[name]; got.Checked != n || got.Unstamped != n || got.Valid != 0 {
+				t.Errorf("%s before trusting: %+v, want %d unstamped", name, got, n)
+			}
+		}
+		stamped, err := db.TrustUnstamped(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, n := range counts {
+			if stamped[name] != n {
+				t.Errorf("trusted %d rows of %s, want %d", stamped[name], name, n)
+			}
+		}
+		writeFactsEventsBlocks(t, db, 4) // stamped in their INSERTs
+		rep, tables = verify(t, db)
+		if !rep.Complete || len(rep.Mismatched) != 0 {
+			t.Fatalf("after trusting: %+v", rep)
+		}
+		for name, n := range counts {
+			if got := tables[name]; got.Unstamped != 0 || got.Mismatched != 0 || got.Valid != got.Checked || got.Checked <= n && name != "memories" {
+				t.Errorf("%s after trusting and writing more: %+v", name, got)
+			}
+		}
+		if _, err := db.TrustUnstamped(ctx); !errors.Is(err, store.ErrStampedOnce) {
+			t.Fatalf("trusting again = %v, want ErrStampedOnce", err)
+		}
+
+		dropTrigger(t, db, "operation_log_no_update", "operation_log")
+		behindTheStore(t, db, `UPDATE operation_log SET author_seniority = 'principal' WHERE fact_id = ?`, "policy-1")
+		dropTrigger(t, db, "block_versions_no_update", "block_versions")
+		var blockID int64
+		if err := db.SQL().QueryRow(`SELECT b.id FROM blocks b WHERE b.label = 'contacts-3'`).Scan(&blockID); err != nil {
+			t.Fatal(err)
+		}
+		behindTheStore(t, db, `UPDATE block_versions SET "at" = "at" + 1 WHERE block_id = ? AND version = 2`, blockID)
+		rep, _ = verify(t, db)
+		var got []string
+		for _, m := range rep.Mismatched {
+			got = append(got, m.Table+":"+m.ID)
+		}
+		want := []string{"operation_log:policy-1 v1", "block_versions:block " + strconv.FormatInt(blockID, 10) + " v2"}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("mismatched = %v, want %v", got, want)
+		}
+	})
 }

@@ -38,10 +38,18 @@ func Reindex(ctx context.Context, db *DB, emb memory.Embedder, o ReindexOptions)
 	}
 	cond, args := `forgotten_at IS NULL`, []any{}
 	if o.StaleOnly {
-		cond, args = cond+` AND (embedder IS NOT ? OR NOT memory_vector_ok(embedding, ?))`, []any{emb.ID, emb.Dim}
+		cond, args = cond+` AND (embedder IS DISTINCT FROM ? OR NOT memory_vector_ok(embedding, ?))`, []any{emb.ID, emb.Dim}
+		if db.postgres {
+			// SQLite's memory_vector_ok is a Go function of the connection;
+			// here the same test is SQL: dim little-endian float32s, none
+			// of them NaN or infinite (all eight exponent bits set).
+			cond = `forgotten_at IS NULL AND (embedder IS DISTINCT FROM ? OR embedding IS NULL OR octet_length(embedding) <> 4 * ?
+				OR EXISTS (SELECT 1 FROM generate_series(0, octet_length(embedding) / 4 - 1) AS i
+					WHERE get_byte(embedding, 4 * i + 3) & 127 = 127 AND get_byte(embedding, 4 * i + 2) & 128 = 128))`
+		}
 	}
 	var total int
-	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := db.sql.QueryRowContext(ctx, db.dialect(`SELECT count(*) FROM memories WHERE `+cond), db.args(args)...).Scan(&total); err != nil {
 		return 0, fmt.Errorf("count memories: %w", err)
 	}
 	done := 0
@@ -67,8 +75,8 @@ type reindexRow struct {
 }
 
 func reindexBatch(ctx context.Context, db *DB, cond string, args []any, after int64, n int) ([]reindexRow, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT pk, id, content FROM memories WHERE `+cond+` AND pk > ? ORDER BY pk LIMIT ?`,
-		append(slices.Clone(args), after, n)...)
+	rows, err := db.sql.QueryContext(ctx, db.dialect(`SELECT pk, id, content FROM memories WHERE `+cond+` AND pk > ? ORDER BY pk LIMIT ?`),
+		db.args(append(slices.Clone(args), after, n))...)
 	if err != nil {
 		return nil, fmt.Errorf("read memories to reindex: %w", err)
 	}
@@ -112,15 +120,16 @@ func embedBatch(ctx context.Context, db *DB, emb memory.Embedder, batch []reinde
 			// which SQLite gives to the next memory, and its vector (of the
 			// erased text) must not land on that one.
 			if o.Stage {
-				if _, err := tx.sql.ExecContext(ctx, `INSERT OR REPLACE INTO memory_vectors_next (pk, embedder, embedding)
-					SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM memories WHERE pk = ?1 AND id = ?4)`,
+				if _, err := tx.execOnce(ctx, `INSERT INTO memory_vectors_next (pk, embedder, embedding)
+					SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM memories WHERE pk = ?1 AND id = ?4)
+					ON CONFLICT (pk) DO UPDATE SET embedder = excluded.embedder, embedding = excluded.embedding`,
 					r.pk, emb.ID, encodeVector(vecs[i]), r.id); err != nil {
 					return fmt.Errorf("stage vector: %w", err)
 				}
 				continue
 			}
 			// updated_at stays: the memory did not change, its vector did.
-			res, err := tx.sql.ExecContext(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ? AND id = ?`,
+			res, err := tx.execOnce(ctx, `UPDATE memories SET embedding = ?, embedder = ? WHERE pk = ? AND id = ?`,
 				encodeVector(vecs[i]), emb.ID, r.pk, r.id)
 			if err != nil {
 				return fmt.Errorf("store vector: %w", err)

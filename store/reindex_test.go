@@ -65,13 +65,15 @@ func TestReindexMovesEveryActiveMemoryToTheNewEmbedder(t *testing.T) {
 }
 
 func TestReindexRejectsWrongDimension(t *testing.T) {
-	s, db, _ := memories(t, nil)
-	remember(t, s, ann, memory.EntryWrite{Content: "x"})
-	liar := hashEmbedder("liar", 8)
-	liar.Dim = 16
-	if _, err := store.Reindex(context.Background(), db, liar, store.ReindexOptions{}); err == nil {
-		t.Fatal("a vector of the wrong dimension was stored")
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		remember(t, s, ann, memory.EntryWrite{Content: "x"})
+		liar := hashEmbedder("liar", 8)
+		liar.Dim = 16
+		if _, err := store.Reindex(context.Background(), db, liar, store.ReindexOptions{}); err == nil {
+			t.Fatal("a vector of the wrong dimension was stored")
+		}
+	})
 }
 
 // A vector blob that cannot be read (not a whole number of float32s, or
@@ -128,4 +130,45 @@ func TestIndexSkipsMalformedVectors(t *testing.T) {
 	if st, err := fresh.Index.Load(ctx); err != nil || st.Indexed != 4 || st.Missing != 0 {
 		t.Fatalf("load after reindex = %+v, %v", st, err)
 	}
+}
+
+// TestReindexMissingOnBothEngines: a StaleOnly reindex (`reindex --missing`)
+// re-embeds, on either engine, exactly the memories whose vector the index
+// cannot use (none, torn, of the wrong length, not finite) or another
+// embedder made, and then has nothing left to do.
+func TestReindexMissingOnBothEngines(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		ctx := context.Background()
+		emb := hashEmbedder("hash-16", 16)
+		s := store.NewMemoryService(db, &emb)
+		var ids []string
+		for _, c := range []string{"torn vector note", "short vector note", "nan vector note", "inf vector note", "sound vector note", "older vector note"} {
+			ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c}).ID)
+		}
+		nan := bytes.Repeat([]byte{0, 0, 0xc0, 0x7f}, 16)                     // 16 float32 NaNs, the right length
+		inf := append(bytes.Repeat([]byte{0, 0, 0, 0}, 15), 0, 0, 0x80, 0xff) // the last one -Inf
+		for i, blob := range [][]byte{{1, 2, 3}, make([]byte, 32), nan, inf} {
+			err := db.Update(ctx, func(tx *store.Tx) error {
+				_, err := tx.SQL().ExecContext(ctx, rawSQL(db, `UPDATE memories SET embedding = ? WHERE id = ?`), blob, ids[i])
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := db.Update(ctx, func(tx *store.Tx) error {
+			_, err := tx.SQL().ExecContext(ctx, rawSQL(db, `UPDATE memories SET embedder = 'hash-8' WHERE id = ?`), ids[5])
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 5 {
+			t.Fatalf("reindex --missing = %d, %v; want the 4 damaged memories and the older embedder's", n, err)
+		}
+		if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 0 {
+			t.Fatalf("reindex --missing again = %d, %v; want nothing left", n, err)
+		}
+	})
 }

@@ -141,6 +141,16 @@ func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// isCommand reports whether name is one of memory-mcp's commands.
+func isCommand(name string) bool {
+	for _, c := range commands() {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // isHelp reports whether arg asks for help.
 func isHelp(arg string) bool {
 	switch arg {
@@ -178,6 +188,10 @@ func (c *command) execute(ctx context.Context, args []string, getenv func(string
 		return fmt.Errorf("%s: %s\nRun \"memory-mcp %s --help\" for its flags", c.name, msg, c.name)
 	}
 	switch {
+	case c.arg == "" && len(pos) > 0 && (pos[0] == "true" || pos[0] == "false"):
+		return fmt.Errorf("%s: unexpected argument %q: a switch takes its value after \"=\", as in --dedup=false", c.name, pos[0])
+	case c.arg == "" && len(pos) > 0 && c.name == "stdio" && isCommand(pos[0]):
+		return fmt.Errorf("%s: unexpected argument %q: put a command's flags after it, as in \"memory-mcp %s --data-dir DIR\"", c.name, pos[0], pos[0])
 	case c.arg == "" && len(pos) > 0:
 		return fmt.Errorf("%s: unexpected argument %q\nRun \"memory-mcp %s --help\" for its usage", c.name, pos[0], c.name)
 	case c.arg != "" && len(pos) != 1:

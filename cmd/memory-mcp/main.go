@@ -103,7 +103,7 @@ func commands() []*command {
 			examples: []string{"memory-mcp", "memory-mcp stdio --agent-id ann --seniority senior",
 				"MEMORY_MCP_DATA_DIR=/srv/memory memory-mcp stdio --embedder none"},
 			run: func(ctx context.Context, c *invocation) error {
-				return serveStdio(ctx, c.cfg, c.stdin, c.stdout, c.stderr)
+				return stopped(ctx, serveStdio(ctx, c.cfg, c.stdin, c.stdout, c.stderr))
 			}},
 		{name: "serve", synopsis: "serve MCP over streamable HTTP at /mcp, for a team",
 			usage: []string{"memory-mcp serve [--addr HOST:PORT] [--auth token|oauth|none] [flags]"},
@@ -248,6 +248,16 @@ func commands() []*command {
 				return nil
 			}},
 	}
+}
+
+// stopped is a server's error, but none when the server ended because it was
+// told to stop (SIGTERM, or Ctrl-C in a terminal): that is how a client ends
+// it, and no failure.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 func buildVersion() string {

@@ -73,6 +73,18 @@ func TestMemoryToolReplaysTheReference(t *testing.T) {
 	expect(t, "no match", got, "EINVALID: No replacement was performed, old_str `Agenda` did not appear verbatim in /memories/notes.txt.")
 	got = s.memory(true, map[string]any{"command": "str_replace", "path": notes, "old_str": "- ", "new_str": "* "})
 	expect(t, "several matches", got, "EINVALID: No replacement was performed. Multiple occurrences of old_str `- ` in lines: 2, 3. Please ensure it is unique")
+	// Many matches on one line are listed once, and a long list is cut:
+	// the answer stays a sentence however often old_str occurs.
+	const many = "/memories/many.txt"
+	got = s.memory(false, map[string]any{"command": "create", "path": many, "file_text": strings.Repeat("x", 500) + "\n" + strings.Repeat("x\n", 29)})
+	expect(t, "create many", got, "File created successfully at: /memories/many.txt")
+	got = s.memory(true, map[string]any{"command": "str_replace", "path": many, "old_str": "x", "new_str": "y"})
+	expect(t, "many matches", got, "EINVALID: No replacement was performed. Multiple occurrences of old_str `x` in lines: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and 10 more lines. Please ensure it is unique")
+	if len(got) > 300 {
+		t.Fatalf("many matches answered with %d bytes:\n%s", len(got), got)
+	}
+	got = s.memory(false, map[string]any{"command": "delete", "path": many})
+	expect(t, "delete many", got, "Successfully deleted /memories/many.txt")
 	got = s.memory(false, map[string]any{"command": "str_replace", "path": notes, "old_str": "timeline", "new_str": "timeline and budget"})
 	expect(t, "str_replace", got, "The memory file has been edited", "Here is the snippet showing the change (with line numbers):",
 		"     1\tMeeting notes:\n     2\t- Discussed project timeline and budget\n     3\t- Next steps defined\n     4\t\n</memory-data>")

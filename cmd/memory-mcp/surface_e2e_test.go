@@ -127,7 +127,12 @@ func everyFieldSeen(t *testing.T, outputs map[string]json.RawMessage, seen map[s
 	for tool, fs := range fields {
 		for path, field := range fs {
 			name := path[strings.LastIndexAny(path, ".]")+1:]
-			if !carried[field] && !neverSeen[name] && !neverSeen[tool+" "+path] && !underNeverSeen(tool, path) && !reported[field] {
+			// A memory's provenance names an import only in a store an
+			// exact import filled, which the sweep's stores are not:
+			// TestExportImportRoundTrip reads it through this checking
+			// client, held to the same schemas.
+			imported := strings.Contains(path, "provenance.imported")
+			if !carried[field] && !imported && !neverSeen[name] && !neverSeen[tool+" "+path] && !underNeverSeen(tool, path) && !reported[field] {
 				reported[field] = true
 				t.Errorf("no result of the sweep carried %s (%s)", path, tool)
 			}

@@ -115,8 +115,8 @@ func TestReviewPageMemories(t *testing.T) {
 		t.Fatalf("restoring an active memory: %d\n%s", status, body)
 	}
 	status, body, h = rv.post("olivia-token", "/ui/memories/"+older+"/forget", url.Values{"csrf": {tok}, "key": {"ui-forget-1"}, "reason": {"the trip moved"}})
-	if status != http.StatusSeeOther {
-		t.Fatalf("forget: %d\n%s", status, body)
+	if status != http.StatusSeeOther || h.Get("Location") != "/ui/memories/"+older {
+		t.Fatalf("forget: %d %q\n%s", status, h.Get("Location"), body)
 	}
 	if _, body := rv.get("olivia-token", "/ui/memories/"+older); !strings.Contains(body, "is forgotten") || !strings.Contains(body, "the trip moved") ||
 		!strings.Contains(body, "human:olivia</td><td>forget</td><td>stored") {
