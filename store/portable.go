@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -338,6 +339,9 @@ func errImport(line int, format string, args ...any) error {
 type ImportSource struct {
 	File string // the file as the importer named it
 	By   string // who imported it, as a principal ("human:ann")
+	// MaxContentBytes bounds a memory's or fact's content, as remember and
+	// publish_fact do; 0 is memory.DefaultMaxContentBytes.
+	MaxContentBytes int
 }
 
 // Import reads an export from r into the store, which must hold no memory
@@ -393,6 +397,9 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
 	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
+		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
+			return err
+		}
 		if err := ins.insert(kind, row); err != nil {
 			return err
 		}
@@ -419,6 +426,62 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 		return fmt.Errorf("record the import: %w", err)
 	}
 	return db.stampAll(c)
+}
+
+// checkRecord holds an exact import's memories and facts to the rules
+// remember and publish_fact hold their callers to, since the checksum of an
+// export proves only that it is whole, not who made it: ids and agents that
+// are ids, namespaces as a namespace may be named (no "../", no "/"),
+// content within the size limit, and text that is valid UTF-8 with no
+// control characters, refused rather than replaced.
+func checkRecord(kind string, raw json.RawMessage, maxBytes int) error {
+	if !utf8.Valid(raw) {
+		return memory.Errorf(memory.EINVALID, "the record is not valid UTF-8")
+	}
+	if maxBytes <= 0 {
+		maxBytes = memory.DefaultMaxContentBytes
+	}
+	var row map[string]any
+	if err := json.Unmarshal(raw, &row); err != nil {
+		return err
+	}
+	text := func(col string) string { s, _ := row[col].(string); return s }
+	ids := func(cols ...string) error {
+		for _, col := range cols {
+			if err := memory.CheckID(col, text(col)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	honest := bytes.ContainsRune(raw, utf8.RuneError) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`))
+	for col, v := range row { // JSON decoding replaces an unpaired surrogate escape with U+FFFD
+		if s, ok := v.(string); ok && !honest && strings.ContainsRune(s, utf8.RuneError) {
+			return memory.Errorf(memory.EINVALID, "%s is not valid UTF-8 (an unpaired surrogate)", col)
+		}
+	}
+	switch kind {
+	case "memory":
+		if err := ids("id", "agent_id", "namespace"); err != nil {
+			return err
+		}
+		if err := memory.CheckContent("content", text("content"), maxBytes); err != nil {
+			return err
+		}
+		if err := memory.CheckText("source", text("source"), memory.MaxSourceLen); err != nil {
+			return err
+		}
+	case "fact", "fact_op":
+		if err := ids("fact_id", "author_agent_id"); err != nil {
+			return err
+		}
+		if c, ok := row["content"].(string); ok || kind == "fact" {
+			if err := memory.CheckContent("content", c, maxBytes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // deferredIndexes are the full-text triggers an exact import lifts while
@@ -561,6 +624,12 @@ func ReadExport(r io.Reader, fn func(kind string, row json.RawMessage) error) (E
 	}
 	if in.trailer.Records != n {
 		return h.Filter, errImport(in.line, "the trailer counts %d records, the export holds %d", in.trailer.Records, n)
+	}
+	// the checksum ends at the trailer: what follows it was added after
+	if _, err := in.r.ReadByte(); err == nil {
+		return h.Filter, errImport(in.line+1, "data after the trailer: the export was changed or damaged")
+	} else if !errors.Is(err, io.EOF) {
+		return h.Filter, err
 	}
 	return h.Filter, nil
 }

@@ -75,7 +75,16 @@ type backupReport struct {
 }
 
 // backup writes a verified backup of the data directory's database to path.
+// A data directory with no database is refused: opening it would make an
+// empty store, and a verified backup of nothing.
 func backup(ctx context.Context, cfg *Config, path string, stdout io.Writer) error {
+	if info, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err != nil || !info.Mode().IsRegular() {
+		what := "holds no " + store.FileName
+		if _, err := os.Stat(cfg.DataDir); errors.Is(err, fs.ErrNotExist) {
+			what = "does not exist"
+		}
+		return fmt.Errorf("backup: the data directory %s %s: name the data directory that holds the memory (--data-dir)", cfg.DataDir, what)
+	}
 	db, from, err := openStore(ctx, cfg)
 	if err != nil {
 		return err

@@ -142,6 +142,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // needs the backup's key, and a backup never overwrites a file.
 func TestRestoreRefuses(t *testing.T) {
 	dir := t.TempDir()
+	startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}}).stop()
 	path := filepath.Join(t.TempDir(), "b.db")
 	if _, err := runCmd(t, dir, nil, "backup", path); err != nil {
 		t.Fatal(err)
@@ -151,6 +152,8 @@ func TestRestoreRefuses(t *testing.T) {
 		args                []string
 		before              func()
 	}{
+		{name: "no data directory", dataDir: filepath.Join(dir, "nope"), args: []string{"backup", path + ".2"}, want: "the data directory " + filepath.Join(dir, "nope") + " does not exist"},
+		{name: "no database", dataDir: t.TempDir(), args: []string{"backup", path + ".3"}, want: " holds no memory.db"},
 		{name: "overwrite", dataDir: dir, args: []string{"backup", path}, want: path + " exists"},
 		{name: "no path", dataDir: dir, args: []string{"backup"}, want: "backup: give one file to write the backup to"},
 		{name: "non-empty", dataDir: dir, args: []string{"restore", path}, want: "the data directory " + dir + " is not empty (it holds memory.db, provenance.key)"},
@@ -168,6 +171,14 @@ func TestRestoreRefuses(t *testing.T) {
 			_, err := runCmd(t, c.dataDir, nil, c.args...)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("%v = %v, want an error containing %q", c.args, err, c.want)
+			}
+			if c.args[0] == "backup" && c.dataDir != dir {
+				if _, err := os.Stat(c.args[1]); err == nil {
+					t.Errorf("a refused backup wrote %s", c.args[1])
+				}
+				if entries, _ := os.ReadDir(c.dataDir); len(entries) > 0 {
+					t.Errorf("a refused backup left %d files in %s", len(entries), c.dataDir)
+				}
 			}
 			if c.args[0] == "restore" && c.dataDir != dir {
 				if entries, _ := os.ReadDir(c.dataDir); len(entries) > 0 {

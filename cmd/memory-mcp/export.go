@@ -219,7 +219,7 @@ func detectFormat(path string) (string, error) {
 // format and file, and an idempotency key made from both and the content,
 // so that a second import stores nothing new.
 func importForeign(ctx context.Context, cfg *Config, f *importFlags, format string, stdout, stderr io.Writer) error {
-	items, err := foreign.Read(format, f.file)
+	items, unread, err := foreign.ReadSkipping(format, f.file)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", f.file, err)
 	}
@@ -234,6 +234,7 @@ func importForeign(ctx context.Context, cfg *Config, f *importFlags, format stri
 			args: args, what: it.Source})
 	}
 	out := newImportOutcome()
+	out.Unread = unread
 	if err := mergeImport(ctx, cfg, writes, f.dryRun, out, stderr); err != nil {
 		return err
 	}
@@ -266,7 +267,7 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 			return err
 		}
 		out := newImportOutcome()
-		writes, err := exportWrites(in, out, time.Now())
+		writes, err := exportWrites(in, out, time.Now(), cfg.Identity)
 		if err != nil {
 			return fmt.Errorf("import %s: %s", f.file, errorText(err))
 		}
@@ -293,7 +294,7 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal()})
+	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes})
 	db.Close()
 	if p, ok := src.(*readProgress); ok && p.drawn {
 		fmt.Fprintln(stderr)

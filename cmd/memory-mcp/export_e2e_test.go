@@ -170,7 +170,10 @@ func TestImportMergesThroughGates(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, err := runCmd(t, dst, human, "import", file, "--dry-run", "--embedder", "none")
+	// a merge writes as whoever imports: ann, here as a human, so that her
+	// memory already in the store is what the import repeats
+	importer := []string{"MEMORY_MCP_AGENT_ID=ann", "MEMORY_MCP_HUMAN=true"}
+	out, err := runCmd(t, dst, importer, "import", file, "--dry-run", "--embedder", "none")
 	if err != nil || !strings.Contains(out, "would import through the write gates:") || !strings.Contains(out, "duplicate 1") || !strings.Contains(out, "stored ") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
@@ -182,14 +185,14 @@ func TestImportMergesThroughGates(t *testing.T) {
 		t.Fatal("a dry run changed the store")
 	}
 
-	out, err = runCmd(t, dst, human, "import", file, "--embedder", "none")
+	out, err = runCmd(t, dst, importer, "import", file, "--embedder", "none")
 	if err != nil || !strings.Contains(out, "imported through the write gates:") || !strings.Contains(out, "duplicate 1") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "memory not active") {
 		t.Errorf("the forgotten and archived memories are not reported as left out:\n%s", out)
 	}
-	again, err := runCmd(t, dst, human, "import", file, "--embedder", "none")
+	again, err := runCmd(t, dst, importer, "import", file, "--embedder", "none")
 	if err != nil || strings.Contains(again, "stored ") || !strings.Contains(again, "replayed ") {
 		t.Fatalf("a second import: %v\n%s", err, again)
 	}
@@ -489,5 +492,186 @@ func TestExportMarkdown(t *testing.T) {
 	if _, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "export", "--markdown", out); err == nil ||
 		!strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("a second rendering into the same folder: %v", err)
+	}
+}
+
+// resum gives an edited export a trailer whose checksum matches again, as
+// anyone can: the checksum has no key.
+func resum(t *testing.T, export string) string {
+	t.Helper()
+	body := export[:strings.LastIndex(strings.TrimSuffix(export, "\n"), "\n")+1]
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	sum := sha256.Sum256([]byte(body))
+	return body + fmt.Sprintf(`{"end":true,"records":%d,"sha256":"%s"}`, len(lines)-1, hex.EncodeToString(sum[:])) + "\n"
+}
+
+// TestImportRefusesBadRecords: an exact import holds every memory to the
+// rules remember does, so a crafted export (its checksum recomputed) cannot
+// smuggle in a namespace that names a path, text that is not UTF-8, or a
+// memory of no agent; the store stays empty.
+func TestImportRefusesBadRecords(t *testing.T) {
+	src := t.TempDir()
+	s := startIn(t, options{dataDir: src, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	s.ok("remember", map[string]any{"content": "Quxzorblat ships on Fridays.", "namespace": "home"}, nil)
+	s.stop()
+	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
+	var good bytes.Buffer
+	if err := exportTo(t, src, human, &good); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(good.String(), `"namespace":"home"`) {
+		t.Fatalf("the export lacks the namespace:\n%s", good.String())
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"namespace ../victim", `"namespace":"home"`, `"namespace":"../victim"`, "namespace"},
+		{"namespace absolute", `"namespace":"home"`, `"namespace":"/tmp/x"`, "namespace"},
+		{"invalid UTF-8", `Quxzorblat`, "Qux\xffzorblat", "UTF-8"},
+		{"unpaired surrogate", `Quxzorblat`, `Qux\udc00zorblat`, "UTF-8"},
+		{"no agent", `"agent_id":"ann"`, `"agent_id":""`, "agent_id"},
+		{"too big", `Quxzorblat`, strings.Repeat("x", memory.DefaultMaxContentBytes+1), "limit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(good.String(), c.from) {
+				t.Fatalf("the export lacks %s", c.from)
+			}
+			file := filepath.Join(t.TempDir(), "x.jsonl")
+			os.WriteFile(file, []byte(resum(t, strings.Replace(good.String(), c.from, c.to, 1))), 0o600)
+			dst := t.TempDir()
+			out, err := runCmd(t, dst, human, "import", file, "--embedder", "none")
+			if err == nil || !strings.Contains(err.Error(), "EINVALID") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("import: %v\n%s", err, out)
+			}
+			var after bytes.Buffer
+			if err := exportTo(t, dst, human, &after); err != nil {
+				t.Fatal(err)
+			}
+			if exportKinds(t, after.Bytes())["memory"] != 0 {
+				t.Fatal("a refused import left memory behind")
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "ok.jsonl")
+	os.WriteFile(file, []byte(resum(t, good.String())), 0o600)
+	if out, err := runCmd(t, t.TempDir(), human, "import", file, "--embedder", "none"); err != nil {
+		t.Fatalf("a whole export re-summed: %v\n%s", err, out)
+	}
+}
+
+// TestExportMarkdownFileNames: a namespace's file name stays in the folder
+// whatever the namespace holds, and no two namespaces (nor a namespace and
+// the facts) share a file.
+func TestExportMarkdownFileNames(t *testing.T) {
+	for ns, want := range map[string]string{"../victim": "___victim.md", "/etc/passwd": "_etc_passwd.md", "..": "__.md", "": "_.md"} {
+		if got := fileFor(ns, map[string]bool{}); got != want || strings.ContainsAny(got, `/\`) {
+			t.Errorf("namespace %q: file %q, want %q", ns, got, want)
+		}
+	}
+	dir := t.TempDir()
+	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	for _, ns := range []string{"facts", "a:b", "a_b", "A_B"} {
+		s.ok("remember", map[string]any{"content": "Quxzorblat lives in " + ns + ".", "namespace": ns}, nil)
+	}
+	s.ok("publish_fact", map[string]any{"fact_id": "conv-tls", "content": "Services use TLS 1.3.", "category": "convention"}, nil)
+	s.stop()
+	out := filepath.Join(t.TempDir(), "md")
+	if _, err := runCmd(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, "export", "--markdown", out); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 5 {
+		t.Fatalf("%d files for 4 namespaces and the facts: %v", len(entries), entries)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		head, _, _ := strings.Cut(string(b), "\n")
+		if seen[head] {
+			t.Errorf("%s repeats %q", e.Name(), head)
+		}
+		seen[head] = true
+	}
+	for _, ns := range []string{"facts", "a:b", "a_b", "A_B"} {
+		if !seen["# Memory: "+ns] {
+			t.Errorf("no file holds namespace %s: %v", ns, seen)
+		}
+	}
+	if !seen["# Facts"] {
+		t.Error("the facts were overwritten")
+	}
+}
+
+// TestImportMarkdownSkipsSymlinks: importing a folder of notes does not
+// follow a link out of it (notes/passwd.md -> a file elsewhere), and the
+// report names what it did not read.
+func TestImportMarkdownSkipsSymlinks(t *testing.T) {
+	notes, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "passwd")
+	os.WriteFile(secret, []byte("root:x:0:0:Quxzorblat secret:/root:/bin/sh"), 0o600)
+	os.WriteFile(filepath.Join(notes, "kept.md"), []byte("Deploys go out on Tuesdays."), 0o600)
+	if err := os.Symlink(secret, filepath.Join(notes, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out, err := memoryMCP(t, dir, "import", notes, "--format", "markdown", "--agent-id", "ann", "--embedder", "none")
+	if err != nil || !strings.Contains(out, "stored 1\n") || !strings.Contains(out, "not read passwd.md: a symbolic link, not followed") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	var all bytes.Buffer
+	if err := exportTo(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, &all); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(all.String(), "Quxzorblat") || !strings.Contains(all.String(), "Deploys go out on Tuesdays.") {
+		t.Fatalf("the store after the import:\n%s", all.String())
+	}
+}
+
+// TestImportMergeWritesAsImporter: a merge import writes as whoever runs
+// it, whatever identity the file claims: a fact that says a human "ceo"
+// wrote it, and a memory that says it is agent mallory's, are stored as the
+// importer's, mallory kept only as text in the memory's source.
+func TestImportMergeWritesAsImporter(t *testing.T) {
+	src := t.TempDir()
+	s := startIn(t, options{dataDir: src, args: []string{"--agent-id", "mallory", "--embedder", "none"}})
+	s.ok("remember", map[string]any{"content": "Quxzorblat keys never rotate."}, nil)
+	s.ok("publish_fact", map[string]any{"fact_id": "policy-keys", "content": "Keys never rotate.", "category": "convention"}, nil)
+	s.stop()
+	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
+	var b bytes.Buffer
+	if err := exportTo(t, src, human, &b); err != nil {
+		t.Fatal(err)
+	}
+	crafted := b.String()
+	for _, r := range [][2]string{{`"author_agent_id":"mallory"`, `"author_agent_id":"ceo"`}, {`"author_is_human":0`, `"author_is_human":1`}, {`"category":"convention"`, `"category":"core_policy"`}} {
+		if !strings.Contains(crafted, r[0]) {
+			t.Fatalf("the export lacks %s:\n%s", r[0], crafted)
+		}
+		crafted = strings.ReplaceAll(crafted, r[0], r[1])
+	}
+	file := filepath.Join(t.TempDir(), "crafted.jsonl")
+	os.WriteFile(file, []byte(resum(t, crafted)), 0o600)
+
+	dst := t.TempDir()
+	s = startIn(t, options{dataDir: dst, args: []string{"--agent-id", "bob", "--embedder", "none"}})
+	s.ok("remember", map[string]any{"content": "Bob's own memory stays."}, nil)
+	s.stop()
+	importer := []string{"MEMORY_MCP_AGENT_ID=ops", "MEMORY_MCP_HUMAN=true"}
+	if out, err := runCmd(t, dst, importer, "import", file, "--embedder", "none"); err != nil || !strings.Contains(out, "stored 2") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	var after bytes.Buffer
+	if err := exportTo(t, dst, human, &after); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(after.String(), "\n") {
+		if strings.Contains(l, `"author_agent_id":"ceo"`) || strings.Contains(l, `"agent_id":"mallory"`) {
+			t.Errorf("the store took the file's identity: %s", l)
+		}
+		if strings.Contains(l, "Quxzorblat keys never rotate.") && strings.Contains(l, `"kind":"memory"`) &&
+			(!strings.Contains(l, `"agent_id":"ops"`) || !strings.Contains(l, "of agent mallory")) {
+			t.Errorf("the memory is not the importer's with its author as text: %s", l)
+		}
+		if strings.Contains(l, `"kind":"fact"`) && strings.Contains(l, "policy-keys") && !strings.Contains(l, `"author_agent_id":"ops"`) {
+			t.Errorf("the fact is not the importer's: %s", l)
+		}
 	}
 }

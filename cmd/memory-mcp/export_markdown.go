@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,21 +58,59 @@ func exportMarkdown(ctx context.Context, db *store.DB, f store.ExportFilter, dir
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	var files []string
-	for ns, ms := range spaces {
-		name := strings.ReplaceAll(ns, ":", "_") + ".md"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(renderNamespace(ns, ms)), 0o600); err != nil {
+	taken := map[string]bool{"facts.md": true}
+	for _, ns := range slices.Sorted(maps.Keys(spaces)) {
+		name := fileFor(ns, taken)
+		if err := writeNew(filepath.Join(dir, name), renderNamespace(ns, spaces[ns])); err != nil {
 			return files, err
 		}
 		files = append(files, name)
 	}
 	if len(facts) > 0 {
-		if err := os.WriteFile(filepath.Join(dir, "facts.md"), []byte(renderFacts(facts)), 0o600); err != nil {
+		if err := writeNew(filepath.Join(dir, "facts.md"), renderFacts(facts)); err != nil {
 			return files, err
 		}
 		files = append(files, "facts.md")
 	}
 	slices.Sort(files)
 	return files, nil
+}
+
+// fileFor names namespace ns's file: its name with every character but
+// letters, digits, '-' and '_' made '_', never starting with '.', so that
+// it stays in the folder whatever a namespace holds, and numbered when that
+// name is taken (facts.md, or "a:b" and "a_b"), so that no two namespaces
+// share a file.
+func fileFor(ns string, taken map[string]bool) string {
+	slug := []byte(ns)
+	for i, c := range slug {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			slug[i] = '_'
+		}
+	}
+	base := string(slug)
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	if base == "" {
+		base = "_"
+	}
+	name := base + ".md"
+	for n := 2; taken[strings.ToLower(name)]; n++ {
+		name = fmt.Sprintf("%s-%d.md", base, n)
+	}
+	taken[strings.ToLower(name)] = true
+	return name
+}
+
+// writeNew writes a file that must not exist yet.
+func writeNew(path, text string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	_, err = f.WriteString(text)
+	return errors.Join(err, f.Close())
 }
 
 // renderNamespace renders one namespace's memories: those in force by

@@ -35,6 +35,7 @@ type importOutcome struct {
 	Outcomes map[string]int `json:"outcomes"` // stored, duplicate, merged, unchanged, replayed, held, rejected
 	Skipped  map[string]int `json:"skipped"`  // records a merge does not carry, by kind
 	Failures []string       `json:"failures,omitempty"`
+	Unread   []string       `json:"unread,omitempty"` // what of a folder was not read, and why
 }
 
 func newImportOutcome() *importOutcome {
@@ -149,12 +150,14 @@ type exportedFact struct {
 
 // exportWrites reads a memory-mcp export into the writes that carry its
 // meaning into a store that holds memory: each active personal memory is
-// remembered again as its agent, and each standing fact published again as
-// its last author. What no tool can write as it was (history, forgotten,
+// remembered again, and each standing fact published again, as the
+// importing identity as: a file proves nothing about who wrote it, so no
+// record's author, human or seniority is taken from it; a memory's author
+// is kept as text in its source. What no tool can write as it was (history, forgotten,
 // archived and superseded memories, shared copies, conflicts, blocks,
 // notes, the ledger, approvals) is counted as skipped, never brought back
 // as active: an import never revives what was refuted.
-func exportWrites(r io.Reader, out *importOutcome, now time.Time) ([]importWrite, error) {
+func exportWrites(r io.Reader, out *importOutcome, now time.Time, as memory.Identity) ([]importWrite, error) {
 	var writes []importWrite
 	_, err := store.ReadExport(r, func(kind string, row json.RawMessage) error {
 		switch kind {
@@ -167,7 +170,7 @@ func exportWrites(r io.Reader, out *importOutcome, now time.Time) ([]importWrite
 				out.Skipped["memory not active"]++
 				return nil
 			}
-			writes = append(writes, memoryWrite(m))
+			writes = append(writes, memoryWrite(m, as))
 		case "fact":
 			var f exportedFact
 			if err := json.Unmarshal(row, &f); err != nil {
@@ -177,7 +180,7 @@ func exportWrites(r io.Reader, out *importOutcome, now time.Time) ([]importWrite
 				out.Skipped["fact retracted"]++
 				return nil
 			}
-			writes = append(writes, factWrite(f))
+			writes = append(writes, factWrite(f, as))
 		default:
 			out.Skipped[kind]++
 		}
@@ -186,7 +189,7 @@ func exportWrites(r io.Reader, out *importOutcome, now time.Time) ([]importWrite
 	return writes, err
 }
 
-func memoryWrite(m exportedMemory) importWrite {
+func memoryWrite(m exportedMemory, as memory.Identity) importWrite {
 	var tags []string
 	json.Unmarshal([]byte(m.Tags), &tags)
 	args := tools.RememberArgs{Content: m.Content, Category: m.Category, Namespace: m.Namespace, Tags: tags,
@@ -194,34 +197,26 @@ func memoryWrite(m exportedMemory) importWrite {
 	if m.Confidence != 1 {
 		args.Confidence = &m.Confidence
 	}
+	args.Source = "imported: memory " + m.ID + " of agent " + m.AgentID
 	if m.Source != nil {
-		args.Source = *m.Source
+		args.Source += "; source: " + *m.Source
+	}
+	if len(args.Source) > memory.MaxSourceLen {
+		args.Source = strings.ToValidUTF8(args.Source[:memory.MaxSourceLen], "")
 	}
 	if m.ExpiresAt != nil {
 		args.ExpiresAt = time.Unix(0, *m.ExpiresAt).UTC().Format(time.RFC3339Nano)
 	}
-	return importWrite{as: author(m.AgentID, m.AuthorSeniority, m.AuthorAutonomy, m.AuthorIsHuman), tool: "remember",
+	return importWrite{as: as, tool: "remember",
 		key: "import:" + m.ID, args: args, what: "memory " + m.ID}
 }
 
-func factWrite(f exportedFact) importWrite {
+func factWrite(f exportedFact, as memory.Identity) importWrite {
 	var tags []string
 	json.Unmarshal([]byte(f.Tags), &tags)
-	return importWrite{as: author(f.AuthorAgentID, f.AuthorSeniority, f.AuthorAutonomy, f.AuthorIsHuman), tool: "publish_fact",
+	return importWrite{as: as, tool: "publish_fact",
 		key:  fmt.Sprintf("import:fact:%s:v%d", f.FactID, f.Version),
 		args: tools.PublishFactArgs{FactID: f.FactID, Content: f.Content, Category: f.Category, Tags: tags}, what: "fact " + f.FactID}
-}
-
-// author is the identity a record was written as.
-func author(agent string, seniority, autonomy *string, human int) memory.Identity {
-	id := memory.Identity{AgentID: agent, Human: human == 1}
-	if seniority != nil {
-		id.Seniority, _ = memory.ParseSeniority(*seniority)
-	}
-	if autonomy != nil {
-		id.Autonomy, _ = memory.ParseAutonomy(*autonomy)
-	}
-	return id
 }
 
 // mergeImport applies writes to the data directory's store through the
@@ -274,6 +269,9 @@ func writeOutcome(w io.Writer, out *importOutcome, dryRun bool) {
 	}
 	for _, f := range out.Failures {
 		fmt.Fprintf(w, "  rejected %s\n", f)
+	}
+	for _, u := range out.Unread {
+		fmt.Fprintf(w, "  not read %s\n", u)
 	}
 }
 

@@ -95,17 +95,29 @@ func readHead(path string, n int) ([]byte, error) {
 
 // Read reads the file or folder at path in format.
 func Read(format, path string) ([]Item, error) {
+	items, _, err := ReadSkipping(format, path)
+	return items, err
+}
+
+// ReadSkipping is Read that also says what in a folder it left unread,
+// and why (a symbolic link, which could point out of the folder: at
+// /etc/passwd, or a key), one "path: reason" each.
+func ReadSkipping(format, path string) ([]Item, []string, error) {
+	var items []Item
+	var err error
 	switch format {
 	case OfficialMemory:
-		return readOfficial(path)
+		items, err = readOfficial(path)
 	case ClaudeMD:
-		return readClaudeMD(path)
+		items, err = readClaudeMD(path)
 	case Markdown:
 		return readMarkdown(path)
 	case Mem0:
-		return readMem0(path)
+		items, err = readMem0(path)
+	default:
+		err = fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
 	}
-	return nil, fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+	return items, nil, err
 }
 
 // officialLine is a line of the official memory server's memory.jsonl: an
@@ -277,25 +289,36 @@ func numbered(t string) bool {
 // readMarkdown reads a folder of Markdown notes (or one note): each note
 // becomes one memory of its title and body, with the tags of its front
 // matter, its type as the category when it is one, and its date.
-func readMarkdown(path string) ([]Item, error) {
+// A symbolic link in the folder is skipped, never followed: what it points
+// at may be outside the folder.
+func readMarkdown(path string) ([]Item, []string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !info.IsDir() {
 		it, ok, err := readNote(path, filepath.Base(path))
 		if err != nil || !ok {
-			return nil, err
+			return nil, nil, err
 		}
-		return []Item{it}, nil
+		return []Item{it}, nil, nil
 	}
 	var out []Item
+	var skipped []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() && p != path && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir // .obsidian, .git
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			rel, _ := filepath.Rel(path, p)
+			skipped = append(skipped, filepath.ToSlash(rel)+": a symbolic link, not followed")
+			return nil
+		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			return nil
 		}
 		if d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".md") {
 			return nil
@@ -307,7 +330,7 @@ func readMarkdown(path string) ([]Item, error) {
 		}
 		return err
 	})
-	return out, err
+	return out, skipped, err
 }
 
 // readNote reads one note; ok is false for a note with no text.

@@ -1,6 +1,7 @@
 package foreign
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,4 +95,25 @@ func FuzzStatements(f *testing.F) {
 		}
 		frontMatter(md)
 	})
+}
+
+// TestReadMarkdownSkipsSymlinks: a note that is a symbolic link, to a file
+// or a folder outside, is not read but named as skipped.
+func TestReadMarkdownSkipsSymlinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.md")
+	os.WriteFile(secret, []byte("root:x:0:0 Quxzorblat secret"), 0o600)
+	os.WriteFile(filepath.Join(dir, "kept.md"), []byte("A note of the folder."), 0o600)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o700)
+	if err := os.Symlink(secret, filepath.Join(dir, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(outside, filepath.Join(dir, "sub", "elsewhere"))
+	items, skipped, err := ReadSkipping(Markdown, dir)
+	if err != nil || len(items) != 1 || !strings.Contains(items[0].Content, "A note of the folder.") {
+		t.Fatalf("ReadSkipping = %+v, %v", items, err)
+	}
+	if strings.Join(skipped, "|") != "passwd.md: a symbolic link, not followed|sub/elsewhere: a symbolic link, not followed" {
+		t.Fatalf("skipped %q", skipped)
+	}
 }
