@@ -76,7 +76,7 @@ func (tx *Tx) CheckAgent(ctx context.Context, agent string) error {
 		return fmt.Errorf("look up agent %s: %w", agent, err)
 	}
 	if n == 0 {
-		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (memory_stats counts an agent's memories)", agent)
+		return memory.Errorf(memory.ENOTFOUND, "agent %q has no memories: check the agent id (list_memories with counts counts an agent's memories)", agent)
 	}
 	return nil
 }
@@ -152,7 +152,9 @@ var stateSQL = map[memory.MemoryState]string{
 }
 
 // List pages through the caller's personal memories in the states asked,
-// newest first, with the total; a human may name another agent.
+// newest first, with the total; a human may name another agent. With
+// q.Shared it pages through the shared space instead, which every agent
+// reads.
 func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.EntryPage, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -163,12 +165,14 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 	}
 	page := memory.EntryPage{Memories: []memory.Entry{}, Offset: q.Offset}
 	err = s.db.View(ctx, func(tx *Tx) error {
-		owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the memories of")
-		if err != nil {
-			return err
+		if !q.Shared {
+			owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the memories of")
+			if err != nil {
+				return err
+			}
+			page.AgentID = owner.AgentID
 		}
-		page.AgentID = owner.AgentID
-		where, args := listWhere(owner.AgentID, q, s.db.Now.Now())
+		where, args := listWhere(page.AgentID, q, s.db.Now.Now())
 		if err := tx.queryRowOnce(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&page.Total); err != nil {
 			return fmt.Errorf("count memories: %w", err)
 		}
@@ -192,6 +196,9 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 // listWhere renders q as a condition on alias m with its arguments.
 func listWhere(agent string, q memory.ListQuery, now time.Time) (string, []any) {
 	conds, args := []string{"m.agent_id = ?", "m.shared = 0"}, []any{agent}
+	if q.Shared {
+		conds, args = []string{"m.shared = 1"}, nil
+	}
 	var states []string
 	for _, st := range q.States {
 		states = append(states, "("+stateSQL[st]+")")
