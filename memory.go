@@ -420,11 +420,9 @@ type MemoryService interface {
 	// ForgetAll forgets several of the caller's memories in one
 	// transaction: all of them, or none when one cannot be forgotten.
 	ForgetAll(ctx context.Context, ids []string, reason string) ([]Entry, error)
-	// Publish copies one of the caller's personal memories to the shared
-	// space, unless an active shared memory already says it.
-	Publish(ctx context.Context, id string) (MemoryPublished, error)
-	// PublishEntry is Publish with the choices of a publish_memory call
-	// (NotARepeatOf).
+	// PublishEntry copies one of the caller's personal memories to the
+	// shared space, unless an active shared memory already says it (one
+	// that p.NotARepeatOf names aside).
 	PublishEntry(ctx context.Context, p PublishWrite) (MemoryPublished, error)
 	// Repeats lists writes answered "duplicate", with the words they sent:
 	// the caller's own, or for a human any agent's.

@@ -195,21 +195,6 @@ func EnvName(name string) string {
 	return "MEMORY_MCP_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// LoadConfig resolves the configuration from args (flags, every setting
-// accepted as one), the environment and the config file.
-func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
-	fs := flag.NewFlagSet("memory-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	flags := defineSettings(fs, getenv, nil)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	return flags.resolve(getenv)
-}
-
 // settingFlags are the settings a flag set accepts as flags, with the
 // config file's flag.
 type settingFlags struct {

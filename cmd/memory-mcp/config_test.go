@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -126,4 +128,19 @@ func TestNoHomeNeedsADataDir(t *testing.T) {
 	if err != nil || cfg.DataDir != filepath.Join("/home/sam", ".local", "share", "memory-mcp") {
 		t.Fatalf("default data dir = %q, %v", cfg.DataDir, err)
 	}
+}
+
+// LoadConfig resolves, for tests, the configuration from args (flags, every setting
+// accepted as one), the environment and the config file.
+func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
+	fs := flag.NewFlagSet("memory-mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flags := defineSettings(fs, getenv, nil)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return flags.resolve(getenv)
 }
