@@ -114,10 +114,6 @@ func DeferredIndexes(db *DB) int {
 	return n
 }
 
-// OpenPostgres is the PostgreSQL engine's opener, for the tests that run
-// the store on both engines; no flag reaches it yet.
-var OpenPostgres = openPostgres
-
 // PostgresMigrations are the PostgreSQL schema's migrations.
 var PostgresMigrations = postgresMigrations
 

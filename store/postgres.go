@@ -79,10 +79,10 @@ func (tx *Tx) writeQueue(ctx context.Context) error {
 // writeQueueKey is the advisory lock key of the write queue: "memq" in ASCII.
 const writeQueueKey = "1835365745"
 
-// openPostgres opens the PostgreSQL database at url and brings its schema up
-// to date. It is the engine's opener for tests until every capability runs
-// on PostgreSQL; no flag reaches it yet.
-func openPostgres(ctx context.Context, url string) (*DB, error) {
+// OpenPostgres opens the PostgreSQL database at url (postgres://… or
+// key=value form) and brings its schema up to date: the engine --database
+// selects.
+func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 	return openPostgresWith(ctx, url, postgresMigrations)
 }
 

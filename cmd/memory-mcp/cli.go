@@ -75,7 +75,7 @@ func groupOf() map[string]string {
 	for _, s := range settings(func(string) string { return "" }) {
 		n := s.name
 		switch {
-		case n == "data-dir":
+		case n == "data-dir" || n == "database":
 			g[n] = "global"
 		case n == "agent-id" || n == "seniority" || n == "autonomy" || n == "human":
 			g[n] = "identity"

@@ -106,7 +106,7 @@ func TestHelpEveryCommand(t *testing.T) {
 			t.Errorf("memory-mcp --help has no line for %s:\n%s", c.name, out.String())
 		}
 	}
-	if got := matches(namedFlag, out.String()); !slices.Equal(got, []string{"config", "data-dir", "help", "version"}) {
+	if got := matches(namedFlag, out.String()); !slices.Equal(got, []string{"config", "data-dir", "database", "help", "version"}) {
 		t.Errorf("memory-mcp --help names flags %v, want the global ones, --help and --version", got)
 	}
 }

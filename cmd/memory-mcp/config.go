@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -29,8 +30,11 @@ import (
 // (--data-dir), the environment (MEMORY_MCP_DATA_DIR), the config file
 // ({"data-dir": ...}) or the default.
 type Config struct {
-	ConfigFile      string
-	DataDir         string
+	ConfigFile string
+	DataDir    string
+	// Database is a PostgreSQL URL to keep the memory in; "" means the
+	// SQLite file memory.db in DataDir.
+	Database        string
 	Identity        memory.Identity
 	WriteAccess     memory.WriteAccess
 	MaxContentBytes int
@@ -111,6 +115,14 @@ func settings(getenv func(string) string) []setting {
 					return errors.New("no home directory to put the data in: set --data-dir or MEMORY_MCP_DATA_DIR")
 				}
 				c.DataDir = v
+				return nil
+			}},
+		{"database", "a PostgreSQL URL (postgres://user@host:5432/db?sslmode=require) to keep the memory in; empty: memory.db in the data directory", constant(""),
+			func(c *Config, v string) error {
+				if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+					return fmt.Errorf("%q is not a PostgreSQL URL: give one (postgres://user@host:5432/db), or nothing for the SQLite file in the data directory", redactDatabase(v))
+				}
+				c.Database = v
 				return nil
 			}},
 		{"agent-id", "the caller's agent id (identity never comes from tool arguments)", defaultAgentID,
@@ -384,6 +396,9 @@ func (c *Config) Describe(w io.Writer) {
 		if strings.HasSuffix(n, "api-key") && v != "" {
 			v = "(set)" // never print a secret
 		}
+		if n == "database" {
+			v = redactDatabase(v)
+		}
 		names, shown[n] = append(names, n), v
 		nameWidth = max(nameWidth, len(n))
 		if len(v) <= valueFits {
@@ -397,6 +412,23 @@ func (c *Config) Describe(w io.Writer) {
 }
 
 func constant(v string) func() string { return func() string { return v } }
+
+// redactDatabase is a database URL without its password, for printing.
+func redactDatabase(v string) string {
+	u, err := url.Parse(v)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
 
 // defaultDataDir is a stable per-user directory: $XDG_DATA_HOME/memory-mcp,
 // ~/.local/share/memory-mcp, ~/Library/Application Support/memory-mcp on macOS,

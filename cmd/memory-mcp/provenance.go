@@ -22,10 +22,11 @@ import (
 // made on first run: 64 hex digits and a newline, mode 0600.
 const ProvenanceKeyFile = "provenance.key"
 
-// openStore opens the data directory's database with its provenance key, so
-// that every row it writes is stamped. Every command that writes opens it so.
+// openStore opens the memory's database (--database, else the data
+// directory's SQLite file) with its provenance key, so that every row it
+// writes is stamped. Every command that writes opens it so.
 func openStore(ctx context.Context, cfg *Config) (*store.DB, string, error) {
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return nil, "", err
 	}
@@ -35,6 +36,15 @@ func openStore(ctx context.Context, cfg *Config) (*store.DB, string, error) {
 		return nil, "", err
 	}
 	return db, from, nil
+}
+
+// openDatabase opens the memory's database without a provenance key: the
+// PostgreSQL database --database names, else memory.db in the data directory.
+func openDatabase(ctx context.Context, cfg *Config) (*store.DB, error) {
+	if cfg.Database != "" {
+		return store.OpenPostgres(ctx, cfg.Database)
+	}
+	return store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
 }
 
 // useProvenanceKey gives db the key from MEMORY_MCP_PROVENANCE_KEY, else

@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/gate"
-	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // statsFlags are the stats command's own flags.
@@ -35,7 +33,7 @@ func stats(ctx context.Context, cfg *Config, f *statsFlags, stdout io.Writer) er
 	if window == nil || *window <= 0 {
 		return fmt.Errorf("--window must be positive, e.g. 24h")
 	}
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -45,7 +44,7 @@ func (f *tokenFlags) defineAdd(fs *flag.FlagSet) {
 // alone, so that a script can take it (TOKEN=$(memory-mcp token add ...));
 // what to do with it goes to stderr.
 func token(ctx context.Context, cfg *Config, f *tokenFlags, stdout, stderr io.Writer) error {
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+	db, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return err
 	}
