@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"net"
@@ -331,12 +333,25 @@ func (db *DB) postgresError(err error) error {
 		}
 		return err
 	}
+	if lostConnection(err) {
+		return memory.Errorf(memory.EBUSY, "the connection to the database %s broke during the call (the server restarted or the network failed), "+
+			"so a write may or may not have committed: repeat the call with the same idempotency_key, which returns the first call's result if it did", db.path)
+	}
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
 		return memory.Errorf(memory.EBUSY, "the database %s is unreachable; retry the call in a few seconds", db.path)
 	}
 	return err
+}
+
+// lostConnection reports whether err is a connection that ended under a
+// statement: the server went away without a word (a crash, an immediate
+// shutdown), so the driver read end of file, or the pool handed out a
+// connection it then found dead.
+func lostConnection(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, driver.ErrBadConn) ||
+		strings.HasSuffix(err.Error(), "conn closed")
 }
 
 // retryable reports whether err is PostgreSQL aborting a transaction that
