@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strconv"
@@ -260,5 +261,49 @@ func (s *FactService) postgresMatch(ctx context.Context, b *factQuery, words []s
 		WHERE q.term = u.lexeme) AS score`
 	b.scoreArgs = []any{p.K1 + 1, p.K1, p.B, p.B, tokens / max(rows, 1), lexemes, idf}
 	b.order = "score DESC, v.fact_id "
+	return nil
+}
+
+// postgresMigrationSteps are what a PostgreSQL migration needs done in Go
+// after its SQL, in its transaction (as migrationSteps are SQLite's).
+var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
+	"0033_fts_terms.sql": fillTerms,
+}
+
+// fillTerms writes the terms of the rows stored before the store wrote
+// them: every memory, and every PUBLISH row of the fact log, still without.
+func fillTerms(ctx context.Context, t *sql.Tx) error {
+	for _, table := range []struct{ read, write string }{
+		{`SELECT pk, content, tags, filters FROM memories WHERE terms IS NULL`, `UPDATE memories SET terms = $1::tsvector WHERE pk = $2`},
+		{`SELECT id, content, tags, '' FROM operation_log WHERE terms IS NULL AND operation_type = 'PUBLISH'`,
+			`UPDATE operation_log SET terms = $1::tsvector WHERE id = $2`},
+	} {
+		type row struct {
+			key                    int64
+			content, tags, filters string
+		}
+		var todo []row
+		rows, err := t.QueryContext(ctx, table.read)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.key, &r.content, &r.tags, &r.filters); err != nil {
+				rows.Close()
+				return err
+			}
+			todo = append(todo, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, r := range todo {
+			if _, err := t.ExecContext(ctx, table.write, postgresTerms(r.filters, r.content, r.tags), r.key); err != nil {
+				return fmt.Errorf("fill terms: %w", err)
+			}
+		}
+	}
 	return nil
 }
