@@ -244,6 +244,38 @@ func TestMergeAndForgetChangeWhatIsActive(t *testing.T) {
 		}
 		_, err = s.Restore(as(ann), "", m.ID)
 		wantCode(t, err, memory.ECONFLICT, "remember it again")
+
+		// Forgetting several is all or nothing.
+		x := remember(t, s, ann, memory.EntryWrite{Content: "The badge office opens at nine."})
+		y := remember(t, s, ann, memory.EntryWrite{Content: "Parking passes are renewed in March."})
+		_, err = s.ForgetAll(as(ann), []string{x.ID, m.ID}, "")
+		wantCode(t, err, memory.ECONFLICT, "already forgotten")
+		if got := listed(t, s, ann, false); !slices.Equal(got, sorted(x.ID, y.ID)) {
+			t.Fatalf("after a refused forget of several: %v", got)
+		}
+		if es, err := s.ForgetAll(as(ann), []string{x.ID, y.ID}, "moved"); err != nil || len(es) != 2 || es[1].ForgottenAt == nil {
+			t.Fatalf("forget of several: %+v, %v", es, err)
+		}
+
+		// Forgetting a summarised source, here by a human, forgets the
+		// summary that says what it said; its other sources come back.
+		var src []string
+		for _, c := range []string{"Melanie ran a charity race.", "Melanie joined a support group.", "Melanie painted a lake."} {
+			src = append(src, remember(t, s, ann, memory.EntryWrite{Content: c}).ID)
+		}
+		sum, err := consolidate(t, db, ann, "Melanie ran, joined a group and painted.", src...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := listed(t, s, ann, false); !slices.Equal(got, []string{sum.ID}) {
+			t.Fatalf("after the consolidation: %v, want the summary %s alone", got, sum.ID)
+		}
+		if _, err := s.ForgetOf(as(alice), "ann", src[0], "wrong race"); err != nil {
+			t.Fatal(err)
+		}
+		if got := listed(t, s, ann, false); !slices.Equal(got, sorted(src[1], src[2])) {
+			t.Fatalf("after a source was forgotten: %v, want its other sources", got)
+		}
 	})
 }
 
