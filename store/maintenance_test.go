@@ -36,6 +36,8 @@ func consolidate(t testing.TB, db *store.DB, who memory.Identity, content string
 // TestConsolidateArchivesIntoOneSummary: a summary replaces its sources in
 // search in one step; the sources stay whole, listed by the summary, found
 // with include_archived, and each restores exactly as it was.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 	emb := wordvec.New()
 	s, db, _ := memories(t, &emb)
@@ -138,19 +140,14 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 
 // TestListAndStats: listing pages through one agent's memories by state,
 // and the counts agree with it; another agent's are counted only for a human.
-func TestListAndStats(t *testing.T) { listAndStats(t, openDB, true) }
-
-// TestListAndStatsOnBothEngines is TestListAndStats on either engine,
-// without its forgotten memory: forget waits for the memory port on
-// PostgreSQL, and then the two fold into one.
-func TestListAndStatsOnBothEngines(t *testing.T) {
-	onEngines(t, func(t *testing.T, openDB opener) { listAndStats(t, openDB, false) })
+func TestListAndStats(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) { listAndStats(t, openDB) })
 }
 
 // listAndStats holds listing and counting memories on the store open opens:
 // by state, category, tag and page; the counts per state; who may count
-// whose; an agent no memory names. With forget, one memory is forgotten.
-func listAndStats(t *testing.T, open opener, forget bool) {
+// whose; an agent no memory names; one memory forgotten.
+func listAndStats(t *testing.T, open opener) {
 	s, db, clk := memoriesOn(t, open, nil)
 	var ids []string
 	for i, c := range []string{"alpha note one", "beta note two", "gamma note three", "delta note four", "epsilon note five"} {
@@ -165,13 +162,10 @@ func listAndStats(t *testing.T, open opener, forget bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	active, forgotten := 3, 0
-	if forget {
-		if _, err := s.Forget(as(ann), ids[1], "obsolete"); err != nil {
-			t.Fatal(err)
-		}
-		active, forgotten = 2, 1
+	if _, err := s.Forget(as(ann), ids[1], "obsolete"); err != nil {
+		t.Fatal(err)
 	}
+	active, forgotten := 2, 1
 	clk.Advance(2 * time.Hour) // "soon gone" expires
 	remember(t, s, bob, memory.EntryWrite{Content: "bob's own"})
 

@@ -332,8 +332,7 @@ const episodeWindow = time.Hour
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()],
-		sp.agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
+	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()], sp.duplicateArgs(keys, w, now)...))
 	if err != nil {
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}
