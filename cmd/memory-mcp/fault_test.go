@@ -264,17 +264,17 @@ func runFault(t testing.TB, p faultPlan) {
 	// the clients did not send.
 	found, dups := checkFaultStore(t, c, clients)
 
-	if out, err := c.cli("verify"); err != nil {
+	verified := "passed"
+	if _, err := c.cli("verify"); err != nil {
 		t.Errorf("verify: %v", err)
-	} else {
-		t.Logf("verify: %s", strings.TrimSpace(out))
+		verified = "FAILED"
 	}
 	converged := checkNodesAgree(t, c, clients)
 	t.Logf("%d clients, %s, %d nodes: %d writes acknowledged (%d memories, %d fact versions, %d notes in all), %d committed unanswered, "+
-		"%d found, %d duplicates; %d reads of the client's own fact; %d kills, %d PostgreSQL restarts; retries %v; %d nodes agree on %d lists",
+		"%d found, %d duplicates; %d reads of the client's own fact; %d kills, %d PostgreSQL restarts; retries %v; verify %s; %d nodes give the same answers to %d reads",
 		p.clients, p.run, p.nodes, acked, sum(clients, func(c *faultClient) int { return len(c.memories) }),
 		sum(clients, func(c *faultClient) int { return len(c.facts) }), sum(clients, func(c *faultClient) int { return len(c.notes) }),
-		committed, found, dups, reads, kills, pgRestarts, retries, p.nodes, converged)
+		committed, found, dups, reads, kills, pgRestarts, retries, verified, p.nodes, converged)
 }
 
 func sum(clients []*faultClient, f func(*faultClient) int) int {
@@ -434,21 +434,44 @@ func checkFaultStore(t testing.TB, c *cluster, clients []*faultClient) (found, d
 }
 
 // checkNodesAgree asks every node directly (not through the balancer) for
-// each client's memories and fact, and checks that they answer alike. It
-// returns how many answers were compared per node.
+// each client's memories and fact, and searches: for the word of each of a
+// sample of the client's acknowledged memories (exactly that memory must be
+// found) and for what all its memories say (the same ranking on every
+// node: each node's vector index holds the same memories). It checks that
+// they answer alike and returns how many reads were compared.
 func checkNodesAgree(t testing.TB, c *cluster, clients []*faultClient) int {
 	t.Helper()
 	client := &http.Client{Timeout: 30 * time.Second}
 	compared := 0
+	type read struct {
+		tool string
+		args map[string]any
+		pick func(map[string]any) any
+		want string // when set, the answer every node must give
+	}
+	resultIDs := func(m map[string]any) any { return ids(m["results"]) }
 	for _, cl := range clients {
-		for _, q := range []struct {
-			tool string
-			args map[string]any
-			pick func(map[string]any) any
-		}{
-			{"list_memories", map[string]any{"limit": 500}, func(m map[string]any) any { return ids(m["memories"]) }},
-			{"query_facts", map[string]any{"id": "fault-" + strings.TrimPrefix(cl.agent, "fault-")}, func(m map[string]any) any { return m }},
-		} {
+		reads := []read{
+			{"list_memories", map[string]any{"limit": 500}, func(m map[string]any) any { return ids(m["memories"]) }, ""},
+			{"query_facts", map[string]any{"id": fmt.Sprintf("fault-%d", cl.n)}, func(m map[string]any) any { return m }, ""},
+			{"search_memory", map[string]any{"query": "which service answers on which port", "limit": 20}, resultIDs, ""},
+		}
+		sampled := 0
+		for content, id := range cl.memories {
+			if sampled == 5 {
+				break
+			}
+			sampled++
+			var word string // zq<client>x<call>: in this memory alone
+			for _, f := range strings.Fields(content) {
+				if strings.HasPrefix(f, "zq") {
+					word = f
+				}
+			}
+			b, _ := json.Marshal([]string{id})
+			reads = append(reads, read{"search_memory", map[string]any{"query": word, "scope": "personal"}, resultIDs, string(b)})
+		}
+		for _, q := range reads {
 			var first string
 			for i, nd := range c.nodes {
 				out, err := callHTTP(context.Background(), client, nd.url(), cl.token, q.tool, q.args)
@@ -459,6 +482,9 @@ func checkNodesAgree(t testing.TB, c *cluster, clients []*faultClient) int {
 				b, _ := json.Marshal(q.pick(out.Structured))
 				if out.IsError {
 					b = []byte(out.Text) // a refusal must be the same on every node too
+				}
+				if q.want != "" && string(b) != q.want {
+					t.Errorf("%s %s %v on %s: %s, want %s", cl.agent, q.tool, q.args, nd.name, b, q.want)
 				}
 				if i == 0 {
 					first = string(b)
