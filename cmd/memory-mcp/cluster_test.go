@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // The real parts of a team server that runs as several nodes: a PostgreSQL
@@ -232,36 +234,54 @@ type cluster struct {
 	lb    *exec.Cmd
 	lbURL string
 	env   []string // every node's and command's: the one provenance key
+	key   []byte   // that key
+	home  string   // logs and the balancer's configuration
 }
 
 // newCluster starts PostgreSQL and n nodes, each with args, and the
 // balancer over them.
 func newCluster(t testing.TB, n int, args ...string) *cluster {
 	t.Helper()
+	c := newDatabase(t)
+	c.startNodes(n, args...)
+	c.startBalancer()
+	return c
+}
+
+// newDatabase starts PostgreSQL alone: nodes and the balancer come later.
+func newDatabase(t testing.TB) *cluster {
+	t.Helper()
 	needCluster(t)
 	binary(t)
-	c := &cluster{t: t, pg: ownPostgres(t)}
-	home := t.TempDir()
-	key := make([]byte, 32)
-	rand.Read(key)
+	c := &cluster{t: t, pg: ownPostgres(t), home: t.TempDir(), key: make([]byte, store.ProvenanceKeySize)}
+	rand.Read(c.key)
 	// Every node stamps rows with the same key: a row one node wrote must
 	// verify on every other.
-	c.env = append(cleanEnv(home), "MEMORY_MCP_PROVENANCE_KEY="+hex.EncodeToString(key), "MEMORY_MCP_DATABASE="+c.pg.dsn())
-	for i := range n {
-		nd := &node{name: fmt.Sprintf("node%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)),
-			dir: t.TempDir(), env: c.env, args: args, log: filepath.Join(home, fmt.Sprintf("node%d.log", i+1))}
-		c.nodes = append(c.nodes, nd)
-	}
+	c.env = append(cleanEnv(c.home), "MEMORY_MCP_PROVENANCE_KEY="+hex.EncodeToString(c.key), "MEMORY_MCP_DATABASE="+c.pg.dsn())
 	t.Cleanup(func() {
 		for _, nd := range c.nodes {
 			nd.kill()
 		}
 	})
+	return c
+}
+
+// startNodes starts n more nodes with args and waits until they are ready.
+func (c *cluster) startNodes(n int, args ...string) {
+	c.t.Helper()
+	var started []*node
+	for range n {
+		i := len(c.nodes) + 1
+		nd := &node{name: fmt.Sprintf("node%d", i), addr: fmt.Sprintf("127.0.0.1:%d", freePort(c.t)),
+			dir: c.t.TempDir(), env: c.env, args: args, log: filepath.Join(c.home, fmt.Sprintf("node%d.log", i))}
+		c.nodes = append(c.nodes, nd)
+		started = append(started, nd)
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)
-	for i, nd := range c.nodes {
-		// The first node applies the schema; the others start beside it
-		// once it is there (two at once would wait on the migration lock).
+	for i, nd := range started {
+		// The first node of a cluster applies the schema; the others start
+		// beside each other once it is there.
 		if i == 0 {
 			errs[0] = nd.startRetrying()
 			continue
@@ -271,11 +291,9 @@ func newCluster(t testing.TB, n int, args ...string) *cluster {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			t.Fatalf("%v\n%s", err, c.nodes[i].tail())
+			c.t.Fatalf("%v\n%s", err, started[i].tail())
 		}
 	}
-	c.startBalancer(home)
-	return c
 }
 
 // haproxyConfig is the balancer's configuration over backends (host:port):
@@ -312,14 +330,14 @@ backend nodes
 	return b.String()
 }
 
-func (c *cluster) startBalancer(dir string) {
+func (c *cluster) startBalancer() {
 	c.t.Helper()
 	listen := fmt.Sprintf("127.0.0.1:%d", freePort(c.t))
 	var backends []string
 	for _, nd := range c.nodes {
 		backends = append(backends, nd.addr)
 	}
-	cfg := filepath.Join(dir, "haproxy.cfg")
+	cfg := filepath.Join(c.home, "haproxy.cfg")
 	if err := os.WriteFile(cfg, []byte(haproxyConfig(listen, backends)), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
