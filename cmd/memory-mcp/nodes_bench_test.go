@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,7 +74,11 @@ func visibilityLag(ctx context.Context, c *cluster, token string) ([]time.Durati
 	for i := 0; ctx.Err() == nil; i++ {
 		word := fmt.Sprintf("zqlag%dx", i)
 		a, b := c.nodes[i%len(c.nodes)], c.nodes[(i+1)%len(c.nodes)]
-		out, err := callHTTP(ctx, client, a.url(), token, "remember", map[string]any{"content": "Visibility probe " + word + " was written on " + a.name + "."})
+		args := map[string]any{"content": "Visibility probe " + word + " was written on " + a.name + ".", "idempotency_key": word}
+		out, err := callHTTP(ctx, client, a.url(), token, "remember", args)
+		for tries := 0; err == nil && out.IsError && strings.HasPrefix(out.Text, "EBUSY") && tries < 10; tries++ {
+			out, err = callHTTP(ctx, client, a.url(), token, "remember", args) // the same key: a repeat, never a second write
+		}
 		if err != nil || out.IsError {
 			return lag, fmt.Errorf("remember on %s: %v %+v", a.name, err, out)
 		}
