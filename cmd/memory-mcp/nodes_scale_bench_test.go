@@ -21,8 +21,9 @@ import (
 // BenchmarkNodesMillion fills one PostgreSQL with a million memories
 // (MEMORY_MCP_BENCH_NODES_MEMORIES sets another count) of one agent,
 // LoCoMo's turns grown past their end, written through the store as a node
-// writes them (dedup, terms, vector, stamp; four writers at once), and
-// prints the ingest rate. It then starts three nodes on it behind HAProxy
+// writes them (dedup, terms, vector, stamp; one writer, since writers of
+// one agent's memories contend for its space's row and only queue;
+// MEMORY_MCP_BENCH_NODES_WRITERS sets more), and prints the ingest rate. It then starts three nodes on it behind HAProxy
 // and prints each node's start time (the vector index loaded from the
 // database before /readyz answers) and resident memory, search_memory's
 // p50/p99 through the balancer for LoCoMo's questions, and, beside them, a
@@ -30,7 +31,7 @@ import (
 // the in-memory vector index costs at that size.
 func BenchmarkNodesMillion(b *testing.B) {
 	n := benchEnv("MEMORY_MCP_BENCH_NODES_MEMORIES", 1_000_000)
-	const writers = 4
+	writers := benchEnv("MEMORY_MCP_BENCH_NODES_WRITERS", 1)
 	path, err := locomo.Find()
 	if err != nil {
 		b.Skip(err)
@@ -73,7 +74,7 @@ func BenchmarkNodesMillion(b *testing.B) {
 					failed.Store(&err)
 					return
 				}
-				if (i+1)%(n/10) == 0 {
+				if (i+1)%max(1, n/10) == 0 {
 					b.Logf("  %d memories in %s (%.0f/s)", i+1, time.Since(start).Round(time.Second), float64(i+1)/time.Since(start).Seconds())
 				}
 			}
