@@ -63,6 +63,12 @@ type claim struct {
 	// values are the values the claim's sentence states: a sentence that
 	// already names the new value is not contradicted by the change to it.
 	values []string
+	// also marks a value said in addition to others ("office hours are
+	// also on Fridays"): it replaces none.
+	also bool
+	// only marks a list said to be the whole of it ("now only on
+	// Fridays") where the key leaves the word out.
+	only bool
 }
 
 // Claim is one thing a text states, hashed: its key (the sentence with the
@@ -108,7 +114,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 	whole := len(sentences(older)) == 1
 	for _, n := range nc {
 		for _, o := range oc {
-			if o.key != n.key || o.value == n.value || !clashes(o, n) {
+			if o.key != n.key || o.value == n.value || n.also || !clashes(o, n) {
 				continue
 			}
 			c := Clash{Kind: ConflictValue, Slot: o.slot, Older: o.raw, Newer: n.raw, Whole: whole}
@@ -132,15 +138,24 @@ func clashes(o, n claim) bool {
 		return n.change && !within(n.value, o.values)
 	case strings.HasPrefix(n.key, "o|"):
 		return n.change && !o.change
+	case strings.HasPrefix(n.key, "t|"):
+		return n.change && listClash(o, n)
 	case strings.HasPrefix(n.key, "x|"):
 		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
-	case strings.Contains(o.value, ",") || strings.Contains(n.value, ","):
-		a, b := strings.Split(o.value, ","), strings.Split(n.value, ",")
-		nested := !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) }) ||
-			!slices.ContainsFunc(b, func(v string) bool { return !slices.Contains(a, v) })
-		return !nested || strings.Contains(n.key, " only ") || strings.Contains(o.key, " only ")
 	}
-	return true
+	return listClash(o, n)
+}
+
+// listClash reports whether values o and n clash as lists: a list that
+// holds the other is added detail, unless either says "only".
+func listClash(o, n claim) bool {
+	if !strings.Contains(o.value, ",") && !strings.Contains(n.value, ",") {
+		return true
+	}
+	a, b := strings.Split(o.value, ","), strings.Split(n.value, ",")
+	nested := !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) }) ||
+		!slices.ContainsFunc(b, func(v string) bool { return !slices.Contains(a, v) })
+	return !nested || strings.Contains(n.key, " only ") || strings.Contains(o.key, " only ") || n.only || o.only
 }
 
 // within reports whether every value of list v (comma-separated) is one
@@ -181,19 +196,50 @@ func claims(content string) []claim {
 	var out []claim
 	for _, s := range sentences(content) {
 		toks := codes(words(s))
-		out = append(out, polarityClaim(toks)...)
-		out = append(out, valueClaims(toks)...)
+		marks := markers(s)
+		var cs []claim
+		cs = append(cs, polarityClaim(toks)...)
+		cs = append(cs, clausePolarity(toks, marks.andNow)...)
+		cs = append(cs, valueClaims(toks)...)
 		if c, ok := clause(toks); ok {
-			out = append(out, valueClaims(c)...)
+			cs = append(cs, valueClaims(c)...)
 		}
-		out = append(out, roleClaim(s, toks)...)
-		out = append(out, attributeClaim(toks)...)
-		out = append(out, preferenceClaim(toks)...)
-		out = append(out, jobClaims(s, toks)...)
-		out = append(out, rangeClaim(toks)...)
-		out = append(out, handoverClaims(toks)...)
+		cs = append(cs, roleClaim(s, toks)...)
+		cs = append(cs, attributeClaim(toks)...)
+		cs = append(cs, preferenceClaim(toks)...)
+		cs = append(cs, jobClaims(s, toks)...)
+		cs = append(cs, rangeClaim(toks)...)
+		cs = append(cs, handoverClaims(toks)...)
+		cs = append(cs, versionClaims(toks)...)
+		cs = append(cs, tailClaim(toks, marks.now)...)
+		cs = append(cs, insteadClaims(toks)...)
+		for i := range cs {
+			cs[i].also = marks.also && cs[i].slot != ""
+		}
+		out = append(out, cs...)
 	}
 	return out
+}
+
+// marked is what a sentence's small words say of its claims, which words
+// drops: now tells that a value replaced another ("is now owned by",
+// "now uses X instead of Y"); also that it joins the others ("is also on
+// Fridays", "too", "as well").
+type marked struct{ now, also, andNow bool }
+
+func markers(s string) marked {
+	var m marked
+	ws := splitWords(strings.ToLower(s))
+	for i, w := range ws {
+		switch {
+		case w == "now" || w == "instead" || w == "anymore" || w == "no" && i+1 < len(ws) && ws[i+1] == "longer":
+			m.now = true
+			m.andNow = m.andNow || w == "now" && i > 0 && (ws[i-1] == "and" || ws[i-1] == "but")
+		case w == "also" || w == "additionally" || w == "too" && i+1 == len(ws) || w == "well" && i > 0 && ws[i-1] == "as" && i+1 == len(ws):
+			m.also = true
+		}
+	}
+	return m
 }
 
 // polarityClaim is a sentence's statement with its polarity: the words
@@ -247,6 +293,12 @@ func polarityClaim(toks []token) []claim {
 			}
 			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negation(toks[i-1])) {
 				w = "was" // "hasn't been submitted" denies "was submitted"
+			}
+			if w == "was" && settles(toks[i+1:]) {
+				continue // "was cancelled" leaves it cancelled, as "is confirmed" says it is: the copula says nothing
+			}
+			if makers[strings.ToLower(t.raw)] && i > 0 && copulas[toks[i-1].norm] && i+1 < len(toks) && opposedNext(toks[i+1:i+2]) {
+				continue // "was made private" says "is private"
 			}
 			if lacking[w] {
 				w, neg = have, !neg
@@ -503,7 +555,10 @@ var single = foldSet("favourite", "favorite", "preferred", "default", "main", "p
 // tech lead for search, and another name replaces it. A role without its
 // scope ("the team lead": of which team?) claims nothing.
 func roleClaim(s string, toks []token) []claim {
-	raw := splitWords(s)
+	raw := slices.DeleteFunc(splitWords(s), func(w string) bool {
+		lw := strings.ToLower(w)
+		return dropped[lw] && lw != "the" && lw != "a" && lw != "an" // "Bruno is now the team lead"
+	})
 	role := func(ws []token) bool {
 		scoped := strings.Contains(s, "'s ") || strings.Contains(s, "’s ")
 		for _, t := range ws {
@@ -656,6 +711,28 @@ func normal(w string) (string, bool, bool) {
 	return w, false, false
 }
 
+// settles reports whether toks, after "was", go on with a participle that
+// is one of a pair of opposites ("cancelled", "approved", "made
+// private"): a state the event left, not one of the past.
+func settles(toks []token) bool {
+	for i, t := range toks {
+		if negation(t) {
+			continue
+		}
+		lw := strings.ToLower(t.raw)
+		if makers[lw] {
+			return i+1 < len(toks) && opposedNext(toks[i+1:i+2])
+		}
+		_, _, opposite := normal(t.norm)
+		return opposite && t.slot == "" && (strings.HasSuffix(lw, "ed") || participles[lw])
+	}
+	return false
+}
+
+// makers are the verbs that, passive, give a thing the state the next word
+// names ("was made private", "was marked complete").
+var makers = map[string]bool{"made": true, "marked": true, "declared": true, "set": true, "turned": true, "switched": true}
+
 // opposedNext reports whether the first word of toks past any negation
 // ("not", "no longer") is one of a pair of opposites, or a synonym of one.
 func opposedNext(toks []token) bool {
@@ -748,6 +825,9 @@ func valueClaims(toks []token) []claim {
 		}
 		end := listEnd(toks, i)
 		a := anchorOf(toks, i)
+		if a < 0 {
+			a = lasting(toks, i)
+		}
 		if a < 0 {
 			// "The kids go to Oakwood School", "Ann attends Leeds
 			// University": where the subject is, which a move replaces,
@@ -860,7 +940,14 @@ func changeClaims(toks []token, values []string) []claim {
 			}
 			continue
 		}
-		if toks[j].norm != "to" || toks[j+1].slot == "" {
+		if toks[j].norm != "to" {
+			continue
+		}
+		at, label := j+1, ""
+		if j+2 < len(toks) && labels[toks[j+1].norm] && toks[j+2].slot != "" {
+			at, label = j+2, toks[j+1].norm // "upgraded to version 3.0"
+		}
+		if toks[at].slot == "" {
 			continue
 		}
 		if j > v+1 {
@@ -877,21 +964,32 @@ func changeClaims(toks []token, values []string) []claim {
 				subj += " " + obj
 			}
 		}
-		n := toks[j+1]
+		n := toks[at]
 		class := verb.classes[n.slot]
+		if label != "" && class != "" {
+			class = label
+		}
 		if class != "" && strings.HasPrefix(n.raw, "#") {
 			class = "is" // a channel moved to another is what it is now, not where
 		}
 		if class == "" {
 			continue
 		}
-		value, raw := listOf(toks[j+1 : listEnd(toks, j+1)])
+		value, raw := listOf(toks[at:listEnd(toks, at)])
 		out = append(out, claim{key: "u|" + subj + "|" + class + "|" + n.slot, slot: n.slot, value: value, raw: raw, change: true})
 	}
 	return out
 }
 
-var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "our": true, "my": true, "your": true}
+// possessives are the words that say whose, as written and as fold makes
+// them ("its" is "it").
+var possessives = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"its", "their", "his", "her", "our", "my", "your"} {
+		m[w], m[fold(w)] = true, true
+	}
+	return m
+}()
 
 // tooled are the words a tool follows ("uses npm", "with Jenkins").
 var tooled = foldSet("uses", "use", "using", "with", "via")
@@ -935,6 +1033,9 @@ var changes = func() map[string]change {
 // 100"), or "" for any other.
 func classOf(toks []token, a, i int, slot string) string {
 	w := toks[a].norm
+	if i > a+1 && labels[toks[i-1].norm] && slot != "day" && slot != "date" && slot != "time" {
+		return toks[i-1].norm // "is on version 2.3", "listens on port 8080": what an upgrade to another replaces
+	}
 	switch slot {
 	case "name", "code":
 		if places[w] || platforms[w] && (toks[a+1].norm == "on" || toks[a+1].norm == "in") || copulas[w] && a+2 == i && (toks[a+1].norm == "in" || toks[a+1].norm == "on" || toks[a+1].norm == "at") {
@@ -1125,7 +1226,7 @@ func anchorOf(toks []token, i int) int {
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
 		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") ||
-			w == fold("meets") && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date" || toks[i].slot == "code") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+			(w == fold("meets") || timed[w]) && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date" || w == fold("meets") && toks[i].slot == "code") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
 			return j
 		}
 		if toks[j].slot != "" {
@@ -1142,6 +1243,30 @@ func anchorOf(toks []token, i int) int {
 	}
 	return -1
 }
+
+// lasting is, for a number of a span of time that a perfect says how long
+// has lasted ("has worked at the firm for six years", "have been married
+// for 12 years"), the index of its "have", which anchors it as "to be"
+// would; else -1. One thing has lasted one span until now.
+func lasting(toks []token, i int) int {
+	if toks[i].slot != "number" || i < 3 || toks[i-1].norm != "for" || i+1 >= len(toks) || !spans[toks[i+1].norm] {
+		return -1
+	}
+	for h := i - 2; h > 0; h-- {
+		if toks[h].norm == have && perfect(toks[h+1:i]) {
+			return h
+		}
+	}
+	return -1
+}
+
+// spans are the units of a span of time.
+var spans = foldSet("years", "months", "weeks", "days", "hours", "minutes", "decades")
+
+// timed are the verbs that anchor only a day, a date or a time: a
+// newsletter sent on Mondays is not sent on Thursdays, but a report sent
+// to Ann may be sent to Bob too.
+var timed = foldSet("sent", "delivered", "collected", "sends", "delivers")
 
 // fresh are the words that say a value is the newest of its kind.
 var fresh = map[string]bool{"new": true, "current": true, "latest": true, "updated": true}
@@ -1614,7 +1739,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs", "owned", "managed", "maintained", "led")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {

@@ -98,6 +98,34 @@ func TestContradicts(t *testing.T) {
 		{"The integration test suite is reliable.", "The integration test suite is flaky.", ConflictNegation, "", true},
 		{"The tool is proprietary.", "The tool is open-source.", ConflictNegation, "", true},
 
+		// More updates told in other words, and their near-misses.
+		{"Office hours are on Mondays and Wednesdays.", "Office hours are also on Fridays.", "", "", false}, // added, not replaced
+		{"The billing service is owned by the payments team.", "The billing service is now owned by the platform team.", ConflictValue, "value", true},
+		{"The billing service is owned by the payments team.", "The billing service is owned by the platform team too.", "", "", false},
+		{"Priya works on the search team.", "Priya now works on weekends.", "", "", false}, // another kind of ending
+		{"The cleaner comes on Tuesdays and Fridays.", "The cleaner now comes only on Fridays.", ConflictValue, "day", true},
+		{"The cleaner comes on Tuesdays.", "The cleaner now comes on Tuesdays and Fridays.", "", "", false},
+		{"The team lead for mobile is Ana.", "Bruno is now the team lead for mobile.", ConflictValue, "name", true},
+		{"The user eats meat.", "The user has been vegetarian for a year and doesn't eat meat.", ConflictNegation, "", true},
+		{"The user eats fish.", "The user has been vegetarian for a year and doesn't eat meat.", "", "", false},
+		{"The user drives to work.", "The user no longer drives to work and now takes the train.", ConflictNegation, "", true},
+		{"The repository is public.", "The repository was made private.", ConflictNegation, "", true},
+		{"The meeting room booking is confirmed.", "The meeting room booking was cancelled.", ConflictNegation, "", true},
+		{"The project is on version 2.3.", "The project was upgraded to version 3.0.", ConflictValue, "number", true},
+		{"The project is on version 2.3.", "The mobile app was upgraded to version 3.0.", "", "", false},
+		{"The cluster runs Kubernetes 1.27.", "The cluster was upgraded to Kubernetes 1.29.", ConflictValue, "number", true},
+		{"The cluster runs Kubernetes 1.27.", "The cluster runs on 12 nodes.", "", "", false},
+		{"The app requires Python 3.9.", "The app requires Python 3.12.", ConflictValue, "number", true},
+		{"The app supports Python 3.9.", "The app supports Python 3.12.", "", "", false}, // many at once
+		{"The team uses Slack.", "The team now uses Microsoft Teams instead of Slack.", ConflictValue, "name", true},
+		{"The team uses Slack.", "The sales team uses Zoom instead of Slack.", "", "", false},
+		{"The company's main office is in Austin.", "The company moved its main office to Dallas.", ConflictValue, "name", true},
+		{"Tess has worked at the firm for six years.", "Tess has worked at the firm for two years.", ConflictValue, "number", true},
+		{"Tess worked at the firm for six years.", "Tess worked at the bank for two years.", "", "", false},
+		{"The newsletter is sent on Mondays.", "The newsletter is now sent on Thursdays.", ConflictValue, "day", true},
+		{"The report was sent to Ann.", "The report was sent to Bob.", "", "", false}, // sent to both
+		{"The design system is maintained by Lina.", "The design system is now maintained by Omar.", ConflictValue, "name", true},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {
