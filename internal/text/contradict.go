@@ -66,6 +66,10 @@ type claim struct {
 	// also marks a value said in addition to others ("office hours are
 	// also on Fridays"): it replaces none.
 	also bool
+	// owned marks a claim of a sentence that opens with "the user's": a
+	// change the user tells of ("the user cancelled PureGym") may replace
+	// it.
+	owned bool
 	// only marks a list said to be the whole of it ("now only on
 	// Fridays") where the key leaves the word out.
 	only bool
@@ -141,7 +145,8 @@ func clashes(o, n claim) bool {
 	case strings.HasPrefix(n.key, "t|"):
 		return n.change && listClash(o, n)
 	case strings.HasPrefix(n.key, "x|"):
-		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
+		led := slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) || o.owned && slices.Equal(n.lead, []string{"user"})
+		return n.change && !o.change && led && !within(n.value, o.values)
 	}
 	return listClash(o, n)
 }
@@ -270,9 +275,11 @@ func polarityClaim(toks []token) []claim {
 		case negation(t):
 			neg = !neg
 		case t.norm == "longer" && i > 0 && toks[i-1].norm == "no":
-		case t.norm == "is" && opposedNext(toks[i+1:]):
-			// "is broken" denies "works": the copula says nothing the
-			// opposite does not.
+		case t.norm == "is" && !strings.EqualFold(t.raw, "been"):
+			// "is broken" denies "works", "is unhelpful" "is helpful":
+			// the copula says nothing the words after it do not.
+		case t.norm == "at" && i+2 == len(toks) && toks[i+1].norm == "all":
+			skip = i + 1 // "doesn't like it at all" denies "likes it"
 		case (t.norm == "stand" || t.norm == "bear") && i > 1 && negation(toks[i-1]) && toks[i-2].norm == "can":
 			// "can't stand jazz" is "dislikes jazz": the negation is the
 			// verb's, not the claim's.
@@ -682,7 +689,9 @@ var synonyms = func() map[string]string {
 	for w, s := range map[string]string{"mandatory": "required", "compulsory": "required", "obligatory": "required",
 		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
 		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
-		"inexpensive": "cheap", "loud": "noisy", "working": "works", "functional": "works", "operational": "works",
+		"inexpensive": "cheap", "loud": "noisy", "roomy": "spacious", "wealthy": "rich", "dim": "dark", "rapid": "fast",
+		"nervous": "anxious", "pleased": "satisfied", "packed": "full", "freezing": "cold", "excellent": "good", "terrible": "bad",
+		"awful": "bad", "great": "good", "poorly": "badly", "working": "works", "functional": "works", "operational": "works",
 		"fixed": "works", "repaired": "works", "resolved": "closed", "warm": "hot", "cool": "cold", "chilly": "cold",
 		"tall": "long", "bright": "light", "pricey": "expensive", "costly": "expensive", "crowded": "full", "quick": "fast",
 		"hard": "difficult", "simple": "easy", "hired": "approved", "free": "available", "busy": "unavailable",
@@ -703,6 +712,13 @@ func normal(w string) (string, bool, bool) {
 	}
 	if o, ok := opposites[w]; ok {
 		return o.word, o.negative, true
+	}
+	if base, ok := denyingFolded[w]; ok {
+		b, denied, _ := normal(fold(base))
+		return b, !denied, true
+	}
+	if denyingBases[w] {
+		return w, false, true // one of a pair, as its opposite is
 	}
 	if base, ok := unPrefixed(w); ok {
 		b, denied, _ := normal(base)
@@ -757,6 +773,31 @@ func unPrefixed(w string) (string, bool) {
 	return "", false
 }
 
+// denying are words whose prefix (in-, im-, ir-, il-, dis-, ab-, a-)
+// denies the word after it ("inexperienced" is "experienced" denied); a
+// list, since most words in "in" ("install", "internal") deny nothing.
+var denying = map[string]string{"inexperienced": "experienced", "inconsistent": "consistent", "ineffective": "effective",
+	"inefficient": "efficient", "inappropriate": "appropriate", "inaccessible": "accessible", "incapable": "capable",
+	"incompetent": "competent", "inconvenient": "convenient", "insufficient": "sufficient", "intolerant": "tolerant",
+	"imperfect": "perfect", "irregular": "regular", "irrelevant": "relevant", "irresponsible": "responsible",
+	"illogical": "logical", "abnormal": "normal", "atypical": "typical", "disloyal": "loyal", "disobedient": "obedient",
+	"dishonest": "honest", "discontent": "content", "disrespectful": "respectful", "inactive": "active", "inadequate": "adequate",
+	"inaccurate": "accurate", "incomplete": "complete", "incorrect": "correct", "indirect": "direct", "informal": "formal",
+	"insecure": "secure", "insensitive": "sensitive", "invisible": "visible", "immature": "mature", "impatient": "patient",
+	"impolite": "polite", "impossible": "possible", "impractical": "practical", "improper": "proper", "illegal": "legal",
+	"irrational": "rational", "dissimilar": "similar", "disorganized": "organized", "disorganised": "organised",
+	"unhelpful": "helpful"}
+
+// denyingFolded is denying keyed by the folded word, as claims read it;
+// denyingBases the words they deny, folded.
+var denyingFolded, denyingBases = func() (map[string]string, map[string]bool) {
+	m, bases := map[string]string{}, map[string]bool{}
+	for w, b := range denying {
+		m[fold(w)], bases[fold(b)] = b, true
+	}
+	return m, bases
+}()
+
 // notUn are words in "un" that deny nothing.
 var notUn = foldSet("under", "understand", "understands", "understood", "undergo", "underway", "undertake", "union", "unions",
 	"unique", "unit", "units", "united", "universe", "university", "universal", "unix", "unity", "unless", "until", "unto", "uniform")
@@ -775,8 +816,7 @@ var nobody = map[string]string{fold("nobody"): fold("everyone"), fold("noone"): 
 
 // manner are adverbs of how something is done, which a denial of the
 // doing leaves out ("speaks French fluently", "does not speak French").
-var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "quickly": true,
-	"slowly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
+var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
 
 // prepositions are the words an opposite may take after it.
 var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
@@ -808,14 +848,15 @@ func valueClaims(toks []token) []claim {
 		}
 	}
 	lead := norms(toks)
-	if len(toks) > 1 && owner(toks[0]) {
+	owned := len(toks) > 1 && owner(toks[0])
+	if owned {
 		lead = lead[1:]
 	}
 	for i, t := range toks {
 		// A name, or a word a tool is said with ("uses npm"), is what a
 		// switch from it replaces.
 		if t.slot == "name" || t.slot == "code" || t.slot == "" && i > 0 && tooled[toks[i-1].norm] {
-			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: lead, values: values})
+			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: lead, values: values, owned: owned})
 		}
 	}
 	for i := 0; i < len(toks); i++ {
@@ -891,7 +932,7 @@ func changeClaims(toks []token, values []string) []claim {
 	for v, t := range toks {
 		// "quit Google", "resigned from Google", "left Google and joined
 		// Meta": the name is no longer the subject's.
-		if v > 0 && (t.norm == "quit" || t.norm == fold("resigned") || t.norm == "left" && slices.ContainsFunc(toks[v+1:], func(u token) bool { return u.norm == "and" })) {
+		if v > 0 && (t.norm == "quit" || t.norm == fold("resigned") || leaving[t.norm] && slices.ContainsFunc(toks[v+1:], func(u token) bool { return u.norm == "and" })) {
 			x := v + 1
 			if x < len(toks) && toks[x].norm == "from" {
 				x++
@@ -953,14 +994,19 @@ func changeClaims(toks []token, values []string) []claim {
 		if j > v+1 {
 			// "changed the default browser to Firefox": what changed is
 			// the subject's default browser.
-			obj, ok := subject(toks[v+1 : j])
+			obj, ok := subject(slices.DeleteFunc(slices.Clone(toks[v+1:j]), func(u token) bool { return particles[u.norm] }))
+			if !ok && !slices.ContainsFunc(toks[v+1:j], func(u token) bool { return !particles[u.norm] }) {
+				obj, ok = "", true // "went up to $25": what went up is the subject
+			}
 			if !ok {
 				continue
 			}
 			obj = strings.Join(slices.DeleteFunc(strings.Fields(obj), func(w string) bool { return possessives[w] }), " ")
-			if subj == "user" {
+			switch {
+			case obj == "":
+			case subj == "user":
 				subj = obj // "the user changed the phone number": the user's, as "the phone number" is
-			} else {
+			default:
 				subj += " " + obj
 			}
 		}
@@ -983,6 +1029,10 @@ func changeClaims(toks []token, values []string) []claim {
 
 // possessives are the words that say whose, as written and as fold makes
 // them ("its" is "it").
+// leaving are the verbs that give a name up when another follows ("left
+// Google and joined Meta", "cancelled PureGym and joined another gym").
+var leaving = foldSet("left", "cancelled", "canceled", "dropped", "ditched")
+
 var possessives = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{"its", "their", "his", "her", "our", "my", "your"} {
@@ -1262,6 +1312,10 @@ func lasting(toks []token, i int) int {
 
 // spans are the units of a span of time.
 var spans = foldSet("years", "months", "weeks", "days", "hours", "minutes", "decades")
+
+// particles are the adverbs a verb of change takes ("went up to", "came
+// down to"), which name nothing changed.
+var particles = map[string]bool{"up": true, "down": true, "back": true}
 
 // timed are the verbs that anchor only a day, a date or a time: a
 // newsletter sent on Mondays is not sent on Thursdays, but a report sent
@@ -1739,7 +1793,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs", "owned", "managed", "maintained", "led")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs", "owned", "managed", "maintained", "led", "studies", "study", "teaches", "teach")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {
@@ -1794,7 +1848,16 @@ var opposites = func() map[string]struct {
 		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
 		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},
 		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"},
-		{"sober", "drunk"}, {"rich", "poor"}, {"thin", "thick"}, {"sweet", "sour"}, {"guilty", "innocent"}, {"calm", "anxious"}, {"loose", "tight"}, {"fresh", "stale"}, {"smooth", "rough"}, {"generous", "stingy"}, {"patient", "impatient"}, {"mature", "immature"}, {"proprietary", "open-source"}, {"stateful", "stateless"}, {"reliable", "flaky"}, {"present", "missing"}, {"paid", "overdue"}, {"increase", "reduce"}, {"honest", "dishonest"}, {"approve", "disapprove"}, {"continued", "discontinued"}, {"qualified", "disqualified"}, {"legal", "unlawful"}, {"sunny", "cloudy"}, {"indoors", "outdoors"}, {"polite", "impolite"}, {"possible", "impractical"}, {"mobile", "stationary"}}
+		{"sober", "drunk"}, {"rich", "poor"}, {"thin", "thick"}, {"sweet", "sour"}, {"guilty", "innocent"}, {"calm", "anxious"}, {"loose", "tight"}, {"fresh", "stale"}, {"smooth", "rough"}, {"generous", "stingy"}, {"patient", "impatient"}, {"mature", "immature"}, {"proprietary", "open-source"}, {"stateful", "stateless"}, {"reliable", "flaky"}, {"present", "missing"}, {"paid", "overdue"}, {"increase", "reduce"}, {"honest", "dishonest"}, {"approve", "disapprove"}, {"continued", "discontinued"}, {"qualified", "disqualified"}, {"legal", "unlawful"}, {"sunny", "cloudy"}, {"indoors", "outdoors"}, {"polite", "impolite"}, {"possible", "impractical"}, {"mobile", "stationary"},
+		// Common opposites of people, places and things, for the updates
+		// users tell in one word (issue 22).
+		{"spacious", "cramped"}, {"quickly", "slowly"}, {"outgoing", "shy"}, {"extroverted", "introverted"}, {"new", "old"},
+		{"intact", "damaged"}, {"friendly", "aggressive"}, {"satisfied", "disappointed"}, {"valid", "expired"},
+		{"senior", "junior"}, {"hardworking", "lazy"}, {"modern", "outdated"}, {"up-to-date", "outdated"}, {"secure", "vulnerable"},
+		{"confirmed", "tentative"}, {"allow", "forbid"}, {"allows", "forbids"}, {"punctual", "late"}, {"organized", "disorganized"},
+		{"organised", "disorganised"}, {"smart", "stupid"}, {"sharp", "blunt"}, {"flexible", "rigid"},
+		{"quiet", "loud"}, {"relaxed", "stressed"}, {"fit", "unfit"}, {"tidy", "cluttered"}, {"fresh", "rotten"}, {"ripe", "unripe"},
+		{"solid", "fragile"}, {"transparent", "opaque"}, {"legitimate", "fraudulent"}, {"current", "outdated"}}
 	m := map[string]struct {
 		word     string
 		negative bool

@@ -126,6 +126,19 @@ func TestContradicts(t *testing.T) {
 		{"The report was sent to Ann.", "The report was sent to Bob.", "", "", false}, // sent to both
 		{"The design system is maintained by Lina.", "The design system is now maintained by Omar.", ConflictValue, "name", true},
 
+		{"The user's landlord is helpful.", "The user's landlord is unhelpful.", ConflictNegation, "", true},
+		{"The new hire is experienced with Terraform.", "The new hire is inexperienced with Terraform.", ConflictNegation, "", true},
+		{"The user's install is complete.", "The user's install is internal.", "", "", false}, // "in" denies nothing here
+		{"The checkout page loads quickly.", "The checkout page loads slowly.", ConflictNegation, "", true},
+		{"The checkout page loads quickly.", "The search page loads slowly.", "", "", false},
+		{"The user's passport is valid.", "The user's passport has expired.", ConflictNegation, "", true},
+		{"Priya likes her new role.", "Priya doesn't like her new role at all.", ConflictNegation, "", true},
+		{"The price of the plan is $20 a month.", "The price of the plan went up to $25 a month.", ConflictValue, "amount", true},
+		{"The price of the plan is $20 a month.", "The price of the family plan went up to $35 a month.", "", "", false},
+		{"The user's nephew studies at Oxford.", "The user's nephew studies at Cambridge.", ConflictValue, "name", true},
+		{"The user's gym is PureGym.", "The user cancelled PureGym and joined The Gym Group.", ConflictValue, "name", true},
+		{"The quarterly report was submitted.", "The quarterly report hasn't been submitted.", ConflictNegation, "", true},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {
