@@ -218,6 +218,7 @@ func claims(content string) []claim {
 		cs = append(cs, versionClaims(toks)...)
 		cs = append(cs, tailClaim(toks, marks.now)...)
 		cs = append(cs, insteadClaims(toks)...)
+		cs = append(cs, attributeClaims(toks)...)
 		for i := range cs {
 			cs[i].also = marks.also && cs[i].slot != ""
 		}
@@ -870,6 +871,9 @@ func valueClaims(toks []token) []claim {
 			a = lasting(toks, i)
 		}
 		if a < 0 {
+			a = habitual(toks, i)
+		}
+		if a < 0 {
 			// "The kids go to Oakwood School", "Ann attends Leeds
 			// University": where the subject is, which a move replaces,
 			// though not a value a sentence of its own replaces (the user
@@ -1308,6 +1312,37 @@ func lasting(toks []token, i int) int {
 		}
 	}
 	return -1
+}
+
+// habitual is, for a measure (a number, an amount, a percent, a time, a
+// code) that a verb in the present states of its subject ("the battery
+// lasts about 9 hours", "the room seats 12 people", "the daycare closes at
+// 6pm"), the index of that verb, which anchors it: what a thing does as a
+// rule it does with one measure at a time, and the same sentence with
+// another replaces it. A past ("bought 3 shirts", "ran 5 km on Monday")
+// tells of one event of many; a name or a day after a verb of many
+// ("speaks Spanish", "swims on Tuesdays") may be one of several. -1 if
+// none.
+func habitual(toks []token, i int) int {
+	switch toks[i].slot {
+	case "number", "amount", "percent", "time", "code":
+	default:
+		return -1
+	}
+	v := verbAt(toks)
+	if v < 1 || v >= i {
+		return -1
+	}
+	lw := strings.ToLower(toks[v].raw)
+	present := len(lw) > 3 && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && !strings.HasSuffix(lw, "us") && !strings.HasSuffix(lw, "is")
+	if !present || slices.ContainsFunc(toks[:i], func(t token) bool {
+		w := strings.ToLower(t.raw)
+		_, past := pasts[w]
+		return past || w == "was" || w == "were" || w == "did" || t.slot == "" && len(w) > 4 && strings.HasSuffix(w, "ed")
+	}) {
+		return -1
+	}
+	return v
 }
 
 // spans are the units of a span of time.

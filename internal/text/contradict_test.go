@@ -139,6 +139,23 @@ func TestContradicts(t *testing.T) {
 		{"The user's gym is PureGym.", "The user cancelled PureGym and joined The Gym Group.", ConflictValue, "name", true},
 		{"The quarterly report was submitted.", "The quarterly report hasn't been submitted.", ConflictNegation, "", true},
 
+		// A measure a present states as a rule; an attribute said two ways.
+		{"The conference room seats 12 people.", "The conference room seats 20 people.", ConflictValue, "number", true},
+		{"The user's phone battery lasts about 9 hours.", "The user's phone battery lasts about 5 hours.", ConflictValue, "number", true},
+		{"The user's phone battery lasts about 9 hours.", "The user's laptop battery lasts about 5 hours.", "", "", false},
+		{"The user bought 3 shirts.", "The user bought 5 shirts.", "", "", false}, // two purchases
+		{"The user spent $40 at the market on Saturday.", "The user spent $40 at the market on Tuesday.", "", "", false},
+		{"The user swims on Tuesdays.", "The user swims on Thursdays.", "", "", false}, // habits on two days
+		{"The user's salary is $90,000.", "The user earns $95,000.", ConflictValue, "amount", true},
+		{"The user's salary is $90,000.", "The user's bonus is $5,000.", "", "", false},
+		{"The user earns $95,000.", "The user earned $60,000 in 2019.", "", "", false}, // another time
+		{"Marta's employer is Siemens.", "Marta works for Bosch.", ConflictValue, "name", true},
+		{"Marta's employer is Siemens.", "Marta's husband works for Bosch.", "", "", false},
+		{"The user works at Spotify.", "The user worked at Klarna before joining Spotify.", "", "", false},
+		{"The user's son goes to Greenfield Primary.", "The user's son's school is Riverside Primary.", ConflictValue, "name", true},
+		{"The user goes to Paris.", "The user's school is Riverside Primary.", "", "", false},
+		{"Jon's birthday is on 4 May.", "Jon was born on 9 May.", ConflictValue, "date", true},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {

@@ -189,3 +189,106 @@ func insteadClaims(toks []token) []claim {
 	y := toks[v+n]
 	return []claim{{key: "x|" + x.slot + ":" + x.norm, slot: x.slot, value: "→" + y.norm, raw: y.raw, change: true, lead: strings.Fields(subj)}}
 }
+
+// attributeNouns name an attribute a subject has one of at a time, which
+// a sentence may state by its noun ("the user's salary is $90,000") or by
+// a verb (earnsAttr and the frames in attributeClaims): the attribute each
+// names.
+var attributeNouns = map[string]string{fold("salary"): "income", fold("income"): "income", fold("wage"): "income",
+	fold("employer"): "employer", fold("hometown"): "hometown", fold("birthplace"): "birthplace",
+	fold("headquarters"): "headquarters", "hq": "headquarters", fold("school"): "school", fold("age"): "age",
+	fold("birthday"): "birthday", fold("weight"): "weight", fold("height"): "height", fold("address"): "address"}
+
+// schools are the last words of a school's name ("Oakwood School",
+// "Riverside Primary"): going to one is attending it.
+var schools = foldSet("school", "primary", "academy", "college", "university", "nursery", "high", "elementary", "kindergarten")
+
+// attributeClaims are the attributes of one value at a time that a
+// sentence states, by noun or by verb, keyed by subject and attribute
+// (c|), so that one said two ways clashes: "the user's salary is $90,000"
+// and "the user earns $95,000", "Marta's employer is Siemens" and "Marta
+// works for Bosch", "the son's school is Riverside Primary" and "the son
+// goes to Greenfield Primary", "the startup's headquarters are in Berlin"
+// and "the startup is headquartered in Hamburg", "Jon's birthday is on 4
+// May" and "Jon was born on 9 May". A past that tells of another time
+// ("earned $60,000 in 2019") states none.
+func attributeClaims(toks []token) []claim {
+	if len(toks) < 3 || slices.ContainsFunc(toks, func(t token) bool { return negation(t) || t.norm == "and" || t.norm == "or" }) {
+		return nil
+	}
+	at := func(subj, attr string, j int, want ...string) []claim {
+		for j < len(toks) && toks[j].slot == "" && (linking[toks[j].norm] || toks[j].norm == "is") {
+			j++
+		}
+		if j >= len(toks) || !slices.Contains(want, toks[j].slot) || subj == "" {
+			return nil
+		}
+		v := toks[j]
+		if f := strings.Fields(v.norm); attr == "school" && !schools[fold(f[len(f)-1])] {
+			return nil
+		}
+		return []claim{{key: "c|" + subj + "|" + attr, slot: v.slot, value: v.norm, raw: v.raw}}
+	}
+	// By noun: "the user's salary is", "the startup's headquarters are in".
+	for n := 1; n+1 < len(toks); n++ {
+		attr, ok := attributeNouns[toks[n].norm]
+		if !ok || !present(toks[n+1]) {
+			continue
+		}
+		subj, ok := subject(toks[:n])
+		if !ok {
+			return nil
+		}
+		return at(subj, attr, n+2, attributeSlots[attr]...)
+	}
+	v := verbAt(toks)
+	if v < 1 {
+		return nil
+	}
+	subj, ok := subject(toks[:v])
+	if !ok {
+		return nil
+	}
+	w, lw := toks[v].norm, strings.ToLower(toks[v].raw)
+	if lw != "grew" && lw != "was" && !present(toks[v]) {
+		return nil // "worked at Klarna before", "earned $60,000 in 2019": another time
+	}
+	next := ""
+	if v+1 < len(toks) {
+		next = toks[v+1].norm
+	}
+	switch {
+	case w == fold("earns") || w == fold("makes"):
+		return at(subj, "income", v+1, "amount")
+	case w == fold("works") && (next == "for" || next == "at") || w == "is" && next == fold("employed"):
+		return at(subj, "employer", v+1, "name")
+	case lw == "grew" && next == "up", w == "is" && next == "from", w == fold("comes") && next == "from":
+		return at(subj, "hometown", v+2, "name")
+	case w == fold("headquartered") || w == "is" && next == fold("headquartered"):
+		return at(subj, "headquarters", v+1, "name")
+	case w == fold("attends") || w == fold("goes") && next == "to":
+		return at(subj, "school", v+1, "name")
+	case w == fold("weighs"):
+		return at(subj, "weight", v+1, "number")
+	case w == fold("turns") || w == "is" && v+1 < len(toks) && strings.HasSuffix(strings.ToLower(toks[v+1].raw), "old"):
+		return at(subj, "age", v+1, "number")
+	case (lw == "was" || w == "is") && next == fold("born"):
+		if v+2 < len(toks) && toks[v+2].norm == "in" {
+			return at(subj, "birthplace", v+2, "name")
+		}
+		return at(subj, "birthday", v+2, "date")
+	}
+	return nil
+}
+
+// present reports whether t is a verb in the present: "is", "are", or a
+// third person in -s.
+func present(t token) bool {
+	lw := strings.ToLower(t.raw)
+	return lw == "is" || lw == "are" || lw == "am" || len(lw) > 3 && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss")
+}
+
+// attributeSlots are the kinds of value each attribute takes.
+var attributeSlots = map[string][]string{"income": {"amount"}, "employer": {"name"}, "hometown": {"name"}, "birthplace": {"name"},
+	"headquarters": {"name"}, "school": {"name"}, "age": {"number"}, "birthday": {"date"}, "weight": {"number"}, "height": {"number"},
+	"address": {"name", "code"}}
