@@ -325,3 +325,41 @@ func TestSummaryStatesTheNewestValue(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryStatesAnUpdateToldInOtherWords: the newest value of a claim
+// that a later memory updated in other words ("is now owned by") heads
+// the summary with what it replaced, as a re-stated value does.
+func TestSummaryStatesAnUpdateToldInOtherWords(t *testing.T) {
+	f := newFixture(t)
+	f.svc.Config.Strategy = memory.ConsolidateDualMode
+	f.mem.Contradictions = memory.ContradictionsOff
+	for _, n := range []string{
+		"The billing service is owned by the payments team.",
+		"The billing service sends the invoices every night and retries a failed charge twice.",
+		"The billing service is now owned by the platform team.",
+		"The billing service pages the on-call engineer when a charge fails twice.",
+	} {
+		confidence := 0.9
+		f.remember(ann, memory.EntryWrite{Content: n, Confidence: &confidence})
+		f.clk.Advance(10 * time.Minute)
+	}
+	f.clk.Advance(48 * time.Hour)
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
+		t.Fatalf("groups = %+v, want one abstractive group of the billing notes", rep.Groups)
+	}
+	got, err := f.mem.Recall(as(ann), []string{rep.Groups[0].SummaryID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := got[0].Content
+	if want := "The billing service is now owned by the platform team (earlier: payments team)."; !strings.Contains(sum, want) {
+		t.Errorf("the summary does not state the newest owner with what it replaced (%q):\n%s", want, sum)
+	}
+	if strings.Contains(sum, "is owned by the payments team") {
+		t.Errorf("the summary states the replaced owner as if it held:\n%s", sum)
+	}
+}
