@@ -217,6 +217,9 @@ func claims(content string) []claim {
 		cs = append(cs, handoverClaims(toks)...)
 		cs = append(cs, versionClaims(toks)...)
 		cs = append(cs, tailClaim(toks, marks.now)...)
+		if marks.andNow {
+			cs = append(cs, tailClaim(nowClause(toks), true)...) // "sold the car and now commutes by bike"
+		}
 		cs = append(cs, insteadClaims(toks)...)
 		cs = append(cs, attributeClaims(toks)...)
 		for i := range cs {
@@ -690,7 +693,7 @@ var synonyms = func() map[string]string {
 	for w, s := range map[string]string{"mandatory": "required", "compulsory": "required", "obligatory": "required",
 		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
 		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
-		"inexpensive": "cheap", "loud": "noisy", "roomy": "spacious", "wealthy": "rich", "dim": "dark", "rapid": "fast",
+		"inexpensive": "cheap", "loud": "noisy", "roomy": "spacious", "neat": "tidy", "wealthy": "rich", "dim": "dark", "rapid": "fast",
 		"nervous": "anxious", "pleased": "satisfied", "packed": "full", "freezing": "cold", "excellent": "good", "terrible": "bad",
 		"awful": "bad", "great": "good", "poorly": "badly", "working": "works", "functional": "works", "operational": "works",
 		"fixed": "works", "repaired": "works", "resolved": "closed", "warm": "hot", "cool": "cold", "chilly": "cold",
@@ -820,7 +823,7 @@ var nobody = map[string]string{fold("nobody"): fold("everyone"), fold("noone"): 
 var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
 
 // prepositions are the words an opposite may take after it.
-var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
+var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true, "of": true}
 
 // having are the verbs that say, like "have", what something holds.
 var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have,
@@ -1016,8 +1019,8 @@ func changeClaims(toks []token, values []string) []claim {
 		}
 		n := toks[at]
 		class := verb.classes[n.slot]
-		if label != "" && class != "" {
-			class = label
+		if label != "" {
+			class = label // "moved to port 7100": the port, whatever else the verb moves
 		}
 		if class != "" && strings.HasPrefix(n.raw, "#") {
 			class = "is" // a channel moved to another is what it is now, not where
@@ -1892,7 +1895,7 @@ var opposites = func() map[string]struct {
 		{"confirmed", "tentative"}, {"allow", "forbid"}, {"allows", "forbids"}, {"punctual", "late"}, {"organized", "disorganized"},
 		{"organised", "disorganised"}, {"smart", "stupid"}, {"sharp", "blunt"}, {"flexible", "rigid"},
 		{"quiet", "loud"}, {"relaxed", "stressed"}, {"fit", "unfit"}, {"tidy", "cluttered"}, {"fresh", "rotten"}, {"ripe", "unripe"},
-		{"solid", "fragile"}, {"transparent", "opaque"}, {"legitimate", "fraudulent"}, {"current", "outdated"}}
+		{"solid", "fragile"}, {"older", "younger"}, {"elder", "younger"}, {"transparent", "opaque"}, {"legitimate", "fraudulent"}, {"current", "outdated"}}
 	m := map[string]struct {
 		word     string
 		negative bool

@@ -156,6 +156,12 @@ func TestContradicts(t *testing.T) {
 		{"The user goes to Paris.", "The user's school is Riverside Primary.", "", "", false},
 		{"Jon's birthday is on 4 May.", "Jon was born on 9 May.", ConflictValue, "date", true},
 
+		{"The project is ahead of schedule.", "The project is behind schedule.", ConflictNegation, "", true},
+		{"The payments API runs on port 7000.", "The payments API was moved to port 7100.", ConflictValue, "number", true},
+		{"The payments API runs on port 7000.", "The payments worker runs on port 7100.", "", "", false},
+		{"The user commutes by car.", "The user sold the car and now commutes by bike.", ConflictValue, "value", true},
+		{"The user commutes by car.", "The user's partner commutes by bike.", "", "", false},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {

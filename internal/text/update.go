@@ -67,6 +67,21 @@ func clausePolarity(toks []token, andNow bool) []claim {
 	return out
 }
 
+// nowClause is, of a sentence that goes on with "and now" or "but now",
+// the clause after it with the first clause's subject ("the user sold the
+// car and now commutes by bike": "the user commutes by bike"), or nil.
+func nowClause(toks []token) []token {
+	k := slices.IndexFunc(toks, func(t token) bool { return t.norm == "and" || t.norm == "but" })
+	if k < 2 || k+1 >= len(toks) {
+		return nil
+	}
+	v := verbAt(toks[:k])
+	if v < 1 {
+		return nil
+	}
+	return append(slices.Clone(toks[:v]), toks[k+1:]...)
+}
+
 // tails are the prepositions after which a sentence says where, by whom
 // or on what something is ("is owned by", "works on", "is kept in").
 var tails = map[string]bool{"by": true, "on": true, "in": true, "at": true, "to": true, "for": true, "with": true, "from": true}
