@@ -209,6 +209,9 @@ func claims(content string) []claim {
 		if c, ok := clause(toks); ok {
 			cs = append(cs, valueClaims(c)...)
 		}
+		if c, ok := hasIts(toks); ok {
+			cs = append(cs, valueClaims(c)...)
+		}
 		cs = append(cs, roleClaim(s, toks)...)
 		cs = append(cs, attributeClaim(toks)...)
 		cs = append(cs, preferenceClaim(toks)...)
@@ -222,6 +225,7 @@ func claims(content string) []claim {
 		}
 		cs = append(cs, insteadClaims(toks)...)
 		cs = append(cs, attributeClaims(toks)...)
+		cs = append(cs, toolClaims(toks)...)
 		for i := range cs {
 			cs[i].also = marks.also && cs[i].slot != ""
 		}

@@ -162,6 +162,14 @@ func TestContradicts(t *testing.T) {
 		{"The user commutes by car.", "The user sold the car and now commutes by bike.", ConflictValue, "value", true},
 		{"The user commutes by car.", "The user's partner commutes by bike.", "", "", false},
 
+		{"The build uses Maven.", "The build was migrated to Gradle.", ConflictValue, "name", true},
+		{"The build uses Maven.", "The build server was migrated to AWS.", "", "", false},
+		{"The analytics team uses Tableau and dbt.", "The analytics team migrated to Looker.", "", "", false}, // one of two
+		{"The mobile team uses Firebase.", "The mobile team moved to Lisbon.", "", "", false},
+		{"The charity has its headquarters in Geneva.", "The charity is headquartered in Vienna.", ConflictValue, "name", true},
+		{"The charity has its headquarters in Geneva.", "The charity has an office in Vienna.", "", "", false},
+		{"The user's band has its rehearsal space in Camden.", "The user's band's rehearsal space is in Hackney.", ConflictValue, "name", true},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {

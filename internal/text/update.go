@@ -67,6 +67,65 @@ func clausePolarity(toks []token, andNow bool) []claim {
 	return out
 }
 
+// toolClaims are the one tool a sentence says its subject uses ("the
+// build uses Maven"), which a migration or a switch to another replaces
+// ("the build was migrated to Gradle", "the mobile team switched to
+// Supabase"): both claim the subject's tool (u|subject|tool), which only
+// the change clashes on. A list of tools ("uses Tableau and dbt") is not
+// replaced whole by one migration; a move ("moved to Lisbon") may be of
+// place, not of tool.
+func toolClaims(toks []token) []claim {
+	v := verbAt(toks)
+	if v < 1 || v+1 >= len(toks) || slices.ContainsFunc(toks, func(t token) bool { return negation(t) || t.norm == "and" || t.norm == "or" }) {
+		return nil
+	}
+	subj, ok := subject(toks[:v])
+	if !ok {
+		return nil
+	}
+	t := toks[v]
+	switch {
+	case (t.norm == fold("uses") || t.norm == fold("use")) && v+2 == len(toks) && (toks[v+1].slot == "name" || toks[v+1].slot == "code"):
+		n := toks[v+1]
+		return []claim{{key: "u|" + subj + "|tool|" + n.slot, slot: n.slot, value: n.norm, raw: n.raw, values: []string{n.norm}}}
+	case auxiliary[t.norm] || migrating[t.norm]:
+		m := slices.IndexFunc(toks[v:], func(u token) bool { return migrating[u.norm] })
+		if m < 0 {
+			return nil
+		}
+		m += v
+		if m+3 != len(toks) || toks[m+1].norm != "to" || toks[m+2].slot != "name" && toks[m+2].slot != "code" ||
+			slices.ContainsFunc(toks[v:m], func(u token) bool { return !auxiliary[u.norm] }) {
+			return nil
+		}
+		n := toks[m+2]
+		return []claim{{key: "u|" + subj + "|tool|" + n.slot, slot: n.slot, value: n.norm, raw: n.raw, change: true}}
+	}
+	return nil
+}
+
+// migrating are the verbs of a change of tool.
+var migrating = foldSet("migrated", "switched", "migrate", "switch")
+
+// hasIts reads "the band has its rehearsal space in Camden" as "the band
+// rehearsal space is in Camden", which is how "the band's rehearsal space
+// is in Hackney" reads: a place held, said with "has its".
+func hasIts(toks []token) ([]token, bool) {
+	h := slices.IndexFunc(toks, func(t token) bool { return strings.EqualFold(t.raw, "has") })
+	if h < 1 || h+3 >= len(toks) || !possessives[toks[h+1].norm] {
+		return nil, false
+	}
+	p := slices.IndexFunc(toks[h+2:], func(t token) bool { return t.slot != "" || t.norm == "in" || t.norm == "at" || t.norm == "on" })
+	if p < 1 || p > 3 || toks[h+2+p].slot != "" {
+		return nil, false
+	}
+	p += h + 2
+	out := slices.Clone(toks[:h])
+	out = append(out, toks[h+2:p]...)
+	out = append(out, token{norm: "is", raw: "is"})
+	return append(out, toks[p:]...), true
+}
+
 // nowClause is, of a sentence that goes on with "and now" or "but now",
 // the clause after it with the first clause's subject ("the user sold the
 // car and now commutes by bike": "the user commutes by bike"), or nil.
@@ -244,10 +303,21 @@ func attributeClaims(toks []token) []claim {
 		}
 		return []claim{{key: "c|" + subj + "|" + attr, slot: v.slot, value: v.norm, raw: v.raw}}
 	}
-	// By noun: "the user's salary is", "the startup's headquarters are in".
+	// By noun: "the user's salary is", "the startup's headquarters are in",
+	// "the charity has its headquarters in".
 	for n := 1; n+1 < len(toks); n++ {
 		attr, ok := attributeNouns[toks[n].norm]
-		if !ok || !present(toks[n+1]) {
+		if !ok {
+			continue
+		}
+		if n > 2 && possessives[toks[n-1].norm] && toks[n-2].norm == have && strings.EqualFold(toks[n-2].raw, "has") && toks[n+1].norm == "in" {
+			subj, ok := subject(toks[:n-2])
+			if !ok {
+				return nil
+			}
+			return at(subj, attr, n+1, attributeSlots[attr]...)
+		}
+		if !present(toks[n+1]) {
 			continue
 		}
 		subj, ok := subject(toks[:n])
@@ -279,8 +349,10 @@ func attributeClaims(toks []token) []claim {
 		return at(subj, "employer", v+1, "name")
 	case lw == "grew" && next == "up", w == "is" && next == "from", w == fold("comes") && next == "from":
 		return at(subj, "hometown", v+2, "name")
-	case w == fold("headquartered") || w == "is" && next == fold("headquartered"):
+	case w == fold("headquartered"):
 		return at(subj, "headquarters", v+1, "name")
+	case w == "is" && next == fold("headquartered"):
+		return at(subj, "headquarters", v+2, "name")
 	case w == fold("attends") || w == fold("goes") && next == "to":
 		return at(subj, "school", v+1, "name")
 	case w == fold("weighs"):
