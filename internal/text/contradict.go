@@ -1321,8 +1321,8 @@ func lasting(toks []token, i int) int {
 	return -1
 }
 
-// habitual is, for a measure (a number, an amount, a percent, a time, a
-// code) that a verb in the present states of its subject ("the battery
+// habitual is, for a measure (a number, an amount, a percent, a time)
+// that a verb in the present states of its subject ("the battery
 // lasts about 9 hours", "the room seats 12 people", "the daycare closes at
 // 6pm"), the index of that verb, which anchors it: what a thing does as a
 // rule it does with one measure at a time, and the same sentence with
@@ -1332,9 +1332,9 @@ func lasting(toks []token, i int) int {
 // none.
 func habitual(toks []token, i int) int {
 	switch toks[i].slot {
-	case "number", "amount", "percent", "time", "code":
+	case "number", "amount", "percent", "time":
 	default:
-		return -1
+		return -1 // a code names a thing, as a name does: "fails on arm v2" and "on arm v3" may both hold
 	}
 	v := verbAt(toks)
 	if v < 1 || v >= i {
