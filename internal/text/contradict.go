@@ -1337,7 +1337,7 @@ func habitual(toks []token, i int) int {
 		return -1 // a code names a thing, as a name does: "fails on arm v2" and "on arm v3" may both hold
 	}
 	v := verbAt(toks)
-	if v < 1 || v >= i {
+	if v < 1 || v >= i || capable[toks[v].norm] {
 		return -1
 	}
 	lw := strings.ToLower(toks[v].raw)
@@ -1351,6 +1351,10 @@ func habitual(toks []token, i int) int {
 	}
 	return v
 }
+
+// capable are the verbs of what a thing can do or take, of which it may
+// do many: "supports 5 GHz" and "supports 2.4 GHz" both hold.
+var capable = foldSet("supports", "accepts", "offers", "handles", "includes", "contains", "provides", "covers")
 
 // spans are the units of a span of time.
 var spans = foldSet("years", "months", "weeks", "days", "hours", "minutes", "decades")

@@ -143,8 +143,9 @@ func TestContradicts(t *testing.T) {
 		{"The conference room seats 12 people.", "The conference room seats 20 people.", ConflictValue, "number", true},
 		{"The user's phone battery lasts about 9 hours.", "The user's phone battery lasts about 5 hours.", ConflictValue, "number", true},
 		{"The user's phone battery lasts about 9 hours.", "The user's laptop battery lasts about 5 hours.", "", "", false},
-		{"The user bought 3 shirts.", "The user bought 5 shirts.", "", "", false},   // two purchases
-		{"The build fails on arm v2.", "The build fails on arm v3.", "", "", false}, // a code names a thing
+		{"The user bought 3 shirts.", "The user bought 5 shirts.", "", "", false},     // two purchases
+		{"The build fails on arm v2.", "The build fails on arm v3.", "", "", false},   // a code names a thing
+		{"The router supports 5 GHz.", "The router supports 2.4 GHz.", "", "", false}, // many at once
 		{"The user spent $40 at the market on Saturday.", "The user spent $40 at the market on Tuesday.", "", "", false},
 		{"The user swims on Tuesdays.", "The user swims on Thursdays.", "", "", false}, // habits on two days
 		{"The user's salary is $90,000.", "The user earns $95,000.", ConflictValue, "amount", true},
