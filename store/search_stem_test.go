@@ -66,3 +66,23 @@ func TestSearchReadsOperatorsAsText(t *testing.T) {
 		}
 	})
 }
+
+// The archive is its own index on both engines: an archived memory leaves
+// the active one and is found only when the search includes the archive.
+func TestSearchFindsTheArchiveOnlyWhenAsked(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		kept := remember(t, s, ann, memory.EntryWrite{Content: "the quarterly accounting close"}).ID
+		old := remember(t, s, ann, memory.EntryWrite{Content: "last year's accounting close, archived"}).ID
+		if _, err := db.SQL().Exec(`UPDATE memories SET archived_at = 1, archive_reason = 'expired' WHERE id = '` + old + `'`); err != nil {
+			t.Fatal(err)
+		}
+		if got := search(t, s, ann, memory.Query{Text: "accounting close"}); !slices.Equal(got, []string{kept}) {
+			t.Errorf("without the archive: %v, want %s", got, kept)
+		}
+		got := search(t, s, ann, memory.Query{Text: "accounting close archived", IncludeArchived: true})
+		if len(got) != 2 || got[0] != old {
+			t.Errorf("with the archive: %v, want %s first, then %s", got, old, kept)
+		}
+	})
+}
