@@ -109,6 +109,18 @@ func TestCopyMovesEverythingOntoPostgres(t *testing.T) {
 	if err != nil || len(gone.Memories) != 1 || gone.Memories[0].ID != kept.ID || gone.Memories[0].ForgottenAt == nil {
 		t.Fatalf("the forgotten memories on PostgreSQL: %+v, %v; want %s", gone, err, kept.ID)
 	}
+	// The copied rows are searched by their terms on PostgreSQL as by FTS5.
+	q := memory.Query{Text: "staging cluster noon", Limit: 10}
+	hits, werr := store.NewMemoryService(lite, nil).Search(as(ann), q)
+	found, gerr := store.NewMemoryService(pg, nil).Search(as(ann), q)
+	if werr != nil || gerr != nil || len(hits) != 4 || len(found) != len(hits) {
+		t.Fatalf("search after the copy: %d hits on PostgreSQL (%v), %d in SQLite (%v); want the 4 memories not forgotten", len(found), gerr, len(hits), werr)
+	}
+	for i := range hits {
+		if found[i].ID != hits[i].ID {
+			t.Fatalf("hit %d: %s on PostgreSQL, %s in SQLite", i, found[i].ID, hits[i].ID)
+		}
+	}
 	next, err := pg.InsertNote(ctx, memory.Note{Agent: "ann", Run: "r1", Kind: memory.NoteAgent, Text: "After the move."})
 	if err != nil || next.ID != note.ID+1 {
 		t.Fatalf("the first note written after the copy: id %d, %v; want %d", next.ID, err, note.ID+1)
