@@ -131,3 +131,32 @@ func TestCopyMovesEverythingOntoPostgres(t *testing.T) {
 		t.Fatalf("a second copy into the same database: %v, want ECONFLICT saying it is not empty", err)
 	}
 }
+
+// BenchmarkCopy copies a SQLite store of 5,000 memories (and what their
+// writes made beside them: the write log, the change feed, spaces) into
+// PostgreSQL, and reports the rows copied per second, checks included.
+func BenchmarkCopy(b *testing.B) {
+	ctx := context.Background()
+	lite, _ := openDB(b)
+	mems := store.NewMemoryService(lite, nil)
+	ann := as(memory.Identity{AgentID: "ann", Seniority: memory.SeniorityMid, Autonomy: memory.AutonomySemi})
+	for i := range 5000 {
+		if _, err := mems.Remember(ann, memory.EntryWrite{Content: fmt.Sprintf("Build %d of the nightly pipeline failed at step %d on runner %d.", i, i%17, i%5)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var rows int64
+	for b.Loop() {
+		b.StopTimer()
+		pg, _ := openPostgresDB(b) // a new database, its schema made
+		b.StartTimer()
+		copied, err := lite.Copy(ctx, pg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range copied {
+			rows += c.Rows
+		}
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
