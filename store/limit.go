@@ -94,43 +94,58 @@ func (db *DB) readCommitted(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // counters reads principal's counters named names as Counters gives them
-// to its fn, holding their rows: a row is made for each counter not kept
-// yet (with at 0, read as never kept, until fn keeps it), so that two
-// admissions lock the same rows rather than each insert its own.
+// to its fn, holding their rows. A counter with no row gets one first
+// (with at 0, read as never kept, until fn keeps it), so that two
+// admissions of a new caller lock the same rows rather than each insert
+// its own; a caller's later admissions find their rows at once.
 func (tx *Tx) counters(ctx context.Context, principal string, names []string, now time.Time) ([]Counter, error) {
-	cs := make([]Counter, len(names))
-	var rows []string
+	cs, rows, err := tx.lockCounters(ctx, principal, names, now)
+	if err != nil || rows == len(names) {
+		return cs, err
+	}
+	var values []string
 	args := []any{}
-	for i, n := range names {
-		cs[i].Name = n
-		rows = append(rows, "(?, ?, 0, 0, ?)")
+	for _, n := range names {
+		values = append(values, "(?, ?, 0, 0, ?)")
 		args = append(args, principal, n, nanos(now.Add(time.Minute)))
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO gate_counters (principal, name, value, at, expires_at) VALUES `+strings.Join(rows, ", ")+`
+	if _, err := tx.exec(ctx, `INSERT INTO gate_counters (principal, name, value, at, expires_at) VALUES `+strings.Join(values, ", ")+`
 		ON CONFLICT (principal, name) DO NOTHING`, args...); err != nil {
 		return nil, fmt.Errorf("make gate counters: %w", err)
+	}
+	cs, _, err = tx.lockCounters(ctx, principal, names, now)
+	return cs, err
+}
+
+// lockCounters reads (on PostgreSQL, locking) the rows of principal's
+// counters named names, and returns the counters and how many rows it
+// found.
+func (tx *Tx) lockCounters(ctx context.Context, principal string, names []string, now time.Time) ([]Counter, int, error) {
+	cs := make([]Counter, len(names))
+	args := []any{principal}
+	for i, n := range names {
+		cs[i].Name = n
+		args = append(args, n)
 	}
 	q := `SELECT name, value, at, expires_at FROM gate_counters WHERE principal = ? AND name IN (?` +
 		strings.Repeat(", ?", len(names)-1) + `)`
 	if tx.db.postgres {
 		q += ` ORDER BY name FOR UPDATE` // in one order, so that two admissions never wait on each other
 	}
-	args = []any{principal}
-	for _, n := range names {
-		args = append(args, n)
-	}
 	got, err := tx.query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read gate counters: %w", err)
+		return nil, 0, fmt.Errorf("read gate counters: %w", err)
 	}
 	defer got.Close()
+	found := 0
 	for got.Next() {
 		var name string
 		var value float64
 		var at, expires int64
 		if err := got.Scan(&name, &value, &at, &expires); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		found++
 		if at == 0 || expires <= nanos(now) {
 			continue // never kept, or no longer of use: as if there were none
 		}
@@ -140,7 +155,7 @@ func (tx *Tx) counters(ctx context.Context, principal string, names []string, no
 			}
 		}
 	}
-	return cs, got.Err()
+	return cs, found, got.Err()
 }
 
 // keepCounters writes principal's counters cs but those never kept (a zero
