@@ -40,9 +40,7 @@ const copyBatch = 500
 // Copy copies every row of db, a SQLite store, into dst, a PostgreSQL
 // store whose tables are empty, in one transaction of dst from one
 // snapshot of db: either all of it is there or none. Nothing may write to
-// either while it runs (the servers on db are stopped first). The rows'
-// text-search terms on PostgreSQL are not written here; the engine's
-// search writes them.
+// either while it runs (the servers on db are stopped first).
 func (db *DB) Copy(ctx context.Context, dst *DB) ([]CopiedTable, error) {
 	if db.postgres || !dst.postgres {
 		return nil, errors.New("copy: from a SQLite store into a PostgreSQL one")
@@ -71,6 +69,12 @@ func (db *DB) Copy(ctx context.Context, dst *DB) ([]CopiedTable, error) {
 					return fmt.Errorf("copy %s: %w", t, err)
 				}
 				out = append(out, CopiedTable{Table: t, Rows: n})
+			}
+			// Each memory and each published fact is searched by its
+			// terms, which SQLite keeps in its FTS5 tables and PostgreSQL
+			// in the row: written now, as for a row stored before them.
+			if err := fillTerms(ctx, to.sql); err != nil {
+				return err
 			}
 			if err := to.triggers(ctx, tables, "ENABLE"); err != nil {
 				return err

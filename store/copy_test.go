@@ -109,6 +109,18 @@ func TestCopyMovesEverythingOntoPostgres(t *testing.T) {
 	if err != nil || len(gone.Memories) != 1 || gone.Memories[0].ID != kept.ID || gone.Memories[0].ForgottenAt == nil {
 		t.Fatalf("the forgotten memories on PostgreSQL: %+v, %v; want %s", gone, err, kept.ID)
 	}
+	// The copied rows are searched by their terms on PostgreSQL as by FTS5.
+	q := memory.Query{Text: "staging cluster noon", Limit: 10}
+	hits, werr := store.NewMemoryService(lite, nil).Search(as(ann), q)
+	found, gerr := store.NewMemoryService(pg, nil).Search(as(ann), q)
+	if werr != nil || gerr != nil || len(hits) != 4 || len(found) != len(hits) {
+		t.Fatalf("search after the copy: %d hits on PostgreSQL (%v), %d in SQLite (%v); want the 4 memories not forgotten", len(found), gerr, len(hits), werr)
+	}
+	for i := range hits {
+		if found[i].ID != hits[i].ID {
+			t.Fatalf("hit %d: %s on PostgreSQL, %s in SQLite", i, found[i].ID, hits[i].ID)
+		}
+	}
 	next, err := pg.InsertNote(ctx, memory.Note{Agent: "ann", Run: "r1", Kind: memory.NoteAgent, Text: "After the move."})
 	if err != nil || next.ID != note.ID+1 {
 		t.Fatalf("the first note written after the copy: id %d, %v; want %d", next.ID, err, note.ID+1)
@@ -118,4 +130,33 @@ func TestCopyMovesEverythingOntoPostgres(t *testing.T) {
 	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "is not empty") {
 		t.Fatalf("a second copy into the same database: %v, want ECONFLICT saying it is not empty", err)
 	}
+}
+
+// BenchmarkCopy copies a SQLite store of 5,000 memories (and what their
+// writes made beside them: the write log, the change feed, spaces) into
+// PostgreSQL, and reports the rows copied per second, checks included.
+func BenchmarkCopy(b *testing.B) {
+	ctx := context.Background()
+	lite, _ := openDB(b)
+	mems := store.NewMemoryService(lite, nil)
+	ann := as(memory.Identity{AgentID: "ann", Seniority: memory.SeniorityMid, Autonomy: memory.AutonomySemi})
+	for i := range 5000 {
+		if _, err := mems.Remember(ann, memory.EntryWrite{Content: fmt.Sprintf("Build %d of the nightly pipeline failed at step %d on runner %d.", i, i%17, i%5)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var rows int64
+	for b.Loop() {
+		b.StopTimer()
+		pg, _ := openPostgresDB(b) // a new database, its schema made
+		b.StartTimer()
+		copied, err := lite.Copy(ctx, pg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range copied {
+			rows += c.Rows
+		}
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 }

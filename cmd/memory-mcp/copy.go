@@ -10,9 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
@@ -27,9 +30,10 @@ func (f *copyFlags) define(fs *flag.FlagSet) {
 
 // copyToPostgres copies the data directory's SQLite memory into an empty
 // PostgreSQL database (store.Copy says why a table copy) and checks the
-// result: every table holds the rows it held, and every row verifies
-// under the data directory's provenance key, which the servers on the new
-// database must use (MEMORY_MCP_PROVENANCE_KEY, or the same key file).
+// result: every table holds the rows it held, every row verifies under the
+// data directory's provenance key, which the servers on the new database
+// must use (MEMORY_MCP_PROVENANCE_KEY, or the same key file), and searches
+// find the same memories on both.
 func copyToPostgres(ctx context.Context, cfg *Config, f *copyFlags, stdout io.Writer) error {
 	target := cmp.Or(f.to, cfg.Database)
 	if target == "" {
@@ -67,15 +71,19 @@ func copyToPostgres(ctx context.Context, cfg *Config, f *copyFlags, stdout io.Wr
 	if err != nil {
 		return err
 	}
+	searched, err := sameSearches(ctx, src, dst)
+	if err != nil {
+		return err
+	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "TABLE\tROWS")
 	for _, c := range copied {
 		fmt.Fprintf(w, "%s\t%d\n", c.Table, c.Rows)
 	}
 	w.Flush()
-	fmt.Fprintf(stdout, "copied %s into %s: every table holds the rows it held, and %d stamped rows verify.\n"+
+	fmt.Fprintf(stdout, "copied %s into %s: every table holds the rows it held, %d stamped rows verify, and %d searches find the same memories.\n"+
 		"Start the servers with --database and the same provenance key (MEMORY_MCP_PROVENANCE_KEY, or %s copied beside them).\n",
-		path, dst.Path(), rows, ProvenanceKeyFile)
+		path, dst.Path(), rows, searched, ProvenanceKeyFile)
 	return nil
 }
 
@@ -116,4 +124,58 @@ func checkCopy(ctx context.Context, src, dst *store.DB, key []byte, copied []sto
 		valid += t.Valid
 	}
 	return valid, nil
+}
+
+// searchProbes is how many of an agent's memories sameSearches makes a
+// query of, and how many agents it asks for, at most.
+const searchProbes, searchAgents = 5, 20
+
+// sameSearches checks that the copy finds what the original finds: for up
+// to searchAgents agents, queries made of the first words of up to
+// searchProbes of their memories, spread over their list, are searched on
+// both engines (by keywords: the copy command loads no embedder), and
+// must return the same memories in the same order. It returns how many
+// queries it compared.
+func sameSearches(ctx context.Context, src, dst *store.DB) (int, error) {
+	var agents []string
+	err := src.View(ctx, func(tx *store.Tx) error {
+		var err error
+		agents, err = tx.PersonalAgents(ctx, time.Time{})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	before, after := store.NewMemoryService(src, nil), store.NewMemoryService(dst, nil)
+	n := 0
+	for _, agent := range agents[:min(len(agents), searchAgents)] {
+		as := memory.WithIdentity(ctx, memory.Identity{AgentID: agent, Seniority: memory.SeniorityMid, Autonomy: memory.AutonomySemi})
+		page, err := before.List(as, memory.ListQuery{Limit: 500})
+		if err != nil {
+			return n, err
+		}
+		step := max(1, len(page.Memories)/searchProbes)
+		for i := 0; i < len(page.Memories) && i/step < searchProbes; i += step {
+			words := strings.Fields(page.Memories[i].Content)
+			q := memory.Query{Text: strings.Join(words[:min(len(words), 4)], " "), Limit: 10, IncludeArchived: true}
+			want, werr := before.Search(as, q)
+			got, gerr := after.Search(as, q)
+			if werr != nil || gerr != nil {
+				return n, fmt.Errorf("copy: search %q as %s: %w", q.Text, agent, errors.Join(werr, gerr))
+			}
+			if !slices.EqualFunc(got, want, func(a, b memory.Hit) bool { return a.ID == b.ID }) {
+				return n, fmt.Errorf("copy: searching %q as %s finds %s on PostgreSQL and %s in SQLite", q.Text, agent, hitIDs(got), hitIDs(want))
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+func hitIDs(hits []memory.Hit) string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return "[" + strings.Join(ids, " ") + "]"
 }

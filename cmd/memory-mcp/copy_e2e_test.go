@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func TestCopyIntoPostgres(t *testing.T) {
 
 	url := storetest.PostgresDatabaseURL(t)
 	out, errs, err := runCopyBinary(t, dir, "copy", "--to", url)
-	if err != nil || !strings.Contains(out, "every table holds the rows it held") {
+	if err != nil || !regexp.MustCompile(`every table holds the rows it held, \d+ stamped rows verify, and [1-9]\d* searches find the same memories`).MatchString(out) {
 		t.Fatalf("copy: %v\n%s%s", err, out, errs)
 	}
 	for _, table := range []string{"memories", "memory_sources", "operation_log", "block_versions", "auth_tokens", "write_log"} {
@@ -99,6 +100,17 @@ func TestCopyIntoPostgres(t *testing.T) {
 	want, got := listed(lite), listed(pg)
 	if len(want) != 9 || !slices.Equal(got, want) {
 		t.Fatalf("ann's memories on PostgreSQL:\n%s\nin SQLite:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// A fixed query set finds the same memories, in the same order, on
+	// both engines, the archive included.
+	for _, text := range []string{"zeta0 omega0", "kappa1b", "omega1", "zeta1 kappa0a"} {
+		q := memory.Query{Text: text, Limit: 10, IncludeArchived: true}
+		want, werr := store.NewMemoryService(lite, nil).Search(ctx, q)
+		got, gerr := store.NewMemoryService(pg, nil).Search(ctx, q)
+		if werr != nil || gerr != nil || len(want) == 0 || hitIDs(got) != hitIDs(want) {
+			t.Errorf("search %q: %s on PostgreSQL (%v), %s in SQLite (%v)", text, hitIDs(got), gerr, hitIDs(want), werr)
+		}
 	}
 
 	for _, tt := range []struct {

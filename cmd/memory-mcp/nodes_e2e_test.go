@@ -7,9 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -329,5 +332,114 @@ func sessionOn(t *testing.T, a, b *httpServe, token string) {
 	}
 	if res := post(a, id, list); res.StatusCode != http.StatusOK {
 		t.Fatalf("node A answered its own session %s, want 200", res.Status)
+	}
+}
+
+// haproxyBackend is the balancer configuration docs/team-server.md gives,
+// with the test's addresses: round robin, and each MCP session kept on the
+// node that opened it, learnt from the answer that named it.
+const haproxyBackend = `defaults
+    mode http
+    timeout connect 5s
+    timeout client 60s
+    timeout server 60s
+    timeout tunnel 1h
+
+frontend memory
+    bind %s
+    default_backend memory-nodes
+
+backend memory-nodes
+    balance roundrobin
+    option httpchk
+    http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host 127.0.0.1
+    option redispatch
+    stick-table type string len 64 size 1m expire 2h
+    stick on req.hdr(mcp-session-id)
+    stick store-response res.hdr(mcp-session-id)
+%s`
+
+// TestSessionsStickBehindHAProxy: behind Debian's haproxy configured as
+// docs/team-server.md says, sessions of the 2025-11-25 revision opened on
+// either node are served to the end, and 2026-07-28 is served round robin.
+func TestSessionsStickBehindHAProxy(t *testing.T) {
+	haproxy, err := exec.LookPath("haproxy")
+	if err != nil {
+		t.Skip("haproxy is not installed (Debian's haproxy package; make test installs it with the multi-node fault test)")
+	}
+	tm := newTeam(t)
+	nodes := []*httpServe{tm.node(), tm.node()}
+	olivia := nodes[0].token("--agent-id", "olivia", "--seniority", "lead", "--human")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := ln.Addr().String()
+	ln.Close()
+	var servers strings.Builder
+	for i, n := range nodes {
+		u, _ := url.Parse(n.url)
+		fmt.Fprintf(&servers, "    server n%d %s check inter 200ms\n", i, u.Host)
+	}
+	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, haproxyBackend, lb, servers.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(haproxy, "-db", "-f", cfg)
+	var errb lockedWriter
+	errb.w = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = &errb, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// Ready when both nodes pass the health check: a request to each in turn.
+	ready := 0
+	for deadline := time.Now().Add(30 * time.Second); ready < 2 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		res, err := http.Get("http://" + lb + "/readyz")
+		if err == nil {
+			res.Body.Close()
+		}
+		if err == nil && res.StatusCode == http.StatusOK {
+			ready++
+		} else {
+			ready = 0
+		}
+	}
+	if ready < 2 {
+		t.Fatalf("haproxy did not serve the nodes\n%s", errb.String())
+	}
+	connect := func(rev string) *mcp.ClientSession {
+		client := mcp.NewClient(&mcp.Implementation{Name: "behind-haproxy", Version: "1"}, nil)
+		tr := &mcp.StreamableClientTransport{Endpoint: "http://" + lb + "/mcp", MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearer{olivia, http.DefaultTransport}}}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+		if err != nil {
+			t.Fatalf("connect through haproxy (%s): %v\n%s", rev, err, errb.String())
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	for _, rev := range []string{"2025-11-25", "2025-11-25", "2025-11-25", "2025-11-25", "2026-07-28"} {
+		cs := connect(rev)
+		for i := range 4 {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_facts", Arguments: map[string]any{"category": "convention"}})
+			if err != nil {
+				t.Fatalf("call %d of a %s client through haproxy: %v", i, rev, err)
+			}
+			if res.IsError {
+				t.Fatalf("call %d of a %s client through haproxy: %s", i, rev, text(res))
+			}
+		}
+	}
+	for i, n := range nodes {
+		if strings.Count(n.stderr.String(), "rpc_method=initialize") == 0 {
+			t.Errorf("node %d opened no session: haproxy did not spread them\n%s", i, n.stderr.String())
+		}
 	}
 }
