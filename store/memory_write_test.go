@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -147,6 +148,35 @@ func TestConcurrentContradictionsSupersedeOnce(t *testing.T) {
 		if err != nil || len(conflicts) != 1 {
 			t.Fatalf("conflicts listed %+v, %v; want one", conflicts, err)
 		}
+	})
+}
+
+// One memory published twice at once, and forgotten twice at once, from two
+// connections: one of each succeeds, and the other is told what the first
+// did, as if they had come one after the other.
+func TestConcurrentChangesOfOneMemory(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		services := twoServices(t, db)
+		e := remember(t, services[0], ann, memory.EntryWrite{Content: "The on-call phone is in the second drawer."})
+		errs := make([]error, 2)
+		concurrently(t,
+			func() error { _, errs[0] = services[0].Publish(as(ann), e.ID); return nil },
+			func() error { _, errs[1] = services[1].Publish(as(ann), e.ID); return nil })
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("two publishes of one memory: %v and %v, want one to succeed", errs[0], errs[1])
+		}
+		wantCode(t, errors.Join(errs...), memory.ECONFLICT, "already shared as")
+		if n := activeShared(t, db); n != 1 {
+			t.Fatalf("%d shared copies, want 1", n)
+		}
+		concurrently(t,
+			func() error { _, errs[0] = services[0].Forget(as(ann), e.ID, "moved"); return nil },
+			func() error { _, errs[1] = services[1].Forget(as(ann), e.ID, "moved"); return nil })
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("two forgets of one memory: %v and %v, want one to succeed", errs[0], errs[1])
+		}
+		wantCode(t, errors.Join(errs...), memory.ECONFLICT, "already forgotten")
 	})
 }
 
