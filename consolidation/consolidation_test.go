@@ -82,6 +82,15 @@ func (f *fixture) open() *store.DB {
 	return db
 }
 
+// name is the fixture's database as storetest opens it: its file, or its
+// PostgreSQL URL.
+func (f *fixture) name() string {
+	if f.url != "" {
+		return f.url
+	}
+	return filepath.Join(f.dir, store.FileName)
+}
+
 // onEngines runs test once per store engine, as subtests named after them,
 // each opening its fixtures through the newFixture it is given (its
 // parameter is named newFixture, shadowing the SQLite-only function); a

@@ -2,13 +2,11 @@ package consolidation_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
-	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
@@ -251,23 +249,24 @@ func TestTaskRecordsAreNotConsolidated(t *testing.T) {
 
 // TestExpiredSharedCopiesLeaveTheIndexes: the agent's expired shared copies
 // are archived as expired too.
-// SQLite only: storetest.SpaceCounts reads the SQLite file.
 func TestExpiredSharedCopiesLeaveTheIndexes(t *testing.T) {
-	f := newFixture(t)
-	e := f.remember(ann, memory.EntryWrite{Content: "The staging freeze lasts until noon.", ExpiresAt: f.clk.Now().Add(time.Hour)})
-	shared, err := f.mem.Publish(as(ann), e.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.clk.Advance(2 * time.Hour)
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || rep.Expired != 2 {
-		t.Fatalf("%+v %v", rep, err)
-	}
-	if got := stateOf(t, f, ann, shared.ID)[shared.ID]; got.ArchiveReason != memory.ArchiveExpired {
-		t.Errorf("shared copy after the run: %+v", got)
-	}
-	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(f.dir, store.FileName)); err != nil || miscounted != 0 {
-		t.Errorf("%d memory spaces miscounted (%v)", miscounted, err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		e := f.remember(ann, memory.EntryWrite{Content: "The staging freeze lasts until noon.", ExpiresAt: f.clk.Now().Add(time.Hour)})
+		shared, err := f.mem.Publish(as(ann), e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.clk.Advance(2 * time.Hour)
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || rep.Expired != 2 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		if got := stateOf(t, f, ann, shared.ID)[shared.ID]; got.ArchiveReason != memory.ArchiveExpired {
+			t.Errorf("shared copy after the run: %+v", got)
+		}
+		if miscounted, _, err := storetest.SpaceCounts(context.Background(), f.name()); err != nil || miscounted != 0 {
+			t.Errorf("%d memory spaces miscounted (%v)", miscounted, err)
+		}
+	})
 }

@@ -422,8 +422,8 @@ func TestMinRelevanceDropsWeakHits(t *testing.T) {
 
 // Two handles on one file stand for two processes: what one writes, the
 // other's next search finds, through the change feed, without a reload.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
+// SQLite only until search runs on PostgreSQL (issue 24, the full-text
+// search work): it is a test of search.
 func TestIndexFollowsWritesFromAnotherHandle(t *testing.T) {
 	a, b := twoHandles(t)
 	for i := range 3 {
@@ -445,8 +445,8 @@ func TestIndexFollowsWritesFromAnotherHandle(t *testing.T) {
 
 // Vectors from another embedder are never compared with the configured one's:
 // those memories are counted at load and found by BM25 alone.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
+// SQLite only until search runs on PostgreSQL (issue 24, the full-text
+// search work): it is a test of search.
 func TestIndexSkipsVectorsFromAnotherEmbedder(t *testing.T) {
 	old, cur := hashEmbedder("old-32", 32), hashEmbedder("new-16", 16)
 	s, db, _ := memories(t, &old)
@@ -470,8 +470,8 @@ func TestIndexSkipsVectorsFromAnotherEmbedder(t *testing.T) {
 	}
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
+// SQLite only until search runs on PostgreSQL (issue 24, the full-text
+// search work): it is a test of search.
 func TestEmbedderFailureKeepsTheMemory(t *testing.T) {
 	broken := memory.Embedder{ID: "down", Dim: 8, Embed: func(context.Context, []string) ([][]float32, error) {
 		return nil, fmt.Errorf("connection refused")
