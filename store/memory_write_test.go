@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -150,11 +151,41 @@ func TestConcurrentContradictionsSupersedeOnce(t *testing.T) {
 	})
 }
 
+// One memory published twice at once, and forgotten twice at once, from two
+// connections: one of each succeeds, and the other is told what the first
+// did, as if they had come one after the other.
+func TestConcurrentChangesOfOneMemory(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		services := twoServices(t, db)
+		e := remember(t, services[0], ann, memory.EntryWrite{Content: "The on-call phone is in the second drawer."})
+		errs := make([]error, 2)
+		concurrently(t,
+			func() error { _, errs[0] = services[0].Publish(as(ann), e.ID); return nil },
+			func() error { _, errs[1] = services[1].Publish(as(ann), e.ID); return nil })
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("two publishes of one memory: %v and %v, want one to succeed", errs[0], errs[1])
+		}
+		wantCode(t, errors.Join(errs...), memory.ECONFLICT, "already shared as")
+		if n := activeShared(t, db); n != 1 {
+			t.Fatalf("%d shared copies, want 1", n)
+		}
+		concurrently(t,
+			func() error { _, errs[0] = services[0].Forget(as(ann), e.ID, "moved"); return nil },
+			func() error { _, errs[1] = services[1].Forget(as(ann), e.ID, "moved"); return nil })
+		if (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("two forgets of one memory: %v and %v, want one to succeed", errs[0], errs[1])
+		}
+		wantCode(t, errors.Join(errs...), memory.ECONFLICT, "already forgotten")
+	})
+}
+
 // The tests below hold the write paths to what List and Recall say, on
-// both engines; their SQLite twins that check through search
-// (TestResolveConflict, TestRestoreSupersededMemory,
-// TestRememberMergesARepeatWithNewTags, TestForgetIsSoftAndRecorded,
-// TestPublishSearchSharedAndRetract) say the same of search.
+// both engines; their twins (TestResolveConflict,
+// TestRestoreSupersededMemory, TestRememberMergesARepeatWithNewTags,
+// TestForgetIsSoftAndRecorded, TestPublishSearchSharedAndRetract) check
+// the same through search, which on PostgreSQL waits for its full-text
+// search (see searches).
 
 // listed returns the ids of who's active memories (or, shared, the shared
 // space's), newest first.
@@ -308,4 +339,43 @@ func TestPublishAndRetractChangeTheSharedSpace(t *testing.T) {
 			t.Fatalf("the shared space after republishing: %v", got)
 		}
 	})
+}
+
+// A remember PostgreSQL runs again (a serialization failure at its commit)
+// answers what the run that committed found: its one conflict, not also
+// the one the rolled-back run recorded. The failure is forced once, at
+// commit, by a deferred trigger this test adds; a sequence counts the
+// commits it saw, since a rollback does not give its number back.
+func TestRememberRunAgainAnswersOnce(t *testing.T) {
+	db, _ := openPostgresDB(t)
+	s := store.NewMemoryService(db, nil)
+	older := remember(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
+	for _, q := range []string{
+		`CREATE SEQUENCE test_commits`,
+		`CREATE FUNCTION test_fail_first_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF nextval('test_commits') = 1 THEN
+				RAISE EXCEPTION 'the test fails this commit once' USING ERRCODE = 'serialization_failure';
+			END IF;
+			RETURN NULL;
+		END $$`,
+		`CREATE CONSTRAINT TRIGGER test_fail_first_commit AFTER INSERT ON memory_conflicts
+			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_first_commit()`,
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Friday."})
+	var commits int
+	if err := db.SQL().QueryRow(`SELECT last_value FROM test_commits`).Scan(&commits); err != nil || commits != 2 {
+		t.Fatalf("the trigger saw %d commits (%v), want 2: the failed one and the one run again", commits, err)
+	}
+	listed, err := s.Conflicts(as(ann), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("conflicts stored: %+v, %v; want one", listed, err)
+	}
+	if len(r.Conflicts) != 1 || r.Conflicts[0].ID != listed[0].ID || r.Conflicts[0].OlderID != older.ID {
+		t.Fatalf("the answer's conflicts %+v, want the stored %s alone", r.Conflicts, listed[0].ID)
+	}
 }
