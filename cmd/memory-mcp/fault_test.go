@@ -270,6 +270,11 @@ func runFault(t testing.TB, p faultPlan) {
 		verified = "FAILED"
 	}
 	converged := checkNodesAgree(t, c, clients)
+	if b, ok := t.(*testing.B); ok {
+		b.ReportMetric(float64(acked), "acked")
+		b.ReportMetric(float64(dups), "duplicates")
+		b.ReportMetric(float64(kills), "kills")
+	}
 	t.Logf("%d clients, %s, %d nodes: %d writes acknowledged (%d memories, %d fact versions, %d notes in all), %d committed unanswered, "+
 		"%d found, %d duplicates; %d reads of the client's own fact; %d kills, %d PostgreSQL restarts; retries %v; verify %s; %d nodes give the same answers to %d reads",
 		p.clients, p.run, p.nodes, acked, sum(clients, func(c *faultClient) int { return len(c.memories) }),
