@@ -122,11 +122,11 @@ func (f filter) tsquery(words []string) string {
 	if len(words) == 0 {
 		return ""
 	}
-	any := make([]string, len(words))
+	found := make([]string, len(words))
 	for i, w := range words {
-		any[i] = quoteLexeme(lexemeOf(w)) + ":D"
+		found[i] = quoteLexeme(lexemeOf(w)) + ":D"
 	}
-	parts := []string{"(" + strings.Join(any, " | ") + ")", f.scopeQuery(), anyLexeme("c", f.cats), anyLexeme("n", f.ns)}
+	parts := []string{"(" + strings.Join(found, " | ") + ")", f.scopeQuery(), anyLexeme("c", f.cats), anyLexeme("n", f.ns)}
 	for _, t := range f.tags {
 		parts = append(parts, anyLexeme("t", []string{t}))
 	}
@@ -145,6 +145,7 @@ func (f filter) scopeQuery() string {
 	return "(" + me + " | " + quoteLexeme(sharedToken) + ":A) & !" + filterLexeme("s", f.agent)
 }
 
+// filterLexeme matches a filter token in the filters (weight A) only.
 func filterLexeme(kind, value string) string { return quoteLexeme(filterToken(kind, value)) + ":A" }
 
 // anyLexeme is anyToken for PostgreSQL.

@@ -7,14 +7,17 @@ import (
 
 func TestTermFoldsInflectionOnly(t *testing.T) {
 	same := [][2]string{{"servers", "server"}, {"deployed", "deploy"}, {"deploys", "deploy"}, {"memories", "memory"},
-		{"accounts", "account"}, {"meetings", "meeting"}, {"café", "cafe"}, {"naïve", "naive"}}
+		{"accounts", "account"}, {"meetings", "meeting"}, {"café", "cafe"}, {"naïve", "naive"},
+		{"painting", "paint"}, {"went", "go"}, {"goes", "go"}, {"flies", "fly"}, {"children", "child"}, {"people", "persons"},
+		{"buildings", "building"}, {"met", "meeting"}}
 	for _, p := range same {
 		if Term(p[0]) != Term(p[1]) {
 			t.Errorf("Term(%q) = %q, Term(%q) = %q: want one term", p[0], Term(p[0]), p[1], Term(p[1]))
 		}
 	}
 	apart := [][2]string{{"internal", "international"}, {"memory", "memorial"}, {"account", "accounting"},
-		{"product", "production"}, {"general", "generation"}, {"build", "building"}, {"custom", "customer"}}
+		{"product", "production"}, {"general", "generation"}, {"build", "building"}, {"custom", "customer"},
+		{"even", "evening"}, {"set", "setting"}, {"saw", "see"}, {"left", "leave"}}
 	for _, p := range apart {
 		if Term(p[0]) == Term(p[1]) {
 			t.Errorf("Term(%q) = Term(%q) = %q: want two terms", p[0], p[1], Term(p[0]))
