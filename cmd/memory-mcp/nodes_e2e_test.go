@@ -35,14 +35,15 @@ import (
 type team struct {
 	t        *testing.T
 	database string
-	env      []string // what every node and command gets: the database and the shared key
+	env      []string              // what every node and command gets: the database and the shared key
+	kills    map[*httpServe]func() // each node's SIGKILL
 }
 
 func newTeam(t *testing.T) *team {
 	key := make([]byte, 32)
 	rand.Read(key)
 	url := storetest.PostgresDatabaseURL(t)
-	return &team{t: t, database: url, env: []string{"MEMORY_MCP_DATABASE=" + url, "MEMORY_MCP_PROVENANCE_KEY=" + hex.EncodeToString(key)}}
+	return &team{t: t, database: url, kills: map[*httpServe]func(){}, env: []string{"MEMORY_MCP_DATABASE=" + url, "MEMORY_MCP_PROVENANCE_KEY=" + hex.EncodeToString(key)}}
 }
 
 // node starts a `memory-mcp serve` process on the team's database and
@@ -79,6 +80,12 @@ func (tm *team) node(args ...string) *httpServe {
 			t.Errorf("node: %v\nstderr:\n%s", err, errw.String())
 		}
 	})
+	tm.kills[h] = func() {
+		once.Do(func() {
+			cmd.Process.Kill()
+			<-exited
+		})
+	}
 	listening := regexp.MustCompile(`url=(http\S+/mcp)`)
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(errw.String()); m != nil {
@@ -198,12 +205,14 @@ func TestNodesServeOneMemory(t *testing.T) {
 		return n
 	}
 
+	keyed := map[string]any{"fact_id": "deploy-window", "content": "Deploys happen on Tuesdays.", "category": "convention",
+		"idempotency_key": "deploy-window-1"}
+	var first string // the keyed call's answer
 	t.Run("idempotency", func(t *testing.T) {
 		// One keyed call sent to both nodes at once, eight times, as a
 		// client's retries through a balancer: one write, one answer.
 		nodes := []*proc{a.connect(t, olivia, options{}), b.connect(t, olivia, options{})}
-		args := map[string]any{"fact_id": "deploy-window", "content": "Deploys happen on Tuesdays.", "category": "convention",
-			"idempotency_key": "deploy-window-1"}
+		args := keyed
 		answers := make(chan string, 8)
 		var wg sync.WaitGroup
 		for i := range 8 {
@@ -224,6 +233,9 @@ func TestNodesServeOneMemory(t *testing.T) {
 		stored := count(`SELECT count(*) FROM write_log WHERE tool = 'publish_fact' AND outcome = 'stored'`)
 		if len(seen) != 1 || versions != 1 || stored != 1 {
 			t.Fatalf("8 racing calls with one key on two nodes: answers %v, %d versions, %d stored lines; want one of each", seen, versions, stored)
+		}
+		for s := range seen {
+			first = s
 		}
 	})
 
@@ -295,6 +307,20 @@ func TestNodesServeOneMemory(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call %d of a session through a sticky balancer: %v %v", i, err, res)
 			}
+		}
+	})
+
+	t.Run("a node lost", func(t *testing.T) {
+		// Node A is killed (SIGKILL); a node started in its place finds
+		// ann's bucket as A and B left it, and replays the keyed call.
+		tm.kills[a]()
+		c := tm.node("--rate-limits", "publish_fact=3/h,*=600/m")
+		c.connect(t, ann, options{}).fail("publish_fact", map[string]any{"fact_id": "limit-after", "content": "After the loss.", "category": "other"},
+			"ERATELIMIT", "may call publish_fact at most 3 times per hour")
+		var out map[string]any
+		c.connect(t, olivia, options{}).ok("publish_fact", keyed, &out)
+		if j, _ := json.Marshal(out); string(j) != first || first == "" {
+			t.Fatalf("the keyed call again on a new node: %s, want the first answer %s", j, first)
 		}
 	})
 }
