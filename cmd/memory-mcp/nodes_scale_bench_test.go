@@ -18,8 +18,10 @@ import (
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
-// BenchmarkNodesMillion fills one PostgreSQL with a million memories
-// (MEMORY_MCP_BENCH_NODES_MEMORIES sets another count) of one agent,
+// BenchmarkNodesScale fills one PostgreSQL with memories of one agent
+// (3,000 in make bench: today's write path slows as an agent's memories
+// grow, so a million would take hours; MEMORY_MCP_BENCH_NODES_MEMORIES
+// sets the count, 1000000 for the figure),
 // LoCoMo's turns grown past their end, written through the store as a node
 // writes them (dedup, terms, vector, stamp; one writer, since writers of
 // one agent's memories contend for its space's row and only queue;
@@ -29,8 +31,8 @@ import (
 // p50/p99 through the balancer for LoCoMo's questions, and, beside them, a
 // node with keyword search only (--embedder none): the difference is what
 // the in-memory vector index costs at that size.
-func BenchmarkNodesMillion(b *testing.B) {
-	n := benchEnv("MEMORY_MCP_BENCH_NODES_MEMORIES", 1_000_000)
+func BenchmarkNodesScale(b *testing.B) {
+	n := benchEnv("MEMORY_MCP_BENCH_NODES_MEMORIES", 3_000)
 	writers := benchEnv("MEMORY_MCP_BENCH_NODES_WRITERS", 1)
 	path, err := locomo.Find()
 	if err != nil {
