@@ -18,19 +18,22 @@ import (
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
-// BenchmarkNodesScale fills one PostgreSQL with memories of one agent
-// (3,000 in make bench: today's write path slows as an agent's memories
-// grow, so a million would take hours; MEMORY_MCP_BENCH_NODES_MEMORIES
-// sets the count, 1000000 for the figure),
+// BenchmarkNodesScale fills one PostgreSQL with memories of one agent,
 // LoCoMo's turns grown past their end, written through the store as a node
-// writes them (dedup, terms, vector, stamp; one writer, since writers of
-// one agent's memories contend for its space's row and only queue;
-// MEMORY_MCP_BENCH_NODES_WRITERS sets more), and prints the ingest rate. It then starts three nodes on it behind HAProxy
-// and prints each node's start time (the vector index loaded from the
-// database before /readyz answers) and resident memory, search_memory's
-// p50/p99 through the balancer for LoCoMo's questions, and, beside them, a
-// node with keyword search only (--embedder none): the difference is what
-// the in-memory vector index costs at that size.
+// writes them (dedup, terms, vector, stamp), and prints the ingest rate. It
+// then starts three nodes on it behind HAProxy and prints each node's start
+// time (the vector index loaded from the database before /readyz answers)
+// and resident memory, search_memory's p50/p99 through the balancer for
+// LoCoMo's questions, and, beside them, a node with keyword search only
+// (--embedder none): the difference is what the in-memory vector index
+// costs at that size.
+//
+// MEMORY_MCP_BENCH_NODES_MEMORIES sets the count: 3,000 by default, so that
+// make bench finishes, since today's write path slows as an agent's
+// memories grow and a million (the figure) would take hours.
+// MEMORY_MCP_BENCH_NODES_WRITERS sets the writers: one by default, since
+// writers of one agent's memories wait on each other (four wrote 7 a
+// second).
 func BenchmarkNodesScale(b *testing.B) {
 	n := benchEnv("MEMORY_MCP_BENCH_NODES_MEMORIES", 3_000)
 	writers := benchEnv("MEMORY_MCP_BENCH_NODES_WRITERS", 1)
