@@ -50,7 +50,15 @@ func (sp pool) claimsOwner() string {
 // tier's by its index (personal: by agent; shared: the partial indexes of
 // migration 0019): every write asks, and most find none. The exact tier's
 // come first, then the words tier's. CROSS JOIN keeps the index lookups
-// outer; asked with IN, the planner walked all of the agent's memories. A
+// outer; asked with IN, the planner walked all of the agent's memories.
+// PostgreSQL takes CROSS JOIN for a plain join, and before its statistics
+// of the table were gathered (autovacuum's ANALYZE, which a busy server
+// runs late) it walked the agent's memories by memories_shared for the
+// conditions on m, probing the keys' few rows once for each: a write cost
+// more with every memory (23 ms at 1,500). The conditions on m are one
+// CASE, which matches no index and no partial index's predicate, so m is
+// reached by its primary key from the keys' rows alone, on both engines,
+// with statistics or without. A
 // memory without a meaning key (one of more than one sentence) matches none
 // by it; one without an exact or words key, found by its meaning key, sorts
 // after the matches of those tiers on both engines (NULLS LAST: PostgreSQL
@@ -66,8 +74,8 @@ func duplicateSQL(owner, shared string) string {
 		 UNION SELECT pk FROM memories WHERE ` + owner + ` AND words_key = ?2
 		 UNION SELECT pk FROM memories WHERE ` + owner + ` AND meaning_key = ?3) k
 		CROSS JOIN memories m ON m.pk = k.pk
-		WHERE m.shared = ` + shared + ` AND m.forgotten_at IS NULL AND m.archived_at IS NULL
-		AND m.namespace = ?4 AND m.category = ?5 AND (m.expires_at IS NULL OR m.expires_at > ?6)
+		WHERE CASE WHEN m.shared = ` + shared + ` AND m.forgotten_at IS NULL AND m.archived_at IS NULL
+			AND m.namespace = ?4 AND m.category = ?5 AND (m.expires_at IS NULL OR m.expires_at > ?6) THEN 1 END = 1
 		ORDER BY m.exact_key = ?1 DESC NULLS LAST, m.words_key = ?2 DESC NULLS LAST, m.created_at DESC LIMIT 24`
 }
 
