@@ -101,6 +101,16 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = connectTimeout
 	}
+	// Plan every statement for the table as it is when it runs. The store
+	// prepares its statements once per connection, and PostgreSQL keeps
+	// a generic plan made at the first executions, when an agent's
+	// memories were a page, until autovacuum's ANALYZE happens to run:
+	// until then (a minute on an idle server, longer on a busy one)
+	// remember's dedup lookup scanned every memory of the agent (11 ms at
+	// 2,500 and growing). A URL that sets plan_cache_mode keeps its own.
+	if _, ok := cfg.RuntimeParams["plan_cache_mode"]; !ok {
+		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
 	name := postgresName(cfg)
 	sdb := stdlib.OpenDB(*cfg)
 	db := &DB{sql: sdb, reads: sdb, path: name, postgres: true, pg: &postgresEngine{cfg: cfg}}
