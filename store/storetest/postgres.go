@@ -6,7 +6,10 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +27,27 @@ const PostgresEnv = "MEMORY_MCP_TEST_POSTGRES"
 // — unless the run must cover PostgreSQL (make test and CI set
 // MEMORY_MCP_REQUIRE_POSTGRES, and CI sets CI), when it fails t instead.
 func PostgresURL(t testing.TB) string {
+	t.Helper()
+	return connString(newDatabase(t))
+}
+
+// PostgresDatabaseURL is PostgresURL as a postgres:// URL, the form the
+// command line's --database takes.
+func PostgresDatabaseURL(t testing.TB) string {
+	t.Helper()
+	cfg := newDatabase(t)
+	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
+	if cfg.Password != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	}
+	if cfg.TLSConfig == nil {
+		u.RawQuery = "sslmode=disable"
+	}
+	return u.String()
+}
+
+// newDatabase makes the database PostgresURL names.
+func newDatabase(t testing.TB) *pgx.ConnConfig {
 	t.Helper()
 	server := os.Getenv(PostgresEnv)
 	if server == "" {
@@ -56,7 +80,7 @@ func PostgresURL(t testing.TB) string {
 	})
 	db := cfg.Copy()
 	db.Database = name
-	return connString(db)
+	return db
 }
 
 // connString renders cfg as a keyword/value connection string.
