@@ -40,6 +40,11 @@ type Call struct {
 	// would change (memory.Subject): a write that finds it otherwise in its
 	// transaction was classified on a state that is gone, and is refused.
 	Subject *memory.Subject
+	// Origin, if set, names what a merge import's call brings in (a
+	// memory of an export, an item of another tool's file): its first
+	// write claims it in import_origins for good, or fails with
+	// ErrImported, writing nothing, when an earlier import claimed it.
+	Origin string
 
 	// Set by the service inside the transaction: how the write ended.
 	Outcome memory.WriteOutcome // "" is stored
@@ -173,6 +178,11 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 			return err
 		}
 	}
+	if c.Origin != "" {
+		if err := tx.claimOrigin(ctx, c); err != nil {
+			return err
+		}
+	}
 	if c.Applies != nil {
 		if err := tx.claimApproval(ctx, c.Applies); err != nil {
 			return err
@@ -219,6 +229,9 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		c.approval = id
 		if c.holds() {
 			c.Ref = id
+			if err := tx.originRef(ctx, c); err != nil {
+				return err
+			}
 			return tx.logCall(ctx, c, memory.WriteOutcomeHeld, gateApproval, string(c.Approval.Tier))
 		}
 	}
@@ -233,6 +246,9 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		if _, err := tx.exec(ctx, `UPDATE idempotency_keys SET ref = ? WHERE principal = ? AND key = ?`, c.Ref, c.Principal, c.Key); err != nil {
 			return err
 		}
+	}
+	if err := tx.originRef(ctx, c); err != nil {
+		return err
 	}
 	return tx.logCall(ctx, c, outcome, gate, c.Reason)
 }

@@ -230,7 +230,8 @@ func importForeign(ctx context.Context, cfg *Config, f *importFlags, format stri
 			args.OccurredAt = it.OccurredAt.Format(time.RFC3339Nano)
 		}
 		sum := sha256.Sum256([]byte(it.Source + "\x00" + it.Content))
-		writes = append(writes, importWrite{as: cfg.Identity, tool: "remember", key: "import:" + format + ":" + hex.EncodeToString(sum[:16]),
+		key := "import:" + format + ":" + hex.EncodeToString(sum[:16])
+		writes = append(writes, importWrite{as: cfg.Identity, tool: "remember", key: key, origin: cfg.Identity.Principal() + " " + key,
 			args: args, what: it.Source})
 	}
 	out := newImportOutcome()
