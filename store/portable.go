@@ -396,8 +396,12 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	}
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
+	rc := newRecordChecker(src.MaxContentBytes, sqliteColumns(c))
 	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
 		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
+			return err
+		}
+		if err := rc.check(kind, row); err != nil {
 			return err
 		}
 		if err := ins.insert(kind, row); err != nil {

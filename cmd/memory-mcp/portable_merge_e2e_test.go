@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -158,4 +161,114 @@ func TestImportOwnExportStoresNothing(t *testing.T) {
 		t.Errorf("the store held %d memories, after importing its own export %d", len(before), len(after))
 	}
 	t.Logf("summaries in the store: %d\n%s", summaries, out)
+}
+
+// TestImportRefusesBadRecordsOfEveryKind: an exact import holds every kind
+// of record to the rules its tools hold callers to, not only memories and
+// facts: a crafted export (its checksum made again) with one bad column in
+// a note, a block or one of its versions, a ledger event, a pending write,
+// an approval, a conflict, a summary's source, a claim, a repeat or the
+// shared state is refused with the line it is on, and the store stays
+// empty.
+func TestImportRefusesBadRecordsOfEveryKind(t *testing.T) {
+	src := t.TempDir()
+	writeRichMemory(t, src)
+	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
+	var good bytes.Buffer
+	if err := exportTo(t, src, human, &good); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(good.String(), "\n"), "\n")
+	// A pending write, which the rich store has none of, goes after the
+	// ledger's events, where an export puts it.
+	at := len(lines) - 1
+	for i, l := range lines {
+		if strings.HasPrefix(l, `{"kind":"approval"`) {
+			at = i
+			break
+		}
+	}
+	pending := `{"kind":"pending","row":{"pending_id":1,"bucket":"issues","note_kind":"agent","request_json":"{}","fingerprint":"f","raw_input":"the dock code",` +
+		`"agent_id":"ann","run_id":"r1","interpreter":"","reason":"ambiguous","candidates_json":"[]","attempts":0,"stale":0,"status":"open","note_at":1,"created_at":1,"updated_at":1}}`
+	lines = append(lines[:at], append([]string{pending}, lines[at:]...)...)
+	export := func(lines []string) string { return resum(t, strings.Join(lines, "\n")+"\n") }
+	importInto := func(body string) (string, string, error) {
+		t.Helper()
+		file := filepath.Join(t.TempDir(), "x.jsonl")
+		os.WriteFile(file, []byte(body), 0o600)
+		dst := t.TempDir()
+		out, err := runCmd(t, dst, human, "import", file, "--embedder", "none")
+		return dst, out, err
+	}
+	if _, out, err := importInto(export(lines)); err != nil {
+		t.Fatalf("the export with a pending write: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		kind, col string
+		value     any // nil deletes the column
+		want      string
+	}{
+		{"note", "agent_id", "../victim", "agent_id"},
+		{"note", "text", "red \x1b[31m text", "control character"},
+		{"note", "text", 5, "it holds text"},
+		{"note", "kind", "diary", "note kind"},
+		{"note", "created_at", "yesterday", "whole number"},
+		{"block", "value", 42, "it holds text"},
+		{"block", "writers", "ann", "not JSON"},
+		{"block_version", "version", 1.5, "whole number"},
+		{"block_version", "block_id", 9999, "names no block"},
+		{"event", "payload_json", "{not json", "not JSON"},
+		{"event", "bucket", "nowhere", "bucket"},
+		{"event", "agent_id", nil, "column agent_id is missing"},
+		{"pending", "request_json", "{", "not JSON"},
+		{"pending", "bucket", "nowhere", "bucket"},
+		{"approval", "status", "maybe", "approval status"},
+		{"approval", "identity", "{", "not JSON"},
+		{"approval", "principal", "root", "principal"},
+		{"memory_conflict", "older_id", "mem_nope", "names no memory"},
+		{"memory_source", "source_id", "mem_nope", "names no memory"},
+		{"memory_claim", "memory_pk", 999999, "names no memory pk"},
+		{"memory_repeat", "content", "\x00", "control character"},
+		{"fact_claim", "fact_id", "nope", "names no fact"},
+		{"shared_decision", "text", " ", "text is empty"},
+		{"shared_learning", "text", nil, "column text is missing"},
+		{"memory", "confidence", "high", "it holds a number"},
+		{"memory", "category", "gossip", "category"},
+	} {
+		t.Run(c.kind+" "+c.col, func(t *testing.T) {
+			bad := slices.Clone(lines)
+			n := slices.IndexFunc(bad, func(l string) bool { return strings.HasPrefix(l, `{"kind":"`+c.kind+`"`) })
+			if n < 0 {
+				t.Fatalf("the export has no %s record", c.kind)
+			}
+			d := json.NewDecoder(strings.NewReader(bad[n]))
+			d.UseNumber()
+			var rec struct {
+				Kind string         `json:"kind"`
+				Row  map[string]any `json:"row"`
+			}
+			if err := d.Decode(&rec); err != nil {
+				t.Fatal(err)
+			}
+			if c.value == nil {
+				delete(rec.Row, c.col)
+			} else {
+				rec.Row[c.col] = c.value
+			}
+			b, _ := json.Marshal(rec)
+			bad[n] = string(b)
+			dst, out, err := importInto(export(bad))
+			line := fmt.Sprintf("line %d of the export", n+1)
+			if err == nil || !strings.Contains(err.Error(), "EINVALID") || !strings.Contains(err.Error(), line) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("import: %v, want EINVALID, %q and %q\n%s", err, line, c.want, out)
+			}
+			var after bytes.Buffer
+			if err := exportTo(t, dst, human, &after); err != nil {
+				t.Fatal(err)
+			}
+			if k := exportKinds(t, after.Bytes()); len(k) != 0 {
+				t.Fatalf("a refused import left records: %v", k)
+			}
+		})
+	}
 }

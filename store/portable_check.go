@@ -1,0 +1,277 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ncruces/go-sqlite3"
+
+	memory "github.com/memory-mcp/memory-mcp"
+)
+
+// importColumn is what an exact import holds a column of a record to: the
+// table's declared type (INTEGER, REAL, TEXT), and whether it may be null
+// or left out (a column a later migration added, which takes its default).
+type importColumn struct {
+	typ      string
+	notNull  bool
+	defaults bool
+}
+
+// recordChecker holds every record of an exact import to what the tools
+// that write its kind hold their callers to, beyond checkRecord's rules for
+// memories and facts, since an export's checksum proves only that it is
+// whole, not who made it: each column of the type its table declares,
+// present and not null where the table requires it; all text valid UTF-8
+// with no control characters and of a bounded size, the content of notes,
+// repeats and the shared state within the content limit; agents and
+// namespaces that are ids; categories, buckets, note kinds, approval tiers
+// and statuses that are names the tools know; JSON columns that are JSON;
+// and every reference (a summary's sources, a conflict's ends, a claim's
+// memory, a block version's block) to a record before it in the export,
+// which is in reference order. A record that fails is refused with its line
+// (ReadExport adds it) and the import stores nothing.
+type recordChecker struct {
+	maxBytes int
+	columns  func(table string) (map[string]importColumn, error)
+	cols     map[string]map[string]importColumn
+	seen     map[string]map[string]bool // memory, memory_pk, fact, block: the ids read so far
+}
+
+func newRecordChecker(maxBytes int, columns func(table string) (map[string]importColumn, error)) *recordChecker {
+	if maxBytes <= 0 {
+		maxBytes = memory.DefaultMaxContentBytes
+	}
+	return &recordChecker{maxBytes: maxBytes, columns: columns, cols: map[string]map[string]importColumn{},
+		seen: map[string]map[string]bool{"memory": {}, "memory_pk": {}, "fact": {}, "block": {}}}
+}
+
+// maxTextBytes bounds any text column: a JSON column holds a call's
+// arguments or a few memories, never more than a few contents.
+func (rc *recordChecker) maxTextBytes() int { return max(1<<20, 64*rc.maxBytes) }
+
+// jsonColumns are the columns that hold JSON text.
+func isJSONColumn(col string) bool {
+	switch col {
+	case "tags", "writers", "readers", "identity", "args", "wrote":
+		return true
+	}
+	return strings.HasSuffix(col, "_json")
+}
+
+func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
+	k, ok := kindNamed(kind)
+	if !ok {
+		return fmt.Errorf("unknown kind %q", kind)
+	}
+	cols, ok := rc.cols[k.table]
+	if !ok {
+		var err error
+		if cols, err = rc.columns(k.table); err != nil {
+			return err
+		}
+		rc.cols[k.table] = cols
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var row map[string]any
+	if err := d.Decode(&row); err != nil {
+		return err
+	}
+	for name, c := range cols {
+		if err := rc.checkColumn(name, c, row); err != nil {
+			return err
+		}
+	}
+	text := func(col string) string { s, _ := row[col].(string); return s }
+	ids := func(cols ...string) error {
+		for _, col := range cols {
+			if err := memory.CheckID(col, text(col)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	refers := func(set string, cols ...string) error {
+		for _, col := range cols {
+			if v := row[col]; v != nil && !rc.seen[set][fmt.Sprint(v)] {
+				return memory.Errorf(memory.EINVALID, "%s %v names no %s before it in the export", col, v, strings.ReplaceAll(set, "_", " "))
+			}
+		}
+		return nil
+	}
+	content := func(col string) error { return memory.CheckContent(col, text(col), rc.maxBytes) }
+	name := func(col string, parse func(string) error) error {
+		if v, ok := row[col].(string); ok {
+			if err := parse(v); err != nil {
+				return memory.Errorf(memory.EINVALID, "%s: %s", col, errorMessage(err))
+			}
+		}
+		return nil
+	}
+	category := func(s string) error { _, err := memory.ParseCategory(s); return err }
+	factCategory := func(s string) error { _, err := memory.ParseFactCategory(s); return err }
+	bucket := func(s string) error { _, err := memory.ParseBucket(s); return err }
+	var err error
+	switch kind {
+	case "memory":
+		err = name("category", category)
+		rc.seen["memory"][text("id")] = true
+		rc.seen["memory_pk"][fmt.Sprint(row["pk"])] = true
+	case "fact_op", "fact":
+		err = name("category", factCategory)
+		rc.seen["fact"][text("fact_id")] = true
+	case "fact_claim":
+		err = refers("fact", "fact_id")
+	case "fact_conflict":
+		err = refers("fact", "older_id", "newer_id")
+	case "memory_source":
+		err = refers("memory", "summary_id", "source_id")
+	case "memory_claim":
+		if text("agent_id") != sharedClaims {
+			err = ids("agent_id")
+		}
+		err = firstError(err, refers("memory_pk", "memory_pk"))
+	case "memory_conflict":
+		err = firstError(ids("agent_id"), refers("memory", "older_id", "newer_id"))
+	case "memory_repeat":
+		err = firstError(ids("agent_id", "namespace"), content("content"), name("category", category), refers("memory", "memory_id"))
+	case "shared_repeat":
+		err = refers("memory", "copy_id", "memory_id")
+	case "block":
+		rc.seen["block"][fmt.Sprint(row["id"])] = true
+	case "block_version":
+		err = refers("block", "block_id")
+	case "note":
+		err = firstError(ids("agent_id"), content("text"), name("kind", func(s string) error { _, err := memory.ParseNoteKind(s); return err }))
+	case "event", "pending":
+		err = firstError(ids("agent_id"), name("bucket", bucket))
+	case "approval":
+		err = firstError(name("tier", func(s string) error { _, err := memory.ParseRiskTier(s); return err }),
+			name("status", func(s string) error { _, err := memory.ParseApprovalStatus(s); return err }))
+		if p := text("principal"); err == nil && !strings.HasPrefix(p, "agent:") && !strings.HasPrefix(p, "human:") {
+			err = memory.Errorf(memory.EINVALID, "principal %q is not agent:<id> or human:<id>", p)
+		}
+	default:
+		if strings.HasPrefix(kind, "shared_") {
+			if _, ok := cols["text"]; ok && kind != "shared_task_state" {
+				err = content("text")
+			}
+		}
+	}
+	return err
+}
+
+// checkColumn holds one column of row to c.
+func (rc *recordChecker) checkColumn(col string, c importColumn, row map[string]any) error {
+	v, ok := row[col]
+	switch {
+	case !ok && c.notNull && !c.defaults:
+		return memory.Errorf(memory.EINVALID, "column %s is missing", col)
+	case !ok:
+		return nil
+	case v == nil && c.notNull:
+		return memory.Errorf(memory.EINVALID, "column %s is null; it must have a value", col)
+	case v == nil:
+		return nil
+	}
+	switch c.typ {
+	case "INTEGER":
+		if n, ok := v.(json.Number); !ok || strings.ContainsAny(n.String(), ".eE") {
+			return memory.Errorf(memory.EINVALID, "column %s is %s; it holds a whole number", col, jsonType(v))
+		}
+		if _, err := v.(json.Number).Int64(); err != nil {
+			return memory.Errorf(memory.EINVALID, "column %s is %s, out of range", col, v)
+		}
+	case "REAL":
+		if _, ok := v.(json.Number); !ok {
+			return memory.Errorf(memory.EINVALID, "column %s is %s; it holds a number", col, jsonType(v))
+		}
+	case "TEXT":
+		s, ok := v.(string)
+		if !ok {
+			return memory.Errorf(memory.EINVALID, "column %s is %s; it holds text", col, jsonType(v))
+		}
+		if err := memory.CheckText(col, s, rc.maxTextBytes()); err != nil {
+			return err
+		}
+		if isJSONColumn(col) && !json.Valid([]byte(s)) {
+			return memory.Errorf(memory.EINVALID, "column %s is not JSON text", col)
+		}
+		if col == "tags" || col == "writers" || col == "readers" {
+			var list []string
+			if err := json.Unmarshal([]byte(s), &list); err != nil {
+				return memory.Errorf(memory.EINVALID, "column %s is not a JSON list of strings", col)
+			}
+		}
+	default:
+		return memory.Errorf(memory.EINVALID, "column %s is of a type the export format does not carry", col)
+	}
+	return nil
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case string:
+		return "text"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "true or false"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errorMessage is a domain error's message without its code, any other
+// error's text.
+func errorMessage(err error) string {
+	var e *memory.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// sqliteColumns reads the columns of a table as SQLite declares them.
+func sqliteColumns(c *sqlite3.Conn) func(table string) (map[string]importColumn, error) {
+	return func(table string) (map[string]importColumn, error) {
+		st, _, err := c.Prepare(`SELECT name, upper(type), "notnull", dflt_value IS NOT NULL OR pk > 0 FROM pragma_table_info(?)`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		st.BindText(1, table)
+		cols := map[string]importColumn{}
+		for st.Step() {
+			cols[st.ColumnText(0)] = importColumn{typ: st.ColumnText(1), notNull: st.ColumnBool(2), defaults: st.ColumnBool(3)}
+		}
+		if err := st.Err(); err != nil {
+			return nil, err
+		}
+		for _, k := range portableKinds {
+			if k.table == table {
+				for _, s := range k.skip {
+					delete(cols, s)
+				}
+			}
+		}
+		return cols, nil
+	}
+}
