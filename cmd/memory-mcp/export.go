@@ -297,8 +297,13 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	}
 	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes})
 	db.Close()
-	if p, ok := src.(*readProgress); ok && p.drawn {
-		fmt.Fprintln(stderr)
+	if p, ok := src.(*readProgress); ok {
+		if err == nil {
+			p.finish()
+		}
+		if p.drawn {
+			fmt.Fprintln(stderr)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
@@ -310,7 +315,10 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	return nil
 }
 
-// readProgress draws how much of a file has been read, every megabyte.
+// readProgress draws how much of a file an exact import has read, every
+// megabyte, in kB. Reading is not the whole of the import (it indexes and
+// stamps what it read, then commits), so the bar stops short of the end,
+// at total-1 kB, until finish says the import is done.
 type readProgress struct {
 	r           io.Reader
 	read, total int64
@@ -323,8 +331,19 @@ func (p *readProgress) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.read += int64(n)
 	if p.read >= p.next || err == io.EOF {
-		p.draw(int(p.read/1024), int(p.total/1024))
-		p.next, p.drawn = p.read+1<<20, true
+		p.show(min(p.read/1024, p.kB()-1))
+		p.next = p.read + 1<<20
 	}
 	return n, err
 }
+
+// kB is the file's size in kB, rounded up: at least 1 for a file not empty.
+func (p *readProgress) kB() int64 { return (p.total + 1023) / 1024 }
+
+func (p *readProgress) show(done int64) {
+	p.draw(int(done), int(p.kB()))
+	p.drawn = true
+}
+
+// finish draws the bar full: the import committed.
+func (p *readProgress) finish() { p.show(p.kB()) }
