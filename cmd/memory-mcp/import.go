@@ -292,10 +292,12 @@ func factWrite(f exportedFact, as memory.Identity) importWrite {
 // mergeImport applies writes to the data directory's store through the
 // gates, or with dryRun to a backup of it made for the purpose and thrown
 // away after, so that what it says would change is what the gates decide.
+// The backup is made in the data directory (see makeDryRunDir): one that a
+// killed dry run leaves is removed when the directory is next opened.
 func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun bool, out *importOutcome, stderr io.Writer) error {
 	run := *cfg
 	if dryRun {
-		tmp, err := os.MkdirTemp("", "memory-mcp-dry-run-")
+		tmp, err := makeDryRunDir(cfg.DataDir)
 		if err != nil {
 			return err
 		}

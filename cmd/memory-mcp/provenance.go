@@ -44,6 +44,7 @@ func openDatabase(ctx context.Context, cfg *Config) (*store.DB, error) {
 	if cfg.Database != "" {
 		return store.OpenPostgres(ctx, cfg.Database)
 	}
+	cleanDryRuns(cfg.DataDir)
 	return store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
 }
 
