@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +20,8 @@ import (
 // 100,000 memories (LoCoMo turns): export (memories/s, peak RSS, bytes),
 // an exact import of that export into an empty directory (memories/s,
 // peak RSS; --embedder none: the rows alone, re-embedding is reindex's
-// figure), and an online backup (time, size, beside the database's own size).
+// figure), the export merged back into the store it came from (all of it
+// found there), and an online backup (time, size, beside the database's own size).
 func BenchmarkPortable100k(b *testing.B) {
 	const n = 100_000
 	for range b.N {
@@ -52,8 +54,18 @@ func BenchmarkPortable100k(b *testing.B) {
 			b.Error("the export of the imported store differs")
 		}
 
+		// The export back into the store it came from: a merge, through
+		// the write gates, in which every memory is found already there.
+		took, peak, said := runBinary(b, dir, "import", file, "--embedder", "none")
+		fmt.Printf("import memories=%d took=%.1fs rate=%.0f memories/s peak_rss=%.0fMB (merge into the store it came from: each found there, nothing stored): %s\n",
+			n, took.Seconds(), n/took.Seconds(), peak, lineWith(said, "through the write gates"))
+		if strings.Contains(said, "stored") {
+			b.Errorf("importing a store's own export stored something: %s", said)
+		}
+		b.ReportMetric(n/took.Seconds(), "merge-again-memories/s")
+
 		backup := filepath.Join(b.TempDir(), "backup.db")
-		took, peak, said := runBinary(b, dir, "backup", backup)
+		took, peak, said = runBinary(b, dir, "backup", backup)
 		bk, err := os.Stat(backup)
 		if err != nil {
 			b.Fatal(err)
@@ -88,6 +100,16 @@ func pages(b *testing.B, dir string, n int) {
 		b.ReportMetric(took.Seconds(), fmt.Sprintf("page%d-s", i+1))
 		cursor = page.NextCursor
 	}
+}
+
+// lineWith is the first line of out that holds s.
+func lineWith(out, s string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
 }
 
 // runBinary runs a memory-mcp command on dir as a human and returns how
