@@ -342,6 +342,8 @@ type ImportSource struct {
 	// MaxContentBytes bounds a memory's or fact's content, as remember and
 	// publish_fact do; 0 is memory.DefaultMaxContentBytes.
 	MaxContentBytes int
+	// DryRun makes the whole import, checks and all, and rolls it back.
+	DryRun bool
 }
 
 // Import reads an export from r into the store, which must hold no memory
@@ -350,7 +352,8 @@ type ImportSource struct {
 // count and checksum match what was read. The import itself is recorded
 // (the imports table: src, the SHA-256 of r's bytes, what it wrote), stamped,
 // as the provenance of the rows; the record is not part of an export.
-// Memories come without vectors: re-embed them after (reindex).
+// Memories come without vectors: re-embed them after (reindex). With
+// src.DryRun it does all of that and rolls it back.
 func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (ImportReport, error) {
 	rep := ImportReport{Kinds: ExportCounts{}}
 	empty, err := db.Empty(ctx)
@@ -372,7 +375,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 		if err := c.Exec(`BEGIN IMMEDIATE`); err != nil {
 			return err
 		}
-		if err := db.importRows(c, r, src, &rep); err != nil {
+		if err := db.importRows(c, r, src, &rep); err != nil || src.DryRun {
 			c.Exec(`ROLLBACK`)
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -278,15 +277,6 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		writeOutcome(stdout, out, f.dryRun)
 		return nil
 	}
-	if f.dryRun {
-		db.Close()
-		counts := store.ExportCounts{}
-		if _, err := store.ReadExport(in, func(kind string, _ json.RawMessage) error { counts[kind]++; return nil }); err != nil {
-			return fmt.Errorf("import %s: %s", f.file, errorText(err))
-		}
-		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(counts), cfg.DataDir)
-		return nil
-	}
 	var src io.Reader = in
 	if info, err := in.Stat(); err == nil && info.Size() > 0 {
 		src = &readProgress{r: in, total: info.Size(), draw: progressBar(stderr, "import kB", time.Now())}
@@ -295,7 +285,9 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes})
+	// A dry run makes the whole import, every record checked, in a
+	// transaction it rolls back: nothing is written, not even a copy.
+	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes, DryRun: f.dryRun})
 	db.Close()
 	if p, ok := src.(*readProgress); ok {
 		if err == nil {
@@ -307,6 +299,10 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	}
 	if err != nil {
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
+	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+		return nil
 	}
 	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
 	if rep.Kinds["memory"] > 0 && cfg.Embedder != "none" {

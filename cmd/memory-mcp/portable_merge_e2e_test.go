@@ -14,12 +14,8 @@ import (
 // exportedMemories reads the memory records of dir's whole export.
 func exportedMemories(t *testing.T, dir string) []exportedMemory {
 	t.Helper()
-	var b bytes.Buffer
-	if err := exportTo(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, &b); err != nil {
-		t.Fatal(err)
-	}
 	var out []exportedMemory
-	for _, l := range strings.Split(b.String(), "\n") {
+	for _, l := range strings.Split(exportOf(t, dir), "\n") {
 		var rec struct {
 			Kind string         `json:"kind"`
 			Row  exportedMemory `json:"row"`
@@ -29,6 +25,16 @@ func exportedMemories(t *testing.T, dir string) []exportedMemory {
 		}
 	}
 	return out
+}
+
+// exportOf is dir's whole export.
+func exportOf(t *testing.T, dir string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := exportTo(t, dir, []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // activeWith counts the memories of dir in force that hold content.
@@ -192,16 +198,27 @@ func TestImportRefusesBadRecordsOfEveryKind(t *testing.T) {
 		`"agent_id":"ann","run_id":"r1","interpreter":"","reason":"ambiguous","candidates_json":"[]","attempts":0,"stale":0,"status":"open","note_at":1,"created_at":1,"updated_at":1}}`
 	lines = append(lines[:at], append([]string{pending}, lines[at:]...)...)
 	export := func(lines []string) string { return resum(t, strings.Join(lines, "\n")+"\n") }
-	importInto := func(body string) (string, string, error) {
+	importInto := func(body string, flags ...string) (string, string, error) {
 		t.Helper()
 		file := filepath.Join(t.TempDir(), "x.jsonl")
 		os.WriteFile(file, []byte(body), 0o600)
 		dst := t.TempDir()
-		out, err := runCmd(t, dst, human, "import", file, "--embedder", "none")
+		out, err := runCmd(t, dst, human, append([]string{"import", file, "--embedder", "none"}, flags...)...)
 		return dst, out, err
 	}
 	if _, out, err := importInto(export(lines)); err != nil {
 		t.Fatalf("the export with a pending write: %v\n%s", err, out)
+	}
+	// A dry run checks every record as the import does, and stores nothing.
+	dst, out, err := importInto(export(lines), "--dry-run")
+	if err != nil || !strings.Contains(out, "would import") || exportKinds(t, []byte(exportOf(t, dst)))["memory"] != 0 {
+		t.Fatalf("a dry run of the good export: %v\n%s", err, out)
+	}
+	bad := slices.Clone(lines)
+	at = slices.IndexFunc(bad, func(l string) bool { return strings.HasPrefix(l, `{"kind":"note"`) })
+	bad[at] = strings.Replace(bad[at], `"agent_id":"`, `"agent_id":"../`, 1)
+	if _, out, err := importInto(export(bad), "--dry-run"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d of the export", at+1)) {
+		t.Fatalf("a dry run of a bad export: %v\n%s", err, out)
 	}
 	for _, c := range []struct {
 		kind, col string
