@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -401,9 +400,6 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	defer ins.close()
 	rc := newRecordChecker(src.MaxContentBytes, sqliteColumns(c))
 	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
-		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
-			return err
-		}
 		if err := rc.check(kind, row); err != nil {
 			return err
 		}
@@ -433,62 +429,6 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 		return fmt.Errorf("record the import: %w", err)
 	}
 	return db.stampAll(c)
-}
-
-// checkRecord holds an exact import's memories and facts to the rules
-// remember and publish_fact hold their callers to, since the checksum of an
-// export proves only that it is whole, not who made it: ids and agents that
-// are ids, namespaces as a namespace may be named (no "../", no "/"),
-// content within the size limit, and text that is valid UTF-8 with no
-// control characters, refused rather than replaced.
-func checkRecord(kind string, raw json.RawMessage, maxBytes int) error {
-	if !utf8.Valid(raw) {
-		return memory.Errorf(memory.EINVALID, "the record is not valid UTF-8")
-	}
-	if maxBytes <= 0 {
-		maxBytes = memory.DefaultMaxContentBytes
-	}
-	var row map[string]any
-	if err := json.Unmarshal(raw, &row); err != nil {
-		return err
-	}
-	text := func(col string) string { s, _ := row[col].(string); return s }
-	ids := func(cols ...string) error {
-		for _, col := range cols {
-			if err := memory.CheckID(col, text(col)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	honest := bytes.ContainsRune(raw, utf8.RuneError) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`))
-	for col, v := range row { // JSON decoding replaces an unpaired surrogate escape with U+FFFD
-		if s, ok := v.(string); ok && !honest && strings.ContainsRune(s, utf8.RuneError) {
-			return memory.Errorf(memory.EINVALID, "%s is not valid UTF-8 (an unpaired surrogate)", col)
-		}
-	}
-	switch kind {
-	case "memory":
-		if err := ids("id", "agent_id", "namespace"); err != nil {
-			return err
-		}
-		if err := memory.CheckContent("content", text("content"), maxBytes); err != nil {
-			return err
-		}
-		if err := memory.CheckText("source", text("source"), memory.MaxSourceLen); err != nil {
-			return err
-		}
-	case "fact", "fact_op":
-		if err := ids("fact_id", "author_agent_id"); err != nil {
-			return err
-		}
-		if c, ok := row["content"].(string); ok || kind == "fact" {
-			if err := memory.CheckContent("content", c, maxBytes); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // deferredIndexes are the full-text triggers an exact import lifts while

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -22,13 +23,14 @@ type importColumn struct {
 }
 
 // recordChecker holds every record of an exact import to what the tools
-// that write its kind hold their callers to, beyond checkRecord's rules for
-// memories and facts, since an export's checksum proves only that it is
-// whole, not who made it: each column of the type its table declares,
+// that write its kind hold their callers to (remember, publish_fact,
+// write_note, the memory tool, ...), since an export's checksum proves only
+// that it is whole, not who made it: each column of the type its table declares,
 // present and not null where the table requires it; all text valid UTF-8
-// with no control characters and of a bounded size, the content of notes,
-// repeats and the shared state within the content limit; agents and
-// namespaces that are ids; categories, buckets, note kinds, approval tiers
+// (an unpaired surrogate escape too) with no control characters, refused
+// rather than replaced, and of a bounded size, the content of memories,
+// facts, notes, repeats and the shared state within the content limit; ids,
+// agents and namespaces that are ids (no "../"); categories, buckets, note kinds, approval tiers
 // and statuses that are names the tools know; JSON columns that are JSON;
 // and every reference (a summary's sources, a conflict's ends, a claim's
 // memory, a block version's block) to a record before it in the export,
@@ -75,11 +77,20 @@ func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
 		}
 		rc.cols[k.table] = cols
 	}
+	if !utf8.Valid(raw) {
+		return memory.Errorf(memory.EINVALID, "the record is not valid UTF-8")
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var row map[string]any
 	if err := d.Decode(&row); err != nil {
 		return err
+	}
+	honest := bytes.ContainsRune(raw, utf8.RuneError) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`))
+	for col, v := range row { // JSON decoding replaces an unpaired surrogate escape with U+FFFD
+		if s, ok := v.(string); ok && !honest && strings.ContainsRune(s, utf8.RuneError) {
+			return memory.Errorf(memory.EINVALID, "%s is not valid UTF-8 (an unpaired surrogate)", col)
+		}
 	}
 	for name, c := range cols {
 		if err := rc.checkColumn(name, c, row); err != nil {
@@ -118,11 +129,15 @@ func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
 	var err error
 	switch kind {
 	case "memory":
-		err = name("category", category)
+		err = firstError(ids("id", "agent_id", "namespace"), content("content"), memory.CheckText("source", text("source"), memory.MaxSourceLen),
+			name("category", category))
 		rc.seen["memory"][text("id")] = true
 		rc.seen["memory_pk"][fmt.Sprint(row["pk"])] = true
 	case "fact_op", "fact":
-		err = name("category", factCategory)
+		err = firstError(ids("fact_id", "author_agent_id"), name("category", factCategory))
+		if _, ok := row["content"].(string); err == nil && (ok || kind == "fact") { // a retraction has none
+			err = content("content")
+		}
 		rc.seen["fact"][text("fact_id")] = true
 	case "fact_claim":
 		err = refers("fact", "fact_id")
