@@ -44,3 +44,49 @@ func TestImportOriginClaimedOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestImportColumnsAgreeAcrossEngines: an exact import checks each record
+// against the same columns on either engine (the types PostgreSQL's schema
+// mirrors named as SQLite's), a text key must be given and an integer key
+// may be left out, and the columns an import re-makes are not among them.
+func TestImportColumnsAgreeAcrossEngines(t *testing.T) {
+	got := map[string]map[string]string{}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		cols, err := store.ImportColumns(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for col, want := range map[string]string{
+			"approvals.id":        "TEXT not null",
+			"notes.note_id":       "INTEGER not null may be left out",
+			"notes.text":          "TEXT not null",
+			"memories.confidence": "REAL not null",
+			"blocks.writers":      "TEXT not null may be left out",
+			"memories.stamp":      "",
+			"memories.embedding":  "",
+		} {
+			if cols[col] != want {
+				t.Errorf("%s: %q, want %q", col, cols[col], want)
+			}
+		}
+		got[t.Name()] = cols
+	})
+	var first map[string]string
+	for engine, cols := range got {
+		if first == nil {
+			first = cols
+			continue
+		}
+		for col, c := range first {
+			if cols[col] != c {
+				t.Errorf("%s: %s %q, the other engine %q", col, engine, cols[col], c)
+			}
+		}
+		for col, c := range cols {
+			if _, ok := first[col]; !ok {
+				t.Errorf("%s: %s %q, the other engine has no such column", col, engine, c)
+			}
+		}
+	}
+}

@@ -343,6 +343,8 @@ type ImportSource struct {
 	MaxContentBytes int
 	// DryRun makes the whole import, checks and all, and rolls it back.
 	DryRun bool
+
+	columns map[string]map[string]importColumn // the tables' columns, as the records are checked against them
 }
 
 // Import reads an export from r into the store, which must hold no memory
@@ -361,6 +363,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 	}
 	if !empty {
 		return rep, memory.Errorf(memory.ECONFLICT, "the store at %s already holds memory: an exact import goes only into an empty store", db.path)
+	}
+	if src.columns, err = db.importColumns(ctx); err != nil {
+		return rep, err
 	}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
@@ -398,7 +403,7 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	}
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
-	rc := newRecordChecker(src.MaxContentBytes, sqliteColumns(c))
+	rc := newRecordChecker(src)
 	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
 		if err := rc.check(kind, row); err != nil {
 			return err

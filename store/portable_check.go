@@ -2,13 +2,13 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/ncruces/go-sqlite3"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -38,16 +38,18 @@ type importColumn struct {
 // (ReadExport adds it) and the import stores nothing.
 type recordChecker struct {
 	maxBytes int
-	columns  func(table string) (map[string]importColumn, error)
-	cols     map[string]map[string]importColumn
-	seen     map[string]map[string]bool // memory, memory_pk, fact, block: the ids read so far
+	cols     map[string]map[string]importColumn // table -> column -> what it takes (importColumns)
+	seen     map[string]map[string]bool         // memory, memory_pk, fact, block: the ids read so far
 }
 
-func newRecordChecker(maxBytes int, columns func(table string) (map[string]importColumn, error)) *recordChecker {
+// newRecordChecker checks the records of the import from src, whose
+// columns Import read (src.columns).
+func newRecordChecker(src ImportSource) *recordChecker {
+	maxBytes := src.MaxContentBytes
 	if maxBytes <= 0 {
 		maxBytes = memory.DefaultMaxContentBytes
 	}
-	return &recordChecker{maxBytes: maxBytes, columns: columns, cols: map[string]map[string]importColumn{},
+	return &recordChecker{maxBytes: maxBytes, cols: src.columns,
 		seen: map[string]map[string]bool{"memory": {}, "memory_pk": {}, "fact": {}, "block": {}}}
 }
 
@@ -71,11 +73,7 @@ func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
 	}
 	cols, ok := rc.cols[k.table]
 	if !ok {
-		var err error
-		if cols, err = rc.columns(k.table); err != nil {
-			return err
-		}
-		rc.cols[k.table] = cols
+		return fmt.Errorf("no columns read for %s", k.table)
 	}
 	if !utf8.Valid(raw) {
 		return memory.Errorf(memory.EINVALID, "the record is not valid UTF-8")
@@ -264,29 +262,47 @@ func errorMessage(err error) string {
 	return err.Error()
 }
 
-// sqliteColumns reads the columns of a table as SQLite declares them.
-func sqliteColumns(c *sqlite3.Conn) func(table string) (map[string]importColumn, error) {
-	return func(table string) (map[string]importColumn, error) {
-		st, _, err := c.Prepare(`SELECT name, upper(type), "notnull", dflt_value IS NOT NULL OR pk > 0 FROM pragma_table_info(?)`)
+// importColumns reads the columns of every table an export carries, as the
+// store's schema declares them (PostgreSQL's types named as SQLite's, which
+// they mirror: bigint INTEGER, double precision REAL, text TEXT), without
+// the columns an import re-makes (stamps, vectors).
+func (db *DB) importColumns(ctx context.Context) (map[string]map[string]importColumn, error) {
+	// An INTEGER PRIMARY KEY of one column is the rowid, made when left out.
+	q := `SELECT name, upper(type), "notnull" OR pk > 0, dflt_value IS NOT NULL OR
+			(pk > 0 AND upper(type) = 'INTEGER' AND (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) = 1)
+		FROM pragma_table_info(?1)`
+	if db.postgres {
+		q = `SELECT column_name,
+				CASE WHEN data_type IN ('bigint', 'integer', 'smallint') THEN 'INTEGER'
+					WHEN data_type IN ('double precision', 'real', 'numeric') THEN 'REAL'
+					WHEN data_type IN ('text', 'character varying') THEN 'TEXT' ELSE 'BLOB' END,
+				is_nullable = 'NO', column_default IS NOT NULL OR is_identity = 'YES'
+			FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?
+				AND data_type <> 'tsvector'` // the full-text index, which SQLite keeps apart
+	}
+	out := map[string]map[string]importColumn{}
+	for _, k := range portableKinds {
+		rows, err := db.reads.QueryContext(ctx, db.dialect(q), k.table)
 		if err != nil {
-			return nil, err
+			return nil, db.busyError(fmt.Errorf("read the columns of %s: %w", k.table, err))
 		}
-		defer st.Close()
-		st.BindText(1, table)
 		cols := map[string]importColumn{}
-		for st.Step() {
-			cols[st.ColumnText(0)] = importColumn{typ: st.ColumnText(1), notNull: st.ColumnBool(2), defaults: st.ColumnBool(3)}
-		}
-		if err := st.Err(); err != nil {
-			return nil, err
-		}
-		for _, k := range portableKinds {
-			if k.table == table {
-				for _, s := range k.skip {
-					delete(cols, s)
-				}
+		for rows.Next() {
+			var name string
+			var c importColumn
+			if err := rows.Scan(&name, &c.typ, &c.notNull, &c.defaults); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !slices.Contains(k.skip, name) {
+				cols[name] = c
 			}
 		}
-		return cols, nil
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		out[k.table] = cols
 	}
+	return out, nil
 }
