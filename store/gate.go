@@ -229,9 +229,6 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		c.approval = id
 		if c.holds() {
 			c.Ref = id
-			if err := tx.originRef(ctx, c); err != nil {
-				return err
-			}
 			return tx.logCall(ctx, c, memory.WriteOutcomeHeld, gateApproval, string(c.Approval.Tier))
 		}
 	}
@@ -246,9 +243,6 @@ func (tx *Tx) lastWrite(ctx context.Context, c *Call) error {
 		if _, err := tx.exec(ctx, `UPDATE idempotency_keys SET ref = ? WHERE principal = ? AND key = ?`, c.Ref, c.Principal, c.Key); err != nil {
 			return err
 		}
-	}
-	if err := tx.originRef(ctx, c); err != nil {
-		return err
 	}
 	return tx.logCall(ctx, c, outcome, gate, c.Reason)
 }

@@ -35,16 +35,6 @@ func (tx *Tx) claimOrigin(ctx context.Context, c *Call) error {
 	return nil
 }
 
-// originRef records what c's origin became: the memory or fact written or
-// found, or the approval that holds it.
-func (tx *Tx) originRef(ctx context.Context, c *Call) error {
-	if c.Origin == "" || c.Ref == "" {
-		return nil
-	}
-	_, err := tx.exec(ctx, `UPDATE import_origins SET ref = ? WHERE origin = ?`, c.Ref, tx.db.originHash(c.Origin))
-	return err
-}
-
 // ImportHeld is what a merge import finds the store holds already of the
 // things it would write, by the names it asked about.
 type ImportHeld struct {

@@ -7,13 +7,12 @@
 -- brings back what the store has since forgotten, superseded or refused,
 -- as an idempotency key, which expires, could not promise. origin is a
 -- keyed hash (under the provenance key) of what names the thing, so that
--- the table holds no text of it; ref is the memory or fact it became or
--- was found to repeat, empty when held.
+-- the table holds no text of it, nor the id of what it became (an erase
+-- need not reach it).
 CREATE TABLE import_origins (
     origin      TEXT    PRIMARY KEY,
     imported_by TEXT    NOT NULL,
-    imported_at INTEGER NOT NULL,
-    ref         TEXT    NOT NULL DEFAULT ''
+    imported_at INTEGER NOT NULL
 );
 CREATE TRIGGER import_origins_no_delete BEFORE DELETE ON import_origins
 WHEN NOT EXISTS (SELECT 1 FROM erase_permit) BEGIN

@@ -3,8 +3,7 @@
 CREATE TABLE import_origins (
     origin      text   PRIMARY KEY,
     imported_by text   NOT NULL,
-    imported_at bigint NOT NULL,
-    ref         text   NOT NULL DEFAULT ''
+    imported_at bigint NOT NULL
 );
 CREATE TRIGGER import_origins_no_delete BEFORE DELETE ON import_origins FOR EACH ROW
     EXECUTE FUNCTION memory_mcp_refuse_delete('an import origin is kept: it stops a later import bringing back what the store let go');
