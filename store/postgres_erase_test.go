@@ -225,3 +225,39 @@ func TestPostgresStatisticsKeepNoText(t *testing.T) {
 		t.Fatalf("only %d text columns found: the query misses the schema", n)
 	}
 }
+
+// gc on PostgreSQL purges what expired, as an erase would: the rows go, an
+// audit row stays, and once the scrub it owes is paid no file of the
+// database holds the purged text.
+func TestPostgresCollectPurgesAndScrubs(t *testing.T) {
+	db, clk := openPostgresDB(t)
+	mem := store.NewMemoryService(db, nil)
+	expiring := remember(t, mem, senior, memory.EntryWrite{Content: "The door code of " + secret + " is 5512.", ExpiresAt: clk.Peek().Add(time.Hour)})
+	lasting := remember(t, mem, senior, memory.EntryWrite{Content: "The doors lock at nine."})
+	checkpoint(t, db)
+	if len(postgresFilesHolding(t, db, secret)) == 0 {
+		t.Fatal("no file holds the secret before gc: the check below could not fail")
+	}
+	clk.Advance(48 * time.Hour)
+	var rep memory.ErasureReport
+	err := db.Update(context.Background(), func(tx *store.Tx) (err error) {
+		rep, err = tx.Collect(context.Background(), human, store.Collection{Before: clk.Peek().Add(-24 * time.Hour), Grace: 24 * time.Hour, Limit: 500})
+		return err
+	})
+	if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
+		t.Fatalf("gc: %+v, %v; want the expired memory purged", rep, err)
+	}
+	if stored(t, db, expiring.ID) || !stored(t, db, lasting.ID) {
+		t.Fatalf("after gc: the expired memory stored %v, the lasting one %v", stored(t, db, expiring.ID), stored(t, db, lasting.ID))
+	}
+	if audit, err := db.Erasures(context.Background()); err != nil || len(audit) != 1 || audit[0].Kind != "gc" {
+		t.Fatalf("audit %+v, %v", audit, err)
+	}
+	if scrubbed, owed, err := db.ScrubOwed(context.Background()); err != nil || !scrubbed || owed {
+		t.Fatalf("the scrub gc owes: scrubbed %v, owed %v, %v", scrubbed, owed, err)
+	}
+	checkpoint(t, db)
+	if found := postgresFilesHolding(t, db, secret); len(found) > 0 {
+		t.Fatalf("after gc and its scrub the purged bytes are in %v", found)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
@@ -62,5 +63,36 @@ func TestPostgresOutageThroughTheServer(t *testing.T) {
 	s.ok("list_memories", map[string]any{}, &page)
 	if page.Total != 2 {
 		t.Errorf("after the restart the server lists %d memories, want the 2 written while it was up", page.Total)
+	}
+}
+
+// TestPostgresNewerSchemaRefusedByTheServer: a server does not start on a
+// PostgreSQL database a newer build migrated; it exits naming the database
+// and the migration it does not know.
+func TestPostgresNewerSchemaRefusedByTheServer(t *testing.T) {
+	url := postgresDatabase(t)
+	db, err := store.OpenPostgres(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := db.Path()
+	db.Close()
+	raw, err := storetest.OpenPostgresSQL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future.sql', 1)`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "stdio", "--database", url)
+	cmd.Env = cleanEnv(t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	want := "memory-mcp: " + name + " was written by a newer memory-mcp (it has migration 9999_future.sql, which this build does not know); upgrade memory-mcp\n"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("started on a newer database: %v\nstderr: %s\nwant: %s", err, stderr.String(), want)
 	}
 }
