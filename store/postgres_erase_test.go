@@ -20,7 +20,7 @@ import (
 // directory in the cluster) whose files' raw bytes hold s, as written or in
 // lower case (a tsvector keeps words lower-cased). The test runs where the
 // cluster's files are and may read them (as root, or as its owner).
-func postgresFilesHolding(t *testing.T, db *store.DB, s string) []string {
+func postgresFilesHolding(t testing.TB, db *store.DB, s string) []string {
 	t.Helper()
 	var dataDir, dbOID string
 	if err := db.SQL().QueryRow(`SELECT current_setting('data_directory'), oid::text FROM pg_database WHERE datname = current_database()`).Scan(&dataDir, &dbOID); err != nil {
@@ -68,7 +68,7 @@ func postgresFilesHolding(t *testing.T, db *store.DB, s string) []string {
 }
 
 // checkpoint writes every page PostgreSQL holds in memory to its file.
-func checkpoint(t *testing.T, db *store.DB) {
+func checkpoint(t testing.TB, db *store.DB) {
 	t.Helper()
 	if _, err := db.SQL().Exec(`CHECKPOINT`); err != nil {
 		t.Fatal(err)
