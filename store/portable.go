@@ -429,30 +429,14 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	if err := c.Exec(`PRAGMA defer_foreign_keys = on`); err != nil {
 		return err
 	}
-	sum := sha256.New()
-	r = io.TeeReader(r, sum)
 	restore, err := deferIndexing(c)
 	if err != nil {
 		return fmt.Errorf("defer the full-text index: %w", err)
 	}
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
-	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
-		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
-			return err
-		}
-		if err := ins.insert(kind, row); err != nil {
-			return err
-		}
-		rep.Records++
-		rep.Kinds[kind]++
-		return nil
-	})
+	sum, err := readImport(r, src, rep, ins.insert)
 	if err != nil {
-		return err
-	}
-	rep.Header = f
-	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
 		return err
 	}
 	if err := restore(); err != nil {
@@ -463,10 +447,37 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	if err != nil {
 		return fmt.Errorf("index the archive: %w", err)
 	}
-	if err := db.recordImport(c, src, hex.EncodeToString(sum.Sum(nil)), rep.Kinds); err != nil {
+	if err := db.recordImport(c, src, sum, rep.Kinds); err != nil {
 		return fmt.Errorf("record the import: %w", err)
 	}
-	return db.stampAll(c)
+	return db.stampAll(func(s stampSpec, after []int64) (int, error) { return db.stampRows(c, s, after) })
+}
+
+// readImport reads the export r, checks each record (checkRecord), hands
+// it to insert and counts it in rep, and returns the SHA-256 of all of r's
+// bytes, which the import's record keeps.
+func readImport(r io.Reader, src ImportSource, rep *ImportReport, insert func(kind string, row json.RawMessage) error) (string, error) {
+	sum := sha256.New()
+	r = io.TeeReader(r, sum)
+	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
+		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
+			return err
+		}
+		if err := insert(kind, row); err != nil {
+			return err
+		}
+		rep.Records++
+		rep.Kinds[kind]++
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	rep.Header = f
+	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
+		return "", err
+	}
+	return hex.EncodeToString(sum.Sum(nil)), nil
 }
 
 // checkRecord holds an exact import's memories and facts to the rules
@@ -600,8 +611,10 @@ func (db *DB) recordImport(c *sqlite3.Conn, src ImportSource, sum string, kinds 
 	return st.Exec()
 }
 
-// stampAll stamps every unstamped row on c, in c's transaction.
-func (db *DB) stampAll(c *sqlite3.Conn) error {
+// stampAll stamps every unstamped row, batch by batch, in the import's
+// transaction: batch stamps up to trustBatch rows of s's table after after
+// (stampRows on SQLite, stampBatchPostgres).
+func (db *DB) stampAll(batch func(s stampSpec, after []int64) (int, error)) error {
 	if db.provenanceKey == nil {
 		return nil
 	}
@@ -611,7 +624,7 @@ func (db *DB) stampAll(c *sqlite3.Conn) error {
 			after[i] = math.MinInt64
 		}
 		for {
-			n, err := db.stampRows(c, s, after)
+			n, err := batch(s, after)
 			if err != nil {
 				return fmt.Errorf("stamp %s: %w", s.table, err)
 			}

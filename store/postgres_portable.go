@@ -3,13 +3,10 @@ package store
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,25 +154,9 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 	}
 	defer t.Rollback()
 	tx := &Tx{sql: t, db: db}
-	sum := sha256.New()
-	r = io.TeeReader(r, sum)
 	cols := map[string][]string{}
-	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
-		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
-			return err
-		}
-		if err := tx.insertRecord(ctx, kind, row, cols); err != nil {
-			return err
-		}
-		rep.Records++
-		rep.Kinds[kind]++
-		return nil
-	})
+	sum, err := readImport(r, src, rep, func(kind string, row json.RawMessage) error { return tx.insertRecord(ctx, kind, row, cols) })
 	if err != nil {
-		return err
-	}
-	rep.Header = f
-	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
 		return err
 	}
 	if err := tx.advanceIdentities(ctx); err != nil {
@@ -184,25 +165,12 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 	counts, _ := json.Marshal(rep.Kinds)
 	if _, err := tx.execOnce(ctx, `INSERT INTO imports (imported_at, imported_by, file, sha256, format, kinds, first_memory_pk, last_memory_pk, last_memory_created_at)
 		SELECT ?, ?, ?, ?, ?, ?, min(pk), max(pk), max(created_at) FROM memories`,
-		nanos(db.Now.Now()), src.By, src.File, hex.EncodeToString(sum.Sum(nil)), ExportFormat, string(counts)); err != nil {
+		nanos(db.Now.Now()), src.By, src.File, sum, ExportFormat, string(counts)); err != nil {
 		return fmt.Errorf("record the import: %w", err)
 	}
-	if db.provenanceKey != nil {
-		for _, s := range stampSpecs {
-			after := make([]int64, len(s.keys))
-			for i := range after {
-				after[i] = math.MinInt64
-			}
-			for {
-				n, err := tx.stampBatchPostgres(ctx, s, after)
-				if err != nil {
-					return fmt.Errorf("stamp %s: %w", s.table, err)
-				}
-				if n < trustBatch {
-					break
-				}
-			}
-		}
+	err = db.stampAll(func(s stampSpec, after []int64) (int, error) { return tx.stampBatchPostgres(ctx, s, after) })
+	if err != nil {
+		return err
 	}
 	return t.Commit()
 }

@@ -3,11 +3,11 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // TestExportIsTheSameOnBothEngines: an export made on SQLite imports into
@@ -51,7 +51,7 @@ func TestExportIsTheSameOnBothEngines(t *testing.T) {
 	if _, err := pg.Export(ctx, store.ExportFilter{}, &fromPG); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "PostgreSQL's export of the import", file.String(), fromPG.String())
+	storetest.SameLines(t, "PostgreSQL's export of the import", file.String(), fromPG.String())
 
 	back, _ := openDB(t)
 	if _, err := back.Import(ctx, bytes.NewReader(fromPG.Bytes()), store.ImportSource{File: "pg.jsonl", By: "human:alice"}); err != nil {
@@ -61,7 +61,7 @@ func TestExportIsTheSameOnBothEngines(t *testing.T) {
 	if _, err := back.Export(ctx, store.ExportFilter{}, &again); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "SQLite's export of PostgreSQL's", file.String(), again.String())
+	storetest.SameLines(t, "SQLite's export of PostgreSQL's", file.String(), again.String())
 
 	// A filtered export selects alike on both engines.
 	for _, f := range []store.ExportFilter{{AgentID: senior.AgentID}, {Namespace: "default"}} {
@@ -72,7 +72,7 @@ func TestExportIsTheSameOnBothEngines(t *testing.T) {
 		if _, err := pg.Export(ctx, f, &b); err != nil {
 			t.Fatal(err)
 		}
-		sameLines(t, "the filtered export", a.String(), b.String())
+		storetest.SameLines(t, "the filtered export", a.String(), b.String())
 	}
 
 	mem := store.NewMemoryService(pg, nil)
@@ -83,19 +83,4 @@ func TestExportIsTheSameOnBothEngines(t *testing.T) {
 	if _, err := pg.Import(ctx, bytes.NewReader(file.Bytes()), store.ImportSource{File: "lite.jsonl", By: "human:alice"}); memory.ErrorCode(err) != memory.ECONFLICT {
 		t.Errorf("an exact import into a store that holds memory = %v, want ECONFLICT", err)
 	}
-}
-
-// sameLines fails t at the first line where got differs from want.
-func sameLines(t *testing.T, what, want, got string) {
-	t.Helper()
-	if want == got {
-		return
-	}
-	lw, lg := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range min(len(lw), len(lg)) {
-		if lw[i] != lg[i] {
-			t.Fatalf("%s differs at line %d:\n%s\n%s", what, i+1, lw[i], lg[i])
-		}
-	}
-	t.Fatalf("%s has %d lines, want %d", what, len(lg), len(lw))
 }

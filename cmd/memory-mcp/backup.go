@@ -119,19 +119,9 @@ func backup(ctx context.Context, cfg *Config, path string, stdout io.Writer) err
 func writeBackup(ctx context.Context, db *store.DB, key []byte, withKey bool, path string) (backupReport, error) {
 	r := backupReport{Path: path}
 	keyPath := path + backupKeySuffix
-	for _, p := range []string{path, keyPath} {
-		if _, err := os.Lstat(p); err == nil {
-			return r, fmt.Errorf("backup: %s exists: name a new file (a backup never overwrites)", p)
-		}
-	}
-	// The backup is made in a file created first, readable by its owner
-	// only (it holds every memory), and which no one else is writing.
-	tmp := path + ".partial"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return r, fmt.Errorf("backup: %s exists: another backup to %s is under way, or one was interrupted (then remove it)", tmp, path)
-	} else if err != nil {
-		return r, fmt.Errorf("backup: %w", err)
+	tmp, f, err := createPartial(path, keyPath)
+	if err != nil {
+		return r, err
 	}
 	f.Close()
 	start := time.Now()
@@ -162,6 +152,25 @@ func writeBackup(ctx context.Context, db *store.DB, key []byte, withKey bool, pa
 	}
 	r.Bytes = info.Size()
 	return r, nil
+}
+
+// createPartial creates the file a backup to path is made in, path.partial,
+// once none of paths exists (a backup never overwrites): readable by its
+// owner only (it holds every memory), and which no one else is writing.
+func createPartial(path string, paths ...string) (string, *os.File, error) {
+	for _, p := range append([]string{path}, paths...) {
+		if _, err := os.Lstat(p); err == nil {
+			return "", nil, fmt.Errorf("backup: %s exists: name a new file (a backup never overwrites)", p)
+		}
+	}
+	tmp := path + ".partial"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return "", nil, fmt.Errorf("backup: %s exists: another backup to %s is under way, or one was interrupted (then remove it)", tmp, path)
+	} else if err != nil {
+		return "", nil, fmt.Errorf("backup: %w", err)
+	}
+	return tmp, f, nil
 }
 
 // checkBackup opens the database at path and checks it whole (see

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -54,15 +53,9 @@ func backupPostgres(ctx context.Context, cfg *Config, path string, stdout io.Wri
 // through a file beside it that becomes path only once read back whole.
 func writePortableBackup(ctx context.Context, db *store.DB, path string) (backupReport, error) {
 	r := backupReport{Path: path}
-	if _, err := os.Lstat(path); err == nil {
-		return r, fmt.Errorf("backup: %s exists: name a new file (a backup never overwrites)", path)
-	}
-	tmp := path + ".partial"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return r, fmt.Errorf("backup: %s exists: another backup to %s is under way, or one was interrupted (then remove it)", tmp, path)
-	} else if err != nil {
-		return r, fmt.Errorf("backup: %w", err)
+	tmp, f, err := createPartial(path)
+	if err != nil {
+		return r, err
 	}
 	start := time.Now()
 	counts, err := db.Export(ctx, store.ExportFilter{}, f)

@@ -69,13 +69,13 @@ func TestPortableOnPostgres(t *testing.T) {
 	if out, err := runCmd(t, keyDir(pg), nil, "verify", "--database", pg); err != nil {
 		t.Fatalf("verify of the imported database: %v\n%s", err, out)
 	}
-	sameLines(t, "the export from PostgreSQL", string(want), exported(pg))
+	storetest.SameLines(t, "the export from PostgreSQL", string(want), exported(pg))
 
 	out, err = runCmd(t, keyDir(pg), human, "import", first, "--dry-run", "--embedder", "none", "--database", pg)
 	if err != nil || !strings.Contains(out, "a dry run (nothing was stored) would import through the write gates") {
 		t.Fatalf("a dry run of a merge into PostgreSQL: %q, %v", out, err)
 	}
-	sameLines(t, "the export after a dry run", string(want), exported(pg))
+	storetest.SameLines(t, "the export after a dry run", string(want), exported(pg))
 
 	backup := filepath.Join(files, "pg.jsonl")
 	out, err = runCmd(t, keyDir(pg), nil, "backup", backup, "--database", pg)
@@ -96,7 +96,7 @@ func TestPortableOnPostgres(t *testing.T) {
 	if err != nil || !strings.Contains(out, "restored") {
 		t.Fatalf("restore --database: %q, %v", out, err)
 	}
-	sameLines(t, "the export of the restored database", string(want), exported(restored))
+	storetest.SameLines(t, "the export of the restored database", string(want), exported(restored))
 
 	liteBackup := filepath.Join(files, "lite.db")
 	if _, err := runCmd(t, dir, nil, "backup", liteBackup); err != nil {
@@ -106,7 +106,7 @@ func TestPortableOnPostgres(t *testing.T) {
 	if out, err := runCmd(t, keyDir(moved), human, "restore", liteBackup, "--database", moved); err != nil {
 		t.Fatalf("restore of a SQLite backup into PostgreSQL: %q, %v", out, err)
 	}
-	sameLines(t, "the export of a SQLite backup restored into PostgreSQL", string(want), exported(moved))
+	storetest.SameLines(t, "the export of a SQLite backup restored into PostgreSQL", string(want), exported(moved))
 
 	if !bytes.Contains(want, []byte("Quxzorblat")) {
 		t.Fatal("the store holds no Quxzorblat: the erase below could not fail")
@@ -118,19 +118,4 @@ func TestPortableOnPostgres(t *testing.T) {
 	if got := exported(pg); strings.Contains(strings.ToLower(got), "quxzorblat") {
 		t.Errorf("the erased text is still exported from PostgreSQL:\n%s", got)
 	}
-}
-
-// sameLines fails t at the first line where got differs from want.
-func sameLines(t *testing.T, what, want, got string) {
-	t.Helper()
-	if want == got {
-		return
-	}
-	lw, lg := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range min(len(lw), len(lg)) {
-		if lw[i] != lg[i] {
-			t.Fatalf("%s differs at line %d:\n%s\n%s", what, i+1, lw[i], lg[i])
-		}
-	}
-	t.Fatalf("%s has %d lines, want %d", what, len(lg), len(lw))
 }
