@@ -7,7 +7,9 @@
 #   scripts/postgres.sh start       start a cluster and print its URL; it runs
 #                                   until `scripts/postgres.sh stop URL`
 #   scripts/postgres.sh stop URL    stop a cluster `start` made and remove it
-#   scripts/postgres.sh down URL    shut a cluster `start` made down, keeping it
+#   scripts/postgres.sh down URL [immediate]
+#                                   shut a cluster `start` made down, keeping it
+#                                   (immediate: at once, as a crash would)
 #   scripts/postgres.sh up URL      start it again (tests of an outage)
 #
 # With MEMORY_MCP_TEST_POSTGRES already set (a server of your own), run and
@@ -110,7 +112,7 @@ stop)
 	;;
 down)
 	read -r port dir < <(cluster "${2:?usage: $0 down URL}")
-	as "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
+	as "$bin/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w -t 30 stop >/dev/null
 	;;
 up)
 	read -r port dir < <(cluster "${2:?usage: $0 up URL}")
@@ -124,7 +126,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL | down URL | up URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | down URL [immediate] | up URL" >&2
 	exit 2
 	;;
 esac
