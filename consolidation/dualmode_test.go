@@ -287,30 +287,7 @@ func TestSummaryStatesTheNewestValue(t *testing.T) {
 		sure int // the note written with full confidence, kept as it is
 	}{{"the newest is a member", 1}, {"the newest is kept", 4}} {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.svc.Config.Strategy = memory.ConsolidateDualMode
-			f.mem.Contradictions = memory.ContradictionsOff
-			for i, n := range notes {
-				confidence := 0.9
-				if i == c.sure {
-					confidence = 1
-				}
-				f.remember(ann, memory.EntryWrite{Content: n, Confidence: &confidence})
-				f.clk.Advance(10 * time.Minute)
-			}
-			f.clk.Advance(48 * time.Hour)
-			rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
-				t.Fatalf("groups = %+v, want one abstractive group of the deploy notes", rep.Groups)
-			}
-			got, err := f.mem.Recall(as(ann), []string{rep.Groups[0].SummaryID})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := got[0].Content
+			sum := unsettledSummary(t, notes, c.sure)
 			if want := "Deploys go out only on Wednesdays after 10:00 UTC (earlier: Mondays and Thursdays; before that Tuesdays and Thursdays)."; !strings.Contains(sum, want) {
 				t.Errorf("the summary does not state the newest days with what they replaced (%q):\n%s", want, sum)
 			}
@@ -324,4 +301,55 @@ func TestSummaryStatesTheNewestValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSummaryStatesAnUpdateToldInOtherWords: the newest value of a claim
+// that a later memory updated in other words ("is now owned by") heads
+// the summary with what it replaced, as a re-stated value does.
+func TestSummaryStatesAnUpdateToldInOtherWords(t *testing.T) {
+	sum := unsettledSummary(t, []string{
+		"The billing service is owned by the payments team.",
+		"The billing service sends the invoices every night and retries a failed charge twice.",
+		"The billing service is now owned by the platform team.",
+		"The billing service pages the on-call engineer when a charge fails twice.",
+	}, -1)
+	if want := "The billing service is now owned by the platform team (earlier: payments team)."; !strings.Contains(sum, want) {
+		t.Errorf("the summary does not state the newest owner with what it replaced (%q):\n%s", want, sum)
+	}
+	if strings.Contains(sum, "is owned by the payments team") {
+		t.Errorf("the summary states the replaced owner as if it held:\n%s", sum)
+	}
+}
+
+// unsettledSummary remembers notes ten minutes apart with remember's
+// contradiction check off, so that no update among them is settled, each
+// as sure as the rest but notes[sure] (if not -1), kept as it is; then it
+// consolidates them two days later as one abstractive group and returns
+// that group's summary.
+func unsettledSummary(t *testing.T, notes []string, sure int) string {
+	t.Helper()
+	f := newFixture(t)
+	f.svc.Config.Strategy = memory.ConsolidateDualMode
+	f.mem.Contradictions = memory.ContradictionsOff
+	for i, n := range notes {
+		confidence := 0.9
+		if i == sure {
+			confidence = 1
+		}
+		f.remember(ann, memory.EntryWrite{Content: n, Confidence: &confidence})
+		f.clk.Advance(10 * time.Minute)
+	}
+	f.clk.Advance(48 * time.Hour)
+	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
+		t.Fatalf("groups = %+v, want one abstractive group of the notes", rep.Groups)
+	}
+	got, err := f.mem.Recall(as(ann), []string{rep.Groups[0].SummaryID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got[0].Content
 }

@@ -415,14 +415,15 @@ func seconds(d time.Duration) string {
 // migrationSteps are what a migration needs done in Go after its SQL, in
 // its transaction: values SQL cannot compute.
 var migrationSteps = map[string]func(context.Context, *Tx) error{
-	"0009_gates.sql":                fillDedupKeys,
-	"0010_conflicts.sql":            widenArchiveReasons,
-	"0014_fact_gates.sql":           fillFactKeys,
-	"0018_meaning_key.sql":          fillMeaningKeys,
-	"0019_shared_gates.sql":         fillSharedKeys,
-	"0022_text_rules.sql":           rekeyTexts,
-	"0023_claims_rekey.sql":         refillClaims,
-	"0032_claims_rekey_handles.sql": refillClaims,
+	"0009_gates.sql":                 fillDedupKeys,
+	"0010_conflicts.sql":             widenArchiveReasons,
+	"0014_fact_gates.sql":            fillFactKeys,
+	"0018_meaning_key.sql":           fillMeaningKeys,
+	"0019_shared_gates.sql":          fillSharedKeys,
+	"0022_text_rules.sql":            rekeyTexts,
+	"0023_claims_rekey.sql":          refillClaims,
+	"0032_claims_rekey_handles.sql":  refillClaims,
+	"0038_claims_rekey_reworded.sql": refillClaims,
 }
 
 // collect reads every row of q, each by scan, before a migration's Go

@@ -233,6 +233,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
+		if err := tx.indexMemory(ctx, pk, w.Content, string(tags), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags)); err != nil {
+			return err
+		}
 		if err := tx.addClaims(ctx, id.AgentID, pk, keys.claims); err != nil {
 			return err
 		}
@@ -849,12 +852,8 @@ func checkActive(e memory.Entry) error {
 // time it takes tells another agent's personal memories from unknown ids.
 func (s *MemoryService) visibleEntry(ctx context.Context, tx *Tx, who memory.Identity, id string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	st, err := tx.stmt(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
-		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`)
-	if err != nil {
-		return memory.Entry{}, err
-	}
-	e, err := scanEntry(st.QueryRowContext(ctx, id, who.AgentID, nanos(now)))
+	e, err := scanEntry(tx.queryRow(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
+		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`, id, who.AgentID, nanos(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Entry{}, memoryNotFound(id)
 	}

@@ -66,8 +66,10 @@ func TestRecallHidesWithdrawnSharedMemories(t *testing.T) {
 }
 
 func TestRecallRejectsRepeatedIDs(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	a := remember(t, s, ann, memory.EntryWrite{Content: "one"})
-	_, err := s.Recall(as(ann), []string{a.ID, a.ID})
-	wantCode(t, err, memory.EINVALID, `id "`+a.ID+`" is given twice`)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		a := remember(t, s, ann, memory.EntryWrite{Content: "one"})
+		_, err := s.Recall(as(ann), []string{a.ID, a.ID})
+		wantCode(t, err, memory.EINVALID, `id "`+a.ID+`" is given twice`)
+	})
 }
