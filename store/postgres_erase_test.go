@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,9 +201,15 @@ func TestPostgresScrubOwedIsPaidByTheNextErase(t *testing.T) {
 	}
 }
 
+// holdsNoStoredText are the text columns added after migration 0035 that
+// hold no text an agent or a person stored (names of callers and
+// counters), whose statistics may stay.
+var holdsNoStoredText = []string{"gate_counters.principal", "gate_counters.name"}
+
 // No column that can hold stored text is analyzed (migration 0035): its
 // statistics would keep sample values an erase does not reach. A new
-// column of such a type must have its target set to 0 in its migration.
+// column of such a type must have its target set to 0 in its migration,
+// or be listed in holdsNoStoredText.
 func TestPostgresStatisticsKeepNoText(t *testing.T) {
 	db, _ := openPostgresDB(t)
 	cols, err := db.SQL().Query(`SELECT r.relname || '.' || a.attname, a.attstattarget FROM pg_attribute a JOIN pg_class r ON r.oid = a.attrelid
@@ -220,7 +227,7 @@ func TestPostgresStatisticsKeepNoText(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		if target != 0 {
+		if target != 0 && !slices.Contains(holdsNoStoredText, col) {
 			t.Errorf("%s keeps statistics (target %d): ALTER TABLE ... ALTER COLUMN ... SET STATISTICS 0 in the migration that added it", col, target)
 		}
 	}

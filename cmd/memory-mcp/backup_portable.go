@@ -107,8 +107,8 @@ func checkPortableBackup(path string, want store.ExportCounts, r *backupReport) 
 // restorePostgres imports the backup at path into cfg's PostgreSQL
 // database, which must hold no memory: a portable backup as it is, a
 // SQLite backup (memory-mcp backup without --database) through its
-// export, so that a store moves from SQLite to PostgreSQL this way. Every
-// row is stamped under the database's key and checked after.
+// export (the memory only: copy moves a whole data directory). Every row
+// is stamped under the database's key and checked after.
 func restorePostgres(ctx context.Context, cfg *Config, path string, stdout io.Writer) error {
 	in, err := os.Open(path)
 	if err != nil {

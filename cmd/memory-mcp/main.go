@@ -221,7 +221,7 @@ func commands() []*command {
 		{name: "restore", synopsis: "restore a backup into the configured, empty data directory",
 			usage: []string{"memory-mcp restore PATH [flags]"}, arg: "backup file written by memory-mcp backup",
 			about: "Refuses a data directory that holds anything. The key is read from PATH.key, or from MEMORY_MCP_PROVENANCE_KEY. " +
-				"With --database it imports a backup (a portable one, or a SQLite backup, which moves a store to PostgreSQL) into an " +
+				"With --database it imports a backup (a portable one, or a SQLite backup through its export) into an " +
 				"empty database.",
 			reads:    []string{"log"},
 			examples: []string{"memory-mcp restore /backups/memory-2026-11-29.db --data-dir /srv/memory"},

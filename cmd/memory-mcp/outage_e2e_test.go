@@ -70,7 +70,7 @@ func TestPostgresOutageThroughTheServer(t *testing.T) {
 // PostgreSQL database a newer build migrated; it exits naming the database
 // and the migration it does not know.
 func TestPostgresNewerSchemaRefusedByTheServer(t *testing.T) {
-	url := postgresDatabase(t)
+	url := storetest.PostgresDatabaseURL(t)
 	db, err := store.OpenPostgres(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestPostgresNewerSchemaRefusedByTheServer(t *testing.T) {
 // the database; the next server to start on it rewrites the tables before
 // serving, as on SQLite.
 func TestPostgresServerStartPaysAnOwedScrub(t *testing.T) {
-	url := postgresDatabase(t)
+	url := storetest.PostgresDatabaseURL(t)
 	dir := t.TempDir()
 	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
 	s := start(t, options{dataDir: dir, args: []string{"--database", url, "--agent-id", "ann"}})

@@ -10,18 +10,6 @@ import (
 	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
-// postgresDatabase is a new, empty database on the test server as a
-// postgres:// URL, the form --database is documented with.
-func postgresDatabase(t *testing.T) string {
-	t.Helper()
-	kv := map[string]string{}
-	for _, f := range strings.Fields(storetest.PostgresURL(t)) {
-		k, v, _ := strings.Cut(f, "=")
-		kv[k] = strings.Trim(v, "'")
-	}
-	return "postgres://" + kv["user"] + "@" + kv["host"] + ":" + kv["port"] + "/" + kv["dbname"] + "?sslmode=disable"
-}
-
 // TestPortableOnPostgres: with --database, export, import, backup and
 // restore are the same commands as on SQLite. A SQLite store's export
 // imports into PostgreSQL exactly and exports from it as the same bytes;
@@ -61,7 +49,7 @@ func TestPortableOnPostgres(t *testing.T) {
 		return out
 	}
 
-	pg := postgresDatabase(t)
+	pg := storetest.PostgresDatabaseURL(t)
 	out, err := runCmd(t, keyDir(pg), human, "import", first, "--embedder", "none", "--database", pg)
 	if err != nil || !strings.Contains(out, "exactly into postgres://") {
 		t.Fatalf("import --database: %q, %v", out, err)
@@ -94,7 +82,7 @@ func TestPortableOnPostgres(t *testing.T) {
 	if _, err := runCmd(t, keyDir(pg), human, "restore", backup, "--database", pg); err == nil || !strings.Contains(err.Error(), "already holds memory") {
 		t.Errorf("a restore into a database that holds memory: %v", err)
 	}
-	restored := postgresDatabase(t)
+	restored := storetest.PostgresDatabaseURL(t)
 	out, err = runCmd(t, keyDir(restored), human, "restore", backup, "--database", restored)
 	if err != nil || !strings.Contains(out, "restored") {
 		t.Fatalf("restore --database: %q, %v", out, err)
@@ -105,7 +93,7 @@ func TestPortableOnPostgres(t *testing.T) {
 	if _, err := runCmd(t, dir, nil, "backup", liteBackup); err != nil {
 		t.Fatal(err)
 	}
-	moved := postgresDatabase(t)
+	moved := storetest.PostgresDatabaseURL(t)
 	if out, err := runCmd(t, keyDir(moved), human, "restore", liteBackup, "--database", moved); err != nil {
 		t.Fatalf("restore of a SQLite backup into PostgreSQL: %q, %v", out, err)
 	}
