@@ -136,6 +136,11 @@ func keysOf(content string, timed bool) dedupKeys {
 func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, v vector) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
+		// PostgreSQL may run this again (a serialization failure): what
+		// a run that rolled back found (its conflicts, a merge) is not
+		// this run's answer, nor is w as it merged it.
+		out = memory.Remembered{}
+		w := w
 		if v.blob != nil && s.Index != nil {
 			// One read of the short deployment log, in the transaction that
 			// stores the vector: it cannot be of an embedder a deployment
@@ -332,8 +337,7 @@ const episodeWindow = time.Hour
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()],
-		sp.agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
+	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()], sp.duplicateArgs(keys, w, now)...))
 	if err != nil {
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}

@@ -301,10 +301,10 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
 	}
 	if f.dryRun {
-		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(rep.Kinds), storeName(cfg))
 		return nil
 	}
-	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), storeName(cfg))
 	if rep.Kinds["memory"] > 0 && cfg.Embedder != "none" {
 		return reindex(ctx, cfg, true, stderr)
 	}
@@ -343,3 +343,12 @@ func (p *readProgress) show(done int64) {
 
 // finish draws the bar full: the import committed.
 func (p *readProgress) finish() { p.show(p.kB()) }
+
+// storeName names where cfg's memory is, for messages: the data directory,
+// or the PostgreSQL database without its password.
+func storeName(cfg *Config) string {
+	if cfg.Database != "" {
+		return redactDatabase(cfg.Database)
+	}
+	return cfg.DataDir
+}
