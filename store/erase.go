@@ -29,8 +29,9 @@ import (
 // erasure is one erase or gc inside its transaction: what it removes, and
 // its account of it.
 type erasure struct {
-	tx  *Tx
-	now time.Time
+	tx     *Tx
+	dryRun bool // counted in a transaction rolled back
+	now    time.Time
 	// memories are the memory ids that go (closed under what derives from
 	// them before the steps run).
 	memories []string
@@ -192,7 +193,7 @@ func (e *erasure) add(kind string, ids ...string) {
 // id that names no memory fails it whole.
 func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRequest) (memory.ErasureReport, error) {
 	e := newErasure(tx)
-	e.agent = r.AgentID
+	e.agent, e.dryRun = r.AgentID, r.DryRun
 	var forms []string
 	if r.Contains != "" {
 		forms = textForms(r.Contains)
@@ -332,6 +333,11 @@ func (e *erasure) run(ctx context.Context) error {
 // FTS5 keeps a deleted row's terms in its segments until they are merged,
 // and the file must not.
 func (e *erasure) merge(ctx context.Context) error {
+	if e.dryRun {
+		// The transaction is rolled back: rewriting the indexes (1.8 s for
+		// 100k memories) would only be undone.
+		return nil
+	}
 	var tables []string
 	if e.report.Counts[memory.ErasedMemories] > 0 {
 		tables = append(tables, "memory_fts", "memory_archive_fts")

@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -29,7 +31,14 @@ type memoriesData struct {
 	Memories   []memory.Entry
 	Total      int
 	Offset     int
-	Prev, Next int // offsets of the neighbouring pages; -1 for none
+	Prev       int // offset of the page before; -1 for none
+	// Before is the page's key (older than the memory created then with
+	// id BeforeID); Older the next page's, "" at the end.
+	Before   time.Time
+	BeforeID string
+	Older    string
+	// Newest links back to the first page (the page is a later one).
+	Newest bool
 }
 
 // stateCount is how many memories (under the page's filters) are in a
@@ -42,15 +51,27 @@ type stateCount struct {
 // Chosen says whose memories the page shows.
 func (d memoriesData) Chosen() bool { return d.Agent != "" || d.Shared }
 
-// Query is the page's filters as a URL query, without the offset.
-func (d memoriesData) Query() string {
+// Query is the page's filters as a URL query, without the state and the
+// page: its state links add their own. It is encoded here, so that the
+// template puts it into a link as it is (escaped again, its = and & would
+// become part of one value, and the link lose every filter).
+func (d memoriesData) Query() template.URL { return template.URL(d.values().Encode()) }
+
+// StateQuery is Query with the page's state: its paging links'.
+func (d memoriesData) StateQuery() template.URL {
+	v := d.values()
+	v.Set("state", string(d.State))
+	return template.URL(v.Encode())
+}
+
+func (d memoriesData) values() url.Values {
 	v := url.Values{}
 	if d.Shared {
 		v.Set("shared", "1")
 	} else {
 		v.Set("agent", d.Agent)
 	}
-	for k, s := range map[string]string{"q": d.Text, "category": d.Category, "namespace": d.Namespace, "state": string(d.State)} {
+	for k, s := range map[string]string{"q": d.Text, "category": d.Category, "namespace": d.Namespace} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -58,7 +79,7 @@ func (d memoriesData) Query() string {
 	if d.Archived {
 		v.Set("archived", "1")
 	}
-	return v.Encode()
+	return v
 }
 
 // memories shows one agent's personal memories, or the shared space:
@@ -70,7 +91,7 @@ func (h *handler) memories(r *http.Request) (view, error) {
 	d := memoriesData{Agent: strings.TrimSpace(q.Get("agent")), Shared: q.Get("shared") != "", Text: strings.TrimSpace(q.Get("q")),
 		Archived: q.Get("archived") != "", State: memory.MemoryState(strings.TrimSpace(q.Get("state"))),
 		Category: strings.TrimSpace(q.Get("category")), Namespace: strings.TrimSpace(q.Get("namespace")),
-		Categories: memory.Categories, Prev: -1, Next: -1}
+		Categories: memory.Categories, Prev: -1}
 	if d.Shared {
 		d.Agent = ""
 	}
@@ -84,7 +105,12 @@ func (h *handler) memories(r *http.Request) (view, error) {
 	if d.Offset, err = offset(q.Get("offset")); err != nil {
 		return view{}, err
 	}
-	lq := memory.ListQuery{AgentID: d.Agent, Shared: d.Shared, States: []memory.MemoryState{d.State}, Offset: d.Offset, Limit: memoriesPage}
+	if d.Before, d.BeforeID, err = cursor(q.Get("before")); err != nil {
+		return view{}, err
+	}
+	// One more than a page says whether there is an older one.
+	lq := memory.ListQuery{AgentID: d.Agent, Shared: d.Shared, States: []memory.MemoryState{d.State}, Offset: d.Offset,
+		Limit: memoriesPage + 1, Before: d.Before, BeforeID: d.BeforeID}
 	if d.Category != "" {
 		lq.Categories = []memory.Category{memory.Category(d.Category)}
 	}
@@ -103,13 +129,30 @@ func (h *handler) memories(r *http.Request) (view, error) {
 		return view{}, err
 	}
 	d.Memories, d.Total = page.Memories, page.Total
-	if d.Offset+len(page.Memories) < page.Total {
-		d.Next = d.Offset + memoriesPage
+	if len(d.Memories) > memoriesPage {
+		d.Memories = d.Memories[:memoriesPage]
+		last := d.Memories[len(d.Memories)-1]
+		d.Older = last.CreatedAt.UTC().Format(time.RFC3339Nano) + " " + last.ID
 	}
-	if d.Offset > 0 {
+	if d.Offset > 0 && d.BeforeID == "" {
 		d.Prev = max(d.Offset-memoriesPage, 0)
 	}
+	d.Newest = d.BeforeID != "" || d.Offset > 0
 	return view{Title: d.title(), Data: d}, nil
+}
+
+// cursor reads a page's key, "<created_at RFC 3339> <id>" as the older
+// link writes it; "" is the first page.
+func cursor(s string) (time.Time, string, error) {
+	if s == "" {
+		return time.Time{}, "", nil
+	}
+	at, id, ok := strings.Cut(s, " ")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if !ok || err != nil || memory.CheckID("before", id) != nil {
+		return time.Time{}, "", memory.Errorf(memory.EINVALID, "before %q is not a page's key: follow the page's older link", s)
+	}
+	return t, id, nil
 }
 
 func (d memoriesData) title() string {
