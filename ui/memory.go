@@ -363,3 +363,23 @@ func backTo(r *http.Request, def string) string {
 	}
 	return "/memories/" + id
 }
+
+type agentsData struct {
+	Agents []memory.AgentMemories
+	Shared int // memories in the shared space, every publisher's
+}
+
+// agents lists every agent that has kept memories, with how many of its
+// own and of its shared copies are in search, each leading to its
+// memories; and the shared space with its total.
+func (h *handler) agents(r *http.Request) (view, error) {
+	as, err := h.svc.Memories.Agents(r.Context())
+	if err != nil {
+		return view{}, err
+	}
+	d := agentsData{Agents: as}
+	for _, a := range as {
+		d.Shared += a.Shared
+	}
+	return view{Title: "Agents", Data: d}, nil
+}

@@ -154,6 +154,8 @@ func (h *handler) routes() {
 		h.action("POST /conflicts/{id}/resolve", action{form: conflictForm, do: h.resolveConflict})
 	}
 	if h.svc.Memories != nil {
+		h.section("Agents", "/agents")
+		h.page("GET /agents", "agents.html", h.agents)
 		h.section("Memories", "/memories")
 		h.page("GET /memories", "memories.html", h.memories)
 		h.page("GET /memories/{id}", "memory.html", h.memory)

@@ -471,6 +471,8 @@ func TestReviewPageSecurityHeaders(t *testing.T) {
 		status                    int
 	}{
 		{"a page", "GET", "/ui/approvals", "olivia-token", nil, http.StatusOK},
+		{"the agents page", "GET", "/ui/agents", "olivia-token", nil, http.StatusOK},
+		{"the memories page", "GET", "/ui/memories?shared=1", "olivia-token", nil, http.StatusOK},
 		{"the sign-in page", "GET", "/ui/signin", "", nil, http.StatusOK},
 		{"a bad query", "GET", "/ui/facts?category=bogus", "olivia-token", nil, http.StatusBadRequest},
 		{"no identity", "GET", "/ui/", "", nil, http.StatusUnauthorized},
