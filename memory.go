@@ -433,6 +433,9 @@ type MemoryService interface {
 	StoreRepeat(ctx context.Context, id string) (Remembered, error)
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
+	// RetractOf is Retract of agent's shared copy: the caller's (empty), or
+	// for a human any agent's.
+	RetractOf(ctx context.Context, agent, id string) (Entry, error)
 	// Restore brings one of the caller's archived memories back into search,
 	// exactly as it was archived (agent: a human may name whose).
 	Restore(ctx context.Context, agent, id string) (Entry, error)

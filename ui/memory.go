@@ -224,6 +224,15 @@ type memoryData struct {
 	Erase bool
 }
 
+// Retractable says whether retract_memory would withdraw a shared copy:
+// the memory is one, still in the shared space, or has one.
+func (d memoryData) Retractable() bool {
+	if d.Entry.Shared {
+		return d.Entry.ForgottenAt == nil
+	}
+	return d.Entry.Provenance.SharedAs != ""
+}
+
 // Restorable says whether restore_memory would bring the memory back.
 func (d memoryData) Restorable() bool {
 	return d.Entry.ArchivedAt != nil && d.Entry.ForgottenAt == nil && d.Entry.ArchiveReason != memory.ArchiveMerged && !d.Entry.Expired
@@ -275,6 +284,23 @@ func (h *handler) forgetMemory(r *http.Request) (done, error) {
 		return fmt.Sprintf("Memory %s of %s is forgotten: out of every search, kept with the reason.", e.ID, e.AgentID)
 	}, func(ctx context.Context) (memory.Entry, error) {
 		return h.svc.Memories.ForgetOf(ctx, d.Entry.AgentID, id, reason)
+	})
+}
+
+// retractMemory withdraws a shared copy from the shared space as its
+// publisher's retract_memory would, recorded as the curator's: named by
+// the copy's id, or by the personal memory it was published from.
+func (h *handler) retractMemory(r *http.Request) (done, error) {
+	id := r.PathValue("id")
+	d, err := h.readMemory(r.Context(), id)
+	if err != nil {
+		return done{}, err
+	}
+	args := map[string]any{"id": id, "agent_id": d.Entry.AgentID}
+	return write(h, r, "retract_memory", args, "/memories/"+id, func(e memory.Entry) string {
+		return fmt.Sprintf("Shared memory %s of %s is retracted: out of every agent's search, kept for audit.", e.ID, e.AgentID)
+	}, func(ctx context.Context) (memory.Entry, error) {
+		return h.svc.Memories.RetractOf(ctx, d.Entry.AgentID, id)
 	})
 }
 
@@ -342,6 +368,10 @@ func (h *handler) eraseMemory(r *http.Request) (done, error) {
 func forgetForm(r *http.Request) *retry {
 	return &retry{Action: r.URL.Path, Submit: "Forget", Key: r.PostFormValue(keyField), Fields: []field{
 		{Name: "reason", Label: "Reason", Value: r.PostFormValue("reason"), Long: true}}}
+}
+
+func retractForm(r *http.Request) *retry {
+	return &retry{Action: r.URL.Path, Submit: "Retract from the shared space", Key: r.PostFormValue(keyField)}
 }
 
 func restoreForm(r *http.Request) *retry {

@@ -161,6 +161,7 @@ func (h *handler) routes() {
 		h.page("GET /memories/{id}", "memory.html", h.memory)
 		h.action("POST /memories/{id}/forget", action{form: forgetForm, do: h.forgetMemory})
 		h.action("POST /memories/{id}/restore", action{form: restoreForm, do: h.restoreMemory})
+		h.action("POST /memories/{id}/retract", action{form: retractForm, do: h.retractMemory})
 		if h.svc.Erasure != nil {
 			h.page("GET /memories/{id}/erase", "erase.html", h.confirmErase)
 			h.action("POST /memories/{id}/erase", action{form: eraseForm, do: h.eraseMemory})
