@@ -113,6 +113,9 @@ func (q *ListQuery) Validate() error {
 		if err := CheckID("before_id", q.BeforeID); err != nil {
 			return err
 		}
+		if !time.Unix(0, q.Before.UnixNano()).Equal(q.Before) {
+			return Errorf(EINVALID, "before %s is out of the range a memory's creation time can have", q.Before.Format(time.RFC3339))
+		}
 	}
 	q.Limit, err = CheckLimit(q.Limit, 50, 500)
 	return err

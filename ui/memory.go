@@ -149,7 +149,9 @@ func cursor(s string) (time.Time, string, error) {
 	}
 	at, id, ok := strings.Cut(s, " ")
 	t, err := time.Parse(time.RFC3339Nano, at)
-	if !ok || err != nil || memory.CheckID("before", id) != nil {
+	// The store keeps times as nanoseconds since 1970: a time they cannot
+	// hold (before 1678, after 2262) would wrap around and key another page.
+	if !ok || err != nil || !time.Unix(0, t.UnixNano()).Equal(t) || memory.CheckID("before", id) != nil {
 		return time.Time{}, "", memory.Errorf(memory.EINVALID, "before %q is not a page's key: follow the page's older link", s)
 	}
 	return t, id, nil
