@@ -409,7 +409,8 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	friday := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile}))
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "the release is on Friday. " + hostile}) // a repeat: its words are kept
-	var sharedCopy string // friday's copy in the shared space
+	// friday's copy in the shared space
+	var sharedCopy string
 	for _, id := range memID.FindAllString(rv.ok(sam, "publish_memory", map[string]any{"id": friday}), -1) {
 		if id != friday {
 			sharedCopy = id
