@@ -249,10 +249,10 @@ func (s *MemoryService) Stats(ctx context.Context, agent string) (memory.MemoryS
 			return err
 		}
 		agent, out.AgentID = owner.AgentID, owner.AgentID
-		// Two counts, each read from an index alone: every memory by
-		// category and state (memories_states), then the active summaries
-		// among them, found from memory_sources. Asking each memory whether
-		// it is a summary read all of the agent's rows (0.3 s at 100k).
+		// Two counts, each read from memories_listing alone: every memory
+		// by category and state, then the active summaries among them (the
+		// ids memory_sources names). Asking each memory whether it is a
+		// summary read all of the agent's rows (0.3 s at 100k).
 		rows, err := tx.queryOnce(ctx, `SELECT m.category, m.forgotten_at IS NOT NULL, m.archive_reason,
 			m.archived_at IS NOT NULL, m.expires_at IS NOT NULL AND m.expires_at <= ?, count(*)
 			FROM memories m WHERE m.agent_id = ? AND m.shared = 0 GROUP BY 1, 2, 3, 4, 5`, nanos(now), agent)
