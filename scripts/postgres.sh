@@ -7,6 +7,14 @@
 #   scripts/postgres.sh start       start a cluster and print its URL; it runs
 #                                   until `scripts/postgres.sh stop URL`
 #   scripts/postgres.sh stop URL    stop a cluster `start` made and remove it
+#   scripts/postgres.sh down URL [immediate]
+#                                   shut a cluster `start` made down, keeping it
+#                                   (immediate: at once, as a crash would)
+#   scripts/postgres.sh up URL      start it again (tests of an outage)
+#   scripts/postgres.sh restart URL stop a cluster `start` made as a crash
+#                                   would (immediate: no checkpoint, every
+#                                   connection cut) and start it again on the
+#                                   same port and data, for fault tests
 #
 # With MEMORY_MCP_TEST_POSTGRES already set (a server of your own), run and
 # start use it as it is and start nothing. Debian's postgresql-15 is
@@ -49,10 +57,7 @@ start() {
 	local port tries
 	for tries in 1 2 3 4 5 6 7 8; do
 		port=$((20000 + RANDOM % 20000))
-		if as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-			-o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
-			    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-			    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1; then
+		if serve "$dir" "$port"; then
 			echo "$dir" >"$(record "$port")"
 			echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 			return
@@ -63,6 +68,26 @@ start() {
 	rm -rf "$dir"
 	echo "postgres: the cluster did not start" >&2
 	return 1
+}
+
+# serve starts the cluster in $1 on port $2.
+serve() {
+	as "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 30 start \
+		-o "-c listen_addresses=127.0.0.1 -c port=$2 -c unix_socket_directories=$1 \
+		    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+		    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1
+}
+
+# cluster prints the port and directory of the cluster whose URL start printed.
+cluster() {
+	local port=${1#*@127.0.0.1:}
+	port=${port%%/*}
+	local dir
+	if ! dir=$(cat "$(record "$port")" 2>/dev/null) || [ -z "$dir" ]; then
+		echo "postgres: $1 is not a cluster this script started" >&2
+		return 1
+	fi
+	echo "$port $dir"
 }
 
 # record is the file naming the directory of the cluster on a port.
@@ -82,12 +107,39 @@ stop() {
 	rm -rf "$dir" "$rec"
 }
 
+# restart stops the cluster whose URL start printed as a crash would and
+# starts it again with the options it was started with (postmaster.opts).
+# fsync=off loses nothing here: the data stays in the page cache. A client
+# that needs every acknowledged commit to survive asks for
+# synchronous_commit=on in its URL, which overrides the cluster's off.
+restart() {
+	local port=${1#*@127.0.0.1:}
+	port=${port%%/*}
+	local dir
+	if ! dir=$(cat "$(record "$port")" 2>/dev/null) || [ -z "$dir" ]; then
+		echo "postgres: $1 is not a cluster this script started" >&2
+		return 1
+	fi
+	as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m immediate -w -t 60 restart >/dev/null
+}
+
 case "${1:-}" in
 start)
 	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ]; then echo "$MEMORY_MCP_TEST_POSTGRES"; else start; fi
 	;;
 stop)
 	stop "${2:?usage: $0 stop URL}"
+	;;
+down)
+	read -r port dir < <(cluster "${2:?usage: $0 down URL}")
+	as "$bin/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w -t 30 stop >/dev/null
+	;;
+up)
+	read -r port dir < <(cluster "${2:?usage: $0 up URL}")
+	serve "$dir" "$port" || { cat "$dir/server.log" >&2; exit 1; }
+	;;
+restart)
+	restart "${2:?usage: $0 restart URL}"
 	;;
 run)
 	shift
@@ -97,7 +149,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | restart URL | down URL [immediate] | up URL" >&2
 	exit 2
 	;;
 esac

@@ -62,6 +62,8 @@ type DB struct {
 	rstmts   sync.Map        // the same on reads
 	// logLines counts the write log lines this process wrote (pruning).
 	logLines atomic.Int64
+	// counted counts the admissions this process counted (pruning).
+	counted atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 	// provenanceKey keys the stamps of the rows this DB writes (see

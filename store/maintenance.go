@@ -374,7 +374,7 @@ func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) 
 	if err != nil {
 		return memory.Entry{}, err
 	}
-	_, err = tx.execOnce(ctx, `INSERT INTO memories
+	pk, err := tx.insertID(ctx, "pk", `INSERT INTO memories
 		(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 		 occurred_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length, stamp)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -385,6 +385,9 @@ func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) 
 		indexedLength(s.Content, s.Tags), stamp)
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("insert summary: %w", err)
+	}
+	if err := tx.indexMemory(ctx, pk, s.Content, string(tags), filterTokens(s.Agent, false, s.Namespace, s.Category, s.Tags)); err != nil {
+		return memory.Entry{}, err
 	}
 	for i, src := range s.Sources {
 		if err := tx.archiveInto(ctx, s.Agent, src, id, i, now); err != nil {
@@ -543,7 +546,7 @@ func (tx *Tx) EachActive(ctx context.Context, agent string, fn func(content stri
 }
 
 // Retirement selects an agent's active memories for retention to archive,
-// at most Limit, in the order they should go: personal ones, and for
+// at most Limit (every one when Limit is negative), in the order they should go: personal ones, and for
 // expiry the agent's shared copies too.
 type Retirement struct {
 	Agent string
@@ -574,7 +577,11 @@ func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
 	default:
 		return nil, errors.New("retirements: say which memories")
 	}
-	ids, err := scanStrings(tx.queryOnce(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...))
+	q := `SELECT id FROM memories WHERE ` + where + ` ORDER BY ` + order
+	if r.Limit >= 0 { // PostgreSQL takes no negative LIMIT for "all"
+		q, args = q+` LIMIT ?`, append(args, r.Limit)
+	}
+	ids, err := scanStrings(tx.queryOnce(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("select memories to archive: %w", err)
 	}

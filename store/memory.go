@@ -136,6 +136,11 @@ func keysOf(content string, timed bool) dedupKeys {
 func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, v vector) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
+		// PostgreSQL may run this again (a serialization failure): what
+		// a run that rolled back found (its conflicts, a merge) is not
+		// this run's answer, nor is w as it merged it.
+		out = memory.Remembered{}
+		w := w
 		if v.blob != nil && s.Index != nil {
 			// One read of the short deployment log, in the transaction that
 			// stores the vector: it cannot be of an embedder a deployment
@@ -233,6 +238,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
+		if err := tx.indexMemory(ctx, pk, w.Content, string(tags), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags)); err != nil {
+			return err
+		}
 		if err := tx.addClaims(ctx, id.AgentID, pk, keys.claims); err != nil {
 			return err
 		}
@@ -329,8 +337,7 @@ const episodeWindow = time.Hour
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()],
-		sp.agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
+	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()], sp.duplicateArgs(keys, w, now)...))
 	if err != nil {
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}
@@ -864,12 +871,8 @@ func checkActive(e memory.Entry) error {
 // time it takes tells another agent's personal memories from unknown ids.
 func (s *MemoryService) visibleEntry(ctx context.Context, tx *Tx, who memory.Identity, id string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	st, err := tx.stmt(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
-		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`)
-	if err != nil {
-		return memory.Entry{}, err
-	}
-	e, err := scanEntry(st.QueryRowContext(ctx, id, who.AgentID, nanos(now)))
+	e, err := scanEntry(tx.queryRow(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
+		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`, id, who.AgentID, nanos(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Entry{}, memoryNotFound(id)
 	}

@@ -92,7 +92,7 @@ func commands() []*command {
 	var missing bool
 	cons, st, er, gf, vf, ft := &consolidateFlags{}, &statsFlags{}, &eraseFlags{}, &gcFlags{}, &verifyFlags{}, &finetuneFlags{}
 	ex, im := &exportFlags{}, &importFlags{}
-	tf := &tokenFlags{}
+	tf, cf := &tokenFlags{}, &copyFlags{}
 	server := []string{"identity", "log", "server", "llm", "embedder", "retrieval", "consolidation", "gates", "backup"}
 	return []*command{
 		{name: "stdio", synopsis: "serve MCP over stdin/stdout (the default; what a client starts)",
@@ -212,16 +212,28 @@ func commands() []*command {
 		{name: "backup", synopsis: "write a verified online backup of the data directory's database",
 			usage: []string{"memory-mcp backup PATH [flags]"}, arg: "file to write the backup to (it must not exist)",
 			about: "Copies the database with SQLite's online backup while servers keep writing, checks the copy (integrity, " +
-				"migrations, every provenance stamp) and only then names it PATH; the provenance key is written beside it as PATH.key.",
+				"migrations, every provenance stamp) and only then names it PATH; the provenance key is written beside it as PATH.key. " +
+				"With --database (PostgreSQL) it writes the portable export from one snapshot and reads it back; back the cluster up " +
+				"with pg_dump or pg_basebackup (docs/operations.md).",
 			reads:    []string{"log"},
 			examples: []string{"memory-mcp backup /backups/memory-2026-11-29.db"},
 			run:      func(ctx context.Context, c *invocation) error { return backup(ctx, c.cfg, c.arg, c.stdout) }},
 		{name: "restore", synopsis: "restore a backup into the configured, empty data directory",
 			usage: []string{"memory-mcp restore PATH [flags]"}, arg: "backup file written by memory-mcp backup",
-			about:    "Refuses a data directory that holds anything. The key is read from PATH.key, or from MEMORY_MCP_PROVENANCE_KEY.",
+			about: "Refuses a data directory that holds anything. The key is read from PATH.key, or from MEMORY_MCP_PROVENANCE_KEY. " +
+				"With --database it imports a backup (a portable one, or a SQLite backup through its export) into an " +
+				"empty database.",
 			reads:    []string{"log"},
 			examples: []string{"memory-mcp restore /backups/memory-2026-11-29.db --data-dir /srv/memory"},
 			run:      func(ctx context.Context, c *invocation) error { return restore(ctx, c.cfg, c.arg, c.stdout) }},
+		{name: "copy", synopsis: "copy the data directory's SQLite memory into a new PostgreSQL database",
+			usage: []string{"memory-mcp copy --to postgres://user@host:5432/db [flags]"},
+			about: "Copies every table as it is stored (ids, history, archive, tokens, provenance stamps) into an empty " +
+				"PostgreSQL database in one transaction, then checks that each table holds the rows it held and that every " +
+				"stamped row verifies under the data directory's provenance key. Stop the servers on the data directory first.",
+			reads: []string{"log"}, define: cf.define,
+			examples: []string{"memory-mcp copy --data-dir /srv/memory --to postgres://memory@db.example.com:5432/memory?sslmode=require"},
+			run:      func(ctx context.Context, c *invocation) error { return copyToPostgres(ctx, c.cfg, cf, c.stdout) }},
 		{name: "export", synopsis: "write the memory in the portable export format (JSON Lines), or as Markdown",
 			usage: []string{"memory-mcp export [--output FILE] [--agent-id ID] [--namespace NS] [--since T] [--until T] [flags]",
 				"memory-mcp export --markdown DIR [flags]"},
