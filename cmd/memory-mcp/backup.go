@@ -59,6 +59,18 @@ func backupSettings() []setting {
 	}
 }
 
+// sqliteBackups refuses backups of a memory kept in PostgreSQL: backup,
+// restore and backup-dir copy the data directory's SQLite file, and a
+// PostgreSQL database has its own tools, which also cover what a file copy
+// cannot (WAL archiving, replicas).
+func sqliteBackups(cfg *Config) error {
+	if cfg.Database == "" {
+		return nil
+	}
+	return errors.New("backups copy the data directory's SQLite file, but --database keeps the memory in PostgreSQL: " +
+		"back that database up with PostgreSQL's tools (pg_dump, or base backups with WAL archiving; docs/operations.md)")
+}
+
 // backupKeySuffix names the provenance key written beside a backup: the
 // backup's stamps verify only under it, so a restore needs it.
 const backupKeySuffix = ".key"
@@ -78,6 +90,9 @@ type backupReport struct {
 // A data directory with no database is refused: opening it would make an
 // empty store, and a verified backup of nothing.
 func backup(ctx context.Context, cfg *Config, path string, stdout io.Writer) error {
+	if err := sqliteBackups(cfg); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
 	if info, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err != nil || !info.Mode().IsRegular() {
 		what := "holds no " + store.FileName
 		if _, err := os.Stat(cfg.DataDir); errors.Is(err, fs.ErrNotExist) {
@@ -216,6 +231,9 @@ func removeDatabase(path string) {
 // else path.key), and checks the result as a backup is checked. A restore
 // that fails leaves the data directory as empty as it found it.
 func restore(ctx context.Context, cfg *Config, path string, stdout io.Writer) error {
+	if err := sqliteBackups(cfg); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	if info, err := os.Stat(path); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	} else if !info.Mode().IsRegular() {

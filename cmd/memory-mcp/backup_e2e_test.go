@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +21,7 @@ import (
 func runCmd(t *testing.T, dataDir string, env []string, args ...string) (string, error) {
 	t.Helper()
 	vars := map[string]string{}
-	for _, kv := range append(cleanEnv(dataDir), env...) {
+	for _, kv := range append(cleanEnv(t, dataDir), env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
@@ -34,6 +35,7 @@ func runCmd(t *testing.T, dataDir string, env []string, args ...string) (string,
 // empty directory, and checks that the restored store passes verify and
 // holds every publish acknowledged before the backup began.
 func TestBackupUnderConcurrentWrites(t *testing.T) {
+	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
 	dir := t.TempDir()
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "writer"}})
 
@@ -98,7 +100,7 @@ func TestBackupUnderConcurrentWrites(t *testing.T) {
 	if out, err := runCmd(t, restored, nil, "verify"); err != nil {
 		t.Fatalf("verify of the restored store: %v\n%s", err, out)
 	}
-	db, err := store.Open(context.Background(), filepath.Join(restored, store.FileName))
+	db, err := openTestStore(context.Background(), t, restored)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +143,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // TestRestoreRefuses: restore writes only into an empty data directory,
 // needs the backup's key, and a backup never overwrites a file.
 func TestRestoreRefuses(t *testing.T) {
+	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
 	dir := t.TempDir()
 	startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}}).stop()
 	path := filepath.Join(t.TempDir(), "b.db")
@@ -193,6 +196,7 @@ func TestRestoreRefuses(t *testing.T) {
 // between two servers on one data directory and keeps the newest N, each
 // one restorable.
 func TestScheduledBackupsKeepLastN(t *testing.T) {
+	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
 	dir, backups := t.TempDir(), t.TempDir()
 	cfg, err := LoadConfig([]string{"--data-dir", dir, "--backup-dir", backups, "--backup-interval", "1h", "--backup-keep", "2"},
 		func(string) string { return "" }, &bytes.Buffer{})
@@ -241,6 +245,7 @@ func TestScheduledBackupsKeepLastN(t *testing.T) {
 // TestServerBacksUpOnSchedule: a server with backup-dir set takes its first
 // backup when it starts, with its key beside it.
 func TestServerBacksUpOnSchedule(t *testing.T) {
+	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
 	backups := t.TempDir()
 	s := startIn(t, options{args: []string{"--backup-dir", backups, "--backup-interval", "1h", "--embedder", "none"}})
 	waitUntil(t, func() bool {
@@ -251,5 +256,26 @@ func TestServerBacksUpOnSchedule(t *testing.T) {
 	m, _ := filepath.Glob(filepath.Join(backups, "memory-*.db*"))
 	if len(m) != 2 || m[1] != m[0]+".key" {
 		t.Fatalf("backup dir holds %v, want a backup and its key", m)
+	}
+}
+
+// TestBackupsRefusedOnPostgres: backup, restore and a server's backup-dir
+// copy an SQLite file; with the memory in PostgreSQL each refuses at once,
+// pointing at PostgreSQL's own tools, and the server does not start
+// thinking it backs anything up.
+func TestBackupsRefusedOnPostgres(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"MEMORY_MCP_DATABASE=" + storetest.PostgresURI(t)}
+	want := "--database keeps the memory in PostgreSQL: back that database up with PostgreSQL's tools"
+	for _, args := range [][]string{{"backup", filepath.Join(t.TempDir(), "b.db")}, {"restore", filepath.Join(t.TempDir(), "b.db")}} {
+		if _, err := runCmd(t, dir, env, args...); err == nil || !strings.Contains(err.Error(), args[0]+": backups copy") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s on PostgreSQL: %v, want an error saying %q", args[0], err, want)
+		}
+	}
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"stdio", "--data-dir", dir, "--backup-dir", t.TempDir()}, envOf(append(cleanEnv(t, dir), env...)),
+		strings.NewReader(""), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "backup-dir: backups copy") || !strings.Contains(err.Error(), want) {
+		t.Errorf("stdio --backup-dir on PostgreSQL: %v, want an error saying %q", err, want)
 	}
 }
