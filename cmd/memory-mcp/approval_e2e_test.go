@@ -72,7 +72,9 @@ func TestHeldWriteApprovedFromAnotherProcess(t *testing.T) {
 	if len(mine.Approvals) != 1 || mine.Approvals[0].Reason != "agreed at the security review" {
 		t.Fatalf("sam's approved requests = %+v", mine)
 	}
-	out, err := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
+	stats := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h")
+	stats.Env = cleanEnv(t, dir)
+	out, err := stats.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "held 1") {
 		t.Fatalf("memory-mcp stats: %v\n%s", err, out)
 	}

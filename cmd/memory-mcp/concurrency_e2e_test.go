@@ -43,7 +43,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 
 	// The log, read through the store: every version of every fact, and
 	// the snapshot, which must hold each fact's last version.
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

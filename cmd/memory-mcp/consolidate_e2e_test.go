@@ -26,7 +26,7 @@ import (
 // share no words with each other: each topic is one group of a run.
 func fillTopics(t testing.TB, dir, agent string, n int) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func fillTopics(t testing.TB, dir, agent string, n int) {
 // clean environment plus env.
 func consolidateCmd(t testing.TB, dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary(t), append([]string{"consolidate", "--data-dir", dir, "--embedder", "none"}, args...)...)
-	cmd.Env = append(cleanEnv(dir), env...)
+	cmd.Env = append(cleanEnv(t, dir), env...)
 	return cmd
 }
 
@@ -65,7 +65,7 @@ func runConsolidate(t testing.TB, dir string, args ...string) (stdout, stderr st
 // openDir opens dir's database from the test, as another process would.
 func openDir(t testing.TB, dir string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

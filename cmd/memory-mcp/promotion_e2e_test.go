@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -406,7 +405,7 @@ func TestConcurrentPromotion(t *testing.T) {
 func TestReplayListsFlippedEvents(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	db, err := openTestStore(ctx, t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 func verifyCmd(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"verify", "--data-dir", dir}, args...)...)
-	cmd.Env = append(cleanEnv(dir), env...)
+	cmd.Env = append(cleanEnv(t, dir), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -208,7 +208,7 @@ func TestProcessesShareTheKeyFile(t *testing.T) {
 	var cmds []*exec.Cmd
 	for range 4 {
 		cmd := exec.Command(binary(t), "verify", "--data-dir", dir)
-		cmd.Env = cleanEnv(dir)
+		cmd.Env = cleanEnv(t, dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

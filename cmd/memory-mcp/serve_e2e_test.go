@@ -39,7 +39,7 @@ func serveHTTPIn(t testing.TB, dir string, args ...string) *httpServe {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	env := envOf(cleanEnv(dir))
+	env := envOf(cleanEnv(t, dir))
 	errw := &lockedWriter{w: &bytes.Buffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -107,7 +107,7 @@ func (h *httpServe) cli(args ...string) string {
 func (h *httpServe) tryCLI(args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	args = append(slices.Clone(args), "--data-dir", h.dir)
-	err := run(context.Background(), args, envOf(cleanEnv(h.dir)), nil, &out, &errb)
+	err := run(context.Background(), args, envOf(cleanEnv(h.t, h.dir)), nil, &out, &errb)
 	if err != nil {
 		return out.String(), err
 	}
