@@ -224,6 +224,11 @@ func factWrite(f exportedFact, as memory.Identity) importWrite {
 // away after, so that what it says would change is what the gates decide.
 func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun bool, out *importOutcome, stderr io.Writer) error {
 	run := *cfg
+	if dryRun && cfg.Database != "" {
+		return memory.Errorf(memory.EINVALID, "import --dry-run runs the import on a backup of the memory made for the purpose, "+
+			"and a memory kept in PostgreSQL (--database) has none: run the import itself (it goes through the write gates, and "+
+			"the same file imported again stores nothing), or try it first with --database naming a copy (createdb --template)")
+	}
 	if dryRun {
 		tmp, err := os.MkdirTemp("", "memory-mcp-dry-run-")
 		if err != nil {
