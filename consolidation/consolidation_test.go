@@ -24,36 +24,80 @@ var (
 
 func as(who memory.Identity) context.Context { return memory.WithIdentity(context.Background(), who) }
 
-// fixture is a real store in a temporary directory with the offline
-// embedder, the memory service and the consolidation service over it.
+// fixture is a real store, a SQLite file in a temporary directory or a
+// fresh PostgreSQL database (see onEngines), with the offline embedder, the
+// memory service and the consolidation service over it.
 type fixture struct {
 	db  *store.DB
 	mem *store.MemoryService
 	svc *consolidation.Service
 	clk *storetest.Clock
 	dir string
+	url string // the PostgreSQL database's, or "" on SQLite
 	emb memory.Embedder
 	t   testing.TB
 }
 
+// newFixture opens a fixture on SQLite.
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
+	return newFixtureOn(t, "")
+}
+
+// newFixtureOn opens a fixture on a fresh PostgreSQL database of the test
+// server when engine is "postgres", else on SQLite.
+func newFixtureOn(t testing.TB, engine string) *fixture {
+	t.Helper()
+	f := &fixture{dir: t.TempDir(), emb: wordvec.New(), t: t}
+	if engine == "postgres" {
+		f.url = storetest.PostgresURL(t)
 	}
-	t.Cleanup(func() { db.Close() })
-	clk := storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond)
-	db.Now = clk.Now
-	f := &fixture{db: db, clk: clk, dir: dir, emb: wordvec.New(), t: t}
-	f.mem = store.NewMemoryService(db, &f.emb)
+	f.clk = storetest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), time.Millisecond)
+	f.db = f.open()
+	f.mem = store.NewMemoryService(f.db, &f.emb)
 	if _, err := f.mem.Index.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	f.svc = consolidation.New(db, &f.emb)
+	f.svc = consolidation.New(f.db, &f.emb)
 	f.svc.Config.Strategy = memory.ConsolidateSimple
 	return f
+}
+
+// open opens the fixture's database, a handle of its own on the fixture's
+// clock, closed when the test ends.
+func (f *fixture) open() *store.DB {
+	f.t.Helper()
+	var db *store.DB
+	var err error
+	if f.url != "" {
+		db, err = store.OpenPostgres(context.Background(), f.url)
+	} else {
+		db, err = store.Open(context.Background(), filepath.Join(f.dir, store.FileName))
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { db.Close() })
+	db.Now = f.clk.Now
+	return db
+}
+
+// onEngines runs test once per store engine, as subtests named after them,
+// each opening its fixtures through the newFixture it is given.
+func onEngines(t *testing.T, test func(t *testing.T, newFixture func(testing.TB) *fixture)) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			test(t, func(tb testing.TB) *fixture { return newFixtureOn(tb, engine) })
+		})
+	}
+}
+
+// sync catches the fixture's vector index up with what was written.
+func (f *fixture) sync() {
+	f.t.Helper()
+	if err := f.mem.Index.Sync(context.Background()); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 func (f *fixture) remember(who memory.Identity, w memory.EntryWrite) memory.Entry {
@@ -123,6 +167,8 @@ func writeTopics(f *fixture, who memory.Identity) (gardenIDs, tripIDs []string) 
 // TestConsolidateGroupsByTopic: memories interleaved in time are grouped by
 // what they are about; each group keeps its most valuable memory and the
 // rest become one summary listing them, archived and restorable.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the run through a search.
 func TestConsolidateGroupsByTopic(t *testing.T) {
 	f := newFixture(t)
 	gardenIDs, tripIDs := writeTopics(f, ann)
@@ -212,109 +258,117 @@ func TestConsolidateGroupsByTopic(t *testing.T) {
 // TestSummaryNeverRaisesTrust: a summary's confidence is the lowest of its
 // sources', its time the earliest, its tags their union.
 func TestSummaryNeverRaisesTrust(t *testing.T) {
-	f := newFixture(t)
-	conf := []float64{0.9, 0.4, 0.7, 0.95}
-	for i, c := range garden {
-		f.remember(ann, memory.EntryWrite{Content: c, Confidence: &conf[i], Tags: []string{"garden", "day" + string(rune('a'+i))}})
-	}
-	f.clk.Advance(48 * time.Hour)
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || len(rep.Groups) != 1 {
-		t.Fatalf("%+v %v", rep, err)
-	}
-	g := rep.Groups[0]
-	recalled, err := f.mem.Recall(as(ann), append([]string{g.SummaryID, g.Kept}, g.Sources...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, kept, srcs := recalled[0], recalled[1], recalled[2:]
-	if kept.Confidence != 0.95 {
-		t.Errorf("kept %v (confidence %v), want the most trusted", kept.ID, kept.Confidence)
-	}
-	lowest, earliest := 1.0, srcs[0].OccurredAt
-	for _, s := range srcs {
-		lowest = min(lowest, s.Confidence)
-		if s.OccurredAt.Before(earliest) {
-			earliest = s.OccurredAt
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		conf := []float64{0.9, 0.4, 0.7, 0.95}
+		for i, c := range garden {
+			f.remember(ann, memory.EntryWrite{Content: c, Confidence: &conf[i], Tags: []string{"garden", "day" + string(rune('a'+i))}})
 		}
-		for _, tag := range s.Tags {
-			if !slices.Contains(sum.Tags, tag) {
-				t.Errorf("summary tags %v miss %q", sum.Tags, tag)
+		f.clk.Advance(48 * time.Hour)
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || len(rep.Groups) != 1 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		g := rep.Groups[0]
+		recalled, err := f.mem.Recall(as(ann), append([]string{g.SummaryID, g.Kept}, g.Sources...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, kept, srcs := recalled[0], recalled[1], recalled[2:]
+		if kept.Confidence != 0.95 {
+			t.Errorf("kept %v (confidence %v), want the most trusted", kept.ID, kept.Confidence)
+		}
+		lowest, earliest := 1.0, srcs[0].OccurredAt
+		for _, s := range srcs {
+			lowest = min(lowest, s.Confidence)
+			if s.OccurredAt.Before(earliest) {
+				earliest = s.OccurredAt
+			}
+			for _, tag := range s.Tags {
+				if !slices.Contains(sum.Tags, tag) {
+					t.Errorf("summary tags %v miss %q", sum.Tags, tag)
+				}
+			}
+			if s.Active() || s.ConsolidatedInto != sum.ID {
+				t.Errorf("source %+v", s)
 			}
 		}
-		if s.Active() || s.ConsolidatedInto != sum.ID {
-			t.Errorf("source %+v", s)
+		if sum.Confidence != lowest || !sum.OccurredAt.Equal(earliest) {
+			t.Errorf("summary confidence %v at %v, want %v at %v", sum.Confidence, sum.OccurredAt, lowest, earliest)
 		}
-	}
-	if sum.Confidence != lowest || !sum.OccurredAt.Equal(earliest) {
-		t.Errorf("summary confidence %v at %v, want %v at %v", sum.Confidence, sum.OccurredAt, lowest, earliest)
-	}
+	})
 }
 
 // TestDryRunWritesNothing: a dry run reports the groups and changes nothing.
 func TestDryRunWritesNothing(t *testing.T) {
-	f := newFixture(t)
-	writeTopics(f, ann)
-	f.clk.Advance(48 * time.Hour)
-	before := f.changes()
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Groups) != 2 || rep.Groups[0].SummaryID != "" || !rep.DryRun || rep.ActiveAfter != 4 {
-		t.Fatalf("dry run = %+v", rep)
-	}
-	if f.changes() != before {
-		t.Fatalf("a dry run wrote: changes %d -> %d", before, f.changes())
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		writeTopics(f, ann)
+		f.clk.Advance(48 * time.Hour)
+		before := f.changes()
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Groups) != 2 || rep.Groups[0].SummaryID != "" || !rep.DryRun || rep.ActiveAfter != 4 {
+			t.Fatalf("dry run = %+v", rep)
+		}
+		if f.changes() != before {
+			t.Fatalf("a dry run wrote: changes %d -> %d", before, f.changes())
+		}
+	})
 }
 
 // TestOnlyOldMemoriesAndOwnAgent: the age threshold, the namespace and
 // category filters and the caller's identity bound a run.
 func TestOnlyOldMemoriesAndOwnAgent(t *testing.T) {
-	f := newFixture(t)
-	writeTopics(f, ann)
-	writeTopics(f, bob)
-	// Young memories are left alone.
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || len(rep.Groups) != 0 {
-		t.Fatalf("young memories consolidated: %+v %v", rep, err)
-	}
-	f.clk.Advance(48 * time.Hour)
-	if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil || len(rep.Groups) != 0 {
-		t.Fatalf("another namespace: %+v %v", rep, err)
-	}
-	if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Categories: []memory.Category{memory.CategoryProcedural}}); err != nil || len(rep.Groups) != 0 {
-		t.Fatalf("another category: %+v %v", rep, err)
-	}
-	// An agent may not consolidate another's memories; a human may.
-	_, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{AgentID: "bob"})
-	if !isCode(err, memory.EFORBIDDEN) || !strings.Contains(err.Error(), "only a human") {
-		t.Fatalf("ann consolidating bob: %v", err)
-	}
-	if _, err = f.svc.Consolidate(as(human), memory.ConsolidationRequest{AgentID: "bobb"}); !isCode(err, memory.ENOTFOUND) ||
-		!strings.Contains(err.Error(), `agent "bobb" has no memories`) {
-		t.Fatalf("human consolidating a misspelt agent: %v", err)
-	}
-	rep, err = f.svc.Consolidate(as(human), memory.ConsolidationRequest{AgentID: "bob"})
-	if err != nil || len(rep.Groups) != 2 || rep.AgentID != "bob" {
-		t.Fatalf("human consolidating bob: %+v %v", rep, err)
-	}
-	// ann's memories are untouched.
-	stats, err := f.mem.Stats(as(ann), "")
-	if err != nil || stats.Total.Active != 7 || stats.Total.Consolidated != 0 {
-		t.Fatalf("ann after bob's run: %+v %v", stats, err)
-	}
-	_, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: "magic"})
-	if !isCode(err, memory.EINVALID) {
-		t.Fatalf("unknown strategy: %v", err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		writeTopics(f, ann)
+		writeTopics(f, bob)
+		// Young memories are left alone.
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || len(rep.Groups) != 0 {
+			t.Fatalf("young memories consolidated: %+v %v", rep, err)
+		}
+		f.clk.Advance(48 * time.Hour)
+		if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Namespaces: []string{"elsewhere"}}); err != nil || len(rep.Groups) != 0 {
+			t.Fatalf("another namespace: %+v %v", rep, err)
+		}
+		if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Categories: []memory.Category{memory.CategoryProcedural}}); err != nil || len(rep.Groups) != 0 {
+			t.Fatalf("another category: %+v %v", rep, err)
+		}
+		// An agent may not consolidate another's memories; a human may.
+		_, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{AgentID: "bob"})
+		if !isCode(err, memory.EFORBIDDEN) || !strings.Contains(err.Error(), "only a human") {
+			t.Fatalf("ann consolidating bob: %v", err)
+		}
+		if _, err = f.svc.Consolidate(as(human), memory.ConsolidationRequest{AgentID: "bobb"}); !isCode(err, memory.ENOTFOUND) ||
+			!strings.Contains(err.Error(), `agent "bobb" has no memories`) {
+			t.Fatalf("human consolidating a misspelt agent: %v", err)
+		}
+		rep, err = f.svc.Consolidate(as(human), memory.ConsolidationRequest{AgentID: "bob"})
+		if err != nil || len(rep.Groups) != 2 || rep.AgentID != "bob" {
+			t.Fatalf("human consolidating bob: %+v %v", rep, err)
+		}
+		// ann's memories are untouched.
+		stats, err := f.mem.Stats(as(ann), "")
+		if err != nil || stats.Total.Active != 7 || stats.Total.Consolidated != 0 {
+			t.Fatalf("ann after bob's run: %+v %v", stats, err)
+		}
+		_, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: "magic"})
+		if !isCode(err, memory.EINVALID) {
+			t.Fatalf("unknown strategy: %v", err)
+		}
+	})
 }
 
 // TestForgettingKeepsSummariesTrue: forgetting a source forgets the summary
 // made from it (it says what is no longer remembered) and gives its other
 // sources back to search at once; the next run consolidates them again
 // without the forgotten one. Forgetting a summary gives its sources back.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the run through a search.
 func TestForgettingKeepsSummariesTrue(t *testing.T) {
 	f := newFixture(t)
 	for _, c := range garden {

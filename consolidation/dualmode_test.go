@@ -26,55 +26,57 @@ var deploys = []string{
 // verbatim (extractive) and summarises a sparse one offline (abstractive),
 // one group each, both archived and restorable as before.
 func TestDualModeRoutesByDensity(t *testing.T) {
-	f := newFixture(t)
-	f.svc.Config.Strategy = memory.ConsolidateDualMode
-	for i := range max(len(garden), len(deploys)) {
-		if i < len(garden) {
-			f.remember(ann, memory.EntryWrite{Content: garden[i]})
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		f.svc.Config.Strategy = memory.ConsolidateDualMode
+		for i := range max(len(garden), len(deploys)) {
+			if i < len(garden) {
+				f.remember(ann, memory.EntryWrite{Content: garden[i]})
+			}
+			if i < len(deploys) {
+				f.remember(ann, memory.EntryWrite{Content: deploys[i]})
+			}
 		}
-		if i < len(deploys) {
-			f.remember(ann, memory.EntryWrite{Content: deploys[i]})
+		f.clk.Advance(48 * time.Hour)
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	f.clk.Advance(48 * time.Hour)
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	modes := map[string]memory.GroupReport{}
-	for _, g := range rep.Groups {
-		modes[g.Mode] = g
-	}
-	ex, ab := modes[consolidation.ModeExtractive], modes[consolidation.ModeAbstractive]
-	if len(rep.Groups) != 2 || ex.SummaryID == "" || ab.SummaryID == "" {
-		t.Fatalf("groups = %+v, want one extractive and one abstractive", rep.Groups)
-	}
-	kept, _ := f.mem.Recall(as(ann), []string{ex.Kept, ab.Kept})
-	if kept[0].Content != deploys[3] {
-		t.Fatalf("kept %q, want the latest deploy", kept[0].Content)
-	}
-	for _, fact := range []string{"v2.14.1", "replicas=3", "memory_limit=512Mi", "timeout=30s", "https://billing.internal/v2/health",
-		"9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f", "v2.15.0", "error_rate=4.5%", "p99_latency=1840ms", "commit=3f9a2c1"} {
-		if !strings.Contains(ex.Summary, fact) {
-			t.Errorf("fact %q lost:\n%s", fact, ex.Summary)
+		modes := map[string]memory.GroupReport{}
+		for _, g := range rep.Groups {
+			modes[g.Mode] = g
 		}
-	}
-	for _, anchor := range []string{"[START] ", "[MID] ", "[END] "} {
-		if !strings.Contains(ex.Summary, anchor) {
-			t.Errorf("extractive summary lacks %s:\n%s", anchor, ex.Summary)
+		ex, ab := modes[consolidation.ModeExtractive], modes[consolidation.ModeAbstractive]
+		if len(rep.Groups) != 2 || ex.SummaryID == "" || ab.SummaryID == "" {
+			t.Fatalf("groups = %+v, want one extractive and one abstractive", rep.Groups)
 		}
-	}
-	if !strings.Contains(kept[1].Content, "garden") || !strings.Contains(ab.Summary, "garden") || ab.Tokens >= ab.TokensIn {
-		t.Errorf("abstractive summary of the garden (%d tokens of %d):\n%s", ab.Tokens, ab.TokensIn, ab.Summary)
-	}
-	sum, _ := f.mem.Recall(as(ann), []string{ab.SummaryID})
-	if !strings.Contains(sum[0].Source, "dual_mode, abstractive") {
-		t.Errorf("summary source %q", sum[0].Source)
-	}
-	back, err := f.mem.Restore(as(ann), "", ex.Sources[0])
-	if err != nil || !back.Active() {
-		t.Fatalf("restore %s: %+v %v", ex.Sources[0], back, err)
-	}
+		kept, _ := f.mem.Recall(as(ann), []string{ex.Kept, ab.Kept})
+		if kept[0].Content != deploys[3] {
+			t.Fatalf("kept %q, want the latest deploy", kept[0].Content)
+		}
+		for _, fact := range []string{"v2.14.1", "replicas=3", "memory_limit=512Mi", "timeout=30s", "https://billing.internal/v2/health",
+			"9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f", "v2.15.0", "error_rate=4.5%", "p99_latency=1840ms", "commit=3f9a2c1"} {
+			if !strings.Contains(ex.Summary, fact) {
+				t.Errorf("fact %q lost:\n%s", fact, ex.Summary)
+			}
+		}
+		for _, anchor := range []string{"[START] ", "[MID] ", "[END] "} {
+			if !strings.Contains(ex.Summary, anchor) {
+				t.Errorf("extractive summary lacks %s:\n%s", anchor, ex.Summary)
+			}
+		}
+		if !strings.Contains(kept[1].Content, "garden") || !strings.Contains(ab.Summary, "garden") || ab.Tokens >= ab.TokensIn {
+			t.Errorf("abstractive summary of the garden (%d tokens of %d):\n%s", ab.Tokens, ab.TokensIn, ab.Summary)
+		}
+		sum, _ := f.mem.Recall(as(ann), []string{ab.SummaryID})
+		if !strings.Contains(sum[0].Source, "dual_mode, abstractive") {
+			t.Errorf("summary source %q", sum[0].Source)
+		}
+		back, err := f.mem.Restore(as(ann), "", ex.Sources[0])
+		if err != nil || !back.Active() {
+			t.Fatalf("restore %s: %+v %v", ex.Sources[0], back, err)
+		}
+	})
 }
 
 // chatReply is one answer of the fake OpenAI-compatible server.
@@ -261,12 +263,14 @@ func TestDualModeLLMCancelledRunStops(t *testing.T) {
 // TestDualModeLLMNeedsAModel: asking for the model's summaries with no
 // model configured is a clear error before anything is read.
 func TestDualModeLLMNeedsAModel(t *testing.T) {
-	f := newFixture(t)
-	f.svc.Config.DualMode.Abstractive = consolidation.AbstractiveLLM
-	_, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: memory.ConsolidateDualMode})
-	if !isCode(err, memory.EINVALID) || !strings.Contains(err.Error(), "no LLM") {
-		t.Fatalf("dual_mode with the llm summarizer and no model: %v", err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		f.svc.Config.DualMode.Abstractive = consolidation.AbstractiveLLM
+		_, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{Strategy: memory.ConsolidateDualMode})
+		if !isCode(err, memory.EINVALID) || !strings.Contains(err.Error(), "no LLM") {
+			t.Fatalf("dual_mode with the llm summarizer and no model: %v", err)
+		}
+	})
 }
 
 // TestSummaryStatesTheNewestValue: a group holding versions of one claim
@@ -275,53 +279,55 @@ func TestDualModeLLMNeedsAModel(t *testing.T) {
 // oldest as the headline and the newest as an aside; whether the newest
 // is a member the summary replaces or the memory kept beside it.
 func TestSummaryStatesTheNewestValue(t *testing.T) {
-	notes := []string{
-		"Deploys go out only on Tuesdays and Thursdays after 10:00 UTC.",
-		"Every deploy needs a green build and a second reviewer before it goes out.",
-		"Deploys go out only on Mondays and Thursdays after 10:00 UTC.",
-		"The deploy freeze starts before the holidays, and deploys need the release manager's sign-off.",
-		"Deploys go out only on Wednesdays after 10:00 UTC.",
-	}
-	for _, c := range []struct {
-		name string
-		sure int // the note written with full confidence, kept as it is
-	}{{"the newest is a member", 1}, {"the newest is kept", 4}} {
-		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.svc.Config.Strategy = memory.ConsolidateDualMode
-			f.mem.Contradictions = memory.ContradictionsOff
-			for i, n := range notes {
-				confidence := 0.9
-				if i == c.sure {
-					confidence = 1
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		notes := []string{
+			"Deploys go out only on Tuesdays and Thursdays after 10:00 UTC.",
+			"Every deploy needs a green build and a second reviewer before it goes out.",
+			"Deploys go out only on Mondays and Thursdays after 10:00 UTC.",
+			"The deploy freeze starts before the holidays, and deploys need the release manager's sign-off.",
+			"Deploys go out only on Wednesdays after 10:00 UTC.",
+		}
+		for _, c := range []struct {
+			name string
+			sure int // the note written with full confidence, kept as it is
+		}{{"the newest is a member", 1}, {"the newest is kept", 4}} {
+			t.Run(c.name, func(t *testing.T) {
+				f := newFixture(t)
+				f.svc.Config.Strategy = memory.ConsolidateDualMode
+				f.mem.Contradictions = memory.ContradictionsOff
+				for i, n := range notes {
+					confidence := 0.9
+					if i == c.sure {
+						confidence = 1
+					}
+					f.remember(ann, memory.EntryWrite{Content: n, Confidence: &confidence})
+					f.clk.Advance(10 * time.Minute)
 				}
-				f.remember(ann, memory.EntryWrite{Content: n, Confidence: &confidence})
-				f.clk.Advance(10 * time.Minute)
-			}
-			f.clk.Advance(48 * time.Hour)
-			rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
-				t.Fatalf("groups = %+v, want one abstractive group of the deploy notes", rep.Groups)
-			}
-			got, err := f.mem.Recall(as(ann), []string{rep.Groups[0].SummaryID})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := got[0].Content
-			if want := "Deploys go out only on Wednesdays after 10:00 UTC (earlier: Mondays and Thursdays; before that Tuesdays and Thursdays)."; !strings.Contains(sum, want) {
-				t.Errorf("the summary does not state the newest days with what they replaced (%q):\n%s", want, sum)
-			}
-			for _, old := range []string{"only on Tuesdays and Thursdays after", "only on Mondays and Thursdays after"} {
-				if strings.Contains(sum, old) {
-					t.Errorf("the summary states a replaced value as if it held (%q):\n%s", old, sum)
+				f.clk.Advance(48 * time.Hour)
+				rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if !strings.Contains(sum, "freeze") {
-				t.Errorf("the rest of the group is lost:\n%s", sum)
-			}
-		})
-	}
+				if len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
+					t.Fatalf("groups = %+v, want one abstractive group of the deploy notes", rep.Groups)
+				}
+				got, err := f.mem.Recall(as(ann), []string{rep.Groups[0].SummaryID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := got[0].Content
+				if want := "Deploys go out only on Wednesdays after 10:00 UTC (earlier: Mondays and Thursdays; before that Tuesdays and Thursdays)."; !strings.Contains(sum, want) {
+					t.Errorf("the summary does not state the newest days with what they replaced (%q):\n%s", want, sum)
+				}
+				for _, old := range []string{"only on Tuesdays and Thursdays after", "only on Mondays and Thursdays after"} {
+					if strings.Contains(sum, old) {
+						t.Errorf("the summary states a replaced value as if it held (%q):\n%s", old, sum)
+					}
+				}
+				if !strings.Contains(sum, "freeze") {
+					t.Errorf("the rest of the group is lost:\n%s", sum)
+				}
+			})
+		}
+	})
 }

@@ -67,8 +67,8 @@ func (s *MemoryService) findClashes(ctx context.Context, tx *Tx, sp pool, w memo
 		return nil, nil
 	}
 	list, _ := json.Marshal(pks)
-	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN (SELECT value FROM json_each(?1))
-		AND m.shared = ?3 AND (?3 OR m.agent_id = ?2) AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?4
+	found, err := scanEntries(tx.query(ctx, entryColumns+` FROM memories m WHERE m.pk IN (SELECT CAST(value AS BIGINT) FROM json_each(?1))
+		AND m.shared = ?3 AND (?3 = 1 OR m.agent_id = ?2) AND m.forgotten_at IS NULL AND m.archived_at IS NULL AND m.namespace = ?4
 		AND (m.expires_at IS NULL OR m.expires_at > ?5)
 		ORDER BY m.created_at DESC LIMIT 16`, string(list), sp.agent, sp.shared(), w.Namespace, nanos(now)))
 	if err != nil {
@@ -357,7 +357,7 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 	}
 	var out []memory.Conflict
 	err = s.db.View(ctx, func(tx *Tx) error {
-		where, args := "1", []any{}
+		where, args := "1 = 1", []any{}
 		if q.AgentID != "" || !who.Human {
 			owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the conflicts of")
 			if err != nil {

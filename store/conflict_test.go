@@ -13,6 +13,8 @@ import (
 // A newer memory that contradicts an older one-sentence memory supersedes
 // it: the older leaves search (text and vectors) but stays recallable,
 // pointing at the newer, and the conflict is recorded as decided.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestRememberSupersedesWhatItContradicts(t *testing.T) {
 	emb := hashEmbedder("hash-32", 32)
 	s, _, _ := memories(t, &emb)
@@ -55,33 +57,37 @@ func TestRememberSupersedesWhatItContradicts(t *testing.T) {
 // What both may be true of is no conflict: other subjects, values that
 // add up, another namespace, events at other times, another agent's memory.
 func TestRememberLeavesCompatibleMemoriesAlone(t *testing.T) {
-	s, _, clock := memories(t, nil)
-	rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Priya works at Stripe."})
-	rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user met Bob on Monday."})
-	rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The deploy window is Friday.", Namespace: "billing"})
-	rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The standup was at 9:30.", Category: memory.CategoryEpisodic})
-	rememberOutcome(t, s, bob, memory.EntryWrite{Content: "Marco works at Adyen."})
-	clock.Advance(48 * 3600e9)
-	for _, w := range []memory.EntryWrite{
-		{Content: "Marco works at Adyen."},                                                       // another subject
-		{Content: "The user met Carol on Monday."},                                               // one may meet both
-		{Content: "The deploy window is Thursday.", Namespace: "search"},                         // another namespace
-		{Content: "The standup was at 10:00.", Category: memory.CategoryEpisodic},                // another day's standup
-		{Content: "Priya works at Stripe. She leads the payments team."},                         // the same value
-		{Content: "Priya worked at Adyen.", OccurredAt: clock.Now().Add(-3 * 365 * 24 * 3600e9)}, // another time
-	} {
-		if r := rememberOutcome(t, s, ann, w); len(r.Conflicts) != 0 {
-			t.Errorf("%q: conflicts %+v", w.Content, r.Conflicts)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, clock := memoriesOn(t, openDB, nil)
+		rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Priya works at Stripe."})
+		rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user met Bob on Monday."})
+		rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The deploy window is Friday.", Namespace: "billing"})
+		rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The standup was at 9:30.", Category: memory.CategoryEpisodic})
+		rememberOutcome(t, s, bob, memory.EntryWrite{Content: "Marco works at Adyen."})
+		clock.Advance(48 * 3600e9)
+		for _, w := range []memory.EntryWrite{
+			{Content: "Marco works at Adyen."},                                                       // another subject
+			{Content: "The user met Carol on Monday."},                                               // one may meet both
+			{Content: "The deploy window is Thursday.", Namespace: "search"},                         // another namespace
+			{Content: "The standup was at 10:00.", Category: memory.CategoryEpisodic},                // another day's standup
+			{Content: "Priya works at Stripe. She leads the payments team."},                         // the same value
+			{Content: "Priya worked at Adyen.", OccurredAt: clock.Now().Add(-3 * 365 * 24 * 3600e9)}, // another time
+		} {
+			if r := rememberOutcome(t, s, ann, w); len(r.Conflicts) != 0 {
+				t.Errorf("%q: conflicts %+v", w.Content, r.Conflicts)
+			}
 		}
-	}
-	if cs, err := s.Conflicts(as(ann), memory.ConflictQuery{Resolutions: memory.ConflictResolutions}); err != nil || len(cs) != 0 {
-		t.Fatalf("conflicts listed: %+v, %v", cs, err)
-	}
+		if cs, err := s.Conflicts(as(ann), memory.ConflictQuery{Resolutions: memory.ConflictResolutions}); err != nil || len(cs) != 0 {
+			t.Fatalf("conflicts listed: %+v, %v", cs, err)
+		}
+	})
 }
 
 // A clash the rules cannot settle without losing something stays open:
 // the older memory says more than the clashing sentence, or it is surer,
 // or a human wrote it. Both stay in search until someone decides.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestRememberKeepsBothWhenTheNewerMustNotWin(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	longer := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday. The hotel is booked for three nights."})
@@ -121,51 +127,55 @@ func TestRememberKeepsBothWhenTheNewerMustNotWin(t *testing.T) {
 // remember's supersedes corrects one of the caller's memories explicitly;
 // what cannot be superseded is a clear error that stores nothing.
 func TestRememberSupersedesWhatTheWriterNames(t *testing.T) {
-	s, db, _ := memories(t, nil)
-	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user's favourite editor is Vim."})
-	nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user switched to Helix for everything.", Supersedes: old.ID})
-	if len(nw.Conflicts) != 1 || nw.Conflicts[0].Kind != memory.ConflictStated || nw.Conflicts[0].Resolution != memory.ConflictNewerWins {
-		t.Fatalf("stated supersede: %+v", nw.Conflicts)
-	}
-	bobs := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "Bob's note."})
-	count := func() int {
-		var n int
-		if err := db.SQL().QueryRow(`SELECT count(*) FROM memories`).Scan(&n); err != nil {
-			t.Fatal(err)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user's favourite editor is Vim."})
+		nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user switched to Helix for everything.", Supersedes: old.ID})
+		if len(nw.Conflicts) != 1 || nw.Conflicts[0].Kind != memory.ConflictStated || nw.Conflicts[0].Resolution != memory.ConflictNewerWins {
+			t.Fatalf("stated supersede: %+v", nw.Conflicts)
 		}
-		return n
-	}
-	before := count()
-	for _, c := range []struct {
-		supersedes string
-		content    string
-		code       string
-	}{
-		{"mem-nope", "Anything new.", memory.ENOTFOUND},
-		{bobs.ID, "Anything new.", memory.ENOTFOUND},                           // another agent's is not the caller's
-		{old.ID, "Anything new.", memory.ECONFLICT},                            // already superseded
-		{nw.ID, "The user switched to Helix for everything.", memory.EINVALID}, // repeats what it would supersede
-	} {
-		_, err := s.Remember(as(ann), memory.EntryWrite{Content: c.content, Supersedes: c.supersedes})
-		if memory.ErrorCode(err) != c.code {
-			t.Errorf("supersedes %s: %v, want %s", c.supersedes, err, c.code)
+		bobs := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "Bob's note."})
+		count := func() int {
+			var n int
+			if err := db.SQL().QueryRow(`SELECT count(*) FROM memories`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
 		}
-	}
-	if n := count(); n != before {
-		t.Fatalf("%d memories after the refused writes, want %d", n, before)
-	}
-	// A repeat of another memory that names one to supersede stores nothing
-	// and still supersedes it, by the memory it repeats.
-	keep := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Standup is at 9:30."})
-	stale := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Standup moves to the afternoon."})
-	dup := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "standup is at 9:30", Supersedes: stale.ID})
-	if dup.Outcome != memory.WriteOutcomeDuplicate || dup.ID != keep.ID || len(dup.Conflicts) != 1 || dup.Conflicts[0].NewerID != keep.ID {
-		t.Fatalf("a repeat that supersedes: %+v", dup)
-	}
+		before := count()
+		for _, c := range []struct {
+			supersedes string
+			content    string
+			code       string
+		}{
+			{"mem-nope", "Anything new.", memory.ENOTFOUND},
+			{bobs.ID, "Anything new.", memory.ENOTFOUND},                           // another agent's is not the caller's
+			{old.ID, "Anything new.", memory.ECONFLICT},                            // already superseded
+			{nw.ID, "The user switched to Helix for everything.", memory.EINVALID}, // repeats what it would supersede
+		} {
+			_, err := s.Remember(as(ann), memory.EntryWrite{Content: c.content, Supersedes: c.supersedes})
+			if memory.ErrorCode(err) != c.code {
+				t.Errorf("supersedes %s: %v, want %s", c.supersedes, err, c.code)
+			}
+		}
+		if n := count(); n != before {
+			t.Fatalf("%d memories after the refused writes, want %d", n, before)
+		}
+		// A repeat of another memory that names one to supersede stores nothing
+		// and still supersedes it, by the memory it repeats.
+		keep := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Standup is at 9:30."})
+		stale := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Standup moves to the afternoon."})
+		dup := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "standup is at 9:30", Supersedes: stale.ID})
+		if dup.Outcome != memory.WriteOutcomeDuplicate || dup.ID != keep.ID || len(dup.Conflicts) != 1 || dup.Conflicts[0].NewerID != keep.ID {
+			t.Fatalf("a repeat that supersedes: %+v", dup)
+		}
+	})
 }
 
 // resolve_conflict decides, and can change its mind: the memory not kept
 // is superseded, the one kept comes back; keeping both brings both back.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestResolveConflict(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office wifi password is shared with guests."})
@@ -211,6 +221,8 @@ func TestResolveConflict(t *testing.T) {
 
 // Restoring a superseded memory brings it back beside the one that
 // superseded it.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestRestoreSupersededMemory(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Tom has 2 kids."})
@@ -247,26 +259,29 @@ func TestConflictMigrationClaimsEarlierMemories(t *testing.T) {
 
 // Contradictions flag leaves every clash open; off looks for none.
 func TestContradictionModes(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	s.Contradictions = memory.ContradictionsFlag
-	rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday."})
-	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Wednesday."})
-	if len(r.Conflicts) != 1 || r.Conflicts[0].Resolution != memory.ConflictOpen {
-		t.Fatalf("flag: %+v", r.Conflicts)
-	}
-	s.Contradictions = memory.ContradictionsOff
-	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Thursday."}); len(r.Conflicts) != 0 {
-		t.Fatalf("off: %+v", r.Conflicts)
-	}
-	if _, err := memory.ParseContradictionMode("sometimes"); memory.ErrorCode(err) != memory.EINVALID {
-		t.Fatalf("an unknown mode: %v", err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		s.Contradictions = memory.ContradictionsFlag
+		rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday."})
+		r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Wednesday."})
+		if len(r.Conflicts) != 1 || r.Conflicts[0].Resolution != memory.ConflictOpen {
+			t.Fatalf("flag: %+v", r.Conflicts)
+		}
+		s.Contradictions = memory.ContradictionsOff
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Thursday."}); len(r.Conflicts) != 0 {
+			t.Fatalf("off: %+v", r.Conflicts)
+		}
+		if _, err := memory.ParseContradictionMode("sometimes"); memory.ErrorCode(err) != memory.EINVALID {
+			t.Fatalf("an unknown mode: %v", err)
+		}
+	})
 }
 
 // Erasing the memory that superseded another removes the conflict (it
 // quotes both values) and the claims; the superseded memory stays out of
 // search, as when its replacement is forgotten, with no pointer to what
 // no longer exists.
+// SQLite only until erase runs on PostgreSQL (issue 24, the erasure work).
 func TestEraseSupersedingMemory(t *testing.T) {
 	s, db, _ := memories(t, nil)
 	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The vault code is on Tuesday."})
@@ -297,25 +312,27 @@ func TestEraseSupersedingMemory(t *testing.T) {
 // a repeat of the newer memory) reads as settled; a passing statement (one
 // that expires) never hides a lasting one.
 func TestConflictSettledLaterAndPassingStatements(t *testing.T) {
-	s, _, clock := memories(t, nil)
-	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Confidence: conf(0.9)})
-	b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Porto.", Confidence: conf(0.5)})
-	if len(b.Conflicts) != 1 || b.Conflicts[0].Resolution != memory.ConflictOpen {
-		t.Fatalf("a less sure newer memory: %+v", b.Conflicts)
-	}
-	again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Porto.", Supersedes: a.ID})
-	if again.Outcome != memory.WriteOutcomeDuplicate || len(again.Conflicts) != 1 || again.Conflicts[0].ID != b.Conflicts[0].ID ||
-		again.Conflicts[0].Resolution != memory.ConflictNewerWins {
-		t.Fatalf("settled through a repeat: %+v", again)
-	}
-	if open, err := s.Conflicts(as(ann), memory.ConflictQuery{}); err != nil || len(open) != 0 {
-		t.Fatalf("open conflicts after it was settled: %+v, %v", open, err)
-	}
-	lasting := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office is open on Saturdays."})
-	passing := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office is closed on Saturdays.", ExpiresAt: clock.Peek().Add(7 * 24 * time.Hour)})
-	if len(passing.Conflicts) != 1 || passing.Conflicts[0].OlderID != lasting.ID || passing.Conflicts[0].Resolution != memory.ConflictOpen {
-		t.Fatalf("a passing statement over a lasting one: %+v", passing.Conflicts)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, clock := memoriesOn(t, openDB, nil)
+		a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Confidence: conf(0.9)})
+		b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Porto.", Confidence: conf(0.5)})
+		if len(b.Conflicts) != 1 || b.Conflicts[0].Resolution != memory.ConflictOpen {
+			t.Fatalf("a less sure newer memory: %+v", b.Conflicts)
+		}
+		again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Porto.", Supersedes: a.ID})
+		if again.Outcome != memory.WriteOutcomeDuplicate || len(again.Conflicts) != 1 || again.Conflicts[0].ID != b.Conflicts[0].ID ||
+			again.Conflicts[0].Resolution != memory.ConflictNewerWins {
+			t.Fatalf("settled through a repeat: %+v", again)
+		}
+		if open, err := s.Conflicts(as(ann), memory.ConflictQuery{}); err != nil || len(open) != 0 {
+			t.Fatalf("open conflicts after it was settled: %+v, %v", open, err)
+		}
+		lasting := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office is open on Saturdays."})
+		passing := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office is closed on Saturdays.", ExpiresAt: clock.Peek().Add(7 * 24 * time.Hour)})
+		if len(passing.Conflicts) != 1 || passing.Conflicts[0].OlderID != lasting.ID || passing.Conflicts[0].Resolution != memory.ConflictOpen {
+			t.Fatalf("a passing statement over a lasting one: %+v", passing.Conflicts)
+		}
+	})
 }
 
 // Memories whose claims the earlier rules hashed are hashed again by

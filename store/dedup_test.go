@@ -24,6 +24,8 @@ func rememberOutcome(t *testing.T, s *store.MemoryService, who memory.Identity, 
 
 func conf(c float64) *float64 { return &c }
 
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestRememberARepeatStoresNothing(t *testing.T) {
 	emb := hashEmbedder("hash-32", 32)
 	s, _, _ := memories(t, &emb)
@@ -47,48 +49,52 @@ func TestRememberARepeatStoresNothing(t *testing.T) {
 }
 
 func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	// Dedup alone: "in Porto" and "not in Lisbon" would supersede the first
-	// memory, which later cases compare with.
-	s.Contradictions = memory.ContradictionsOff
-	base := memory.EntryWrite{Content: "The team offsite is in Lisbon.", Namespace: "travel", Tags: []string{"offsite"}}
-	first := rememberOutcome(t, s, ann, base)
-	at := func(d time.Duration) time.Time { return first.CreatedAt.Add(d) }
-	cases := map[string]func(w *memory.EntryWrite){
-		"another namespace":        func(w *memory.EntryWrite) { w.Namespace = "default" },
-		"another category":         func(w *memory.EntryWrite) { w.Category = memory.CategorySocial },
-		"an expiry":                func(w *memory.EntryWrite) { w.ExpiresAt = at(48 * time.Hour) },
-		"a time it occurred":       func(w *memory.EntryWrite) { w.OccurredAt = at(-400 * 24 * time.Hour) },
-		"other words":              func(w *memory.EntryWrite) { w.Content = "The team offsite is in Porto." },
-		"a negation":               func(w *memory.EntryWrite) { w.Content = "The team offsite is not in Lisbon." },
-		"a place of the same kind": func(w *memory.EntryWrite) { w.Content = "The team offsite is in the Lisbon office." },
-	}
-	for name, edit := range cases {
-		w := base
-		edit(&w)
-		if r := rememberOutcome(t, s, ann, w); r.Outcome != memory.WriteOutcomeStored || r.ID == first.ID {
-			t.Errorf("%s: %s (%s), want a new memory", name, r.Outcome, r.ID)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		// Dedup alone: "in Porto" and "not in Lisbon" would supersede the first
+		// memory, which later cases compare with.
+		s.Contradictions = memory.ContradictionsOff
+		base := memory.EntryWrite{Content: "The team offsite is in Lisbon.", Namespace: "travel", Tags: []string{"offsite"}}
+		first := rememberOutcome(t, s, ann, base)
+		at := func(d time.Duration) time.Time { return first.CreatedAt.Add(d) }
+		cases := map[string]func(w *memory.EntryWrite){
+			"another namespace":        func(w *memory.EntryWrite) { w.Namespace = "default" },
+			"another category":         func(w *memory.EntryWrite) { w.Category = memory.CategorySocial },
+			"an expiry":                func(w *memory.EntryWrite) { w.ExpiresAt = at(48 * time.Hour) },
+			"a time it occurred":       func(w *memory.EntryWrite) { w.OccurredAt = at(-400 * 24 * time.Hour) },
+			"other words":              func(w *memory.EntryWrite) { w.Content = "The team offsite is in Porto." },
+			"a negation":               func(w *memory.EntryWrite) { w.Content = "The team offsite is not in Lisbon." },
+			"a place of the same kind": func(w *memory.EntryWrite) { w.Content = "The team offsite is in the Lisbon office." },
 		}
-	}
-	// Another agent's memory and a forgotten one are never what a write
-	// repeats (a shared copy carries no dedup keys).
-	if r := rememberOutcome(t, s, bob, base); r.Outcome != memory.WriteOutcomeStored {
-		t.Errorf("bob: %s", r.Outcome)
-	}
-	if _, err := s.Publish(as(ann), first.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Forget(as(ann), first.ID, "wrong"); err != nil {
-		t.Fatal(err)
-	}
-	if r := rememberOutcome(t, s, ann, base); r.ID == first.ID || r.Outcome != memory.WriteOutcomeStored {
-		t.Errorf("after forgetting the first: %s %s, want another memory", r.Outcome, r.ID)
-	}
+		for name, edit := range cases {
+			w := base
+			edit(&w)
+			if r := rememberOutcome(t, s, ann, w); r.Outcome != memory.WriteOutcomeStored || r.ID == first.ID {
+				t.Errorf("%s: %s (%s), want a new memory", name, r.Outcome, r.ID)
+			}
+		}
+		// Another agent's memory and a forgotten one are never what a write
+		// repeats (a shared copy carries no dedup keys).
+		if r := rememberOutcome(t, s, bob, base); r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("bob: %s", r.Outcome)
+		}
+		if _, err := s.Publish(as(ann), first.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Forget(as(ann), first.ID, "wrong"); err != nil {
+			t.Fatal(err)
+		}
+		if r := rememberOutcome(t, s, ann, base); r.ID == first.ID || r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("after forgetting the first: %s %s, want another memory", r.Outcome, r.ID)
+		}
+	})
 }
 
 // A repeat that only adds tags is merged (seed 003's merge): stored as a
 // new memory with the tags of both, the higher confidence and the first's
 // count of tellings, one more; the first leaves search, superseded by it.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestRememberMergesARepeatWithNewTags(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"offsite"},
@@ -114,72 +120,80 @@ func TestRememberMergesARepeatWithNewTags(t *testing.T) {
 }
 
 func TestRememberEpisodesAreApartByTime(t *testing.T) {
-	s, _, clk := memories(t, nil)
-	run := memory.EntryWrite{Content: "Went for a 5 km run along the river.", Category: memory.CategoryEpisodic}
-	first := rememberOutcome(t, s, ann, run)
-	if r := rememberOutcome(t, s, ann, run); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != first.ID {
-		t.Fatalf("the same episode told again at once: %s", r.Outcome)
-	}
-	clk.Advance(26 * time.Hour)
-	if r := rememberOutcome(t, s, ann, run); r.Outcome != memory.WriteOutcomeStored {
-		t.Fatalf("the same words a day later: %s, want a second episode", r.Outcome)
-	}
-	// A lasting statement said again a day later is still one memory.
-	pref := memory.EntryWrite{Content: "Prefers tea to coffee."}
-	p1 := rememberOutcome(t, s, ann, pref)
-	clk.Advance(26 * time.Hour)
-	if r := rememberOutcome(t, s, ann, pref); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != p1.ID {
-		t.Fatalf("a preference said again: %s", r.Outcome)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, clk := memoriesOn(t, openDB, nil)
+		run := memory.EntryWrite{Content: "Went for a 5 km run along the river.", Category: memory.CategoryEpisodic}
+		first := rememberOutcome(t, s, ann, run)
+		if r := rememberOutcome(t, s, ann, run); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != first.ID {
+			t.Fatalf("the same episode told again at once: %s", r.Outcome)
+		}
+		clk.Advance(26 * time.Hour)
+		if r := rememberOutcome(t, s, ann, run); r.Outcome != memory.WriteOutcomeStored {
+			t.Fatalf("the same words a day later: %s, want a second episode", r.Outcome)
+		}
+		// A lasting statement said again a day later is still one memory.
+		pref := memory.EntryWrite{Content: "Prefers tea to coffee."}
+		p1 := rememberOutcome(t, s, ann, pref)
+		clk.Advance(26 * time.Hour)
+		if r := rememberOutcome(t, s, ann, pref); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != p1.ID {
+			t.Fatalf("a preference said again: %s", r.Outcome)
+		}
+	})
 }
 
 // A passing statement and a lasting one in the same words are two
 // memories, whichever comes first: the lasting one must not vanish when the
 // passing one expires.
 func TestRememberExpiryIsPartOfWhatIsSaid(t *testing.T) {
-	s, _, clk := memories(t, nil)
-	passing := memory.EntryWrite{Content: "The freeze ends Friday.", ExpiresAt: clk.Peek().Add(time.Hour)}
-	lasting := memory.EntryWrite{Content: "The freeze ends Friday."}
-	a := rememberOutcome(t, s, ann, passing)
-	if b := rememberOutcome(t, s, ann, lasting); b.Outcome != memory.WriteOutcomeStored || b.ID == a.ID {
-		t.Fatalf("a lasting statement after a passing one: %s %s", b.Outcome, b.ID)
-	}
-	c := rememberOutcome(t, s, bob, lasting)
-	if d := rememberOutcome(t, s, bob, passing); d.Outcome != memory.WriteOutcomeStored || d.ID == c.ID {
-		t.Fatalf("a passing statement after a lasting one: %s %s", d.Outcome, d.ID)
-	}
-	if e := rememberOutcome(t, s, ann, passing); e.Outcome != memory.WriteOutcomeDuplicate || e.ID != a.ID {
-		t.Fatalf("the same expiry again: %s %s, want a duplicate of %s", e.Outcome, e.ID, a.ID)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, clk := memoriesOn(t, openDB, nil)
+		passing := memory.EntryWrite{Content: "The freeze ends Friday.", ExpiresAt: clk.Peek().Add(time.Hour)}
+		lasting := memory.EntryWrite{Content: "The freeze ends Friday."}
+		a := rememberOutcome(t, s, ann, passing)
+		if b := rememberOutcome(t, s, ann, lasting); b.Outcome != memory.WriteOutcomeStored || b.ID == a.ID {
+			t.Fatalf("a lasting statement after a passing one: %s %s", b.Outcome, b.ID)
+		}
+		c := rememberOutcome(t, s, bob, lasting)
+		if d := rememberOutcome(t, s, bob, passing); d.Outcome != memory.WriteOutcomeStored || d.ID == c.ID {
+			t.Fatalf("a passing statement after a lasting one: %s %s", d.Outcome, d.ID)
+		}
+		if e := rememberOutcome(t, s, ann, passing); e.Outcome != memory.WriteOutcomeDuplicate || e.ID != a.ID {
+			t.Fatalf("the same expiry again: %s %s, want a duplicate of %s", e.Outcome, e.ID, a.ID)
+		}
+	})
 }
 
 // A recurring episode is told again the same day as its latest telling,
 // however many earlier days there were.
 func TestRememberRecurringEpisode(t *testing.T) {
-	s, _, clk := memories(t, nil)
-	standup := memory.EntryWrite{Content: "Daily standup held.", Category: memory.CategoryEpisodic}
-	var last memory.Remembered
-	for range 10 {
-		last = rememberOutcome(t, s, ann, standup)
-		if last.Outcome != memory.WriteOutcomeStored {
-			t.Fatalf("a new day's standup: %s", last.Outcome)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, clk := memoriesOn(t, openDB, nil)
+		standup := memory.EntryWrite{Content: "Daily standup held.", Category: memory.CategoryEpisodic}
+		var last memory.Remembered
+		for range 10 {
+			last = rememberOutcome(t, s, ann, standup)
+			if last.Outcome != memory.WriteOutcomeStored {
+				t.Fatalf("a new day's standup: %s", last.Outcome)
+			}
+			clk.Advance(24 * time.Hour)
 		}
-		clk.Advance(24 * time.Hour)
-	}
-	clk.Advance(-24 * time.Hour)
-	if r := rememberOutcome(t, s, ann, standup); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != last.ID {
-		t.Fatalf("the latest standup told again: %s %s, want a duplicate of %s", r.Outcome, r.ID, last.ID)
-	}
+		clk.Advance(-24 * time.Hour)
+		if r := rememberOutcome(t, s, ann, standup); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != last.ID {
+			t.Fatalf("the latest standup told again: %s %s, want a duplicate of %s", r.Outcome, r.ID, last.ID)
+		}
+	})
 }
 
 func TestRememberDedupOff(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	s.Dedup = false
-	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Same."})
-	b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Same."})
-	if a.ID == b.ID || b.Outcome != memory.WriteOutcomeStored {
-		t.Fatal("with dedup off every write is stored")
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		s.Dedup = false
+		a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Same."})
+		b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Same."})
+		if a.ID == b.ID || b.Outcome != memory.WriteOutcomeStored {
+			t.Fatal("with dedup off every write is stored")
+		}
+	})
 }
 
 // Memories written before dedup existed get their keys when the database is
@@ -199,6 +213,8 @@ func TestDedupMigrationKeysEarlierMemories(t *testing.T) {
 // the other way round), split a memory from its shared copy, or decide a
 // conflict anew. A merge carries the first memory's conflicts, decisions
 // included.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestRememberMergesOnlyWhatItMay(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	human := memory.Identity{AgentID: "ann", Human: true}
@@ -238,6 +254,7 @@ func TestRememberMergesOnlyWhatItMay(t *testing.T) {
 
 // An erase of either a merged memory or its merge takes both (each holds
 // the other's words), and gc of a forgotten merge takes what it merged.
+// SQLite only until erase runs on PostgreSQL (issue 24, the erasure work).
 func TestEraseAndCollectFollowMerges(t *testing.T) {
 	s, db, clock := memories(t, nil)
 	pin := func(tag string) memory.Remembered {
@@ -285,6 +302,8 @@ func TestEraseAndCollectFollowMerges(t *testing.T) {
 // repeat that names the memory it merges as the one it supersedes is the
 // merge; a merge past the limit of tags is a memory of its own; the merge
 // keeps both sources and the first telling's time of writing.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestMergesAfterReview(t *testing.T) {
 	s, _, clock := memories(t, nil)
 	x := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Monday.", Source: "calendar"})
@@ -326,43 +345,45 @@ func TestMergesAfterReview(t *testing.T) {
 // a repeat, held to the other tiers' conditions; a word of the same kind
 // (the vectors' nearest neighbour) is something new.
 func TestRememberARestatementIsSemanticDuplicate(t *testing.T) {
-	db, clk := openDB(t)
-	s := store.NewMemoryService(db, nil)
-	s.Contradictions = memory.ContradictionsOff
-	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Alice manages the platform team.", Tags: []string{"org"}})
-	call := &store.Call{Principal: ann.Principal(), Tool: "remember", Started: clk.Peek(), Gates: map[string]time.Duration{}}
-	r, err := s.Remember(store.WithCall(as(ann), call), memory.EntryWrite{Content: "The platform team is managed by Alice."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Outcome != memory.WriteOutcomeDuplicate || r.Tier != memory.DedupSemantic || r.ID != first.ID || r.SeenCount != 2 {
-		t.Fatalf("a restatement: %s tier %q %s seen %d, want a semantic duplicate of %s", r.Outcome, r.Tier, r.ID, r.SeenCount, first.ID)
-	}
-	if call.Outcome != memory.WriteOutcomeDuplicate || call.Reason != memory.DedupSemantic || call.Ref != first.ID {
-		t.Fatalf("the write log would record %s %q %s", call.Outcome, call.Reason, call.Ref)
-	}
-	m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The platform team is managed by Alice.", Tags: []string{"org", "q3"}})
-	if m.Outcome != memory.WriteOutcomeMerged || m.Tier != memory.DedupSemantic || m.MergedFrom != first.ID || !slices.Equal(m.Tags, []string{"org", "q3"}) {
-		t.Fatalf("a restatement with a new tag: %+v, want a merge", m)
-	}
-	for name, w := range map[string]memory.EntryWrite{
-		"a word of the same kind": {Content: "Alice manages the data team."},
-		"the roles swapped":       {Content: "The platform team manages Alice."},
-		"another category":        {Content: "The platform team is managed by Alice.", Category: memory.CategorySocial},
-		"another namespace":       {Content: "The platform team is managed by Alice.", Namespace: "work"},
-		"an expiry":               {Content: "The platform team is managed by Alice.", ExpiresAt: clk.Peek().Add(48 * time.Hour)},
-	} {
-		if r := rememberOutcome(t, s, ann, w); r.Outcome != memory.WriteOutcomeStored {
-			t.Errorf("%s: %s (%s tier %q), want a new memory", name, r.Outcome, r.ID, r.Tier)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		s := store.NewMemoryService(db, nil)
+		s.Contradictions = memory.ContradictionsOff
+		first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Alice manages the platform team.", Tags: []string{"org"}})
+		call := &store.Call{Principal: ann.Principal(), Tool: "remember", Started: clk.Peek(), Gates: map[string]time.Duration{}}
+		r, err := s.Remember(store.WithCall(as(ann), call), memory.EntryWrite{Content: "The platform team is managed by Alice."})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if r := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The platform team is managed by Alice."}); r.Outcome != memory.WriteOutcomeStored {
-		t.Errorf("another agent: %s", r.Outcome)
-	}
-	s.Dedup = false
-	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Alice is who manages the platform team."}); r.Outcome != memory.WriteOutcomeStored {
-		t.Errorf("dedup off: %s", r.Outcome)
-	}
+		if r.Outcome != memory.WriteOutcomeDuplicate || r.Tier != memory.DedupSemantic || r.ID != first.ID || r.SeenCount != 2 {
+			t.Fatalf("a restatement: %s tier %q %s seen %d, want a semantic duplicate of %s", r.Outcome, r.Tier, r.ID, r.SeenCount, first.ID)
+		}
+		if call.Outcome != memory.WriteOutcomeDuplicate || call.Reason != memory.DedupSemantic || call.Ref != first.ID {
+			t.Fatalf("the write log would record %s %q %s", call.Outcome, call.Reason, call.Ref)
+		}
+		m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The platform team is managed by Alice.", Tags: []string{"org", "q3"}})
+		if m.Outcome != memory.WriteOutcomeMerged || m.Tier != memory.DedupSemantic || m.MergedFrom != first.ID || !slices.Equal(m.Tags, []string{"org", "q3"}) {
+			t.Fatalf("a restatement with a new tag: %+v, want a merge", m)
+		}
+		for name, w := range map[string]memory.EntryWrite{
+			"a word of the same kind": {Content: "Alice manages the data team."},
+			"the roles swapped":       {Content: "The platform team manages Alice."},
+			"another category":        {Content: "The platform team is managed by Alice.", Category: memory.CategorySocial},
+			"another namespace":       {Content: "The platform team is managed by Alice.", Namespace: "work"},
+			"an expiry":               {Content: "The platform team is managed by Alice.", ExpiresAt: clk.Peek().Add(48 * time.Hour)},
+		} {
+			if r := rememberOutcome(t, s, ann, w); r.Outcome != memory.WriteOutcomeStored {
+				t.Errorf("%s: %s (%s tier %q), want a new memory", name, r.Outcome, r.ID, r.Tier)
+			}
+		}
+		if r := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The platform team is managed by Alice."}); r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("another agent: %s", r.Outcome)
+		}
+		s.Dedup = false
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Alice is who manages the platform team."}); r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("dedup off: %s", r.Outcome)
+		}
+	})
 }
 
 // Memories written before the semantic tier get their meaning keys when the
@@ -382,6 +403,8 @@ func TestMeaningKeyMigrationKeysEarlierMemories(t *testing.T) {
 // sharing its first five letters says something else. remember stores it,
 // search finds it by that word, and publish_memory shares it beside the
 // other's shared copy.
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestNearStemWordIsNotARepeat(t *testing.T) {
 	s, db, _ := memories(t, nil)
 	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the internal API."})

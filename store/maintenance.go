@@ -513,7 +513,7 @@ func (tx *Tx) EachActive(ctx context.Context, agent string, fn func(content stri
 }
 
 // Retirement selects an agent's active memories for retention to archive,
-// at most Limit, in the order they should go: personal ones, and for
+// at most Limit (every one when Limit is negative), in the order they should go: personal ones, and for
 // expiry the agent's shared copies too.
 type Retirement struct {
 	Agent string
@@ -544,7 +544,11 @@ func (tx *Tx) Retirements(ctx context.Context, r Retirement) ([]string, error) {
 	default:
 		return nil, errors.New("retirements: say which memories")
 	}
-	ids, err := scanStrings(tx.queryOnce(ctx, `SELECT id FROM memories WHERE `+where+` ORDER BY `+order+` LIMIT ?`, append(args, r.Limit)...))
+	q := `SELECT id FROM memories WHERE ` + where + ` ORDER BY ` + order
+	if r.Limit >= 0 { // PostgreSQL takes no negative LIMIT for "all"
+		q, args = q+` LIMIT ?`, append(args, r.Limit)
+	}
+	ids, err := scanStrings(tx.queryOnce(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("select memories to archive: %w", err)
 	}

@@ -329,8 +329,7 @@ const episodeWindow = time.Hour
 // when w adds nothing to it (see sameStatement), or one to merge with
 // (merge) when w only adds tags.
 func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, author memory.Author, w memory.EntryWrite, keys dedupKeys, now time.Time) (e memory.Entry, tier string, merge, found bool, err error) {
-	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()],
-		sp.agent, keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)))
+	same, err := scanEntries(tx.query(ctx, duplicateQuery[sp.shared()], sp.duplicateArgs(keys, w, now)...))
 	if err != nil {
 		return e, "", false, false, fmt.Errorf("find duplicate: %w", err)
 	}
@@ -849,12 +848,8 @@ func checkActive(e memory.Entry) error {
 // time it takes tells another agent's personal memories from unknown ids.
 func (s *MemoryService) visibleEntry(ctx context.Context, tx *Tx, who memory.Identity, id string) (memory.Entry, error) {
 	now := s.db.Now.Now()
-	st, err := tx.stmt(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
-		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`)
-	if err != nil {
-		return memory.Entry{}, err
-	}
-	e, err := scanEntry(st.QueryRowContext(ctx, id, who.AgentID, nanos(now)))
+	e, err := scanEntry(tx.queryRow(ctx, entryColumns+` FROM memories m WHERE m.id = ?1 AND (m.agent_id = ?2
+		OR (m.shared = 1 AND m.forgotten_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?3)))`, id, who.AgentID, nanos(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Entry{}, memoryNotFound(id)
 	}

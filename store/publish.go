@@ -52,18 +52,29 @@ func (sp pool) claimsOwner() string {
 // come first, then the words tier's. CROSS JOIN keeps the index lookups
 // outer; asked with IN, the planner walked all of the agent's memories. A
 // memory without a meaning key (one of more than one sentence) matches none
-// by it. Indexed by pool.shared().
-var duplicateQuery = map[bool]string{false: duplicateSQL("agent_id = ?1", "0"), true: duplicateSQL("shared = 1", "1")}
+// by it. Indexed by pool.shared(); the personal one takes the agent as its
+// last parameter, which the shared one has none of (PostgreSQL refuses a
+// parameter a statement never uses: see duplicateArgs).
+var duplicateQuery = map[bool]string{false: duplicateSQL("agent_id = ?7", "0"), true: duplicateSQL("shared = 1", "1")}
 
 func duplicateSQL(owner, shared string) string {
 	return entryColumns + ` FROM
-		(SELECT pk FROM memories WHERE ` + owner + ` AND exact_key = ?2
-		 UNION SELECT pk FROM memories WHERE ` + owner + ` AND words_key = ?3
-		 UNION SELECT pk FROM memories WHERE ` + owner + ` AND meaning_key = ?4) k
+		(SELECT pk FROM memories WHERE ` + owner + ` AND exact_key = ?1
+		 UNION SELECT pk FROM memories WHERE ` + owner + ` AND words_key = ?2
+		 UNION SELECT pk FROM memories WHERE ` + owner + ` AND meaning_key = ?3) k
 		CROSS JOIN memories m ON m.pk = k.pk
 		WHERE m.shared = ` + shared + ` AND m.forgotten_at IS NULL AND m.archived_at IS NULL
-		AND m.namespace = ?5 AND m.category = ?6 AND (m.expires_at IS NULL OR m.expires_at > ?7)
-		ORDER BY m.exact_key = ?2 DESC, m.words_key = ?3 DESC, m.created_at DESC LIMIT 24`
+		AND m.namespace = ?4 AND m.category = ?5 AND (m.expires_at IS NULL OR m.expires_at > ?6)
+		ORDER BY m.exact_key = ?1 DESC, m.words_key = ?2 DESC, m.created_at DESC LIMIT 24`
+}
+
+// duplicateArgs are duplicateQuery[sp.shared()]'s parameters.
+func (sp pool) duplicateArgs(keys dedupKeys, w memory.EntryWrite, now time.Time) []any {
+	args := []any{keys.exact, keys.words, nullString(keys.meaning, keys.meaning != ""), w.Namespace, string(w.Category), nanos(now)}
+	if !sp.shared() {
+		args = append(args, sp.agent)
+	}
+	return args
 }
 
 // asTold returns e as the rules of time read it (eventful): a shared copy
@@ -119,7 +130,7 @@ func (s *MemoryService) publish(ctx context.Context, tx *Tx, who memory.Identity
 			if err != nil {
 				return memory.MemoryPublished{}, err
 			}
-			if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO shared_repeats (copy_id, memory_id) VALUES (?, ?)`, dup.ID, e.ID); err != nil {
+			if _, err := tx.exec(ctx, `INSERT INTO shared_repeats (copy_id, memory_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, dup.ID, e.ID); err != nil {
 				return memory.MemoryPublished{}, fmt.Errorf("record repeat: %w", err)
 			}
 			// The copy's words are its original's, which stays; the repeat

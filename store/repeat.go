@@ -159,9 +159,9 @@ func (s *MemoryService) Repeats(ctx context.Context, q memory.RepeatQuery) ([]me
 	}
 	out := []memory.Repeat{}
 	err = s.db.View(ctx, func(tx *Tx) error {
-		rows, err := tx.sql.QueryContext(ctx, repeatColumns+` WHERE (?1 = '' OR agent_id = ?1)
-			AND (?2 IS NULL OR memory_id IN (SELECT value FROM json_each(?2))) AND (?3 = 0 OR stored_as IS NULL)
-			AND (?5 IS NULL OR id IN (SELECT value FROM json_each(?5)))
+		rows, err := tx.queryOnce(ctx, repeatColumns+` WHERE (?1 = '' OR agent_id = ?1)
+			AND (CAST(?2 AS TEXT) IS NULL OR memory_id IN (SELECT value FROM json_each(?2))) AND (?3 = 0 OR stored_as IS NULL)
+			AND (CAST(?5 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?5)))
 			ORDER BY said_at DESC, pk DESC LIMIT ?4`, agent, nullString(jsonList(q.MemoryIDs), q.MemoryIDs != nil), q.Open, q.Limit,
 			nullString(jsonList(q.IDs), q.IDs != nil))
 		if err != nil {

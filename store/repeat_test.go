@@ -26,6 +26,8 @@ func repeatsOf(t *testing.T, s *store.MemoryService, who memory.Identity, ids ..
 	return reps
 }
 
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestFalseRepeatKeepsTheWords(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	// The same tags: a repeat that adds one is merged, which loses nothing.
@@ -66,6 +68,8 @@ func TestFalseRepeatKeepsTheWords(t *testing.T) {
 	}
 }
 
+// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
+// search work): it checks the write through a search.
 func TestNotARepeatOfNamesAMemoryTheCallerReads(t *testing.T) {
 	s, _, _ := memories(t, nil)
 	bobs := remember(t, s, bob, memory.EntryWrite{Content: onePR})
@@ -96,90 +100,97 @@ func TestNotARepeatOfNamesAMemoryTheCallerReads(t *testing.T) {
 // A human on the review page stores an agent's repeat as the agent's own
 // memory, as the agent would have with not_a_repeat_of.
 func TestStoreRepeat(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	first := remember(t, s, ann, memory.EntryWrite{Content: onePR, Tags: []string{"review"}})
-	dup := rememberOutcome(t, s, ann, memory.EntryWrite{Content: allPR, Tags: []string{"review"}})
-	if _, err := s.StoreRepeat(as(bob), dup.RepeatID); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("bob stores ann's repeat: %v, want ENOTFOUND", err)
-	}
-	r, err := s.StoreRepeat(as(human), dup.RepeatID)
-	if err != nil || r.Outcome != memory.WriteOutcomeStored || r.AgentID != ann.AgentID || r.Content != allPR ||
-		r.Provenance.Author.Seniority != ann.Seniority || r.Provenance.Author.Human || len(r.Tags) != 1 {
-		t.Fatalf("stored: %+v %v, want ann's memory in her words", r, err)
-	}
-	if _, err := s.StoreRepeat(as(human), dup.RepeatID); memory.ErrorCode(err) != memory.ECONFLICT {
-		t.Fatalf("stored twice: %v, want ECONFLICT", err)
-	}
-	if _, err := s.StoreRepeat(as(human), "rep-000000000000"); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("unknown repeat: %v", err)
-	}
-	if reps := repeatsOf(t, s, ann, first.ID); len(reps) != 1 || reps[0].StoredAs != r.ID {
-		t.Fatalf("repeats: %+v", reps)
-	}
-	open, err := s.Repeats(as(human), memory.RepeatQuery{Open: true})
-	if err != nil || len(open) != 0 {
-		t.Fatalf("open repeats: %+v %v", open, err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		first := remember(t, s, ann, memory.EntryWrite{Content: onePR, Tags: []string{"review"}})
+		dup := rememberOutcome(t, s, ann, memory.EntryWrite{Content: allPR, Tags: []string{"review"}})
+		if _, err := s.StoreRepeat(as(bob), dup.RepeatID); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("bob stores ann's repeat: %v, want ENOTFOUND", err)
+		}
+		r, err := s.StoreRepeat(as(human), dup.RepeatID)
+		if err != nil || r.Outcome != memory.WriteOutcomeStored || r.AgentID != ann.AgentID || r.Content != allPR ||
+			r.Provenance.Author.Seniority != ann.Seniority || r.Provenance.Author.Human || len(r.Tags) != 1 {
+			t.Fatalf("stored: %+v %v, want ann's memory in her words", r, err)
+		}
+		if _, err := s.StoreRepeat(as(human), dup.RepeatID); memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Fatalf("stored twice: %v, want ECONFLICT", err)
+		}
+		if _, err := s.StoreRepeat(as(human), "rep-000000000000"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("unknown repeat: %v", err)
+		}
+		if reps := repeatsOf(t, s, ann, first.ID); len(reps) != 1 || reps[0].StoredAs != r.ID {
+			t.Fatalf("repeats: %+v", reps)
+		}
+		open, err := s.Repeats(as(human), memory.RepeatQuery{Open: true})
+		if err != nil || len(open) != 0 {
+			t.Fatalf("open repeats: %+v %v", open, err)
+		}
+	})
 }
 
 // A publish answered "duplicate" keeps its words too, and is shared as its
 // own copy after all with not_a_repeat_of (or by StoreRepeat).
 func TestPublishFalseRepeat(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	anns := remember(t, s, ann, memory.EntryWrite{Content: onePR})
-	shared, err := s.Publish(as(ann), anns.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobs := remember(t, s, bob, memory.EntryWrite{Content: allPR})
-	p, err := s.Publish(as(bob), bobs.ID)
-	if err != nil || p.Outcome != memory.WriteOutcomeDuplicate || p.ID != shared.ID || p.RepeatID == "" {
-		t.Fatalf("bob's publish: %+v %v", p, err)
-	}
-	reps := repeatsOf(t, s, bob, shared.ID)
-	if len(reps) != 1 || reps[0].Tool != "publish_memory" || reps[0].From != bobs.ID || reps[0].Content != allPR {
-		t.Fatalf("bob's repeats: %+v", reps)
-	}
-	if got := repeatsOf(t, s, ann, shared.ID); len(got) != 0 {
-		t.Fatalf("ann reads bob's repeat: %+v", got)
-	}
-	own, err := s.PublishEntry(as(bob), memory.PublishWrite{ID: bobs.ID, NotARepeatOf: shared.ID})
-	if err != nil || own.Outcome != memory.WriteOutcomeStored || own.ID == shared.ID || !own.Shared {
-		t.Fatalf("shared after all: %+v %v", own, err)
-	}
-	if reps := repeatsOf(t, s, bob, shared.ID); reps[0].StoredAs != own.ID {
-		t.Fatalf("repeat: %+v, want stored_as %s", reps[0], own.ID)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		anns := remember(t, s, ann, memory.EntryWrite{Content: onePR})
+		shared, err := s.Publish(as(ann), anns.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bobs := remember(t, s, bob, memory.EntryWrite{Content: allPR})
+		p, err := s.Publish(as(bob), bobs.ID)
+		if err != nil || p.Outcome != memory.WriteOutcomeDuplicate || p.ID != shared.ID || p.RepeatID == "" {
+			t.Fatalf("bob's publish: %+v %v", p, err)
+		}
+		reps := repeatsOf(t, s, bob, shared.ID)
+		if len(reps) != 1 || reps[0].Tool != "publish_memory" || reps[0].From != bobs.ID || reps[0].Content != allPR {
+			t.Fatalf("bob's repeats: %+v", reps)
+		}
+		if got := repeatsOf(t, s, ann, shared.ID); len(got) != 0 {
+			t.Fatalf("ann reads bob's repeat: %+v", got)
+		}
+		own, err := s.PublishEntry(as(bob), memory.PublishWrite{ID: bobs.ID, NotARepeatOf: shared.ID})
+		if err != nil || own.Outcome != memory.WriteOutcomeStored || own.ID == shared.ID || !own.Shared {
+			t.Fatalf("shared after all: %+v %v", own, err)
+		}
+		if reps := repeatsOf(t, s, bob, shared.ID); reps[0].StoredAs != own.ID {
+			t.Fatalf("repeat: %+v, want stored_as %s", reps[0], own.ID)
+		}
+	})
 }
 
 // A publish answered a repeat of a shared copy that a human's decision of a
 // conflict retracted since (no repeat takes its place then) is still
 // shared after all by its repeat.
 func TestStoreRepeatOfARetractedCopy(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	shared, err := s.Publish(as(ann), remember(t, s, ann, memory.EntryWrite{Content: onePR}).ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Publish(as(bob), remember(t, s, bob, memory.EntryWrite{Content: allPR}).ID)
-	if err != nil || p.Outcome != memory.WriteOutcomeDuplicate || p.ID != shared.ID {
-		t.Fatalf("bob's publish: %+v %v", p, err)
-	}
-	denial, err := s.Publish(as(senior), remember(t, s, senior, memory.EntryWrite{Content: "Ann does not review the pull request."}).ID)
-	if err != nil || len(denial.Conflicts) != 1 {
-		t.Fatalf("the denial: %+v %v, want a conflict with %s", denial, err, shared.ID)
-	}
-	if _, err := s.ResolveConflict(as(human), denial.Conflicts[0].ID, memory.ConflictNewerWins, "Ann stopped"); err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.StoreRepeat(as(human), p.RepeatID)
-	if err != nil || r.Outcome != memory.WriteOutcomeStored || !r.Shared || r.AgentID != bob.AgentID {
-		t.Fatalf("storing the repeat of a retracted copy: %+v %v", r, err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		shared, err := s.Publish(as(ann), remember(t, s, ann, memory.EntryWrite{Content: onePR}).ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.Publish(as(bob), remember(t, s, bob, memory.EntryWrite{Content: allPR}).ID)
+		if err != nil || p.Outcome != memory.WriteOutcomeDuplicate || p.ID != shared.ID {
+			t.Fatalf("bob's publish: %+v %v", p, err)
+		}
+		denial, err := s.Publish(as(senior), remember(t, s, senior, memory.EntryWrite{Content: "Ann does not review the pull request."}).ID)
+		if err != nil || len(denial.Conflicts) != 1 {
+			t.Fatalf("the denial: %+v %v, want a conflict with %s", denial, err, shared.ID)
+		}
+		if _, err := s.ResolveConflict(as(human), denial.Conflicts[0].ID, memory.ConflictNewerWins, "Ann stopped"); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.StoreRepeat(as(human), p.RepeatID)
+		if err != nil || r.Outcome != memory.WriteOutcomeStored || !r.Shared || r.AgentID != bob.AgentID {
+			t.Fatalf("storing the repeat of a retracted copy: %+v %v", r, err)
+		}
+	})
 }
 
 // A repeat's words go with the memory they were taken to repeat: erased
 // with it, purged by gc with it, and found by an erase's text.
+// SQLite only until erase runs on PostgreSQL (issue 24, the erasure work).
 func TestRepeatsAreErasedWithTheirMemory(t *testing.T) {
 	s, db, clk := memories(t, nil)
 	first := remember(t, s, ann, memory.EntryWrite{Content: onePR})
