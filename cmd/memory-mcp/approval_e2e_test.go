@@ -72,9 +72,7 @@ func TestHeldWriteApprovedFromAnotherProcess(t *testing.T) {
 	if len(mine.Approvals) != 1 || mine.Approvals[0].Reason != "agreed at the security review" {
 		t.Fatalf("sam's approved requests = %+v", mine)
 	}
-	stats := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h")
-	stats.Env = cleanEnv(t, dir)
-	out, err := stats.CombinedOutput()
+	out, err := commandOn(t, dir, "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "held 1") {
 		t.Fatalf("memory-mcp stats: %v\n%s", err, out)
 	}

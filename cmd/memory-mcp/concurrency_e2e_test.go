@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -166,7 +165,7 @@ func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
 			}
 		}
 	}
-	mismatched, total, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName))
+	mismatched, total, err := storetest.SpaceCounts(context.Background(), storeAt(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -306,7 +305,7 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 		t.Fatalf("work left after the second run: %v\n%s", err, out)
 	}
 	// The search statistics count what is in search, kill or no kill.
-	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName)); err != nil || miscounted != 0 {
+	if miscounted, _, err := storetest.SpaceCounts(context.Background(), storeAt(t, dir)); err != nil || miscounted != 0 {
 		t.Fatalf("%d memory spaces miscounted (%v)", miscounted, err)
 	}
 }

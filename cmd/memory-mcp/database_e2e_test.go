@@ -47,3 +47,21 @@ func TestRefusesADatabaseItCannotUse(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresOnANewDataDirectory: with the memory in PostgreSQL, nothing
+// makes the data directory but the provenance key that goes in it; a
+// server on a directory that does not exist yet makes it, with the key,
+// and stamps what it writes.
+func TestPostgresOnANewDataDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not", "yet")
+	s := startIn(t, options{dataDir: dir, env: []string{"MEMORY_MCP_DATABASE=" + storetest.PostgresURI(t)}, args: []string{"--embedder", "none"}})
+	s.ok("publish_fact", map[string]any{"fact_id": "deploys", "content": "Every deploy is reviewed.", "category": "convention"}, nil)
+	s.stop()
+	info, err := os.Stat(filepath.Join(dir, ProvenanceKeyFile))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the provenance key in the new data directory: %v, %v", info, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, store.FileName)); err == nil {
+		t.Errorf("a server on PostgreSQL made %s", store.FileName)
+	}
+}

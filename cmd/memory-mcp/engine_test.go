@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -73,4 +74,23 @@ func sqliteOnly(t testing.TB, why string) {
 	if onPostgres() {
 		t.Skip("SQLite only: " + why)
 	}
+}
+
+// storeAt names dir's memory for storetest's helpers: its SQLite file, or
+// its PostgreSQL database's URL on that pass.
+func storeAt(t testing.TB, dir string) string {
+	t.Helper()
+	if u := databaseFor(t, dir); u != "" {
+		return u
+	}
+	return filepath.Join(dir, store.FileName)
+}
+
+// commandOn is memory-mcp with args as a process, in the environment a test
+// server on dir gets (cleanEnv).
+func commandOn(t testing.TB, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = cleanEnv(t, dir)
+	return cmd
 }

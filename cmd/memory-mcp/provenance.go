@@ -135,6 +135,10 @@ func readProvenanceKey(path string) ([]byte, error) {
 func createProvenanceKey(path string) ([]byte, error) {
 	key := make([]byte, store.ProvenanceKeySize)
 	rand.Read(key)
+	// With the memory in PostgreSQL nothing else made the data directory.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create provenance key: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ProvenanceKeyFile+".new-*")
 	if err != nil {
 		return nil, fmt.Errorf("create provenance key: %w", err)

@@ -73,6 +73,7 @@ func writeEveryKind(s *proc, word string) string {
 // the file behind the store's back is listed by id (never its content) and
 // verify fails, in text and in JSON.
 func TestVerifyCommand(t *testing.T) {
+	sqliteOnly(t, "it edits the bytes of the SQLite file; the store's provenance tests run on both engines")
 	const word = "Quxzorblat"
 	dir := t.TempDir()
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--seniority", "senior", "--embedder", "none"}})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 )
@@ -34,8 +35,15 @@ func AddMigration(ctx context.Context, path, name string) error {
 // SpaceCounts checks the per-space memory counts search statistics use
 // against the rows: it returns how many spaces are miscounted and how many
 // memories are stored in all.
+//
+// path is a database file, or the postgres:// URL of a PostgreSQL database.
 func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, err error) {
-	db, err := open(path, true)
+	var db *sql.DB
+	if strings.HasPrefix(path, "postgres://") {
+		db, err = openPostgres(path)
+	} else {
+		db, err = open(path, true)
+	}
 	if err != nil {
 		return 0, 0, err
 	}
