@@ -2,13 +2,11 @@ package consolidation_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
-	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
@@ -28,54 +26,56 @@ func stateOf(t *testing.T, f *fixture, who memory.Identity, ids ...string) map[s
 // TestRetentionArchivesByCategory: memories older than their category's
 // period (agent rule, then company rule, then defaults) are archived, not
 // deleted, and restore brings them back.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the run through a search.
 func TestRetentionArchivesByCategory(t *testing.T) {
-	f := newFixture(t)
-	company, _ := memory.ParseRetentionRules("retention", "working=7d,episodic=90d")
-	agents, _ := memory.ParseRetentionOverrides("retention-overrides", `{"ann": {"episodic": "14d"}}`)
-	f.svc.Config.Retention = memory.Retention{Company: company, Agents: agents}
-	scratch := f.remember(ann, memory.EntryWrite{Content: "Scratch: the build is red on main.", Category: memory.CategoryWorking})
-	trip := f.remember(ann, memory.EntryWrite{Content: "Went to the Lisbon conference.", Category: memory.CategoryEpisodic})
-	fact := f.remember(ann, memory.EntryWrite{Content: "The API gateway runs on port 8443.", Category: memory.CategorySemantic})
-	bobTrip := f.remember(bob, memory.EntryWrite{Content: "Went to the Porto meetup.", Category: memory.CategoryEpisodic})
-	f.clk.Advance(10 * 24 * time.Hour)
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		company, _ := memory.ParseRetentionRules("retention", "working=7d,episodic=90d")
+		agents, _ := memory.ParseRetentionOverrides("retention-overrides", `{"ann": {"episodic": "14d"}}`)
+		f.svc.Config.Retention = memory.Retention{Company: company, Agents: agents}
+		scratch := f.remember(ann, memory.EntryWrite{Content: "Scratch: the build is red on main.", Category: memory.CategoryWorking})
+		trip := f.remember(ann, memory.EntryWrite{Content: "Went to the Lisbon conference.", Category: memory.CategoryEpisodic})
+		fact := f.remember(ann, memory.EntryWrite{Content: "The API gateway runs on port 8443.", Category: memory.CategorySemantic})
+		bobTrip := f.remember(bob, memory.EntryWrite{Content: "Went to the Porto meetup.", Category: memory.CategoryEpisodic})
+		f.clk.Advance(10 * 24 * time.Hour)
 
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || rep.Retention != 1 {
-		t.Fatalf("after 10 days: %+v %v, want the working memory archived", rep, err)
-	}
-	f.clk.Advance(5 * 24 * time.Hour) // 15 days: ann's episodic rule is 14 days, bob's the company's 90
-	if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil || rep.Retention != 1 {
-		t.Fatalf("after 15 days: %+v %v", rep, err)
-	}
-	if rep, err = f.svc.Consolidate(as(bob), memory.ConsolidationRequest{}); err != nil || rep.Retention != 0 {
-		t.Fatalf("bob after 15 days: %+v %v", rep, err)
-	}
-	got := stateOf(t, f, ann, scratch.ID, trip.ID, fact.ID)
-	for id, want := range map[string]bool{scratch.ID: true, trip.ID: true, fact.ID: false} {
-		e := got[id]
-		if archived := e.ArchiveReason == memory.ArchiveRetention && e.ArchivedAt != nil; archived != want {
-			t.Errorf("%s (%s): archived %v, want %v (%+v)", id, e.Category, archived, want, e)
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || rep.Retention != 1 {
+			t.Fatalf("after 10 days: %+v %v, want the working memory archived", rep, err)
 		}
-	}
-	if !stateOf(t, f, bob, bobTrip.ID)[bobTrip.ID].Active() {
-		t.Errorf("bob's memory archived by ann's rule")
-	}
-	if ids := f.search(ann, memory.Query{Text: "Lisbon conference"}); slices.Contains(ids, trip.ID) {
-		t.Errorf("an archived memory is in search: %v", ids)
-	}
-	if ids := f.search(ann, memory.Query{Text: "Lisbon conference", IncludeArchived: true}); !slices.Contains(ids, trip.ID) {
-		t.Errorf("include_archived misses the archived memory: %v", ids)
-	}
-	back, err := f.mem.Restore(as(ann), "", trip.ID)
-	if err != nil || !back.Active() || back.Content != trip.Content {
-		t.Fatalf("restore: %+v %v", back, err)
-	}
-	stats, _ := f.mem.Stats(as(ann), "")
-	if stats.Total.Active != 2 || stats.Total.Archived != 1 {
-		t.Errorf("stats %+v", stats.Total)
-	}
+		f.clk.Advance(5 * 24 * time.Hour) // 15 days: ann's episodic rule is 14 days, bob's the company's 90
+		if rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil || rep.Retention != 1 {
+			t.Fatalf("after 15 days: %+v %v", rep, err)
+		}
+		if rep, err = f.svc.Consolidate(as(bob), memory.ConsolidationRequest{}); err != nil || rep.Retention != 0 {
+			t.Fatalf("bob after 15 days: %+v %v", rep, err)
+		}
+		got := stateOf(t, f, ann, scratch.ID, trip.ID, fact.ID)
+		for id, want := range map[string]bool{scratch.ID: true, trip.ID: true, fact.ID: false} {
+			e := got[id]
+			if archived := e.ArchiveReason == memory.ArchiveRetention && e.ArchivedAt != nil; archived != want {
+				t.Errorf("%s (%s): archived %v, want %v (%+v)", id, e.Category, archived, want, e)
+			}
+		}
+		if !stateOf(t, f, bob, bobTrip.ID)[bobTrip.ID].Active() {
+			t.Errorf("bob's memory archived by ann's rule")
+		}
+		if f.searches() {
+			if ids := f.search(ann, memory.Query{Text: "Lisbon conference"}); slices.Contains(ids, trip.ID) {
+				t.Errorf("an archived memory is in search: %v", ids)
+			}
+			if ids := f.search(ann, memory.Query{Text: "Lisbon conference", IncludeArchived: true}); !slices.Contains(ids, trip.ID) {
+				t.Errorf("include_archived misses the archived memory: %v", ids)
+			}
+		}
+		back, err := f.mem.Restore(as(ann), "", trip.ID)
+		if err != nil || !back.Active() || back.Content != trip.Content {
+			t.Fatalf("restore: %+v %v", back, err)
+		}
+		stats, _ := f.mem.Stats(as(ann), "")
+		if stats.Total.Active != 2 || stats.Total.Archived != 1 {
+			t.Errorf("stats %+v", stats.Total)
+		}
+	})
 }
 
 // TestCapArchivesTheLeastValuable: over the cap, the memories of lowest
@@ -249,23 +249,24 @@ func TestTaskRecordsAreNotConsolidated(t *testing.T) {
 
 // TestExpiredSharedCopiesLeaveTheIndexes: the agent's expired shared copies
 // are archived as expired too.
-// SQLite only: storetest.SpaceCounts reads the SQLite file.
 func TestExpiredSharedCopiesLeaveTheIndexes(t *testing.T) {
-	f := newFixture(t)
-	e := f.remember(ann, memory.EntryWrite{Content: "The staging freeze lasts until noon.", ExpiresAt: f.clk.Now().Add(time.Hour)})
-	shared, err := f.mem.Publish(as(ann), e.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.clk.Advance(2 * time.Hour)
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || rep.Expired != 2 {
-		t.Fatalf("%+v %v", rep, err)
-	}
-	if got := stateOf(t, f, ann, shared.ID)[shared.ID]; got.ArchiveReason != memory.ArchiveExpired {
-		t.Errorf("shared copy after the run: %+v", got)
-	}
-	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(f.dir, store.FileName)); err != nil || miscounted != 0 {
-		t.Errorf("%d memory spaces miscounted (%v)", miscounted, err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f := newFixture(t)
+		e := f.remember(ann, memory.EntryWrite{Content: "The staging freeze lasts until noon.", ExpiresAt: f.clk.Now().Add(time.Hour)})
+		shared, err := f.mem.Publish(as(ann), e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.clk.Advance(2 * time.Hour)
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || rep.Expired != 2 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		if got := stateOf(t, f, ann, shared.ID)[shared.ID]; got.ArchiveReason != memory.ArchiveExpired {
+			t.Errorf("shared copy after the run: %+v", got)
+		}
+		if miscounted, _, err := storetest.SpaceCounts(context.Background(), f.name()); err != nil || miscounted != 0 {
+			t.Errorf("%d memory spaces miscounted (%v)", miscounted, err)
+		}
+	})
 }

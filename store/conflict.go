@@ -357,7 +357,7 @@ func (s *MemoryService) Conflicts(ctx context.Context, q memory.ConflictQuery) (
 	}
 	var out []memory.Conflict
 	err = s.db.View(ctx, func(tx *Tx) error {
-		where, args := "1 = 1", []any{}
+		where, args := "true", []any{}
 		if q.AgentID != "" || !who.Human {
 			owner, err := ownerOf(ctx, tx, who, q.AgentID, "list the conflicts of")
 			if err != nil {

@@ -13,45 +13,47 @@ import (
 // A newer memory that contradicts an older one-sentence memory supersedes
 // it: the older leaves search (text and vectors) but stays recallable,
 // pointing at the newer, and the conflict is recorded as decided.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRememberSupersedesWhatItContradicts(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	s, _, _ := memories(t, &emb)
-	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
-	other := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The hotel in Oslo is on Karl Johans gate."})
-	nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Wednesday."})
-	if len(nw.Conflicts) != 1 {
-		t.Fatalf("conflicts %+v, want one with %s", nw.Conflicts, old.ID)
-	}
-	c := nw.Conflicts[0]
-	if c.OlderID != old.ID || c.NewerID != nw.ID || c.Kind != memory.ConflictValue || c.Slot != "day" ||
-		c.OlderValue != "Tuesday" || c.NewerValue != "Wednesday" || c.Resolution != memory.ConflictNewerWins ||
-		c.DetectedBy != "agent:ann" || c.ResolvedAt == nil {
-		t.Fatalf("conflict %+v", c)
-	}
-	hits := search(t, s, ann, memory.Query{Text: "flight Oslo"})
-	if slices.Contains(hits, old.ID) || !slices.Contains(hits, nw.ID) || !slices.Contains(hits, other.ID) {
-		t.Fatalf("search finds %v: want the newer flight and the hotel, not the superseded flight %s", hits, old.ID)
-	}
-	got, err := s.Recall(as(ann), []string{old.ID})
-	if err != nil || got[0].ArchiveReason != memory.ArchiveSuperseded || got[0].SupersededBy != nw.ID || got[0].Content != old.Content {
-		t.Fatalf("recall of the superseded memory: %+v, %v", got, err)
-	}
-	page, err := s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateSuperseded}})
-	if err != nil || page.Total != 1 || page.Memories[0].ID != old.ID {
-		t.Fatalf("list of superseded: %+v, %v", page, err)
-	}
-	stats, err := s.Stats(as(ann), "")
-	if err != nil || stats.Total.Superseded != 1 || stats.Total.Active != 2 {
-		t.Fatalf("stats %+v, %v", stats.Total, err)
-	}
-	// A negation supersedes too.
-	veg := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user eats fish."})
-	no := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user doesn't eat fish."})
-	if len(no.Conflicts) != 1 || no.Conflicts[0].OlderID != veg.ID || no.Conflicts[0].Kind != memory.ConflictNegation {
-		t.Fatalf("negation: %+v", no.Conflicts)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memoriesOn(t, openDB, &emb)
+		old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
+		other := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The hotel in Oslo is on Karl Johans gate."})
+		nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Wednesday."})
+		if len(nw.Conflicts) != 1 {
+			t.Fatalf("conflicts %+v, want one with %s", nw.Conflicts, old.ID)
+		}
+		c := nw.Conflicts[0]
+		if c.OlderID != old.ID || c.NewerID != nw.ID || c.Kind != memory.ConflictValue || c.Slot != "day" ||
+			c.OlderValue != "Tuesday" || c.NewerValue != "Wednesday" || c.Resolution != memory.ConflictNewerWins ||
+			c.DetectedBy != "agent:ann" || c.ResolvedAt == nil {
+			t.Fatalf("conflict %+v", c)
+		}
+		if searches(db) {
+			hits := search(t, s, ann, memory.Query{Text: "flight Oslo"})
+			if slices.Contains(hits, old.ID) || !slices.Contains(hits, nw.ID) || !slices.Contains(hits, other.ID) {
+				t.Fatalf("search finds %v: want the newer flight and the hotel, not the superseded flight %s", hits, old.ID)
+			}
+		}
+		got, err := s.Recall(as(ann), []string{old.ID})
+		if err != nil || got[0].ArchiveReason != memory.ArchiveSuperseded || got[0].SupersededBy != nw.ID || got[0].Content != old.Content {
+			t.Fatalf("recall of the superseded memory: %+v, %v", got, err)
+		}
+		page, err := s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateSuperseded}})
+		if err != nil || page.Total != 1 || page.Memories[0].ID != old.ID {
+			t.Fatalf("list of superseded: %+v, %v", page, err)
+		}
+		stats, err := s.Stats(as(ann), "")
+		if err != nil || stats.Total.Superseded != 1 || stats.Total.Active != 2 {
+			t.Fatalf("stats %+v, %v", stats.Total, err)
+		}
+		// A negation supersedes too.
+		veg := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user eats fish."})
+		no := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The user doesn't eat fish."})
+		if len(no.Conflicts) != 1 || no.Conflicts[0].OlderID != veg.ID || no.Conflicts[0].Kind != memory.ConflictNegation {
+			t.Fatalf("negation: %+v", no.Conflicts)
+		}
+	})
 }
 
 // What both may be true of is no conflict: other subjects, values that
@@ -86,42 +88,44 @@ func TestRememberLeavesCompatibleMemoriesAlone(t *testing.T) {
 // A clash the rules cannot settle without losing something stays open:
 // the older memory says more than the clashing sentence, or it is surer,
 // or a human wrote it. Both stay in search until someone decides.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRememberKeepsBothWhenTheNewerMustNotWin(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	longer := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday. The hotel is booked for three nights."})
-	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Friday."})
-	if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != longer.ID || r.Conflicts[0].Resolution != memory.ConflictOpen || r.Conflicts[0].ResolvedAt != nil {
-		t.Fatalf("a clash with part of a longer memory: %+v", r.Conflicts)
-	}
-	sure := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The budget is 400 euros."})
-	unsure := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The budget is 600 euros.", Confidence: conf(0.4)})
-	if len(unsure.Conflicts) != 1 || unsure.Conflicts[0].Resolution != memory.ConflictOpen {
-		t.Fatalf("a less sure newer memory: %+v", unsure.Conflicts)
-	}
-	hits := search(t, s, ann, memory.Query{Text: "budget euros"})
-	if !slices.Contains(hits, sure.ID) || !slices.Contains(hits, unsure.ID) {
-		t.Fatalf("search %v: both stand while the conflict is open", hits)
-	}
-	alicesOwn := rememberOutcome(t, s, alice, memory.EntryWrite{Content: "The office is open on Saturdays."})
-	// An agent cannot write in a human's space; the human's own memory
-	// contradicted by the human again is superseded.
-	again := rememberOutcome(t, s, alice, memory.EntryWrite{Content: "The office is closed on Saturdays."})
-	if len(again.Conflicts) != 1 || again.Conflicts[0].OlderID != alicesOwn.ID || again.Conflicts[0].Resolution != memory.ConflictNewerWins {
-		t.Fatalf("a human's correction of their own memory: %+v", again.Conflicts)
-	}
-	open, err := s.Conflicts(as(ann), memory.ConflictQuery{})
-	if err != nil || len(open) != 2 || open[0].NewerID != unsure.ID || open[0].Older == nil || open[0].Older.ID != sure.ID || open[0].Newer.Content != "The budget is 600 euros." {
-		t.Fatalf("open conflicts of ann: %+v, %v", open, err)
-	}
-	everyone, err := s.Conflicts(as(alice), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
-	if err != nil || len(everyone) != 3 {
-		t.Fatalf("a human lists every agent's conflicts: %d, %v", len(everyone), err)
-	}
-	if _, err := s.Conflicts(as(bob), memory.ConflictQuery{AgentID: "ann"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
-		t.Fatalf("an agent listing another's conflicts: %v", err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		longer := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday. The hotel is booked for three nights."})
+		r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Friday."})
+		if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != longer.ID || r.Conflicts[0].Resolution != memory.ConflictOpen || r.Conflicts[0].ResolvedAt != nil {
+			t.Fatalf("a clash with part of a longer memory: %+v", r.Conflicts)
+		}
+		sure := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The budget is 400 euros."})
+		unsure := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The budget is 600 euros.", Confidence: conf(0.4)})
+		if len(unsure.Conflicts) != 1 || unsure.Conflicts[0].Resolution != memory.ConflictOpen {
+			t.Fatalf("a less sure newer memory: %+v", unsure.Conflicts)
+		}
+		if searches(db) {
+			hits := search(t, s, ann, memory.Query{Text: "budget euros"})
+			if !slices.Contains(hits, sure.ID) || !slices.Contains(hits, unsure.ID) {
+				t.Fatalf("search %v: both stand while the conflict is open", hits)
+			}
+		}
+		alicesOwn := rememberOutcome(t, s, alice, memory.EntryWrite{Content: "The office is open on Saturdays."})
+		// An agent cannot write in a human's space; the human's own memory
+		// contradicted by the human again is superseded.
+		again := rememberOutcome(t, s, alice, memory.EntryWrite{Content: "The office is closed on Saturdays."})
+		if len(again.Conflicts) != 1 || again.Conflicts[0].OlderID != alicesOwn.ID || again.Conflicts[0].Resolution != memory.ConflictNewerWins {
+			t.Fatalf("a human's correction of their own memory: %+v", again.Conflicts)
+		}
+		open, err := s.Conflicts(as(ann), memory.ConflictQuery{})
+		if err != nil || len(open) != 2 || open[0].NewerID != unsure.ID || open[0].Older == nil || open[0].Older.ID != sure.ID || open[0].Newer.Content != "The budget is 600 euros." {
+			t.Fatalf("open conflicts of ann: %+v, %v", open, err)
+		}
+		everyone, err := s.Conflicts(as(alice), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
+		if err != nil || len(everyone) != 3 {
+			t.Fatalf("a human lists every agent's conflicts: %d, %v", len(everyone), err)
+		}
+		if _, err := s.Conflicts(as(bob), memory.ConflictQuery{AgentID: "ann"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+			t.Fatalf("an agent listing another's conflicts: %v", err)
+		}
+	})
 }
 
 // remember's supersedes corrects one of the caller's memories explicitly;
@@ -174,66 +178,74 @@ func TestRememberSupersedesWhatTheWriterNames(t *testing.T) {
 
 // resolve_conflict decides, and can change its mind: the memory not kept
 // is superseded, the one kept comes back; keeping both brings both back.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestResolveConflict(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office wifi password is shared with guests."})
-	b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office wifi password is never shared with guests."})
-	id := b.Conflicts[0].ID
-	active := func() []string { return search(t, s, ann, memory.Query{Text: "office wifi password guests"}) }
-	if got := active(); !slices.Equal(got, []string{b.ID}) {
-		t.Fatalf("after the automatic supersede: %v", got)
-	}
-	c, err := s.ResolveConflict(as(ann), id, memory.ConflictOlderWins, "IT confirmed guests get it")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Resolution != memory.ConflictOlderWins || c.ResolvedBy != "agent:ann" || c.Reason != "IT confirmed guests get it" ||
-		c.Older.ArchivedAt != nil || c.Newer.SupersededBy != a.ID {
-		t.Fatalf("keep older: %+v, %v", c, err)
-	}
-	if got := active(); !slices.Equal(got, []string{a.ID}) {
-		t.Fatalf("after keeping the older: %v", got)
-	}
-	if again, err := s.ResolveConflict(as(ann), id, memory.ConflictOlderWins, ""); err != nil || again.ResolvedAt == nil || !again.ResolvedAt.Equal(*c.ResolvedAt) {
-		t.Fatalf("deciding the same again changes nothing: %+v, %v", again, err)
-	}
-	if c, err = s.ResolveConflict(as(alice), id, memory.ConflictBothHold, "both are said"); err != nil || c.Resolution != memory.ConflictBothHold || c.ResolvedBy != "human:alice" {
-		t.Fatalf("a human keeps both: %+v, %v", c, err)
-	}
-	if got := active(); len(got) != 2 {
-		t.Fatalf("after keeping both: %v", got)
-	}
-	if _, err := s.ResolveConflict(as(bob), id, memory.ConflictNewerWins, ""); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("another agent's conflict: %v", err)
-	}
-	if _, err := s.ResolveConflict(as(ann), "cf_nope", memory.ConflictNewerWins, ""); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("an unknown conflict: %v", err)
-	}
-	if _, err := s.Forget(as(ann), a.ID, "wrong"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ResolveConflict(as(ann), id, memory.ConflictOlderWins, ""); memory.ErrorCode(err) != memory.ECONFLICT {
-		t.Fatalf("keeping a forgotten memory: %v", err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office wifi password is shared with guests."})
+		b := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The office wifi password is never shared with guests."})
+		id := b.Conflicts[0].ID
+		active := func() []string { return search(t, s, ann, memory.Query{Text: "office wifi password guests"}) }
+		if searches(db) {
+			if got := active(); !slices.Equal(got, []string{b.ID}) {
+				t.Fatalf("after the automatic supersede: %v", got)
+			}
+		}
+		c, err := s.ResolveConflict(as(ann), id, memory.ConflictOlderWins, "IT confirmed guests get it")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Resolution != memory.ConflictOlderWins || c.ResolvedBy != "agent:ann" || c.Reason != "IT confirmed guests get it" ||
+			c.Older.ArchivedAt != nil || c.Newer.SupersededBy != a.ID {
+			t.Fatalf("keep older: %+v, %v", c, err)
+		}
+		if searches(db) {
+			if got := active(); !slices.Equal(got, []string{a.ID}) {
+				t.Fatalf("after keeping the older: %v", got)
+			}
+		}
+		if again, err := s.ResolveConflict(as(ann), id, memory.ConflictOlderWins, ""); err != nil || again.ResolvedAt == nil || !again.ResolvedAt.Equal(*c.ResolvedAt) {
+			t.Fatalf("deciding the same again changes nothing: %+v, %v", again, err)
+		}
+		if c, err = s.ResolveConflict(as(alice), id, memory.ConflictBothHold, "both are said"); err != nil || c.Resolution != memory.ConflictBothHold || c.ResolvedBy != "human:alice" {
+			t.Fatalf("a human keeps both: %+v, %v", c, err)
+		}
+		if searches(db) {
+			if got := active(); len(got) != 2 {
+				t.Fatalf("after keeping both: %v", got)
+			}
+		}
+		if _, err := s.ResolveConflict(as(bob), id, memory.ConflictNewerWins, ""); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("another agent's conflict: %v", err)
+		}
+		if _, err := s.ResolveConflict(as(ann), "cf_nope", memory.ConflictNewerWins, ""); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("an unknown conflict: %v", err)
+		}
+		if _, err := s.Forget(as(ann), a.ID, "wrong"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ResolveConflict(as(ann), id, memory.ConflictOlderWins, ""); memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Fatalf("keeping a forgotten memory: %v", err)
+		}
+	})
 }
 
 // Restoring a superseded memory brings it back beside the one that
 // superseded it.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRestoreSupersededMemory(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Tom has 2 kids."})
-	nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Tom has 3 kids."})
-	e, err := s.Restore(as(ann), "", old.ID)
-	if err != nil || e.ArchivedAt != nil || e.SupersededBy != "" {
-		t.Fatalf("restore: %+v, %v", e, err)
-	}
-	if got := search(t, s, ann, memory.Query{Text: "Tom kids"}); len(got) != 2 {
-		t.Fatalf("search after restore: %v (want %s and %s)", got, old.ID, nw.ID)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		old := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Tom has 2 kids."})
+		nw := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Tom has 3 kids."})
+		e, err := s.Restore(as(ann), "", old.ID)
+		if err != nil || e.ArchivedAt != nil || e.SupersededBy != "" {
+			t.Fatalf("restore: %+v, %v", e, err)
+		}
+		if searches(db) {
+			if got := search(t, s, ann, memory.Query{Text: "Tom kids"}); len(got) != 2 {
+				t.Fatalf("search after restore: %v (want %s and %s)", got, old.ID, nw.ID)
+			}
+		}
+	})
 }
 
 // A database from before migration 0010 gains claims for its memories, so

@@ -24,28 +24,30 @@ func rememberOutcome(t *testing.T, s *store.MemoryService, who memory.Identity, 
 
 func conf(c float64) *float64 { return &c }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRememberARepeatStoresNothing(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	s, _, _ := memories(t, &emb)
-	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The staging database is Postgres 16.", Tags: []string{"db", "staging"}, Confidence: conf(0.6)})
-	if first.Outcome != memory.WriteOutcomeStored || first.SeenCount != 1 || first.LastSeenAt != nil {
-		t.Fatalf("first write: %+v", first)
-	}
-	exact := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "the staging  database is postgres 16.", Confidence: conf(0.9)})
-	if exact.Outcome != memory.WriteOutcomeDuplicate || exact.Tier != "exact" || exact.ID != first.ID || exact.SeenCount != 2 ||
-		exact.LastSeenAt == nil || exact.Confidence != 0.9 || exact.Content != first.Content {
-		t.Fatalf("exact repeat: %+v", exact)
-	}
-	words := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Staging database: Postgres 16", Tags: []string{"db"}, Confidence: conf(0.5)})
-	if words.Outcome != memory.WriteOutcomeDuplicate || words.Tier != "words" || words.ID != first.ID || words.SeenCount != 3 ||
-		words.Confidence != 0.9 {
-		t.Fatalf("a repeat in the same words: %+v (the confidence must stay the higher)", words)
-	}
-	if n := len(search(t, s, ann, memory.Query{Text: "staging database postgres"})); n != 1 {
-		t.Fatalf("search finds %d memories, want the one", n)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memoriesOn(t, openDB, &emb)
+		first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The staging database is Postgres 16.", Tags: []string{"db", "staging"}, Confidence: conf(0.6)})
+		if first.Outcome != memory.WriteOutcomeStored || first.SeenCount != 1 || first.LastSeenAt != nil {
+			t.Fatalf("first write: %+v", first)
+		}
+		exact := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "the staging  database is postgres 16.", Confidence: conf(0.9)})
+		if exact.Outcome != memory.WriteOutcomeDuplicate || exact.Tier != "exact" || exact.ID != first.ID || exact.SeenCount != 2 ||
+			exact.LastSeenAt == nil || exact.Confidence != 0.9 || exact.Content != first.Content {
+			t.Fatalf("exact repeat: %+v", exact)
+		}
+		words := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Staging database: Postgres 16", Tags: []string{"db"}, Confidence: conf(0.5)})
+		if words.Outcome != memory.WriteOutcomeDuplicate || words.Tier != "words" || words.ID != first.ID || words.SeenCount != 3 ||
+			words.Confidence != 0.9 {
+			t.Fatalf("a repeat in the same words: %+v (the confidence must stay the higher)", words)
+		}
+		if searches(db) {
+			if n := len(search(t, s, ann, memory.Query{Text: "staging database postgres"})); n != 1 {
+				t.Fatalf("search finds %d memories, want the one", n)
+			}
+		}
+	})
 }
 
 func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
@@ -93,30 +95,32 @@ func TestRememberWhatAddsSomethingIsStored(t *testing.T) {
 // A repeat that only adds tags is merged (seed 003's merge): stored as a
 // new memory with the tags of both, the higher confidence and the first's
 // count of tellings, one more; the first leaves search, superseded by it.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRememberMergesARepeatWithNewTags(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"offsite"},
-		Source: "kickoff call", Confidence: conf(0.6)})
-	m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "the team offsite is in Lisbon", Tags: []string{"travel", "offsite"},
-		Confidence: conf(0.9)})
-	if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != first.ID || m.ID == first.ID || m.Tier != "words" ||
-		!slices.Equal(m.Tags, []string{"offsite", "travel"}) || m.Confidence != 0.9 || m.Source != "kickoff call" ||
-		m.SeenCount != 2 || !m.OccurredAt.Equal(first.OccurredAt) || len(m.Conflicts) != 0 {
-		t.Fatalf("merge: %+v", m)
-	}
-	got, err := s.Recall(as(ann), []string{first.ID})
-	if err != nil || got[0].ArchiveReason != memory.ArchiveMerged || got[0].SupersededBy != m.ID {
-		t.Fatalf("the merged memory: %+v, %v", got, err)
-	}
-	if hits := search(t, s, ann, memory.Query{Text: "team offsite Lisbon"}); !slices.Equal(hits, []string{m.ID}) {
-		t.Fatalf("search finds %v, want the merge %s alone", hits, m.ID)
-	}
-	// Its repeat in the tags it now has is a duplicate of the merge.
-	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"travel"}}); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != m.ID {
-		t.Fatalf("a repeat of the merge: %s %s", r.Outcome, r.ID)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"offsite"},
+			Source: "kickoff call", Confidence: conf(0.6)})
+		m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "the team offsite is in Lisbon", Tags: []string{"travel", "offsite"},
+			Confidence: conf(0.9)})
+		if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != first.ID || m.ID == first.ID || m.Tier != "words" ||
+			!slices.Equal(m.Tags, []string{"offsite", "travel"}) || m.Confidence != 0.9 || m.Source != "kickoff call" ||
+			m.SeenCount != 2 || !m.OccurredAt.Equal(first.OccurredAt) || len(m.Conflicts) != 0 {
+			t.Fatalf("merge: %+v", m)
+		}
+		got, err := s.Recall(as(ann), []string{first.ID})
+		if err != nil || got[0].ArchiveReason != memory.ArchiveMerged || got[0].SupersededBy != m.ID {
+			t.Fatalf("the merged memory: %+v, %v", got, err)
+		}
+		if searches(db) {
+			if hits := search(t, s, ann, memory.Query{Text: "team offsite Lisbon"}); !slices.Equal(hits, []string{m.ID}) {
+				t.Fatalf("search finds %v, want the merge %s alone", hits, m.ID)
+			}
+		}
+		// Its repeat in the tags it now has is a duplicate of the merge.
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The team offsite is in Lisbon.", Tags: []string{"travel"}}); r.Outcome != memory.WriteOutcomeDuplicate || r.ID != m.ID {
+			t.Fatalf("a repeat of the merge: %s %s", r.Outcome, r.ID)
+		}
+	})
 }
 
 func TestRememberEpisodesAreApartByTime(t *testing.T) {
@@ -213,43 +217,45 @@ func TestDedupMigrationKeysEarlierMemories(t *testing.T) {
 // the other way round), split a memory from its shared copy, or decide a
 // conflict anew. A merge carries the first memory's conflicts, decisions
 // included.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRememberMergesOnlyWhatItMay(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	human := memory.Identity{AgentID: "ann", Human: true}
-	theirs := rememberOutcome(t, s, human, memory.EntryWrite{Content: "The flight is on Tuesday.", Tags: []string{"travel"}})
-	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday.", Tags: []string{"travel", "q3"}}); r.Outcome != memory.WriteOutcomeStored {
-		t.Fatalf("an agent repeating a human's memory with a new tag: %s, want a memory of its own", r.Outcome)
-	}
-	if got, _ := s.Recall(as(ann), []string{theirs.ID}); got[0].ArchivedAt != nil {
-		t.Fatalf("the human's memory was replaced: %+v", got[0])
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		human := memory.Identity{AgentID: "ann", Human: true}
+		theirs := rememberOutcome(t, s, human, memory.EntryWrite{Content: "The flight is on Tuesday.", Tags: []string{"travel"}})
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight is on Tuesday.", Tags: []string{"travel", "q3"}}); r.Outcome != memory.WriteOutcomeStored {
+			t.Fatalf("an agent repeating a human's memory with a new tag: %s, want a memory of its own", r.Outcome)
+		}
+		if got, _ := s.Recall(as(ann), []string{theirs.ID}); got[0].ArchivedAt != nil {
+			t.Fatalf("the human's memory was replaced: %+v", got[0])
+		}
 
-	published := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The wiki lives on Confluence.", Tags: []string{"docs"}})
-	if _, err := s.Publish(as(bob), published.ID); err != nil {
-		t.Fatal(err)
-	}
-	if r := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The wiki lives on Confluence.", Tags: []string{"docs", "wiki"}}); r.Outcome != memory.WriteOutcomeStored {
-		t.Fatalf("a repeat of a shared memory with a new tag: %s, want a memory of its own", r.Outcome)
-	}
+		published := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The wiki lives on Confluence.", Tags: []string{"docs"}})
+		if _, err := s.Publish(as(bob), published.ID); err != nil {
+			t.Fatal(err)
+		}
+		if r := rememberOutcome(t, s, bob, memory.EntryWrite{Content: "The wiki lives on Confluence.", Tags: []string{"docs", "wiki"}}); r.Outcome != memory.WriteOutcomeStored {
+			t.Fatalf("a repeat of a shared memory with a new tag: %s, want a memory of its own", r.Outcome)
+		}
 
-	a := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Tuesday.", Tags: []string{"team"}})
-	b := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Wednesday.", Tags: []string{"team"}})
-	if _, err := s.ResolveConflict(as(cy), b.Conflicts[0].ID, memory.ConflictBothHold, "two standups"); err != nil {
-		t.Fatal(err)
-	}
-	m := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Tuesday.", Tags: []string{"team", "daily"}})
-	if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != a.ID || len(m.Conflicts) != 0 {
-		t.Fatalf("merge: %+v", m)
-	}
-	cs, err := s.Conflicts(as(cy), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
-	if err != nil || len(cs) != 1 || cs[0].OlderID != m.ID || cs[0].NewerID != b.ID || cs[0].Resolution != memory.ConflictBothHold {
-		t.Fatalf("conflicts after the merge: %+v, %v", cs, err)
-	}
-	if got := search(t, s, cy, memory.Query{Text: "standup"}); len(got) != 2 {
-		t.Fatalf("search after the merge finds %v, want the merge and Wednesday", got)
-	}
+		a := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Tuesday.", Tags: []string{"team"}})
+		b := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Wednesday.", Tags: []string{"team"}})
+		if _, err := s.ResolveConflict(as(cy), b.Conflicts[0].ID, memory.ConflictBothHold, "two standups"); err != nil {
+			t.Fatal(err)
+		}
+		m := rememberOutcome(t, s, cy, memory.EntryWrite{Content: "Standup is on Tuesday.", Tags: []string{"team", "daily"}})
+		if m.Outcome != memory.WriteOutcomeMerged || m.MergedFrom != a.ID || len(m.Conflicts) != 0 {
+			t.Fatalf("merge: %+v", m)
+		}
+		cs, err := s.Conflicts(as(cy), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
+		if err != nil || len(cs) != 1 || cs[0].OlderID != m.ID || cs[0].NewerID != b.ID || cs[0].Resolution != memory.ConflictBothHold {
+			t.Fatalf("conflicts after the merge: %+v, %v", cs, err)
+		}
+		if searches(db) {
+			if got := search(t, s, cy, memory.Query{Text: "standup"}); len(got) != 2 {
+				t.Fatalf("search after the merge finds %v, want the merge and Wednesday", got)
+			}
+		}
+	})
 }
 
 // An erase of either a merged memory or its merge takes both (each holds
@@ -302,43 +308,45 @@ func TestEraseAndCollectFollowMerges(t *testing.T) {
 // repeat that names the memory it merges as the one it supersedes is the
 // merge; a merge past the limit of tags is a memory of its own; the merge
 // keeps both sources and the first telling's time of writing.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestMergesAfterReview(t *testing.T) {
-	s, _, clock := memories(t, nil)
-	x := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Monday.", Source: "calendar"})
-	a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Friday.", Tags: []string{"team"}})
-	clock.Advance(time.Hour)
-	m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Friday.", Tags: []string{"team", "agile"}, Source: "standup"})
-	if m.Outcome != memory.WriteOutcomeMerged || !m.CreatedAt.Equal(a.CreatedAt) {
-		t.Fatalf("merge: %+v", m)
-	}
-	c, err := s.ResolveConflict(as(ann), a.Conflicts[0].ID, memory.ConflictOlderWins, "it is Monday")
-	if err != nil || c.OlderID != x.ID || c.NewerID != m.ID {
-		t.Fatalf("deciding the carried conflict: %+v, %v", c, err)
-	}
-	if got := search(t, s, ann, memory.Query{Text: "retro"}); !slices.Equal(got, []string{x.ID}) {
-		t.Fatalf("search after keeping the older finds %v, want %s", got, x.ID)
-	}
-	if _, err := s.Restore(as(ann), "", a.ID); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), m.ID) {
-		t.Fatalf("restoring a merged memory: %v", err)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, clock := memoriesOn(t, openDB, nil)
+		x := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Monday.", Source: "calendar"})
+		a := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Friday.", Tags: []string{"team"}})
+		clock.Advance(time.Hour)
+		m := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The retro is on Friday.", Tags: []string{"team", "agile"}, Source: "standup"})
+		if m.Outcome != memory.WriteOutcomeMerged || !m.CreatedAt.Equal(a.CreatedAt) {
+			t.Fatalf("merge: %+v", m)
+		}
+		c, err := s.ResolveConflict(as(ann), a.Conflicts[0].ID, memory.ConflictOlderWins, "it is Monday")
+		if err != nil || c.OlderID != x.ID || c.NewerID != m.ID {
+			t.Fatalf("deciding the carried conflict: %+v, %v", c, err)
+		}
+		if searches(db) {
+			if got := search(t, s, ann, memory.Query{Text: "retro"}); !slices.Equal(got, []string{x.ID}) {
+				t.Fatalf("search after keeping the older finds %v, want %s", got, x.ID)
+			}
+		}
+		if _, err := s.Restore(as(ann), "", a.ID); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), m.ID) {
+			t.Fatalf("restoring a merged memory: %v", err)
+		}
 
-	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops"}, Source: "runbook"})
-	named := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops", "db"},
-		Source: "oncall", Supersedes: first.ID})
-	if named.Outcome != memory.WriteOutcomeMerged || named.MergedFrom != first.ID || named.Source != "runbook; oncall" {
-		t.Fatalf("a merge naming what it merges: %+v", named)
-	}
+		first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops"}, Source: "runbook"})
+		named := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops", "db"},
+			Source: "oncall", Supersedes: first.ID})
+		if named.Outcome != memory.WriteOutcomeMerged || named.MergedFrom != first.ID || named.Source != "runbook; oncall" {
+			t.Fatalf("a merge naming what it merges: %+v", named)
+		}
 
-	many := make([]string, memory.MaxTags)
-	for i := range many {
-		many[i] = fmt.Sprintf("t%02d", i)
-	}
-	full := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: many})
-	if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: []string{"extra"}}); r.Outcome != memory.WriteOutcomeStored || r.ID == full.ID {
-		t.Fatalf("a merge past the limit of tags: %s", r.Outcome)
-	}
+		many := make([]string, memory.MaxTags)
+		for i := range many {
+			many[i] = fmt.Sprintf("t%02d", i)
+		}
+		full := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: many})
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The pager rota is weekly.", Tags: []string{"extra"}}); r.Outcome != memory.WriteOutcomeStored || r.ID == full.ID {
+			t.Fatalf("a merge past the limit of tags: %s", r.Outcome)
+		}
+	})
 }
 
 // The semantic tier: the same content words in another order or form are
@@ -403,40 +411,42 @@ func TestMeaningKeyMigrationKeysEarlierMemories(t *testing.T) {
 // sharing its first five letters says something else. remember stores it,
 // search finds it by that word, and publish_memory shares it beside the
 // other's shared copy.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestNearStemWordIsNotARepeat(t *testing.T) {
-	s, db, _ := memories(t, nil)
-	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the internal API."})
-	second := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the international API."})
-	if first.Outcome != memory.WriteOutcomeStored || second.Outcome != memory.WriteOutcomeStored || second.ID == first.ID {
-		t.Fatalf("second memory: %s (tier %q), want stored apart from %s", second.Outcome, second.Tier, first.ID)
-	}
-	// Search reads wider than dedup writes: the full-text index's Porter
-	// stemmer takes "internal" for "international" too, which finds one
-	// memory more rather than loses one.
-	if hits := search(t, s, ann, memory.Query{Text: "international"}); !slices.Contains(hits, second.ID) {
-		t.Fatalf("search international: %v, want the second memory %s among them", hits, second.ID)
-	}
-	for _, p := range [][2]string{
-		{"Grandpa's memory service is on Sunday.", "Grandpa's memorial service is on Sunday."},
-		{"The contract team signs off on releases.", "The control team signs off on releases."},
-		{"Lena wants a custom report every Friday.", "Lena wants a customer report every Friday."},
-	} {
-		a := publishOf(t, s, bob, memory.EntryWrite{Content: p[0]})
-		b := publishOf(t, s, bob, memory.EntryWrite{Content: p[1]})
-		if a.Outcome != memory.WriteOutcomeStored || b.Outcome != memory.WriteOutcomeStored || a.ID == b.ID {
-			t.Errorf("publish %q after %q: %s (tier %q), want a shared copy of its own", p[1], p[0], b.Outcome, b.Tier)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the internal API."})
+		second := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann works on the international API."})
+		if first.Outcome != memory.WriteOutcomeStored || second.Outcome != memory.WriteOutcomeStored || second.ID == first.ID {
+			t.Fatalf("second memory: %s (tier %q), want stored apart from %s", second.Outcome, second.Tier, first.ID)
 		}
-	}
-	if n := activeShared(t, db); n != 6 {
-		t.Errorf("%d shared memories, want 6", n)
-	}
-	// A true repeat is still one: the same words in another form.
-	again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann is working on the international API."})
-	if again.Outcome != memory.WriteOutcomeDuplicate || again.ID != second.ID {
-		t.Errorf("a restatement: %s of %s, want a duplicate of %s", again.Outcome, again.ID, second.ID)
-	}
+		// Search reads wider than dedup writes: the full-text index's Porter
+		// stemmer takes "internal" for "international" too, which finds one
+		// memory more rather than loses one.
+		if searches(db) {
+			if hits := search(t, s, ann, memory.Query{Text: "international"}); !slices.Contains(hits, second.ID) {
+				t.Fatalf("search international: %v, want the second memory %s among them", hits, second.ID)
+			}
+		}
+		for _, p := range [][2]string{
+			{"Grandpa's memory service is on Sunday.", "Grandpa's memorial service is on Sunday."},
+			{"The contract team signs off on releases.", "The control team signs off on releases."},
+			{"Lena wants a custom report every Friday.", "Lena wants a customer report every Friday."},
+		} {
+			a := publishOf(t, s, bob, memory.EntryWrite{Content: p[0]})
+			b := publishOf(t, s, bob, memory.EntryWrite{Content: p[1]})
+			if a.Outcome != memory.WriteOutcomeStored || b.Outcome != memory.WriteOutcomeStored || a.ID == b.ID {
+				t.Errorf("publish %q after %q: %s (tier %q), want a shared copy of its own", p[1], p[0], b.Outcome, b.Tier)
+			}
+		}
+		if n := activeShared(t, db); n != 6 {
+			t.Errorf("%d shared memories, want 6", n)
+		}
+		// A true repeat is still one: the same words in another form.
+		again := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ann is working on the international API."})
+		if again.Outcome != memory.WriteOutcomeDuplicate || again.ID != second.ID {
+			t.Errorf("a restatement: %s of %s, want a duplicate of %s", again.Outcome, again.ID, second.ID)
+		}
+	})
 }
 
 // Memories and their claims from before the text rules changed are keyed

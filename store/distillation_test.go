@@ -13,18 +13,12 @@ import (
 // TestRecentDistillations: an agent's newest task records, newest first,
 // archived ones included; forgotten, expired, untagged and other agents'
 // memories are not.
-func TestRecentDistillations(t *testing.T) { recentDistillations(t, openDB, true) }
-
-// TestRecentDistillationsOnBothEngines is TestRecentDistillations on either
-// engine, without its forgotten record: forget waits for the memory port on
-// PostgreSQL, and then the two fold into one.
-func TestRecentDistillationsOnBothEngines(t *testing.T) {
-	onEngines(t, func(t *testing.T, openDB opener) { recentDistillations(t, openDB, false) })
+func TestRecentDistillations(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) { recentDistillations(t, openDB) })
 }
 
-// recentDistillations holds RecentDistillations on the store open opens; with
-// forget, a forgotten record is left out too.
-func recentDistillations(t *testing.T, open opener, forget bool) {
+// recentDistillations holds RecentDistillations on the store open opens.
+func recentDistillations(t *testing.T, open opener) {
 	s, db, _ := memoriesOn(t, open, nil)
 	record := func(who memory.Identity, content string) memory.Entry {
 		return remember(t, s, who, memory.EntryWrite{Content: content, Category: memory.CategoryEpisodic, Tags: []string{memory.DistillationTag}})
@@ -36,11 +30,9 @@ func recentDistillations(t *testing.T, open opener, forget bool) {
 	remember(t, s, ann, memory.EntryWrite{Content: "Task T-5 is not a record: untagged."})
 	remember(t, s, ann, memory.EntryWrite{Content: "Task T-6 expires.", Tags: []string{memory.DistillationTag},
 		ExpiresAt: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}) // the clock passes it below
-	if forget {
-		gone := record(ann, "Task T-4 was cancelled.")
-		if _, err := s.Forget(as(ann), gone.ID, "recorded twice"); err != nil {
-			t.Fatal(err)
-		}
+	gone := record(ann, "Task T-4 was cancelled.")
+	if _, err := s.Forget(as(ann), gone.ID, "recorded twice"); err != nil {
+		t.Fatal(err)
 	}
 	if err := db.Update(context.Background(), func(tx *store.Tx) error {
 		l, _, err := tx.AcquireLease(context.Background(), store.LeaseMaintenance, "test", time.Minute)

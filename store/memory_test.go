@@ -128,160 +128,174 @@ func TestRememberStoresEveryFieldAndVector(t *testing.T) {
 	})
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestRememberRejectsBadInput(t *testing.T) {
-	s, _, clk := memories(t, nil)
-	s.MaxContentBytes = 100
-	neg, over := -0.1, 1.5
-	past := clk.Peek().Add(-time.Hour)
-	for _, tc := range []struct {
-		name string
-		w    memory.EntryWrite
-		want string
-	}{
-		{"empty content", memory.EntryWrite{Content: "  \n"}, "content is empty"},
-		{"oversize content", memory.EntryWrite{Content: strings.Repeat("x", 150)}, "content is 150 bytes; the limit is 100 bytes (50 over)"},
-		{"invalid utf-8", memory.EntryWrite{Content: "a\xffb"}, "not valid UTF-8"},
-		{"unknown category", memory.EntryWrite{Content: "x", Category: "dreams"}, `unknown category "dreams"`},
-		{"bad namespace", memory.EntryWrite{Content: "x", Namespace: "a b"}, `namespace "a b" may contain only`},
-		{"negative confidence", memory.EntryWrite{Content: "x", Confidence: &neg}, "confidence -0.1 is out of range"},
-		{"confidence above 1", memory.EntryWrite{Content: "x", Confidence: &over}, "confidence 1.5 is out of range"},
-		{"expiry in the past", memory.EntryWrite{Content: "x", ExpiresAt: past}, "is not in the future"},
-		{"long tag", memory.EntryWrite{Content: "x", Tags: []string{strings.Repeat("t", 65)}}, "longer than 64 characters"},
-		{"long source", memory.EntryWrite{Content: "x", Source: strings.Repeat("s", 600)}, "source is 600 bytes"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.Remember(as(ann), tc.w)
-			wantCode(t, err, memory.EINVALID, tc.want)
-		})
-	}
-	if _, err := s.Remember(context.Background(), memory.EntryWrite{Content: "x"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
-		t.Fatalf("no identity: %v", err)
-	}
-	if ids := search(t, s, ann, memory.Query{Text: "x"}); len(ids) != 0 {
-		t.Fatalf("a rejected write was stored: %v", ids)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, clk := memoriesOn(t, openDB, nil)
+		s.MaxContentBytes = 100
+		neg, over := -0.1, 1.5
+		past := clk.Peek().Add(-time.Hour)
+		for _, tc := range []struct {
+			name string
+			w    memory.EntryWrite
+			want string
+		}{
+			{"empty content", memory.EntryWrite{Content: "  \n"}, "content is empty"},
+			{"oversize content", memory.EntryWrite{Content: strings.Repeat("x", 150)}, "content is 150 bytes; the limit is 100 bytes (50 over)"},
+			{"invalid utf-8", memory.EntryWrite{Content: "a\xffb"}, "not valid UTF-8"},
+			{"unknown category", memory.EntryWrite{Content: "x", Category: "dreams"}, `unknown category "dreams"`},
+			{"bad namespace", memory.EntryWrite{Content: "x", Namespace: "a b"}, `namespace "a b" may contain only`},
+			{"negative confidence", memory.EntryWrite{Content: "x", Confidence: &neg}, "confidence -0.1 is out of range"},
+			{"confidence above 1", memory.EntryWrite{Content: "x", Confidence: &over}, "confidence 1.5 is out of range"},
+			{"expiry in the past", memory.EntryWrite{Content: "x", ExpiresAt: past}, "is not in the future"},
+			{"long tag", memory.EntryWrite{Content: "x", Tags: []string{strings.Repeat("t", 65)}}, "longer than 64 characters"},
+			{"long source", memory.EntryWrite{Content: "x", Source: strings.Repeat("s", 600)}, "source is 600 bytes"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := s.Remember(as(ann), tc.w)
+				wantCode(t, err, memory.EINVALID, tc.want)
+			})
+		}
+		if _, err := s.Remember(context.Background(), memory.EntryWrite{Content: "x"}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+			t.Fatalf("no identity: %v", err)
+		}
+		if searches(db) {
+			if ids := search(t, s, ann, memory.Query{Text: "x"}); len(ids) != 0 {
+				t.Fatalf("a rejected write was stored: %v", ids)
+			}
+		}
+	})
 }
 
 // Another agent's personal memory must be indistinguishable from a memory
 // that does not exist, for every operation that takes an id.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestForeignMemoryLooksUnknown(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	secret := remember(t, s, bob, memory.EntryWrite{Content: "bob's private note"})
-	unknown := "mem-000000000000"
-	ops := map[string]func(id string) error{
-		"recall":  func(id string) error { _, err := s.Recall(as(ann), []string{id}); return err },
-		"forget":  func(id string) error { _, err := s.Forget(as(ann), id, ""); return err },
-		"publish": func(id string) error { _, err := s.Publish(as(ann), id); return err },
-		"retract": func(id string) error { _, err := s.Retract(as(ann), id); return err },
-	}
-	for name, op := range ops {
-		t.Run(name, func(t *testing.T) {
-			foreign, missing := op(secret.ID), op(unknown)
-			if memory.ErrorCode(foreign) != memory.ENOTFOUND {
-				t.Fatalf("foreign id: %v", foreign)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		secret := remember(t, s, bob, memory.EntryWrite{Content: "bob's private note"})
+		unknown := "mem-000000000000"
+		ops := map[string]func(id string) error{
+			"recall":  func(id string) error { _, err := s.Recall(as(ann), []string{id}); return err },
+			"forget":  func(id string) error { _, err := s.Forget(as(ann), id, ""); return err },
+			"publish": func(id string) error { _, err := s.Publish(as(ann), id); return err },
+			"retract": func(id string) error { _, err := s.Retract(as(ann), id); return err },
+		}
+		for name, op := range ops {
+			t.Run(name, func(t *testing.T) {
+				foreign, missing := op(secret.ID), op(unknown)
+				if memory.ErrorCode(foreign) != memory.ENOTFOUND {
+					t.Fatalf("foreign id: %v", foreign)
+				}
+				if strings.ReplaceAll(foreign.Error(), secret.ID, "ID") != strings.ReplaceAll(missing.Error(), unknown, "ID") {
+					t.Fatalf("foreign and unknown differ:\n%v\n%v", foreign, missing)
+				}
+			})
+		}
+		if searches(db) {
+			if ids := search(t, s, ann, memory.Query{Text: "private note"}); len(ids) != 0 {
+				t.Fatalf("ann found bob's personal memory: %v", ids)
 			}
-			if strings.ReplaceAll(foreign.Error(), secret.ID, "ID") != strings.ReplaceAll(missing.Error(), unknown, "ID") {
-				t.Fatalf("foreign and unknown differ:\n%v\n%v", foreign, missing)
-			}
-		})
-	}
-	if ids := search(t, s, ann, memory.Query{Text: "private note"}); len(ids) != 0 {
-		t.Fatalf("ann found bob's personal memory: %v", ids)
-	}
+		}
+	})
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestForgetIsSoftAndRecorded(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	s, db, _ := memories(t, &emb)
-	e := remember(t, s, ann, memory.EntryWrite{Content: "The staging password rotates monthly"})
-	if ids := search(t, s, ann, memory.Query{Text: "staging password"}); !slices.Equal(ids, []string{e.ID}) {
-		t.Fatalf("before forget: %v", ids)
-	}
-	f, err := s.Forget(as(ann), e.ID, "rotated to a vault")
-	if err != nil || f.ForgottenAt == nil || f.ForgetReason != "rotated to a vault" {
-		t.Fatalf("forget = %+v, %v", f, err)
-	}
-	if ids := search(t, s, ann, memory.Query{Text: "staging password"}); len(ids) != 0 {
-		t.Fatalf("forgotten memory still found: %v", ids)
-	}
-	got, err := s.Recall(as(ann), []string{e.ID})
-	if err != nil || got[0].ForgottenAt == nil || got[0].Content != e.Content {
-		t.Fatalf("recall forgotten = %+v, %v", got, err)
-	}
-	_, err = s.Forget(as(ann), e.ID, "")
-	wantCode(t, err, memory.ECONFLICT, "already forgotten")
-	var by string
-	if err := db.SQL().QueryRow(rawSQL(db, `SELECT forgotten_by FROM memories WHERE id = ?`), e.ID).Scan(&by); err != nil || by != "ann" {
-		t.Fatalf("forgotten_by = %q, %v", by, err)
-	}
-	if _, err := db.SQL().Exec(rawSQL(db, `DELETE FROM memories WHERE id = ?`), e.ID); err == nil {
-		t.Fatal("a memory row could be deleted")
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memoriesOn(t, openDB, &emb)
+		e := remember(t, s, ann, memory.EntryWrite{Content: "The staging password rotates monthly"})
+		if searches(db) {
+			if ids := search(t, s, ann, memory.Query{Text: "staging password"}); !slices.Equal(ids, []string{e.ID}) {
+				t.Fatalf("before forget: %v", ids)
+			}
+		}
+		f, err := s.Forget(as(ann), e.ID, "rotated to a vault")
+		if err != nil || f.ForgottenAt == nil || f.ForgetReason != "rotated to a vault" {
+			t.Fatalf("forget = %+v, %v", f, err)
+		}
+		if searches(db) {
+			if ids := search(t, s, ann, memory.Query{Text: "staging password"}); len(ids) != 0 {
+				t.Fatalf("forgotten memory still found: %v", ids)
+			}
+		}
+		got, err := s.Recall(as(ann), []string{e.ID})
+		if err != nil || got[0].ForgottenAt == nil || got[0].Content != e.Content {
+			t.Fatalf("recall forgotten = %+v, %v", got, err)
+		}
+		_, err = s.Forget(as(ann), e.ID, "")
+		wantCode(t, err, memory.ECONFLICT, "already forgotten")
+		var by string
+		if err := db.SQL().QueryRow(rawSQL(db, `SELECT forgotten_by FROM memories WHERE id = ?`), e.ID).Scan(&by); err != nil || by != "ann" {
+			t.Fatalf("forgotten_by = %q, %v", by, err)
+		}
+		if _, err := db.SQL().Exec(rawSQL(db, `DELETE FROM memories WHERE id = ?`), e.ID); err == nil {
+			t.Fatal("a memory row could be deleted")
+		}
+	})
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestPublishSearchSharedAndRetract(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	s, _, _ := memories(t, &emb)
-	orig := remember(t, s, ann, memory.EntryWrite{Content: "The build cache lives on the NFS share", Tags: []string{"infra"}})
-	sh, err := s.Publish(as(ann), orig.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sh.Shared || sh.ID == orig.ID || sh.Content != orig.Content || sh.Provenance.PublishedFrom != orig.ID ||
-		sh.Provenance.PublishedBy != "ann" || sh.Provenance.PublishedAt == nil {
-		t.Fatalf("shared copy = %+v %+v", sh, sh.Provenance)
-	}
-	_, err = s.Publish(as(ann), orig.ID)
-	wantCode(t, err, memory.ECONFLICT, "already shared as "+sh.ID)
-	_, err = s.Publish(as(ann), sh.ID)
-	wantCode(t, err, memory.ECONFLICT, "already a shared memory")
-	rec, _ := s.Recall(as(ann), []string{orig.ID})
-	if rec[0].Provenance.SharedAs != sh.ID {
-		t.Fatalf("original's provenance = %+v", rec[0].Provenance)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, db, _ := memoriesOn(t, openDB, &emb)
+		orig := remember(t, s, ann, memory.EntryWrite{Content: "The build cache lives on the NFS share", Tags: []string{"infra"}})
+		sh, err := s.Publish(as(ann), orig.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sh.Shared || sh.ID == orig.ID || sh.Content != orig.Content || sh.Provenance.PublishedFrom != orig.ID ||
+			sh.Provenance.PublishedBy != "ann" || sh.Provenance.PublishedAt == nil {
+			t.Fatalf("shared copy = %+v %+v", sh, sh.Provenance)
+		}
+		_, err = s.Publish(as(ann), orig.ID)
+		wantCode(t, err, memory.ECONFLICT, "already shared as "+sh.ID)
+		_, err = s.Publish(as(ann), sh.ID)
+		wantCode(t, err, memory.ECONFLICT, "already a shared memory")
+		rec, _ := s.Recall(as(ann), []string{orig.ID})
+		if rec[0].Provenance.SharedAs != sh.ID {
+			t.Fatalf("original's provenance = %+v", rec[0].Provenance)
+		}
 
-	q := memory.Query{Text: "build cache NFS"}
-	if ids := search(t, s, bob, withScope(q, memory.ScopeShared)); !slices.Equal(ids, []string{sh.ID}) {
-		t.Fatalf("bob shared: %v", ids)
-	}
-	if ids := search(t, s, bob, withScope(q, memory.ScopePersonal)); len(ids) != 0 {
-		t.Fatalf("bob personal: %v", ids)
-	}
-	// What ann published is in the shared space, for her as for everyone;
-	// scope all shows her the personal memory it came from instead.
-	if ids := search(t, s, ann, withScope(q, memory.ScopeShared)); !slices.Equal(ids, []string{sh.ID}) {
-		t.Fatalf("ann's shared search leaves out what she published: %v", ids)
-	}
-	if ids := search(t, s, ann, q); !slices.Equal(ids, []string{orig.ID}) {
-		t.Fatalf("ann all: %v", ids)
-	}
+		q := memory.Query{Text: "build cache NFS"}
+		if searches(db) {
+			if ids := search(t, s, bob, withScope(q, memory.ScopeShared)); !slices.Equal(ids, []string{sh.ID}) {
+				t.Fatalf("bob shared: %v", ids)
+			}
+			if ids := search(t, s, bob, withScope(q, memory.ScopePersonal)); len(ids) != 0 {
+				t.Fatalf("bob personal: %v", ids)
+			}
+		}
+		// What ann published is in the shared space, for her as for everyone;
+		// scope all shows her the personal memory it came from instead.
+		if searches(db) {
+			if ids := search(t, s, ann, withScope(q, memory.ScopeShared)); !slices.Equal(ids, []string{sh.ID}) {
+				t.Fatalf("ann's shared search leaves out what she published: %v", ids)
+			}
+			if ids := search(t, s, ann, q); !slices.Equal(ids, []string{orig.ID}) {
+				t.Fatalf("ann all: %v", ids)
+			}
+		}
 
-	_, err = s.Forget(as(bob), sh.ID, "")
-	wantCode(t, err, memory.EFORBIDDEN, `shared by agent "ann"; only its publisher can forget it`)
-	_, err = s.Retract(as(bob), sh.ID)
-	wantCode(t, err, memory.EFORBIDDEN, "only its publisher can retract it")
-	r, err := s.Retract(as(ann), orig.ID) // by the original's id
-	if err != nil || r.ID != sh.ID || r.ForgottenAt == nil {
-		t.Fatalf("retract = %+v, %v", r, err)
-	}
-	if ids := search(t, s, bob, withScope(q, memory.ScopeShared)); len(ids) != 0 {
-		t.Fatalf("retracted memory still shared: %v", ids)
-	}
-	_, err = s.Retract(as(ann), orig.ID)
-	wantCode(t, err, memory.ECONFLICT, "is not shared")
-	_, err = s.Retract(as(ann), sh.ID)
-	wantCode(t, err, memory.ECONFLICT, "already forgotten")
-	if _, err := s.Publish(as(ann), orig.ID); err != nil {
-		t.Fatalf("republish after retract: %v", err)
-	}
+		_, err = s.Forget(as(bob), sh.ID, "")
+		wantCode(t, err, memory.EFORBIDDEN, `shared by agent "ann"; only its publisher can forget it`)
+		_, err = s.Retract(as(bob), sh.ID)
+		wantCode(t, err, memory.EFORBIDDEN, "only its publisher can retract it")
+		r, err := s.Retract(as(ann), orig.ID) // by the original's id
+		if err != nil || r.ID != sh.ID || r.ForgottenAt == nil {
+			t.Fatalf("retract = %+v, %v", r, err)
+		}
+		if searches(db) {
+			if ids := search(t, s, bob, withScope(q, memory.ScopeShared)); len(ids) != 0 {
+				t.Fatalf("retracted memory still shared: %v", ids)
+			}
+		}
+		_, err = s.Retract(as(ann), orig.ID)
+		wantCode(t, err, memory.ECONFLICT, "is not shared")
+		_, err = s.Retract(as(ann), sh.ID)
+		wantCode(t, err, memory.ECONFLICT, "already forgotten")
+		if _, err := s.Publish(as(ann), orig.ID); err != nil {
+			t.Fatalf("republish after retract: %v", err)
+		}
+	})
 }
 
 func withScope(q memory.Query, sc memory.Scope) memory.Query { q.Scope = sc; return q }
@@ -408,8 +422,8 @@ func TestMinRelevanceDropsWeakHits(t *testing.T) {
 
 // Two handles on one file stand for two processes: what one writes, the
 // other's next search finds, through the change feed, without a reload.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
+// SQLite only until search runs on PostgreSQL (issue 24, the full-text
+// search work): it is a test of search.
 func TestIndexFollowsWritesFromAnotherHandle(t *testing.T) {
 	a, b := twoHandles(t)
 	for i := range 3 {
@@ -431,8 +445,8 @@ func TestIndexFollowsWritesFromAnotherHandle(t *testing.T) {
 
 // Vectors from another embedder are never compared with the configured one's:
 // those memories are counted at load and found by BM25 alone.
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
+// SQLite only until search runs on PostgreSQL (issue 24, the full-text
+// search work): it is a test of search.
 func TestIndexSkipsVectorsFromAnotherEmbedder(t *testing.T) {
 	old, cur := hashEmbedder("old-32", 32), hashEmbedder("new-16", 16)
 	s, db, _ := memories(t, &old)
@@ -456,8 +470,8 @@ func TestIndexSkipsVectorsFromAnotherEmbedder(t *testing.T) {
 	}
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
+// SQLite only until search runs on PostgreSQL (issue 24, the full-text
+// search work): it is a test of search.
 func TestEmbedderFailureKeepsTheMemory(t *testing.T) {
 	broken := memory.Embedder{ID: "down", Dim: 8, Embed: func(context.Context, []string) ([][]float32, error) {
 		return nil, fmt.Errorf("connection refused")

@@ -52,7 +52,10 @@ func (sp pool) claimsOwner() string {
 // come first, then the words tier's. CROSS JOIN keeps the index lookups
 // outer; asked with IN, the planner walked all of the agent's memories. A
 // memory without a meaning key (one of more than one sentence) matches none
-// by it. Indexed by pool.shared(); the personal one takes the agent as its
+// by it; one without an exact or words key, found by its meaning key, sorts
+// after the matches of those tiers on both engines (NULLS LAST: PostgreSQL
+// sorts NULL first in DESC order, SQLite last). Indexed by pool.shared();
+// the personal one takes the agent as its
 // last parameter, which the shared one has none of (PostgreSQL refuses a
 // parameter a statement never uses: see duplicateArgs).
 var duplicateQuery = map[bool]string{false: duplicateSQL("agent_id = ?7", "0"), true: duplicateSQL("shared = 1", "1")}
@@ -65,7 +68,7 @@ func duplicateSQL(owner, shared string) string {
 		CROSS JOIN memories m ON m.pk = k.pk
 		WHERE m.shared = ` + shared + ` AND m.forgotten_at IS NULL AND m.archived_at IS NULL
 		AND m.namespace = ?4 AND m.category = ?5 AND (m.expires_at IS NULL OR m.expires_at > ?6)
-		ORDER BY m.exact_key = ?1 DESC, m.words_key = ?2 DESC, m.created_at DESC LIMIT 24`
+		ORDER BY m.exact_key = ?1 DESC NULLS LAST, m.words_key = ?2 DESC NULLS LAST, m.created_at DESC LIMIT 24`
 }
 
 // duplicateArgs are duplicateQuery[sp.shared()]'s parameters.

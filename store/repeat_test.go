@@ -26,75 +26,79 @@ func repeatsOf(t *testing.T, s *store.MemoryService, who memory.Identity, ids ..
 	return reps
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestFalseRepeatKeepsTheWords(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	// The same tags: a repeat that adds one is merged, which loses nothing.
-	first := remember(t, s, ann, memory.EntryWrite{Content: onePR, Namespace: "team", Tags: []string{"review"}})
-	w := memory.EntryWrite{Content: allPR, Namespace: "team", Tags: []string{"review"}, Source: "standup", Confidence: conf(0.8)}
-	dup := rememberOutcome(t, s, ann, w)
-	if dup.Outcome != memory.WriteOutcomeDuplicate || dup.ID != first.ID || dup.RepeatID == "" {
-		t.Fatalf("second write: %+v, want a duplicate of %s with a repeat", dup, first.ID)
-	}
-	reps := repeatsOf(t, s, ann, first.ID)
-	if len(reps) != 1 || reps[0].ID != dup.RepeatID || reps[0].Content != allPR || reps[0].Tool != "remember" ||
-		reps[0].Tier != memory.DedupWords || reps[0].AgentID != ann.AgentID || reps[0].MemoryID != first.ID ||
-		reps[0].Namespace != "team" || len(reps[0].Tags) != 1 || reps[0].StoredAs != "" {
-		t.Fatalf("repeats of %s: %+v", first.ID, reps)
-	}
-	if got := repeatsOf(t, s, bob, first.ID); len(got) != 0 {
-		t.Fatalf("bob reads ann's repeats: %+v", got)
-	}
-	if got := repeatsOf(t, s, human, first.ID); len(got) != 1 {
-		t.Fatalf("a human reads %d repeats, want 1", len(got))
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		// The same tags: a repeat that adds one is merged, which loses nothing.
+		first := remember(t, s, ann, memory.EntryWrite{Content: onePR, Namespace: "team", Tags: []string{"review"}})
+		w := memory.EntryWrite{Content: allPR, Namespace: "team", Tags: []string{"review"}, Source: "standup", Confidence: conf(0.8)}
+		dup := rememberOutcome(t, s, ann, w)
+		if dup.Outcome != memory.WriteOutcomeDuplicate || dup.ID != first.ID || dup.RepeatID == "" {
+			t.Fatalf("second write: %+v, want a duplicate of %s with a repeat", dup, first.ID)
+		}
+		reps := repeatsOf(t, s, ann, first.ID)
+		if len(reps) != 1 || reps[0].ID != dup.RepeatID || reps[0].Content != allPR || reps[0].Tool != "remember" ||
+			reps[0].Tier != memory.DedupWords || reps[0].AgentID != ann.AgentID || reps[0].MemoryID != first.ID ||
+			reps[0].Namespace != "team" || len(reps[0].Tags) != 1 || reps[0].StoredAs != "" {
+			t.Fatalf("repeats of %s: %+v", first.ID, reps)
+		}
+		if got := repeatsOf(t, s, bob, first.ID); len(got) != 0 {
+			t.Fatalf("bob reads ann's repeats: %+v", got)
+		}
+		if got := repeatsOf(t, s, human, first.ID); len(got) != 1 {
+			t.Fatalf("a human reads %d repeats, want 1", len(got))
+		}
 
-	w.NotARepeatOf = first.ID
-	own := rememberOutcome(t, s, ann, w)
-	if own.Outcome != memory.WriteOutcomeStored || own.ID == first.ID || own.Content != allPR || own.Source != "standup" {
-		t.Fatalf("stored after all: %+v", own)
-	}
-	if ids := search(t, s, ann, memory.Query{Text: "pull requests"}); len(ids) != 2 {
-		t.Fatalf("search finds %v, want both memories", ids)
-	}
-	if reps := repeatsOf(t, s, ann, first.ID); len(reps) != 1 || reps[0].StoredAs != own.ID {
-		t.Fatalf("the repeat after its words were stored: %+v, want stored_as %s", reps, own.ID)
-	}
-	// The override is for that one memory: the same words again repeat
-	// the memory they are now.
-	if again := rememberOutcome(t, s, ann, w); again.Outcome != memory.WriteOutcomeDuplicate || again.ID != own.ID {
-		t.Fatalf("the same words once more: %+v, want a duplicate of %s", again, own.ID)
-	}
+		w.NotARepeatOf = first.ID
+		own := rememberOutcome(t, s, ann, w)
+		if own.Outcome != memory.WriteOutcomeStored || own.ID == first.ID || own.Content != allPR || own.Source != "standup" {
+			t.Fatalf("stored after all: %+v", own)
+		}
+		if searches(db) {
+			if ids := search(t, s, ann, memory.Query{Text: "pull requests"}); len(ids) != 2 {
+				t.Fatalf("search finds %v, want both memories", ids)
+			}
+		}
+		if reps := repeatsOf(t, s, ann, first.ID); len(reps) != 1 || reps[0].StoredAs != own.ID {
+			t.Fatalf("the repeat after its words were stored: %+v, want stored_as %s", reps, own.ID)
+		}
+		// The override is for that one memory: the same words again repeat
+		// the memory they are now.
+		if again := rememberOutcome(t, s, ann, w); again.Outcome != memory.WriteOutcomeDuplicate || again.ID != own.ID {
+			t.Fatalf("the same words once more: %+v, want a duplicate of %s", again, own.ID)
+		}
+	})
 }
 
-// SQLite only until search_memory runs on PostgreSQL (issue 24, the full-text
-// search work): it checks the write through a search.
 func TestNotARepeatOfNamesAMemoryTheCallerReads(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	bobs := remember(t, s, bob, memory.EntryWrite{Content: onePR})
-	for name, c := range map[string]struct {
-		id   string
-		code string
-	}{
-		"unknown":             {"mem-000000000000", memory.ENOTFOUND},
-		"another's personal":  {bobs.ID, memory.ENOTFOUND},
-		"not an id":           {"mem 1", memory.EINVALID},
-		"a control character": {"mem-\x01", memory.EINVALID},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := s.Remember(as(ann), memory.EntryWrite{Content: allPR, NotARepeatOf: c.id})
-			if memory.ErrorCode(err) != c.code {
-				t.Fatalf("err = %v, want %s", err, c.code)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		bobs := remember(t, s, bob, memory.EntryWrite{Content: onePR})
+		for name, c := range map[string]struct {
+			id   string
+			code string
+		}{
+			"unknown":             {"mem-000000000000", memory.ENOTFOUND},
+			"another's personal":  {bobs.ID, memory.ENOTFOUND},
+			"not an id":           {"mem 1", memory.EINVALID},
+			"a control character": {"mem-\x01", memory.EINVALID},
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, err := s.Remember(as(ann), memory.EntryWrite{Content: allPR, NotARepeatOf: c.id})
+				if memory.ErrorCode(err) != c.code {
+					t.Fatalf("err = %v, want %s", err, c.code)
+				}
+				if _, err := s.PublishEntry(as(ann), memory.PublishWrite{ID: bobs.ID, NotARepeatOf: c.id}); err == nil {
+					t.Fatal("publish accepted it")
+				}
+			})
+		}
+		if searches(db) {
+			if n := len(search(t, s, ann, memory.Query{Text: "pull requests"})); n != 0 {
+				t.Fatalf("a refused write stored %d memories", n)
 			}
-			if _, err := s.PublishEntry(as(ann), memory.PublishWrite{ID: bobs.ID, NotARepeatOf: c.id}); err == nil {
-				t.Fatal("publish accepted it")
-			}
-		})
-	}
-	if n := len(search(t, s, ann, memory.Query{Text: "pull requests"})); n != 0 {
-		t.Fatalf("a refused write stored %d memories", n)
-	}
+		}
+	})
 }
 
 // A human on the review page stores an agent's repeat as the agent's own

@@ -15,8 +15,10 @@ import (
 // and conflicts found and decided, each counted in the step it happened in;
 // active memories as they stood at each step's end.
 func TestTrendsCountPerStep(t *testing.T) {
-	db, clk := openDB(t)
-	trendsCountPerStep(t, db, clk)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		trendsCountPerStep(t, db, clk)
+	})
 }
 
 func trendsCountPerStep(t *testing.T, db *store.DB, clk *storetest.Clock) {

@@ -92,11 +92,3 @@ func OpenPostgresSQL(url string) (*sql.DB, error) {
 	return stdlib.OpenDB(*cfg), nil
 }
 
-// openPostgres opens the PostgreSQL database at url for a test's own reads.
-func openPostgres(url string) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		return nil, err
-	}
-	return stdlib.OpenDB(*cfg), nil
-}
