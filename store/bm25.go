@@ -10,6 +10,7 @@ import (
 	"github.com/ncruces/go-sqlite3/ext/fts5"
 
 	"github.com/memory-mcp/memory-mcp/internal/score"
+	"github.com/memory-mcp/memory-mcp/internal/text"
 )
 
 // registerFTS registers FTS5 on a new connection together with memory_rank,
@@ -37,8 +38,27 @@ func registerFTS(c *sqlite3.Conn) error {
 		return err
 	}
 	return fts5.RegisterCustom(c, func(api *fts5.API) error {
+		err := api.CreateTokenizer("memory", func([]string) (fts5.Tokenizer, error) { return termTokenizer{}, nil })
+		if err != nil {
+			return err
+		}
 		return api.CreateFunction("memory_rank", memoryRank)
 	})
+}
+
+// termTokenizer is the full-text indexes' tokenizer (tokenize = 'memory'):
+// a text's terms as internal/text makes them (text.Terms), for the rows it
+// indexes and the phrases of a query alike. PostgreSQL's tsvector holds the
+// same terms (postgresTerms), so the engines find the same rows.
+type termTokenizer struct{}
+
+func (termTokenizer) Tokenize(_ fts5.TokenizeFlag, s, _ string, token fts5.TokenCallback) error {
+	for _, sp := range text.Terms(s) {
+		if err := token(0, sp.Term, sp.Start, sp.End); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bm25Params are the BM25 parameters the search ranks with (see
@@ -84,7 +104,7 @@ func memoryRank(fts fts5.Context, ctx sqlite3.Context, args ...sqlite3.Value) {
 			ctx.ResultError(err)
 			return
 		}
-		if phrase < len(st.freq) && col < 2 {
+		if phrase < len(st.freq) && col < 2 && st.freq[phrase] < maxTermFrequency {
 			st.freq[phrase]++
 		}
 	}

@@ -122,3 +122,6 @@ var OpenPostgresWith = openPostgresWith
 
 // RebindParams renders a statement's parameters in PostgreSQL's form.
 var RebindParams = rebindParams
+
+// FilterTokens is the filters column of a memory.
+var FilterTokens = filterTokens

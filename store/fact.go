@@ -313,6 +313,9 @@ func (s *FactService) appendOp(ctx context.Context, tx *Tx, op string, f memory.
 	if err != nil {
 		return 0, fmt.Errorf("append %s: %w", op, err)
 	}
+	if op == memory.FactOpPublish {
+		return id, tx.indexFact(ctx, id, f.Content, encodeTags(f.Tags))
+	}
 	return id, nil
 }
 
@@ -406,22 +409,20 @@ func (s *FactService) Query(ctx context.Context, q memory.FactQuery) ([]memory.F
 		if match = MatchAny(q.Text); match == "" {
 			return nil, memory.Errorf(memory.EINVALID, "query %q has no words to search for", q.Text)
 		}
-		if s.db.postgres {
-			// The terms column and BM25 over it come with memory search's
-			// port (docs/DESIGN.md, "Two engines"); no user reaches this engine yet.
-			return nil, errors.New("searching facts by text is not built on PostgreSQL yet")
+	}
+	b := factSelect(q.AsOf)
+	if match != "" {
+		if err := s.matchText(ctx, b, q.Text, match); err != nil {
+			return nil, err
 		}
 	}
-	b := factSelect(q.AsOf, match)
 	if len(q.Categories) > 0 {
 		b.where("v.category IN ("+placeholders(len(q.Categories))+")", anySlice(q.Categories)...)
 	}
 	for _, t := range q.Tags {
 		b.where("EXISTS (SELECT 1 FROM json_each(v.tags) WHERE value = ?)", t)
 	}
-	if match != "" {
-		b.order = "bm25(fact_fts) "
-	} else {
+	if match == "" {
 		b.order = "v.updated_at DESC, v.fact_id "
 	}
 	b.limit = q.Limit
@@ -460,7 +461,7 @@ func (s *FactService) List(ctx context.Context, c memory.FactCategory, offset, l
 // SnapshotAt returns every fact that was active at t, as it stood then; a zero
 // t returns the current snapshot.
 func (s *FactService) SnapshotAt(ctx context.Context, t time.Time) ([]memory.Fact, error) {
-	b := factSelect(t, "")
+	b := factSelect(t)
 	b.order = "v.fact_id "
 	return b.run(ctx, s.db)
 }
@@ -476,14 +477,16 @@ type factQuery struct {
 	conds []string
 	order string
 	limit int
-	score bool
+	// score is the expression of a match's score, read as the last column,
+	// with its arguments (before those of from and conds).
+	score     string
+	scoreArgs []any
 }
 
 // factSelect reads the facts active at t as a view v; a zero t means now, read
 // straight from the snapshot. For a past time it picks, per fact, the newest
-// log row at or before t and keeps the fact if that row is a PUBLISH. A
-// non-empty match joins the full-text index on the row holding each content.
-func factSelect(t time.Time, match string) *factQuery {
+// log row at or before t and keeps the fact if that row is a PUBLISH.
+func factSelect(t time.Time) *factQuery {
 	b := &factQuery{}
 	if t.IsZero() {
 		b.from = `(SELECT * FROM snapshot WHERE retracted_at IS NULL) v`
@@ -500,16 +503,24 @@ func factSelect(t time.Time, match string) *factQuery {
 			WHERE l.operation_type = 'PUBLISH') v`
 		b.args = []any{nanos(t)}
 	}
-	if match != "" {
-		// Drive from the full-text match: each hit is a log row, whose fact
-		// is then looked up by primary key and kept only if that row is the
-		// fact's content at the time read.
-		b.from = `fact_fts JOIN operation_log hit ON hit.id = fact_fts.rowid JOIN ` + b.from +
-			` ON v.fact_id = hit.fact_id AND v.content_op = hit.id`
-		b.where("fact_fts MATCH ?", match)
-		b.score = true
-	}
 	return b
+}
+
+// matchText narrows b to the facts whose content at the time read matches
+// the text (match is its FTS5 expression), ranked by BM25 (FTS5's bm25(),
+// or the same scores over the terms column on PostgreSQL), best first.
+func (s *FactService) matchText(ctx context.Context, b *factQuery, text, match string) error {
+	if s.db.postgres {
+		return s.postgresMatch(ctx, b, textWords(text))
+	}
+	// Drive from the full-text match: each hit is a log row, whose fact
+	// is then looked up by primary key and kept only if that row is the
+	// fact's content at the time read.
+	b.from = `fact_fts JOIN operation_log hit ON hit.id = fact_fts.rowid JOIN ` + b.from +
+		` ON v.fact_id = hit.fact_id AND v.content_op = hit.id`
+	b.where("fact_fts MATCH ?", match)
+	b.score, b.order = "-bm25(fact_fts)", "bm25(fact_fts), v.fact_id "
+	return nil
 }
 
 func (b *factQuery) where(cond string, args ...any) {
@@ -520,22 +531,22 @@ func (b *factQuery) where(cond string, args ...any) {
 // run executes the read as one statement (one consistent snapshot).
 func (b *factQuery) run(ctx context.Context, db *DB) ([]memory.Fact, error) {
 	q := snapshotColumns
-	if b.score {
-		q += `, -bm25(fact_fts)`
+	if b.score != "" {
+		q += ", " + b.score
 	}
 	q += " FROM " + b.from
 	if len(b.conds) > 0 {
 		q += " WHERE " + strings.Join(b.conds, " AND ")
 	}
 	q += " ORDER BY " + b.order
-	args := b.args
+	args := append(slices.Clone(b.scoreArgs), b.args...)
 	if b.limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, b.limit)
 	}
 	out := []memory.Fact{}
 	err := db.scanAll(ctx, q, args, func(row *rawRow) error {
-		f, err := scanFact(row, b.score)
+		f, err := scanFact(row, b.score != "")
 		out = append(out, f)
 		return err
 	})

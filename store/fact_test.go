@@ -267,42 +267,44 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestQueryRanksAndFilters(t *testing.T) {
-	db, _ := openDB(t)
-	facts := store.NewFactService(db)
-	ctx := as(senior)
-	for _, w := range []memory.FactWrite{
-		{FactID: "jwt", Content: "All services authenticate requests with JWT bearer tokens.", Category: memory.FactCorePolicy, Tags: []string{"auth", "security"}},
-		{FactID: "review", Content: "Code reviews need two approvals.", Category: memory.FactProcedure, Tags: []string{"process"}},
-		{FactID: "naming", Content: "Go packages are named by noun; tokens are never logged.", Category: memory.FactConvention, Tags: []string{"security"}},
-		{FactID: "old", Content: "Services authenticate with API keys.", Category: memory.FactADR, Tags: []string{"auth", memory.SupersededTagPrefix + "jwt"}},
-	} {
-		if _, err := facts.Publish(ctx, w); err != nil {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		facts := store.NewFactService(db)
+		ctx := as(senior)
+		for _, w := range []memory.FactWrite{
+			{FactID: "jwt", Content: "All services authenticate requests with JWT bearer tokens.", Category: memory.FactCorePolicy, Tags: []string{"auth", "security"}},
+			{FactID: "review", Content: "Code reviews need two approvals.", Category: memory.FactProcedure, Tags: []string{"process"}},
+			{FactID: "naming", Content: "Go packages are named by noun; tokens are never logged.", Category: memory.FactConvention, Tags: []string{"security"}},
+			{FactID: "old", Content: "Services authenticate with API keys.", Category: memory.FactADR, Tags: []string{"auth", memory.SupersededTagPrefix + "jwt"}},
+		} {
+			if _, err := facts.Publish(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := facts.Query(ctx, memory.FactQuery{Text: "how do services authenticate? (JWT tokens)"})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	got, err := facts.Query(ctx, memory.FactQuery{Text: "how do services authenticate? (JWT tokens)"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) < 2 || got[0].ID != "jwt" || got[0].Score <= 0 {
-		t.Fatalf("ranked query = %+v", ids(got))
-	}
-	got, _ = facts.Query(ctx, memory.FactQuery{Text: "authenticate", Categories: []memory.FactCategory{memory.FactADR}})
-	if len(got) != 1 || got[0].ID != "old" || got[0].SupersededBy != "jwt" {
-		t.Fatalf("category filter = %+v", got)
-	}
-	got, _ = facts.Query(ctx, memory.FactQuery{Tags: []string{"security", "auth"}})
-	if len(got) != 1 || got[0].ID != "jwt" {
-		t.Fatalf("tag AND filter = %v", ids(got))
-	}
-	got, _ = facts.Query(ctx, memory.FactQuery{Limit: 2})
-	if len(got) != 2 || got[0].ID != "old" {
-		t.Fatalf("unranked listing is newest first: %v", ids(got))
-	}
-	// FTS syntax in the query is searched literally, not interpreted.
-	if _, err := facts.Query(ctx, memory.FactQuery{Text: `"unbalanced NEAR( content:* OR`}); err != nil {
-		t.Fatalf("fts syntax leaked: %v", err)
-	}
+		if len(got) < 2 || got[0].ID != "jwt" || got[0].Score <= 0 {
+			t.Fatalf("ranked query = %+v", ids(got))
+		}
+		got, _ = facts.Query(ctx, memory.FactQuery{Text: "authenticate", Categories: []memory.FactCategory{memory.FactADR}})
+		if len(got) != 1 || got[0].ID != "old" || got[0].SupersededBy != "jwt" {
+			t.Fatalf("category filter = %+v", got)
+		}
+		got, _ = facts.Query(ctx, memory.FactQuery{Tags: []string{"security", "auth"}})
+		if len(got) != 1 || got[0].ID != "jwt" {
+			t.Fatalf("tag AND filter = %v", ids(got))
+		}
+		got, _ = facts.Query(ctx, memory.FactQuery{Limit: 2})
+		if len(got) != 2 || got[0].ID != "old" {
+			t.Fatalf("unranked listing is newest first: %v", ids(got))
+		}
+		// FTS syntax in the query is searched literally, not interpreted.
+		if _, err := facts.Query(ctx, memory.FactQuery{Text: `"unbalanced NEAR( content:* OR`}); err != nil {
+			t.Fatalf("fts syntax leaked: %v", err)
+		}
+	})
 }
 
 func TestTimeTravel(t *testing.T) {
@@ -350,20 +352,22 @@ func TestTimeTravel(t *testing.T) {
 // TestTimeTravelSearch: a search as of a time finds the versions that
 // stood then. SQLite only until full-text search runs on PostgreSQL.
 func TestTimeTravelSearch(t *testing.T) {
-	db, clk := openDB(t)
-	facts, ctx, t1, t2, _ := timeTravelFacts(t, db, clk)
-	got, err := facts.Query(ctx, memory.FactQuery{Text: "alpha", AsOf: t1})
-	if err != nil || len(got) != 1 || got[0].Content != "alpha one" || got[0].Version != 1 {
-		t.Fatalf("as-of query = %+v, %v", got, err)
-	}
-	got, _ = facts.Query(ctx, memory.FactQuery{Text: "beta", AsOf: t2})
-	if len(got) != 1 {
-		t.Fatalf("retracted fact missing before its retraction: %+v", got)
-	}
-	got, _ = facts.Query(ctx, memory.FactQuery{Text: "beta"})
-	if len(got) != 0 {
-		t.Fatalf("retracted fact found now: %+v", got)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		facts, ctx, t1, t2, _ := timeTravelFacts(t, db, clk)
+		got, err := facts.Query(ctx, memory.FactQuery{Text: "alpha", AsOf: t1})
+		if err != nil || len(got) != 1 || got[0].Content != "alpha one" || got[0].Version != 1 {
+			t.Fatalf("as-of query = %+v, %v", got, err)
+		}
+		got, _ = facts.Query(ctx, memory.FactQuery{Text: "beta", AsOf: t2})
+		if len(got) != 1 {
+			t.Fatalf("retracted fact missing before its retraction: %+v", got)
+		}
+		got, _ = facts.Query(ctx, memory.FactQuery{Text: "beta"})
+		if len(got) != 0 {
+			t.Fatalf("retracted fact found now: %+v", got)
+		}
+	})
 }
 
 // timeTravelFacts publishes a, then b, then a again, and retracts b,

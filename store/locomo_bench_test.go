@@ -10,11 +10,12 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/locomo"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 	"github.com/memory-mcp/memory-mcp/store/wordvec"
 )
 
 // locomoSpaces is LoCoMo stored through the real memory service in one real
-// SQLite file: each conversation is the personal space of an agent named
+// store (a SQLite file, or a PostgreSQL database): each conversation is the personal space of an agent named
 // after it, each turn one memory that occurred on its session's date.
 type locomoSpaces struct {
 	ds   *locomo.Dataset
@@ -28,12 +29,18 @@ type locomoSpaces struct {
 
 func loadLoCoMo(tb testing.TB, emb *memory.Embedder) *locomoSpaces {
 	tb.Helper()
-	ds := locomo.Must(tb)
 	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), store.FileName))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	return loadLoCoMoInto(tb, db, emb)
+}
+
+// loadLoCoMoInto is loadLoCoMo into db, a fresh store on either engine.
+func loadLoCoMoInto(tb testing.TB, db *store.DB, emb *memory.Embedder) *locomoSpaces {
+	tb.Helper()
+	ds := locomo.Must(tb)
 	svc := store.NewMemoryService(db, emb)
 	svc.Words = store.NewWordVectors(wordvec.New())
 	l := &locomoSpaces{ds: ds, svc: svc, db: db, turn: map[string]string{}, defaults: svc.Retrieval}
@@ -79,37 +86,87 @@ func (l *locomoSpaces) evaluate(tb testing.TB, method string, cfg store.Retrieva
 
 // BenchmarkLoCoMo prints LoCoMo retrieval recall for BM25 alone, vectors
 // alone (neither with the time list) and the fused default, through the real
-// store on a real file.
+// store on each engine: a real SQLite file, and a PostgreSQL database on the
+// test server when MEMORY_MCP_TEST_POSTGRES names one. Both engines index
+// the same terms and rank them alike, so their figures must agree; the
+// difference is printed, and the ablations run on SQLite.
 func BenchmarkLoCoMo(b *testing.B) {
 	for range b.N {
-		l := loadLoCoMo(b, benchEmbedder())
-		bm, vec, fused := l.defaults, l.defaults, l.defaults
-		bm.VectorWeight, bm.TimeWeight, bm.SoftWeight = 0, 0, 0
-		vec.BM25Weight, vec.TimeWeight, vec.SoftWeight, vec.VectorFloor = 0, 0, 0, -1
-		reports := []locomo.Report{l.evaluate(b, "bm25", bm)}
-		if l.svc.Index != nil {
-			reports = append(reports, l.evaluate(b, "vector", vec), l.evaluate(b, "fused", fused))
+		var all, fused []locomo.Report
+		var names []string
+		for _, e := range locomoEngines() {
+			l := loadLoCoMoInto(b, e.open(b), benchEmbedder())
+			bm, vec, def := l.defaults, l.defaults, l.defaults
+			bm.VectorWeight, bm.TimeWeight, bm.SoftWeight = 0, 0, 0
+			vec.BM25Weight, vec.TimeWeight, vec.SoftWeight, vec.VectorFloor = 0, 0, 0, -1
+			reports := []locomo.Report{l.evaluate(b, e.name+" bm25", bm)}
+			if l.svc.Index != nil {
+				reports = append(reports, l.evaluate(b, e.name+" vector", vec), l.evaluate(b, e.name+" fused", def))
+			}
+			all, fused, names = append(all, reports...), append(fused, reports[len(reports)-1]), append(names, e.name)
+			if e.name == "sqlite" {
+				b.ReportMetric(reports[len(reports)-1].All.R5, "R@5")
+				b.ReportMetric(reports[len(reports)-1].All.R10, "R@10")
+				b.ReportMetric(reports[len(reports)-1].All.MRR, "MRR")
+			} else {
+				b.ReportMetric(reports[len(reports)-1].All.R5, e.name+"-R@5")
+				b.ReportMetric(reports[len(reports)-1].All.R10, e.name+"-R@10")
+			}
+			if e.name == "sqlite" && l.svc.Index != nil {
+				defer l.ablations(b, reports[len(reports)-1])
+			}
 		}
-		if err := locomo.PrintTable(os.Stdout, reports...); err != nil {
+		if err := locomo.PrintTable(os.Stdout, all...); err != nil {
 			b.Fatal(err)
 		}
 		fmt.Println("\nLoCoMo recall of one conversation at a time (categories 1-4)")
-		if err := locomo.PrintSpread(os.Stdout, reports...); err != nil {
+		if err := locomo.PrintSpread(os.Stdout, all...); err != nil {
 			b.Fatal(err)
 		}
 		fmt.Println("\nLoCoMo recall of conversations 1-5 (tune), 6-10 (held out) and all (categories 1-4)")
-		if err := locomo.PrintSplit(os.Stdout, reports...); err != nil {
+		if err := locomo.PrintSplit(os.Stdout, all...); err != nil {
 			b.Fatal(err)
 		}
-		last := reports[len(reports)-1]
-		b.ReportMetric(last.All.R5, "R@5")
-		b.ReportMetric(last.All.R10, "R@10")
-		b.ReportMetric(last.All.MRR, "MRR")
-		fmt.Println()
-		if l.svc.Index != nil {
-			l.ablations(b, last)
+		for i := 1; i < len(fused); i++ {
+			fmt.Printf("\n%s - %s, fused, categories 1-4: R@5 %+.4f, R@10 %+.4f, MRR %+.4f\n", names[i], names[0],
+				fused[i].All.R5-fused[0].All.R5, fused[i].All.R10-fused[0].All.R10, fused[i].All.MRR-fused[0].All.MRR)
 		}
+		if len(fused) == 1 {
+			fmt.Printf("\nPostgreSQL not measured: %s is not set\n", storetest.PostgresEnv)
+		}
+		fmt.Println()
 	}
+}
+
+// locomoEngine opens a fresh store on one engine.
+type locomoEngine struct {
+	name string
+	open func(testing.TB) *store.DB
+}
+
+// locomoEngines opens the stores BenchmarkLoCoMo measures, each with the
+// real clock, as the product runs: SQLite always, PostgreSQL when the test
+// server is given.
+func locomoEngines() []locomoEngine {
+	engines := []locomoEngine{{"sqlite", func(tb testing.TB) *store.DB {
+		db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), store.FileName))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { db.Close() })
+		return db
+	}}}
+	if os.Getenv(storetest.PostgresEnv) == "" {
+		return engines
+	}
+	return append(engines, locomoEngine{"postgres", func(tb testing.TB) *store.DB {
+		db, err := store.OpenPostgres(context.Background(), storetest.PostgresURL(tb))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { db.Close() })
+		return db
+	}})
 }
 
 // ablations prints the fused default beside variants with one choice undone,

@@ -344,7 +344,7 @@ func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) 
 	if err != nil {
 		return memory.Entry{}, err
 	}
-	_, err = tx.execOnce(ctx, `INSERT INTO memories
+	pk, err := tx.insertID(ctx, "pk", `INSERT INTO memories
 		(id, agent_id, namespace, category, content, tags, confidence, source, created_at, updated_at,
 		 occurred_at, author_seniority, author_autonomy, author_is_human, embedding, embedder, filters, length, stamp)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -355,6 +355,9 @@ func (tx *Tx) Consolidate(ctx context.Context, s Summary) (memory.Entry, error) 
 		indexedLength(s.Content, s.Tags), stamp)
 	if err != nil {
 		return memory.Entry{}, fmt.Errorf("insert summary: %w", err)
+	}
+	if err := tx.indexMemory(ctx, pk, s.Content, string(tags), filterTokens(s.Agent, false, s.Namespace, s.Category, s.Tags)); err != nil {
+		return memory.Entry{}, err
 	}
 	for i, src := range s.Sources {
 		if err := tx.archiveInto(ctx, s.Agent, src, id, i, now); err != nil {

@@ -233,6 +233,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 		if err != nil {
 			return fmt.Errorf("insert memory: %w", err)
 		}
+		if err := tx.indexMemory(ctx, pk, w.Content, string(tags), filterTokens(id.AgentID, false, w.Namespace, w.Category, w.Tags)); err != nil {
+			return err
+		}
 		if err := tx.addClaims(ctx, id.AgentID, pk, keys.claims); err != nil {
 			return err
 		}

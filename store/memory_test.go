@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -310,114 +309,120 @@ func configs() map[string]store.RetrievalConfig {
 }
 
 func TestSearchFilters(t *testing.T) {
-	emb := hashEmbedder("hash-64", 64)
-	s, _, clk := memories(t, &emb)
-	day := func(d int) time.Time { return time.Date(2025, 3, d, 0, 0, 0, 0, time.UTC) }
-	soon := clk.Peek().Add(time.Hour)
-	mk := func(ns string, c memory.Category, tags []string, occurred time.Time, expires time.Time) string {
-		return remember(t, s, ann, memory.EntryWrite{Namespace: ns, Category: c, Tags: tags, OccurredAt: occurred, ExpiresAt: expires,
-			Content: "kafka consumer lag alert"}).ID
-	}
-	a := mk("ops", memory.CategoryEpisodic, []string{"kafka", "alert"}, day(1), time.Time{})
-	b := mk("ops", memory.CategorySemantic, []string{"kafka"}, day(2), time.Time{})
-	c := mk("dev", memory.CategoryEpisodic, []string{"alert"}, day(3), time.Time{})
-	d := mk("dev", memory.CategoryProcedural, nil, day(4), soon)
-	remember(t, s, bob, memory.EntryWrite{Namespace: "ops", Content: "kafka consumer lag alert"})
-	all := []string{a, b, c, d}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-64", 64)
+		s, _, clk := memoriesOn(t, openDB, &emb)
+		day := func(d int) time.Time { return time.Date(2025, 3, d, 0, 0, 0, 0, time.UTC) }
+		soon := clk.Peek().Add(time.Hour)
+		mk := func(ns string, c memory.Category, tags []string, occurred time.Time, expires time.Time) string {
+			return remember(t, s, ann, memory.EntryWrite{Namespace: ns, Category: c, Tags: tags, OccurredAt: occurred, ExpiresAt: expires,
+				Content: "kafka consumer lag alert"}).ID
+		}
+		a := mk("ops", memory.CategoryEpisodic, []string{"kafka", "alert"}, day(1), time.Time{})
+		b := mk("ops", memory.CategorySemantic, []string{"kafka"}, day(2), time.Time{})
+		c := mk("dev", memory.CategoryEpisodic, []string{"alert"}, day(3), time.Time{})
+		d := mk("dev", memory.CategoryProcedural, nil, day(4), soon)
+		remember(t, s, bob, memory.EntryWrite{Namespace: "ops", Content: "kafka consumer lag alert"})
+		all := []string{a, b, c, d}
 
-	cases := []struct {
-		name string
-		q    memory.Query
-		want []string
-	}{
-		{"no filter", memory.Query{}, all},
-		{"one category", memory.Query{Categories: []memory.Category{memory.CategoryEpisodic}}, []string{a, c}},
-		{"two categories", memory.Query{Categories: []memory.Category{memory.CategorySemantic, memory.CategoryProcedural}}, []string{b, d}},
-		{"one tag", memory.Query{Tags: []string{"kafka"}}, []string{a, b}},
-		{"tags are ANDed", memory.Query{Tags: []string{"kafka", "alert"}}, []string{a}},
-		{"one namespace", memory.Query{Namespaces: []string{"dev"}}, []string{c, d}},
-		{"two namespaces", memory.Query{Namespaces: []string{"dev", "ops"}}, all},
-		{"namespace and category", memory.Query{Namespaces: []string{"ops"}, Categories: []memory.Category{memory.CategoryEpisodic}}, []string{a}},
-		{"since is inclusive", memory.Query{Since: day(3)}, []string{c, d}},
-		{"until is exclusive", memory.Query{Until: day(2)}, []string{a}},
-		{"since and until", memory.Query{Since: day(2), Until: day(4)}, []string{b, c}},
-		{"nothing matches", memory.Query{Tags: []string{"nope"}}, nil},
-	}
-	for name, cfg := range configs() {
-		s.Retrieval = cfg
-		// A period is ranked inside (limit 4000) or filtered after ranking (0).
-		for _, limit := range []int{4000, 0} {
-			undo := store.SetPeriodListLimit(limit)
-			for _, tc := range cases {
-				t.Run(fmt.Sprintf("%s/%s/period-limit-%d", name, tc.name, limit), func(t *testing.T) {
-					tc.q.Text = "kafka lag"
-					got := search(t, s, ann, tc.q)
-					slices.Sort(got)
-					want := slices.Clone(tc.want)
-					slices.Sort(want)
-					if !slices.Equal(got, want) {
-						t.Fatalf("got %v, want %v", got, want)
-					}
-				})
+		cases := []struct {
+			name string
+			q    memory.Query
+			want []string
+		}{
+			{"no filter", memory.Query{}, all},
+			{"one category", memory.Query{Categories: []memory.Category{memory.CategoryEpisodic}}, []string{a, c}},
+			{"two categories", memory.Query{Categories: []memory.Category{memory.CategorySemantic, memory.CategoryProcedural}}, []string{b, d}},
+			{"one tag", memory.Query{Tags: []string{"kafka"}}, []string{a, b}},
+			{"tags are ANDed", memory.Query{Tags: []string{"kafka", "alert"}}, []string{a}},
+			{"one namespace", memory.Query{Namespaces: []string{"dev"}}, []string{c, d}},
+			{"two namespaces", memory.Query{Namespaces: []string{"dev", "ops"}}, all},
+			{"namespace and category", memory.Query{Namespaces: []string{"ops"}, Categories: []memory.Category{memory.CategoryEpisodic}}, []string{a}},
+			{"since is inclusive", memory.Query{Since: day(3)}, []string{c, d}},
+			{"until is exclusive", memory.Query{Until: day(2)}, []string{a}},
+			{"since and until", memory.Query{Since: day(2), Until: day(4)}, []string{b, c}},
+			{"nothing matches", memory.Query{Tags: []string{"nope"}}, nil},
+		}
+		for name, cfg := range configs() {
+			s.Retrieval = cfg
+			// A period is ranked inside (limit 4000) or filtered after ranking (0).
+			for _, limit := range []int{4000, 0} {
+				undo := store.SetPeriodListLimit(limit)
+				for _, tc := range cases {
+					t.Run(fmt.Sprintf("%s/%s/period-limit-%d", name, tc.name, limit), func(t *testing.T) {
+						tc.q.Text = "kafka lag"
+						got := search(t, s, ann, tc.q)
+						slices.Sort(got)
+						want := slices.Clone(tc.want)
+						slices.Sort(want)
+						if !slices.Equal(got, want) {
+							t.Fatalf("got %v, want %v", got, want)
+						}
+					})
+				}
+				undo()
 			}
-			undo()
 		}
-	}
-	clk.Advance(time.Hour)
-	for name, cfg := range configs() {
-		s.Retrieval = cfg
-		if got := search(t, s, ann, memory.Query{Text: "kafka lag"}); slices.Contains(got, d) || len(got) != 3 {
-			t.Fatalf("%s: after expiry got %v", name, got)
+		clk.Advance(time.Hour)
+		for name, cfg := range configs() {
+			s.Retrieval = cfg
+			if got := search(t, s, ann, memory.Query{Text: "kafka lag"}); slices.Contains(got, d) || len(got) != 3 {
+				t.Fatalf("%s: after expiry got %v", name, got)
+			}
 		}
-	}
+	})
 }
 
 func TestSearchRejectsBadInput(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	neg := -0.5
-	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		name string
-		q    memory.Query
-		want string
-	}{
-		{"empty query", memory.Query{Text: " "}, "query is empty"},
-		{"limit too high", memory.Query{Text: "x", Limit: 101}, "limit 101 is out of range: use 1 to 100"},
-		{"negative limit", memory.Query{Text: "x", Limit: -1}, "limit -1 is out of range"},
-		{"unknown scope", memory.Query{Text: "x", Scope: "team"}, `unknown scope "team"`},
-		{"unknown category", memory.Query{Text: "x", Categories: []memory.Category{"dreams"}}, `unknown category "dreams"`},
-		{"bad namespace", memory.Query{Text: "x", Namespaces: []string{"no/slash"}}, `namespace "no/slash"`},
-		{"min_relevance", memory.Query{Text: "x", MinRelevance: &neg}, "min_relevance -0.5 is out of range"},
-		{"empty range", memory.Query{Text: "x", Since: day, Until: day}, "is not before until"},
-		{"oversize query", memory.Query{Text: strings.Repeat("q", 5000)}, "query is 5000 bytes; the limit is 4096 bytes (904 over): search with the key words"},
-		{"no words", memory.Query{Text: "!!! ?"}, `query "!!! ?" has no searchable words`},
-		{"punctuation only", memory.Query{Text: "-- ; */"}, "has no searchable words"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.Search(as(ann), tc.q)
-			wantCode(t, err, memory.EINVALID, tc.want)
-		})
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		neg := -0.5
+		day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+		for _, tc := range []struct {
+			name string
+			q    memory.Query
+			want string
+		}{
+			{"empty query", memory.Query{Text: " "}, "query is empty"},
+			{"limit too high", memory.Query{Text: "x", Limit: 101}, "limit 101 is out of range: use 1 to 100"},
+			{"negative limit", memory.Query{Text: "x", Limit: -1}, "limit -1 is out of range"},
+			{"unknown scope", memory.Query{Text: "x", Scope: "team"}, `unknown scope "team"`},
+			{"unknown category", memory.Query{Text: "x", Categories: []memory.Category{"dreams"}}, `unknown category "dreams"`},
+			{"bad namespace", memory.Query{Text: "x", Namespaces: []string{"no/slash"}}, `namespace "no/slash"`},
+			{"min_relevance", memory.Query{Text: "x", MinRelevance: &neg}, "min_relevance -0.5 is out of range"},
+			{"empty range", memory.Query{Text: "x", Since: day, Until: day}, "is not before until"},
+			{"oversize query", memory.Query{Text: strings.Repeat("q", 5000)}, "query is 5000 bytes; the limit is 4096 bytes (904 over): search with the key words"},
+			{"no words", memory.Query{Text: "!!! ?"}, `query "!!! ?" has no searchable words`},
+			{"punctuation only", memory.Query{Text: "-- ; */"}, "has no searchable words"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := s.Search(as(ann), tc.q)
+				wantCode(t, err, memory.EINVALID, tc.want)
+			})
+		}
+	})
 }
 
 func TestMinRelevanceDropsWeakHits(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	s.Retrieval.RRFK, s.Retrieval.BM25Weight, s.Retrieval.VectorWeight = 60, 1, 1
-	strong := remember(t, s, ann, memory.EntryWrite{Content: "postgres vacuum schedule"}).ID
-	weak := remember(t, s, ann, memory.EntryWrite{Content: "the schedule of the team offsite"}).ID
-	hits, err := s.Search(as(ann), memory.Query{Text: "postgres vacuum schedule"})
-	if err != nil || len(hits) != 2 || hits[0].ID != strong || hits[1].ID != weak {
-		t.Fatalf("unfiltered: %+v, %v", hits, err)
-	}
-	// No vector list ran (no embedder): BM25's first place scores 1 and its
-	// second 61/62, whatever the vector weight.
-	if hits[0].Score != 1 || math.Abs(hits[1].Score-61.0/62) > 1e-9 {
-		t.Fatalf("scores %v, %v; want 1 and 61/62", hits[0].Score, hits[1].Score)
-	}
-	floor := 0.99
-	if ids := search(t, s, ann, memory.Query{Text: "postgres vacuum schedule", MinRelevance: &floor}); !slices.Equal(ids, []string{strong}) {
-		t.Fatalf("min_relevance 0.99: %v", ids)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		s.Retrieval.RRFK, s.Retrieval.BM25Weight, s.Retrieval.VectorWeight = 60, 1, 1
+		strong := remember(t, s, ann, memory.EntryWrite{Content: "postgres vacuum schedule"}).ID
+		weak := remember(t, s, ann, memory.EntryWrite{Content: "the schedule of the team offsite"}).ID
+		hits, err := s.Search(as(ann), memory.Query{Text: "postgres vacuum schedule"})
+		if err != nil || len(hits) != 2 || hits[0].ID != strong || hits[1].ID != weak {
+			t.Fatalf("unfiltered: %+v, %v", hits, err)
+		}
+		// No vector list ran (no embedder): BM25's first place scores 1 and its
+		// second 61/62, whatever the vector weight.
+		if hits[0].Score != 1 || math.Abs(hits[1].Score-61.0/62) > 1e-9 {
+			t.Fatalf("scores %v, %v; want 1 and 61/62", hits[0].Score, hits[1].Score)
+		}
+		floor := 0.99
+		if ids := search(t, s, ann, memory.Query{Text: "postgres vacuum schedule", MinRelevance: &floor}); !slices.Equal(ids, []string{strong}) {
+			t.Fatalf("min_relevance 0.99: %v", ids)
+		}
+	})
 }
 
 // Two handles on one file stand for two processes: what one writes, the
@@ -425,22 +430,24 @@ func TestMinRelevanceDropsWeakHits(t *testing.T) {
 // SQLite only until search runs on PostgreSQL (issue 24, the full-text
 // search work): it is a test of search.
 func TestIndexFollowsWritesFromAnotherHandle(t *testing.T) {
-	a, b := twoHandles(t)
-	for i := range 3 {
-		e := remember(t, a, ann, memory.EntryWrite{Content: fmt.Sprintf("rollout step %d uses blue green deploys", i)})
-		if ids := search(t, b, ann, memory.Query{Text: fmt.Sprintf("rollout step %d", i), Limit: 1}); !slices.Equal(ids, []string{e.ID}) {
-			t.Fatalf("step %d: b found %v, want %s", i, ids, e.ID)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		a, b := twoHandlesOn(t, openDB)
+		for i := range 3 {
+			e := remember(t, a, ann, memory.EntryWrite{Content: fmt.Sprintf("rollout step %d uses blue green deploys", i)})
+			if ids := search(t, b, ann, memory.Query{Text: fmt.Sprintf("rollout step %d", i), Limit: 1}); !slices.Equal(ids, []string{e.ID}) {
+				t.Fatalf("step %d: b found %v, want %s", i, ids, e.ID)
+			}
+			if _, err := a.Forget(as(ann), e.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+			if ids := search(t, b, ann, memory.Query{Text: fmt.Sprintf("rollout step %d", i)}); slices.Contains(ids, e.ID) {
+				t.Fatalf("step %d: b still finds the forgotten %s", i, e.ID)
+			}
 		}
-		if _, err := a.Forget(as(ann), e.ID, ""); err != nil {
-			t.Fatal(err)
+		if a.Index.Len() != 0 || b.Index.Len() != 0 {
+			t.Fatalf("index sizes %d, %d after forgetting all", a.Index.Len(), b.Index.Len())
 		}
-		if ids := search(t, b, ann, memory.Query{Text: fmt.Sprintf("rollout step %d", i)}); slices.Contains(ids, e.ID) {
-			t.Fatalf("step %d: b still finds the forgotten %s", i, e.ID)
-		}
-	}
-	if a.Index.Len() != 0 || b.Index.Len() != 0 {
-		t.Fatalf("index sizes %d, %d after forgetting all", a.Index.Len(), b.Index.Len())
-	}
+	})
 }
 
 // Vectors from another embedder are never compared with the configured one's:
@@ -504,160 +511,175 @@ func TestRecall(t *testing.T) {
 // When the range filters reject the best BM25 matches, the ranking goes
 // deeper until it has enough candidates or none are left.
 func TestBM25RankingWidensPastFilteredRows(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	s.Retrieval.Pool, s.Retrieval.PoolMultiplier = 1, 1
-	day := func(d int) time.Time { return time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC) }
-	var last string
-	for d := 1; d <= 12; d++ {
-		// Earlier days repeat the word more, so they rank higher.
-		text := strings.Repeat("meeting ", 13-d) + "notes"
-		last = remember(t, s, ann, memory.EntryWrite{Content: text, OccurredAt: day(d)}).ID
-	}
-	got := search(t, s, ann, memory.Query{Text: "meeting", Since: day(12), Limit: 1})
-	if !slices.Equal(got, []string{last}) {
-		t.Fatalf("got %v, want the only memory since day 12, %s", got, last)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		s.Retrieval.Pool, s.Retrieval.PoolMultiplier = 1, 1
+		day := func(d int) time.Time { return time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC) }
+		var last string
+		for d := 1; d <= 12; d++ {
+			// Earlier days repeat the word more, so they rank higher.
+			text := strings.Repeat("meeting ", 13-d) + "notes"
+			last = remember(t, s, ann, memory.EntryWrite{Content: text, OccurredAt: day(d)}).ID
+		}
+		got := search(t, s, ann, memory.Query{Text: "meeting", Since: day(12), Limit: 1})
+		if !slices.Equal(got, []string{last}) {
+			t.Fatalf("got %v, want the only memory since day 12, %s", got, last)
+		}
+	})
 }
 
 // Over the match budget the commonest terms are dropped; the rarest stays.
 func TestCommonTermsArePrunedOverTheBudget(t *testing.T) {
-	defer store.SetMatchBudget(5)()
-	s, _, _ := memories(t, nil)
-	for i := range 8 {
-		remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("status update number %d", i)})
-	}
-	rare := remember(t, s, ann, memory.EntryWrite{Content: "status of the zeppelin"}).ID
-	// "status" is in all 9 rows and would blow the budget of 5: only
-	// "zeppelin" is searched for, so only the rare memory matches.
-	if got := search(t, s, ann, memory.Query{Text: "status zeppelin"}); !slices.Equal(got, []string{rare}) {
-		t.Fatalf("got %v, want only %s", got, rare)
-	}
-	// A single common term is kept even over the budget.
-	if got := search(t, s, ann, memory.Query{Text: "status"}); len(got) != 9 {
-		t.Fatalf("single term: %d hits, want 9", len(got))
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		defer store.SetMatchBudget(5)()
+		s, _, _ := memoriesOn(t, openDB, nil)
+		for i := range 8 {
+			remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("status update number %d", i)})
+		}
+		rare := remember(t, s, ann, memory.EntryWrite{Content: "status of the zeppelin"}).ID
+		// "status" is in all 9 rows and would blow the budget of 5: only
+		// "zeppelin" is searched for, so only the rare memory matches.
+		if got := search(t, s, ann, memory.Query{Text: "status zeppelin"}); !slices.Equal(got, []string{rare}) {
+			t.Fatalf("got %v, want only %s", got, rare)
+		}
+		// A single common term is kept even over the budget.
+		if got := search(t, s, ann, memory.Query{Text: "status"}); len(got) != 9 {
+			t.Fatalf("single term: %d hits, want 9", len(got))
+		}
+	})
 }
 
 // A query naming a period ranks the memories that occurred in it higher.
 func TestSearchFavoursThePeriodTheQueryNames(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	at := func(y int) time.Time { return time.Date(y, 3, 10, 0, 0, 0, 0, time.UTC) }
-	old := remember(t, s, ann, memory.EntryWrite{Content: "team offsite planning", OccurredAt: at(2024)}).ID
-	recent := remember(t, s, ann, memory.EntryWrite{Content: "team offsite planning", OccurredAt: at(2025)}).ID
-	for q, want := range map[string]string{
-		"offsite in March 2024":  old,
-		"offsite in March 2025":  recent,
-		"offsite in March":       recent, // no year: the latest March among the memories
-		"offsite on 10 Mar 2024": old,
-	} {
-		if got := search(t, s, ann, memory.Query{Text: q}); len(got) != 2 || got[0] != want {
-			t.Errorf("%q: got %v, want %s first", q, got, want)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		at := func(y int) time.Time { return time.Date(y, 3, 10, 0, 0, 0, 0, time.UTC) }
+		old := remember(t, s, ann, memory.EntryWrite{Content: "team offsite planning", OccurredAt: at(2024)}).ID
+		recent := remember(t, s, ann, memory.EntryWrite{Content: "team offsite planning", OccurredAt: at(2025)}).ID
+		for q, want := range map[string]string{
+			"offsite in March 2024":  old,
+			"offsite in March 2025":  recent,
+			"offsite in March":       recent, // no year: the latest March among the memories
+			"offsite on 10 Mar 2024": old,
+		} {
+			if got := search(t, s, ann, memory.Query{Text: q}); len(got) != 2 || got[0] != want {
+				t.Errorf("%q: got %v, want %s first", q, got, want)
+			}
 		}
-	}
-	s.Retrieval.TimeWeight = 0 // the period no longer matters
-	a, b := search(t, s, ann, memory.Query{Text: "offsite in March 2024"}), search(t, s, ann, memory.Query{Text: "offsite in March 2025"})
-	if !slices.Equal(a, b) {
-		t.Errorf("time list off: %v and %v differ", a, b)
-	}
+		s.Retrieval.TimeWeight = 0 // the period no longer matters
+		a, b := search(t, s, ann, memory.Query{Text: "offsite in March 2024"}), search(t, s, ann, memory.Query{Text: "offsite in March 2025"})
+		if !slices.Equal(a, b) {
+			t.Errorf("time list off: %v and %v differ", a, b)
+		}
+	})
 }
 
 // Soft term matching lifts a memory whose words are near the query's
 // ("painting" for "art") over one that only shares the exact words.
 func TestSoftMatchingFavoursRelatedWords(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	s.Words = store.NewWordVectors(wordvec.New())
-	s.Retrieval.SoftWeight = 1.5
-	plain := remember(t, s, ann, memory.EntryWrite{Content: "Melanie, Melanie: I love cooking pasta."}).ID
-	art := remember(t, s, ann, memory.EntryWrite{Content: "Melanie: I love painting landscapes."}).ID
-	if got := search(t, s, ann, memory.Query{Text: "Melanie art"}); !slices.Equal(got, []string{art, plain}) {
-		t.Fatalf("with soft matching: %v, want %s first", got, art)
-	}
-	s.Retrieval.SoftWeight = 0
-	if got := search(t, s, ann, memory.Query{Text: "Melanie art"}); !slices.Equal(got, []string{plain, art}) {
-		t.Fatalf("keywords alone: %v, want %s first", got, plain)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		s.Words = store.NewWordVectors(wordvec.New())
+		s.Retrieval.SoftWeight = 1.5
+		plain := remember(t, s, ann, memory.EntryWrite{Content: "Melanie, Melanie: I love cooking pasta."}).ID
+		art := remember(t, s, ann, memory.EntryWrite{Content: "Melanie: I love painting landscapes."}).ID
+		if got := search(t, s, ann, memory.Query{Text: "Melanie art"}); !slices.Equal(got, []string{art, plain}) {
+			t.Fatalf("with soft matching: %v, want %s first", got, art)
+		}
+		s.Retrieval.SoftWeight = 0
+		if got := search(t, s, ann, memory.Query{Text: "Melanie art"}); !slices.Equal(got, []string{plain, art}) {
+			t.Fatalf("keywords alone: %v, want %s first", got, plain)
+		}
+	})
 }
 
 // A word no memory held when it was last searched for finds the memory
 // written since, at once.
 func TestNewWordIsFoundRightAfterItIsWritten(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	for i := range 50 {
-		remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("filler memory %d", i)})
-	}
-	if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); len(got) != 0 {
-		t.Fatalf("before: %v", got)
-	}
-	z := remember(t, s, ann, memory.EntryWrite{Content: "the zeppelin hangar"}).ID
-	if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); !slices.Equal(got, []string{z}) {
-		t.Fatalf("after: %v, want %s", got, z)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		for i := range 50 {
+			remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("filler memory %d", i)})
+		}
+		if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); len(got) != 0 {
+			t.Fatalf("before: %v", got)
+		}
+		z := remember(t, s, ann, memory.EntryWrite{Content: "the zeppelin hangar"}).ID
+		if got := search(t, s, ann, memory.Query{Text: "zeppelin"}); !slices.Equal(got, []string{z}) {
+			t.Fatalf("after: %v, want %s", got, z)
+		}
+	})
 }
 
 // Searches, writes and forgets at once on one service (run with -race).
 func TestConcurrentSearchAndWrites(t *testing.T) {
-	emb := hashEmbedder("hash-32", 32)
-	s, _, _ := memories(t, &emb)
-	s.Words = store.NewWordVectors(emb)
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() {
-			for i := range 15 {
-				e := remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("writer %d note %d about caching", w, i)})
-				if i%3 == 0 {
-					if _, err := s.Forget(as(ann), e.ID, ""); err != nil {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		emb := hashEmbedder("hash-32", 32)
+		s, _, _ := memoriesOn(t, openDB, &emb)
+		s.Words = store.NewWordVectors(emb)
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := range 15 {
+					e := remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("writer %d note %d about caching", w, i)})
+					if i%3 == 0 {
+						if _, err := s.Forget(as(ann), e.ID, ""); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+			})
+			wg.Go(func() {
+				for range 15 {
+					if _, err := s.Search(as(ann), memory.Query{Text: "caching note in March 2026"}); err != nil {
 						t.Error(err)
 					}
 				}
-			}
-		})
-		wg.Go(func() {
-			for range 15 {
-				if _, err := s.Search(as(ann), memory.Query{Text: "caching note in March 2026"}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	got := search(t, s, ann, memory.Query{Text: "caching", Limit: 100})
-	if len(got) != 40 || s.Index.Len() != 40 {
-		t.Fatalf("%d found, %d indexed; want 40 of 60 (20 forgotten)", len(got), s.Index.Len())
-	}
+			})
+		}
+		wg.Wait()
+		got := search(t, s, ann, memory.Query{Text: "caching", Limit: 100})
+		if len(got) != 40 || s.Index.Len() != 40 {
+			t.Fatalf("%d found, %d indexed; want 40 of 60 (20 forgotten)", len(got), s.Index.Len())
+		}
+	})
 }
 
 // A period bounded on one side reaches back before 1970: occurred_at is
 // signed, and an unset since is no bound at all.
 func TestUntilReachesBefore1970(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	old := remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers flew at Kitty Hawk",
-		OccurredAt: time.Date(1903, 12, 17, 0, 0, 0, 0, time.UTC)})
-	remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers museum reopened",
-		OccurredAt: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)})
-	defer store.SetPeriodListLimit(4000)() // ranked inside the period; the filter path is TestSearchFilters'
-	for _, q := range []memory.Query{
-		{Text: "wright brothers", Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{Text: "wright brothers", Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{Text: "what did the wright brothers do in 1903"},
-	} {
-		if ids := search(t, s, ann, q); len(ids) == 0 || ids[0] != old.ID {
-			t.Errorf("%+v found %v, want %s first", q, ids, old.ID)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		old := remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers flew at Kitty Hawk",
+			OccurredAt: time.Date(1903, 12, 17, 0, 0, 0, 0, time.UTC)})
+		remember(t, s, ann, memory.EntryWrite{Content: "the Wright brothers museum reopened",
+			OccurredAt: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)})
+		defer store.SetPeriodListLimit(4000)() // ranked inside the period; the filter path is TestSearchFilters'
+		for _, q := range []memory.Query{
+			{Text: "wright brothers", Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
+			{Text: "wright brothers", Since: time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(1950, 1, 1, 0, 0, 0, 0, time.UTC)},
+			{Text: "what did the wright brothers do in 1903"},
+		} {
+			if ids := search(t, s, ann, q); len(ids) == 0 || ids[0] != old.ID {
+				t.Errorf("%+v found %v, want %s first", q, ids, old.ID)
+			}
 		}
-	}
+	})
 }
 
 // twoHandles opens one file twice, each handle with the hash embedder and
 // its vector index loaded: two processes, as far as the store can tell.
 func twoHandles(t *testing.T) (a, b *store.MemoryService) {
 	t.Helper()
+	return twoHandlesOn(t, openDB)
+}
+
+// twoHandlesOn is twoHandles on the engine open opens.
+func twoHandlesOn(t *testing.T, open opener) (a, b *store.MemoryService) {
+	t.Helper()
 	emb := hashEmbedder("hash-32", 32)
-	path := filepath.Join(t.TempDir(), store.FileName)
-	open := func() *store.MemoryService {
-		db, err := store.Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
+	db, _ := open(t)
+	service := func(db *store.DB) *store.MemoryService {
 		s := store.NewMemoryService(db, &emb)
 		s.Retrieval = configs()["vector"]
 		if _, err := s.Index.Load(context.Background()); err != nil {
@@ -665,7 +687,7 @@ func twoHandles(t *testing.T) (a, b *store.MemoryService) {
 		}
 		return s
 	}
-	return open(), open()
+	return service(db), service(reopen(t, db))
 }
 
 // Forgetting is private: a shared copy, which every agent reads, is

@@ -175,6 +175,11 @@ func (db *DB) migratePostgres(ctx context.Context, fsys fs.FS) error {
 			if _, err := t.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("migration postgres/%s: %w", name, err)
 			}
+			if step := postgresMigrationSteps[name]; step != nil {
+				if err := step(ctx, t); err != nil {
+					return fmt.Errorf("migration postgres/%s: %w", name, err)
+				}
+			}
 			_, err = t.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)`, name, time.Now().UnixNano())
 			return err
 		})

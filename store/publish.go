@@ -213,6 +213,9 @@ func (s *MemoryService) copyToShared(ctx context.Context, tx *Tx, who memory.Ide
 	if err != nil {
 		return "", fmt.Errorf("publish memory: %w", err)
 	}
+	if err := tx.indexMemory(ctx, pk, e.Content, encodeTags(e.Tags), filterTokens(e.AgentID, true, e.Namespace, e.Category, e.Tags)); err != nil {
+		return "", err
+	}
 	if err := tx.addClaims(ctx, sharedClaims, pk, keys.claims); err != nil {
 		return "", err
 	}

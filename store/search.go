@@ -241,6 +241,9 @@ func newest(cands map[string]*scored, now int64) time.Time {
 // and when they reject so many that fewer than pool remain the ranking is
 // redone four times deeper, until the matches run out.
 func (s *MemoryService) bm25List(ctx context.Context, tx *Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*scored, error) {
+	if s.db.postgres {
+		return s.postgresBM25(ctx, tx, terms, f, st, pool)
+	}
 	words := make([]string, len(terms))
 	for i, t := range terms {
 		words[i] = t.text
@@ -286,13 +289,10 @@ var periodListLimit = 4000
 // inPeriod counts the active memories of every space that occurred in
 // [lo, hi), up to periodListLimit.
 func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int, error) {
-	st, err := tx.stmt(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
-		WHERE occurred_at >= ? AND occurred_at < ? AND `+activeSQL+` LIMIT ?)`)
-	if err != nil {
-		return 0, err
-	}
 	var n int
-	if err := st.QueryRowContext(ctx, lo, hi, periodListLimit).Scan(&n); err != nil {
+	err := tx.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories
+		WHERE occurred_at >= ? AND occurred_at < ? AND `+activeSQL+` LIMIT ?) p`, lo, hi, periodListLimit).Scan(&n)
+	if err != nil {
 		return 0, fmt.Errorf("count memories in period: %w", err)
 	}
 	return n, nil
@@ -305,8 +305,8 @@ func (s *MemoryService) inPeriod(ctx context.Context, tx *Tx, lo, hi int64) (int
 func (s *MemoryService) bm25Ranking(ctx context.Context, tx *Tx, fts, cond, window string, args []any, depth, pool int) (int, []*scored, error) {
 	st, err := tx.stmt(ctx, `SELECT m.id, m.shared, m.occurred_at, m.confidence, f.score, `+cond+`
 		FROM (SELECT rowid, memory_rank(`+fts+`, ?, ?, ?) AS score FROM `+fts+`
-		      WHERE `+fts+` MATCH ?`+window+` ORDER BY score DESC LIMIT ?) f
-		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC`)
+		      WHERE `+fts+` MATCH ?`+window+` ORDER BY score DESC, rowid LIMIT ?) f
+		JOIN memories m ON m.pk = f.rowid ORDER BY f.score DESC, f.rowid`)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -358,13 +358,10 @@ func (st spaceStats) avgdl() float64 { return max(1, float64(st.tokens)/float64(
 // spaceStats reads the statistics of the spaces f's scope reads.
 func (s *MemoryService) spaceStats(ctx context.Context, tx *Tx, f filter) (spaceStats, error) {
 	cond, args := f.spaceSQL()
-	q, err := tx.stmt(ctx, `SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0), coalesce(sum(gen), 0)
-		FROM memory_spaces WHERE `+cond)
-	if err != nil {
-		return spaceStats{}, err
-	}
 	st := spaceStats{scope: string(f.scope) + "/" + f.agent}
-	if err := q.QueryRowContext(ctx, args...).Scan(&st.rows, &st.tokens, &st.gen); err != nil {
+	err := tx.queryRow(ctx, `SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0), coalesce(sum(gen), 0)
+		FROM memory_spaces WHERE `+cond, args...).Scan(&st.rows, &st.tokens, &st.gen)
+	if err != nil {
 		return st, fmt.Errorf("space statistics: %w", err)
 	}
 	return st, nil
@@ -376,11 +373,6 @@ func (s *MemoryService) spaceStats(ctx context.Context, tx *Tx, f filter) (space
 // by less than 1%: IDF hardly moves in that time, and a search's words
 // recur across searches.
 func (s *MemoryService) bm25Terms(ctx context.Context, tx *Tx, words []string, f filter, st spaceStats) ([]queryTerm, error) {
-	count, err := tx.stmt(ctx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`)
-	if err != nil {
-		return nil, err
-	}
-	scope := f.scopeMatch()
 	terms := make([]queryTerm, len(words))
 	for i, w := range words {
 		terms[i].text = w
@@ -388,12 +380,26 @@ func (s *MemoryService) bm25Terms(ctx context.Context, tx *Tx, words []string, f
 			terms[i].df = df
 			continue
 		}
-		if err := count.QueryRowContext(ctx, "{content tags} : "+MatchAny(w)+" AND "+scope).Scan(&terms[i].df); err != nil {
+		df, err := s.frequency(ctx, tx, w, f)
+		if err != nil {
 			return nil, fmt.Errorf("term frequency: %w", err)
 		}
-		s.dfs.put(st, w, terms[i].df)
+		terms[i].df = df
+		s.dfs.put(st, w, df)
 	}
 	return terms, nil
+}
+
+// frequency counts the active memories in f's spaces whose content or tags
+// hold word.
+func (s *MemoryService) frequency(ctx context.Context, tx *Tx, word string, f filter) (int, error) {
+	if s.db.postgres {
+		return s.postgresFrequency(ctx, tx, word, f)
+	}
+	var n int
+	err := tx.queryRow(ctx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`,
+		"{content tags} : "+MatchAny(word)+" AND "+f.scopeMatch()).Scan(&n)
+	return n, err
 }
 
 // dfCache remembers document frequencies per scope and word, with the
@@ -638,11 +644,7 @@ const idList = `(SELECT value FROM json_each(?))`
 // to its one idList.
 func (s *MemoryService) byIDs(ctx context.Context, tx *Tx, query string, ids []string) (*sql.Rows, error) {
 	list, _ := json.Marshal(ids)
-	st, err := tx.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, string(list))
+	return tx.query(ctx, query, string(list))
 }
 
 // loadEntries reads the still-active entries of the ranked candidates.

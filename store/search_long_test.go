@@ -17,32 +17,34 @@ import (
 // by all 62 words, every memory would match; ranked by the first 32, the
 // single memory with the rarest word would not.
 func TestLongQueryRanksByItsRarestWords(t *testing.T) {
-	s, _, _ := memories(t, nil)
-	s.Words = store.NewWordVectors(wordvec.New())
-	s.Dedup = false // eight memories in the same words are the point
-	var common, rare []string
-	for i := range 30 {
-		common = append(common, fmt.Sprintf("c%02d", i))
-	}
-	for i := range 31 {
-		rare = append(rare, fmt.Sprintf("r%02d", i))
-	}
-	want := []string{remember(t, s, ann, memory.EntryWrite{Content: "a crate of kumquat"}).ID}
-	for i := range 10 {
-		text := strings.Join(common, " ")
-		if i < 2 {
-			text += " " + strings.Join(rare, " ")
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, _, _ := memoriesOn(t, openDB, nil)
+		s.Words = store.NewWordVectors(wordvec.New())
+		s.Dedup = false // eight memories in the same words are the point
+		var common, rare []string
+		for i := range 30 {
+			common = append(common, fmt.Sprintf("c%02d", i))
 		}
-		e := remember(t, s, ann, memory.EntryWrite{Content: text})
-		if i < 2 {
-			want = append(want, e.ID)
+		for i := range 31 {
+			rare = append(rare, fmt.Sprintf("r%02d", i))
 		}
-	}
-	query := strings.Join(common, " ") + " " + strings.Join(rare, " ") + " kumquat"
-	got := search(t, s, ann, memory.Query{Text: query, Limit: 20})
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("found %v, want the memories with the 32 rarest words %v", got, want)
-	}
+		want := []string{remember(t, s, ann, memory.EntryWrite{Content: "a crate of kumquat"}).ID}
+		for i := range 10 {
+			text := strings.Join(common, " ")
+			if i < 2 {
+				text += " " + strings.Join(rare, " ")
+			}
+			e := remember(t, s, ann, memory.EntryWrite{Content: text})
+			if i < 2 {
+				want = append(want, e.ID)
+			}
+		}
+		query := strings.Join(common, " ") + " " + strings.Join(rare, " ") + " kumquat"
+		got := search(t, s, ann, memory.Query{Text: query, Limit: 20})
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("found %v, want the memories with the 32 rarest words %v", got, want)
+		}
+	})
 }

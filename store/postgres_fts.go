@@ -1,0 +1,310 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/score"
+	"github.com/memory-mcp/memory-mcp/internal/text"
+)
+
+// Full-text search on PostgreSQL. A row keeps its terms as a tsvector
+// (terms) made in Go from text.Terms, the terms SQLite's FTS5 indexes
+// through the "memory" tokenizer, so both engines hold the same terms; a
+// search finds its candidates through the partial GIN indexes (terms @@ a
+// tsquery of the same words and filter tokens FTS5 matches) and scores them
+// with the same BM25 as memory_rank, in SQL, in the same order of
+// operations, so that both engines rank alike to the last bit.
+//
+// The tsvector is not a word list with positions: each term of the
+// content and tags has one position per occurrence (weight D, the
+// default), up to maxTermFrequency, which is all BM25 reads of it; each
+// filter token (space, namespace, category, tag) has weight A, so a
+// filter matches only the filters, as FTS5's column filter does.
+
+// maxTermFrequency is the most occurrences of one term a row's score
+// counts: PostgreSQL keeps at most 256 positions of a lexeme, and SQLite's
+// ranking counts no more, so the engines agree. BM25 has long saturated by
+// then (k1 0.9: the 256th occurrence adds 0.001% to a term's score).
+const maxTermFrequency = 256
+
+// postgresTerms is the tsvector, as PostgreSQL reads its text form, of a
+// row whose indexed texts (content, tags as stored) are texts and whose
+// filters column is filters.
+func postgresTerms(filters string, texts ...string) string {
+	count := map[string]int{}
+	for _, s := range texts {
+		for _, sp := range text.Terms(s) {
+			count[sp.Term]++
+		}
+	}
+	filter := map[string]bool{}
+	for _, sp := range text.Terms(filters) {
+		filter[sp.Term] = true
+		if _, ok := count[sp.Term]; !ok {
+			count[sp.Term] = 0
+		}
+	}
+	lexemes := make([]string, 0, len(count))
+	for t := range count {
+		lexemes = append(lexemes, t)
+	}
+	slices.Sort(lexemes)
+	var b strings.Builder
+	for i, t := range lexemes {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quoteLexeme(t))
+		n := min(count[t], maxTermFrequency)
+		for p := 1; p <= n; p++ {
+			b.WriteByte(":,"[min(p-1, 1)])
+			b.WriteString(strconv.Itoa(p))
+		}
+		if filter[t] {
+			b.WriteByte(":,"[min(n, 1)])
+			b.WriteString(strconv.Itoa(n+1) + "A")
+		}
+	}
+	return b.String()
+}
+
+// quoteLexeme quotes a term for a tsvector's or a tsquery's text form.
+func quoteLexeme(t string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(t, `\`, `\\`), "'", "''") + "'"
+}
+
+// indexMemory writes, on PostgreSQL, the terms of the memory just inserted
+// at pk; on SQLite the FTS5 triggers index it. The terms are written once,
+// as a stamp is (the schema refuses to change them), by the statement
+// right after the insert, so that the insert is one statement on both
+// engines.
+func (tx *Tx) indexMemory(ctx context.Context, pk int64, content, tags, filters string) error {
+	if !tx.db.postgres {
+		return nil
+	}
+	if _, err := tx.exec(ctx, `UPDATE memories SET terms = ?::tsvector WHERE pk = ?`, postgresTerms(filters, content, tags), pk); err != nil {
+		return fmt.Errorf("index memory: %w", err)
+	}
+	return nil
+}
+
+// indexFact writes, on PostgreSQL, the terms of the PUBLISH row just
+// appended to the operation log at id (SQLite's trigger fills fact_fts).
+func (tx *Tx) indexFact(ctx context.Context, id int64, content, tags string) error {
+	if !tx.db.postgres {
+		return nil
+	}
+	if _, err := tx.exec(ctx, `UPDATE operation_log SET terms = ?::tsvector WHERE id = ?`, postgresTerms("", content, tags), id); err != nil {
+		return fmt.Errorf("index fact: %w", err)
+	}
+	return nil
+}
+
+// lexemeOf is the term a query word is looked for by: the one its text
+// makes, which FTS5 makes of the quoted word too (a word of Words always
+// makes one).
+func lexemeOf(word string) string {
+	if ts := text.Terms(word); len(ts) > 0 {
+		return ts[0].Term
+	}
+	return word
+}
+
+// tsquery renders f.match for PostgreSQL: any of words in the content or
+// tags (weight D), restricted by f's filter tokens (weight A).
+func (f filter) tsquery(words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	found := make([]string, len(words))
+	for i, w := range words {
+		found[i] = quoteLexeme(lexemeOf(w)) + ":D"
+	}
+	parts := []string{"(" + strings.Join(found, " | ") + ")", f.scopeQuery(), anyLexeme("c", f.cats), anyLexeme("n", f.ns)}
+	for _, t := range f.tags {
+		parts = append(parts, anyLexeme("t", []string{t}))
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " & ")
+}
+
+// scopeQuery is scopeMatch for PostgreSQL.
+func (f filter) scopeQuery() string {
+	me := filterLexeme("p", f.agent)
+	switch f.scope {
+	case memory.ScopePersonal:
+		return me
+	case memory.ScopeShared:
+		return quoteLexeme(sharedToken) + ":A"
+	}
+	return "(" + me + " | " + quoteLexeme(sharedToken) + ":A) & !" + filterLexeme("s", f.agent)
+}
+
+// filterLexeme matches a filter token in the filters (weight A) only.
+func filterLexeme(kind, value string) string { return quoteLexeme(filterToken(kind, value)) + ":A" }
+
+// anyLexeme is anyToken for PostgreSQL.
+func anyLexeme[T ~string](kind string, values []T) string {
+	if len(values) == 0 {
+		return ""
+	}
+	toks := make([]string, len(values))
+	for i, v := range values {
+		toks[i] = filterLexeme(kind, string(v))
+	}
+	return "(" + strings.Join(toks, " | ") + ")"
+}
+
+// postgresFrequency counts, on PostgreSQL, the active memories in f's
+// spaces whose content or tags hold word (bm25Terms' count).
+func (s *MemoryService) postgresFrequency(ctx context.Context, tx *Tx, word string, f filter) (int, error) {
+	var n int
+	q := quoteLexeme(lexemeOf(word)) + ":D & " + f.scopeQuery()
+	err := tx.queryRow(ctx, `SELECT count(*) FROM memories WHERE terms @@ ?::tsquery
+		AND forgotten_at IS NULL AND archived_at IS NULL`, q).Scan(&n)
+	return n, err
+}
+
+// postgresBM25 is bm25List on PostgreSQL: the pool best matches of terms
+// that pass f, scored by memory_rank's BM25. Every filter is applied before
+// ranking (PostgreSQL's planner orders the work), which returns what
+// SQLite's rank-then-filter returns: both order by score, then by row.
+func (s *MemoryService) postgresBM25(ctx context.Context, tx *Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*scored, error) {
+	words := make([]string, len(terms))
+	lexemes := make([]string, len(terms))
+	idf := make([]float64, len(terms))
+	for i, t := range terms {
+		words[i], lexemes[i], idf[i] = t.text, lexemeOf(t.text), score.IDF(float64(st.rows), float64(t.df))
+	}
+	match := f.tsquery(words)
+	if match == "" {
+		return nil, nil
+	}
+	cond, args := f.sql()
+	p := bm25Params
+	args = slices.Concat([]any{p.K1 + 1, p.K1, p.B, p.B, st.avgdl(), lexemes, idf, match}, args, []any{pool})
+	// The score's arithmetic is bm25's, operation for operation, and its
+	// sum runs in the query's order, as memory_rank's does.
+	rows, err := tx.query(ctx, `SELECT m.id, m.shared, m.occurred_at, m.confidence, r.score
+		FROM (SELECT m.pk, sum(q.idf * u.tf * ?::float8 / (u.tf + ?::float8 * (1 - ?::float8 + ?::float8 * m.length / ?::float8)) ORDER BY q.ord) AS score
+		      FROM memories m,
+		           LATERAL (SELECT lexeme, least(cardinality(array_remove(weights, 'A')), `+strconv.Itoa(maxTermFrequency)+`) AS tf FROM unnest(m.terms)) u,
+		           unnest(?::text[], ?::float8[]) WITH ORDINALITY AS q(term, idf, ord)
+		      WHERE m.terms @@ ?::tsquery AND `+cond+` AND q.term = u.lexeme AND u.tf > 0
+		      GROUP BY m.pk ORDER BY score DESC, m.pk LIMIT ?) r
+		JOIN memories m ON m.pk = r.pk ORDER BY r.score DESC, r.pk`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("bm25 search: %w", err)
+	}
+	defer rows.Close()
+	var out []*scored
+	for rows.Next() {
+		c := &scored{known: true}
+		var shared bool
+		var occurred int64
+		if err := rows.Scan(&c.ID, &shared, &occurred, &c.Confidence, &c.BM25); err != nil {
+			return nil, err
+		}
+		c.Personal, c.OccurredAt = !shared, fromNanos(occurred)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// factBM25 is FTS5's bm25() as fact search ranks with it: k1 1.2, b 0.75.
+var factBM25 = score.BM25{K1: 1.2, B: 0.75}
+
+// postgresMatch is matchText on PostgreSQL: the facts whose content at the
+// time read holds any of words, scored as FTS5's bm25() scores fact_fts (its
+// statistics over every published version, each word a phrase, the row's
+// length all its terms), in the same order of operations.
+func (s *FactService) postgresMatch(ctx context.Context, b *factQuery, words []string) error {
+	lexemes := make([]string, len(words))
+	query := make([]string, len(words))
+	for i, w := range words {
+		lexemes[i] = lexemeOf(w)
+		query[i] = quoteLexeme(lexemes[i])
+	}
+	idf := make([]float64, len(words))
+	var rows, tokens float64
+	err := s.db.View(ctx, func(tx *Tx) error {
+		err := tx.queryRow(ctx, `SELECT count(*), coalesce(sum(n), 0) FROM operation_log l,
+			LATERAL (SELECT sum(cardinality(positions)) AS n FROM unnest(l.terms)) x
+			WHERE l.operation_type = 'PUBLISH'`).Scan(&rows, &tokens)
+		if err != nil {
+			return fmt.Errorf("fact statistics: %w", err)
+		}
+		for i, q := range query {
+			var df float64
+			if err := tx.queryRow(ctx, `SELECT count(*) FROM operation_log
+				WHERE operation_type = 'PUBLISH' AND terms @@ ?::tsquery`, q).Scan(&df); err != nil {
+				return fmt.Errorf("fact term frequency: %w", err)
+			}
+			idf[i] = score.IDF(rows, df)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	p := factBM25
+	b.from = `operation_log hit JOIN ` + b.from + ` ON v.fact_id = hit.fact_id AND v.content_op = hit.id`
+	b.where("hit.operation_type = 'PUBLISH' AND hit.terms @@ ?::tsquery", strings.Join(query, " | "))
+	b.score = `(SELECT sum(q.idf * ((u.tf * ?::float8) / (u.tf + ?::float8 * (1 - ?::float8 + ?::float8 * d.n / ?::float8))) ORDER BY q.ord)
+		FROM (SELECT sum(cardinality(positions)) AS n FROM unnest(hit.terms)) d,
+		     (SELECT lexeme, cardinality(positions) AS tf FROM unnest(hit.terms)) u,
+		     unnest(?::text[], ?::float8[]) WITH ORDINALITY AS q(term, idf, ord)
+		WHERE q.term = u.lexeme) AS score`
+	b.scoreArgs = []any{p.K1 + 1, p.K1, p.B, p.B, tokens / max(rows, 1), lexemes, idf}
+	b.order = "score DESC, v.fact_id "
+	return nil
+}
+
+// postgresMigrationSteps are what a PostgreSQL migration needs done in Go
+// after its SQL, in its transaction (as migrationSteps are SQLite's).
+var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
+	"0033_fts_terms.sql": fillTerms,
+}
+
+// fillTerms writes the terms of the rows stored before the store wrote
+// them: every memory, and every PUBLISH row of the fact log, still without.
+func fillTerms(ctx context.Context, t *sql.Tx) error {
+	for _, table := range []struct{ read, write string }{
+		{`SELECT pk, content, tags, filters FROM memories WHERE terms IS NULL`, `UPDATE memories SET terms = $1::tsvector WHERE pk = $2`},
+		{`SELECT id, content, tags, '' FROM operation_log WHERE terms IS NULL AND operation_type = 'PUBLISH'`,
+			`UPDATE operation_log SET terms = $1::tsvector WHERE id = $2`},
+	} {
+		type row struct {
+			key                    int64
+			content, tags, filters string
+		}
+		var todo []row
+		rows, err := t.QueryContext(ctx, table.read)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.key, &r.content, &r.tags, &r.filters); err != nil {
+				rows.Close()
+				return err
+			}
+			todo = append(todo, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, r := range todo {
+			if _, err := t.ExecContext(ctx, table.write, postgresTerms(r.filters, r.content, r.tags), r.key); err != nil {
+				return fmt.Errorf("fill terms: %w", err)
+			}
+		}
+	}
+	return nil
+}

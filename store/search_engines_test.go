@@ -1,0 +1,108 @@
+package store_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// Both engines index the same terms and rank them with the same BM25, so a
+// search returns the same memories in the same order with the same scores
+// and relevance on either, and a fact search the same facts and scores.
+func TestEnginesRankAlike(t *testing.T) {
+	words := strings.Fields(`deploy deployed deploys server servers kafka consumer lag alert internal international
+		memory memorial account accounting billing invoice invoices schedule vacuum postgres backup restore rollout
+		canary region cluster node nodes latency budget meeting meetings café naive`)
+	rng := rand.New(rand.NewPCG(7, 24))
+	sentence := func(n int) string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(out, " ")
+	}
+	type doc struct {
+		content, ns string
+		tags        []string
+		bob         bool // written by bob, whose memories ann's search never reads
+	}
+	docs := make([]doc, 80)
+	for i := range docs {
+		docs[i] = doc{content: fmt.Sprintf("note %d: %s", i, sentence(3+rng.IntN(12))), ns: []string{"ops", "dev"}[rng.IntN(2)],
+			tags: []string{words[rng.IntN(len(words))]}, bob: rng.IntN(4) == 0}
+	}
+	queries := []memory.Query{
+		{Text: "deploying servers"}, {Text: "kafka lag alert"}, {Text: "international accounting"},
+		{Text: "the memorial meeting"}, {Text: "cafe latency budget", Namespaces: []string{"ops"}},
+		{Text: "billing invoices"}, {Text: "postgres vacuum backup", Scope: memory.ScopePersonal},
+		{Text: "canary rollout region", Tags: []string{"node"}}, {Text: "note 17"},
+	}
+	type hit struct {
+		content         string
+		score, relevant float64
+	}
+	run := func(open opener) (map[string][]hit, [][]memory.Fact) {
+		s, db, _ := memoriesOn(t, open, nil)
+		for _, d := range docs {
+			who := ann
+			if d.bob {
+				who = bob
+			}
+			remember(t, s, who, memory.EntryWrite{Content: d.content, Namespace: d.ns, Tags: d.tags})
+		}
+		got := map[string][]hit{}
+		for _, q := range queries {
+			hits, err := s.Search(as(ann), q)
+			if err != nil {
+				t.Fatalf("search %q: %v", q.Text, err)
+			}
+			for _, h := range hits {
+				got[q.Text] = append(got[q.Text], hit{h.Content, h.Score, h.Relevance})
+			}
+		}
+		facts := store.NewFactService(db)
+		for i, d := range docs[:30] {
+			if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: fmt.Sprintf("f%d", i%20), Content: d.content,
+				Category: memory.FactConvention, Tags: d.tags}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var found [][]memory.Fact
+		for _, q := range queries {
+			fs, err := facts.Query(as(senior), memory.FactQuery{Text: q.Text})
+			if err != nil {
+				t.Fatalf("query facts %q: %v", q.Text, err)
+			}
+			found = append(found, fs)
+		}
+		return got, found
+	}
+	lite, liteFacts := run(openDB)
+	pg, pgFacts := run(openPostgresDB)
+	for _, q := range queries {
+		a, b := lite[q.Text], pg[q.Text]
+		if len(a) == 0 {
+			t.Errorf("search %q found nothing on SQLite: the test asks nothing of it", q.Text)
+		}
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("search %q:\n  sqlite   %v\n  postgres %v", q.Text, a, b)
+		}
+	}
+	for i, q := range queries {
+		if fmt.Sprint(factScores(liteFacts[i])) != fmt.Sprint(factScores(pgFacts[i])) {
+			t.Errorf("fact query %q:\n  sqlite   %v\n  postgres %v", q.Text, factScores(liteFacts[i]), factScores(pgFacts[i]))
+		}
+	}
+}
+
+func factScores(fs []memory.Fact) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = fmt.Sprintf("%s:%v", f.ID, f.Score)
+	}
+	return out
+}
