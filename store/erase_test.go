@@ -42,10 +42,15 @@ func quoting(t *testing.T, db *store.DB, s string) map[string]int {
 		"erasures":              {"reason", "selector", "counts"},
 	}
 	out := map[string]int{}
+	_, pg := postgresURLs.Load(db)
 	for table, cs := range cols {
 		var conds []string
 		for _, c := range cs {
-			conds = append(conds, "instr(lower(coalesce("+c+", '')), lower(?1)) > 0")
+			if pg {
+				conds = append(conds, "strpos(lower(coalesce("+c+", '')), lower($1)) > 0")
+			} else {
+				conds = append(conds, "instr(lower(coalesce("+c+", '')), lower(?1)) > 0")
+			}
 		}
 		var n int
 		if err := db.SQL().QueryRow(`SELECT count(*) FROM `+table+` WHERE `+strings.Join(conds, " OR "), s).Scan(&n); err != nil {
@@ -54,6 +59,9 @@ func quoting(t *testing.T, db *store.DB, s string) map[string]int {
 		if n > 0 {
 			out[table] = n
 		}
+	}
+	if pg { // the terms are columns of the rows above
+		return out
 	}
 	for _, fts := range []string{"memory_fts", "memory_archive_fts", "fact_fts"} {
 		var n int
@@ -65,6 +73,21 @@ func quoting(t *testing.T, db *store.DB, s string) map[string]int {
 		}
 	}
 	return out
+}
+
+// stored reports whether the memories table has a row of id, whatever
+// its state.
+func stored(t *testing.T, db *store.DB, id string) bool {
+	t.Helper()
+	q := `SELECT count(*) FROM memories WHERE id = ?`
+	if _, pg := postgresURLs.Load(db); pg {
+		q = `SELECT count(*) FROM memories WHERE id = $1`
+	}
+	var n int
+	if err := db.SQL().QueryRow(q, id).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
 
 // seedSecret stores the secret in every kind of row an erase by text
@@ -81,6 +104,16 @@ func seedSecret(t *testing.T, db *store.DB) memory.Entry {
 	if r, err := mem.Remember(ctx, memory.EntryWrite{Content: "the vendor contact is " + secret + " at extension 4411", Source: "call with " + secret}); err != nil || r.RepeatID == "" {
 		t.Fatalf("repeat: %+v %v", r, err)
 	}
+	seedSecretRows(t, db)
+	return e
+}
+
+// seedSecretRows stores the secret, written by sam, in every kind of row an
+// erase by text reaches but memories: a note, ledger events and the shared
+// state they make, a pending write, a block's version and a fact.
+func seedSecretRows(t *testing.T, db *store.DB) {
+	t.Helper()
+	ctx := as(senior)
 	if _, err := db.InsertNote(context.Background(), memory.Note{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "issue: call " + secret}); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +148,6 @@ func seedSecret(t *testing.T, db *store.DB) memory.Entry {
 	if _, err := facts.Publish(ctx, memory.FactWrite{FactID: "vendor", Content: "Vendor questions go to " + secret + ".", Category: memory.FactConvention}); err != nil {
 		t.Fatal(err)
 	}
-	return e
 }
 
 func TestEraseByTextRemovesEveryCopy(t *testing.T) {
@@ -233,65 +265,70 @@ func TestEraseByIDTakesCopiesAndSummaries(t *testing.T) {
 
 // Selectors narrow each other.
 func TestEraseSelectorsNarrow(t *testing.T) {
-	db, _ := openDB(t)
-	mem := store.NewMemoryService(db, nil)
-	mine := remember(t, mem, senior, memory.EntryWrite{Content: "Lunch with " + secret + " on Friday."})
-	theirs := remember(t, mem, junior, memory.EntryWrite{Content: secret + " prefers email."})
-	other := remember(t, mem, senior, memory.EntryWrite{Content: "Lunch on Friday is at noon."})
-	rep, err := mem.Erase(as(human), memory.ErasureRequest{AgentID: senior.AgentID, Contains: secret, Reason: "test"})
-	if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
-		t.Fatalf("agent and contains: %+v, %v", rep, err)
-	}
-	for _, m := range []struct {
-		who  memory.Identity
-		id   string
-		gone bool
-	}{{senior, mine.ID, true}, {junior, theirs.ID, false}, {senior, other.ID, false}} {
-		if _, err := mem.Recall(as(m.who), []string{m.id}); (memory.ErrorCode(err) == memory.ENOTFOUND) != m.gone {
-			t.Errorf("%s: %v, want gone %v", m.id, err, m.gone)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		mine := remember(t, mem, senior, memory.EntryWrite{Content: "Lunch with " + secret + " on Friday."})
+		theirs := remember(t, mem, junior, memory.EntryWrite{Content: secret + " prefers email."})
+		other := remember(t, mem, senior, memory.EntryWrite{Content: "Lunch on Friday is at noon."})
+		rep, err := mem.Erase(as(human), memory.ErasureRequest{AgentID: senior.AgentID, Contains: secret, Reason: "test"})
+		if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
+			t.Fatalf("agent and contains: %+v, %v", rep, err)
 		}
-	}
-	// ids and contains: an id whose memory does not quote the text stays.
-	rep, err = mem.Erase(as(human), memory.ErasureRequest{IDs: []string{other.ID}, Contains: secret, Reason: "test"})
-	if err != nil || rep.Total() != 0 {
-		t.Fatalf("ids and contains: %+v, %v", rep, err)
-	}
-	// agent alone: every memory of that agent.
-	rep, err = mem.Erase(as(human), memory.ErasureRequest{AgentID: junior.AgentID, Reason: "agent retired"})
-	if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
-		t.Fatalf("agent alone: %+v, %v", rep, err)
-	}
+		for _, m := range []struct {
+			who  memory.Identity
+			id   string
+			gone bool
+		}{{senior, mine.ID, true}, {junior, theirs.ID, false}, {senior, other.ID, false}} {
+			if stored(t, db, m.id) == m.gone {
+				t.Errorf("%s: stored %v, want gone %v", m.id, !m.gone, m.gone)
+			}
+		}
+		// ids and contains: an id whose memory does not quote the text stays.
+		rep, err = mem.Erase(as(human), memory.ErasureRequest{IDs: []string{other.ID}, Contains: secret, Reason: "test"})
+		if err != nil || rep.Total() != 0 {
+			t.Fatalf("ids and contains: %+v, %v", rep, err)
+		}
+		// agent alone: every memory of that agent.
+		rep, err = mem.Erase(as(human), memory.ErasureRequest{AgentID: junior.AgentID, Reason: "agent retired"})
+		if err != nil || rep.Counts[memory.ErasedMemories] != 1 {
+			t.Fatalf("agent alone: %+v, %v", rep, err)
+		}
+	})
 }
 
 func TestEraseRefusesBadRequestsAndChangesNothing(t *testing.T) {
-	db, _ := openDB(t)
-	mem := store.NewMemoryService(db, nil)
-	e := remember(t, mem, senior, memory.EntryWrite{Content: "The door code is " + secret + "."})
-	for _, tc := range []struct {
-		who  memory.Identity
-		r    memory.ErasureRequest
-		code string
-		want string
-	}{
-		{senior, memory.ErasureRequest{IDs: []string{e.ID}, Reason: "x"}, memory.EFORBIDDEN, "human"},
-		{human, memory.ErasureRequest{Reason: "x"}, memory.EINVALID, "nothing selected"},
-		{human, memory.ErasureRequest{IDs: []string{e.ID}}, memory.EINVALID, "reason"},
-		{human, memory.ErasureRequest{IDs: []string{e.ID}, Reason: "  "}, memory.EINVALID, "reason"},
-		{human, memory.ErasureRequest{IDs: []string{e.ID, "mem-000000000000"}, Reason: "x"}, memory.ENOTFOUND, "mem-000000000000"},
-		{human, memory.ErasureRequest{Contains: "ab", Reason: "x"}, memory.EINVALID, "shorter"},
-		{human, memory.ErasureRequest{Contains: secret, Reason: "remove " + secret}, memory.EINVALID, "quotes"},
-	} {
-		_, err := mem.Erase(as(tc.who), tc.r)
-		if memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %s saying %q", tc.r, err, tc.code, tc.want)
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		e := remember(t, mem, senior, memory.EntryWrite{Content: "The door code is " + secret + "."})
+		for _, tc := range []struct {
+			who  memory.Identity
+			r    memory.ErasureRequest
+			code string
+			want string
+		}{
+			{senior, memory.ErasureRequest{IDs: []string{e.ID}, Reason: "x"}, memory.EFORBIDDEN, "human"},
+			{human, memory.ErasureRequest{Reason: "x"}, memory.EINVALID, "nothing selected"},
+			{human, memory.ErasureRequest{IDs: []string{e.ID}}, memory.EINVALID, "reason"},
+			{human, memory.ErasureRequest{IDs: []string{e.ID}, Reason: "  "}, memory.EINVALID, "reason"},
+			{human, memory.ErasureRequest{IDs: []string{e.ID, "mem-000000000000"}, Reason: "x"}, memory.ENOTFOUND, "mem-000000000000"},
+			{human, memory.ErasureRequest{Contains: "ab", Reason: "x"}, memory.EINVALID, "shorter"},
+			{human, memory.ErasureRequest{Contains: secret, Reason: "remove " + secret}, memory.EINVALID, "quotes"},
+		} {
+			_, err := mem.Erase(as(tc.who), tc.r)
+			if memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%+v: %v, want %s saying %q", tc.r, err, tc.code, tc.want)
+			}
 		}
-	}
-	if got := quoting(t, db, secret); got["memories"] != 1 || got["memory_fts"] != 1 {
-		t.Fatalf("a refused erase changed something: %v", got)
-	}
-	if audit, _ := db.Erasures(context.Background()); len(audit) != 0 {
-		t.Fatalf("a refused erase left an audit row: %v", audit)
-	}
+		_, pg := postgresURLs.Load(db) // its terms are the row's own
+		if got := quoting(t, db, secret); got["memories"] != 1 || got["memory_fts"] != 1 && !pg {
+			t.Fatalf("a refused erase changed something: %v", got)
+		}
+		if audit, _ := db.Erasures(context.Background()); len(audit) != 0 {
+			t.Fatalf("a refused erase left an audit row: %v", audit)
+		}
+	})
 }
 
 // The no-delete triggers hold outside an erase: the permit is only ever
@@ -455,28 +492,30 @@ func TestCollect(t *testing.T) {
 // under the key: its plain SHA-256 would let anyone confirm a guessed
 // short text (a name, a code) by hashing candidates.
 func TestEraseAuditKeysTheText(t *testing.T) {
-	db, _ := openDB(t)
-	key := bytes.Repeat([]byte{7}, store.ProvenanceKeySize)
-	if err := db.UseProvenanceKey(context.Background(), key); err != nil {
-		t.Fatal(err)
-	}
-	mem := store.NewMemoryService(db, nil)
-	if _, err := mem.Remember(as(ann), memory.EntryWrite{Content: "The door code is 4411."}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mem.Erase(as(alice), memory.ErasureRequest{Contains: "4411", Reason: "code"}); err != nil {
-		t.Fatal(err)
-	}
-	audit, err := db.Erasures(context.Background())
-	if err != nil || len(audit) != 1 {
-		t.Fatalf("audit %v, %v", audit, err)
-	}
-	plain := sha256.Sum256([]byte("4411"))
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("4411"))
-	if sel := audit[0].Selector; !strings.Contains(sel, hex.EncodeToString(m.Sum(nil))) || strings.Contains(sel, hex.EncodeToString(plain[:])) {
-		t.Fatalf("selector %s: want the keyed hash, not the plain one", sel)
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		key := bytes.Repeat([]byte{7}, store.ProvenanceKeySize)
+		if err := db.UseProvenanceKey(context.Background(), key); err != nil {
+			t.Fatal(err)
+		}
+		mem := store.NewMemoryService(db, nil)
+		if _, err := mem.Remember(as(ann), memory.EntryWrite{Content: "The door code is 4411."}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mem.Erase(as(alice), memory.ErasureRequest{Contains: "4411", Reason: "code"}); err != nil {
+			t.Fatal(err)
+		}
+		audit, err := db.Erasures(context.Background())
+		if err != nil || len(audit) != 1 {
+			t.Fatalf("audit %v, %v", audit, err)
+		}
+		plain := sha256.Sum256([]byte("4411"))
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("4411"))
+		if sel := audit[0].Selector; !strings.Contains(sel, hex.EncodeToString(m.Sum(nil))) || strings.Contains(sel, hex.EncodeToString(plain[:])) {
+			t.Fatalf("selector %s: want the keyed hash, not the plain one", sel)
+		}
+	})
 }
 
 // An erase by id or by agent takes every row that quotes an erased
@@ -485,95 +524,99 @@ func TestEraseAuditKeysTheText(t *testing.T) {
 // that does not quote it stays, and so does text that quotes a content
 // too short to search for.
 func TestEraseByIDTakesWhatQuotesIt(t *testing.T) {
-	db, _ := openDB(t)
-	ctx := context.Background()
-	mem := store.NewMemoryService(db, nil)
-	const said = "Halvorsen keeps the courier ledger in the blue binder."
-	m := remember(t, mem, senior, memory.EntryWrite{Content: said})
-	// Too short to be looked for in other rows: it is inside texts that
-	// never quoted it.
-	short := remember(t, mem, senior, memory.EntryWrite{Content: "Yes, the API"})
-	for _, n := range []memory.Note{
-		{Agent: junior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "heard: " + strings.ToUpper(said)},
-		{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "Yes, the API keys rotate; the courier comes on Tuesdays."},
-	} {
-		if _, err := db.InsertNote(ctx, n); err != nil {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		ctx := context.Background()
+		mem := store.NewMemoryService(db, nil)
+		const said = "Halvorsen keeps the courier ledger in the blue binder."
+		m := remember(t, mem, senior, memory.EntryWrite{Content: said})
+		// Too short to be looked for in other rows: it is inside texts that
+		// never quoted it.
+		short := remember(t, mem, senior, memory.EntryWrite{Content: "Yes, the API"})
+		for _, n := range []memory.Note{
+			{Agent: junior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "heard: " + strings.ToUpper(said)},
+			{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "Yes, the API keys rotate; the courier comes on Tuesdays."},
+		} {
+			if _, err := db.InsertNote(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := db.Update(ctx, func(tx *store.Tx) error {
+			return tx.AppendEvent(ctx, &memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: said},
+				RawInput: "learned: " + said, Agent: junior.AgentID, Run: "r", CreatedAt: db.Now()}, store.Project)
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	err := db.Update(ctx, func(tx *store.Tx) error {
-		return tx.AppendEvent(ctx, &memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: said},
-			RawInput: "learned: " + said, Agent: junior.AgentID, Run: "r", CreatedAt: db.Now()}, store.Project)
+		blocks := store.NewBlockService(db)
+		if _, err := blocks.Create(as(junior), memory.BlockSpec{Label: "office", Description: "Where things are.", Value: "Keys at reception."}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := blocks.Edit(as(junior), memory.BlockEdit{Label: "office", Op: memory.BlockAppend, Text: said}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.NewFactService(db).Publish(as(senior), memory.FactWrite{FactID: "courier", Content: "Audit: " + said, Category: memory.FactConvention}); err != nil {
+			t.Fatal(err)
+		}
+		before := quoting(t, db, "Halvorsen")
+		for _, table := range []string{"memories", "notes", "events_memory", "shared_learnings", "block_versions", "operation_log"} {
+			if before[table] == 0 {
+				t.Fatalf("the test stored no %s quoting the memory: %v", table, before)
+			}
+		}
+
+		req := memory.ErasureRequest{IDs: []string{m.ID, short.ID}, Reason: "request 40"}
+		req.DryRun = true
+		dry, err := mem.Erase(as(human), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.DryRun = false
+		rep, err := mem.Erase(as(human), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A fact is someone's statement to every agent, with its history: an
+		// erased memory's words in one are left to an erase by contains.
+		want := map[string]int{memory.ErasedMemories: 2, memory.ErasedNotes: 1, memory.ErasedEvents: 1, memory.ErasedStateRows: 1,
+			memory.ErasedBlockVersions: 1, memory.ErasedFacts: 0, memory.ErasedFactOperations: 0}
+		for k, n := range want {
+			if rep.Counts[k] != n || dry.Counts[k] != n {
+				t.Errorf("%s: erased %d, dry run said %d; want %d (%v)", k, rep.Counts[k], dry.Counts[k], n, rep.Counts)
+			}
+		}
+		_, pg := postgresURLs.Load(db) // a fact's terms are its log row's own
+		if got := quoting(t, db, "Halvorsen"); pg && len(got) != 2 || !pg && (len(got) != 3 || got["fact_fts"] != 1) ||
+			got["operation_log"] != 1 || got["snapshot"] != 1 {
+			t.Fatalf("still quoting the erased memory: %v; want only the fact (its log, snapshot and index)", got)
+		}
+		if got := quoting(t, db, "the courier comes on Tuesdays"); got["notes"] != 1 {
+			t.Errorf("the note that quotes no erased memory (only the too short one) went: %v", got)
+		}
+		if b, err := blocks.Get(as(junior), "office"); err != nil || b.Value != "Keys at reception." {
+			t.Errorf("block after erase: %+v, %v; want its first version back", b, err)
+		}
+		audit, err := db.Erasures(ctx)
+		if err != nil || len(audit) != 1 || audit[0].Counts[memory.ErasedNotes] != 1 || audit[0].Counts[memory.ErasedBlockVersions] != 1 {
+			t.Fatalf("audit %+v, %v", audit, err)
+		}
+
+		// By agent: the agent's memories, and another agent's note quoting one.
+		theirs := remember(t, mem, junior, memory.EntryWrite{Content: "The loading dock closes at five sharp."})
+		if _, err := db.InsertNote(ctx, memory.Note{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "junior said: the loading dock closes at five sharp."}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err = mem.Erase(as(human), memory.ErasureRequest{AgentID: junior.AgentID, Reason: "agent retired"})
+		if err != nil || rep.Counts[memory.ErasedMemories] != 1 || rep.Counts[memory.ErasedNotes] != 1 {
+			t.Fatalf("erase by agent: %+v, %v", rep, err)
+		}
+		if stored(t, db, theirs.ID) {
+			t.Errorf("the erased memory %s is still stored", theirs.ID)
+		}
+		if got := quoting(t, db, "loading dock"); len(got) != 0 {
+			t.Fatalf("still quoting the agent's erased memory: %v", got)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := store.NewBlockService(db)
-	if _, err := blocks.Create(as(junior), memory.BlockSpec{Label: "office", Description: "Where things are.", Value: "Keys at reception."}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blocks.Edit(as(junior), memory.BlockEdit{Label: "office", Op: memory.BlockAppend, Text: said}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.NewFactService(db).Publish(as(senior), memory.FactWrite{FactID: "courier", Content: "Audit: " + said, Category: memory.FactConvention}); err != nil {
-		t.Fatal(err)
-	}
-	before := quoting(t, db, "Halvorsen")
-	for _, table := range []string{"memories", "notes", "events_memory", "shared_learnings", "block_versions", "operation_log"} {
-		if before[table] == 0 {
-			t.Fatalf("the test stored no %s quoting the memory: %v", table, before)
-		}
-	}
-
-	req := memory.ErasureRequest{IDs: []string{m.ID, short.ID}, Reason: "request 40"}
-	req.DryRun = true
-	dry, err := mem.Erase(as(human), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.DryRun = false
-	rep, err := mem.Erase(as(human), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A fact is someone's statement to every agent, with its history: an
-	// erased memory's words in one are left to an erase by contains.
-	want := map[string]int{memory.ErasedMemories: 2, memory.ErasedNotes: 1, memory.ErasedEvents: 1, memory.ErasedStateRows: 1,
-		memory.ErasedBlockVersions: 1, memory.ErasedFacts: 0, memory.ErasedFactOperations: 0}
-	for k, n := range want {
-		if rep.Counts[k] != n || dry.Counts[k] != n {
-			t.Errorf("%s: erased %d, dry run said %d; want %d (%v)", k, rep.Counts[k], dry.Counts[k], n, rep.Counts)
-		}
-	}
-	if got := quoting(t, db, "Halvorsen"); len(got) != 3 || got["operation_log"] != 1 || got["snapshot"] != 1 || got["fact_fts"] != 1 {
-		t.Fatalf("still quoting the erased memory: %v; want only the fact (its log, snapshot and index)", got)
-	}
-	if got := quoting(t, db, "the courier comes on Tuesdays"); got["notes"] != 1 {
-		t.Errorf("the note that quotes no erased memory (only the too short one) went: %v", got)
-	}
-	if b, err := blocks.Get(as(junior), "office"); err != nil || b.Value != "Keys at reception." {
-		t.Errorf("block after erase: %+v, %v; want its first version back", b, err)
-	}
-	audit, err := db.Erasures(ctx)
-	if err != nil || len(audit) != 1 || audit[0].Counts[memory.ErasedNotes] != 1 || audit[0].Counts[memory.ErasedBlockVersions] != 1 {
-		t.Fatalf("audit %+v, %v", audit, err)
-	}
-
-	// By agent: the agent's memories, and another agent's note quoting one.
-	theirs := remember(t, mem, junior, memory.EntryWrite{Content: "The loading dock closes at five sharp."})
-	if _, err := db.InsertNote(ctx, memory.Note{Agent: senior.AgentID, Run: "r", Kind: memory.NoteAgent, Text: "junior said: the loading dock closes at five sharp."}); err != nil {
-		t.Fatal(err)
-	}
-	rep, err = mem.Erase(as(human), memory.ErasureRequest{AgentID: junior.AgentID, Reason: "agent retired"})
-	if err != nil || rep.Counts[memory.ErasedMemories] != 1 || rep.Counts[memory.ErasedNotes] != 1 {
-		t.Fatalf("erase by agent: %+v, %v", rep, err)
-	}
-	if _, err := mem.Recall(as(junior), []string{theirs.ID}); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Errorf("recall of the erased memory: %v", err)
-	}
-	if got := quoting(t, db, "loading dock"); len(got) != 0 {
-		t.Fatalf("still quoting the agent's erased memory: %v", got)
-	}
 }
 
 // TestHistoryTablesRefuseDeletes: every table that keeps history refuses a

@@ -6,66 +6,48 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"math"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// exportPostgres writes what Export writes between the header and the
-// trailer from PostgreSQL, in one read transaction (one snapshot): the same
-// kinds, columns, filters and JSON as SQLite's, read through the driver
-// instead of SQLite's C-level API.
-func (db *DB) exportPostgres(ctx context.Context, f ExportFilter, out *bufio.Writer, counts ExportCounts) error {
-	return db.View(ctx, func(tx *Tx) error {
-		sets := map[string]map[string]bool{}
-		for _, k := range portableKinds {
-			n, err := exportKindPostgres(ctx, tx, k, f, sets, out)
-			if err != nil {
-				return fmt.Errorf("export %s: %w", k.table, err)
-			}
-			if n > 0 {
-				counts[k.kind] = n
-			}
-		}
-		return out.Flush()
-	})
+// Export and exact import on PostgreSQL: the same records, in the same
+// order, with the same bytes as SQLite's (portable.go), read and written
+// through the driver. The two engines' tables have the same columns in the
+// same order, but for the terms PostgreSQL keeps beside a row's text,
+// which an export leaves out as SQLite's leaves its FTS5 tables.
+
+// exportPostgres runs fn in one REPEATABLE READ, read-only transaction: an
+// export is one snapshot, whatever commits meanwhile.
+func (db *DB) exportPostgres(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.reads.BeginTx(ctx, db.readTx())
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
 }
 
-// The filter's parameters typed for PostgreSQL, which cannot tell the type
-// of a parameter tested for NULL or not used at all: each is cast where a
-// kind's condition uses it (typedFilter), and exportFilterTypes, always
-// true, uses all four.
-var typedFilter = strings.NewReplacer("?1", "CAST(?1 AS text)", "?2", "CAST(?2 AS text)", "?3", "CAST(?3 AS bigint)", "?4", "CAST(?4 AS bigint)")
-
-const exportFilterTypes = ` AND (CAST(?1 AS text) IS NULL OR true) AND (CAST(?2 AS text) IS NULL OR true)` +
-	` AND (CAST(?3 AS bigint) IS NULL OR true) AND (CAST(?4 AS bigint) IS NULL OR true)`
+// postgresFilterTypes types the filter's parameters where a condition
+// only asks whether one is NULL: PostgreSQL must know each parameter's type.
+var postgresFilterTypes = strings.NewReplacer(
+	"?1 IS NULL", "CAST(?1 AS text) IS NULL", "?2 IS NULL", "CAST(?2 AS text) IS NULL",
+	"?3 IS NULL", "CAST(?3 AS bigint) IS NULL", "?4 IS NULL", "CAST(?4 AS bigint) IS NULL")
 
 // exportKindPostgres is exportKind on PostgreSQL.
-func exportKindPostgres(ctx context.Context, tx *Tx, k portableKind, f ExportFilter, sets map[string]map[string]bool, out *bufio.Writer) (int, error) {
-	cols, err := portableColumnsPostgres(ctx, tx, k)
+func (db *DB) exportKindPostgres(ctx context.Context, tx *sql.Tx, k portableKind, f ExportFilter, sets map[string]map[string]bool, out *bufio.Writer) (int, error) {
+	cols, err := postgresPortableColumns(ctx, tx, k)
 	if err != nil {
 		return 0, err
 	}
-	where := k.where
+	where, args := k.where, filterArgs(f)
 	if where == "" || (f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil) {
-		where = "true"
-	}
-	args := make([]any, 4)
-	if f.AgentID != "" {
-		args[0] = f.AgentID
-	}
-	if f.Namespace != "" {
-		args[1] = f.Namespace
-	}
-	if f.Since != nil {
-		args[2] = nanos(*f.Since)
-	}
-	if f.Until != nil {
-		args[3] = nanos(*f.Until)
+		where, args = "true", nil
 	}
 	keeps, within := columnSets(cols, k.keeps, sets), columnSets(cols, k.within, sets)
-	rows, err := tx.queryOnce(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+k.table+` WHERE (`+typedFilter.Replace(where)+`)`+exportFilterTypes+` ORDER BY `+k.order, args...)
+	rows, err := tx.QueryContext(ctx, db.dialect(`SELECT `+strings.Join(cols, ", ")+` FROM `+k.table+
+		` WHERE `+postgresFilterTypes.Replace(where)+` ORDER BY `+k.order), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -77,25 +59,25 @@ func exportKindPostgres(ctx context.Context, tx *Tx, k portableKind, f ExportFil
 		names[i] = append(names[i], ':')
 	}
 	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
+	dest := make([]any, len(cols))
 	for i := range vals {
-		ptrs[i] = &vals[i]
+		dest[i] = &vals[i]
 	}
 	var line []byte
 	n := 0
 rows:
 	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return n, err
 		}
 		for i, set := range within {
-			if set != nil && !set[textOf(vals[i])] {
+			if set != nil && !set[valueText(vals[i])] {
 				continue rows
 			}
 		}
 		for i, set := range keeps {
 			if set != nil {
-				set[textOf(vals[i])] = true
+				set[valueText(vals[i])] = true
 			}
 		}
 		line = append(line[:0], prefix...)
@@ -117,67 +99,154 @@ rows:
 	return n, rows.Err()
 }
 
-// textOf is a value as SQLite's column text gives it: what the sets of
-// exported keys hold.
-func textOf(v any) string {
+// filterArgs are f's parameters ?1..?4 (see the conditions in portable.go).
+func filterArgs(f ExportFilter) []any {
+	args := []any{nil, nil, nil, nil}
+	if f.AgentID != "" {
+		args[0] = f.AgentID
+	}
+	if f.Namespace != "" {
+		args[1] = f.Namespace
+	}
+	if f.Since != nil {
+		args[2] = nanos(*f.Since)
+	}
+	if f.Until != nil {
+		args[3] = nanos(*f.Until)
+	}
+	return args
+}
+
+// valueText is a value as SQLite's column text gives it, for the sets of
+// ids a filtered export keeps.
+func valueText(v any) string {
 	switch v := v.(type) {
-	case nil:
-		return ""
 	case string:
 		return v
 	case int64:
 		return strconv.FormatInt(v, 10)
-	case []byte:
-		return string(v)
 	}
 	return fmt.Sprint(v)
 }
 
-// appendJSONValue is appendJSONColumn for a value the driver scanned.
-func appendJSONValue(b []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case int64:
-		return strconv.AppendInt(b, v, 10), nil
-	case int32:
-		return strconv.AppendInt(b, int64(v), 10), nil
-	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return b, fmt.Errorf("%v is not a number JSON can hold", v)
-		}
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".e") {
-			s += ".0"
-		}
-		return append(b, s...), nil
-	case string:
-		s, _ := json.Marshal(v)
-		return append(b, s...), nil
-	}
-	return b, fmt.Errorf("a %T, which the export format does not carry", v)
-}
-
-// portableColumnsPostgres is portableColumns on PostgreSQL: the columns of
-// k's table in the table's order, but those it skips and the full-text
-// terms (tsvector), which only this engine keeps and which are made again
-// from the text.
-func portableColumnsPostgres(ctx context.Context, tx *Tx, k portableKind) ([]string, error) {
-	rows, err := tx.queryOnce(ctx, `SELECT column_name FROM information_schema.columns
-		WHERE table_schema = current_schema() AND table_name = ? AND data_type <> 'tsvector' ORDER BY ordinal_position`, k.table)
+// postgresPortableColumns are the columns of k's table an export carries,
+// in the table's order (SQLite's order too; terms are PostgreSQL's own).
+func postgresPortableColumns(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, k portableKind) ([]string, error) {
+	cols, err := scanStrings(q.QueryContext(ctx, `SELECT column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = $1 AND column_name <> 'terms' ORDER BY ordinal_position`, k.table))
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var name sql.NullString
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
+	return slices.DeleteFunc(cols, func(c string) bool { return slices.Contains(k.skip, c) }), nil
+}
+
+// importPostgres is Import's transaction on PostgreSQL: every record
+// inserted as it was, each identity column's sequence moved past the keys
+// imported (so the next row written gets a new one), the import recorded
+// and every row stamped, all in one transaction that commits only once
+// the whole file was read and its trailer matched.
+func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource, rep *ImportReport) error {
+	t, err := db.sql.BeginTx(ctx, db.writeTx())
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer t.Rollback()
+	tx := &Tx{sql: t, db: db}
+	cols := map[string][]string{}
+	sum, err := readImport(r, src, rep, func(kind string, row json.RawMessage) error { return tx.insertRecord(ctx, kind, row, cols) })
+	if err != nil {
+		return err
+	}
+	if err := tx.advanceIdentities(ctx); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	counts, _ := json.Marshal(rep.Kinds)
+	if _, err := tx.execOnce(ctx, `INSERT INTO imports (imported_at, imported_by, file, sha256, format, kinds, first_memory_pk, last_memory_pk, last_memory_created_at)
+		SELECT ?, ?, ?, ?, ?, ?, min(pk), max(pk), max(created_at) FROM memories`,
+		nanos(db.Now.Now()), src.By, src.File, sum, ExportFormat, string(counts)); err != nil {
+		return fmt.Errorf("record the import: %w", err)
+	}
+	err = db.stampAll(func(s stampSpec, after []int64) (int, error) { return tx.stampBatchPostgres(ctx, s, after) })
+	if err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+// insertRecord inserts one record of kind, its columns checked against the
+// table's (cols caches them per kind).
+func (tx *Tx) insertRecord(ctx context.Context, kind string, raw json.RawMessage, cols map[string][]string) error {
+	var row map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &row); err != nil {
+		return err
+	}
+	k, ok := kindNamed(kind)
+	if !ok {
+		return fmt.Errorf("unknown kind %q", kind)
+	}
+	known, ok := cols[kind]
+	if !ok {
+		var err error
+		if known, err = postgresPortableColumns(ctx, tx.sql, k); err != nil {
+			return err
 		}
-		if !slices.Contains(k.skip, name.String) {
-			cols = append(cols, name.String)
+		cols[kind] = known
+	}
+	names := make([]string, 0, len(row))
+	args := make([]any, 0, len(row))
+	for _, col := range known {
+		v, ok := row[col]
+		if !ok {
+			continue
+		}
+		val, err := jsonValue(v)
+		if err != nil {
+			return fmt.Errorf("column %s: %v", col, err)
+		}
+		names, args = append(names, col), append(args, val)
+	}
+	if len(names) != len(row) {
+		for col := range row {
+			if !slices.Contains(known, col) {
+				return fmt.Errorf("unknown column %q", col)
+			}
 		}
 	}
-	return cols, rows.Err()
+	_, err := tx.exec(ctx, `INSERT INTO `+k.table+` (`+strings.Join(names, ", ")+`) VALUES (`+placeholders(len(names))+`)`, args...)
+	return err
+}
+
+// advanceIdentities moves each identity column's sequence past the
+// largest key its table holds: rows inserted with their keys, as an import
+// inserts them, do not move it, and the next row written would take a key
+// in use.
+func (tx *Tx) advanceIdentities(ctx context.Context) error {
+	rows, err := tx.sql.QueryContext(ctx, `SELECT quote_ident(table_name), quote_ident(column_name) FROM information_schema.columns
+		WHERE table_schema = current_schema() AND is_identity = 'YES'`)
+	if err != nil {
+		return err
+	}
+	type ident struct{ table, col string }
+	var ids []ident
+	for rows.Next() {
+		var i ident
+		if err := rows.Scan(&i.table, &i.col); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, i)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, i := range ids {
+		if _, err := tx.sql.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence($1, $2), max(`+i.col+`)) FROM `+i.table+` HAVING max(`+i.col+`) IS NOT NULL`,
+			i.table, i.col); err != nil {
+			return fmt.Errorf("advance %s.%s: %w", i.table, i.col, err)
+		}
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -48,11 +47,6 @@ func newLogger(cfg *Config, stderr io.Writer) *slog.Logger {
 // openApp opens the database in cfg.DataDir and wires the services and the
 // MCP surface; opts add to the MCP server's options (serve's metrics).
 func openApp(ctx context.Context, cfg *Config, log *slog.Logger, opts ...server.ServerOption) (*app, error) {
-	if cfg.Backup.Dir != "" {
-		if err := sqliteBackups(cfg); err != nil {
-			return nil, fmt.Errorf("backup-dir: %w", err)
-		}
-	}
 	db, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/memory-mcp/memory-mcp/store"
-	"github.com/memory-mcp/memory-mcp/store/storetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,7 +34,7 @@ func runCmd(t *testing.T, dataDir string, env []string, args ...string) (string,
 // empty directory, and checks that the restored store passes verify and
 // holds every publish acknowledged before the backup began.
 func TestBackupUnderConcurrentWrites(t *testing.T) {
-	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	dir := t.TempDir()
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "writer"}})
 
@@ -143,7 +142,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // TestRestoreRefuses: restore writes only into an empty data directory,
 // needs the backup's key, and a backup never overwrites a file.
 func TestRestoreRefuses(t *testing.T) {
-	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	dir := t.TempDir()
 	startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}}).stop()
 	path := filepath.Join(t.TempDir(), "b.db")
@@ -196,7 +195,7 @@ func TestRestoreRefuses(t *testing.T) {
 // between two servers on one data directory and keeps the newest N, each
 // one restorable.
 func TestScheduledBackupsKeepLastN(t *testing.T) {
-	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	dir, backups := t.TempDir(), t.TempDir()
 	cfg, err := LoadConfig([]string{"--data-dir", dir, "--backup-dir", backups, "--backup-interval", "1h", "--backup-keep", "2"},
 		func(string) string { return "" }, &bytes.Buffer{})
@@ -245,7 +244,7 @@ func TestScheduledBackupsKeepLastN(t *testing.T) {
 // TestServerBacksUpOnSchedule: a server with backup-dir set takes its first
 // backup when it starts, with its key beside it.
 func TestServerBacksUpOnSchedule(t *testing.T) {
-	sqliteOnly(t, "backup and restore copy the SQLite file; TestBackupsRefusedOnPostgres covers PostgreSQL")
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	backups := t.TempDir()
 	s := startIn(t, options{args: []string{"--backup-dir", backups, "--backup-interval", "1h", "--embedder", "none"}})
 	waitUntil(t, func() bool {
@@ -256,26 +255,5 @@ func TestServerBacksUpOnSchedule(t *testing.T) {
 	m, _ := filepath.Glob(filepath.Join(backups, "memory-*.db*"))
 	if len(m) != 2 || m[1] != m[0]+".key" {
 		t.Fatalf("backup dir holds %v, want a backup and its key", m)
-	}
-}
-
-// TestBackupsRefusedOnPostgres: backup, restore and a server's backup-dir
-// copy an SQLite file; with the memory in PostgreSQL each refuses at once,
-// pointing at PostgreSQL's own tools, and the server does not start
-// thinking it backs anything up.
-func TestBackupsRefusedOnPostgres(t *testing.T) {
-	dir := t.TempDir()
-	env := []string{"MEMORY_MCP_DATABASE=" + storetest.PostgresURI(t)}
-	want := "--database keeps the memory in PostgreSQL: back that database up with PostgreSQL's tools"
-	for _, args := range [][]string{{"backup", filepath.Join(t.TempDir(), "b.db")}, {"restore", filepath.Join(t.TempDir(), "b.db")}} {
-		if _, err := runCmd(t, dir, env, args...); err == nil || !strings.Contains(err.Error(), args[0]+": backups copy") || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s on PostgreSQL: %v, want an error saying %q", args[0], err, want)
-		}
-	}
-	var out, errb bytes.Buffer
-	err := run(context.Background(), []string{"stdio", "--data-dir", dir, "--backup-dir", t.TempDir()}, envOf(append(cleanEnv(t, dir), env...)),
-		strings.NewReader(""), &out, &errb)
-	if err == nil || !strings.Contains(err.Error(), "backup-dir: backups copy") || !strings.Contains(err.Error(), want) {
-		t.Errorf("stdio --backup-dir on PostgreSQL: %v, want an error saying %q", err, want)
 	}
 }

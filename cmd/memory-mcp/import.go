@@ -224,11 +224,6 @@ func factWrite(f exportedFact, as memory.Identity) importWrite {
 // away after, so that what it says would change is what the gates decide.
 func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun bool, out *importOutcome, stderr io.Writer) error {
 	run := *cfg
-	if dryRun && cfg.Database != "" {
-		return memory.Errorf(memory.EINVALID, "import --dry-run runs the import on a backup of the memory made for the purpose, "+
-			"and a memory kept in PostgreSQL (--database) has none: run the import itself (it goes through the write gates, and "+
-			"the same file imported again stores nothing), or try it first with --database naming a copy (createdb --template)")
-	}
 	if dryRun {
 		tmp, err := os.MkdirTemp("", "memory-mcp-dry-run-")
 		if err != nil {
@@ -240,14 +235,18 @@ func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun 
 			return err
 		}
 		key, _, err := provenanceKey(ctx, cfg, db)
-		if err == nil {
+		switch {
+		case err != nil:
+		case cfg.Database != "": // a copy of PostgreSQL's memory through its export
+			err = copyThroughExport(ctx, db, key, filepath.Join(tmp, store.FileName))
+		default:
 			err = db.Backup(ctx, filepath.Join(tmp, store.FileName))
 		}
 		db.Close()
 		if err != nil {
 			return err
 		}
-		run.DataDir, run.ProvenanceKey = tmp, fmt.Sprintf("%x", key)
+		run.DataDir, run.ProvenanceKey, run.Database = tmp, fmt.Sprintf("%x", key), ""
 		run.Backup.Dir = ""
 	}
 	a, err := openApp(ctx, &run, newLogger(&run, io.Discard))

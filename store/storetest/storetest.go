@@ -8,17 +8,12 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"testing"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 )
 
-// open opens the database at path: a SQLite file, or a PostgreSQL database
-// by its URL or key=value string (PostgresURL's), which readOnly does not
-// restrict.
 func open(path string, readOnly bool) (*sql.DB, error) {
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") || strings.Contains(path, "dbname=") {
-		return OpenPostgresSQL(path)
-	}
 	dsn := "file:" + path
 	if readOnly {
 		dsn += "?mode=ro"
@@ -39,9 +34,8 @@ func AddMigration(ctx context.Context, path, name string) error {
 }
 
 // SpaceCounts checks the per-space memory counts search statistics use
-// against the rows of the database at path (a SQLite file or what
-// PostgresURL returned): it returns how many spaces are miscounted and how many memories are
-// stored in all.
+// against the rows: it returns how many spaces are miscounted and how many
+// memories are stored in all.
 func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, err error) {
 	db, err := open(path, true)
 	if err != nil {
@@ -85,4 +79,20 @@ func HoldReader(ctx context.Context, path string) (release func() error, err err
 		db.Close()
 		return err
 	}, nil
+}
+
+// SameLines fails t at the first line where got differs from want (two
+// exports, say), quoting both.
+func SameLines(t testing.TB, what, want, got string) {
+	t.Helper()
+	if want == got {
+		return
+	}
+	lw, lg := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(lw), len(lg)) {
+		if lw[i] != lg[i] {
+			t.Fatalf("%s differs at line %d:\n%s\n%s", what, i+1, lw[i], lg[i])
+		}
+	}
+	t.Fatalf("%s has %d lines, want %d", what, len(lg), len(lw))
 }
