@@ -136,5 +136,9 @@ else
     echo "ok    tools/list --strict: ${summary:-no portability summary printed}"
 fi
 
+if [ -n "$pg" ] && [ -e "$data/memory.db" ]; then
+    echo "FAIL  a server given MEMORY_MCP_DATABASE made $data/memory.db: the memory did not go to PostgreSQL"
+    failed=$((failed + 1))
+fi
 echo "$ran Inspector commands, $failed failed"
 [ $failed -eq 0 ]
