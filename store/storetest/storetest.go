@@ -13,7 +13,13 @@ import (
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 )
 
+// open opens the database at path: a SQLite file, or a PostgreSQL database
+// by its URL or key=value string (PostgresURL's), which readOnly does not
+// restrict.
 func open(path string, readOnly bool) (*sql.DB, error) {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") || strings.Contains(path, "dbname=") {
+		return OpenPostgresSQL(path)
+	}
 	dsn := "file:" + path
 	if readOnly {
 		dsn += "?mode=ro"
@@ -34,8 +40,9 @@ func AddMigration(ctx context.Context, path, name string) error {
 }
 
 // SpaceCounts checks the per-space memory counts search statistics use
-// against the rows: it returns how many spaces are miscounted and how many
-// memories are stored in all.
+// against the rows of the database at path (a SQLite file or what
+// PostgresURL returned): it returns how many spaces are miscounted and how many memories are
+// stored in all.
 func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, err error) {
 	db, err := open(path, true)
 	if err != nil {
