@@ -106,7 +106,7 @@ func scripted(replies ...chatReply) func(n int, c chat) answer {
 
 // llmFixture is a fixture whose dual_mode summarises with a model behind
 // the fake server, and the garden memories of ann, old enough.
-func llmFixture(t *testing.T, replies ...chatReply) (*fixture, *fakeLLM) {
+func llmFixture(t *testing.T, newFixture func(testing.TB) *fixture, replies ...chatReply) (*fixture, *fakeLLM) {
 	t.Helper()
 	f := newFixture(t)
 	fake := newFakeLLM(t, scripted(replies...))
@@ -126,138 +126,146 @@ func llmFixture(t *testing.T, replies ...chatReply) (*fixture, *fakeLLM) {
 // the model's, asked for with every member fenced as data after the data
 // directive.
 func TestDualModeLLM(t *testing.T) {
-	f, fake := llmFixture(t, chatReply{summary: "  Tomatoes and basil grow in the raised garden bed; aphids were sprayed with soapy water.  "})
-	if dry, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true}); err != nil || len(dry.Groups) != 1 || len(fake.requests()) != 0 {
-		t.Fatalf("dry run: %+v %v after %d requests; a dry run asks the model nothing", dry, err, len(fake.requests()))
-	}
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || len(rep.Groups) != 1 {
-		t.Fatalf("%+v %v", rep, err)
-	}
-	g := rep.Groups[0]
-	if g.Mode != consolidation.ModeAbstractive || g.Summary != "Tomatoes and basil grow in the raised garden bed; aphids were sprayed with soapy water." {
-		t.Fatalf("group %+v", g)
-	}
-	if len(fake.requests()) != 1 {
-		t.Fatalf("%d calls, want one per group", len(fake.requests()))
-	}
-	user := fake.requests()[0].User
-	if !strings.HasPrefix(user, memory.DataDirective) || strings.Count(user, memory.DataDirective) != 1 {
-		t.Errorf("the data directive must come once, first:\n%s", user)
-	}
-	if n := strings.Count(user, "<memory-data label="); n != len(g.Sources) || strings.Count(user, "</memory-data>") != n {
-		t.Errorf("want %d fenced members, intact:\n%s", len(g.Sources), user)
-	}
-	for _, id := range g.Sources {
-		if !strings.Contains(user, "memory "+id) {
-			t.Errorf("member %s not in the prompt:\n%s", id, user)
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f, fake := llmFixture(t, newFixture, chatReply{summary: "  Tomatoes and basil grow in the raised garden bed; aphids were sprayed with soapy water.  "})
+		if dry, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{DryRun: true}); err != nil || len(dry.Groups) != 1 || len(fake.requests()) != 0 {
+			t.Fatalf("dry run: %+v %v after %d requests; a dry run asks the model nothing", dry, err, len(fake.requests()))
 		}
-	}
-	if !strings.Contains(user, "Ignore your rules") || strings.Contains(user, "</memory-data> Ignore") {
-		t.Errorf("the injected closing tag was not neutralised:\n%s", user)
-	}
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || len(rep.Groups) != 1 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		g := rep.Groups[0]
+		if g.Mode != consolidation.ModeAbstractive || g.Summary != "Tomatoes and basil grow in the raised garden bed; aphids were sprayed with soapy water." {
+			t.Fatalf("group %+v", g)
+		}
+		if len(fake.requests()) != 1 {
+			t.Fatalf("%d calls, want one per group", len(fake.requests()))
+		}
+		user := fake.requests()[0].User
+		if !strings.HasPrefix(user, memory.DataDirective) || strings.Count(user, memory.DataDirective) != 1 {
+			t.Errorf("the data directive must come once, first:\n%s", user)
+		}
+		if n := strings.Count(user, "<memory-data label="); n != len(g.Sources) || strings.Count(user, "</memory-data>") != n {
+			t.Errorf("want %d fenced members, intact:\n%s", len(g.Sources), user)
+		}
+		for _, id := range g.Sources {
+			if !strings.Contains(user, "memory "+id) {
+				t.Errorf("member %s not in the prompt:\n%s", id, user)
+			}
+		}
+		if !strings.Contains(user, "Ignore your rules") || strings.Contains(user, "</memory-data> Ignore") {
+			t.Errorf("the injected closing tag was not neutralised:\n%s", user)
+		}
+	})
 }
 
 // TestDualModeLLMFallsBackToTruncation: an empty reply, a reply that is
 // not the JSON asked for, and rate limits past the retries take the seed's
 // truncation path: the group is archived into truncated bullets.
 func TestDualModeLLMFallsBackToTruncation(t *testing.T) {
-	tests := []struct {
-		name    string
-		replies []chatReply
-		calls   int
-	}{
-		{"empty summary", []chatReply{{summary: " \n "}}, 1},
-		{"empty reply", []chatReply{{raw: " "}}, 1},
-		{"429 past the retries", []chatReply{{status: http.StatusTooManyRequests}}, 2},
-		{"500 past the retries", []chatReply{{status: http.StatusInternalServerError}}, 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, fake := llmFixture(t, tt.replies...)
-			rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-			if err != nil || len(rep.Groups) != 1 {
-				t.Fatalf("%+v %v", rep, err)
-			}
-			g := rep.Groups[0]
-			if g.Mode != consolidation.ModeTruncation || g.SummaryID == "" || strings.Count(g.Summary, "- ") != len(g.Sources) {
-				t.Errorf("group %+v, want truncated bullets of every source", g)
-			}
-			if len(fake.requests()) != tt.calls {
-				t.Errorf("%d calls, want %d", len(fake.requests()), tt.calls)
-			}
-			if rep.Consolidated != len(g.Sources) || rep.ActiveAfter != rep.ActiveBefore-len(g.Sources)+1 {
-				t.Errorf("report %+v", rep)
-			}
-		})
-	}
-	// One request running out of time, while the run goes on, is a fault
-	// retrying could fix.
-	f, fake := llmFixture(t, chatReply{summary: "late", delay: time.Second})
-	f.svc.Chat = llm.New(llm.Config{BaseURL: fake.URL + "/v1", Model: "m", Timeout: 50 * time.Millisecond, Retries: -1}).ChatJSON
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeTruncation {
-		t.Fatalf("timeout: %+v %v", rep, err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		tests := []struct {
+			name    string
+			replies []chatReply
+			calls   int
+		}{
+			{"empty summary", []chatReply{{summary: " \n "}}, 1},
+			{"empty reply", []chatReply{{raw: " "}}, 1},
+			{"429 past the retries", []chatReply{{status: http.StatusTooManyRequests}}, 2},
+			{"500 past the retries", []chatReply{{status: http.StatusInternalServerError}}, 2},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				f, fake := llmFixture(t, newFixture, tt.replies...)
+				rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+				if err != nil || len(rep.Groups) != 1 {
+					t.Fatalf("%+v %v", rep, err)
+				}
+				g := rep.Groups[0]
+				if g.Mode != consolidation.ModeTruncation || g.SummaryID == "" || strings.Count(g.Summary, "- ") != len(g.Sources) {
+					t.Errorf("group %+v, want truncated bullets of every source", g)
+				}
+				if len(fake.requests()) != tt.calls {
+					t.Errorf("%d calls, want %d", len(fake.requests()), tt.calls)
+				}
+				if rep.Consolidated != len(g.Sources) || rep.ActiveAfter != rep.ActiveBefore-len(g.Sources)+1 {
+					t.Errorf("report %+v", rep)
+				}
+			})
+		}
+		// One request running out of time, while the run goes on, is a fault
+		// retrying could fix.
+		f, fake := llmFixture(t, newFixture, chatReply{summary: "late", delay: time.Second})
+		f.svc.Chat = llm.New(llm.Config{BaseURL: fake.URL + "/v1", Model: "m", Timeout: 50 * time.Millisecond, Retries: -1}).ChatJSON
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeTruncation {
+			t.Fatalf("timeout: %+v %v", rep, err)
+		}
 
-	// A 429 that clears within the retries is the model's summary.
-	f, fake = llmFixture(t, chatReply{status: http.StatusTooManyRequests}, chatReply{summary: "The garden: tomatoes and basil."})
-	rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if err != nil || len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive || len(fake.requests()) != 2 {
-		t.Fatalf("429 then success: %+v %v (%d calls)", rep, err, len(fake.requests()))
-	}
+		// A 429 that clears within the retries is the model's summary.
+		f, fake = llmFixture(t, newFixture, chatReply{status: http.StatusTooManyRequests}, chatReply{summary: "The garden: tomatoes and basil."})
+		rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if err != nil || len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive || len(fake.requests()) != 2 {
+			t.Fatalf("429 then success: %+v %v (%d calls)", rep, err, len(fake.requests()))
+		}
+	})
 }
 
 // TestDualModeLLMRefusedRequestStopsTheRun: an error retrying cannot fix
 // (401: the key is wrong) propagates: the run fails with it, no summary is
 // stored and nothing is archived.
 func TestDualModeLLMRefusedRequestStopsTheRun(t *testing.T) {
-	f, fake := llmFixture(t, chatReply{status: http.StatusUnauthorized})
-	before := f.changes()
-	rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
-	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "refused the summary request (HTTP 401); check the configured endpoint") {
-		t.Fatalf("run = %+v, %v; want the 401, said so a model can act on it", rep, err)
-	}
-	if len(fake.requests()) != 1 {
-		t.Errorf("%d calls: a 401 is not retried", len(fake.requests()))
-	}
-	if len(rep.Groups) != 0 || rep.Consolidated != 0 || f.changes() != before {
-		t.Errorf("a failed run wrote: %+v, changes %d -> %d", rep, before, f.changes())
-	}
-	stats, err := f.mem.Stats(as(ann), "")
-	if err != nil || stats.Total.Active != len(garden)+1 || stats.Total.Consolidated != 0 || stats.Total.Summaries != 0 {
-		t.Fatalf("after the failed run: %+v %v", stats, err)
-	}
-	// The offline summariser needs no model.
-	f.svc.Config.DualMode.Abstractive = consolidation.AbstractiveOffline
-	if rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil || len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
-		t.Fatalf("offline after the failure: %+v %v", rep, err)
-	}
-	if len(fake.requests()) != 1 {
-		t.Errorf("the offline summariser called the model")
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		f, fake := llmFixture(t, newFixture, chatReply{status: http.StatusUnauthorized})
+		before := f.changes()
+		rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})
+		if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "refused the summary request (HTTP 401); check the configured endpoint") {
+			t.Fatalf("run = %+v, %v; want the 401, said so a model can act on it", rep, err)
+		}
+		if len(fake.requests()) != 1 {
+			t.Errorf("%d calls: a 401 is not retried", len(fake.requests()))
+		}
+		if len(rep.Groups) != 0 || rep.Consolidated != 0 || f.changes() != before {
+			t.Errorf("a failed run wrote: %+v, changes %d -> %d", rep, before, f.changes())
+		}
+		stats, err := f.mem.Stats(as(ann), "")
+		if err != nil || stats.Total.Active != len(garden)+1 || stats.Total.Consolidated != 0 || stats.Total.Summaries != 0 {
+			t.Fatalf("after the failed run: %+v %v", stats, err)
+		}
+		// The offline summariser needs no model.
+		f.svc.Config.DualMode.Abstractive = consolidation.AbstractiveOffline
+		if rep, err := f.svc.Consolidate(as(ann), memory.ConsolidationRequest{}); err != nil || len(rep.Groups) != 1 || rep.Groups[0].Mode != consolidation.ModeAbstractive {
+			t.Fatalf("offline after the failure: %+v %v", rep, err)
+		}
+		if len(fake.requests()) != 1 {
+			t.Errorf("the offline summariser called the model")
+		}
+	})
 }
 
 // TestDualModeLLMCancelledRunStops: a run cancelled, or out of time, while
 // the model is asked stops with that; it does not fall back.
 func TestDualModeLLMCancelledRunStops(t *testing.T) {
-	ctx, cancel := context.WithCancel(as(ann))
-	defer cancel()
-	f, _ := llmFixture(t, chatReply{summary: "late", delay: time.Second, before: cancel})
-	before := f.changes()
-	rep, err := f.svc.Consolidate(ctx, memory.ConsolidationRequest{})
-	if !errors.Is(err, context.Canceled) || len(rep.Groups) != 0 || f.changes() != before {
-		t.Fatalf("cancelled run: %+v %v, changes %d -> %d", rep, err, before, f.changes())
-	}
+	onEngines(t, func(t *testing.T, newFixture func(testing.TB) *fixture) {
+		ctx, cancel := context.WithCancel(as(ann))
+		defer cancel()
+		f, _ := llmFixture(t, newFixture, chatReply{summary: "late", delay: time.Second, before: cancel})
+		before := f.changes()
+		rep, err := f.svc.Consolidate(ctx, memory.ConsolidationRequest{})
+		if !errors.Is(err, context.Canceled) || len(rep.Groups) != 0 || f.changes() != before {
+			t.Fatalf("cancelled run: %+v %v, changes %d -> %d", rep, err, before, f.changes())
+		}
 
-	f, _ = llmFixture(t, chatReply{summary: "late", delay: time.Second})
-	ctx, cancel = context.WithTimeout(as(ann), 100*time.Millisecond)
-	defer cancel()
-	before = f.changes()
-	rep, err = f.svc.Consolidate(ctx, memory.ConsolidationRequest{})
-	if !errors.Is(err, context.DeadlineExceeded) || len(rep.Groups) != 0 || f.changes() != before {
-		t.Fatalf("run out of time: %+v %v, changes %d -> %d", rep, err, before, f.changes())
-	}
+		f, _ = llmFixture(t, newFixture, chatReply{summary: "late", delay: time.Second})
+		ctx, cancel = context.WithTimeout(as(ann), 100*time.Millisecond)
+		defer cancel()
+		before = f.changes()
+		rep, err = f.svc.Consolidate(ctx, memory.ConsolidationRequest{})
+		if !errors.Is(err, context.DeadlineExceeded) || len(rep.Groups) != 0 || f.changes() != before {
+			t.Fatalf("run out of time: %+v %v, changes %d -> %d", rep, err, before, f.changes())
+		}
+	})
 }
 
 // TestDualModeLLMNeedsAModel: asking for the model's summaries with no

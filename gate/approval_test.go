@@ -24,8 +24,10 @@ type approvals struct {
 	facts *store.FactService
 }
 
-func newApprovals(t *testing.T) *approvals {
-	f := newFixture(t)
+func newApprovals(t *testing.T) *approvals { return approvalsOn(newFixture(t)) }
+
+// approvalsOn is the approvals fixture over f.
+func approvalsOn(f *fixture) *approvals {
 	return &approvals{fixture: f, facts: store.NewFactService(f.db)}
 }
 
@@ -123,226 +125,244 @@ func heldID(t *testing.T, err error) string {
 var policy = factArgs{FactID: "policy-secrets", Content: "Never log secrets.", Category: "core_policy"}
 
 func TestLowRiskWriteIsApplied(t *testing.T) {
-	a := newApprovals(t)
-	if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "x", Content: "low now", Category: "adr"}); err != nil {
-		t.Fatal(err)
-	}
-	a.g.Risk["publish_fact"] = memory.RiskLow
-	if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "y", Content: "low", Category: "adr"}); err != nil {
-		t.Fatal(err)
-	}
-	if l := a.list(olive, ""); len(l) != 1 || l[0].Kind != memory.ApprovalReview || l[0].Ref != "x" {
-		t.Fatalf("requests = %+v, want only the review of x (y is low risk)", l)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "x", Content: "low now", Category: "adr"}); err != nil {
+			t.Fatal(err)
+		}
+		a.g.Risk["publish_fact"] = memory.RiskLow
+		if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "y", Content: "low", Category: "adr"}); err != nil {
+			t.Fatal(err)
+		}
+		if l := a.list(olive, ""); len(l) != 1 || l[0].Kind != memory.ApprovalReview || l[0].Ref != "x" {
+			t.Fatalf("requests = %+v, want only the review of x (y is low risk)", l)
+		}
+	})
 }
 
 func TestMediumRiskWriteIsAppliedAndQueuedForReview(t *testing.T) {
-	a := newApprovals(t)
-	_, text, err := a.call(sam, "", "publish_fact", factArgs{FactID: "adr-store", Content: "One SQLite file.", Category: "adr"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.fact("adr-store"); err != nil {
-		t.Fatalf("a medium-risk write is applied: %v", err)
-	}
-	l := a.list(olive, memory.ApprovalPending)
-	if len(l) != 1 || l[0].Kind != memory.ApprovalReview || l[0].Tier != memory.RiskMedium || l[0].Rule != "publish_fact" ||
-		l[0].Ref != "adr-store" || l[0].ExpiresAt != nil || !strings.Contains(text, l[0].ID) {
-		t.Fatalf("requests = %+v, text %q", l, text)
-	}
-	// Rejecting a review records the verdict; the write stays.
-	d, err := a.decide(olive, l[0].ID, false, "say which file")
-	if err != nil || d.Status != memory.ApprovalRejected || d.DecidedBy != "human:olive" || d.Reason != "say which file" {
-		t.Fatalf("reject review = %+v, %v", d, err)
-	}
-	if f, err := a.fact("adr-store"); err != nil || f.RetractedAt != nil {
-		t.Fatalf("a rejected review changes nothing: %+v, %v", f, err)
-	}
-	// A human's own write is low risk: the human is the approver.
-	if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-2", Content: "Two.", Category: "adr"}); err != nil {
-		t.Fatal(err)
-	}
-	if l := a.list(olive, memory.ApprovalPending); len(l) != 0 {
-		t.Fatalf("a human's write was queued: %+v", l)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		_, text, err := a.call(sam, "", "publish_fact", factArgs{FactID: "adr-store", Content: "One SQLite file.", Category: "adr"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.fact("adr-store"); err != nil {
+			t.Fatalf("a medium-risk write is applied: %v", err)
+		}
+		l := a.list(olive, memory.ApprovalPending)
+		if len(l) != 1 || l[0].Kind != memory.ApprovalReview || l[0].Tier != memory.RiskMedium || l[0].Rule != "publish_fact" ||
+			l[0].Ref != "adr-store" || l[0].ExpiresAt != nil || !strings.Contains(text, l[0].ID) {
+			t.Fatalf("requests = %+v, text %q", l, text)
+		}
+		// Rejecting a review records the verdict; the write stays.
+		d, err := a.decide(olive, l[0].ID, false, "say which file")
+		if err != nil || d.Status != memory.ApprovalRejected || d.DecidedBy != "human:olive" || d.Reason != "say which file" {
+			t.Fatalf("reject review = %+v, %v", d, err)
+		}
+		if f, err := a.fact("adr-store"); err != nil || f.RetractedAt != nil {
+			t.Fatalf("a rejected review changes nothing: %+v, %v", f, err)
+		}
+		// A human's own write is low risk: the human is the approver.
+		if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-2", Content: "Two.", Category: "adr"}); err != nil {
+			t.Fatal(err)
+		}
+		if l := a.list(olive, memory.ApprovalPending); len(l) != 0 {
+			t.Fatalf("a human's write was queued: %+v", l)
+		}
+	})
 }
 
 func TestHighRiskWriteIsHeldThenAppliedAsItsCaller(t *testing.T) {
-	a := newApprovals(t)
-	_, _, err := a.call(sam, "k1", "publish_fact", policy)
-	id := heldID(t, err)
-	if _, err := a.fact("policy-secrets"); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("a held write is not applied: %v", err)
-	}
-	// A repeat with the key gets the same answer and asks nothing more.
-	_, _, again := a.call(sam, "k1", "publish_fact", policy)
-	if again == nil || again.Error() != err.Error() {
-		t.Fatalf("repeat = %v, want %v", again, err)
-	}
-	if l := a.list(olive, ""); len(l) != 1 || l[0].ID != id || l[0].Status != memory.ApprovalPending || l[0].IdempotencyKey != "k1" ||
-		l[0].Caller != sam || l[0].Rule != "publish_fact:core_policy" {
-		t.Fatalf("requests = %+v", l)
-	}
-	// An agent sees its own requests, and may not decide.
-	if l := a.list(ann, ""); len(l) != 0 {
-		t.Fatalf("ann sees sam's request: %+v", l)
-	}
-	if l := a.list(sam, ""); len(l) != 1 {
-		t.Fatalf("sam's requests = %+v", l)
-	}
-	if _, err := a.decide(sam, id, true, "mine"); memory.ErrorCode(err) != memory.EFORBIDDEN {
-		t.Fatalf("an agent decides: %v", err)
-	}
-	d, err := a.decide(olive, id, true, "agreed in review")
-	if err != nil || d.Status != memory.ApprovalApproved || d.Ref != "policy-secrets" || d.Error != "" {
-		t.Fatalf("approve = %+v, %v", d, err)
-	}
-	f, err := a.fact("policy-secrets")
-	if err != nil || f.Author.AgentID != "sam" || f.Author.Seniority != memory.SenioritySenior || f.Author.Human {
-		t.Fatalf("the approved write, as sam made it: %+v, %v", f, err)
-	}
-	// Now a repeat with the key gets the write's own result.
-	res, _, err := a.call(sam, "k1", "publish_fact", policy)
-	if err != nil || !strings.Contains(string(res.(json.RawMessage)), `"policy-secrets"`) {
-		t.Fatalf("repeat after approval = %s, %v", res, err)
-	}
-	// Deciding twice names the first decision.
-	if _, err := a.decide(olive, id, false, "no"); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "approved by human:olive") {
-		t.Fatalf("decided twice: %v", err)
-	}
-	// The held call, the write when applied (this test decides outside the
-	// gates, so the decision itself has no line), and the two repeats.
-	if o := a.outcomes(); o[memory.WriteOutcomeHeld] != 1 || o[memory.WriteOutcomeStored] != 1 || o[memory.WriteOutcomeReplayed] != 2 {
-		t.Fatalf("write log outcomes %v", o)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		_, _, err := a.call(sam, "k1", "publish_fact", policy)
+		id := heldID(t, err)
+		if _, err := a.fact("policy-secrets"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("a held write is not applied: %v", err)
+		}
+		// A repeat with the key gets the same answer and asks nothing more.
+		_, _, again := a.call(sam, "k1", "publish_fact", policy)
+		if again == nil || again.Error() != err.Error() {
+			t.Fatalf("repeat = %v, want %v", again, err)
+		}
+		if l := a.list(olive, ""); len(l) != 1 || l[0].ID != id || l[0].Status != memory.ApprovalPending || l[0].IdempotencyKey != "k1" ||
+			l[0].Caller != sam || l[0].Rule != "publish_fact:core_policy" {
+			t.Fatalf("requests = %+v", l)
+		}
+		// An agent sees its own requests, and may not decide.
+		if l := a.list(ann, ""); len(l) != 0 {
+			t.Fatalf("ann sees sam's request: %+v", l)
+		}
+		if l := a.list(sam, ""); len(l) != 1 {
+			t.Fatalf("sam's requests = %+v", l)
+		}
+		if _, err := a.decide(sam, id, true, "mine"); memory.ErrorCode(err) != memory.EFORBIDDEN {
+			t.Fatalf("an agent decides: %v", err)
+		}
+		d, err := a.decide(olive, id, true, "agreed in review")
+		if err != nil || d.Status != memory.ApprovalApproved || d.Ref != "policy-secrets" || d.Error != "" {
+			t.Fatalf("approve = %+v, %v", d, err)
+		}
+		f, err := a.fact("policy-secrets")
+		if err != nil || f.Author.AgentID != "sam" || f.Author.Seniority != memory.SenioritySenior || f.Author.Human {
+			t.Fatalf("the approved write, as sam made it: %+v, %v", f, err)
+		}
+		// Now a repeat with the key gets the write's own result.
+		res, _, err := a.call(sam, "k1", "publish_fact", policy)
+		if err != nil || !strings.Contains(string(res.(json.RawMessage)), `"policy-secrets"`) {
+			t.Fatalf("repeat after approval = %s, %v", res, err)
+		}
+		// Deciding twice names the first decision.
+		if _, err := a.decide(olive, id, false, "no"); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "approved by human:olive") {
+			t.Fatalf("decided twice: %v", err)
+		}
+		// The held call, the write when applied (this test decides outside the
+		// gates, so the decision itself has no line), and the two repeats.
+		if o := a.outcomes(); o[memory.WriteOutcomeHeld] != 1 || o[memory.WriteOutcomeStored] != 1 || o[memory.WriteOutcomeReplayed] != 2 {
+			t.Fatalf("write log outcomes %v", o)
+		}
+	})
 }
 
 func TestRejectedHoldIsNeverApplied(t *testing.T) {
-	a := newApprovals(t)
-	_, _, err := a.call(sam, "k", "publish_fact", policy)
-	id := heldID(t, err)
-	d, err := a.decide(olive, id, false, "not a policy")
-	if err != nil || d.Status != memory.ApprovalRejected || !strings.HasPrefix(d.Error, "EFORBIDDEN: ") {
-		t.Fatalf("reject = %+v, %v", d, err)
-	}
-	if _, err := a.fact("policy-secrets"); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("a rejected write was applied: %v", err)
-	}
-	_, _, err = a.call(sam, "k", "publish_fact", policy)
-	if memory.ErrorCode(err) != memory.EFORBIDDEN || !strings.Contains(err.Error(), "not a policy") {
-		t.Fatalf("repeat after rejection = %v", err)
-	}
-	if _, err := a.decide(olive, id, true, "after all"); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "rejected by human:olive") {
-		t.Fatalf("approve after reject = %v", err)
-	}
-	if _, err := a.decide(olive, "apr-000000000000", true, "?"); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("unknown id = %v", err)
-	}
-	if _, err := a.decide(olive, id, true, ""); memory.ErrorCode(err) != memory.EINVALID {
-		t.Fatalf("no reason = %v", err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		_, _, err := a.call(sam, "k", "publish_fact", policy)
+		id := heldID(t, err)
+		d, err := a.decide(olive, id, false, "not a policy")
+		if err != nil || d.Status != memory.ApprovalRejected || !strings.HasPrefix(d.Error, "EFORBIDDEN: ") {
+			t.Fatalf("reject = %+v, %v", d, err)
+		}
+		if _, err := a.fact("policy-secrets"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("a rejected write was applied: %v", err)
+		}
+		_, _, err = a.call(sam, "k", "publish_fact", policy)
+		if memory.ErrorCode(err) != memory.EFORBIDDEN || !strings.Contains(err.Error(), "not a policy") {
+			t.Fatalf("repeat after rejection = %v", err)
+		}
+		if _, err := a.decide(olive, id, true, "after all"); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "rejected by human:olive") {
+			t.Fatalf("approve after reject = %v", err)
+		}
+		if _, err := a.decide(olive, "apr-000000000000", true, "?"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("unknown id = %v", err)
+		}
+		if _, err := a.decide(olive, id, true, ""); memory.ErrorCode(err) != memory.EINVALID {
+			t.Fatalf("no reason = %v", err)
+		}
+	})
 }
 
 func TestHoldExpiresClosed(t *testing.T) {
-	a := newApprovals(t)
-	a.g.ApprovalTimeout = time.Hour
-	_, _, err := a.call(sam, "k", "publish_fact", policy)
-	id := heldID(t, err)
-	a.clk.Advance(time.Hour)
-	if l := a.list(sam, memory.ApprovalExpired); len(l) != 1 || l[0].ID != id || !strings.HasPrefix(l[0].Error, "ECONFLICT: ") {
-		t.Fatalf("expired = %+v", l)
-	}
-	if l := a.list(olive, memory.ApprovalPending); len(l) != 0 {
-		t.Fatalf("an expired hold is pending: %+v", l)
-	}
-	if _, err := a.decide(olive, id, true, "late"); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "expired") {
-		t.Fatalf("approve after expiry = %v", err)
-	}
-	if _, err := a.fact("policy-secrets"); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("an expired write was applied: %v", err)
-	}
-	_, _, err = a.call(sam, "k", "publish_fact", policy)
-	if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "expired") {
-		t.Fatalf("repeat after expiry = %v", err)
-	}
-	// The held call; its expiry, refused by the approval gate; the repeat.
-	if o := a.outcomes(); o[memory.WriteOutcomeHeld] != 1 || o["rejected by approval"] != 1 || o["rejected by idempotency"] != 1 {
-		t.Fatalf("outcomes %v", o)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		a.g.ApprovalTimeout = time.Hour
+		_, _, err := a.call(sam, "k", "publish_fact", policy)
+		id := heldID(t, err)
+		a.clk.Advance(time.Hour)
+		if l := a.list(sam, memory.ApprovalExpired); len(l) != 1 || l[0].ID != id || !strings.HasPrefix(l[0].Error, "ECONFLICT: ") {
+			t.Fatalf("expired = %+v", l)
+		}
+		if l := a.list(olive, memory.ApprovalPending); len(l) != 0 {
+			t.Fatalf("an expired hold is pending: %+v", l)
+		}
+		if _, err := a.decide(olive, id, true, "late"); memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "expired") {
+			t.Fatalf("approve after expiry = %v", err)
+		}
+		if _, err := a.fact("policy-secrets"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("an expired write was applied: %v", err)
+		}
+		_, _, err = a.call(sam, "k", "publish_fact", policy)
+		if memory.ErrorCode(err) != memory.ECONFLICT || !strings.Contains(err.Error(), "expired") {
+			t.Fatalf("repeat after expiry = %v", err)
+		}
+		// The held call; its expiry, refused by the approval gate; the repeat.
+		if o := a.outcomes(); o[memory.WriteOutcomeHeld] != 1 || o["rejected by approval"] != 1 || o["rejected by idempotency"] != 1 {
+			t.Fatalf("outcomes %v", o)
+		}
+	})
 }
 
 func TestApprovedWriteRunsItsChecksAgain(t *testing.T) {
-	a := newApprovals(t)
-	if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-old", Content: "JSON files.", Category: "adr"}); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := a.call(sam, "", "retract_fact", factArgs{FactID: "adr-old", Reason: "replaced"})
-	id := heldID(t, err)
-	if _, _, err := a.call(olive, "", "retract_fact", factArgs{FactID: "adr-old", Reason: "gone"}); err != nil {
-		t.Fatal(err)
-	}
-	d, err := a.decide(olive, id, true, "yes")
-	if err != nil || d.Status != memory.ApprovalFailed || !strings.HasPrefix(d.Error, "ECONFLICT: ") {
-		t.Fatalf("approving a write that became invalid = %+v, %v", d, err)
-	}
-	if f, _ := a.fact("adr-old"); f.Version != 2 {
-		t.Fatalf("the fact moved on: %+v", f)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-old", Content: "JSON files.", Category: "adr"}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := a.call(sam, "", "retract_fact", factArgs{FactID: "adr-old", Reason: "replaced"})
+		id := heldID(t, err)
+		if _, _, err := a.call(olive, "", "retract_fact", factArgs{FactID: "adr-old", Reason: "gone"}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := a.decide(olive, id, true, "yes")
+		if err != nil || d.Status != memory.ApprovalFailed || !strings.HasPrefix(d.Error, "ECONFLICT: ") {
+			t.Fatalf("approving a write that became invalid = %+v, %v", d, err)
+		}
+		if f, _ := a.fact("adr-old"); f.Version != 2 {
+			t.Fatalf("the fact moved on: %+v", f)
+		}
+	})
 }
 
 func TestHeldWriteIsCheckedFirst(t *testing.T) {
-	a := newApprovals(t)
-	june := memory.Identity{AgentID: "june", Seniority: memory.SeniorityJunior, Autonomy: memory.AutonomySemi}
-	_, _, err := a.call(june, "", "publish_fact", policy)
-	if memory.ErrorCode(err) != memory.EFORBIDDEN {
-		t.Fatalf("a junior's core policy = %v, want refused before anything is held", err)
-	}
-	if l := a.list(olive, ""); len(l) != 0 {
-		t.Fatalf("a refused write was held: %+v", l)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		june := memory.Identity{AgentID: "june", Seniority: memory.SeniorityJunior, Autonomy: memory.AutonomySemi}
+		_, _, err := a.call(june, "", "publish_fact", policy)
+		if memory.ErrorCode(err) != memory.EFORBIDDEN {
+			t.Fatalf("a junior's core policy = %v, want refused before anything is held", err)
+		}
+		if l := a.list(olive, ""); len(l) != 0 {
+			t.Fatalf("a refused write was held: %+v", l)
+		}
+	})
 }
 
 func TestConcurrentApprovalsApplyOnce(t *testing.T) {
-	a := newApprovals(t)
-	if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-x", Content: "X.", Category: "adr"}); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := a.call(sam, "", "retract_fact", factArgs{FactID: "adr-x", Reason: "wrong"})
-	id := heldID(t, err)
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = a.decide(olive, id, true, "ok") })
-	}
-	wg.Wait()
-	won := 0
-	for _, err := range errs {
-		switch memory.ErrorCode(err) {
-		case "":
-			won++
-		case memory.ECONFLICT:
-		default:
-			t.Errorf("decide = %v", err)
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-x", Content: "X.", Category: "adr"}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if won != 1 {
-		t.Fatalf("%d approvals applied the write, want 1 (%v)", won, errs)
-	}
-	h, err := a.facts.History(memory.WithIdentity(context.Background(), olive), "adr-x")
-	if err != nil || len(h) != 2 {
-		t.Fatalf("history = %+v, %v: want the publication and one retraction", h, err)
-	}
+		_, _, err := a.call(sam, "", "retract_fact", factArgs{FactID: "adr-x", Reason: "wrong"})
+		id := heldID(t, err)
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = a.decide(olive, id, true, "ok") })
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch memory.ErrorCode(err) {
+			case "":
+				won++
+			case memory.ECONFLICT:
+			default:
+				t.Errorf("decide = %v", err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d approvals applied the write, want 1 (%v)", won, errs)
+		}
+		h, err := a.facts.History(memory.WithIdentity(context.Background(), olive), "adr-x")
+		if err != nil || len(h) != 2 {
+			t.Fatalf("history = %+v, %v: want the publication and one retraction", h, err)
+		}
+	})
 }
 
 func TestApprovalOff(t *testing.T) {
-	a := newApprovals(t)
-	a.g.Approval = false
-	if _, _, err := a.call(sam, "", "publish_fact", policy); err != nil {
-		t.Fatal(err)
-	}
-	if l := a.list(olive, ""); len(l) != 0 {
-		t.Fatalf("approval off queued %+v", l)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		a.g.Approval = false
+		if _, _, err := a.call(sam, "", "publish_fact", policy); err != nil {
+			t.Fatal(err)
+		}
+		if l := a.list(olive, ""); len(l) != 0 {
+			t.Fatalf("approval off queued %+v", l)
+		}
+	})
 }
 
 func TestParseRiskTiers(t *testing.T) {
@@ -425,30 +445,32 @@ func TestParseRiskTiers(t *testing.T) {
 // one another fact already says) writes nothing: nothing is held for a
 // human or queued for review, and its log line says so.
 func TestRepeatIsNeitherHeldNorQueued(t *testing.T) {
-	a := newApprovals(t)
-	if _, _, err := a.call(olive, "", "publish_fact", policy); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := a.call(sam, "", "publish_fact", policy); err != nil {
-		t.Fatalf("a senior agent republishing the policy as it stands: %v", err)
-	}
-	again := policy
-	again.FactID = "policy-secrets-2"
-	if _, _, err := a.call(sam, "", "publish_fact", again); err != nil {
-		t.Fatalf("a senior agent publishing the policy under another id: %v", err)
-	}
-	adr := factArgs{FactID: "adr-1", Content: "One SQLite file.", Category: "adr"}
-	a.call(sam, "", "publish_fact", adr)
-	a.call(sam, "", "publish_fact", adr)
-	if l := a.list(olive, ""); len(l) != 1 || l[0].Ref != "adr-1" {
-		t.Fatalf("requests = %+v, want only the first adr's review", l)
-	}
-	if out := a.outcomes(); out[memory.WriteOutcomeHeld] != 0 || out[memory.WriteOutcomeUnchanged] != 2 || out[memory.WriteOutcomeDuplicate] != 1 {
-		t.Fatalf("outcomes = %v", out)
-	}
-	if _, err := a.fact("policy-secrets-2"); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("the repeat under another id was stored: %v", err)
-	}
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		if _, _, err := a.call(olive, "", "publish_fact", policy); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := a.call(sam, "", "publish_fact", policy); err != nil {
+			t.Fatalf("a senior agent republishing the policy as it stands: %v", err)
+		}
+		again := policy
+		again.FactID = "policy-secrets-2"
+		if _, _, err := a.call(sam, "", "publish_fact", again); err != nil {
+			t.Fatalf("a senior agent publishing the policy under another id: %v", err)
+		}
+		adr := factArgs{FactID: "adr-1", Content: "One SQLite file.", Category: "adr"}
+		a.call(sam, "", "publish_fact", adr)
+		a.call(sam, "", "publish_fact", adr)
+		if l := a.list(olive, ""); len(l) != 1 || l[0].Ref != "adr-1" {
+			t.Fatalf("requests = %+v, want only the first adr's review", l)
+		}
+		if out := a.outcomes(); out[memory.WriteOutcomeHeld] != 0 || out[memory.WriteOutcomeUnchanged] != 2 || out[memory.WriteOutcomeDuplicate] != 1 {
+			t.Fatalf("outcomes = %v", out)
+		}
+		if _, err := a.fact("policy-secrets-2"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("the repeat under another id was stored: %v", err)
+		}
+	})
 }
 
 // Some calls are classified by what they would change, which their
@@ -456,56 +478,58 @@ func TestRepeatIsNeitherHeldNorQueued(t *testing.T) {
 // category withdraws the policy as much as retracting it would, and an edit
 // names a block by its label alone, which may be a block every agent reads.
 func TestRiskOfWhatACallWouldChange(t *testing.T) {
-	a := newApprovals(t)
-	if _, _, err := a.call(olive, "", "publish_fact", policy); err != nil {
-		t.Fatal(err)
-	}
-	moved := factArgs{FactID: policy.FactID, Content: "Logging secrets is discouraged.", Category: "convention"}
-	if _, _, err := a.call(sam, "", "publish_fact", moved); memory.ErrorCode(err) != memory.EHELD {
-		t.Fatalf("a core policy moved to a convention by an agent: %v, want it held", err)
-	}
-	if f, err := a.fact(policy.FactID); err != nil || f.Category != memory.FactCorePolicy || f.Content != policy.Content {
-		t.Fatalf("the policy after a held move: %+v, %v; want it as it was", f, err)
-	}
-	// Another fact's new version in its own category stays medium.
-	if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-1", Content: "One file.", Category: "adr"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "adr-1", Content: "One SQLite file.", Category: "convention"}); err != nil {
-		t.Fatalf("an adr moved by an agent: %v, want it applied and reviewed", err)
-	}
-
-	blocks := store.NewBlockService(a.db)
-	edit := func(who memory.Identity, label string) error {
-		args, _ := json.Marshal(map[string]any{"label": label, "text": "one more line"})
-		_, _, err := a.g.Run(memory.WithIdentity(context.Background(), who), memory.WriteCall{Tool: "memory_block_append", Args: args},
-			func(ctx context.Context) (any, string, error) {
-				b, err := blocks.Edit(ctx, memory.BlockEdit{Label: label, Op: memory.BlockAppend, Text: "one more line"})
-				return b, "", err
-			})
-		return err
-	}
-	for _, spec := range []memory.BlockSpec{{Label: "team-plan", Description: "the plan", Shared: true, Writers: []string{"*"}},
-		{Label: "scratch", Description: "mine"}} {
-		if _, err := blocks.Create(memory.WithIdentity(context.Background(), sam), spec); err != nil {
+	onEngines(t, func(t *testing.T, newFixture func(*testing.T) *fixture) {
+		a := approvalsOn(newFixture(t))
+		if _, _, err := a.call(olive, "", "publish_fact", policy); err != nil {
 			t.Fatal(err)
 		}
-	}
-	before := len(a.list(olive, memory.ApprovalPending))
-	if err := edit(sam, "scratch"); err != nil {
-		t.Fatal(err)
-	}
-	if l := a.list(olive, memory.ApprovalPending); len(l) != before {
-		t.Fatalf("an edit of a personal block was queued: %+v", l)
-	}
-	if err := edit(sam, "team-plan"); err != nil {
-		t.Fatal(err)
-	}
-	l := a.list(olive, memory.ApprovalPending)
-	reviewed := slices.IndexFunc(l, func(r memory.Approval) bool {
-		return r.Rule == "memory_block_append:shared" && r.Tier == memory.RiskMedium && r.Kind == memory.ApprovalReview
+		moved := factArgs{FactID: policy.FactID, Content: "Logging secrets is discouraged.", Category: "convention"}
+		if _, _, err := a.call(sam, "", "publish_fact", moved); memory.ErrorCode(err) != memory.EHELD {
+			t.Fatalf("a core policy moved to a convention by an agent: %v, want it held", err)
+		}
+		if f, err := a.fact(policy.FactID); err != nil || f.Category != memory.FactCorePolicy || f.Content != policy.Content {
+			t.Fatalf("the policy after a held move: %+v, %v; want it as it was", f, err)
+		}
+		// Another fact's new version in its own category stays medium.
+		if _, _, err := a.call(olive, "", "publish_fact", factArgs{FactID: "adr-1", Content: "One file.", Category: "adr"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := a.call(sam, "", "publish_fact", factArgs{FactID: "adr-1", Content: "One SQLite file.", Category: "convention"}); err != nil {
+			t.Fatalf("an adr moved by an agent: %v, want it applied and reviewed", err)
+		}
+
+		blocks := store.NewBlockService(a.db)
+		edit := func(who memory.Identity, label string) error {
+			args, _ := json.Marshal(map[string]any{"label": label, "text": "one more line"})
+			_, _, err := a.g.Run(memory.WithIdentity(context.Background(), who), memory.WriteCall{Tool: "memory_block_append", Args: args},
+				func(ctx context.Context) (any, string, error) {
+					b, err := blocks.Edit(ctx, memory.BlockEdit{Label: label, Op: memory.BlockAppend, Text: "one more line"})
+					return b, "", err
+				})
+			return err
+		}
+		for _, spec := range []memory.BlockSpec{{Label: "team-plan", Description: "the plan", Shared: true, Writers: []string{"*"}},
+			{Label: "scratch", Description: "mine"}} {
+			if _, err := blocks.Create(memory.WithIdentity(context.Background(), sam), spec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := len(a.list(olive, memory.ApprovalPending))
+		if err := edit(sam, "scratch"); err != nil {
+			t.Fatal(err)
+		}
+		if l := a.list(olive, memory.ApprovalPending); len(l) != before {
+			t.Fatalf("an edit of a personal block was queued: %+v", l)
+		}
+		if err := edit(sam, "team-plan"); err != nil {
+			t.Fatal(err)
+		}
+		l := a.list(olive, memory.ApprovalPending)
+		reviewed := slices.IndexFunc(l, func(r memory.Approval) bool {
+			return r.Rule == "memory_block_append:shared" && r.Tier == memory.RiskMedium && r.Kind == memory.ApprovalReview
+		})
+		if len(l) != before+1 || reviewed < 0 {
+			t.Fatalf("an edit of a shared block: requests %+v, want one more, a review by rule memory_block_append:shared", l)
+		}
 	})
-	if len(l) != before+1 || reviewed < 0 {
-		t.Fatalf("an edit of a shared block: requests %+v, want one more, a review by rule memory_block_append:shared", l)
-	}
 }

@@ -136,6 +136,10 @@ func keysOf(content string, timed bool) dedupKeys {
 func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memory.EntryWrite, keys dedupKeys, now time.Time, v vector) (memory.Remembered, error) {
 	var out memory.Remembered
 	err := s.db.Update(ctx, func(tx *Tx) error {
+		// PostgreSQL may run this again (a serialization failure): what
+		// a run that rolled back found (its conflicts, a merge) is not
+		// this run's answer.
+		out = memory.Remembered{}
 		if v.blob != nil && s.Index != nil {
 			// One read of the short deployment log, in the transaction that
 			// stores the vector: it cannot be of an embedder a deployment

@@ -340,3 +340,42 @@ func TestPublishAndRetractChangeTheSharedSpace(t *testing.T) {
 		}
 	})
 }
+
+// A remember PostgreSQL runs again (a serialization failure at its commit)
+// answers what the run that committed found: its one conflict, not also
+// the one the rolled-back run recorded. The failure is forced once, at
+// commit, by a deferred trigger this test adds; a sequence counts the
+// commits it saw, since a rollback does not give its number back.
+func TestRememberRunAgainAnswersOnce(t *testing.T) {
+	db, _ := openPostgresDB(t)
+	s := store.NewMemoryService(db, nil)
+	older := remember(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
+	for _, q := range []string{
+		`CREATE SEQUENCE test_commits`,
+		`CREATE FUNCTION test_fail_first_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF nextval('test_commits') = 1 THEN
+				RAISE EXCEPTION 'the test fails this commit once' USING ERRCODE = 'serialization_failure';
+			END IF;
+			RETURN NULL;
+		END $$`,
+		`CREATE CONSTRAINT TRIGGER test_fail_first_commit AFTER INSERT ON memory_conflicts
+			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_first_commit()`,
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Friday."})
+	var commits int
+	if err := db.SQL().QueryRow(`SELECT last_value FROM test_commits`).Scan(&commits); err != nil || commits != 2 {
+		t.Fatalf("the trigger saw %d commits (%v), want 2: the failed one and the one run again", commits, err)
+	}
+	listed, err := s.Conflicts(as(ann), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("conflicts stored: %+v, %v; want one", listed, err)
+	}
+	if len(r.Conflicts) != 1 || r.Conflicts[0].ID != listed[0].ID || r.Conflicts[0].OlderID != older.ID {
+		t.Fatalf("the answer's conflicts %+v, want the stored %s alone", r.Conflicts, listed[0].ID)
+	}
+}
