@@ -12,7 +12,9 @@
 #                                   at URL and print its URL (for a server
 #                                   under test: --database takes it)
 #   scripts/postgres.sh drop URL    drop the database at URL
-#   scripts/postgres.sh down URL    shut a cluster `start` made down, keeping it
+#   scripts/postgres.sh down URL [immediate]
+#                                   shut a cluster `start` made down, keeping it
+#                                   (immediate: at once, as a crash would)
 #   scripts/postgres.sh up URL      start it again (tests of an outage)
 #
 # With MEMORY_MCP_TEST_POSTGRES already set (a server of your own), run and
@@ -147,7 +149,7 @@ drop)
 	;;
 down)
 	read -r port dir < <(cluster "${2:?usage: $0 down URL}")
-	as "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
+	as "$bin/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w -t 30 stop >/dev/null
 	;;
 up)
 	read -r port dir < <(cluster "${2:?usage: $0 up URL}")
@@ -161,7 +163,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL | down URL | up URL | database URL | drop URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | down URL [immediate] | up URL | database URL | drop URL" >&2
 	exit 2
 	;;
 esac

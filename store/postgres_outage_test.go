@@ -71,6 +71,29 @@ func TestPostgresOutageIsRetryableAndRecovers(t *testing.T) {
 
 	c.Up()
 	e := remember(t, mem, senior, memory.EntryWrite{Content: "Written once the database is back."})
+
+	// A server that crashes under a call in flight ends its connection
+	// without a word: the call fails as retryable all the same.
+	inFlight := make(chan error, 1)
+	go func() {
+		inFlight <- db.Update(ctx, func(tx *store.Tx) error {
+			_, err := tx.SQL().ExecContext(ctx, `SELECT pg_sleep(30)`)
+			return err
+		})
+	}()
+	for running := false; !running; {
+		time.Sleep(50 * time.Millisecond)
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		running = n > 0
+	}
+	c.Crash()
+	if err := <-inFlight; memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), name) {
+		t.Errorf("a call in flight when the database crashed = %v, want EBUSY naming %s", err, name)
+	}
+	c.Up()
 	page, err := mem.List(as(senior), memory.ListQuery{})
 	if err != nil || len(page.Memories) != 2 {
 		t.Fatalf("list after the restart: %+v, %v; want the memory from before and %s", page, err, e.ID)

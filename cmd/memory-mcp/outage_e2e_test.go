@@ -96,3 +96,56 @@ func TestPostgresNewerSchemaRefusedByTheServer(t *testing.T) {
 		t.Errorf("started on a newer database: %v\nstderr: %s\nwant: %s", err, stderr.String(), want)
 	}
 }
+
+// TestPostgresServerStartPaysAnOwedScrub: an erase whose scrub a session
+// holding a table kept from running commits and leaves the scrub owed in
+// the database; the next server to start on it rewrites the tables before
+// serving, as on SQLite.
+func TestPostgresServerStartPaysAnOwedScrub(t *testing.T) {
+	url := postgresDatabase(t)
+	dir := t.TempDir()
+	human := []string{"MEMORY_MCP_AGENT_ID=root", "MEMORY_MCP_HUMAN=true"}
+	s := start(t, options{dataDir: dir, args: []string{"--database", url, "--agent-id", "ann"}})
+	s.ok("remember", map[string]any{"content": "The locker code of Quxzorblat is 7781."}, nil)
+	s.ok("remember", map[string]any{"content": "The lockers are on floor two."}, nil)
+	s.stop()
+
+	raw, err := storetest.OpenPostgresSQL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	holder, err := raw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.Exec(`LOCK TABLE notes IN ACCESS SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCmd(t, dir, human, "erase", "--human", "--contains", "Quxzorblat", "--reason", "request 8", "--database", url)
+	if err != nil || !strings.Contains(out, "memories 1") || !strings.Contains(out, "not rewritten yet") {
+		t.Fatalf("an erase while a session holds a table: %q, %v; want one memory erased and the rewrite owed", out, err)
+	}
+	owed := func() bool {
+		t.Helper()
+		var n int
+		if err := raw.QueryRow(`SELECT count(*) FROM scrub_owed`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	if !owed() {
+		t.Fatal("no scrub is owed after an erase whose scrub could not run")
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	s = start(t, options{dataDir: dir, args: []string{"--database", url, "--agent-id", "ann"}})
+	if owed() {
+		t.Errorf("the server started without paying the scrub owed\nstderr:\n%s", s.stderrText())
+	}
+	if !strings.Contains(s.stderrText(), "rewrote the database") {
+		t.Errorf("the server did not say it paid the scrub:\n%s", s.stderrText())
+	}
+}

@@ -105,12 +105,16 @@ func OwnPostgres(t testing.TB) *Cluster {
 // it has stopped.
 func (c *Cluster) Down() { c.t.Helper(); c.run("down") }
 
+// Crash stops the cluster at once, as a crash would: its sessions end in
+// the middle of whatever they were doing, told nothing.
+func (c *Cluster) Crash() { c.t.Helper(); c.run("down", "immediate") }
+
 // Up starts the cluster again and waits until it accepts connections.
 func (c *Cluster) Up() { c.t.Helper(); c.run("up") }
 
-func (c *Cluster) run(what string) {
+func (c *Cluster) run(what string, args ...string) {
 	c.t.Helper()
-	if out, err := exec.Command(c.script, what, c.URL).CombinedOutput(); err != nil {
+	if out, err := exec.Command(c.script, append([]string{what, c.URL}, args...)...).CombinedOutput(); err != nil {
 		c.t.Fatalf("postgres.sh %s: %v\n%s", what, err, out)
 	}
 }
