@@ -64,7 +64,7 @@ func openTestStore(ctx context.Context, t testing.TB, dir string) (*store.DB, er
 	if u := databaseFor(t, dir); u != "" {
 		return store.OpenPostgres(ctx, u)
 	}
-	return openTestStore(ctx, t, dir)
+	return store.Open(ctx, filepath.Join(dir, store.FileName))
 }
 
 // sqliteOnly skips t on the PostgreSQL pass: for a test of what only the
