@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -26,9 +25,10 @@ type Gates struct {
 	db *store.DB
 	// Limits are the rate limits per caller (empty: none).
 	Limits memory.RateLimits
-	// Budget is how many writes a caller may make in one run of the server
-	// (0: no budget).
-	Budget int
+	// Budget is how many writes a caller may make in one run (0: no
+	// budget); BudgetRun says which run a call falls in.
+	Budget    int
+	BudgetRun BudgetRun
 	// ExemptHumans lets human callers past the rate limits and the budget.
 	ExemptHumans bool
 	// KeyTTL is how long an idempotency key is kept.
@@ -42,10 +42,6 @@ type Gates struct {
 	// it expires, unapplied.
 	ApprovalTimeout time.Duration
 	Log             *slog.Logger
-
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	written map[string]int // writes admitted per principal in this run
 }
 
 // DefaultKeyTTL is how long idempotency keys are kept unless configured.
@@ -55,12 +51,12 @@ const DefaultKeyTTL = 24 * time.Hour
 // unless configured.
 const DefaultApprovalTimeout = 24 * time.Hour
 
-// New returns gates over db with no rate limit and no budget, and the
-// risk-tier gate on with the classification table as it stands.
+// New returns gates over db with no rate limit and no budget (counted per
+// process when set), and the risk-tier gate on with the classification
+// table as it stands.
 func New(db *store.DB) *Gates {
 	return &Gates{db: db, KeyTTL: DefaultKeyTTL, Approval: true, Risk: DefaultRiskTiers(),
-		ApprovalTimeout: DefaultApprovalTimeout, Log: slog.Default(),
-		buckets: map[string]*bucket{}, written: map[string]int{}}
+		ApprovalTimeout: DefaultApprovalTimeout, Log: slog.Default(), BudgetRun: ProcessRun()}
 }
 
 var _ memory.WriteGates = (*Gates)(nil)
@@ -92,7 +88,7 @@ func (g *Gates) Run(ctx context.Context, c memory.WriteCall, fn func(context.Con
 		}
 	}
 	started := time.Now()
-	err = g.admit(who, c.Tool, now)
+	err = g.admit(ctx, who, c.Tool, now)
 	call.Gates[gateRateLimit] = time.Since(started)
 	if err != nil {
 		return nil, "", g.finish(ctx, call, gateRateLimit, nil, "", err, false)

@@ -390,3 +390,28 @@ func TestClaimsMigrationRekeysHandles(t *testing.T) {
 		}
 	}
 }
+
+// Migration 0038 hashes again the claims of memories stored before the
+// rules read updates told in other words: an owner stored with the earlier
+// rules' claims is superseded by "is now owned by", a version by an
+// upgrade.
+func TestClaimsMigrationRekeysRewordedUpdates(t *testing.T) {
+	db := upgraded(t, "0038", func(old *store.DB) {
+		exec(t, old, `INSERT INTO memories (pk, id, agent_id, namespace, category, content, tags, confidence, shared,
+			created_at, updated_at, occurred_at, filters) VALUES (7, 'mem-owner', 'ann', 'default', 'semantic', 'The billing service is owned by the payments team.', '[]', 1, 0, 1, 1, 1, ''),
+			(8, 'mem-version', 'ann', 'default', 'semantic', 'The cluster runs Kubernetes 1.27.', '[]', 1, 0, 2, 2, 2, '')`,
+			`INSERT INTO memory_claims (agent_id, claim, value, memory_pk) VALUES ('ann', 1, 2, 7)`)
+	})
+	var stale int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM memory_claims WHERE claim = 1`).Scan(&stale); err != nil || stale != 0 {
+		t.Fatalf("a claim the earlier rules hashed is still stored: %d, %v", stale, err)
+	}
+	s := store.NewMemoryService(db, nil)
+	for older, newer := range map[string]string{"mem-owner": "The billing service is now owned by the platform team.",
+		"mem-version": "The cluster was upgraded to Kubernetes 1.29."} {
+		r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: newer})
+		if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != older || r.Conflicts[0].Resolution != memory.ConflictNewerWins {
+			t.Fatalf("%q does not supersede %s stored before the upgrade: %+v", newer, older, r.Conflicts)
+		}
+	}
+}

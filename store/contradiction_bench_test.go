@@ -38,10 +38,13 @@ var contradictionKinds = []struct{ name, label string }{
 // days replaced, a port, a move, a cloud region, "switched from X to Y"),
 // each beside near-misses that must not supersede (another subject, added
 // detail, two services' ports, "Ann visited Paris"), written before the
-// rules that find them.
+// rules that find them. "reworded" are more of each kind of contradiction
+// (a denial, an opposite, a value, an update) said as a user would say it,
+// and near-misses beside them, written before the rules that find them.
 var contradictionCorpora = []struct{ name, file string }{
 	{"tuned", "contradiction_pairs.jsonl"},
 	{"updates", "contradiction_updates.jsonl"},
+	{"reworded", "contradiction_reworded.jsonl"},
 	{"heldout", "contradiction_pairs_heldout.jsonl"},
 }
 

@@ -62,6 +62,8 @@ type DB struct {
 	rstmts   sync.Map        // the same on reads
 	// logLines counts the write log lines this process wrote (pruning).
 	logLines atomic.Int64
+	// counted counts the admissions this process counted (pruning).
+	counted atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 	// provenanceKey keys the stamps of the rows this DB writes (see
@@ -415,14 +417,15 @@ func seconds(d time.Duration) string {
 // migrationSteps are what a migration needs done in Go after its SQL, in
 // its transaction: values SQL cannot compute.
 var migrationSteps = map[string]func(context.Context, *Tx) error{
-	"0009_gates.sql":                fillDedupKeys,
-	"0010_conflicts.sql":            widenArchiveReasons,
-	"0014_fact_gates.sql":           fillFactKeys,
-	"0018_meaning_key.sql":          fillMeaningKeys,
-	"0019_shared_gates.sql":         fillSharedKeys,
-	"0022_text_rules.sql":           rekeyTexts,
-	"0023_claims_rekey.sql":         refillClaims,
-	"0032_claims_rekey_handles.sql": refillClaims,
+	"0009_gates.sql":                 fillDedupKeys,
+	"0010_conflicts.sql":             widenArchiveReasons,
+	"0014_fact_gates.sql":            fillFactKeys,
+	"0018_meaning_key.sql":           fillMeaningKeys,
+	"0019_shared_gates.sql":          fillSharedKeys,
+	"0022_text_rules.sql":            rekeyTexts,
+	"0023_claims_rekey.sql":          refillClaims,
+	"0032_claims_rekey_handles.sql":  refillClaims,
+	"0038_claims_rekey_reworded.sql": refillClaims,
 }
 
 // collect reads every row of q, each by scan, before a migration's Go

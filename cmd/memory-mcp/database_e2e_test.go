@@ -54,7 +54,7 @@ func TestRefusesADatabaseItCannotUse(t *testing.T) {
 // and stamps what it writes.
 func TestPostgresOnANewDataDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not", "yet")
-	s := startIn(t, options{dataDir: dir, env: []string{"MEMORY_MCP_DATABASE=" + storetest.PostgresURI(t)}, args: []string{"--embedder", "none"}})
+	s := startIn(t, options{dataDir: dir, env: []string{"MEMORY_MCP_DATABASE=" + storetest.PostgresDatabaseURL(t)}, args: []string{"--embedder", "none"}})
 	s.ok("publish_fact", map[string]any{"fact_id": "deploys", "content": "Every deploy is reviewed.", "category": "convention"}, nil)
 	s.stop()
 	info, err := os.Stat(filepath.Join(dir, ProvenanceKeyFile))

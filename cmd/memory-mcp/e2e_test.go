@@ -175,11 +175,17 @@ func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, std
 // On the PostgreSQL pass it names the directory's database too (databaseFor).
 func cleanEnv(t testing.TB, dir string) []string {
 	t.Helper()
-	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
+	env := homeEnv(dir)
 	if u := databaseFor(t, dir); u != "" {
 		env = append(env, "MEMORY_MCP_DATABASE="+u)
 	}
 	return env
+}
+
+// homeEnv is cleanEnv without a database: for a test that names the
+// databases its processes use itself (copy, several nodes on one).
+func homeEnv(dir string) []string {
+	return []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
 }
 
 // connectClient connects the go-sdk client through the checking wire (see

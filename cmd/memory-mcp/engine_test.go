@@ -46,9 +46,9 @@ func databaseFor(t testing.TB, dir string) string {
 	if u, ok := databases.url[dir]; ok {
 		return u
 	}
-	u := storetest.PostgresURI(t)
+	u := storetest.PostgresDatabaseURL(t)
 	databases.url[dir] = u
-	// Runs before the drop PostgresURI registered.
+	// Runs before the drop PostgresDatabaseURL registered.
 	t.Cleanup(func() {
 		databases.Lock()
 		delete(databases.url, dir)

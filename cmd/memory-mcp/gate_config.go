@@ -42,7 +42,7 @@ func gateSettings() []setting {
 				c.Gates.Limits, err = memory.ParseRateLimits(v, tools.WriteTools())
 				return err
 			}},
-		{"write-budget", "most writes each caller may make in one run of the server (on stdio, one client session); 0 for no budget",
+		{"write-budget", "most writes each caller may make in one run (on stdio, one client session; on serve, one UTC day across every node); 0 for no budget",
 			constant("0"),
 			func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)

@@ -92,7 +92,7 @@ func commands() []*command {
 	var missing bool
 	cons, st, er, gf, vf, ft := &consolidateFlags{}, &statsFlags{}, &eraseFlags{}, &gcFlags{}, &verifyFlags{}, &finetuneFlags{}
 	ex, im := &exportFlags{}, &importFlags{}
-	tf := &tokenFlags{}
+	tf, cf := &tokenFlags{}, &copyFlags{}
 	server := []string{"identity", "log", "server", "llm", "embedder", "retrieval", "consolidation", "gates", "backup"}
 	return []*command{
 		{name: "stdio", synopsis: "serve MCP over stdin/stdout (the default; what a client starts)",
@@ -226,6 +226,14 @@ func commands() []*command {
 			reads:    []string{"log"},
 			examples: []string{"memory-mcp restore /backups/memory-2026-11-29.db --data-dir /srv/memory"},
 			run:      func(ctx context.Context, c *invocation) error { return restore(ctx, c.cfg, c.arg, c.stdout) }},
+		{name: "copy", synopsis: "copy the data directory's SQLite memory into a new PostgreSQL database",
+			usage: []string{"memory-mcp copy --to postgres://user@host:5432/db [flags]"},
+			about: "Copies every table as it is stored (ids, history, archive, tokens, provenance stamps) into an empty " +
+				"PostgreSQL database in one transaction, then checks that each table holds the rows it held and that every " +
+				"stamped row verifies under the data directory's provenance key. Stop the servers on the data directory first.",
+			reads: []string{"log"}, define: cf.define,
+			examples: []string{"memory-mcp copy --data-dir /srv/memory --to postgres://memory@db.example.com:5432/memory?sslmode=require"},
+			run:      func(ctx context.Context, c *invocation) error { return copyToPostgres(ctx, c.cfg, cf, c.stdout) }},
 		{name: "export", synopsis: "write the memory in the portable export format (JSON Lines), or as Markdown",
 			usage: []string{"memory-mcp export [--output FILE] [--agent-id ID] [--namespace NS] [--since T] [--until T] [flags]",
 				"memory-mcp export --markdown DIR [flags]"},

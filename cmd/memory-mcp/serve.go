@@ -18,6 +18,7 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/auth"
 	"github.com/memory-mcp/memory-mcp/consolidation"
+	"github.com/memory-mcp/memory-mcp/gate"
 	"github.com/memory-mcp/memory-mcp/store"
 	"github.com/memory-mcp/memory-mcp/ui"
 )
@@ -39,6 +40,9 @@ func serveHTTP(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	}
 	defer a.Close()
 	a.consolidation.Holder = holderName("serve") // for whoever waits on its lease
+	// Nodes start and stop at will: the team's write budget is a day's,
+	// counted across every node on the database.
+	a.gates.BudgetRun = gate.DailyRun
 	o.observe(a)
 	h, err := newHTTPServer(ctx, a, o)
 	if err != nil {

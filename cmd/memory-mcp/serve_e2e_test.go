@@ -30,6 +30,7 @@ type httpServe struct {
 	dir    string
 	stderr *lockedWriter
 	stop   func() error // stops the server as SIGTERM would, and returns what run returned
+	env    []string     // KEY=value pairs the commands get besides cleanEnv's (a node's database)
 }
 
 // serveIn runs `memory-mcp serve` in this process on dir (a fresh one when
@@ -107,7 +108,7 @@ func (h *httpServe) cli(args ...string) string {
 func (h *httpServe) tryCLI(args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	args = append(slices.Clone(args), "--data-dir", h.dir)
-	err := run(context.Background(), args, envOf(cleanEnv(h.t, h.dir)), nil, &out, &errb)
+	err := run(context.Background(), args, envOf(append(cleanEnv(h.t, h.dir), h.env...)), nil, &out, &errb)
 	if err != nil {
 		return out.String(), err
 	}

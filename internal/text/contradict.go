@@ -63,6 +63,16 @@ type claim struct {
 	// values are the values the claim's sentence states: a sentence that
 	// already names the new value is not contradicted by the change to it.
 	values []string
+	// also marks a value said in addition to others ("office hours are
+	// also on Fridays"): it replaces none.
+	also bool
+	// owned marks a claim of a sentence that opens with "the user's": a
+	// change the user tells of ("the user cancelled PureGym") may replace
+	// it.
+	owned bool
+	// only marks a list said to be the whole of it ("now only on
+	// Fridays") where the key leaves the word out.
+	only bool
 }
 
 // Claim is one thing a text states, hashed: its key (the sentence with the
@@ -108,7 +118,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 	whole := len(sentences(older)) == 1
 	for _, n := range nc {
 		for _, o := range oc {
-			if o.key != n.key || o.value == n.value || !clashes(o, n) {
+			if o.key != n.key || o.value == n.value || n.also || !clashes(o, n) {
 				continue
 			}
 			c := Clash{Kind: ConflictValue, Slot: o.slot, Older: o.raw, Newer: n.raw, Whole: whole}
@@ -132,15 +142,25 @@ func clashes(o, n claim) bool {
 		return n.change && !within(n.value, o.values)
 	case strings.HasPrefix(n.key, "o|"):
 		return n.change && !o.change
+	case strings.HasPrefix(n.key, "t|"):
+		return n.change && listClash(o, n)
 	case strings.HasPrefix(n.key, "x|"):
-		return n.change && !o.change && slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) && !within(n.value, o.values)
-	case strings.Contains(o.value, ",") || strings.Contains(n.value, ","):
-		a, b := strings.Split(o.value, ","), strings.Split(n.value, ",")
-		nested := !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) }) ||
-			!slices.ContainsFunc(b, func(v string) bool { return !slices.Contains(a, v) })
-		return !nested || strings.Contains(n.key, " only ") || strings.Contains(o.key, " only ")
+		led := slices.Equal(o.lead[:min(len(o.lead), len(n.lead))], n.lead) || o.owned && slices.Equal(n.lead, []string{"user"})
+		return n.change && !o.change && led && !within(n.value, o.values)
 	}
-	return true
+	return listClash(o, n)
+}
+
+// listClash reports whether values o and n clash as lists: a list that
+// holds the other is added detail, unless either says "only".
+func listClash(o, n claim) bool {
+	if !strings.Contains(o.value, ",") && !strings.Contains(n.value, ",") {
+		return true
+	}
+	a, b := strings.Split(o.value, ","), strings.Split(n.value, ",")
+	nested := !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) }) ||
+		!slices.ContainsFunc(b, func(v string) bool { return !slices.Contains(a, v) })
+	return !nested || strings.Contains(n.key, " only ") || strings.Contains(o.key, " only ") || n.only || o.only
 }
 
 // within reports whether every value of list v (comma-separated) is one
@@ -181,19 +201,58 @@ func claims(content string) []claim {
 	var out []claim
 	for _, s := range sentences(content) {
 		toks := codes(words(s))
-		out = append(out, polarityClaim(toks)...)
-		out = append(out, valueClaims(toks)...)
+		marks := markers(s)
+		var cs []claim
+		cs = append(cs, polarityClaim(toks)...)
+		cs = append(cs, clausePolarity(toks, marks.andNow)...)
+		cs = append(cs, valueClaims(toks)...)
 		if c, ok := clause(toks); ok {
-			out = append(out, valueClaims(c)...)
+			cs = append(cs, valueClaims(c)...)
 		}
-		out = append(out, roleClaim(s, toks)...)
-		out = append(out, attributeClaim(toks)...)
-		out = append(out, preferenceClaim(toks)...)
-		out = append(out, jobClaims(s, toks)...)
-		out = append(out, rangeClaim(toks)...)
-		out = append(out, handoverClaims(toks)...)
+		if c, ok := hasIts(toks); ok {
+			cs = append(cs, valueClaims(c)...)
+		}
+		cs = append(cs, roleClaim(s, toks)...)
+		cs = append(cs, attributeClaim(toks)...)
+		cs = append(cs, preferenceClaim(toks)...)
+		cs = append(cs, jobClaims(s, toks)...)
+		cs = append(cs, rangeClaim(toks)...)
+		cs = append(cs, handoverClaims(toks)...)
+		cs = append(cs, versionClaims(toks)...)
+		cs = append(cs, tailClaim(toks, marks.now)...)
+		if marks.andNow {
+			cs = append(cs, tailClaim(nowClause(toks), true)...) // "sold the car and now commutes by bike"
+		}
+		cs = append(cs, insteadClaims(toks)...)
+		cs = append(cs, attributeClaims(toks)...)
+		cs = append(cs, toolClaims(toks)...)
+		for i := range cs {
+			cs[i].also = marks.also && cs[i].slot != ""
+		}
+		out = append(out, cs...)
 	}
 	return out
+}
+
+// marked is what a sentence's small words say of its claims, which words
+// drops: now tells that a value replaced another ("is now owned by",
+// "now uses X instead of Y"); also that it joins the others ("is also on
+// Fridays", "too", "as well").
+type marked struct{ now, also, andNow bool }
+
+func markers(s string) marked {
+	var m marked
+	ws := splitWords(strings.ToLower(s))
+	for i, w := range ws {
+		switch {
+		case w == "now" || w == "instead" || w == "anymore" || w == "no" && i+1 < len(ws) && ws[i+1] == "longer":
+			m.now = true
+			m.andNow = m.andNow || w == "now" && i > 0 && (ws[i-1] == "and" || ws[i-1] == "but")
+		case w == "also" || w == "additionally" || w == "too" && i+1 == len(ws) || w == "well" && i > 0 && ws[i-1] == "as" && i+1 == len(ws):
+			m.also = true
+		}
+	}
+	return m
 }
 
 // polarityClaim is a sentence's statement with its polarity: the words
@@ -224,9 +283,11 @@ func polarityClaim(toks []token) []claim {
 		case negation(t):
 			neg = !neg
 		case t.norm == "longer" && i > 0 && toks[i-1].norm == "no":
-		case t.norm == "is" && opposedNext(toks[i+1:]):
-			// "is broken" denies "works": the copula says nothing the
-			// opposite does not.
+		case t.norm == "is" && !strings.EqualFold(t.raw, "been"):
+			// "is broken" denies "works", "is unhelpful" "is helpful":
+			// the copula says nothing the words after it do not.
+		case t.norm == "at" && i+2 == len(toks) && toks[i+1].norm == "all":
+			skip = i + 1 // "doesn't like it at all" denies "likes it"
 		case (t.norm == "stand" || t.norm == "bear") && i > 1 && negation(toks[i-1]) && toks[i-2].norm == "can":
 			// "can't stand jazz" is "dislikes jazz": the negation is the
 			// verb's, not the claim's.
@@ -247,6 +308,12 @@ func polarityClaim(toks []token) []claim {
 			}
 			if strings.EqualFold(t.raw, "been") && i > 0 && (toks[i-1].norm == have || negation(toks[i-1])) {
 				w = "was" // "hasn't been submitted" denies "was submitted"
+			}
+			if w == "was" && settles(toks[i+1:]) {
+				continue // "was cancelled" leaves it cancelled, as "is confirmed" says it is: the copula says nothing
+			}
+			if makers[strings.ToLower(t.raw)] && i > 0 && copulas[toks[i-1].norm] && i+1 < len(toks) && opposedNext(toks[i+1:i+2]) {
+				continue // "was made private" says "is private"
 			}
 			if lacking[w] {
 				w, neg = have, !neg
@@ -503,7 +570,10 @@ var single = foldSet("favourite", "favorite", "preferred", "default", "main", "p
 // tech lead for search, and another name replaces it. A role without its
 // scope ("the team lead": of which team?) claims nothing.
 func roleClaim(s string, toks []token) []claim {
-	raw := splitWords(s)
+	raw := slices.DeleteFunc(splitWords(s), func(w string) bool {
+		lw := strings.ToLower(w)
+		return dropped[lw] && lw != "the" && lw != "a" && lw != "an" // "Bruno is now the team lead"
+	})
 	role := func(ws []token) bool {
 		scoped := strings.Contains(s, "'s ") || strings.Contains(s, "’s ")
 		for _, t := range ws {
@@ -627,7 +697,9 @@ var synonyms = func() map[string]string {
 	for w, s := range map[string]string{"mandatory": "required", "compulsory": "required", "obligatory": "required",
 		"banned": "forbidden", "permitted": "allowed", "love": "like", "loves": "likes", "enjoy": "like", "enjoys": "likes",
 		"hate": "dislike", "hates": "dislikes", "detest": "dislike", "shut": "closed", "affordable": "cheap",
-		"inexpensive": "cheap", "loud": "noisy", "working": "works", "functional": "works", "operational": "works",
+		"inexpensive": "cheap", "loud": "noisy", "roomy": "spacious", "neat": "tidy", "wealthy": "rich", "dim": "dark", "rapid": "fast",
+		"nervous": "anxious", "pleased": "satisfied", "packed": "full", "freezing": "cold", "excellent": "good", "terrible": "bad",
+		"awful": "bad", "great": "good", "poorly": "badly", "working": "works", "functional": "works", "operational": "works",
 		"fixed": "works", "repaired": "works", "resolved": "closed", "warm": "hot", "cool": "cold", "chilly": "cold",
 		"tall": "long", "bright": "light", "pricey": "expensive", "costly": "expensive", "crowded": "full", "quick": "fast",
 		"hard": "difficult", "simple": "easy", "hired": "approved", "free": "available", "busy": "unavailable",
@@ -649,12 +721,41 @@ func normal(w string) (string, bool, bool) {
 	if o, ok := opposites[w]; ok {
 		return o.word, o.negative, true
 	}
+	if base, ok := denyingFolded[w]; ok {
+		b, denied, _ := normal(fold(base))
+		return b, !denied, true
+	}
+	if denyingBases[w] {
+		return w, false, true // one of a pair, as its opposite is
+	}
 	if base, ok := unPrefixed(w); ok {
 		b, denied, _ := normal(base)
 		return b, !denied, true
 	}
 	return w, false, false
 }
+
+// settles reports whether toks, after "was", go on with a participle that
+// is one of a pair of opposites ("cancelled", "approved", "made
+// private"): a state the event left, not one of the past.
+func settles(toks []token) bool {
+	for i, t := range toks {
+		if negation(t) {
+			continue
+		}
+		lw := strings.ToLower(t.raw)
+		if makers[lw] {
+			return i+1 < len(toks) && opposedNext(toks[i+1:i+2])
+		}
+		_, _, opposite := normal(t.norm)
+		return opposite && t.slot == "" && (strings.HasSuffix(lw, "ed") || participles[lw])
+	}
+	return false
+}
+
+// makers are the verbs that, passive, give a thing the state the next word
+// names ("was made private", "was marked complete").
+var makers = map[string]bool{"made": true, "marked": true, "declared": true, "set": true, "turned": true, "switched": true}
 
 // opposedNext reports whether the first word of toks past any negation
 // ("not", "no longer") is one of a pair of opposites, or a synonym of one.
@@ -680,6 +781,31 @@ func unPrefixed(w string) (string, bool) {
 	return "", false
 }
 
+// denying are words whose prefix (in-, im-, ir-, il-, dis-, ab-, a-)
+// denies the word after it ("inexperienced" is "experienced" denied); a
+// list, since most words in "in" ("install", "internal") deny nothing.
+var denying = map[string]string{"inexperienced": "experienced", "inconsistent": "consistent", "ineffective": "effective",
+	"inefficient": "efficient", "inappropriate": "appropriate", "inaccessible": "accessible", "incapable": "capable",
+	"incompetent": "competent", "inconvenient": "convenient", "insufficient": "sufficient", "intolerant": "tolerant",
+	"imperfect": "perfect", "irregular": "regular", "irrelevant": "relevant", "irresponsible": "responsible",
+	"illogical": "logical", "abnormal": "normal", "atypical": "typical", "disloyal": "loyal", "disobedient": "obedient",
+	"dishonest": "honest", "discontent": "content", "disrespectful": "respectful", "inactive": "active", "inadequate": "adequate",
+	"inaccurate": "accurate", "incomplete": "complete", "incorrect": "correct", "indirect": "direct", "informal": "formal",
+	"insecure": "secure", "insensitive": "sensitive", "invisible": "visible", "immature": "mature", "impatient": "patient",
+	"impolite": "polite", "impossible": "possible", "impractical": "practical", "improper": "proper", "illegal": "legal",
+	"irrational": "rational", "dissimilar": "similar", "disorganized": "organized", "disorganised": "organised",
+	"unhelpful": "helpful"}
+
+// denyingFolded is denying keyed by the folded word, as claims read it;
+// denyingBases the words they deny, folded.
+var denyingFolded, denyingBases = func() (map[string]string, map[string]bool) {
+	m, bases := map[string]string{}, map[string]bool{}
+	for w, b := range denying {
+		m[fold(w)], bases[fold(b)] = b, true
+	}
+	return m, bases
+}()
+
 // notUn are words in "un" that deny nothing.
 var notUn = foldSet("under", "understand", "understands", "understood", "undergo", "underway", "undertake", "union", "unions",
 	"unique", "unit", "units", "united", "universe", "university", "universal", "unix", "unity", "unless", "until", "unto", "uniform")
@@ -698,11 +824,10 @@ var nobody = map[string]string{fold("nobody"): fold("everyone"), fold("noone"): 
 
 // manner are adverbs of how something is done, which a denial of the
 // doing leaves out ("speaks French fluently", "does not speak French").
-var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "quickly": true,
-	"slowly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
+var manner = map[string]bool{"fluently": true, "well": true, "properly": true, "correctly": true, "easily": true, "reliably": true, "mostly": true, "mainly": true, "primarily": true, "happily": true}
 
 // prepositions are the words an opposite may take after it.
-var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true}
+var prepositions = map[string]bool{"to": true, "from": true, "for": true, "by": true, "in": true, "on": true, "at": true, "with": true, "of": true}
 
 // having are the verbs that say, like "have", what something holds.
 var having = map[string]string{fold("includes"): have, fold("include"): have, fold("contains"): have, fold("contain"): have,
@@ -731,14 +856,15 @@ func valueClaims(toks []token) []claim {
 		}
 	}
 	lead := norms(toks)
-	if len(toks) > 1 && owner(toks[0]) {
+	owned := len(toks) > 1 && owner(toks[0])
+	if owned {
 		lead = lead[1:]
 	}
 	for i, t := range toks {
 		// A name, or a word a tool is said with ("uses npm"), is what a
 		// switch from it replaces.
 		if t.slot == "name" || t.slot == "code" || t.slot == "" && i > 0 && tooled[toks[i-1].norm] {
-			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: lead, values: values})
+			out = append(out, claim{key: "x|" + t.slot + ":" + t.norm, slot: t.slot, value: "=", raw: t.raw, lead: lead, values: values, owned: owned})
 		}
 	}
 	for i := 0; i < len(toks); i++ {
@@ -748,6 +874,12 @@ func valueClaims(toks []token) []claim {
 		}
 		end := listEnd(toks, i)
 		a := anchorOf(toks, i)
+		if a < 0 {
+			a = lasting(toks, i)
+		}
+		if a < 0 {
+			a = habitual(toks, i)
+		}
 		if a < 0 {
 			// "The kids go to Oakwood School", "Ann attends Leeds
 			// University": where the subject is, which a move replaces,
@@ -811,7 +943,7 @@ func changeClaims(toks []token, values []string) []claim {
 	for v, t := range toks {
 		// "quit Google", "resigned from Google", "left Google and joined
 		// Meta": the name is no longer the subject's.
-		if v > 0 && (t.norm == "quit" || t.norm == fold("resigned") || t.norm == "left" && slices.ContainsFunc(toks[v+1:], func(u token) bool { return u.norm == "and" })) {
+		if v > 0 && (t.norm == "quit" || t.norm == fold("resigned") || leaving[t.norm] && slices.ContainsFunc(toks[v+1:], func(u token) bool { return u.norm == "and" })) {
 			x := v + 1
 			if x < len(toks) && toks[x].norm == "from" {
 				x++
@@ -860,38 +992,65 @@ func changeClaims(toks []token, values []string) []claim {
 			}
 			continue
 		}
-		if toks[j].norm != "to" || toks[j+1].slot == "" {
+		if toks[j].norm != "to" {
+			continue
+		}
+		at, label := j+1, ""
+		if j+2 < len(toks) && labels[toks[j+1].norm] && toks[j+2].slot != "" {
+			at, label = j+2, toks[j+1].norm // "upgraded to version 3.0"
+		}
+		if toks[at].slot == "" {
 			continue
 		}
 		if j > v+1 {
 			// "changed the default browser to Firefox": what changed is
 			// the subject's default browser.
-			obj, ok := subject(toks[v+1 : j])
+			obj, ok := subject(slices.DeleteFunc(slices.Clone(toks[v+1:j]), func(u token) bool { return particles[u.norm] }))
+			if !ok && !slices.ContainsFunc(toks[v+1:j], func(u token) bool { return !particles[u.norm] }) {
+				obj, ok = "", true // "went up to $25": what went up is the subject
+			}
 			if !ok {
 				continue
 			}
 			obj = strings.Join(slices.DeleteFunc(strings.Fields(obj), func(w string) bool { return possessives[w] }), " ")
-			if subj == "user" {
+			switch {
+			case obj == "":
+			case subj == "user":
 				subj = obj // "the user changed the phone number": the user's, as "the phone number" is
-			} else {
+			default:
 				subj += " " + obj
 			}
 		}
-		n := toks[j+1]
+		n := toks[at]
 		class := verb.classes[n.slot]
+		if label != "" {
+			class = label // "moved to port 7100": the port, whatever else the verb moves
+		}
 		if class != "" && strings.HasPrefix(n.raw, "#") {
 			class = "is" // a channel moved to another is what it is now, not where
 		}
 		if class == "" {
 			continue
 		}
-		value, raw := listOf(toks[j+1 : listEnd(toks, j+1)])
+		value, raw := listOf(toks[at:listEnd(toks, at)])
 		out = append(out, claim{key: "u|" + subj + "|" + class + "|" + n.slot, slot: n.slot, value: value, raw: raw, change: true})
 	}
 	return out
 }
 
-var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "our": true, "my": true, "your": true}
+// possessives are the words that say whose, as written and as fold makes
+// them ("its" is "it").
+// leaving are the verbs that give a name up when another follows ("left
+// Google and joined Meta", "cancelled PureGym and joined another gym").
+var leaving = foldSet("left", "cancelled", "canceled", "dropped", "ditched")
+
+var possessives = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"its", "their", "his", "her", "our", "my", "your"} {
+		m[w], m[fold(w)] = true, true
+	}
+	return m
+}()
 
 // tooled are the words a tool follows ("uses npm", "with Jenkins").
 var tooled = foldSet("uses", "use", "using", "with", "via")
@@ -935,6 +1094,9 @@ var changes = func() map[string]change {
 // 100"), or "" for any other.
 func classOf(toks []token, a, i int, slot string) string {
 	w := toks[a].norm
+	if i > a+1 && labels[toks[i-1].norm] && slot != "day" && slot != "date" && slot != "time" {
+		return toks[i-1].norm // "is on version 2.3", "listens on port 8080": what an upgrade to another replaces
+	}
 	switch slot {
 	case "name", "code":
 		if places[w] || platforms[w] && (toks[a+1].norm == "on" || toks[a+1].norm == "in") || copulas[w] && a+2 == i && (toks[a+1].norm == "in" || toks[a+1].norm == "on" || toks[a+1].norm == "at") {
@@ -1125,7 +1287,7 @@ func anchorOf(toks []token, i int) int {
 	for j, skipped := i-1, 0; j > 0; j-- {
 		w := toks[j].norm
 		if copulas[w] || anchors[w] || (w == have || habits[w]) && (toks[i].slot == "number" || toks[i].slot == "amount") ||
-			w == fold("meets") && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date" || toks[i].slot == "code") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
+			(w == fold("meets") || timed[w]) && (toks[i].slot == "day" || toks[i].slot == "time" || toks[i].slot == "date" || w == fold("meets") && toks[i].slot == "code") || (w == "out" || w == "up" || w == "down") && toks[j-1].norm == "go" {
 			return j
 		}
 		if toks[j].slot != "" {
@@ -1142,6 +1304,69 @@ func anchorOf(toks []token, i int) int {
 	}
 	return -1
 }
+
+// lasting is, for a number of a span of time that a perfect says how long
+// has lasted ("has worked at the firm for six years", "have been married
+// for 12 years"), the index of its "have", which anchors it as "to be"
+// would; else -1. One thing has lasted one span until now.
+func lasting(toks []token, i int) int {
+	if toks[i].slot != "number" || i < 3 || toks[i-1].norm != "for" || i+1 >= len(toks) || !spans[toks[i+1].norm] {
+		return -1
+	}
+	for h := i - 2; h > 0; h-- {
+		if toks[h].norm == have && perfect(toks[h+1:i]) {
+			return h
+		}
+	}
+	return -1
+}
+
+// habitual is, for a measure (a number, an amount, a percent, a time)
+// that a verb in the present states of its subject ("the battery
+// lasts about 9 hours", "the room seats 12 people", "the daycare closes at
+// 6pm"), the index of that verb, which anchors it: what a thing does as a
+// rule it does with one measure at a time, and the same sentence with
+// another replaces it. A past ("bought 3 shirts", "ran 5 km on Monday")
+// tells of one event of many; a name or a day after a verb of many
+// ("speaks Spanish", "swims on Tuesdays") may be one of several. -1 if
+// none.
+func habitual(toks []token, i int) int {
+	switch toks[i].slot {
+	case "number", "amount", "percent", "time":
+	default:
+		return -1 // a code names a thing, as a name does: "fails on arm v2" and "on arm v3" may both hold
+	}
+	v := verbAt(toks)
+	if v < 1 || v >= i || capable[toks[v].norm] {
+		return -1
+	}
+	lw := strings.ToLower(toks[v].raw)
+	present := len(lw) > 3 && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && !strings.HasSuffix(lw, "us") && !strings.HasSuffix(lw, "is")
+	if !present || slices.ContainsFunc(toks[:i], func(t token) bool {
+		w := strings.ToLower(t.raw)
+		_, past := pasts[w]
+		return past || w == "was" || w == "were" || w == "did" || t.slot == "" && len(w) > 4 && strings.HasSuffix(w, "ed")
+	}) {
+		return -1
+	}
+	return v
+}
+
+// capable are the verbs of what a thing can do or take, of which it may
+// do many: "supports 5 GHz" and "supports 2.4 GHz" both hold.
+var capable = foldSet("supports", "accepts", "offers", "handles", "includes", "contains", "provides", "covers")
+
+// spans are the units of a span of time.
+var spans = foldSet("years", "months", "weeks", "days", "hours", "minutes", "decades")
+
+// particles are the adverbs a verb of change takes ("went up to", "came
+// down to"), which name nothing changed.
+var particles = map[string]bool{"up": true, "down": true, "back": true}
+
+// timed are the verbs that anchor only a day, a date or a time: a
+// newsletter sent on Mondays is not sent on Thursdays, but a report sent
+// to Ann may be sent to Bob too.
+var timed = foldSet("sent", "delivered", "collected", "sends", "delivers")
 
 // fresh are the words that say a value is the newest of its kind.
 var fresh = map[string]bool{"new": true, "current": true, "latest": true, "updated": true}
@@ -1614,7 +1839,7 @@ var copulas = foldSet("is", "was", "will", "remain", "become", "became")
 // anchors are verbs that state a value of their subject: its place, time,
 // employer, price, size or name. A claim made through one can be replaced
 // by the same claim with another value.
-var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs")
+var anchors = foldSet("live", "lived", "work", "worked", "cost", "costs", "start", "started", "begin", "begins", "end", "ended", "finish", "finished", "due", "scheduled", "set", "born", "married", "named", "called", "earn", "earned", "weigh", "leave", "leaves", "depart", "departs", "arrive", "arrives", "land", "lands", "open", "opens", "close", "closes", "based", "located", "headquartered", "moved", "move", "report", "reports", "run", "runs", "expire", "expires", "renew", "renews", "founded", "established", "take", "kept", "held", "planned", "fixed", "pinned", "priced", "budgeted", "capped", "limited", "listen", "listens", "serve", "served", "bound", "exposed", "wear", "wears", "track", "tracks", "written", "hosted", "stored", "built", "wake", "wakes", "woke", "cut", "released", "published", "deployed", "shipped", "happen", "happens", "occur", "occurs", "owned", "managed", "maintained", "led", "studies", "study", "teaches", "teach")
 
 // foldSet is a set of words as fold makes them.
 func foldSet(words ...string) map[string]bool {
@@ -1669,7 +1894,16 @@ var opposites = func() map[string]struct {
 		{"higher", "lower"}, {"large", "small"}, {"big", "little"}, {"long", "short"}, {"easy", "difficult"},
 		{"strong", "weak"}, {"fast", "slow"}, {"hot", "cold"}, {"light", "dark"}, {"full", "empty"}, {"inside", "outside"},
 		{"upstairs", "downstairs"}, {"profitable", "unprofitable"}, {"friendly", "hostile"}, {"optimistic", "pessimistic"},
-		{"sober", "drunk"}, {"rich", "poor"}, {"thin", "thick"}, {"sweet", "sour"}, {"guilty", "innocent"}, {"calm", "anxious"}, {"loose", "tight"}, {"fresh", "stale"}, {"smooth", "rough"}, {"generous", "stingy"}, {"patient", "impatient"}, {"mature", "immature"}, {"proprietary", "open-source"}, {"stateful", "stateless"}, {"reliable", "flaky"}, {"present", "missing"}, {"paid", "overdue"}, {"increase", "reduce"}, {"honest", "dishonest"}, {"approve", "disapprove"}, {"continued", "discontinued"}, {"qualified", "disqualified"}, {"legal", "unlawful"}, {"sunny", "cloudy"}, {"indoors", "outdoors"}, {"polite", "impolite"}, {"possible", "impractical"}, {"mobile", "stationary"}}
+		{"sober", "drunk"}, {"rich", "poor"}, {"thin", "thick"}, {"sweet", "sour"}, {"guilty", "innocent"}, {"calm", "anxious"}, {"loose", "tight"}, {"fresh", "stale"}, {"smooth", "rough"}, {"generous", "stingy"}, {"patient", "impatient"}, {"mature", "immature"}, {"proprietary", "open-source"}, {"stateful", "stateless"}, {"reliable", "flaky"}, {"present", "missing"}, {"paid", "overdue"}, {"increase", "reduce"}, {"honest", "dishonest"}, {"approve", "disapprove"}, {"continued", "discontinued"}, {"qualified", "disqualified"}, {"legal", "unlawful"}, {"sunny", "cloudy"}, {"indoors", "outdoors"}, {"polite", "impolite"}, {"possible", "impractical"}, {"mobile", "stationary"},
+		// Common opposites of people, places and things, for the updates
+		// users tell in one word (issue 22).
+		{"spacious", "cramped"}, {"quickly", "slowly"}, {"outgoing", "shy"}, {"extroverted", "introverted"}, {"new", "old"},
+		{"intact", "damaged"}, {"friendly", "aggressive"}, {"satisfied", "disappointed"}, {"valid", "expired"},
+		{"senior", "junior"}, {"hardworking", "lazy"}, {"modern", "outdated"}, {"up-to-date", "outdated"}, {"secure", "vulnerable"},
+		{"confirmed", "tentative"}, {"allow", "forbid"}, {"allows", "forbids"}, {"punctual", "late"}, {"organized", "disorganized"},
+		{"organised", "disorganised"}, {"smart", "stupid"}, {"sharp", "blunt"}, {"flexible", "rigid"},
+		{"quiet", "loud"}, {"relaxed", "stressed"}, {"fit", "unfit"}, {"tidy", "cluttered"}, {"fresh", "rotten"}, {"ripe", "unripe"},
+		{"solid", "fragile"}, {"older", "younger"}, {"elder", "younger"}, {"transparent", "opaque"}, {"legitimate", "fraudulent"}, {"current", "outdated"}}
 	m := map[string]struct {
 		word     string
 		negative bool

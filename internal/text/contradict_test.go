@@ -98,6 +98,80 @@ func TestContradicts(t *testing.T) {
 		{"The integration test suite is reliable.", "The integration test suite is flaky.", ConflictNegation, "", true},
 		{"The tool is proprietary.", "The tool is open-source.", ConflictNegation, "", true},
 
+		// More updates told in other words, and their near-misses.
+		{"Office hours are on Mondays and Wednesdays.", "Office hours are also on Fridays.", "", "", false}, // added, not replaced
+		{"The billing service is owned by the payments team.", "The billing service is now owned by the platform team.", ConflictValue, "value", true},
+		{"The billing service is owned by the payments team.", "The billing service is owned by the platform team too.", "", "", false},
+		{"Priya works on the search team.", "Priya now works on weekends.", "", "", false}, // another kind of ending
+		{"The cleaner comes on Tuesdays and Fridays.", "The cleaner now comes only on Fridays.", ConflictValue, "day", true},
+		{"The cleaner comes on Tuesdays.", "The cleaner now comes on Tuesdays and Fridays.", "", "", false},
+		{"The team lead for mobile is Ana.", "Bruno is now the team lead for mobile.", ConflictValue, "name", true},
+		{"The user eats meat.", "The user has been vegetarian for a year and doesn't eat meat.", ConflictNegation, "", true},
+		{"The user eats fish.", "The user has been vegetarian for a year and doesn't eat meat.", "", "", false},
+		{"The user drives to work.", "The user no longer drives to work and now takes the train.", ConflictNegation, "", true},
+		{"The repository is public.", "The repository was made private.", ConflictNegation, "", true},
+		{"The meeting room booking is confirmed.", "The meeting room booking was cancelled.", ConflictNegation, "", true},
+		{"The project is on version 2.3.", "The project was upgraded to version 3.0.", ConflictValue, "number", true},
+		{"The project is on version 2.3.", "The mobile app was upgraded to version 3.0.", "", "", false},
+		{"The cluster runs Kubernetes 1.27.", "The cluster was upgraded to Kubernetes 1.29.", ConflictValue, "number", true},
+		{"The cluster runs Kubernetes 1.27.", "The cluster runs on 12 nodes.", "", "", false},
+		{"The app requires Python 3.9.", "The app requires Python 3.12.", ConflictValue, "number", true},
+		{"The app supports Python 3.9.", "The app supports Python 3.12.", "", "", false}, // many at once
+		{"The team uses Slack.", "The team now uses Microsoft Teams instead of Slack.", ConflictValue, "name", true},
+		{"The team uses Slack.", "The sales team uses Zoom instead of Slack.", "", "", false},
+		{"The company's main office is in Austin.", "The company moved its main office to Dallas.", ConflictValue, "name", true},
+		{"Tess has worked at the firm for six years.", "Tess has worked at the firm for two years.", ConflictValue, "number", true},
+		{"Tess worked at the firm for six years.", "Tess worked at the bank for two years.", "", "", false},
+		{"The newsletter is sent on Mondays.", "The newsletter is now sent on Thursdays.", ConflictValue, "day", true},
+		{"The report was sent to Ann.", "The report was sent to Bob.", "", "", false}, // sent to both
+		{"The design system is maintained by Lina.", "The design system is now maintained by Omar.", ConflictValue, "name", true},
+
+		{"The user's landlord is helpful.", "The user's landlord is unhelpful.", ConflictNegation, "", true},
+		{"The new hire is experienced with Terraform.", "The new hire is inexperienced with Terraform.", ConflictNegation, "", true},
+		{"The user's install is complete.", "The user's install is internal.", "", "", false}, // "in" denies nothing here
+		{"The checkout page loads quickly.", "The checkout page loads slowly.", ConflictNegation, "", true},
+		{"The checkout page loads quickly.", "The search page loads slowly.", "", "", false},
+		{"The user's passport is valid.", "The user's passport has expired.", ConflictNegation, "", true},
+		{"Priya likes her new role.", "Priya doesn't like her new role at all.", ConflictNegation, "", true},
+		{"The price of the plan is $20 a month.", "The price of the plan went up to $25 a month.", ConflictValue, "amount", true},
+		{"The price of the plan is $20 a month.", "The price of the family plan went up to $35 a month.", "", "", false},
+		{"The user's nephew studies at Oxford.", "The user's nephew studies at Cambridge.", ConflictValue, "name", true},
+		{"The user's gym is PureGym.", "The user cancelled PureGym and joined The Gym Group.", ConflictValue, "name", true},
+		{"The quarterly report was submitted.", "The quarterly report hasn't been submitted.", ConflictNegation, "", true},
+
+		// A measure a present states as a rule; an attribute said two ways.
+		{"The conference room seats 12 people.", "The conference room seats 20 people.", ConflictValue, "number", true},
+		{"The user's phone battery lasts about 9 hours.", "The user's phone battery lasts about 5 hours.", ConflictValue, "number", true},
+		{"The user's phone battery lasts about 9 hours.", "The user's laptop battery lasts about 5 hours.", "", "", false},
+		{"The user bought 3 shirts.", "The user bought 5 shirts.", "", "", false},     // two purchases
+		{"The build fails on arm v2.", "The build fails on arm v3.", "", "", false},   // a code names a thing
+		{"The router supports 5 GHz.", "The router supports 2.4 GHz.", "", "", false}, // many at once
+		{"The user spent $40 at the market on Saturday.", "The user spent $40 at the market on Tuesday.", "", "", false},
+		{"The user swims on Tuesdays.", "The user swims on Thursdays.", "", "", false}, // habits on two days
+		{"The user's salary is $90,000.", "The user earns $95,000.", ConflictValue, "amount", true},
+		{"The user's salary is $90,000.", "The user's bonus is $5,000.", "", "", false},
+		{"The user earns $95,000.", "The user earned $60,000 in 2019.", "", "", false}, // another time
+		{"Marta's employer is Siemens.", "Marta works for Bosch.", ConflictValue, "name", true},
+		{"Marta's employer is Siemens.", "Marta's husband works for Bosch.", "", "", false},
+		{"The user works at Spotify.", "The user worked at Klarna before joining Spotify.", "", "", false},
+		{"The user's son goes to Greenfield Primary.", "The user's son's school is Riverside Primary.", ConflictValue, "name", true},
+		{"The user goes to Paris.", "The user's school is Riverside Primary.", "", "", false},
+		{"Jon's birthday is on 4 May.", "Jon was born on 9 May.", ConflictValue, "date", true},
+
+		{"The project is ahead of schedule.", "The project is behind schedule.", ConflictNegation, "", true},
+		{"The payments API runs on port 7000.", "The payments API was moved to port 7100.", ConflictValue, "number", true},
+		{"The payments API runs on port 7000.", "The payments worker runs on port 7100.", "", "", false},
+		{"The user commutes by car.", "The user sold the car and now commutes by bike.", ConflictValue, "value", true},
+		{"The user commutes by car.", "The user's partner commutes by bike.", "", "", false},
+
+		{"The build uses Maven.", "The build was migrated to Gradle.", ConflictValue, "name", true},
+		{"The build uses Maven.", "The build server was migrated to AWS.", "", "", false},
+		{"The analytics team uses Tableau and dbt.", "The analytics team migrated to Looker.", "", "", false}, // one of two
+		{"The mobile team uses Firebase.", "The mobile team moved to Lisbon.", "", "", false},
+		{"The charity has its headquarters in Geneva.", "The charity is headquartered in Vienna.", ConflictValue, "name", true},
+		{"The charity has its headquarters in Geneva.", "The charity has an office in Vienna.", "", "", false},
+		{"The user's band has its rehearsal space in Camden.", "The user's band's rehearsal space is in Hackney.", ConflictValue, "name", true},
+
 		// "working" is no anchor: the stemmer keeps a word in -ing whole here.
 		{"The user won't be working on Friday.", "The user won't be working on Saturday.", "", "", false},
 	} {

@@ -23,6 +23,11 @@ func TestAbstractivePromptFencesStoredText(t *testing.T) {
 			t.Errorf("system prompt lacks %q:\n%s", want, system)
 		}
 	}
+	// A summary states an update's newest value, saying what it replaced
+	// (issue 22), however the template wraps the rule.
+	if rule := "state the later value as what holds and say what it replaced"; !strings.Contains(strings.Join(strings.Fields(system), " "), rule) {
+		t.Errorf("system prompt lacks %q:\n%s", rule, system)
+	}
 	if strings.Contains(system, "tomatoes") || strings.Contains(system, "Aphids") {
 		t.Error("stored text leaked into the system prompt")
 	}

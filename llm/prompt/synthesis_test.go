@@ -26,6 +26,11 @@ func TestSynthesisPromptFencesStoredText(t *testing.T) {
 			t.Errorf("system prompt lacks %q:\n%s", want, system)
 		}
 	}
+	// A summary states an update's newest value, saying what it replaced
+	// (issue 22), however the template wraps the rule.
+	if rule := "state the later value as what holds and say what it replaced"; !strings.Contains(strings.Join(strings.Fields(system), " "), rule) {
+		t.Errorf("system prompt lacks %q:\n%s", rule, system)
+	}
 	// The directive comes once, before every fenced block of either message.
 	if strings.Count(system+user, memory.DataDirective) != 1 || strings.Index(system, memory.DataDirective) > strings.Index(system, "<memory-data label=") {
 		t.Errorf("the data directive must come once, before the fences:\n%s", system)

@@ -6,11 +6,14 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,6 +32,27 @@ const PostgresEnv = "MEMORY_MCP_TEST_POSTGRES"
 // — unless the run must cover PostgreSQL (make test and CI set
 // MEMORY_MCP_REQUIRE_POSTGRES, and CI sets CI), when it fails t instead.
 func PostgresURL(t testing.TB) string {
+	t.Helper()
+	return connString(newDatabase(t))
+}
+
+// PostgresDatabaseURL is PostgresURL as a postgres:// URL, the form the
+// command line's --database takes.
+func PostgresDatabaseURL(t testing.TB) string {
+	t.Helper()
+	cfg := newDatabase(t)
+	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
+	if cfg.Password != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	}
+	if cfg.TLSConfig == nil {
+		u.RawQuery = "sslmode=disable"
+	}
+	return u.String()
+}
+
+// newDatabase makes the database PostgresURL names.
+func newDatabase(t testing.TB) *pgx.ConnConfig {
 	t.Helper()
 	server := postgresServer(t)
 	cfg, err := pgx.ParseConfig(server)
@@ -53,7 +77,7 @@ func PostgresURL(t testing.TB) string {
 	})
 	db := cfg.Copy()
 	db.Database = name
-	return connString(db)
+	return db
 }
 
 // postgresServer returns the test server's URL; without one it skips t,

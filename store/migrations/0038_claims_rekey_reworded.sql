@@ -1,0 +1,13 @@
+-- The contradiction rules read more claims from a memory's words (issue
+-- 22, part 3: updates told in other words): what a sentence says after its
+-- verb's preposition ("is owned by the payments team"), which a sentence
+-- saying "now" replaces; the version of a named tool ("runs Kubernetes
+-- 1.27") and a labelled value's label ("is on version 2.3"), which an
+-- upgrade replaces; a tool used "instead of" another; a clause after "and"
+-- that denies on its own; a span a perfect says has lasted ("has worked
+-- there for six years"); "was cancelled" read as the state it left. The
+-- claims stored beside memories and active facts were hashed by the
+-- earlier rules, so a new memory would miss the stored ones it
+-- contradicts. All Go, as 0023 (refillClaims): the stored claims are
+-- deleted and hashed again by the rules as they are now.
+SELECT 1;
