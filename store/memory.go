@@ -138,8 +138,9 @@ func (s *MemoryService) remember(ctx context.Context, id memory.Identity, w memo
 	err := s.db.Update(ctx, func(tx *Tx) error {
 		// PostgreSQL may run this again (a serialization failure): what
 		// a run that rolled back found (its conflicts, a merge) is not
-		// this run's answer.
+		// this run's answer, nor is w as it merged it.
 		out = memory.Remembered{}
+		w := w
 		if v.blob != nil && s.Index != nil {
 			// One read of the short deployment log, in the transaction that
 			// stores the vector: it cannot be of an embedder a deployment

@@ -341,35 +341,50 @@ func TestPublishAndRetractChangeTheSharedSpace(t *testing.T) {
 	})
 }
 
-// A remember PostgreSQL runs again (a serialization failure at its commit)
-// answers what the run that committed found: its one conflict, not also
-// the one the rolled-back run recorded. The failure is forced once, at
-// commit, by a deferred trigger this test adds; a sequence counts the
-// commits it saw, since a rollback does not give its number back.
-func TestRememberRunAgainAnswersOnce(t *testing.T) {
-	db, _ := openPostgresDB(t)
-	s := store.NewMemoryService(db, nil)
-	older := remember(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
+// failFirstCommit makes PostgreSQL fail the next commit that wrote a row of
+// table with a serialization failure, once, as a concurrent writer would:
+// the store runs that transaction again. A deferred trigger raises it; a
+// sequence counts the commits it saw, since a rollback does not give its
+// number back. commits reads how many it saw.
+func failFirstCommit(t *testing.T, db *store.DB, table string) (commits func() int) {
+	t.Helper()
 	for _, q := range []string{
-		`CREATE SEQUENCE test_commits`,
-		`CREATE FUNCTION test_fail_first_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		`CREATE SEQUENCE test_commits_` + table,
+		`CREATE FUNCTION test_fail_first_commit_` + table + `() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
-			IF nextval('test_commits') = 1 THEN
+			IF nextval('test_commits_` + table + `') = 1 THEN
 				RAISE EXCEPTION 'the test fails this commit once' USING ERRCODE = 'serialization_failure';
 			END IF;
 			RETURN NULL;
 		END $$`,
-		`CREATE CONSTRAINT TRIGGER test_fail_first_commit AFTER INSERT ON memory_conflicts
-			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_first_commit()`,
+		`CREATE CONSTRAINT TRIGGER test_fail_first_commit AFTER INSERT ON ` + table + `
+			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_first_commit_` + table + `()`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return func() int {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT last_value FROM test_commits_` + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+}
+
+// A remember PostgreSQL runs again (a serialization failure at its commit)
+// answers and stores what the run that committed found: its one conflict,
+// not also the one the rolled-back run recorded; a merge's source once,
+// not once more for each run.
+func TestRememberRunAgainAnswersOnce(t *testing.T) {
+	db, _ := openPostgresDB(t)
+	s := store.NewMemoryService(db, nil)
+	older := remember(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
+	commits := failFirstCommit(t, db, "memory_conflicts")
 	r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Friday."})
-	var commits int
-	if err := db.SQL().QueryRow(`SELECT last_value FROM test_commits`).Scan(&commits); err != nil || commits != 2 {
-		t.Fatalf("the trigger saw %d commits (%v), want 2: the failed one and the one run again", commits, err)
+	if n := commits(); n != 2 {
+		t.Fatalf("the trigger saw %d commits, want 2: the failed one and the one run again", n)
 	}
 	listed, err := s.Conflicts(as(ann), memory.ConflictQuery{Resolutions: memory.ConflictResolutions})
 	if err != nil || len(listed) != 1 {
@@ -377,5 +392,16 @@ func TestRememberRunAgainAnswersOnce(t *testing.T) {
 	}
 	if len(r.Conflicts) != 1 || r.Conflicts[0].ID != listed[0].ID || r.Conflicts[0].OlderID != older.ID {
 		t.Fatalf("the answer's conflicts %+v, want the stored %s alone", r.Conflicts, listed[0].ID)
+	}
+
+	first := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops"}, Source: "runbook"})
+	commits = failFirstCommit(t, db, "memories")
+	merged := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Backups run at midnight.", Tags: []string{"ops", "db"}, Source: "oncall"})
+	if n := commits(); n != 2 || merged.Outcome != memory.WriteOutcomeMerged || merged.MergedFrom != first.ID || merged.Source != "runbook; oncall" {
+		t.Fatalf("a merge run again (%d commits): %s of %s, source %q; want the merge of %s, source %q",
+			n, merged.Outcome, merged.MergedFrom, merged.Source, first.ID, "runbook; oncall")
+	}
+	if got, err := s.Recall(as(ann), []string{merged.ID}); err != nil || got[0].Source != "runbook; oncall" {
+		t.Fatalf("the merge stored: %+v, %v", got, err)
 	}
 }
