@@ -367,22 +367,24 @@ func TestDeletesOutsideEraseAreRefused(t *testing.T) {
 // A second handle on the file, standing for another process, drops the
 // erased memory from its vector index through the change feed.
 func TestEraseLeavesAnotherHandlesIndex(t *testing.T) {
-	a, b := twoHandles(t)
-	e := remember(t, a, senior, memory.EntryWrite{Content: "rollout step uses blue green deploys"})
-	remember(t, a, senior, memory.EntryWrite{Content: "rollback needs a feature flag"})
-	if ids := search(t, b, senior, memory.Query{Text: "rollout step", Limit: 1}); len(ids) != 1 || ids[0] != e.ID {
-		t.Fatalf("b found %v before the erase", ids)
-	}
-	if b.Index.Len() != 2 {
-		t.Fatalf("b's index holds %d", b.Index.Len())
-	}
-	if _, err := a.Erase(as(human), memory.ErasureRequest{IDs: []string{e.ID}, Reason: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	search(t, b, senior, memory.Query{Text: "rollback"}) // syncs
-	if b.Index.Len() != 1 || a.Index.Len() != 1 {
-		t.Fatalf("index sizes after the erase: a %d, b %d; want 1", a.Index.Len(), b.Index.Len())
-	}
+	onEngines(t, func(t *testing.T, openDB opener) {
+		a, b := twoHandlesOn(t, openDB)
+		e := remember(t, a, senior, memory.EntryWrite{Content: "rollout step uses blue green deploys"})
+		remember(t, a, senior, memory.EntryWrite{Content: "rollback needs a feature flag"})
+		if ids := search(t, b, senior, memory.Query{Text: "rollout step", Limit: 1}); len(ids) != 1 || ids[0] != e.ID {
+			t.Fatalf("b found %v before the erase", ids)
+		}
+		if b.Index.Len() != 2 {
+			t.Fatalf("b's index holds %d", b.Index.Len())
+		}
+		if _, err := a.Erase(as(human), memory.ErasureRequest{IDs: []string{e.ID}, Reason: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		search(t, b, senior, memory.Query{Text: "rollback"}) // syncs
+		if b.Index.Len() != 1 || a.Index.Len() != 1 {
+			t.Fatalf("index sizes after the erase: a %d, b %d; want 1", a.Index.Len(), b.Index.Len())
+		}
+	})
 }
 
 // A database made before migration 0012 erases like a new one.

@@ -144,8 +144,9 @@ func postgresPortableColumns(ctx context.Context, q interface {
 
 // importPostgres is Import's transaction on PostgreSQL: every record
 // inserted as it was, each identity column's sequence moved past the keys
-// imported (so the next row written gets a new one), the import recorded
-// and every row stamped, all in one transaction that commits only once
+// imported (so the next row written gets a new one), the search terms of
+// memories and published facts written, the import recorded and every row
+// stamped, all in one transaction that commits only once
 // the whole file was read and its trailer matched.
 func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource, rep *ImportReport) error {
 	t, err := db.sql.BeginTx(ctx, db.writeTx())
@@ -160,6 +161,11 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 		return err
 	}
 	if err := tx.advanceIdentities(ctx); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	// The rows' terms, which an export does not carry, as the migration
+	// that brought terms wrote those of the rows stored before it.
+	if err := fillTerms(ctx, t); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	counts, _ := json.Marshal(rep.Kinds)

@@ -70,6 +70,9 @@ func TestPortableOnPostgres(t *testing.T) {
 		t.Fatalf("verify of the imported database: %v\n%s", err, out)
 	}
 	storetest.SameLines(t, "the export from PostgreSQL", string(want), exported(pg))
+	if a, b := searches(t, dir), searches(t, keyDir(pg), "--database", pg); a != b {
+		t.Errorf("the same searches found other results in the store imported into PostgreSQL:\n%s\n---\n%s", a, b)
+	}
 
 	out, err = runCmd(t, keyDir(pg), human, "import", first, "--dry-run", "--embedder", "none", "--database", pg)
 	if err != nil || !strings.Contains(out, "a dry run (nothing was stored) would import through the write gates") {
