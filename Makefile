@@ -17,14 +17,22 @@ run: ## build and serve MCP over stdio on the default data directory (stdout car
 	@$(MAKE) --no-print-directory -s build >&2
 	@exec $(abspath $(BIN)) stdio
 
-test: chromium ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing), then the end-to-end tests again with every server's memory in PostgreSQL; the store's tests run on both engines, on a throwaway PostgreSQL (see `make postgres`)
+test: chromium haproxy ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`; the multi-node fault test runs three nodes behind HAProxy, installed first if missing), then the end-to-end tests again with every server's memory in PostgreSQL (those that choose their databases themselves run once)
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run sh -c \
-		'$(GO) test ./... && MEMORY_MCP_TEST_ENGINE=postgres $(GO) test ./cmd/memory-mcp/'
+		'$(GO) test ./... && MEMORY_MCP_TEST_ENGINE=postgres $(GO) test -skip "$(ENGINES_CHOSEN)" ./cmd/memory-mcp/'
 
-.PHONY: postgres
+# The end-to-end tests that choose their databases themselves (several nodes
+# on one PostgreSQL, a SQLite directory copied into one): the PostgreSQL
+# pass leaves them out, as they ran on the first.
+ENGINES_CHOSEN = ^(TestNodesSurviveFaults|TestNodesServeOneMemory|TestSessionsStickBehindHAProxy|TestCopyIntoPostgres|TestPostgresOutageThroughTheServer)$$
+
+.PHONY: postgres haproxy
 
 postgres: ## start a throwaway PostgreSQL 15 (Debian's, installed first if missing) and print its URL: `export MEMORY_MCP_TEST_POSTGRES=$$(make -s postgres)` runs the store's tests on it too; `scripts/postgres.sh stop URL` ends it
 	@scripts/postgres.sh start
+
+haproxy: ## install Debian's HAProxy, the balancer in front of the multi-node fault test's nodes, unless it is on PATH (apt, as root or through sudo)
+	@scripts/haproxy.sh install
 
 .PHONY: chromium screenshots
 
@@ -44,7 +52,7 @@ check: ## formatting, vet and staticcheck
 race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
 
-bench: ## print throughput, latency and quality figures (each benchmark runs a fixed workload once; BenchmarkEngines compares SQLite with a throwaway PostgreSQL)
+bench: haproxy ## print throughput, latency and quality figures (each benchmark runs a fixed workload once; the multi-node ones start their own PostgreSQL; BenchmarkEngines compares SQLite with a throwaway PostgreSQL)
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./...
 
 compat: compat-sqlite compat-postgres ## run the official MCP TypeScript SDK client, the MCP Inspector CLI and the conformance suite against the binary, with the memory in SQLite, then in PostgreSQL (needs node and npm)

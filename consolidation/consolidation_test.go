@@ -110,12 +110,6 @@ func onEngines(t *testing.T, test func(t *testing.T, newFixture func(testing.TB)
 	}
 }
 
-// searches reports whether a test may check a run through search_memory:
-// not on PostgreSQL yet, whose full-text search is issue 24's search work
-// (see searches in store/engine_test.go); until it lands those checks run
-// on SQLite alone.
-func (f *fixture) searches() bool { return f.url == "" }
-
 // sync catches the fixture's vector index up with what was written.
 func (f *fixture) sync() {
 	f.t.Helper()
@@ -231,13 +225,11 @@ func TestConsolidateGroupsByTopic(t *testing.T) {
 
 		// The summaries replace their sources in search; include_archived
 		// finds the sources too.
-		if f.searches() {
-			got := f.search(ann, memory.Query{Text: "tomatoes garden bed", Limit: 20})
-			for _, g := range rep.Groups {
-				for _, src := range g.Sources {
-					if slices.Contains(got, src) {
-						t.Errorf("archived %s still in default search: %v", src, got)
-					}
+		got := f.search(ann, memory.Query{Text: "tomatoes garden bed", Limit: 20})
+		for _, g := range rep.Groups {
+			for _, src := range g.Sources {
+				if slices.Contains(got, src) {
+					t.Errorf("archived %s still in default search: %v", src, got)
 				}
 			}
 		}
@@ -256,21 +248,19 @@ func TestConsolidateGroupsByTopic(t *testing.T) {
 		if r, err := f.svc.Consolidate(as(bob), memory.ConsolidationRequest{}); err != nil || r.Consolidated != 5 {
 			t.Fatalf("bob's run: %+v %v", r, err)
 		}
-		if f.searches() {
-			wide := f.search(ann, memory.Query{Text: "tomatoes garden bed", Limit: 20, IncludeArchived: true})
-			for _, g := range rep.Groups {
-				if slices.Contains(gardenIDs, g.Kept) {
-					for _, src := range g.Sources {
-						if !slices.Contains(wide, src) {
-							t.Errorf("include_archived misses the archived %s: %v", src, wide)
-						}
+		wide := f.search(ann, memory.Query{Text: "tomatoes garden bed", Limit: 20, IncludeArchived: true})
+		for _, g := range rep.Groups {
+			if slices.Contains(gardenIDs, g.Kept) {
+				for _, src := range g.Sources {
+					if !slices.Contains(wide, src) {
+						t.Errorf("include_archived misses the archived %s: %v", src, wide)
 					}
 				}
 			}
-			for _, id := range bobGarden {
-				if slices.Contains(wide, id) {
-					t.Errorf("ann's include_archived search found bob's memory %s", id)
-				}
+		}
+		for _, id := range bobGarden {
+			if slices.Contains(wide, id) {
+				t.Errorf("ann's include_archived search found bob's memory %s", id)
 			}
 		}
 
@@ -420,10 +410,8 @@ func TestForgettingKeepsSummariesTrue(t *testing.T) {
 				t.Errorf("source %s not back in search: %+v", src, got[src])
 			}
 		}
-		if f.searches() {
-			if ids := f.search(ann, memory.Query{Text: "aphids soapy water basil", Limit: 20}); slices.Contains(ids, gone) || slices.Contains(ids, g.SummaryID) {
-				t.Errorf("the forgotten memory's words are still found: %v", ids)
-			}
+		if ids := f.search(ann, memory.Query{Text: "aphids soapy water basil", Limit: 20}); slices.Contains(ids, gone) || slices.Contains(ids, g.SummaryID) {
+			t.Errorf("the forgotten memory's words are still found: %v", ids)
 		}
 
 		rep, err = f.svc.Consolidate(as(ann), memory.ConsolidationRequest{})

@@ -59,13 +59,11 @@ func TestRetentionArchivesByCategory(t *testing.T) {
 		if !stateOf(t, f, bob, bobTrip.ID)[bobTrip.ID].Active() {
 			t.Errorf("bob's memory archived by ann's rule")
 		}
-		if f.searches() {
-			if ids := f.search(ann, memory.Query{Text: "Lisbon conference"}); slices.Contains(ids, trip.ID) {
-				t.Errorf("an archived memory is in search: %v", ids)
-			}
-			if ids := f.search(ann, memory.Query{Text: "Lisbon conference", IncludeArchived: true}); !slices.Contains(ids, trip.ID) {
-				t.Errorf("include_archived misses the archived memory: %v", ids)
-			}
+		if ids := f.search(ann, memory.Query{Text: "Lisbon conference"}); slices.Contains(ids, trip.ID) {
+			t.Errorf("an archived memory is in search: %v", ids)
+		}
+		if ids := f.search(ann, memory.Query{Text: "Lisbon conference", IncludeArchived: true}); !slices.Contains(ids, trip.ID) {
+			t.Errorf("include_archived misses the archived memory: %v", ids)
 		}
 		back, err := f.mem.Restore(as(ann), "", trip.ID)
 		if err != nil || !back.Active() || back.Content != trip.Content {

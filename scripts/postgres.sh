@@ -16,6 +16,10 @@
 #                                   shut a cluster `start` made down, keeping it
 #                                   (immediate: at once, as a crash would)
 #   scripts/postgres.sh up URL      start it again (tests of an outage)
+#   scripts/postgres.sh restart URL stop a cluster `start` made as a crash
+#                                   would (immediate: no checkpoint, every
+#                                   connection cut) and start it again on the
+#                                   same port and data, for fault tests
 #
 # With MEMORY_MCP_TEST_POSTGRES already set (a server of your own), run and
 # start use it as it is and start nothing. Debian's postgresql-15 is
@@ -134,6 +138,22 @@ drop() {
 	psql "${base%/*}/postgres$query" -v ON_ERROR_STOP=1 -qAtc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
 }
 
+# restart stops the cluster whose URL start printed as a crash would and
+# starts it again with the options it was started with (postmaster.opts).
+# fsync=off loses nothing here: the data stays in the page cache. A client
+# that needs every acknowledged commit to survive asks for
+# synchronous_commit=on in its URL, which overrides the cluster's off.
+restart() {
+	local port=${1#*@127.0.0.1:}
+	port=${port%%/*}
+	local dir
+	if ! dir=$(cat "$(record "$port")" 2>/dev/null) || [ -z "$dir" ]; then
+		echo "postgres: $1 is not a cluster this script started" >&2
+		return 1
+	fi
+	as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m immediate -w -t 60 restart >/dev/null
+}
+
 case "${1:-}" in
 start)
 	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ]; then echo "$MEMORY_MCP_TEST_POSTGRES"; else start; fi
@@ -155,6 +175,9 @@ up)
 	read -r port dir < <(cluster "${2:?usage: $0 up URL}")
 	serve "$dir" "$port" || { cat "$dir/server.log" >&2; exit 1; }
 	;;
+restart)
+	restart "${2:?usage: $0 restart URL}"
+	;;
 run)
 	shift
 	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ]; then exec "$@"; fi
@@ -163,7 +186,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL | down URL [immediate] | up URL | database URL | drop URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | restart URL | down URL [immediate] | up URL | database URL | drop URL" >&2
 	exit 2
 	;;
 esac

@@ -83,10 +83,3 @@ func reopen(t testing.TB, db *store.DB) *store.DB {
 	t.Cleanup(func() { other.Close() })
 	return other
 }
-
-// searches reports whether a test may check a write through search_memory
-// on db. Not on PostgreSQL yet: its full-text search is issue 24's search
-// work, and until it lands a test of a write runs on both engines with its
-// checks through search on SQLite alone. Once search runs on PostgreSQL
-// this returns true, and then goes with every use.
-func searches(db *store.DB) bool { return !onPostgres(db) }

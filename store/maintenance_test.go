@@ -54,15 +54,13 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 		if !slices.Equal(sum.Sources, ids) || !sum.Active() {
 			t.Fatalf("summary = %+v", sum)
 		}
-		if searches(db) {
-			if got := search(t, s, ann, memory.Query{Text: "support group"}); !slices.Equal(got, []string{sum.ID}) {
-				t.Fatalf("search after consolidation = %v, want only the summary", got)
-			}
-			got := search(t, s, ann, memory.Query{Text: "support group coming out", IncludeArchived: true})
-			for _, id := range append(ids, sum.ID) {
-				if !slices.Contains(got, id) {
-					t.Errorf("include_archived does not find %s: %v", id, got)
-				}
+		if got := search(t, s, ann, memory.Query{Text: "support group"}); !slices.Equal(got, []string{sum.ID}) {
+			t.Fatalf("search after consolidation = %v, want only the summary", got)
+		}
+		got := search(t, s, ann, memory.Query{Text: "support group coming out", IncludeArchived: true})
+		for _, id := range append(ids, sum.ID) {
+			if !slices.Contains(got, id) {
+				t.Errorf("include_archived does not find %s: %v", id, got)
 			}
 		}
 		recalled, err := s.Recall(as(ann), ids)
@@ -85,16 +83,12 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 			!back.UpdatedAt.Equal(src[1].UpdatedAt) || back.Confidence != src[1].Confidence || back.Source != src[1].Source || !back.Active() {
 			t.Fatalf("restored %+v, was %+v", back, src[1])
 		}
-		if searches(db) {
-			if got := search(t, s, ann, memory.Query{Text: "coming out to family"}); !slices.Contains(got, src[1].ID) {
-				t.Fatalf("restored memory not found: %v", got)
-			}
+		if got := search(t, s, ann, memory.Query{Text: "coming out to family"}); !slices.Contains(got, src[1].ID) {
+			t.Fatalf("restored memory not found: %v", got)
 		}
 		s.Retrieval = configs()["vector"]
-		if searches(db) {
-			if got := search(t, s, ann, memory.Query{Text: "coming out to family"}); !slices.Contains(got, src[1].ID) {
-				t.Fatalf("restored memory not found by its vector: %v", got)
-			}
+		if got := search(t, s, ann, memory.Query{Text: "coming out to family"}); !slices.Contains(got, src[1].ID) {
+			t.Fatalf("restored memory not found by its vector: %v", got)
 		}
 
 		// Bad restores, and a source that is no longer active.
@@ -120,10 +114,8 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 		if _, err := consolidate(t, db, ann, "again", src[0].ID, other.ID); memory.ErrorCode(err) != memory.ECONFLICT {
 			t.Fatalf("consolidating an archived memory = %v", err)
 		}
-		if searches(db) {
-			if got := search(t, s, ann, memory.Query{Text: "Melanie lake"}); !slices.Contains(got, other.ID) {
-				t.Fatalf("a failed consolidation archived %s: %v", other.ID, got)
-			}
+		if got := search(t, s, ann, memory.Query{Text: "Melanie lake"}); !slices.Contains(got, other.ID) {
+			t.Fatalf("a failed consolidation archived %s: %v", other.ID, got)
 		}
 		// A human restores an agent's memory for it.
 		if e, err := s.Restore(as(ops), "ann", src[0].ID); err != nil || !e.Active() || e.RestoredAt == nil {
@@ -139,11 +131,9 @@ func TestConsolidateArchivesIntoOneSummary(t *testing.T) {
 		if st[0].ForgottenAt == nil || !strings.Contains(st[0].ForgetReason, src[0].ID) || st[1].ForgottenAt == nil || !st[2].Active() {
 			t.Fatalf("after a source was forgotten: summary %+v, source %+v, other source %+v", st[0], st[1], st[2])
 		}
-		if searches(db) {
-			if got := search(t, s, ann, memory.Query{Text: "support group"}); slices.Contains(got, sum.ID) || slices.Contains(got, src[0].ID) ||
-				!slices.Contains(got, src[2].ID) {
-				t.Fatalf("search after a source was forgotten = %v", got)
-			}
+		if got := search(t, s, ann, memory.Query{Text: "support group"}); slices.Contains(got, sum.ID) || slices.Contains(got, src[0].ID) ||
+			!slices.Contains(got, src[2].ID) {
+			t.Fatalf("search after a source was forgotten = %v", got)
 		}
 	})
 }

@@ -183,9 +183,8 @@ func TestConcurrentChangesOfOneMemory(t *testing.T) {
 // The tests below hold the write paths to what List and Recall say, on
 // both engines; their twins (TestResolveConflict,
 // TestRestoreSupersededMemory, TestRememberMergesARepeatWithNewTags,
-// TestForgetIsSoftAndRecorded, TestPublishSearchSharedAndRetract) check
-// the same through search, which on PostgreSQL waits for its full-text
-// search (see searches).
+// TestForgetIsSoftAndRecorded, TestPublishSearchSharedAndRetract) say the
+// same of search.
 
 // listed returns the ids of who's active memories (or, shared, the shared
 // space's), newest first.

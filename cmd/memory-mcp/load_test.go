@@ -80,9 +80,10 @@ func driveHTTP(ctx context.Context, url string, tokens []string) *loadResult {
 
 // callOutcome is what one call answered.
 type callOutcome struct {
-	IsError bool   `json:"isError"`
-	Text    string `json:"-"`
-	ID      any    `json:"-"`
+	IsError    bool           `json:"isError"`
+	Text       string         `json:"-"`
+	ID         any            `json:"-"`
+	Structured map[string]any `json:"-"`
 }
 
 func (r *loadResult) record(c int, tool string, d time.Duration, out *callOutcome, err error, stopping bool) {
@@ -156,7 +157,7 @@ func callHTTP(ctx context.Context, client *http.Client, url, token, tool string,
 	if msg.Error != nil {
 		return nil, fmt.Errorf("JSON-RPC error: %s", msg.Error.Message)
 	}
-	out := &callOutcome{IsError: msg.Result.IsError}
+	out := &callOutcome{IsError: msg.Result.IsError, Structured: msg.Result.Structured}
 	if len(msg.Result.Content) > 0 {
 		out.Text = msg.Result.Content[0].Text
 	}

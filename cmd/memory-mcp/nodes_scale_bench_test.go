@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	memory "github.com/memory-mcp/memory-mcp"
+	"github.com/memory-mcp/memory-mcp/internal/locomo"
+	"github.com/memory-mcp/memory-mcp/store"
+)
+
+// BenchmarkNodesScale fills one PostgreSQL with memories of one agent,
+// LoCoMo's turns grown past their end, written through the store as a node
+// writes them (dedup, terms, vector, stamp), and prints the ingest rate. It
+// then starts three nodes on it behind HAProxy and prints each node's start
+// time (the vector index loaded from the database before /readyz answers)
+// and resident memory, search_memory's p50/p99 through the balancer for
+// LoCoMo's questions, and, beside them, a node with keyword search only
+// (--embedder none): the difference is what the in-memory vector index
+// costs at that size.
+//
+// MEMORY_MCP_BENCH_NODES_MEMORIES sets the count: 3,000 by default, so that
+// make bench finishes, since today's write path slows as an agent's
+// memories grow and a million (the issue's figure) would take hours.
+// MEMORY_MCP_BENCH_NODES_WRITERS sets the writers: one by default, since
+// writers of one agent's memories wait on each other (four wrote 7 a
+// second).
+func BenchmarkNodesScale(b *testing.B) {
+	n := benchEnv("MEMORY_MCP_BENCH_NODES_MEMORIES", 3_000)
+	writers := benchEnv("MEMORY_MCP_BENCH_NODES_WRITERS", 1)
+	path, err := locomo.Find()
+	if err != nil {
+		b.Skip(err)
+	}
+	ds, err := locomo.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts, queries := ds.Corpus()
+	c := newDatabase(b)
+
+	// Ingest.
+	ctx := context.Background()
+	db, err := store.OpenPostgres(ctx, c.pg.dsn())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := db.UseProvenanceKey(ctx, c.key); err != nil {
+		b.Fatal(err)
+	}
+	emb, err := newEmbedder(ctx, &Config{Embedder: "offline"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mem := store.NewMemoryService(db, emb)
+	bench := memory.WithIdentity(ctx, memory.Identity{AgentID: "bench", Seniority: memory.SeniorityMid})
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || failed.Load() != nil {
+					return
+				}
+				if _, err := mem.Remember(bench, memory.EntryWrite{Content: locomo.Grown(texts, i), Category: memory.CategoryEpisodic}); err != nil {
+					err = fmt.Errorf("memory %d: %w", i, err)
+					failed.Store(&err)
+					return
+				}
+				if (i+1)%max(1, n/10) == 0 {
+					b.Logf("  %d memories in %s (%.0f/s)", i+1, time.Since(start).Round(time.Second), float64(i+1)/time.Since(start).Seconds())
+				}
+			}
+		})
+	}
+	wg.Wait()
+	db.Close()
+	if err := failed.Load(); err != nil {
+		b.Fatal(*err)
+	}
+	ingest := time.Since(start)
+	b.Logf("ingest: %d memories in %s through the store, %d writers: %.0f/s", n, ingest.Round(time.Second), writers, float64(n)/ingest.Seconds())
+	b.ReportMetric(float64(n)/ingest.Seconds(), "ingest/s")
+
+	// Three nodes: start time, resident memory, search through the balancer.
+	c.startNodes(3, "--rate-limits", "off", "--consolidation-interval", "0")
+	c.startBalancer()
+	token, err := c.cli("token", "add", "--agent-id", "bench", "--seniority", "mid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	token = strings.TrimSpace(token)
+	for _, nd := range c.nodes {
+		loaded, took := indexLoad(nd)
+		b.Logf("  %s: vector index of %s memories loaded in %s; resident %.0f MiB", nd.name, loaded, took, float64(rss(nd))/(1<<20))
+	}
+	client := &http.Client{Timeout: time.Minute}
+	var lat []time.Duration
+	for _, q := range queries {
+		t0 := time.Now()
+		out, err := callHTTP(ctx, client, c.lbURL, token, "search_memory", map[string]any{"query": q, "scope": "personal", "limit": 10})
+		if err != nil || out.IsError {
+			b.Fatalf("search %q: %v %+v", q, err, out)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	p50, p99, worst := percentiles(lat)
+	b.Logf("search_memory through HAProxy over %d memories, %d questions one at a time: p50 %s p99 %s worst %s",
+		n, len(lat), p50.Round(time.Microsecond), p99.Round(time.Microsecond), worst.Round(time.Microsecond))
+	b.ReportMetric(float64(p50.Microseconds())/1000, "search-p50-ms")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "search-p99-ms")
+	var withIndex int64
+	for _, nd := range c.nodes {
+		r, peak := rss(nd), peakRSS(pidOf(nd))
+		withIndex = max(withIndex, r)
+		b.Logf("  %s after the searches: resident %.0f MiB, peak %.0f MiB", nd.name, float64(r)/(1<<20), float64(peak)/(1<<20))
+	}
+
+	// A node without the vector index, for the difference.
+	t0 := time.Now()
+	c.startNodes(1, "--rate-limits", "off", "--consolidation-interval", "0", "--embedder", "none")
+	bare := c.nodes[len(c.nodes)-1]
+	startBare := time.Since(t0)
+	if out, err := callHTTP(ctx, client, bare.url(), token, "search_memory", map[string]any{"query": queries[0], "scope": "personal"}); err != nil || out.IsError {
+		b.Fatalf("keyword search: %v %+v", err, out)
+	}
+	b.Logf("  %s (--embedder none): ready in %s, resident %.0f MiB: the vector index costs about %.0f MiB at %d memories",
+		bare.name, startBare.Round(time.Millisecond), float64(rss(bare))/(1<<20), float64(withIndex-rss(bare))/(1<<20), n)
+	b.ReportMetric(float64(withIndex)/(1<<20), "node-MiB")
+}
+
+// indexLoad reads, from a node's log, how many memories its vector index
+// loaded and how long that took.
+func indexLoad(nd *node) (memories, took string) {
+	m := regexp.MustCompile(`msg="vector index loaded".* memories=(\d+) took=(\S+)`).FindAllStringSubmatch(nd.wholeLog(), -1)
+	if len(m) == 0 {
+		return "?", "?"
+	}
+	last := m[len(m)-1]
+	return last[1], last[2]
+}
+
+func (n *node) wholeLog() string {
+	b, _ := os.ReadFile(n.log)
+	return string(b)
+}
+
+func pidOf(nd *node) int {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	return nd.cmd.Process.Pid
+}
+
+// rss is a node's resident memory now, in bytes.
+func rss(nd *node) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pidOf(nd)))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
