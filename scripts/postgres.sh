@@ -7,6 +7,11 @@
 #   scripts/postgres.sh start       start a cluster and print its URL; it runs
 #                                   until `scripts/postgres.sh stop URL`
 #   scripts/postgres.sh stop URL    stop a cluster `start` made and remove it
+#   scripts/postgres.sh database URL
+#                                   make a new, empty database on the server
+#                                   at URL and print its URL (for a server
+#                                   under test: --database takes it)
+#   scripts/postgres.sh drop URL    drop the database at URL
 #   scripts/postgres.sh down URL [immediate]
 #                                   shut a cluster `start` made down, keeping it
 #                                   (immediate: at once, as a crash would)
@@ -107,6 +112,32 @@ stop() {
 	rm -rf "$dir" "$rec"
 }
 
+# psql runs the client of the installed PostgreSQL, else the one on PATH.
+psql() {
+	if [ -x "$bin/psql" ]; then "$bin/psql" "$@"; else command psql "$@"; fi
+}
+
+# database makes a new, empty database on the server at URL (a postgres://
+# URL whose user may create databases) and prints its URL.
+database() {
+	local url=$1 base query name
+	base=${url%%\?*}
+	query=${url#"$base"}
+	name=memory_mcp_$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+	psql "$url" -v ON_ERROR_STOP=1 -qAtc "CREATE DATABASE $name" >/dev/null
+	echo "${base%/*}/$name$query"
+}
+
+# drop drops the database at URL (one database made), from the server's
+# postgres database.
+drop() {
+	local url=$1 base query name
+	base=${url%%\?*}
+	query=${url#"$base"}
+	name=${base##*/}
+	psql "${base%/*}/postgres$query" -v ON_ERROR_STOP=1 -qAtc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
+}
+
 # restart stops the cluster whose URL start printed as a crash would and
 # starts it again with the options it was started with (postmaster.opts).
 # fsync=off loses nothing here: the data stays in the page cache. A client
@@ -130,6 +161,12 @@ start)
 stop)
 	stop "${2:?usage: $0 stop URL}"
 	;;
+database)
+	database "${2:?usage: $0 database URL}"
+	;;
+drop)
+	drop "${2:?usage: $0 drop URL}"
+	;;
 down)
 	read -r port dir < <(cluster "${2:?usage: $0 down URL}")
 	as "$bin/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w -t 30 stop >/dev/null
@@ -149,7 +186,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL | restart URL | down URL [immediate] | up URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | restart URL | down URL [immediate] | up URL | database URL | drop URL" >&2
 	exit 2
 	;;
 esac

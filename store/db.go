@@ -572,6 +572,26 @@ func (db *DB) ChangesSince(ctx context.Context, seq int64, limit int) ([]memory.
 	return out, rows.Err()
 }
 
+// Size is the bytes the store takes on disk: the database file with its
+// write-ahead log and shared-memory files, or on PostgreSQL the database's
+// size as the server counts it.
+func (db *DB) Size(ctx context.Context) (int64, error) {
+	if db.postgres {
+		var n int64
+		err := db.sql.QueryRowContext(ctx, `SELECT pg_database_size(current_database())`).Scan(&n)
+		return n, db.busyError(err)
+	}
+	var n int64
+	for _, f := range []string{db.path, db.path + "-wal", db.path + "-shm"} {
+		if st, err := os.Stat(f); err == nil {
+			n += st.Size()
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
 // LastChange returns the newest change sequence number (0 when none).
 func (db *DB) LastChange(ctx context.Context) (int64, error) {
 	var seq sql.NullInt64

@@ -86,6 +86,10 @@ func (tx *Tx) writeQueue(ctx context.Context) error {
 	return err
 }
 
+// migrationsKey is the advisory lock key that orders the creation of
+// schema_migrations: "memm" in ASCII.
+const migrationsKey = "1835363693"
+
 // OpenPostgres opens the PostgreSQL database at url (postgres://… or
 // key=value form) and brings its schema up to date: the engine --database
 // selects.
@@ -142,7 +146,18 @@ func (db *DB) migratePostgres(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	sort.Strings(names)
-	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`); err != nil {
+	// Two processes starting at once on a new database would both create
+	// the table (IF NOT EXISTS does not hold between concurrent creators:
+	// one fails on a catalog key), so the creation is serialized by a
+	// transaction-level advisory lock (safe behind a pooler).
+	err = db.inPostgresTx(ctx, func(t *sql.Tx) error {
+		if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+migrationsKey+`)`); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	for _, name := range names {

@@ -257,7 +257,7 @@ func newDatabase(t testing.TB) *cluster {
 	rand.Read(c.key)
 	// Every node stamps rows with the same key: a row one node wrote must
 	// verify on every other.
-	c.env = append(cleanEnv(c.home), "MEMORY_MCP_PROVENANCE_KEY="+hex.EncodeToString(c.key), "MEMORY_MCP_DATABASE="+c.pg.dsn())
+	c.env = append(homeEnv(c.home), "MEMORY_MCP_PROVENANCE_KEY="+hex.EncodeToString(c.key), "MEMORY_MCP_DATABASE="+c.pg.dsn())
 	t.Cleanup(func() {
 		for _, nd := range c.nodes {
 			nd.kill()

@@ -57,7 +57,7 @@ func TestDryRunKilledLeavesNothing(t *testing.T) {
 	s.ok("remember", map[string]any{"content": "The store holds memory, so the import is a merge."}, nil)
 	s.stop()
 	file := syntheticExport(t, 5000)
-	env := append(cleanEnv(dir), "TMPDIR="+tmp, "MEMORY_MCP_AGENT_ID=ops", "MEMORY_MCP_HUMAN=true", "MEMORY_MCP_EMBEDDER=none")
+	env := append(cleanEnv(t, dir), "TMPDIR="+tmp, "MEMORY_MCP_AGENT_ID=ops", "MEMORY_MCP_HUMAN=true", "MEMORY_MCP_EMBEDDER=none")
 	cmd := exec.Command(binary(t), "import", file, "--dry-run", "--data-dir", dir)
 	cmd.Env = env
 	out := &lockedWriter{w: &bytes.Buffer{}}

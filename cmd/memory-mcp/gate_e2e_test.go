@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"maps"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +84,7 @@ func TestWriteGatesEndToEnd(t *testing.T) {
 	if !maps.Equal(m.Outcomes, want) || m.Calls != 7 || m.DHR != 1.0/7 || m.Gates["dedup"].Count != 4 || m.Scope != "agent:ann" {
 		t.Fatalf("metrics %s, want ann's outcomes %v of 7 calls", body, want)
 	}
-	out, err := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
+	out, err := commandOn(t, dir, "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "outcomes: stored 3, duplicate 1, merged 0, replayed 1, rejected 2") ||
 		!strings.Contains(string(out), "refused by rate_limit with ERATELIMIT: 1") {
 		t.Fatalf("memory-mcp stats: %v\n%s", err, out)

@@ -46,7 +46,7 @@ func TestPostgresOutageThroughTheServer(t *testing.T) {
 
 	cmd := exec.Command(binary(t), "stdio", "--database", url)
 	dir := t.TempDir()
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = cleanEnv(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -87,7 +87,7 @@ func TestPostgresNewerSchemaRefusedByTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary(t), "stdio", "--database", url)
-	cmd.Env = cleanEnv(t.TempDir())
+	cmd.Env = cleanEnv(t, t.TempDir())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
-	"github.com/memory-mcp/memory-mcp/store"
 )
 
 // BenchmarkPortable100k measures the real binary on a data directory of
@@ -83,7 +82,7 @@ func BenchmarkPortable100k(b *testing.B) {
 // how long each took.
 func pages(b *testing.B, dir string, n int) {
 	ctx := memory.WithIdentity(context.Background(), memory.Identity{AgentID: "bench"})
-	db, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	db, err := openTestStore(ctx, b, dir)
 	if err != nil {
 		b.Fatal(err)
 	}

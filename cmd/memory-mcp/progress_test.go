@@ -68,7 +68,7 @@ func TestImportProgressReaches100AtCommit(t *testing.T) {
 	}
 	imp := func(into string) (string, error) {
 		vars := map[string]string{}
-		for _, kv := range cleanEnv(into) {
+		for _, kv := range cleanEnv(t, into) {
 			k, v, _ := strings.Cut(kv, "=")
 			vars[k] = v
 		}

@@ -53,7 +53,7 @@ func startReview(t testing.TB) *review {
 func startReviewIn(t testing.TB, dir string) *review {
 	t.Helper()
 	env := map[string]string{}
-	for _, kv := range cleanEnv(dir) {
+	for _, kv := range cleanEnv(t, dir) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
