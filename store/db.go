@@ -348,6 +348,20 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 			defer call.mu.Unlock()
 		}
 	}
+	// On PostgreSQL this run may be rolled back and fn run again: what it
+	// writes of the call is undone with it, so that the next run starts
+	// from what the committed transactions left (see Call.rerun).
+	committed := false
+	for _, c := range []*Call{call, owed} {
+		if c != nil {
+			undo := c.rerun()
+			defer func() {
+				if !committed {
+					undo()
+				}
+			}()
+		}
+	}
 	if call != nil {
 		if err := tx.firstWrite(ctx, call); err != nil {
 			return err
@@ -369,6 +383,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 	if err := t.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	committed = true
 	if call != nil {
 		call.committed = true
 		if call.holds() {
