@@ -46,6 +46,11 @@ var busyTimeout = 10 * time.Second
 // DB is an open memory database.
 type DB struct {
 	sql *sql.DB
+
+	// beforeRerun, set by tests only, runs before a write transaction is
+	// run again: where another writer's commit would land.
+	beforeRerun func()
+
 	// reads serves View: connections opened query_only. A read-only
 	// transaction on a connection that may write switches query_only on and
 	// off, and SQLite expires every statement prepared on the connection
@@ -280,6 +285,9 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(retryWait(try)):
+		}
+		if db.beforeRerun != nil {
+			db.beforeRerun()
 		}
 		err = db.update(ctx, fn, try >= serializeAfter)
 	}

@@ -174,3 +174,31 @@ func TestKeyedCallRunAgain(t *testing.T) {
 		t.Fatalf("a repeat of k2 gets %+v", rec.Err)
 	}
 }
+
+// A publish whose first run found the fact unchanged, run again after
+// another writer changed it: the answer is the version the run again
+// stored, not the rolled-back run's unchanged.
+func TestPublishRunAgain(t *testing.T) {
+	db, clk := openPostgresDB(t)
+	facts := store.NewFactService(db)
+	write := func(content string) memory.FactWrite {
+		return memory.FactWrite{FactID: "deploys", Content: content, Category: memory.FactConvention}
+	}
+	if _, err := facts.Publish(as(senior), write("Deploys wait for a review.")); err != nil {
+		t.Fatal(err)
+	}
+	failFirstCommit(t, db, "write_log")
+	db.BeforeRerun(func() {
+		if _, err := facts.Publish(as(human), write("Deploys wait for two reviews.")); err != nil {
+			t.Error(err)
+		}
+	})
+	call := &store.Call{Principal: senior.Principal(), Tool: "publish_fact", Started: clk.Peek(), Gates: map[string]time.Duration{}}
+	got, err := facts.Publish(store.WithCall(as(senior), call), write("Deploys wait for a review."))
+	if err != nil || got.Outcome != memory.WriteOutcomeStored || got.Fact.Version != 3 || call.Outcome != "" {
+		t.Fatalf("publish run again = %s v%d (call %q), %v; want version 3 stored", got.Outcome, got.Fact.Version, call.Outcome, err)
+	}
+	if lines := logLines(t, db); len(lines) != 1 || lines[0].Outcome != memory.WriteOutcomeStored {
+		t.Fatalf("write log %+v, want one line, stored", lines)
+	}
+}
