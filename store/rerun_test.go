@@ -202,3 +202,31 @@ func TestPublishRunAgain(t *testing.T) {
 		t.Fatalf("write log %+v, want one line, stored", lines)
 	}
 }
+
+// A held write whose first run found a duplicate (nothing to hold), run
+// again after the duplicate was forgotten: the run again stores, so it is
+// held, as the call's tier says; the rolled-back run's dropping of the hold
+// went with it.
+func TestHeldDuplicateRunAgain(t *testing.T) {
+	db, clk := openPostgresDB(t)
+	mem := store.NewMemoryService(db, nil)
+	first := remember(t, mem, senior, memory.EntryWrite{Content: "The deploy window is Friday."})
+	commits := failFirstCommit(t, db, "write_log")
+	db.BeforeRerun(func() {
+		if _, err := mem.Forget(as(senior), first.ID, "wrong"); err != nil {
+			t.Error(err)
+		}
+	})
+	call, ctx := gated(senior, "", memory.ApprovalHold, clk.Peek().Add(time.Hour))
+	_, err := mem.Remember(ctx, memory.EntryWrite{Content: "The deploy window is Friday."})
+	if n := commits(); n != 2 {
+		t.Fatalf("the trigger saw %d commits, want 2", n)
+	}
+	id, held := call.Held()
+	if !errors.Is(err, store.ErrHeld) || !held || id == "" {
+		t.Fatalf("remember run again = %v (held %v, request %q), want it held", err, held, id)
+	}
+	if n := activeMemories(t, mem, senior); n != 0 {
+		t.Fatalf("%d active memories, want none: the write waits for a human", n)
+	}
+}
