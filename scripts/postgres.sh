@@ -7,6 +7,10 @@
 #   scripts/postgres.sh start       start a cluster and print its URL; it runs
 #                                   until `scripts/postgres.sh stop URL`
 #   scripts/postgres.sh stop URL    stop a cluster `start` made and remove it
+#   scripts/postgres.sh down URL [immediate]
+#                                   shut a cluster `start` made down, keeping it
+#                                   (immediate: at once, as a crash would)
+#   scripts/postgres.sh up URL      start it again (tests of an outage)
 #   scripts/postgres.sh restart URL stop a cluster `start` made as a crash
 #                                   would (immediate: no checkpoint, every
 #                                   connection cut) and start it again on the
@@ -53,10 +57,7 @@ start() {
 	local port tries
 	for tries in 1 2 3 4 5 6 7 8; do
 		port=$((20000 + RANDOM % 20000))
-		if as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-			-o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
-			    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-			    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1; then
+		if serve "$dir" "$port"; then
 			echo "$dir" >"$(record "$port")"
 			echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 			return
@@ -67,6 +68,26 @@ start() {
 	rm -rf "$dir"
 	echo "postgres: the cluster did not start" >&2
 	return 1
+}
+
+# serve starts the cluster in $1 on port $2.
+serve() {
+	as "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 30 start \
+		-o "-c listen_addresses=127.0.0.1 -c port=$2 -c unix_socket_directories=$1 \
+		    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+		    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1
+}
+
+# cluster prints the port and directory of the cluster whose URL start printed.
+cluster() {
+	local port=${1#*@127.0.0.1:}
+	port=${port%%/*}
+	local dir
+	if ! dir=$(cat "$(record "$port")" 2>/dev/null) || [ -z "$dir" ]; then
+		echo "postgres: $1 is not a cluster this script started" >&2
+		return 1
+	fi
+	echo "$port $dir"
 }
 
 # record is the file naming the directory of the cluster on a port.
@@ -109,6 +130,14 @@ start)
 stop)
 	stop "${2:?usage: $0 stop URL}"
 	;;
+down)
+	read -r port dir < <(cluster "${2:?usage: $0 down URL}")
+	as "$bin/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w -t 30 stop >/dev/null
+	;;
+up)
+	read -r port dir < <(cluster "${2:?usage: $0 up URL}")
+	serve "$dir" "$port" || { cat "$dir/server.log" >&2; exit 1; }
+	;;
 restart)
 	restart "${2:?usage: $0 restart URL}"
 	;;
@@ -120,7 +149,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL | restart URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | restart URL | down URL [immediate] | up URL" >&2
 	exit 2
 	;;
 esac

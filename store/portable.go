@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -144,28 +145,21 @@ type ExportCounts map[string]int
 // Lines: a header, one record per row, a checksum trailer), from one
 // consistent snapshot, streaming: memory use does not grow with the store.
 // The same store and filter always give the same bytes.
+//
+// On PostgreSQL the snapshot is one REPEATABLE READ transaction, and the
+// bytes are those SQLite's export of the same rows gives: the columns in
+// the same order, each value the same JSON.
 func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCounts, error) {
-	conn, err := db.reads.Conn(ctx)
-	if err != nil {
-		return nil, db.busyError(fmt.Errorf("export: %w", err))
-	}
-	defer conn.Close()
 	counts := ExportCounts{}
 	sum := sha256.New()
 	out := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
-	err = conn.Raw(func(dc any) error {
-		c := dc.(driver.Conn).Raw()
-		old := c.SetInterrupt(ctx)
-		defer c.SetInterrupt(old)
-		if err := c.Exec(`BEGIN`); err != nil {
-			return err
-		}
-		defer c.Exec(`ROLLBACK`)
+	sets := map[string]map[string]bool{}
+	// write writes the header, each kind's rows through kind, and flushes.
+	write := func(kind func(k portableKind) (int, error)) error {
 		head, _ := json.Marshal(exportHeader{Format: ExportFormat, Version: ExportVersion, Filter: f})
 		out.Write(append(head, '\n'))
-		sets := map[string]map[string]bool{}
 		for _, k := range portableKinds {
-			n, err := exportKind(c, k, f, sets, out)
+			n, err := kind(k)
 			if err != nil {
 				return fmt.Errorf("export %s: %w", k.table, err)
 			}
@@ -174,7 +168,17 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCo
 			}
 		}
 		return out.Flush()
-	})
+	}
+	var err error
+	if db.postgres {
+		err = db.exportPostgres(ctx, func(tx *sql.Tx) error {
+			return write(func(k portableKind) (int, error) { return db.exportKindPostgres(ctx, tx, k, f, sets, out) })
+		})
+	} else {
+		err = db.exportSQLite(ctx, func(c *sqlite3.Conn) error {
+			return write(func(k portableKind) (int, error) { return exportKind(c, k, f, sets, out) })
+		})
+	}
 	if err != nil {
 		return nil, db.busyError(err)
 	}
@@ -187,6 +191,25 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCo
 		return nil, err
 	}
 	return counts, nil
+}
+
+// exportSQLite runs fn in one read transaction on a connection of its own.
+func (db *DB) exportSQLite(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
+	conn, err := db.reads.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c := dc.(driver.Conn).Raw()
+		old := c.SetInterrupt(ctx)
+		defer c.SetInterrupt(old)
+		if err := c.Exec(`BEGIN`); err != nil {
+			return err
+		}
+		defer c.Exec(`ROLLBACK`)
+		return fn(c)
+	})
 }
 
 // exportKind writes k's selected rows, one line each, and counts them.
@@ -281,11 +304,26 @@ func bindFilter(st *sqlite3.Stmt, f ExportFilter) {
 func appendJSONColumn(b []byte, st *sqlite3.Stmt, i int) ([]byte, error) {
 	switch st.ColumnType(i) {
 	case sqlite3.NULL:
-		return append(b, "null"...), nil
+		return appendJSONValue(b, nil)
 	case sqlite3.INTEGER:
-		return strconv.AppendInt(b, st.ColumnInt64(i), 10), nil
+		return appendJSONValue(b, st.ColumnInt64(i))
 	case sqlite3.FLOAT:
-		v := st.ColumnFloat(i)
+		return appendJSONValue(b, st.ColumnFloat(i))
+	case sqlite3.TEXT:
+		return appendJSONValue(b, st.ColumnText(i))
+	}
+	return appendJSONValue(b, st.ColumnBlob(i, nil))
+}
+
+// appendJSONValue appends a column's value as JSON, the same from either
+// engine's driver: nil null, an integer or a real a number, text a string.
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case float64:
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return b, fmt.Errorf("%v is not a number JSON can hold", v)
 		}
@@ -296,8 +334,8 @@ func appendJSONColumn(b []byte, st *sqlite3.Stmt, i int) ([]byte, error) {
 			s += ".0"
 		}
 		return append(b, s...), nil
-	case sqlite3.TEXT:
-		s, _ := json.Marshal(st.ColumnText(i))
+	case string:
+		s, _ := json.Marshal(v)
 		return append(b, s...), nil
 	}
 	return b, errors.New("a blob, which the export format does not carry")
@@ -360,6 +398,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 	if !empty {
 		return rep, memory.Errorf(memory.ECONFLICT, "the store at %s already holds memory: an exact import goes only into an empty store", db.path)
 	}
+	if db.postgres {
+		return rep, db.busyError(db.importPostgres(ctx, r, src, &rep))
+	}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("import: %w", err)
@@ -388,30 +429,14 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	if err := c.Exec(`PRAGMA defer_foreign_keys = on`); err != nil {
 		return err
 	}
-	sum := sha256.New()
-	r = io.TeeReader(r, sum)
 	restore, err := deferIndexing(c)
 	if err != nil {
 		return fmt.Errorf("defer the full-text index: %w", err)
 	}
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
-	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
-		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
-			return err
-		}
-		if err := ins.insert(kind, row); err != nil {
-			return err
-		}
-		rep.Records++
-		rep.Kinds[kind]++
-		return nil
-	})
+	sum, err := readImport(r, src, rep, ins.insert)
 	if err != nil {
-		return err
-	}
-	rep.Header = f
-	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
 		return err
 	}
 	if err := restore(); err != nil {
@@ -422,10 +447,37 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	if err != nil {
 		return fmt.Errorf("index the archive: %w", err)
 	}
-	if err := db.recordImport(c, src, hex.EncodeToString(sum.Sum(nil)), rep.Kinds); err != nil {
+	if err := db.recordImport(c, src, sum, rep.Kinds); err != nil {
 		return fmt.Errorf("record the import: %w", err)
 	}
-	return db.stampAll(c)
+	return db.stampAll(func(s stampSpec, after []int64) (int, error) { return db.stampRows(c, s, after) })
+}
+
+// readImport reads the export r, checks each record (checkRecord), hands
+// it to insert and counts it in rep, and returns the SHA-256 of all of r's
+// bytes, which the import's record keeps.
+func readImport(r io.Reader, src ImportSource, rep *ImportReport, insert func(kind string, row json.RawMessage) error) (string, error) {
+	sum := sha256.New()
+	r = io.TeeReader(r, sum)
+	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
+		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
+			return err
+		}
+		if err := insert(kind, row); err != nil {
+			return err
+		}
+		rep.Records++
+		rep.Kinds[kind]++
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	rep.Header = f
+	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
+		return "", err
+	}
+	return hex.EncodeToString(sum.Sum(nil)), nil
 }
 
 // checkRecord holds an exact import's memories and facts to the rules
@@ -559,8 +611,10 @@ func (db *DB) recordImport(c *sqlite3.Conn, src ImportSource, sum string, kinds 
 	return st.Exec()
 }
 
-// stampAll stamps every unstamped row on c, in c's transaction.
-func (db *DB) stampAll(c *sqlite3.Conn) error {
+// stampAll stamps every unstamped row, batch by batch, in the import's
+// transaction: batch stamps up to trustBatch rows of s's table after after
+// (stampRows on SQLite, stampBatchPostgres).
+func (db *DB) stampAll(batch func(s stampSpec, after []int64) (int, error)) error {
 	if db.provenanceKey == nil {
 		return nil
 	}
@@ -570,7 +624,7 @@ func (db *DB) stampAll(c *sqlite3.Conn) error {
 			after[i] = math.MinInt64
 		}
 		for {
-			n, err := db.stampRows(c, s, after)
+			n, err := batch(s, after)
 			if err != nil {
 				return fmt.Errorf("stamp %s: %w", s.table, err)
 			}
@@ -788,32 +842,50 @@ func kindNamed(kind string) (portableKind, bool) {
 	return portableKind{}, false
 }
 
-// bindJSON binds a JSON value as the type the export wrote it from: null,
-// a whole number an integer, a number with a point or exponent a real, a
-// string text.
+// bindJSON binds a JSON value as the type the export wrote it from (see
+// jsonValue).
 func bindJSON(st *sqlite3.Stmt, i int, v json.RawMessage) error {
+	val, err := jsonValue(v)
+	if err != nil {
+		return err
+	}
+	switch val := val.(type) {
+	case string:
+		return st.BindText(i, val)
+	case float64:
+		return st.BindFloat(i, val)
+	case int64:
+		return st.BindInt64(i, val)
+	}
+	return st.BindNull(i)
+}
+
+// jsonValue is a JSON value of an export as the type it was written from:
+// null nil, a whole number an int64, a number with a point or exponent a
+// float64, a string a string.
+func jsonValue(v json.RawMessage) (any, error) {
 	s := string(bytes.TrimSpace(v))
 	switch {
 	case s == "null":
-		return st.BindNull(i)
+		return nil, nil
 	case strings.HasPrefix(s, `"`):
 		var t string
 		if err := json.Unmarshal(v, &t); err != nil {
-			return err
+			return nil, err
 		}
-		return st.BindText(i, t)
+		return t, nil
 	case strings.ContainsAny(s, ".eE"):
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return fmt.Errorf("%s is not a number", s)
+			return nil, fmt.Errorf("%s is not a number", s)
 		}
-		return st.BindFloat(i, f)
+		return f, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return fmt.Errorf("%s is not null, a number or a string", s)
+		return nil, fmt.Errorf("%s is not null, a number or a string", s)
 	}
-	return st.BindInt64(i, n)
+	return n, nil
 }
 
 // ExportKinds are the kinds of record an export holds, in export order.

@@ -352,6 +352,11 @@ func (db *DB) postgresError(err error) error {
 	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
 		return memory.Errorf(memory.EBUSY, "the database %s is unreachable; retry the call in a few seconds", db.path)
 	}
+	// The server went away mid-call without a word (it crashed, or was
+	// stopped at once): the connection ended in the middle of a message.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, driver.ErrBadConn) {
+		return memory.Errorf(memory.EBUSY, "the connection to the database %s was lost mid-call (did it restart?); retry the call in a few seconds", db.path)
+	}
 	return err
 }
 

@@ -283,7 +283,7 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		if _, err := store.ReadExport(in, func(kind string, _ json.RawMessage) error { counts[kind]++; return nil }); err != nil {
 			return fmt.Errorf("import %s: %s", f.file, errorText(err))
 		}
-		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(counts), cfg.DataDir)
+		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(counts), storeName(cfg))
 		return nil
 	}
 	var src io.Reader = in
@@ -302,7 +302,7 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	if err != nil {
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
 	}
-	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), storeName(cfg))
 	if rep.Kinds["memory"] > 0 && cfg.Embedder != "none" {
 		return reindex(ctx, cfg, true, stderr)
 	}
@@ -326,4 +326,13 @@ func (p *readProgress) Read(b []byte) (int, error) {
 		p.next, p.drawn = p.read+1<<20, true
 	}
 	return n, err
+}
+
+// storeName names where cfg's memory is, for messages: the data directory,
+// or the PostgreSQL database without its password.
+func storeName(cfg *Config) string {
+	if cfg.Database != "" {
+		return redactDatabase(cfg.Database)
+	}
+	return cfg.DataDir
 }

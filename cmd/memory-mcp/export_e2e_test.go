@@ -434,9 +434,9 @@ func TestExportMemoryTool(t *testing.T) {
 
 // searches runs a fixed set of searches as ann on dir and returns their
 // results (ids, order and scores) as text.
-func searches(t *testing.T, dir string) string {
+func searches(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	s := startIn(t, options{dataDir: dir, args: append([]string{"--agent-id", "ann", "--embedder", "none"}, args...)})
 	defer s.stop()
 	var b strings.Builder
 	for _, q := range []string{"team offsite", "vendor contact extension", "deploys", "staging host", "reviewer"} {

@@ -235,14 +235,18 @@ func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun 
 			return err
 		}
 		key, _, err := provenanceKey(ctx, cfg, db)
-		if err == nil {
+		switch {
+		case err != nil:
+		case cfg.Database != "": // a copy of PostgreSQL's memory through its export
+			err = copyThroughExport(ctx, db, key, filepath.Join(tmp, store.FileName))
+		default:
 			err = db.Backup(ctx, filepath.Join(tmp, store.FileName))
 		}
 		db.Close()
 		if err != nil {
 			return err
 		}
-		run.DataDir, run.ProvenanceKey = tmp, fmt.Sprintf("%x", key)
+		run.DataDir, run.ProvenanceKey, run.Database = tmp, fmt.Sprintf("%x", key), ""
 		run.Backup.Dir = ""
 	}
 	a, err := openApp(ctx, &run, newLogger(&run, io.Discard))

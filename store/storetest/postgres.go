@@ -9,7 +9,12 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -56,15 +61,7 @@ func PostgresDatabaseURL(t testing.TB) string {
 // newDatabase makes the database PostgresURL names, with options.
 func newDatabase(t testing.TB, options string) *pgx.ConnConfig {
 	t.Helper()
-	server := os.Getenv(PostgresEnv)
-	if server == "" {
-		why := "no PostgreSQL to run on: " + PostgresEnv + " is not set (`make test` starts one; for a run of your own, `export " +
-			PostgresEnv + "=$(make -s postgres)`)"
-		if os.Getenv("MEMORY_MCP_REQUIRE_POSTGRES") != "" || os.Getenv("CI") != "" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
+	server := postgresServer(t)
 	cfg, err := pgx.ParseConfig(server)
 	if err != nil {
 		t.Fatalf("%s: %v", PostgresEnv, err)
@@ -88,6 +85,69 @@ func newDatabase(t testing.TB, options string) *pgx.ConnConfig {
 	db := cfg.Copy()
 	db.Database = name
 	return db
+}
+
+// postgresServer returns the test server's URL; without one it skips t,
+// or fails it where the run must cover PostgreSQL (see PostgresURL).
+func postgresServer(t testing.TB) string {
+	t.Helper()
+	server := os.Getenv(PostgresEnv)
+	if server == "" {
+		why := "no PostgreSQL to run on: " + PostgresEnv + " is not set (`make test` starts one; for a run of your own, `export " +
+			PostgresEnv + "=$(make -s postgres)`)"
+		if os.Getenv("MEMORY_MCP_REQUIRE_POSTGRES") != "" || os.Getenv("CI") != "" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return server
+}
+
+// A Cluster is a PostgreSQL cluster of a test's own (scripts/postgres.sh),
+// which it may shut down and start again; the shared test server must
+// never be. It runs where the shared server is given (the same rule as
+// PostgresURL), and is removed when the test ends.
+type Cluster struct {
+	// URL is the cluster's postgres database, as user postgres.
+	URL    string
+	script string
+	t      testing.TB
+}
+
+// OwnPostgres starts a cluster for t alone.
+func OwnPostgres(t testing.TB) *Cluster {
+	t.Helper()
+	postgresServer(t)
+	_, file, _, _ := runtime.Caller(0)
+	c := &Cluster{script: filepath.Join(filepath.Dir(file), "..", "..", "scripts", "postgres.sh"), t: t}
+	cmd := exec.Command(c.script, "start")
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, PostgresEnv+"=") })
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("start a cluster of the test's own: %v", err)
+	}
+	c.URL = strings.TrimSpace(string(out))
+	t.Cleanup(func() { c.run("stop") })
+	return c
+}
+
+// Down shuts the cluster down (fast: sessions are ended) and waits until
+// it has stopped.
+func (c *Cluster) Down() { c.t.Helper(); c.run("down") }
+
+// Crash stops the cluster at once, as a crash would: its sessions end in
+// the middle of whatever they were doing, told nothing.
+func (c *Cluster) Crash() { c.t.Helper(); c.run("down", "immediate") }
+
+// Up starts the cluster again and waits until it accepts connections.
+func (c *Cluster) Up() { c.t.Helper(); c.run("up") }
+
+func (c *Cluster) run(what string, args ...string) {
+	c.t.Helper()
+	if out, err := exec.Command(c.script, append([]string{what, c.URL}, args...)...).CombinedOutput(); err != nil {
+		c.t.Fatalf("postgres.sh %s: %v\n%s", what, err, out)
+	}
 }
 
 // connString renders cfg as a keyword/value connection string.
