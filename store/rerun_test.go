@@ -31,30 +31,7 @@ func logLines(t *testing.T, db *store.DB) []memory.WriteRecord {
 // run again inserts it, and each event is listed once.
 func TestLedgerReviewRunAgain(t *testing.T) {
 	db, clk := openPostgresDB(t)
-	call := &store.Call{Principal: senior.Principal(), Tool: "write_note", Started: clk.Peek(), Gates: map[string]time.Duration{},
-		Approval: &store.ApprovalRequest{Kind: memory.ApprovalReview, OnLedger: true, Tier: memory.RiskHigh, Rule: "promote",
-			Caller: senior, Args: []byte(`{"text":"x"}`)}}
-	ctx := store.WithCall(as(senior), call)
-	appendEvents := func(texts ...string) []memory.Event {
-		t.Helper()
-		var evs []memory.Event
-		err := db.Update(ctx, func(tx *store.Tx) error {
-			evs = nil
-			for _, text := range texts {
-				ev := memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: text},
-					RawInput: "learned: " + text, Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()}
-				if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
-					return err
-				}
-				evs = append(evs, ev)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return evs
-	}
+	call, appendEvents := ledgerReviewed(t, db, clk)
 	commits := failFirstCommit(t, db, "approvals")
 	first := appendEvents("the vendor answers mornings", "the vendor is closed Fridays")
 	if n := commits(); n != 2 {
