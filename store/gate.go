@@ -40,6 +40,11 @@ type Call struct {
 	// would change (memory.Subject): a write that finds it otherwise in its
 	// transaction was classified on a state that is gone, and is refused.
 	Subject *memory.Subject
+	// Origin, if set, names what a merge import's call brings in (a
+	// memory of an export, an item of another tool's file): its first
+	// write claims it in import_origins for good, or fails with
+	// ErrImported, writing nothing, when an earlier import claimed it.
+	Origin string
 
 	// Set by the service inside the transaction: how the write ended.
 	Outcome memory.WriteOutcome // "" is stored
@@ -186,6 +191,11 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 	c.begin()
 	if c.Key != "" {
 		if err := tx.claim(ctx, c); err != nil {
+			return err
+		}
+	}
+	if c.Origin != "" {
+		if err := tx.claimOrigin(ctx, c); err != nil {
 			return err
 		}
 	}

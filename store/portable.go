@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -380,6 +379,10 @@ type ImportSource struct {
 	// MaxContentBytes bounds a memory's or fact's content, as remember and
 	// publish_fact do; 0 is memory.DefaultMaxContentBytes.
 	MaxContentBytes int
+	// DryRun makes the whole import, checks and all, and rolls it back.
+	DryRun bool
+
+	columns map[string]map[string]importColumn // the tables' columns, as the records are checked against them
 }
 
 // Import reads an export from r into the store, which must hold no memory
@@ -388,7 +391,8 @@ type ImportSource struct {
 // count and checksum match what was read. The import itself is recorded
 // (the imports table: src, the SHA-256 of r's bytes, what it wrote), stamped,
 // as the provenance of the rows; the record is not part of an export.
-// Memories come without vectors: re-embed them after (reindex).
+// Memories come without vectors: re-embed them after (reindex). With
+// src.DryRun it does all of that and rolls it back.
 func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (ImportReport, error) {
 	rep := ImportReport{Kinds: ExportCounts{}}
 	empty, err := db.Empty(ctx)
@@ -397,6 +401,9 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 	}
 	if !empty {
 		return rep, memory.Errorf(memory.ECONFLICT, "the store at %s already holds memory: an exact import goes only into an empty store", db.path)
+	}
+	if src.columns, err = db.importColumns(ctx); err != nil {
+		return rep, err
 	}
 	if db.postgres {
 		return rep, db.busyError(db.importPostgres(ctx, r, src, &rep))
@@ -413,7 +420,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 		if err := c.Exec(`BEGIN IMMEDIATE`); err != nil {
 			return err
 		}
-		if err := db.importRows(c, r, src, &rep); err != nil {
+		if err := db.importRows(c, r, src, &rep); err != nil || src.DryRun {
 			c.Exec(`ROLLBACK`)
 			return err
 		}
@@ -453,14 +460,15 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	return db.stampAll(func(s stampSpec, after []int64) (int, error) { return db.stampRows(c, s, after) })
 }
 
-// readImport reads the export r, checks each record (checkRecord), hands
+// readImport reads the export r, checks each record (recordChecker), hands
 // it to insert and counts it in rep, and returns the SHA-256 of all of r's
 // bytes, which the import's record keeps.
 func readImport(r io.Reader, src ImportSource, rep *ImportReport, insert func(kind string, row json.RawMessage) error) (string, error) {
 	sum := sha256.New()
 	r = io.TeeReader(r, sum)
+	rc := newRecordChecker(src)
 	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
-		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
+		if err := rc.check(kind, row); err != nil {
 			return err
 		}
 		if err := insert(kind, row); err != nil {
@@ -478,62 +486,6 @@ func readImport(r io.Reader, src ImportSource, rep *ImportReport, insert func(ki
 		return "", err
 	}
 	return hex.EncodeToString(sum.Sum(nil)), nil
-}
-
-// checkRecord holds an exact import's memories and facts to the rules
-// remember and publish_fact hold their callers to, since the checksum of an
-// export proves only that it is whole, not who made it: ids and agents that
-// are ids, namespaces as a namespace may be named (no "../", no "/"),
-// content within the size limit, and text that is valid UTF-8 with no
-// control characters, refused rather than replaced.
-func checkRecord(kind string, raw json.RawMessage, maxBytes int) error {
-	if !utf8.Valid(raw) {
-		return memory.Errorf(memory.EINVALID, "the record is not valid UTF-8")
-	}
-	if maxBytes <= 0 {
-		maxBytes = memory.DefaultMaxContentBytes
-	}
-	var row map[string]any
-	if err := json.Unmarshal(raw, &row); err != nil {
-		return err
-	}
-	text := func(col string) string { s, _ := row[col].(string); return s }
-	ids := func(cols ...string) error {
-		for _, col := range cols {
-			if err := memory.CheckID(col, text(col)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	honest := bytes.ContainsRune(raw, utf8.RuneError) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`))
-	for col, v := range row { // JSON decoding replaces an unpaired surrogate escape with U+FFFD
-		if s, ok := v.(string); ok && !honest && strings.ContainsRune(s, utf8.RuneError) {
-			return memory.Errorf(memory.EINVALID, "%s is not valid UTF-8 (an unpaired surrogate)", col)
-		}
-	}
-	switch kind {
-	case "memory":
-		if err := ids("id", "agent_id", "namespace"); err != nil {
-			return err
-		}
-		if err := memory.CheckContent("content", text("content"), maxBytes); err != nil {
-			return err
-		}
-		if err := memory.CheckText("source", text("source"), memory.MaxSourceLen); err != nil {
-			return err
-		}
-	case "fact", "fact_op":
-		if err := ids("fact_id", "author_agent_id"); err != nil {
-			return err
-		}
-		if c, ok := row["content"].(string); ok || kind == "fact" {
-			if err := memory.CheckContent("content", c, maxBytes); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // deferredIndexes are the full-text triggers an exact import lifts while

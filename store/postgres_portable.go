@@ -175,8 +175,8 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 		return fmt.Errorf("record the import: %w", err)
 	}
 	err = db.stampAll(func(s stampSpec, after []int64) (int, error) { return tx.stampBatchPostgres(ctx, s, after) })
-	if err != nil {
-		return err
+	if err != nil || src.DryRun {
+		return err // the deferred Rollback undoes a dry run
 	}
 	return t.Commit()
 }

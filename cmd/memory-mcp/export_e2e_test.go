@@ -193,7 +193,7 @@ func TestImportMergesThroughGates(t *testing.T) {
 		t.Errorf("the forgotten and archived memories are not reported as left out:\n%s", out)
 	}
 	again, err := runCmd(t, dst, importer, "import", file, "--embedder", "none")
-	if err != nil || strings.Contains(again, "stored ") || !strings.Contains(again, "replayed ") {
+	if err != nil || strings.Contains(again, "stored ") || !strings.Contains(again, "imported before ") {
 		t.Fatalf("a second import: %v\n%s", err, again)
 	}
 	if out, err := runCmd(t, dst, nil, "verify"); err != nil {

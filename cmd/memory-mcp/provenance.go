@@ -41,6 +41,7 @@ func openStore(ctx context.Context, cfg *Config) (*store.DB, string, error) {
 // openDatabase opens the memory's database without a provenance key: the
 // PostgreSQL database --database names, else memory.db in the data directory.
 func openDatabase(ctx context.Context, cfg *Config) (*store.DB, error) {
+	cleanDryRuns(cfg.DataDir) // a merge's dry run copies either engine's memory there
 	if cfg.Database != "" {
 		return store.OpenPostgres(ctx, cfg.Database)
 	}
