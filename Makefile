@@ -17,8 +17,14 @@ run: ## build and serve MCP over stdio on the default data directory (stdout car
 	@$(MAKE) --no-print-directory -s build >&2
 	@exec $(abspath $(BIN)) stdio
 
-test: chromium haproxy ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`; the multi-node fault test runs three nodes behind HAProxy, installed first if missing)
-	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test ./...
+test: chromium haproxy ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`; the multi-node fault test runs three nodes behind HAProxy, installed first if missing), then the end-to-end tests again with every server's memory in PostgreSQL (those that choose their databases themselves run once)
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run sh -c \
+		'$(GO) test ./... && MEMORY_MCP_TEST_ENGINE=postgres $(GO) test -skip "$(ENGINES_CHOSEN)" ./cmd/memory-mcp/'
+
+# The end-to-end tests that choose their databases themselves (several nodes
+# on one PostgreSQL, a SQLite directory copied into one): the PostgreSQL
+# pass leaves them out, as they ran on the first.
+ENGINES_CHOSEN = ^(TestNodesSurviveFaults|TestNodesServeOneMemory|TestSessionsStickBehindHAProxy|TestCopyIntoPostgres|TestPostgresOutageThroughTheServer)$$
 
 .PHONY: postgres haproxy
 
@@ -46,14 +52,25 @@ check: ## formatting, vet and staticcheck
 race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
 
-bench: haproxy ## print throughput, latency and quality figures (each benchmark runs a fixed workload once; the multi-node ones start their own PostgreSQL)
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+bench: haproxy ## print throughput, latency and quality figures (each benchmark runs a fixed workload once; the multi-node ones start their own PostgreSQL; BenchmarkEngines compares SQLite with a throwaway PostgreSQL)
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./...
 
-compat: build ## run the official MCP TypeScript SDK client and the MCP Inspector CLI against the binary (needs node and npm)
+compat: compat-sqlite compat-postgres ## run the official MCP TypeScript SDK client, the MCP Inspector CLI and the conformance suite against the binary, with the memory in SQLite, then in PostgreSQL (needs node and npm)
+
+.PHONY: compat-deps compat-sqlite compat-postgres
+
+compat-deps:
 	cd compat && npm ci --ignore-scripts --no-audit --no-fund
+	cd compat/conformance && npm ci --ignore-scripts --no-audit --no-fund
+
+compat-sqlite: build compat-deps ## the SDK client, the Inspector and conformance on the data directory's SQLite file
 	node compat/client.mjs $(BIN)
 	compat/inspector.sh
-	$(MAKE) --no-print-directory conformance
+	compat/conformance/run.sh $(BIN)
+
+compat-postgres: build compat-deps ## the same with --database on a throwaway PostgreSQL (scripts/postgres.sh; MEMORY_MCP_TEST_POSTGRES names a server of your own)
+	scripts/postgres.sh run sh -c 'export COMPAT_POSTGRES=$$MEMORY_MCP_TEST_POSTGRES; rc=0; \
+		node compat/client.mjs $(BIN) || rc=1; compat/inspector.sh || rc=1; compat/conformance/run.sh $(BIN) || rc=1; exit $$rc'
 
 conformance: build ## run the official MCP conformance suite's general server scenarios against `memory-mcp serve` (needs node and npm)
 	cd compat/conformance && npm ci --ignore-scripts --no-audit --no-fund

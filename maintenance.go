@@ -73,6 +73,12 @@ type ListQuery struct {
 	Shared bool
 	Offset int
 	Limit  int
+	// Before, with BeforeID, starts the page after the memory created at
+	// Before with id BeforeID, in the listing's order: keyed paging, whose
+	// deep pages read no more than the first (an offset passes over every
+	// row before it).
+	Before   time.Time
+	BeforeID string
 }
 
 // Validate checks the filters and fills the defaults (active memories, 50 a
@@ -99,6 +105,17 @@ func (q *ListQuery) Validate() error {
 	}
 	if q.Offset < 0 {
 		return Errorf(EINVALID, "offset %d is negative", q.Offset)
+	}
+	if q.Before.IsZero() != (q.BeforeID == "") {
+		return Errorf(EINVALID, "before and before_id go together: the creation time and id of the last memory of the page before")
+	}
+	if q.BeforeID != "" {
+		if err := CheckID("before_id", q.BeforeID); err != nil {
+			return err
+		}
+		if !time.Unix(0, q.Before.UnixNano()).Equal(q.Before) {
+			return Errorf(EINVALID, "before %s is out of the range a memory's creation time can have", q.Before.Format(time.RFC3339))
+		}
 	}
 	q.Limit, err = CheckLimit(q.Limit, 50, 500)
 	return err

@@ -433,6 +433,9 @@ type MemoryService interface {
 	StoreRepeat(ctx context.Context, id string) (Remembered, error)
 	// Retract withdraws the caller's shared copy (by its id or its original's).
 	Retract(ctx context.Context, id string) (Entry, error)
+	// RetractOf is Retract of agent's shared copy: the caller's (empty), or
+	// for a human any agent's.
+	RetractOf(ctx context.Context, agent, id string) (Entry, error)
 	// Restore brings one of the caller's archived memories back into search,
 	// exactly as it was archived (agent: a human may name whose).
 	Restore(ctx context.Context, agent, id string) (Entry, error)
@@ -458,6 +461,18 @@ type MemoryService interface {
 	// Trends counts, per step of q, conflicts opened and settled, memories
 	// consolidated and each agent's active memories: for a human only.
 	Trends(ctx context.Context, q TrendQuery) (MemoryTrends, error)
+	// Agents lists every agent that has kept memories, by id, with how
+	// many of its personal and shared ones are in search: for a human only.
+	Agents(ctx context.Context) ([]AgentMemories, error)
+}
+
+// AgentMemories is how many of one agent's memories are in search (active:
+// neither forgotten nor archived), its own and its copies in the shared
+// space.
+type AgentMemories struct {
+	AgentID  string
+	Personal int
+	Shared   int
 }
 
 // MemoryStory is what is recorded about one memory besides its repeats and

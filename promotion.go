@@ -172,13 +172,29 @@ func (p *PendingItem) Redact() {
 type PendingQuery struct {
 	All   bool
 	Limit int
+	// Agent narrows the items to one agent's notes; NotedBefore to notes
+	// written before it. Offset skips that many of the items selected.
+	Agent       string
+	NotedBefore time.Time
+	Offset      int
 }
 
 // Validate checks the query and fills in the default limit.
 func (q *PendingQuery) Validate() error {
 	limit, err := CheckLimit(q.Limit, 100, 500)
 	q.Limit = limit
-	return err
+	if err != nil {
+		return err
+	}
+	if q.Agent != "" {
+		if err := CheckID("agent", q.Agent); err != nil {
+			return err
+		}
+	}
+	if q.Offset < 0 {
+		return Errorf(EINVALID, "offset %d is negative", q.Offset)
+	}
+	return nil
 }
 
 // PendingList is a page of the pending queue and how many items the query

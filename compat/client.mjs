@@ -17,9 +17,15 @@
 // active after listTools(), which every run does first; selfCheckValidation() proves it is
 // active by calling a tool through a deliberately stricter schema and expecting the throw.
 //
+// With COMPAT_POSTGRES set to a PostgreSQL server's URL (a user that may create databases),
+// every data directory keeps its memory in a fresh database on that server instead
+// (--database, through MEMORY_MCP_DATABASE), made and dropped by scripts/postgres.sh: the
+// same checks against a PostgreSQL-backed server. `make compat` runs both.
+//
 // Usage: node client.mjs [path/to/memory-mcp]   (default ../bin/memory-mcp)
 // Exit status 0 only if every call succeeded or failed exactly as expected.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,6 +68,30 @@ function textOf(result) {
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-mcp-compat-'));
 
+// With COMPAT_POSTGRES, each data directory's database on that server, made on first use.
+const POSTGRES = process.env.COMPAT_POSTGRES ?? '';
+const postgresScript = path.join(here, '..', 'scripts', 'postgres.sh');
+const databases = new Map();
+
+function databaseFor(dataDir) {
+    if (!POSTGRES) return {};
+    if (!databases.has(dataDir)) {
+        const url = execFileSync(postgresScript, ['database', POSTGRES], { encoding: 'utf8' }).trim();
+        databases.set(dataDir, url);
+    }
+    return { MEMORY_MCP_DATABASE: databases.get(dataDir) };
+}
+
+function dropDatabases() {
+    for (const url of databases.values()) {
+        try {
+            execFileSync(postgresScript, ['drop', url], { stdio: 'inherit' });
+        } catch (e) {
+            console.log(`could not drop ${url}: ${e.message}`);
+        }
+    }
+}
+
 async function connect(name, dataDir, flags) {
     const transport = new StdioClientTransport({
         command: BIN,
@@ -69,7 +99,7 @@ async function connect(name, dataDir, flags) {
         // Only these reach the server (the SDK passes no other variable by default): HOME
         // points into the temp root, so no user config file or default data directory is
         // ever read or written.
-        env: { HOME: tmpRoot, PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        env: { HOME: tmpRoot, PATH: process.env.PATH ?? '/usr/bin:/bin', ...databaseFor(dataDir) },
         stderr: 'pipe'
     });
     const stderr = [];
@@ -913,7 +943,8 @@ function checkOffered(spec, tools, listed) {
 async function run(spec) {
     const dataDir = fs.mkdtempSync(path.join(tmpRoot, `${spec.name}-`));
     const ctx = { ...spec, dataDir, called: new Map() };
-    console.log(`\n== ${spec.name}: memory-mcp stdio --data-dir ${dataDir} --agent-id ${spec.agentId} ${spec.flags.join(' ')}`);
+    const on = POSTGRES ? ` (memory in PostgreSQL: ${databaseFor(dataDir).MEMORY_MCP_DATABASE})` : '';
+    console.log(`\n== ${spec.name}: memory-mcp stdio --data-dir ${dataDir} --agent-id ${spec.agentId} ${spec.flags.join(' ')}${on}`);
     ctx.conn = await connect(spec.name, dataDir, ['--agent-id', spec.agentId, ...spec.flags]);
     const before = failures.length;
     try {
@@ -951,6 +982,7 @@ const watchdog = setTimeout(() => {
 function finish() {
     clearTimeout(watchdog);
     fs.rmSync(tmpRoot, { recursive: true, force: true });
+    dropDatabases();
     console.log(`\nSDK ${SDK_VERSION}; negotiated protocol version: ${[...negotiated].join(', ')}`);
     console.log(`${calls} checks, ${expected.length} expected tool errors, ${failures.length} failures`);
     if (failures.length) {

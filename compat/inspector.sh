@@ -4,6 +4,8 @@
 # scratch data directory, and checks each one: exit status, and output that says it worked.
 # Also checks the section's prose: `-e MEMORY_MCP_...` reaches the server, and the inline
 # command with `--` runs. Exit status 0 only if every command passed.
+# With COMPAT_POSTGRES set to a PostgreSQL server's URL, the server keeps the memory in a fresh
+# database there (-e MEMORY_MCP_DATABASE=..., dropped at the end) instead of the data directory.
 # Usage: compat/inspector.sh (after `make build` and `npm ci` in compat/)
 set -euo pipefail
 
@@ -16,6 +18,14 @@ readme=$root/docs/development.md
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memory-mcp-inspector-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# pg is what each Inspector command adds after --cli: nothing, or the database on PostgreSQL.
+pg=
+if [ -n "${COMPAT_POSTGRES:-}" ]; then
+    database=$("$root/scripts/postgres.sh" database "$COMPAT_POSTGRES")
+    trap 'rm -rf "$tmp"; "$root/scripts/postgres.sh" drop "$database"' EXIT
+    pg="-e MEMORY_MCP_DATABASE=$database"
+    echo "memory in PostgreSQL: $database"
+fi
 data=$tmp/data
 # The Inspector hands the server HOME, PATH and a few more variables, nothing else. With HOME
 # in the scratch directory, neither the Inspector nor the server reads or writes the user's
@@ -44,7 +54,7 @@ run_checked() {
     ran=$((ran + 1))
     echo "\$ $label"
     set +e
-    (cd "$root" && eval "$line") >"$tmp/out" 2>"$tmp/err"
+    (cd "$root" && eval "${line/--cli /--cli $pg }") >"$tmp/out" 2>"$tmp/err"
     rc=$?
     set -e
     if [ $rc -ne 0 ]; then
@@ -114,10 +124,10 @@ run_checked "$prefix--cli ./bin/memory-mcp stdio --data-dir ... --method resourc
 ran=$((ran + 1))
 echo "\$ $prefix--cli ./bin/memory-mcp stdio --data-dir ... --method tools/list --strict"
 set +e
-"$inspector" --cli "$root/bin/memory-mcp" stdio --data-dir "$data" --method tools/list --strict >"$tmp/out" 2>"$tmp/err"
+"$inspector" --cli $pg "$root/bin/memory-mcp" stdio --data-dir "$data" --method tools/list --strict >"$tmp/out" 2>"$tmp/err"
 rc=$?
 set -e
-summary=$("$inspector" --cli "$root/bin/memory-mcp" stdio --data-dir "$data" --method tools/list 2>&1 >/dev/null | grep 'Schema portability' || true)
+summary=$("$inspector" --cli $pg "$root/bin/memory-mcp" stdio --data-dir "$data" --method tools/list 2>&1 >/dev/null | grep 'Schema portability' || true)
 if [ $rc -ne 0 ]; then
     echo "FAIL  exit status $rc; $summary"
     grep -B1 -A3 '^Error' "$tmp/err" | sed 's/^/      /' | head -n 60
@@ -126,5 +136,9 @@ else
     echo "ok    tools/list --strict: ${summary:-no portability summary printed}"
 fi
 
+if [ -n "$pg" ] && [ -e "$data/memory.db" ]; then
+    echo "FAIL  a server given MEMORY_MCP_DATABASE made $data/memory.db: the memory did not go to PostgreSQL"
+    failed=$((failed + 1))
+fi
 echo "$ran Inspector commands, $failed failed"
 [ $failed -eq 0 ]

@@ -82,7 +82,7 @@ func (p *Pipeline) ListPending(ctx context.Context, q memory.PendingQuery) (memo
 	if err := q.Validate(); err != nil {
 		return memory.PendingList{}, err
 	}
-	items, total, err := p.DB.ListPending(ctx, q.All, q.Limit)
+	items, total, err := p.DB.ListPendingBy(ctx, q)
 	for i := range items {
 		if !id.Human && items[i].Agent != id.AgentID {
 			items[i].Redact()

@@ -7,6 +7,15 @@
 #   scripts/postgres.sh start       start a cluster and print its URL; it runs
 #                                   until `scripts/postgres.sh stop URL`
 #   scripts/postgres.sh stop URL    stop a cluster `start` made and remove it
+#   scripts/postgres.sh database URL
+#                                   make a new, empty database on the server
+#                                   at URL and print its URL (for a server
+#                                   under test: --database takes it)
+#   scripts/postgres.sh drop URL    drop the database at URL
+#   scripts/postgres.sh down URL [immediate]
+#                                   shut a cluster `start` made down, keeping it
+#                                   (immediate: at once, as a crash would)
+#   scripts/postgres.sh up URL      start it again (tests of an outage)
 #   scripts/postgres.sh restart URL stop a cluster `start` made as a crash
 #                                   would (immediate: no checkpoint, every
 #                                   connection cut) and start it again on the
@@ -53,10 +62,7 @@ start() {
 	local port tries
 	for tries in 1 2 3 4 5 6 7 8; do
 		port=$((20000 + RANDOM % 20000))
-		if as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-			-o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
-			    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-			    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1; then
+		if serve "$dir" "$port"; then
 			echo "$dir" >"$(record "$port")"
 			echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 			return
@@ -67,6 +73,26 @@ start() {
 	rm -rf "$dir"
 	echo "postgres: the cluster did not start" >&2
 	return 1
+}
+
+# serve starts the cluster in $1 on port $2.
+serve() {
+	as "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 30 start \
+		-o "-c listen_addresses=127.0.0.1 -c port=$2 -c unix_socket_directories=$1 \
+		    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+		    -c max_connections=300 -c shared_buffers=64MB" >/dev/null 2>&1
+}
+
+# cluster prints the port and directory of the cluster whose URL start printed.
+cluster() {
+	local port=${1#*@127.0.0.1:}
+	port=${port%%/*}
+	local dir
+	if ! dir=$(cat "$(record "$port")" 2>/dev/null) || [ -z "$dir" ]; then
+		echo "postgres: $1 is not a cluster this script started" >&2
+		return 1
+	fi
+	echo "$port $dir"
 }
 
 # record is the file naming the directory of the cluster on a port.
@@ -84,6 +110,32 @@ stop() {
 	fi
 	as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 	rm -rf "$dir" "$rec"
+}
+
+# psql runs the client of the installed PostgreSQL, else the one on PATH.
+psql() {
+	if [ -x "$bin/psql" ]; then "$bin/psql" "$@"; else command psql "$@"; fi
+}
+
+# database makes a new, empty database on the server at URL (a postgres://
+# URL whose user may create databases) and prints its URL.
+database() {
+	local url=$1 base query name
+	base=${url%%\?*}
+	query=${url#"$base"}
+	name=memory_mcp_$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+	psql "$url" -v ON_ERROR_STOP=1 -qAtc "CREATE DATABASE $name" >/dev/null
+	echo "${base%/*}/$name$query"
+}
+
+# drop drops the database at URL (one database made), from the server's
+# postgres database.
+drop() {
+	local url=$1 base query name
+	base=${url%%\?*}
+	query=${url#"$base"}
+	name=${base##*/}
+	psql "${base%/*}/postgres$query" -v ON_ERROR_STOP=1 -qAtc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
 }
 
 # restart stops the cluster whose URL start printed as a crash would and
@@ -109,6 +161,20 @@ start)
 stop)
 	stop "${2:?usage: $0 stop URL}"
 	;;
+database)
+	database "${2:?usage: $0 database URL}"
+	;;
+drop)
+	drop "${2:?usage: $0 drop URL}"
+	;;
+down)
+	read -r port dir < <(cluster "${2:?usage: $0 down URL}")
+	as "$bin/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w -t 30 stop >/dev/null
+	;;
+up)
+	read -r port dir < <(cluster "${2:?usage: $0 up URL}")
+	serve "$dir" "$port" || { cat "$dir/server.log" >&2; exit 1; }
+	;;
 restart)
 	restart "${2:?usage: $0 restart URL}"
 	;;
@@ -120,7 +186,7 @@ run)
 	MEMORY_MCP_TEST_POSTGRES=$url "$@"
 	;;
 *)
-	echo "usage: $0 run CMD... | start | stop URL | restart URL" >&2
+	echo "usage: $0 run CMD... | start | stop URL | restart URL | down URL [immediate] | up URL | database URL | drop URL" >&2
 	exit 2
 	;;
 esac

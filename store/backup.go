@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/ncruces/go-sqlite3/driver"
 )
 
@@ -19,6 +20,9 @@ import (
 // copy could tear a page a writer is changing, or miss the WAL's content.
 // The copy is left in rollback-journal mode, one self-contained file.
 func (db *DB) Backup(ctx context.Context, path string) error {
+	if db.postgres {
+		return memory.Errorf(memory.EINVALID, "backup copies an SQLite database; %s is PostgreSQL's: back it up with pg_dump or base backups", db.path)
+	}
 	conn, err := db.reads.Conn(ctx)
 	if err != nil {
 		return db.busyError(fmt.Errorf("backup: %w", err))

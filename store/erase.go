@@ -29,8 +29,9 @@ import (
 // erasure is one erase or gc inside its transaction: what it removes, and
 // its account of it.
 type erasure struct {
-	tx  *Tx
-	now time.Time
+	tx     *Tx
+	dryRun bool // counted in a transaction rolled back
+	now    time.Time
 	// memories are the memory ids that go (closed under what derives from
 	// them before the steps run).
 	memories []string
@@ -101,7 +102,7 @@ func asciiLower(s string) string {
 // quoting returns the key (the expression key) of each row of table that
 // quotes what the erase removes in one of cols: an erased memory's content
 // (when quoted is true), whoever wrote the row, or the erase's text in a
-// row that whose (an SQL condition on agent, bound as ?2; "" for every
+// row that whose (an SQL condition on agent, bound as ?1; "" for every
 // agent) says is the agent's. Each row is read once and searched in Go
 // (quoteMatcher): a search of every erased text in SQL, row by row, made
 // an erase by agent quadratic in its memories.
@@ -110,7 +111,7 @@ func (e *erasure) quoting(ctx context.Context, table, key, whose string, quoted 
 	for i, c := range cols {
 		texts[i] = "coalesce(" + c + ", '')"
 	}
-	rows, err := e.tx.sql.QueryContext(ctx, `SELECT `+key+`, `+whose+`, `+strings.Join(texts, ", ")+` FROM `+table, nil, e.agent)
+	rows, err := e.tx.queryOnce(ctx, `SELECT `+key+`, `+whose+`, `+strings.Join(texts, ", ")+` FROM `+table, e.agent)
 	if err != nil {
 		return nil, fmt.Errorf("find rows of %s quoting the erased text: %w", table, err)
 	}
@@ -142,16 +143,36 @@ func (e *erasure) quoting(ctx context.Context, table, key, whose string, quoted 
 // through a subquery naming its one column erased_text, so that cols
 // (block_versions.value, a table's id) resolve to the row's own columns,
 // not json_each's.
-func holdsAny(n int, cols ...string) string {
+func (db *DB) holdsAny(n int, cols ...string) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
-		parts[i] = "instr(lower(coalesce(" + c + ", '')), erased_text) > 0"
+		parts[i] = db.instr(db.asciiLower("coalesce("+c+", '')"), "erased_text") + " > 0"
 	}
-	return "EXISTS (SELECT 1 FROM (SELECT value AS erased_text FROM json_each(?" + strconv.Itoa(n) + ")) WHERE " +
+	return "EXISTS (SELECT 1 FROM (SELECT value AS erased_text FROM json_each(?" + strconv.Itoa(n) + ")) erased WHERE " +
 		strings.Join(parts, " OR ") + ")"
 }
 
-// textList is texts as a JSON list, [] for none.
+// instr is the SQL expression of where needle first occurs in hay (from
+// 1; 0 when it does not): SQLite's instr, PostgreSQL's strpos.
+func (db *DB) instr(hay, needle string) string {
+	if db.postgres {
+		return "strpos(" + hay + ", " + needle + ")"
+	}
+	return "instr(" + hay + ", " + needle + ")"
+}
+
+// asciiLower is the SQL expression of s with its ASCII letters lowered,
+// as asciiLower does in Go: SQLite's lower() lowers those only, and
+// PostgreSQL's lowers every letter its locale knows, so it translates.
+func (db *DB) asciiLower(s string) string {
+	if db.postgres {
+		return "translate(" + s + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+	}
+	return "lower(" + s + ")"
+}
+
+// textList is texts (or ids) as a JSON list, [] for none: PostgreSQL's
+// json_each takes no null.
 func textList(texts []string) string {
 	if len(texts) == 0 {
 		return "[]"
@@ -177,8 +198,8 @@ func jsonEscape(s string) string {
 }
 
 // byAgent narrows a query of rows that quote the text to those col says
-// agent wrote (bound as ?2; "" for every agent).
-func byAgent(col string) string { return "(?2 = '' OR " + col + " = ?2)" }
+// agent wrote (bound as ?1; "" for every agent).
+func byAgent(col string) string { return "(?1 = '' OR " + col + " = ?1)" }
 
 // add records erased items of a kind.
 func (e *erasure) add(kind string, ids ...string) {
@@ -192,7 +213,7 @@ func (e *erasure) add(kind string, ids ...string) {
 // id that names no memory fails it whole.
 func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRequest) (memory.ErasureReport, error) {
 	e := newErasure(tx)
-	e.agent = r.AgentID
+	e.agent, e.dryRun = r.AgentID, r.DryRun
 	var forms []string
 	if r.Contains != "" {
 		forms = textForms(r.Contains)
@@ -222,25 +243,25 @@ func (tx *Tx) Erase(ctx context.Context, who memory.Identity, r memory.ErasureRe
 // forms the forms of its text. Every id must name a memory (any agent's:
 // the caller is a human).
 func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest, forms []string) ([]string, error) {
-	conds, args := []string{"1"}, []any{}
+	conds, args := []string{"true"}, []any{}
 	if len(r.IDs) > 0 {
-		missing, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, jsonList(r.IDs)))
+		missing, err := scanStrings(e.tx.queryOnce(ctx, `SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM memories)`, textList(r.IDs)))
 		if err != nil {
 			return nil, fmt.Errorf("check ids: %w", err)
 		}
 		if len(missing) > 0 {
 			return nil, memory.Errorf(memory.ENOTFOUND, "no memory with id %q: nothing was erased; list_memories (with agent_id and states) shows an agent's memories", missing[0])
 		}
-		conds, args = append(conds, "id IN (SELECT value FROM json_each(?))"), append(args, jsonList(r.IDs))
+		conds, args = append(conds, "id IN (SELECT value FROM json_each(?))"), append(args, textList(r.IDs))
 	}
 	if r.AgentID != "" {
 		conds, args = append(conds, "agent_id = ?"), append(args, r.AgentID)
 	}
 	if r.Contains != "" {
-		conds = append(conds, holdsAny(len(args)+1, "content", "tags", "source", "forget_reason"))
+		conds = append(conds, e.tx.db.holdsAny(len(args)+1, "content", "tags", "source", "forget_reason"))
 		args = append(args, textList(forms))
 	}
-	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
+	ids, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
 	if err != nil {
 		return nil, fmt.Errorf("select memories: %w", err)
 	}
@@ -259,11 +280,11 @@ func (e *erasure) derive(ctx context.Context, ids []string) error {
 				e.memories = append(e.memories, id)
 			}
 		}
-		next, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE published_from IN (SELECT value FROM json_each(?1))
+		next, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM memories WHERE published_from IN (SELECT value FROM json_each(?1))
 			UNION SELECT published_from FROM memories WHERE id IN (SELECT value FROM json_each(?1)) AND published_from IS NOT NULL
 			UNION SELECT summary_id FROM memory_sources WHERE source_id IN (SELECT value FROM json_each(?1))
 			UNION SELECT id FROM memories WHERE archive_reason = 'merged' AND superseded_by IN (SELECT value FROM json_each(?1))
-			UNION SELECT superseded_by FROM memories WHERE id IN (SELECT value FROM json_each(?1)) AND archive_reason = 'merged'`, jsonList(ids)))
+			UNION SELECT superseded_by FROM memories WHERE id IN (SELECT value FROM json_each(?1)) AND archive_reason = 'merged'`, textList(ids)))
 		if err != nil {
 			return fmt.Errorf("derive erased memories: %w", err)
 		}
@@ -276,8 +297,8 @@ func (e *erasure) derive(ctx context.Context, ids []string) error {
 // quoting one is searched for in (textForms), leaving out those too short
 // to be quoted rather than met by chance (see quotable).
 func (e *erasure) contents(ctx context.Context) ([]string, error) {
-	contents, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT DISTINCT content FROM memories WHERE id IN (SELECT value FROM json_each(?))`,
-		jsonList(e.memories)))
+	contents, err := scanStrings(e.tx.queryOnce(ctx, `SELECT DISTINCT content FROM memories WHERE id IN (SELECT value FROM json_each(?))`,
+		textList(e.memories)))
 	if err != nil {
 		return nil, fmt.Errorf("read erased memories' contents: %w", err)
 	}
@@ -310,7 +331,7 @@ func quotable(content string) bool {
 // step, counting what each removed.
 func (e *erasure) run(ctx context.Context) error {
 	sort.Strings(e.memories)
-	if _, err := e.tx.sql.ExecContext(ctx, `INSERT INTO erase_permit (one) VALUES (1)`); err != nil {
+	if _, err := e.tx.execOnce(ctx, `INSERT INTO erase_permit (one) VALUES (1)`); err != nil {
 		return fmt.Errorf("permit erase: %w", err)
 	}
 	for _, st := range erasureSteps {
@@ -322,7 +343,7 @@ func (e *erasure) run(ctx context.Context) error {
 			e.report.Counts[st.kind] += n
 		}
 	}
-	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM erase_permit`); err != nil {
+	if _, err := e.tx.execOnce(ctx, `DELETE FROM erase_permit`); err != nil {
 		return fmt.Errorf("end erase permit: %w", err)
 	}
 	return e.merge(ctx)
@@ -330,8 +351,14 @@ func (e *erasure) run(ctx context.Context) error {
 
 // merge rewrites the full-text indexes that lost rows as one segment each:
 // FTS5 keeps a deleted row's terms in its segments until they are merged,
-// and the file must not.
+// and the file must not. PostgreSQL's GIN indexes are rewritten by the
+// scrub, with their tables.
 func (e *erasure) merge(ctx context.Context) error {
+	// A dry run's transaction is rolled back: rewriting the indexes (1.8 s
+	// for 100k memories) would only be undone.
+	if e.dryRun || e.tx.db.postgres {
+		return nil
+	}
 	var tables []string
 	if e.report.Counts[memory.ErasedMemories] > 0 {
 		tables = append(tables, "memory_fts", "memory_archive_fts")
@@ -340,7 +367,7 @@ func (e *erasure) merge(ctx context.Context) error {
 		tables = append(tables, "fact_fts")
 	}
 	for _, t := range tables {
-		if _, err := e.tx.sql.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`); err != nil {
+		if _, err := e.tx.execOnce(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`); err != nil {
 			return fmt.Errorf("merge %s: %w", t, err)
 		}
 	}
@@ -351,8 +378,8 @@ func (e *erasure) merge(ctx context.Context) error {
 // erased summary that are not erased themselves, as forgetting the summary
 // would.
 func (e *erasure) restoreSources(ctx context.Context) (int, error) {
-	back, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE consolidated_into IN (SELECT value FROM json_each(?))`,
-		jsonList(e.memories)))
+	back, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM memories WHERE consolidated_into IN (SELECT value FROM json_each(?))`,
+		textList(e.memories)))
 	if err != nil {
 		return 0, fmt.Errorf("read sources of erased summaries: %w", err)
 	}
@@ -370,7 +397,7 @@ func (e *erasure) restoreSources(ctx context.Context) (int, error) {
 // naming an erased memory as a source.
 func (e *erasure) sources(ctx context.Context) (int, error) {
 	return e.exec(ctx, "delete summary sources", `DELETE FROM memory_sources WHERE summary_id IN (SELECT value FROM json_each(?1))
-		OR source_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories))
+		OR source_id IN (SELECT value FROM json_each(?1))`, textList(e.memories))
 }
 
 // unlinkSuperseded clears the pointer of the memories an erased memory
@@ -379,7 +406,7 @@ func (e *erasure) sources(ctx context.Context) (int, error) {
 // an erase brings nothing back into search.
 func (e *erasure) unlinkSuperseded(ctx context.Context) (int, error) {
 	_, err := e.exec(ctx, "unlink superseded memories", `UPDATE memories SET superseded_by = NULL
-		WHERE superseded_by IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+		WHERE superseded_by IN (SELECT value FROM json_each(?))`, textList(e.memories))
 	return 0, err
 }
 
@@ -389,23 +416,23 @@ func (e *erasure) unlinkSuperseded(ctx context.Context) (int, error) {
 // quote it.
 func (e *erasure) conflicts(ctx context.Context) (int, error) {
 	if _, err := e.exec(ctx, "delete claims", `DELETE FROM memory_claims WHERE memory_pk IN
-		(SELECT pk FROM memories WHERE id IN (SELECT value FROM json_each(?)))`, jsonList(e.memories)); err != nil {
+		(SELECT pk FROM memories WHERE id IN (SELECT value FROM json_each(?)))`, textList(e.memories)); err != nil {
 		return 0, err
 	}
 	n, err := e.exec(ctx, "delete conflicts", `DELETE FROM memory_conflicts WHERE older_id IN (SELECT value FROM json_each(?1))
-		OR newer_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories))
+		OR newer_id IN (SELECT value FROM json_each(?1))`, textList(e.memories))
 	if err != nil || !e.textual {
 		return n, err
 	}
 	for _, t := range []struct{ table, whose string }{
 		{"memory_conflicts", byAgent("agent_id")},
-		{"fact_conflicts", "?2 = ''"}, // a fact's conflicts belong to no agent: an agent selector leaves them
+		{"fact_conflicts", "?1 = ''"}, // a fact's conflicts belong to no agent: an agent selector leaves them
 	} {
 		ids, err := e.quoting(ctx, t.table, "id", t.whose, true, "reason", "older_value", "newer_value")
 		if err != nil {
 			return 0, err
 		}
-		m, err := e.exec(ctx, "delete conflicts quoting the text", `DELETE FROM `+t.table+` WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+		m, err := e.exec(ctx, "delete conflicts quoting the text", `DELETE FROM `+t.table+` WHERE id IN (SELECT value FROM json_each(?))`, textList(ids))
 		if err != nil {
 			return 0, err
 		}
@@ -422,10 +449,10 @@ func (e *erasure) memoryRows(ctx context.Context) (int, error) {
 	e.add("memory", e.memories...)
 	e.feed[memory.ChangeMemory] = append(e.feed[memory.ChangeMemory], e.memories...)
 	if _, err := e.exec(ctx, "delete repeats", `DELETE FROM shared_repeats WHERE copy_id IN (SELECT value FROM json_each(?1))
-		OR memory_id IN (SELECT value FROM json_each(?1))`, jsonList(e.memories)); err != nil {
+		OR memory_id IN (SELECT value FROM json_each(?1))`, textList(e.memories)); err != nil {
 		return 0, err
 	}
-	return e.exec(ctx, "delete memories", `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+	return e.exec(ctx, "delete memories", `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))`, textList(e.memories))
 }
 
 // repeats deletes the words kept of writes answered "duplicate" of an
@@ -433,8 +460,8 @@ func (e *erasure) memoryRows(ctx context.Context) (int, error) {
 // say what it says, or what was taken to be it); by text, the repeats
 // that quote it.
 func (e *erasure) repeats(ctx context.Context) (int, error) {
-	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM memory_repeats WHERE memory_id IN (SELECT value FROM json_each(?1))
-		OR from_id IN (SELECT value FROM json_each(?1)) OR stored_as IN (SELECT value FROM json_each(?1))`, jsonList(e.memories)))
+	ids, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM memory_repeats WHERE memory_id IN (SELECT value FROM json_each(?1))
+		OR from_id IN (SELECT value FROM json_each(?1)) OR stored_as IN (SELECT value FROM json_each(?1))`, textList(e.memories)))
 	if err != nil {
 		return 0, fmt.Errorf("find repeats of erased memories: %w", err)
 	}
@@ -448,7 +475,7 @@ func (e *erasure) repeats(ctx context.Context) (int, error) {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	e.add("repeat", ids...)
-	return e.exec(ctx, "delete repeats", `DELETE FROM memory_repeats WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	return e.exec(ctx, "delete repeats", `DELETE FROM memory_repeats WHERE id IN (SELECT value FROM json_each(?))`, textList(ids))
 }
 
 // approvals deletes the approval requests whose arguments, outcome or
@@ -456,13 +483,13 @@ func (e *erasure) repeats(ctx context.Context) (int, error) {
 // of it, or a write that made it): a held or reviewed call keeps its
 // arguments whole.
 func (e *erasure) approvals(ctx context.Context) (int, error) {
-	ids, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT id FROM approvals WHERE ref IN (SELECT value FROM json_each(?1))
-		OR EXISTS (SELECT 1 FROM json_each(?1) WHERE instr(args, '"' || value || '"') > 0)`, jsonList(e.memories)))
+	ids, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM approvals WHERE ref IN (SELECT value FROM json_each(?1))
+		OR EXISTS (SELECT 1 FROM json_each(?1) WHERE `+e.tx.db.instr("args", `'"' || value || '"'`)+` > 0)`, textList(e.memories)))
 	if err != nil {
 		return 0, fmt.Errorf("find approvals of erased memories: %w", err)
 	}
 	if e.textual {
-		quoting, err := e.quoting(ctx, "approvals", "id", "(?2 = '' OR principal IN ('agent:' || ?2, 'human:' || ?2))", true,
+		quoting, err := e.quoting(ctx, "approvals", "id", "(?1 = '' OR principal IN ('agent:' || ?1, 'human:' || ?1))", true,
 			"args", "reason", "error_message", "wrote")
 		if err != nil {
 			return 0, err
@@ -472,7 +499,7 @@ func (e *erasure) approvals(ctx context.Context) (int, error) {
 	// The keys of the calls they held answer with the request's id; the
 	// keys step drops them with it.
 	e.approvalIDs = ids
-	return e.exec(ctx, "delete approvals", `DELETE FROM approvals WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	return e.exec(ctx, "delete approvals", `DELETE FROM approvals WHERE id IN (SELECT value FROM json_each(?))`, textList(ids))
 }
 
 // notes deletes working-memory notes that quote the text.
@@ -486,7 +513,7 @@ func (e *erasure) notes(ctx context.Context) (int, error) {
 	}
 	e.add("note", ids...)
 	e.feed[memory.ChangeNote] = append(e.feed[memory.ChangeNote], ids...)
-	return e.exec(ctx, "delete notes", `DELETE FROM notes WHERE note_id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	return e.exec(ctx, "delete notes", `DELETE FROM notes WHERE note_id IN (SELECT CAST(value AS bigint) FROM json_each(?))`, textList(ids))
 }
 
 // stateQuoting is, per bucket, the columns of its table that hold text.
@@ -517,7 +544,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	}
 	for _, s := range seqs {
 		var bucket, target string
-		if err := e.tx.sql.QueryRowContext(ctx, `SELECT bucket, target_id FROM events_memory WHERE seq = ?`, s).Scan(&bucket, &target); err != nil {
+		if err := e.tx.queryRowOnce(ctx, `SELECT bucket, target_id FROM events_memory WHERE seq = ?`, s).Scan(&bucket, &target); err != nil {
 			return 0, fmt.Errorf("read event %s: %w", s, err)
 		}
 		seq, _ := strconv.ParseInt(s, 10, 64)
@@ -528,7 +555,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	// Rows have no author: with an agent, the erase's text takes only the
 	// rows its events made; an erased memory's content, every row quoting it.
 	for _, b := range memory.Buckets {
-		ids, err := e.quoting(ctx, stateTable(b), "id", "?2 = ''", true, stateQuoting[b]...)
+		ids, err := e.quoting(ctx, stateTable(b), "id", "?1 = ''", true, stateQuoting[b]...)
 		if err != nil {
 			return 0, err
 		}
@@ -540,7 +567,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	states := 0
 	for r := range rows {
 		q, b, id := eventsOfRow(memory.Bucket(r.bucket), r.id)
-		evs, err := scanStrings(e.tx.sql.QueryContext(ctx, q, b, id))
+		evs, err := scanStrings(e.tx.queryOnce(ctx, q, b, id))
 		if err != nil {
 			return 0, fmt.Errorf("read events of %s/%s: %w", r.bucket, r.id, err)
 		}
@@ -561,7 +588,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	}
 	for _, s := range seqs {
 		var id string
-		if err := e.tx.sql.QueryRowContext(ctx, `SELECT event_id FROM events_memory WHERE seq = ?`, s).Scan(&id); err != nil {
+		if err := e.tx.queryRowOnce(ctx, `SELECT event_id FROM events_memory WHERE seq = ?`, s).Scan(&id); err != nil {
 			return 0, fmt.Errorf("read event %s: %w", s, err)
 		}
 		events = append(events, id)
@@ -569,7 +596,7 @@ func (e *erasure) ledger(ctx context.Context) (int, error) {
 	slices.Sort(events)
 	events = slices.Compact(events)
 	e.add("event", events...)
-	return e.exec(ctx, "delete ledger events", `DELETE FROM events_memory WHERE event_id IN (SELECT value FROM json_each(?))`, jsonList(events))
+	return e.exec(ctx, "delete ledger events", `DELETE FROM events_memory WHERE event_id IN (SELECT value FROM json_each(?))`, textList(events))
 }
 
 // eventsOfRow is the query of the events that wrote row id of bucket b:
@@ -596,7 +623,7 @@ func (e *erasure) pending(ctx context.Context) (int, error) {
 	}
 	e.add("pending", ids...)
 	e.feed[memory.ChangePending] = append(e.feed[memory.ChangePending], ids...)
-	return e.exec(ctx, "delete pending writes", `DELETE FROM pending_memory_events WHERE pending_id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	return e.exec(ctx, "delete pending writes", `DELETE FROM pending_memory_events WHERE pending_id IN (SELECT CAST(value AS bigint) FROM json_each(?))`, textList(ids))
 }
 
 // blockVersions deletes the block versions that quote the text. A block
@@ -615,7 +642,7 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 		e.add("block_version", v)
 		id, version, _ := strings.Cut(v, "/")
 		block, _ := strconv.ParseInt(id, 10, 64)
-		if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM block_versions WHERE block_id = ? AND version = ?`, block, version); err != nil {
+		if _, err := e.tx.execOnce(ctx, `DELETE FROM block_versions WHERE block_id = ? AND version = ?`, block, version); err != nil {
 			return 0, fmt.Errorf("delete block version %s: %w", v, err)
 		}
 		if !slices.Contains(blocks, block) {
@@ -635,22 +662,22 @@ func (e *erasure) blockVersions(ctx context.Context) (int, error) {
 func (e *erasure) rewind(ctx context.Context, id int64) error {
 	var scope, label string
 	var current int64
-	if err := e.tx.sql.QueryRowContext(ctx, `SELECT scope, label, version FROM blocks WHERE id = ?`, id).Scan(&scope, &label, &current); err != nil {
+	if err := e.tx.queryRowOnce(ctx, `SELECT scope, label, version FROM blocks WHERE id = ?`, id).Scan(&scope, &label, &current); err != nil {
 		return fmt.Errorf("read block %d: %w", id, err)
 	}
 	e.feed[memory.ChangeBlock] = append(e.feed[memory.ChangeBlock], scope+"/"+label)
 	var newest sql.NullInt64
-	if err := e.tx.sql.QueryRowContext(ctx, `SELECT max(version) FROM block_versions WHERE block_id = ?`, id).Scan(&newest); err != nil {
+	if err := e.tx.queryRowOnce(ctx, `SELECT max(version) FROM block_versions WHERE block_id = ?`, id).Scan(&newest); err != nil {
 		return fmt.Errorf("read block %d: %w", id, err)
 	}
 	switch {
 	case !newest.Valid:
-		if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM blocks WHERE id = ?`, id); err != nil {
+		if _, err := e.tx.execOnce(ctx, `DELETE FROM blocks WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("delete block %d: %w", id, err)
 		}
 		e.report.Counts[memory.ErasedBlocks]++
 	case newest.Int64 != current:
-		_, err := e.tx.sql.ExecContext(ctx, `UPDATE blocks SET (value, description, char_limit, version, deleted_at, updated_at) =
+		_, err := e.tx.execOnce(ctx, `UPDATE blocks SET (value, description, char_limit, version, deleted_at, updated_at) =
 			(SELECT value, description, char_limit, version, CASE WHEN deleted = 1 THEN at END, max(blocks.updated_at, at)
 			 FROM block_versions WHERE block_id = ?1 AND version = ?2) WHERE id = ?1`, id, newest.Int64)
 		if err != nil {
@@ -682,12 +709,15 @@ func (e *erasure) factLog(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	e.facts = true
-	list := jsonList(facts)
-	// fact_fts holds the published versions; an external-content table is
-	// told the old values of what leaves it.
-	if _, err := e.tx.sql.ExecContext(ctx, `INSERT INTO fact_fts (fact_fts, rowid, content, tags)
+	list := textList(facts)
+	// On SQLite fact_fts holds the published versions; an external-content
+	// table is told the old values of what leaves it. PostgreSQL's terms
+	// are a column of the rows that go.
+	if !e.tx.db.postgres {
+		if _, err := e.tx.execOnce(ctx, `INSERT INTO fact_fts (fact_fts, rowid, content, tags)
 		SELECT 'delete', id, content, tags FROM operation_log WHERE operation_type = 'PUBLISH' AND fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
-		return 0, fmt.Errorf("unindex facts: %w", err)
+			return 0, fmt.Errorf("unindex facts: %w", err)
+		}
 	}
 	// Their claims and conflicts name them (foreign keys) and quote them.
 	if _, err := e.exec(ctx, "delete fact claims", `DELETE FROM fact_claims WHERE fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
@@ -699,7 +729,7 @@ func (e *erasure) factLog(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	e.report.Counts[memory.ErasedConflicts] += cs
-	if _, err := e.tx.sql.ExecContext(ctx, `DELETE FROM snapshot WHERE fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+	if _, err := e.tx.execOnce(ctx, `DELETE FROM snapshot WHERE fact_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return 0, fmt.Errorf("delete fact snapshots: %w", err)
 	}
 	n, err := e.exec(ctx, "delete fact operations", `DELETE FROM operation_log WHERE fact_id IN (SELECT value FROM json_each(?))`, list)
@@ -720,8 +750,8 @@ var memoryIDPattern = regexp.MustCompile(`mem-[0-9a-f]{12}`)
 // the erase names one): a repeat of such a call runs again instead of
 // answering from what went.
 func (e *erasure) keys(ctx context.Context) (int, error) {
-	rows, err := e.tx.sql.QueryContext(ctx, `SELECT principal, key, coalesce(ref, ''), coalesce(result, '') || char(10) || coalesce(text, '')
-		|| char(10) || coalesce(error_message, '') FROM idempotency_keys`)
+	rows, err := e.tx.queryOnce(ctx, `SELECT principal, key, coalesce(ref, ''), coalesce(result, ''), coalesce(text, ''),
+		coalesce(error_message, '') FROM idempotency_keys`)
 	if err != nil {
 		return 0, fmt.Errorf("read idempotency keys: %w", err)
 	}
@@ -729,12 +759,12 @@ func (e *erasure) keys(ctx context.Context) (int, error) {
 	var drop []pk
 	for rows.Next() {
 		var k pk
-		var ref, kept string
-		if err := rows.Scan(&k.principal, &k.key, &ref, &kept); err != nil {
+		var ref, result, text, failed string
+		if err := rows.Scan(&k.principal, &k.key, &ref, &result, &text, &failed); err != nil {
 			rows.Close()
 			return 0, err
 		}
-		if e.names(k.principal, ref, kept) {
+		if e.names(k.principal, ref, result+"\n"+text+"\n"+failed) {
 			drop = append(drop, k)
 		}
 	}
@@ -780,7 +810,7 @@ func (e *erasure) names(principal, ref, kept string) bool {
 // writeLog keeps the write log's lines (the metrics count them) without
 // the erased memories' ids.
 func (e *erasure) writeLog(ctx context.Context) (int, error) {
-	_, err := e.exec(ctx, "clear write log refs", `UPDATE write_log SET ref = NULL WHERE ref IN (SELECT value FROM json_each(?))`, jsonList(e.memories))
+	_, err := e.exec(ctx, "clear write log refs", `UPDATE write_log SET ref = NULL WHERE ref IN (SELECT value FROM json_each(?))`, textList(e.memories))
 	return 0, err
 }
 
@@ -790,7 +820,7 @@ func (e *erasure) writeLog(ctx context.Context) (int, error) {
 func (e *erasure) changes(ctx context.Context) (int, error) {
 	n := 0
 	for kind, refs := range e.feed {
-		m, err := e.exec(ctx, "delete changes", `DELETE FROM changes WHERE kind = ? AND ref IN (SELECT value FROM json_each(?))`, kind, jsonList(refs))
+		m, err := e.exec(ctx, "delete changes", `DELETE FROM changes WHERE kind = ? AND ref IN (SELECT value FROM json_each(?))`, kind, textList(refs))
 		if err != nil {
 			return 0, err
 		}
@@ -801,7 +831,7 @@ func (e *erasure) changes(ctx context.Context) (int, error) {
 
 // exec runs a statement and returns the rows it changed.
 func (e *erasure) exec(ctx context.Context, what, q string, args ...any) (int, error) {
-	res, err := e.tx.sql.ExecContext(ctx, q, args...)
+	res, err := e.tx.execOnce(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
@@ -817,13 +847,11 @@ func (e *erasure) audit(ctx context.Context, who memory.Identity, kind, reason s
 	e.report.ErasedSHA256 = hex.EncodeToString(sum[:])
 	sel, _ := json.Marshal(selector)
 	counts, _ := json.Marshal(e.report.Counts)
-	res, err := e.tx.sql.ExecContext(ctx, `INSERT INTO erasures (at, kind, by_agent, by_human, reason, selector, counts, erased_sha256)
+	var err error
+	e.report.Erasure, err = e.tx.insertID(ctx, "id", `INSERT INTO erasures (at, kind, by_agent, by_human, reason, selector, counts, erased_sha256)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, nanos(e.now), kind, who.AgentID, who.Human, reason, string(sel), string(counts), e.report.ErasedSHA256)
 	if err != nil {
 		return fmt.Errorf("audit erasure: %w", err)
-	}
-	if e.report.Erasure, err = res.LastInsertId(); err != nil {
-		return err
 	}
 	if e.report.Total() > 0 {
 		if err := e.tx.oweScrub(ctx, e.report.Erasure, e.now); err != nil {
@@ -946,7 +974,7 @@ func (s *MemoryService) Erase(ctx context.Context, r memory.ErasureRequest) (mem
 	// and the log, not as the call's error. An erase that removed nothing
 	// still pays a scrub an earlier erase or gc owes.
 	if rep.Scrubbed, rep.ScrubOwed, err = s.db.ScrubOwed(ctx); err != nil || rep.ScrubOwed {
-		s.Log.Warn("erase committed, but the database file was not rewritten or its write-ahead log not emptied (another process reading?); the scrub stays owed to the next erase, gc or server start",
+		s.Log.Warn("erase committed, but the database was not rewritten (another process reading?); the scrub stays owed to the next erase, gc or server start",
 			"erasure", rep.Erasure, "err", err)
 	}
 	return rep, nil
@@ -971,7 +999,7 @@ type Collection struct {
 // still kept) waits until that one goes too.
 func (tx *Tx) Collect(ctx context.Context, who memory.Identity, c Collection) (memory.ErasureReport, error) {
 	e := newErasure(tx)
-	ids, err := scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE (forgotten_at < ?1 OR expires_at < ?1)
+	ids, err := scanStrings(tx.queryOnce(ctx, `SELECT id FROM memories WHERE (forgotten_at < ?1 OR expires_at < ?1)
 		AND (?2 = '' OR agent_id = ?2) ORDER BY pk`, nanos(c.Before), c.Agent))
 	if err != nil {
 		return e.report, fmt.Errorf("find memories to collect: %w", err)
@@ -989,8 +1017,8 @@ func (tx *Tx) Collect(ctx context.Context, who memory.Identity, c Collection) (m
 	}
 	// A memory merged into one that goes holds its words: it goes too.
 	for more := ids; len(more) > 0; {
-		if more, err = scanStrings(tx.sql.QueryContext(ctx, `SELECT id FROM memories WHERE archive_reason = 'merged'
-			AND superseded_by IN (SELECT value FROM json_each(?))`, jsonList(more))); err != nil {
+		if more, err = scanStrings(tx.queryOnce(ctx, `SELECT id FROM memories WHERE archive_reason = 'merged'
+			AND superseded_by IN (SELECT value FROM json_each(?))`, textList(more))); err != nil {
 			return e.report, fmt.Errorf("find merged memories to collect: %w", err)
 		}
 		ids = append(ids, more...)
@@ -1014,10 +1042,10 @@ func (tx *Tx) Collect(ctx context.Context, who memory.Identity, c Collection) (m
 // a source of a summary that stays.
 func (e *erasure) unneeded(ctx context.Context, ids []string) ([]string, error) {
 	for len(ids) > 0 {
-		needed, err := scanStrings(e.tx.sql.QueryContext(ctx, `SELECT v.value FROM json_each(?1) v
+		needed, err := scanStrings(e.tx.queryOnce(ctx, `SELECT v.value FROM json_each(?1) v
 			WHERE EXISTS (SELECT 1 FROM memories c WHERE c.published_from = v.value AND c.id NOT IN (SELECT value FROM json_each(?1)))
 			OR EXISTS (SELECT 1 FROM memory_sources s WHERE s.source_id = v.value AND s.summary_id NOT IN (SELECT value FROM json_each(?1)))`,
-			jsonList(ids)))
+			textList(ids)))
 		if err != nil {
 			return nil, fmt.Errorf("find memories still needed: %w", err)
 		}

@@ -127,6 +127,12 @@ func (tx *Tx) settleStale(ctx context.Context, who memory.Identity, f memory.Fac
 		}
 		open = append(open, c)
 	}
+	// rows.Err, not only Close: a read PostgreSQL aborted (a serialization
+	// failure) ends the loop early, and the transaction must end with it.
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("read fact conflicts: %w", err)
+	}
 	if err := rows.Close(); err != nil {
 		return err
 	}

@@ -40,6 +40,11 @@ type Call struct {
 	// would change (memory.Subject): a write that finds it otherwise in its
 	// transaction was classified on a state that is gone, and is refused.
 	Subject *memory.Subject
+	// Origin, if set, names what a merge import's call brings in (a
+	// memory of an export, an item of another tool's file): its first
+	// write claims it in import_origins for good, or fails with
+	// ErrImported, writing nothing, when an earlier import claimed it.
+	Origin string
 
 	// Set by the service inside the transaction: how the write ended.
 	Outcome memory.WriteOutcome // "" is stored
@@ -100,6 +105,22 @@ var ErrKeyTaken = memory.Errorf(memory.ECONFLICT, "this idempotency_key was take
 // beginCall readies c for a transaction that may be its first write.
 func (c *Call) begin() {
 	c.Outcome, c.Reason, c.Ref = "", "", ""
+}
+
+// rerun notes what a write transaction may change of c (under c.mu) and
+// returns what puts it back: the transaction's deferred undo, when it did
+// not commit. PostgreSQL may roll a transaction back and run it again; the
+// approval it inserted, the ledger events its review listed, its write log
+// line and the Approval lastWrite dropped for a repeat went with it, and the
+// run again must not build on them (skip inserting the approval, update a
+// row that is gone, list an event twice).
+func (c *Call) rerun() (undo func()) {
+	approval, wrote, logID := c.Approval, len(c.wrote), c.logID
+	id, outcome, reason, ref := c.approval, c.Outcome, c.Reason, c.Ref
+	return func() {
+		c.Approval, c.wrote, c.logID = approval, c.wrote[:wrote], logID
+		c.approval, c.Outcome, c.Reason, c.Ref = id, outcome, reason, ref
+	}
 }
 
 // claim takes c's idempotency key in tx: a new key, or one that expired.
@@ -170,6 +191,11 @@ func (tx *Tx) firstWrite(ctx context.Context, c *Call) error {
 	c.begin()
 	if c.Key != "" {
 		if err := tx.claim(ctx, c); err != nil {
+			return err
+		}
+	}
+	if c.Origin != "" {
+		if err := tx.claimOrigin(ctx, c); err != nil {
 			return err
 		}
 	}

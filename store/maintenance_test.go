@@ -180,6 +180,18 @@ func listAndStats(t *testing.T, open opener) {
 	if page.Total != 3+forgotten || len(page.Memories) != 2 {
 		t.Fatalf("consolidated and forgotten = %d of %d", len(page.Memories), page.Total)
 	}
+	// The next page, keyed by the last one's memory, holds the rest, none
+	// of them again (the memories share their creation time: ties go by id).
+	first, last := page.Memories[0], page.Memories[1]
+	next, err := s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateConsolidated, memory.StateForgotten}, Limit: 2,
+		Before: last.CreatedAt, BeforeID: last.ID})
+	if err != nil || next.Total != 3+forgotten || len(next.Memories) != 1+forgotten ||
+		slices.ContainsFunc(next.Memories, func(e memory.Entry) bool { return e.ID == first.ID || e.ID == last.ID }) {
+		t.Fatalf("the page after %s = %+v, %v", last.ID, next, err)
+	}
+	if _, err := s.List(as(ann), memory.ListQuery{BeforeID: last.ID}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("a key without its time: %v", err)
+	}
 	page, _ = s.List(as(ann), memory.ListQuery{States: []memory.MemoryState{memory.StateExpired}})
 	if page.Total != 1 || !page.Memories[0].Expired {
 		t.Fatalf("expired = %+v", page)

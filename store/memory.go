@@ -801,7 +801,18 @@ func (s *MemoryService) publishable(ctx context.Context, tx *Tx, who memory.Iden
 // Retract withdraws the caller's shared memory, named by its own id or by the
 // id of the personal memory it was published from. The row is kept.
 func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, error) {
-	return s.change(ctx, id, func(tx *Tx, who memory.Identity) (memory.Entry, error) {
+	return s.RetractOf(ctx, "", id)
+}
+
+// RetractOf is Retract of agent's shared memory: the caller's (agent empty),
+// or, for a human caller, any agent's; the retraction is recorded as the
+// caller's.
+func (s *MemoryService) RetractOf(ctx context.Context, agent, id string) (memory.Entry, error) {
+	return s.change(ctx, id, func(tx *Tx, caller memory.Identity) (memory.Entry, error) {
+		who, err := ownerOf(ctx, tx, caller, agent, "retract the shared memories of")
+		if err != nil {
+			return memory.Entry{}, err
+		}
 		e, err := s.ownEntry(ctx, tx, who, id, "retract")
 		if err != nil {
 			return e, err
@@ -821,7 +832,11 @@ func (s *MemoryService) Retract(ctx context.Context, id string) (memory.Entry, e
 		if err := checkActive(e); err != nil {
 			return e, err
 		}
-		e, err = s.softDelete(ctx, tx, who, e.ID, "retracted from the shared space by its publisher")
+		reason := "retracted from the shared space by its publisher"
+		if caller.AgentID != who.AgentID {
+			reason = "retracted from the shared space by " + caller.Describe()
+		}
+		e, err = s.softDelete(ctx, tx, caller, e.ID, reason)
 		if err != nil {
 			return e, err
 		}

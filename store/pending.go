@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -92,17 +93,31 @@ func (tx *Tx) GetPending(ctx context.Context, id int64) (memory.PendingItem, err
 // oldest first, and how many there are in all; with all, the committed and
 // dropped ones too.
 func (db *DB) ListPending(ctx context.Context, all bool, limit int) ([]memory.PendingItem, int, error) {
-	where := `status = 'open'`
-	if all {
-		where = `true`
+	return db.ListPendingBy(ctx, memory.PendingQuery{All: all, Limit: limit})
+}
+
+// ListPendingBy is ListPending narrowed by q's filters in the query itself,
+// so that they reach every item however long the queue, and paged by its
+// offset; the total counts the items the filters select.
+func (db *DB) ListPendingBy(ctx context.Context, q memory.PendingQuery) ([]memory.PendingItem, int, error) {
+	conds, args := []string{`status = 'open'`}, []any{}
+	if q.All {
+		conds = []string{`true`}
 	}
+	if q.Agent != "" {
+		conds, args = append(conds, `agent_id = ?`), append(args, q.Agent)
+	}
+	if !q.NotedBefore.IsZero() {
+		conds, args = append(conds, `note_at < ?`), append(args, nanos(q.NotedBefore))
+	}
+	where := strings.Join(conds, " AND ")
 	var out []memory.PendingItem
 	var total int
 	err := db.View(ctx, func(tx *Tx) (err error) {
-		if err = tx.queryRowOnce(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where).Scan(&total); err != nil {
+		if err = tx.queryRowOnce(ctx, `SELECT count(*) FROM pending_memory_events WHERE `+where, args...).Scan(&total); err != nil {
 			return fmt.Errorf("count pending: %w", err)
 		}
-		out, err = queryPending(ctx, tx, where+` ORDER BY pending_id LIMIT ?`, limit)
+		out, err = queryPending(ctx, tx, where+` ORDER BY pending_id LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
 		return err
 	})
 	return out, total, err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -17,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -144,28 +144,21 @@ type ExportCounts map[string]int
 // Lines: a header, one record per row, a checksum trailer), from one
 // consistent snapshot, streaming: memory use does not grow with the store.
 // The same store and filter always give the same bytes.
+//
+// On PostgreSQL the snapshot is one REPEATABLE READ transaction, and the
+// bytes are those SQLite's export of the same rows gives: the columns in
+// the same order, each value the same JSON.
 func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCounts, error) {
-	conn, err := db.reads.Conn(ctx)
-	if err != nil {
-		return nil, db.busyError(fmt.Errorf("export: %w", err))
-	}
-	defer conn.Close()
 	counts := ExportCounts{}
 	sum := sha256.New()
 	out := bufio.NewWriterSize(io.MultiWriter(w, sum), 1<<16)
-	err = conn.Raw(func(dc any) error {
-		c := dc.(driver.Conn).Raw()
-		old := c.SetInterrupt(ctx)
-		defer c.SetInterrupt(old)
-		if err := c.Exec(`BEGIN`); err != nil {
-			return err
-		}
-		defer c.Exec(`ROLLBACK`)
+	sets := map[string]map[string]bool{}
+	// write writes the header, each kind's rows through kind, and flushes.
+	write := func(kind func(k portableKind) (int, error)) error {
 		head, _ := json.Marshal(exportHeader{Format: ExportFormat, Version: ExportVersion, Filter: f})
 		out.Write(append(head, '\n'))
-		sets := map[string]map[string]bool{}
 		for _, k := range portableKinds {
-			n, err := exportKind(c, k, f, sets, out)
+			n, err := kind(k)
 			if err != nil {
 				return fmt.Errorf("export %s: %w", k.table, err)
 			}
@@ -174,7 +167,17 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCo
 			}
 		}
 		return out.Flush()
-	})
+	}
+	var err error
+	if db.postgres {
+		err = db.exportPostgres(ctx, func(tx *sql.Tx) error {
+			return write(func(k portableKind) (int, error) { return db.exportKindPostgres(ctx, tx, k, f, sets, out) })
+		})
+	} else {
+		err = db.exportSQLite(ctx, func(c *sqlite3.Conn) error {
+			return write(func(k portableKind) (int, error) { return exportKind(c, k, f, sets, out) })
+		})
+	}
 	if err != nil {
 		return nil, db.busyError(err)
 	}
@@ -187,6 +190,25 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, w io.Writer) (ExportCo
 		return nil, err
 	}
 	return counts, nil
+}
+
+// exportSQLite runs fn in one read transaction on a connection of its own.
+func (db *DB) exportSQLite(ctx context.Context, fn func(c *sqlite3.Conn) error) error {
+	conn, err := db.reads.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c := dc.(driver.Conn).Raw()
+		old := c.SetInterrupt(ctx)
+		defer c.SetInterrupt(old)
+		if err := c.Exec(`BEGIN`); err != nil {
+			return err
+		}
+		defer c.Exec(`ROLLBACK`)
+		return fn(c)
+	})
 }
 
 // exportKind writes k's selected rows, one line each, and counts them.
@@ -281,11 +303,26 @@ func bindFilter(st *sqlite3.Stmt, f ExportFilter) {
 func appendJSONColumn(b []byte, st *sqlite3.Stmt, i int) ([]byte, error) {
 	switch st.ColumnType(i) {
 	case sqlite3.NULL:
-		return append(b, "null"...), nil
+		return appendJSONValue(b, nil)
 	case sqlite3.INTEGER:
-		return strconv.AppendInt(b, st.ColumnInt64(i), 10), nil
+		return appendJSONValue(b, st.ColumnInt64(i))
 	case sqlite3.FLOAT:
-		v := st.ColumnFloat(i)
+		return appendJSONValue(b, st.ColumnFloat(i))
+	case sqlite3.TEXT:
+		return appendJSONValue(b, st.ColumnText(i))
+	}
+	return appendJSONValue(b, st.ColumnBlob(i, nil))
+}
+
+// appendJSONValue appends a column's value as JSON, the same from either
+// engine's driver: nil null, an integer or a real a number, text a string.
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case float64:
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return b, fmt.Errorf("%v is not a number JSON can hold", v)
 		}
@@ -296,8 +333,8 @@ func appendJSONColumn(b []byte, st *sqlite3.Stmt, i int) ([]byte, error) {
 			s += ".0"
 		}
 		return append(b, s...), nil
-	case sqlite3.TEXT:
-		s, _ := json.Marshal(st.ColumnText(i))
+	case string:
+		s, _ := json.Marshal(v)
 		return append(b, s...), nil
 	}
 	return b, errors.New("a blob, which the export format does not carry")
@@ -342,6 +379,10 @@ type ImportSource struct {
 	// MaxContentBytes bounds a memory's or fact's content, as remember and
 	// publish_fact do; 0 is memory.DefaultMaxContentBytes.
 	MaxContentBytes int
+	// DryRun makes the whole import, checks and all, and rolls it back.
+	DryRun bool
+
+	columns map[string]map[string]importColumn // the tables' columns, as the records are checked against them
 }
 
 // Import reads an export from r into the store, which must hold no memory
@@ -350,7 +391,8 @@ type ImportSource struct {
 // count and checksum match what was read. The import itself is recorded
 // (the imports table: src, the SHA-256 of r's bytes, what it wrote), stamped,
 // as the provenance of the rows; the record is not part of an export.
-// Memories come without vectors: re-embed them after (reindex).
+// Memories come without vectors: re-embed them after (reindex). With
+// src.DryRun it does all of that and rolls it back.
 func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (ImportReport, error) {
 	rep := ImportReport{Kinds: ExportCounts{}}
 	empty, err := db.Empty(ctx)
@@ -359,6 +401,12 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 	}
 	if !empty {
 		return rep, memory.Errorf(memory.ECONFLICT, "the store at %s already holds memory: an exact import goes only into an empty store", db.path)
+	}
+	if src.columns, err = db.importColumns(ctx); err != nil {
+		return rep, err
+	}
+	if db.postgres {
+		return rep, db.busyError(db.importPostgres(ctx, r, src, &rep))
 	}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
@@ -372,7 +420,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader, src ImportSource) (Import
 		if err := c.Exec(`BEGIN IMMEDIATE`); err != nil {
 			return err
 		}
-		if err := db.importRows(c, r, src, &rep); err != nil {
+		if err := db.importRows(c, r, src, &rep); err != nil || src.DryRun {
 			c.Exec(`ROLLBACK`)
 			return err
 		}
@@ -388,30 +436,14 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	if err := c.Exec(`PRAGMA defer_foreign_keys = on`); err != nil {
 		return err
 	}
-	sum := sha256.New()
-	r = io.TeeReader(r, sum)
 	restore, err := deferIndexing(c)
 	if err != nil {
 		return fmt.Errorf("defer the full-text index: %w", err)
 	}
 	ins := &inserter{c: c, stmts: map[string]*sqlite3.Stmt{}}
 	defer ins.close()
-	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
-		if err := checkRecord(kind, row, src.MaxContentBytes); err != nil {
-			return err
-		}
-		if err := ins.insert(kind, row); err != nil {
-			return err
-		}
-		rep.Records++
-		rep.Kinds[kind]++
-		return nil
-	})
+	sum, err := readImport(r, src, rep, ins.insert)
 	if err != nil {
-		return err
-	}
-	rep.Header = f
-	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
 		return err
 	}
 	if err := restore(); err != nil {
@@ -422,66 +454,38 @@ func (db *DB) importRows(c *sqlite3.Conn, r io.Reader, src ImportSource, rep *Im
 	if err != nil {
 		return fmt.Errorf("index the archive: %w", err)
 	}
-	if err := db.recordImport(c, src, hex.EncodeToString(sum.Sum(nil)), rep.Kinds); err != nil {
+	if err := db.recordImport(c, src, sum, rep.Kinds); err != nil {
 		return fmt.Errorf("record the import: %w", err)
 	}
-	return db.stampAll(c)
+	return db.stampAll(func(s stampSpec, after []int64) (int, error) { return db.stampRows(c, s, after) })
 }
 
-// checkRecord holds an exact import's memories and facts to the rules
-// remember and publish_fact hold their callers to, since the checksum of an
-// export proves only that it is whole, not who made it: ids and agents that
-// are ids, namespaces as a namespace may be named (no "../", no "/"),
-// content within the size limit, and text that is valid UTF-8 with no
-// control characters, refused rather than replaced.
-func checkRecord(kind string, raw json.RawMessage, maxBytes int) error {
-	if !utf8.Valid(raw) {
-		return memory.Errorf(memory.EINVALID, "the record is not valid UTF-8")
-	}
-	if maxBytes <= 0 {
-		maxBytes = memory.DefaultMaxContentBytes
-	}
-	var row map[string]any
-	if err := json.Unmarshal(raw, &row); err != nil {
-		return err
-	}
-	text := func(col string) string { s, _ := row[col].(string); return s }
-	ids := func(cols ...string) error {
-		for _, col := range cols {
-			if err := memory.CheckID(col, text(col)); err != nil {
-				return err
-			}
+// readImport reads the export r, checks each record (recordChecker), hands
+// it to insert and counts it in rep, and returns the SHA-256 of all of r's
+// bytes, which the import's record keeps.
+func readImport(r io.Reader, src ImportSource, rep *ImportReport, insert func(kind string, row json.RawMessage) error) (string, error) {
+	sum := sha256.New()
+	r = io.TeeReader(r, sum)
+	rc := newRecordChecker(src)
+	f, err := ReadExport(r, func(kind string, row json.RawMessage) error {
+		if err := rc.check(kind, row); err != nil {
+			return err
 		}
+		if err := insert(kind, row); err != nil {
+			return err
+		}
+		rep.Records++
+		rep.Kinds[kind]++
 		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	honest := bytes.ContainsRune(raw, utf8.RuneError) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`))
-	for col, v := range row { // JSON decoding replaces an unpaired surrogate escape with U+FFFD
-		if s, ok := v.(string); ok && !honest && strings.ContainsRune(s, utf8.RuneError) {
-			return memory.Errorf(memory.EINVALID, "%s is not valid UTF-8 (an unpaired surrogate)", col)
-		}
+	rep.Header = f
+	if _, err := io.Copy(io.Discard, r); err != nil { // the file's checksum is of all of it
+		return "", err
 	}
-	switch kind {
-	case "memory":
-		if err := ids("id", "agent_id", "namespace"); err != nil {
-			return err
-		}
-		if err := memory.CheckContent("content", text("content"), maxBytes); err != nil {
-			return err
-		}
-		if err := memory.CheckText("source", text("source"), memory.MaxSourceLen); err != nil {
-			return err
-		}
-	case "fact", "fact_op":
-		if err := ids("fact_id", "author_agent_id"); err != nil {
-			return err
-		}
-		if c, ok := row["content"].(string); ok || kind == "fact" {
-			if err := memory.CheckContent("content", c, maxBytes); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return hex.EncodeToString(sum.Sum(nil)), nil
 }
 
 // deferredIndexes are the full-text triggers an exact import lifts while
@@ -559,8 +563,10 @@ func (db *DB) recordImport(c *sqlite3.Conn, src ImportSource, sum string, kinds 
 	return st.Exec()
 }
 
-// stampAll stamps every unstamped row on c, in c's transaction.
-func (db *DB) stampAll(c *sqlite3.Conn) error {
+// stampAll stamps every unstamped row, batch by batch, in the import's
+// transaction: batch stamps up to trustBatch rows of s's table after after
+// (stampRows on SQLite, stampBatchPostgres).
+func (db *DB) stampAll(batch func(s stampSpec, after []int64) (int, error)) error {
 	if db.provenanceKey == nil {
 		return nil
 	}
@@ -570,7 +576,7 @@ func (db *DB) stampAll(c *sqlite3.Conn) error {
 			after[i] = math.MinInt64
 		}
 		for {
-			n, err := db.stampRows(c, s, after)
+			n, err := batch(s, after)
 			if err != nil {
 				return fmt.Errorf("stamp %s: %w", s.table, err)
 			}
@@ -788,32 +794,50 @@ func kindNamed(kind string) (portableKind, bool) {
 	return portableKind{}, false
 }
 
-// bindJSON binds a JSON value as the type the export wrote it from: null,
-// a whole number an integer, a number with a point or exponent a real, a
-// string text.
+// bindJSON binds a JSON value as the type the export wrote it from (see
+// jsonValue).
 func bindJSON(st *sqlite3.Stmt, i int, v json.RawMessage) error {
+	val, err := jsonValue(v)
+	if err != nil {
+		return err
+	}
+	switch val := val.(type) {
+	case string:
+		return st.BindText(i, val)
+	case float64:
+		return st.BindFloat(i, val)
+	case int64:
+		return st.BindInt64(i, val)
+	}
+	return st.BindNull(i)
+}
+
+// jsonValue is a JSON value of an export as the type it was written from:
+// null nil, a whole number an int64, a number with a point or exponent a
+// float64, a string a string.
+func jsonValue(v json.RawMessage) (any, error) {
 	s := string(bytes.TrimSpace(v))
 	switch {
 	case s == "null":
-		return st.BindNull(i)
+		return nil, nil
 	case strings.HasPrefix(s, `"`):
 		var t string
 		if err := json.Unmarshal(v, &t); err != nil {
-			return err
+			return nil, err
 		}
-		return st.BindText(i, t)
+		return t, nil
 	case strings.ContainsAny(s, ".eE"):
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return fmt.Errorf("%s is not a number", s)
+			return nil, fmt.Errorf("%s is not a number", s)
 		}
-		return st.BindFloat(i, f)
+		return f, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return fmt.Errorf("%s is not null, a number or a string", s)
+		return nil, fmt.Errorf("%s is not null, a number or a string", s)
 	}
-	return st.BindInt64(i, n)
+	return n, nil
 }
 
 // ExportKinds are the kinds of record an export holds, in export order.

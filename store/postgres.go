@@ -86,6 +86,10 @@ func (tx *Tx) writeQueue(ctx context.Context) error {
 	return err
 }
 
+// migrationsKey is the advisory lock key that orders the creation of
+// schema_migrations: "memm" in ASCII.
+const migrationsKey = "1835363693"
+
 // OpenPostgres opens the PostgreSQL database at url (postgres://… or
 // key=value form) and brings its schema up to date: the engine --database
 // selects.
@@ -114,7 +118,14 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 	name := postgresName(cfg)
 	sdb := stdlib.OpenDB(*cfg)
 	db := &DB{sql: sdb, reads: sdb, path: name, postgres: true, pg: &postgresEngine{cfg: cfg}}
-	if err := db.migratePostgres(ctx, migrations); err != nil {
+	// The migrations run on connections of their own, closed after: one
+	// that prepared a statement before a migration changed its columns
+	// (0042's collations) would fail it there ("cached plan must not change
+	// result type").
+	mig := stdlib.OpenDB(*cfg)
+	err = (&DB{sql: mig, reads: mig, path: name, postgres: true, pg: db.pg}).migratePostgres(ctx, migrations)
+	mig.Close()
+	if err != nil {
 		sdb.Close()
 		return nil, db.busyError(err)
 	}
@@ -152,7 +163,18 @@ func (db *DB) migratePostgres(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	sort.Strings(names)
-	if _, err := db.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`); err != nil {
+	// Two processes starting at once on a new database would both create
+	// the table (IF NOT EXISTS does not hold between concurrent creators:
+	// one fails on a catalog key), so the creation is serialized by a
+	// transaction-level advisory lock (safe behind a pooler).
+	err = db.inPostgresTx(ctx, func(t *sql.Tx) error {
+		if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+migrationsKey+`)`); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	for _, name := range names {
@@ -361,6 +383,11 @@ func (db *DB) postgresError(err error) error {
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
 		return memory.Errorf(memory.EBUSY, "the database %s is unreachable; retry the call in a few seconds", db.path)
+	}
+	// The server went away mid-call without a word (it crashed, or was
+	// stopped at once): the connection ended in the middle of a message.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, driver.ErrBadConn) {
+		return memory.Errorf(memory.EBUSY, "the connection to the database %s was lost mid-call (did it restart?); retry the call in a few seconds", db.path)
 	}
 	return err
 }

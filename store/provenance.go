@@ -588,11 +588,25 @@ func (db *DB) stampRows(c *sqlite3.Conn, s stampSpec, after []int64) (int, error
 // stamped in one write transaction through the driver, whose values encode
 // as the columns are stored (see scanStamped).
 func (db *DB) trustBatchPostgres(ctx context.Context, s stampSpec, after []int64) (int, error) {
-	keys := strings.Join(s.keys, ", ")
 	start := slices.Clone(after)
 	var n int
 	err := db.Update(WithoutCall(ctx), func(tx *Tx) error {
 		copy(after, start) // a run again starts where this batch did
+		var err error
+		n, err = tx.stampBatchPostgres(ctx, s, after)
+		return err
+	})
+	return n, err
+}
+
+// stampBatchPostgres stamps up to trustBatch unstamped rows of s's table
+// whose keys come after after, in key order, in tx; after moves to the
+// last row read.
+func (tx *Tx) stampBatchPostgres(ctx context.Context, s stampSpec, after []int64) (int, error) {
+	db := tx.db
+	keys := strings.Join(s.keys, ", ")
+	var n int
+	err := func() error {
 		rows, err := tx.queryOnce(ctx, `SELECT `+keys+`, `+strings.Join(s.columns, ", ")+` FROM `+s.table+
 			` WHERE stamp IS NULL AND (`+keys+`) > (`+placeholders(len(s.keys))+`) ORDER BY `+keys+` LIMIT `+fmt.Sprint(trustBatch),
 			anySlice(after)...)
@@ -636,7 +650,7 @@ func (db *DB) trustBatchPostgres(ctx context.Context, s stampSpec, after []int64
 		}
 		n = len(todo)
 		return nil
-	})
+	}()
 	return n, err
 }
 

@@ -28,8 +28,8 @@ type ScrubDebt struct {
 // oweScrub records in an erasure's transaction that the rows it removed
 // leave bytes in the files until a scrub completes.
 func (tx *Tx) oweScrub(ctx context.Context, erasure int64, at time.Time) error {
-	if _, err := tx.sql.ExecContext(ctx, `INSERT INTO scrub_owed (one, erasure, since) VALUES (1, ?, ?)
-		ON CONFLICT (one) DO UPDATE SET erasure = max(erasure, excluded.erasure)`, erasure, nanos(at)); err != nil {
+	if _, err := tx.execOnce(ctx, `INSERT INTO scrub_owed (one, erasure, since) VALUES (1, ?, ?)
+		ON CONFLICT (one) DO UPDATE SET erasure = max(scrub_owed.erasure, excluded.erasure)`, erasure, nanos(at)); err != nil {
 		return fmt.Errorf("record the scrub owed: %w", err)
 	}
 	return nil
@@ -67,7 +67,7 @@ func (db *DB) ScrubOwed(ctx context.Context) (scrubbed, owed bool, err error) {
 	// Only the debt read before the rewrite is paid: an erase that
 	// committed since may have committed after it.
 	err = db.Update(WithoutCall(ctx), func(tx *Tx) error {
-		_, err := tx.sql.ExecContext(ctx, `DELETE FROM scrub_owed WHERE erasure = ?`, debt.Erasure)
+		_, err := tx.execOnce(ctx, `DELETE FROM scrub_owed WHERE erasure = ?`, debt.Erasure)
 		return err
 	})
 	if err != nil {
@@ -89,8 +89,12 @@ func (db *DB) ScrubOwed(ctx context.Context) (scrubbed, owed bool, err error) {
 // every page afresh (the new file's free space is zeros) and a TRUNCATE
 // checkpoint copies it into the file and cuts the log to nothing. It
 // reports false when another connection's reads kept the log from being
-// emptied within the busy timeout; the scrub stays owed.
+// emptied within the busy timeout; the scrub stays owed. PostgreSQL's
+// scrub is its own (scrubPostgres).
 func (db *DB) scrub(ctx context.Context) (bool, error) {
+	if db.postgres {
+		return db.scrubPostgres(ctx)
+	}
 	if _, err := db.sql.ExecContext(ctx, `VACUUM`); err != nil {
 		return false, db.busyError(fmt.Errorf("vacuum: %w", err))
 	}
@@ -101,6 +105,9 @@ func (db *DB) scrub(ctx context.Context) (bool, error) {
 // the log to nothing; false when another connection's reads kept it from
 // finishing within the busy timeout.
 func (db *DB) checkpoint(ctx context.Context) (bool, error) {
+	if db.postgres { // the scrub has nothing left to copy: see scrubPostgres
+		return true, nil
+	}
 	var busy, frames, done int
 	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
 		return false, db.busyError(fmt.Errorf("checkpoint: %w", err))

@@ -15,7 +15,7 @@ import (
 
 // filesHolding returns the files of dir whose raw bytes hold s, as written
 // or in lower case (the full-text index keeps words lower-cased).
-func filesHolding(t *testing.T, dir, s string) []string {
+func filesHolding(t testing.TB, dir, s string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {

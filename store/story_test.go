@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -86,5 +87,58 @@ func humanActsOnAgents(t *testing.T, s *store.MemoryService) {
 	}
 	if got := search(t, s, ann, memory.Query{Text: "green tea", Scope: memory.ScopePersonal}); len(got) != 0 {
 		t.Fatalf("ann still finds %v", got)
+	}
+}
+
+// TestHumanListsAgents: the agents page's counts, on both engines.
+func TestHumanListsAgents(t *testing.T) {
+	onEngines(t, func(t *testing.T, open opener) {
+		db, _ := open(t)
+		s := store.NewMemoryService(db, nil)
+		remember(t, s, ann, memory.EntryWrite{Content: "ann keeps the release checklist in the wiki"})
+		remember(t, s, ann, memory.EntryWrite{Content: "ann prefers reviews before noon"})
+		remember(t, s, bob, memory.EntryWrite{Content: "bob rotates the staging keys monthly"})
+		got, err := s.Agents(as(human))
+		want := []memory.AgentMemories{{AgentID: "ann", Personal: 2}, {AgentID: "bob", Personal: 1}}
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("agents = %+v, %v; want %+v", got, err, want)
+		}
+		if _, err := s.Agents(as(ann)); memory.ErrorCode(err) != memory.EFORBIDDEN {
+			t.Fatalf("an agent listing the agents: %v", err)
+		}
+	})
+}
+
+// TestHumanRetractsSharedCopies: a curator retracts an agent's shared
+// copy, named by the copy or by its original; the agents' counts follow.
+func TestHumanRetractsSharedCopies(t *testing.T) {
+	db, _ := openDB(t)
+	s := store.NewMemoryService(db, nil)
+	a := remember(t, s, ann, memory.EntryWrite{Content: "ann keeps the release checklist in the wiki"})
+	b := remember(t, s, bob, memory.EntryWrite{Content: "bob rotates the staging keys monthly"})
+	pub, err := s.Publish(as(ann), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An agent whose only memory is forgotten stays listed, with none active.
+	if _, err := s.Forget(as(bob), b.ID, "rotated weekly now"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Agents(as(human)); len(got) != 2 || got[0] != (memory.AgentMemories{AgentID: "ann", Personal: 1, Shared: 1}) ||
+		got[1] != (memory.AgentMemories{AgentID: "bob"}) {
+		t.Fatalf("agents = %+v", got)
+	}
+	if _, err := s.RetractOf(as(bob), "ann", pub.Entry.ID); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("bob retracting ann's copy: %v", err)
+	}
+	if _, err := s.RetractOf(as(human), "bob", pub.Entry.ID); memory.ErrorCode(err) != memory.EFORBIDDEN {
+		t.Fatalf("a human retracting ann's copy as bob's: %v", err)
+	}
+	e, err := s.RetractOf(as(human), "ann", a.ID) // by the original, as retract_memory allows
+	if err != nil || e.ID != pub.Entry.ID || e.ForgottenAt == nil || !strings.Contains(e.ForgetReason, "alice") {
+		t.Fatalf("a human retracting ann's copy = %+v, %v", e, err)
+	}
+	if got, _ := s.Agents(as(human)); got[0] != (memory.AgentMemories{AgentID: "ann", Personal: 1}) {
+		t.Fatalf("agents after the retraction = %+v", got)
 	}
 }

@@ -124,3 +124,42 @@ func (tx *Tx) activeTrend(ctx context.Context, q memory.TrendQuery, since, step 
 	})
 	return out[:min(len(out), trendAgents)], nil
 }
+
+// Agents lists every agent that has kept memories, with its active personal
+// and shared ones, from memory_spaces (kept by triggers): one row per agent
+// and space, however many memories it holds. An agent appears once it has
+// had one memory in search, and stays when none is left.
+func (s *MemoryService) Agents(ctx context.Context) ([]memory.AgentMemories, error) {
+	who, err := memory.RequireIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !who.Human {
+		return nil, memory.Errorf(memory.EFORBIDDEN, "the list of agents is for a human; you are %s: memory_stats counts your own", who.Describe())
+	}
+	out := []memory.AgentMemories{}
+	err = s.db.View(ctx, func(tx *Tx) error {
+		rows, err := tx.query(ctx, `SELECT agent_id, shared, rows FROM memory_spaces ORDER BY agent_id, shared`)
+		if err != nil {
+			return fmt.Errorf("list agents: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var agent string
+			var shared, n int
+			if err := rows.Scan(&agent, &shared, &n); err != nil {
+				return err
+			}
+			if len(out) == 0 || out[len(out)-1].AgentID != agent {
+				out = append(out, memory.AgentMemories{AgentID: agent})
+			}
+			if a := &out[len(out)-1]; shared == 1 {
+				a.Shared = n
+			} else {
+				a.Personal = n
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}

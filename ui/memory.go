@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -29,7 +31,14 @@ type memoriesData struct {
 	Memories   []memory.Entry
 	Total      int
 	Offset     int
-	Prev, Next int // offsets of the neighbouring pages; -1 for none
+	Prev       int // offset of the page before; -1 for none
+	// Before is the page's key (older than the memory created then with
+	// id BeforeID); Older the next page's, "" at the end.
+	Before   time.Time
+	BeforeID string
+	Older    string
+	// Newest links back to the first page (the page is a later one).
+	Newest bool
 }
 
 // stateCount is how many memories (under the page's filters) are in a
@@ -42,15 +51,27 @@ type stateCount struct {
 // Chosen says whose memories the page shows.
 func (d memoriesData) Chosen() bool { return d.Agent != "" || d.Shared }
 
-// Query is the page's filters as a URL query, without the offset.
-func (d memoriesData) Query() string {
+// Query is the page's filters as a URL query, without the state and the
+// page: its state links add their own. It is encoded here, so that the
+// template puts it into a link as it is (escaped again, its = and & would
+// become part of one value, and the link lose every filter).
+func (d memoriesData) Query() template.URL { return template.URL(d.values().Encode()) }
+
+// StateQuery is Query with the page's state: its paging links'.
+func (d memoriesData) StateQuery() template.URL {
+	v := d.values()
+	v.Set("state", string(d.State))
+	return template.URL(v.Encode())
+}
+
+func (d memoriesData) values() url.Values {
 	v := url.Values{}
 	if d.Shared {
 		v.Set("shared", "1")
 	} else {
 		v.Set("agent", d.Agent)
 	}
-	for k, s := range map[string]string{"q": d.Text, "category": d.Category, "namespace": d.Namespace, "state": string(d.State)} {
+	for k, s := range map[string]string{"q": d.Text, "category": d.Category, "namespace": d.Namespace} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -58,7 +79,7 @@ func (d memoriesData) Query() string {
 	if d.Archived {
 		v.Set("archived", "1")
 	}
-	return v.Encode()
+	return v
 }
 
 // memories shows one agent's personal memories, or the shared space:
@@ -70,7 +91,7 @@ func (h *handler) memories(r *http.Request) (view, error) {
 	d := memoriesData{Agent: strings.TrimSpace(q.Get("agent")), Shared: q.Get("shared") != "", Text: strings.TrimSpace(q.Get("q")),
 		Archived: q.Get("archived") != "", State: memory.MemoryState(strings.TrimSpace(q.Get("state"))),
 		Category: strings.TrimSpace(q.Get("category")), Namespace: strings.TrimSpace(q.Get("namespace")),
-		Categories: memory.Categories, Prev: -1, Next: -1}
+		Categories: memory.Categories, Prev: -1}
 	if d.Shared {
 		d.Agent = ""
 	}
@@ -84,7 +105,12 @@ func (h *handler) memories(r *http.Request) (view, error) {
 	if d.Offset, err = offset(q.Get("offset")); err != nil {
 		return view{}, err
 	}
-	lq := memory.ListQuery{AgentID: d.Agent, Shared: d.Shared, States: []memory.MemoryState{d.State}, Offset: d.Offset, Limit: memoriesPage}
+	if d.Before, d.BeforeID, err = cursor(q.Get("before")); err != nil {
+		return view{}, err
+	}
+	// One more than a page says whether there is an older one.
+	lq := memory.ListQuery{AgentID: d.Agent, Shared: d.Shared, States: []memory.MemoryState{d.State}, Offset: d.Offset,
+		Limit: memoriesPage + 1, Before: d.Before, BeforeID: d.BeforeID}
 	if d.Category != "" {
 		lq.Categories = []memory.Category{memory.Category(d.Category)}
 	}
@@ -103,13 +129,32 @@ func (h *handler) memories(r *http.Request) (view, error) {
 		return view{}, err
 	}
 	d.Memories, d.Total = page.Memories, page.Total
-	if d.Offset+len(page.Memories) < page.Total {
-		d.Next = d.Offset + memoriesPage
+	if len(d.Memories) > memoriesPage {
+		d.Memories = d.Memories[:memoriesPage]
+		last := d.Memories[len(d.Memories)-1]
+		d.Older = last.CreatedAt.UTC().Format(time.RFC3339Nano) + " " + last.ID
 	}
-	if d.Offset > 0 {
+	if d.Offset > 0 && d.BeforeID == "" {
 		d.Prev = max(d.Offset-memoriesPage, 0)
 	}
+	d.Newest = d.BeforeID != "" || d.Offset > 0
 	return view{Title: d.title(), Data: d}, nil
+}
+
+// cursor reads a page's key, "<created_at RFC 3339> <id>" as the older
+// link writes it; "" is the first page.
+func cursor(s string) (time.Time, string, error) {
+	if s == "" {
+		return time.Time{}, "", nil
+	}
+	at, id, ok := strings.Cut(s, " ")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	// The store keeps times as nanoseconds since 1970: a time they cannot
+	// hold (before 1678, after 2262) would wrap around and key another page.
+	if !ok || err != nil || !time.Unix(0, t.UnixNano()).Equal(t) || memory.CheckID("before", id) != nil {
+		return time.Time{}, "", memory.Errorf(memory.EINVALID, "before %q is not a page's key: follow the page's older link", s)
+	}
+	return t, id, nil
 }
 
 func (d memoriesData) title() string {
@@ -181,6 +226,15 @@ type memoryData struct {
 	Erase bool
 }
 
+// Retractable says whether retract_memory would withdraw a shared copy:
+// the memory is one, still in the shared space, or has one.
+func (d memoryData) Retractable() bool {
+	if d.Entry.Shared {
+		return d.Entry.ForgottenAt == nil
+	}
+	return d.Entry.Provenance.SharedAs != ""
+}
+
 // Restorable says whether restore_memory would bring the memory back.
 func (d memoryData) Restorable() bool {
 	return d.Entry.ArchivedAt != nil && d.Entry.ForgottenAt == nil && d.Entry.ArchiveReason != memory.ArchiveMerged && !d.Entry.Expired
@@ -232,6 +286,23 @@ func (h *handler) forgetMemory(r *http.Request) (done, error) {
 		return fmt.Sprintf("Memory %s of %s is forgotten: out of every search, kept with the reason.", e.ID, e.AgentID)
 	}, func(ctx context.Context) (memory.Entry, error) {
 		return h.svc.Memories.ForgetOf(ctx, d.Entry.AgentID, id, reason)
+	})
+}
+
+// retractMemory withdraws a shared copy from the shared space as its
+// publisher's retract_memory would, recorded as the curator's: named by
+// the copy's id, or by the personal memory it was published from.
+func (h *handler) retractMemory(r *http.Request) (done, error) {
+	id := r.PathValue("id")
+	d, err := h.readMemory(r.Context(), id)
+	if err != nil {
+		return done{}, err
+	}
+	args := map[string]any{"id": id, "agent_id": d.Entry.AgentID}
+	return write(h, r, "retract_memory", args, "/memories/"+id, func(e memory.Entry) string {
+		return fmt.Sprintf("Shared memory %s of %s is retracted: out of every agent's search, kept for audit.", e.ID, e.AgentID)
+	}, func(ctx context.Context) (memory.Entry, error) {
+		return h.svc.Memories.RetractOf(ctx, d.Entry.AgentID, id)
 	})
 }
 
@@ -301,6 +372,10 @@ func forgetForm(r *http.Request) *retry {
 		{Name: "reason", Label: "Reason", Value: r.PostFormValue("reason"), Long: true}}}
 }
 
+func retractForm(r *http.Request) *retry {
+	return &retry{Action: r.URL.Path, Submit: "Retract from the shared space", Key: r.PostFormValue(keyField)}
+}
+
 func restoreForm(r *http.Request) *retry {
 	return &retry{Action: r.URL.Path, Submit: "Restore", Key: r.PostFormValue(keyField)}
 }
@@ -319,4 +394,24 @@ func backTo(r *http.Request, def string) string {
 		return def
 	}
 	return "/memories/" + id
+}
+
+type agentsData struct {
+	Agents []memory.AgentMemories
+	Shared int // memories in the shared space, every publisher's
+}
+
+// agents lists every agent that has kept memories, with how many of its
+// own and of its shared copies are in search, each leading to its
+// memories; and the shared space with its total.
+func (h *handler) agents(r *http.Request) (view, error) {
+	as, err := h.svc.Memories.Agents(r.Context())
+	if err != nil {
+		return view{}, err
+	}
+	d := agentsData{Agents: as}
+	for _, a := range as {
+		d.Shared += a.Shared
+	}
+	return view{Title: "Agents", Data: d}, nil
 }

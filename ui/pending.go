@@ -3,8 +3,9 @@ package ui
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"net/http"
-	"slices"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -20,37 +21,56 @@ type pendingData struct {
 	Total int
 	// The filters, as typed: whose notes, and how old at least.
 	Agent, Age string
-	Filtered   bool // the filters left some of the items read out
+	Filtered   bool // a filter is set: Total counts what it selects
+	Offset     int
+	Prev, Next int // offsets of the neighbouring pages; -1 for none
 }
 
-// queueFiltered is how many of the oldest items the filters look through:
-// the queue's own bound on one read.
-const queueFiltered = 500
+// Query is the page's filters as a URL query, without the offset, encoded
+// once (see memoriesData.Query).
+func (d pendingData) Query() template.URL {
+	v := url.Values{}
+	if d.All {
+		v.Set("all", "1")
+	}
+	if d.Agent != "" {
+		v.Set("agent", d.Agent)
+	}
+	if d.Age != "" {
+		v.Set("age", d.Age)
+	}
+	return template.URL(v.Encode())
+}
 
-// pending shows the pending queue, oldest first: the open items, or with
-// all=1 those that left it too; narrowed to one agent's notes or to those
-// older than an age.
+// pending shows the pending queue, oldest first, a page at a time: the
+// open items, or with all=1 those that left it too; narrowed to one
+// agent's notes or to those older than an age. The filters are the
+// query's, so they reach every item, however long the queue.
 func (h *handler) pending(r *http.Request) (view, error) {
 	q := r.URL.Query()
-	d := pendingData{All: q.Get("all") == "1", Agent: strings.TrimSpace(q.Get("agent")), Age: strings.TrimSpace(q.Get("age"))}
+	d := pendingData{All: q.Get("all") == "1", Agent: strings.TrimSpace(q.Get("agent")), Age: strings.TrimSpace(q.Get("age")), Prev: -1, Next: -1}
 	age, err := memory.ParseAge("age", d.Age)
 	if err != nil {
 		return view{}, err
 	}
-	pq := memory.PendingQuery{All: d.All, Limit: queueRows}
-	if d.Agent != "" || age != nil {
-		pq.Limit = queueFiltered
+	if d.Offset, err = offset(q.Get("offset")); err != nil {
+		return view{}, err
 	}
+	pq := memory.PendingQuery{All: d.All, Limit: queueRows, Agent: d.Agent, Offset: d.Offset}
+	if age != nil {
+		pq.NotedBefore = h.now.Now().Add(-*age)
+	}
+	d.Filtered = d.Agent != "" || age != nil
 	l, err := h.svc.Promotion.ListPending(r.Context(), pq)
 	if err != nil {
 		return view{}, err
 	}
 	d.Items, d.Total = l.Pending, l.Total
-	if d.Agent != "" || age != nil {
-		d.Items = slices.DeleteFunc(d.Items, func(p memory.PendingItem) bool {
-			return d.Agent != "" && p.Agent != d.Agent || age != nil && p.NoteAt.After(h.now.Now().Add(-*age))
-		})
-		d.Filtered, d.Items = true, d.Items[:min(len(d.Items), queueRows)]
+	if d.Offset+len(d.Items) < d.Total {
+		d.Next = d.Offset + queueRows
+	}
+	if d.Offset > 0 {
+		d.Prev = max(d.Offset-queueRows, 0)
 	}
 	return view{Title: "Pending queue", Data: d}, nil
 }

@@ -154,11 +154,14 @@ func (h *handler) routes() {
 		h.action("POST /conflicts/{id}/resolve", action{form: conflictForm, do: h.resolveConflict})
 	}
 	if h.svc.Memories != nil {
+		h.section("Agents", "/agents")
+		h.page("GET /agents", "agents.html", h.agents)
 		h.section("Memories", "/memories")
 		h.page("GET /memories", "memories.html", h.memories)
 		h.page("GET /memories/{id}", "memory.html", h.memory)
 		h.action("POST /memories/{id}/forget", action{form: forgetForm, do: h.forgetMemory})
 		h.action("POST /memories/{id}/restore", action{form: restoreForm, do: h.restoreMemory})
+		h.action("POST /memories/{id}/retract", action{form: retractForm, do: h.retractMemory})
 		if h.svc.Erasure != nil {
 			h.page("GET /memories/{id}/erase", "erase.html", h.confirmErase)
 			h.action("POST /memories/{id}/erase", action{form: eraseForm, do: h.eraseMemory})

@@ -72,7 +72,7 @@ func TestHeldWriteApprovedFromAnotherProcess(t *testing.T) {
 	if len(mine.Approvals) != 1 || mine.Approvals[0].Reason != "agreed at the security review" {
 		t.Fatalf("sam's approved requests = %+v", mine)
 	}
-	out, err := exec.Command(binary(t), "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
+	out, err := commandOn(t, dir, "stats", "--data-dir", dir, "--window", "1h").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "held 1") {
 		t.Fatalf("memory-mcp stats: %v\n%s", err, out)
 	}

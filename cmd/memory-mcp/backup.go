@@ -78,6 +78,9 @@ type backupReport struct {
 // A data directory with no database is refused: opening it would make an
 // empty store, and a verified backup of nothing.
 func backup(ctx context.Context, cfg *Config, path string, stdout io.Writer) error {
+	if cfg.Database != "" {
+		return backupPostgres(ctx, cfg, path, stdout)
+	}
 	if info, err := os.Stat(filepath.Join(cfg.DataDir, store.FileName)); err != nil || !info.Mode().IsRegular() {
 		what := "holds no " + store.FileName
 		if _, err := os.Stat(cfg.DataDir); errors.Is(err, fs.ErrNotExist) {
@@ -116,19 +119,9 @@ func backup(ctx context.Context, cfg *Config, path string, stdout io.Writer) err
 func writeBackup(ctx context.Context, db *store.DB, key []byte, withKey bool, path string) (backupReport, error) {
 	r := backupReport{Path: path}
 	keyPath := path + backupKeySuffix
-	for _, p := range []string{path, keyPath} {
-		if _, err := os.Lstat(p); err == nil {
-			return r, fmt.Errorf("backup: %s exists: name a new file (a backup never overwrites)", p)
-		}
-	}
-	// The backup is made in a file created first, readable by its owner
-	// only (it holds every memory), and which no one else is writing.
-	tmp := path + ".partial"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return r, fmt.Errorf("backup: %s exists: another backup to %s is under way, or one was interrupted (then remove it)", tmp, path)
-	} else if err != nil {
-		return r, fmt.Errorf("backup: %w", err)
+	tmp, f, err := createPartial(path, keyPath)
+	if err != nil {
+		return r, err
 	}
 	f.Close()
 	start := time.Now()
@@ -159,6 +152,25 @@ func writeBackup(ctx context.Context, db *store.DB, key []byte, withKey bool, pa
 	}
 	r.Bytes = info.Size()
 	return r, nil
+}
+
+// createPartial creates the file a backup to path is made in, path.partial,
+// once none of paths exists (a backup never overwrites): readable by its
+// owner only (it holds every memory), and which no one else is writing.
+func createPartial(path string, paths ...string) (string, *os.File, error) {
+	for _, p := range append([]string{path}, paths...) {
+		if _, err := os.Lstat(p); err == nil {
+			return "", nil, fmt.Errorf("backup: %s exists: name a new file (a backup never overwrites)", p)
+		}
+	}
+	tmp := path + ".partial"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return "", nil, fmt.Errorf("backup: %s exists: another backup to %s is under way, or one was interrupted (then remove it)", tmp, path)
+	} else if err != nil {
+		return "", nil, fmt.Errorf("backup: %w", err)
+	}
+	return tmp, f, nil
 }
 
 // checkBackup opens the database at path and checks it whole (see
@@ -216,6 +228,9 @@ func removeDatabase(path string) {
 // else path.key), and checks the result as a backup is checked. A restore
 // that fails leaves the data directory as empty as it found it.
 func restore(ctx context.Context, cfg *Config, path string, stdout io.Writer) error {
+	if cfg.Database != "" {
+		return restorePostgres(ctx, cfg, path, stdout)
+	}
 	if info, err := os.Stat(path); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	} else if !info.Mode().IsRegular() {
@@ -348,8 +363,13 @@ func scheduledBackup(ctx context.Context, cfg *Config, db *store.DB, key []byte,
 	if err != nil || !due {
 		return err
 	}
-	path := filepath.Join(cfg.Backup.Dir, "memory-"+db.Now.Now().UTC().Format(backupStamp)+".db")
-	r, err := writeBackup(ctx, db, key, withKey, path)
+	name := "memory-" + db.Now.Now().UTC().Format(backupStamp)
+	var r backupReport
+	if cfg.Database != "" { // PostgreSQL's is the portable export (see backup_portable.go)
+		r, err = writePortableBackup(ctx, db, filepath.Join(cfg.Backup.Dir, name+".jsonl"))
+	} else {
+		r, err = writeBackup(ctx, db, key, withKey, filepath.Join(cfg.Backup.Dir, name+".db"))
+	}
 	if err != nil {
 		return err
 	}
@@ -361,7 +381,8 @@ func scheduledBackup(ctx context.Context, cfg *Config, db *store.DB, key []byte,
 const backupStamp = "20060102T150405Z"
 
 // pruneBackups deletes all but the newest keep scheduled backups in dir
-// (and their keys); files of other names are left alone.
+// (and their keys): memory-STAMP.db, or memory-STAMP.jsonl on PostgreSQL;
+// files of other names are left alone.
 func pruneBackups(dir string, keep int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -371,6 +392,9 @@ func pruneBackups(dir string, keep int) error {
 	for _, e := range entries {
 		stamp, ok := strings.CutPrefix(e.Name(), "memory-")
 		stamp, dotDB := strings.CutSuffix(stamp, ".db")
+		if !dotDB {
+			stamp, dotDB = strings.CutSuffix(stamp, ".jsonl")
+		}
 		if !ok || !dotDB || !e.Type().IsRegular() {
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 func runCmd(t *testing.T, dataDir string, env []string, args ...string) (string, error) {
 	t.Helper()
 	vars := map[string]string{}
-	for _, kv := range append(cleanEnv(dataDir), env...) {
+	for _, kv := range append(cleanEnv(t, dataDir), env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
@@ -34,6 +34,7 @@ func runCmd(t *testing.T, dataDir string, env []string, args ...string) (string,
 // empty directory, and checks that the restored store passes verify and
 // holds every publish acknowledged before the backup began.
 func TestBackupUnderConcurrentWrites(t *testing.T) {
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	dir := t.TempDir()
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "writer"}})
 
@@ -98,7 +99,7 @@ func TestBackupUnderConcurrentWrites(t *testing.T) {
 	if out, err := runCmd(t, restored, nil, "verify"); err != nil {
 		t.Fatalf("verify of the restored store: %v\n%s", err, out)
 	}
-	db, err := store.Open(context.Background(), filepath.Join(restored, store.FileName))
+	db, err := openTestStore(context.Background(), t, restored)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +142,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // TestRestoreRefuses: restore writes only into an empty data directory,
 // needs the backup's key, and a backup never overwrites a file.
 func TestRestoreRefuses(t *testing.T) {
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	dir := t.TempDir()
 	startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}}).stop()
 	path := filepath.Join(t.TempDir(), "b.db")
@@ -193,6 +195,7 @@ func TestRestoreRefuses(t *testing.T) {
 // between two servers on one data directory and keeps the newest N, each
 // one restorable.
 func TestScheduledBackupsKeepLastN(t *testing.T) {
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	dir, backups := t.TempDir(), t.TempDir()
 	cfg, err := LoadConfig([]string{"--data-dir", dir, "--backup-dir", backups, "--backup-interval", "1h", "--backup-keep", "2"},
 		func(string) string { return "" }, &bytes.Buffer{})
@@ -241,6 +244,7 @@ func TestScheduledBackupsKeepLastN(t *testing.T) {
 // TestServerBacksUpOnSchedule: a server with backup-dir set takes its first
 // backup when it starts, with its key beside it.
 func TestServerBacksUpOnSchedule(t *testing.T) {
+	sqliteOnly(t, "SQLite's online backup of its file; portable_postgres_e2e_test.go covers PostgreSQL's backups")
 	backups := t.TempDir()
 	s := startIn(t, options{args: []string{"--backup-dir", backups, "--backup-interval", "1h", "--embedder", "none"}})
 	waitUntil(t, func() bool {

@@ -203,7 +203,7 @@ func find(t *testing.T, path []string) *command {
 // "--" ends the flags, and a human's token needs no seniority.
 func TestFlagsAnywhere(t *testing.T) {
 	dir := t.TempDir()
-	env := envOf(cleanEnv(dir))
+	env := envOf(cleanEnv(t, dir))
 	cli := func(args ...string) (string, error) {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), args, env, nil, &out, &errb)

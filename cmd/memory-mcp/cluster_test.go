@@ -178,22 +178,6 @@ func (n *node) kill() {
 	<-done
 }
 
-// stop ends the node as systemd would (SIGTERM) and waits.
-func (n *node) stop() {
-	n.mu.Lock()
-	cmd, done := n.cmd, n.done
-	n.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(45 * time.Second):
-		n.kill()
-	}
-}
-
 func (n *node) url() string { return "http://" + n.addr + "/mcp" }
 
 // tail is the end of the node's log, for a failure's message.
@@ -257,7 +241,7 @@ func newDatabase(t testing.TB) *cluster {
 	rand.Read(c.key)
 	// Every node stamps rows with the same key: a row one node wrote must
 	// verify on every other.
-	c.env = append(cleanEnv(c.home), "MEMORY_MCP_PROVENANCE_KEY="+hex.EncodeToString(c.key), "MEMORY_MCP_DATABASE="+c.pg.dsn())
+	c.env = append(homeEnv(c.home), "MEMORY_MCP_PROVENANCE_KEY="+hex.EncodeToString(c.key), "MEMORY_MCP_DATABASE="+c.pg.dsn())
 	t.Cleanup(func() {
 		for _, nd := range c.nodes {
 			nd.kill()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -43,7 +42,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 
 	// The log, read through the store: every version of every fact, and
 	// the snapshot, which must hold each fact's last version.
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +165,7 @@ func TestConcurrentProcessesRememberAndSearch(t *testing.T) {
 			}
 		}
 	}
-	mismatched, total, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName))
+	mismatched, total, err := storetest.SpaceCounts(context.Background(), storeAt(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

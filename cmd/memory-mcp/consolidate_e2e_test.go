@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -26,7 +25,7 @@ import (
 // share no words with each other: each topic is one group of a run.
 func fillTopics(t testing.TB, dir, agent string, n int) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +46,7 @@ func fillTopics(t testing.TB, dir, agent string, n int) {
 // clean environment plus env.
 func consolidateCmd(t testing.TB, dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary(t), append([]string{"consolidate", "--data-dir", dir, "--embedder", "none"}, args...)...)
-	cmd.Env = append(cleanEnv(dir), env...)
+	cmd.Env = append(cleanEnv(t, dir), env...)
 	return cmd
 }
 
@@ -65,7 +64,7 @@ func runConsolidate(t testing.TB, dir string, args ...string) (stdout, stderr st
 // openDir opens dir's database from the test, as another process would.
 func openDir(t testing.TB, dir string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +305,7 @@ func TestConsolidateKilledMidRun(t *testing.T) {
 		t.Fatalf("work left after the second run: %v\n%s", err, out)
 	}
 	// The search statistics count what is in search, kill or no kill.
-	if miscounted, _, err := storetest.SpaceCounts(context.Background(), filepath.Join(dir, store.FileName)); err != nil || miscounted != 0 {
+	if miscounted, _, err := storetest.SpaceCounts(context.Background(), storeAt(t, dir)); err != nil || miscounted != 0 {
 		t.Fatalf("%d memory spaces miscounted (%v)", miscounted, err)
 	}
 }

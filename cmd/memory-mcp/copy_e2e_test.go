@@ -21,7 +21,7 @@ import (
 func runCopyBinary(t *testing.T, dir string, args ...string) (string, string, error) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append(args, "--data-dir", dir)...)
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = homeEnv(dir)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -35,6 +35,7 @@ func runCopyBinary(t *testing.T, dir string, args ...string) (string, string, er
 // agent's memories in every state are the same on both engines, and the
 // copy's refusals say what to do.
 func TestCopyIntoPostgres(t *testing.T) {
+	sqliteOnly(t, "its source is a SQLite data directory, and the SQLite pass copies it into PostgreSQL already")
 	dir := t.TempDir()
 	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--seniority", "lead", "--embedder", "none"}})
 	var forget struct{ ID string }

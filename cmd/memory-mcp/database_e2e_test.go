@@ -16,6 +16,7 @@ import (
 // directory whose memory.db is not a database, or was written by a newer
 // build; it exits saying which file and why.
 func TestRefusesADatabaseItCannotUse(t *testing.T) {
+	sqliteOnly(t, "a damaged or newer memory.db; the store's tests refuse a newer PostgreSQL schema")
 	garbage := t.TempDir()
 	if err := os.WriteFile(filepath.Join(garbage, store.FileName), bytes.Repeat([]byte("garbage\x00\xff"), 500), 0o600); err != nil {
 		t.Fatal(err)
@@ -44,5 +45,23 @@ func TestRefusesADatabaseItCannotUse(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "memory-mcp: "+tt.want+"\n") {
 			t.Errorf("started on %s: %v\nstderr: %s\nwant: %s", tt.dir, err, stderr.String(), tt.want)
 		}
+	}
+}
+
+// TestPostgresOnANewDataDirectory: with the memory in PostgreSQL, nothing
+// makes the data directory but the provenance key that goes in it; a
+// server on a directory that does not exist yet makes it, with the key,
+// and stamps what it writes.
+func TestPostgresOnANewDataDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not", "yet")
+	s := startIn(t, options{dataDir: dir, env: []string{"MEMORY_MCP_DATABASE=" + storetest.PostgresDatabaseURL(t)}, args: []string{"--embedder", "none"}})
+	s.ok("publish_fact", map[string]any{"fact_id": "deploys", "content": "Every deploy is reviewed.", "category": "convention"}, nil)
+	s.stop()
+	info, err := os.Stat(filepath.Join(dir, ProvenanceKeyFile))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the provenance key in the new data directory: %v, %v", info, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, store.FileName)); err == nil {
+		t.Errorf("a server on PostgreSQL made %s", store.FileName)
 	}
 }

@@ -81,7 +81,7 @@ func start(t testing.TB, o options) *proc {
 	args := append([]string{"stdio", "--data-dir", o.dataDir}, o.args...)
 	cmd := exec.Command(binary(t), args...)
 	// A clean environment: no user config file, no API keys leaking in.
-	cmd.Env = append(cleanEnv(o.dataDir), o.env...)
+	cmd.Env = append(cleanEnv(t, o.dataDir), o.env...)
 	stderr := &bytes.Buffer{}
 	errw := &lockedWriter{w: stderr}
 	cmd.Stderr = errw
@@ -131,7 +131,7 @@ func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, std
 	}
 	args := append([]string{"stdio", "--data-dir", o.dataDir}, o.args...)
 	env := map[string]string{}
-	for _, kv := range append(cleanEnv(o.dataDir), o.env...) {
+	for _, kv := range append(cleanEnv(t, o.dataDir), o.env...) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
@@ -172,7 +172,19 @@ func serveIn(t testing.TB, o options) (out io.ReadCloser, in io.WriteCloser, std
 
 // cleanEnv is the environment a test server runs in: home and configuration
 // inside its data directory, so that no user config file is read.
-func cleanEnv(dir string) []string {
+// On the PostgreSQL pass it names the directory's database too (databaseFor).
+func cleanEnv(t testing.TB, dir string) []string {
+	t.Helper()
+	env := homeEnv(dir)
+	if u := databaseFor(t, dir); u != "" {
+		env = append(env, "MEMORY_MCP_DATABASE="+u)
+	}
+	return env
+}
+
+// homeEnv is cleanEnv without a database: for a test that names the
+// databases its processes use itself (copy, several nodes on one).
+func homeEnv(dir string) []string {
 	return []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}
 }
 
@@ -201,10 +213,28 @@ func connectClient(t testing.TB, o options, tr mcp.Transport, stderr *bytes.Buff
 		}
 	})
 	t.Cleanup(s.stop)
+	t.Cleanup(func() { logServerErrors(t, errw) })
 	if err := declared(ctx, cs); err != nil {
 		t.Fatalf("%v\nstderr:\n%s", err, errw.String())
 	}
 	return s
+}
+
+// logServerErrors logs the errors a server logged, once its test failed:
+// an internal error's cause is in the server's log, not in the result.
+func logServerErrors(t testing.TB, errw *lockedWriter) {
+	if !t.Failed() {
+		return
+	}
+	var errs []string
+	for line := range strings.Lines(errw.String()) {
+		if strings.Contains(line, "level=ERROR") {
+			errs = append(errs, line)
+		}
+	}
+	if len(errs) > 0 {
+		t.Logf("the server logged:\n%s", strings.Join(errs, ""))
+	}
 }
 
 // stop ends the session and stops the server now rather than at cleanup:

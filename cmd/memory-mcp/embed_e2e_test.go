@@ -5,9 +5,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -144,7 +142,7 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	fake.throttles, fake.batches = 1, nil
 	fake.mu.Unlock()
 	cmd := exec.Command(binary(t), append([]string{"reindex", "--data-dir", dir, "--embedding-batch-size", "2"}, openai[2:]...)...)
-	cmd.Env = append([]string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "PATH=" + os.Getenv("PATH")}, env...)
+	cmd.Env = append(cleanEnv(t, dir), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("reindex: %v\n%s", err, out)
@@ -174,7 +172,7 @@ func TestOpenAIEmbedderEndToEnd(t *testing.T) {
 	}
 	waitFor(t, w, "memory stored without a vector", `returned 32-dimensional vectors, but 16 were expected`)
 	cmd = exec.Command(binary(t), append([]string{"reindex", "--data-dir", dir}, wrong[2:]...)...)
-	cmd.Env = append([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}, env...)
+	cmd.Env = append(cleanEnv(t, dir), env...)
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "set --embedding-dimensions to 32") {
 		t.Fatalf("reindex with the wrong dimension: %v\n%s", err, out)
 	}

@@ -110,7 +110,7 @@ func TestEraseOverMCP(t *testing.T) {
 func memoryMCP(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append(args, "--data-dir", dir)...)
-	cmd.Env = append(cleanEnv(dir), "MEMORY_MCP_EMBEDDER=none") // in the environment: not every command reads it as a flag
+	cmd.Env = append(cleanEnv(t, dir), "MEMORY_MCP_EMBEDDER=none") // in the environment: not every command reads it as a flag
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

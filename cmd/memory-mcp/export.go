@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -230,7 +229,8 @@ func importForeign(ctx context.Context, cfg *Config, f *importFlags, format stri
 			args.OccurredAt = it.OccurredAt.Format(time.RFC3339Nano)
 		}
 		sum := sha256.Sum256([]byte(it.Source + "\x00" + it.Content))
-		writes = append(writes, importWrite{as: cfg.Identity, tool: "remember", key: "import:" + format + ":" + hex.EncodeToString(sum[:16]),
+		key := "import:" + format + ":" + hex.EncodeToString(sum[:16])
+		writes = append(writes, importWrite{as: cfg.Identity, tool: "remember", key: key, origin: cfg.Identity.Principal() + " " + key,
 			args: args, what: it.Source})
 	}
 	out := newImportOutcome()
@@ -277,15 +277,6 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 		writeOutcome(stdout, out, f.dryRun)
 		return nil
 	}
-	if f.dryRun {
-		db.Close()
-		counts := store.ExportCounts{}
-		if _, err := store.ReadExport(in, func(kind string, _ json.RawMessage) error { counts[kind]++; return nil }); err != nil {
-			return fmt.Errorf("import %s: %s", f.file, errorText(err))
-		}
-		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(counts), cfg.DataDir)
-		return nil
-	}
 	var src io.Reader = in
 	if info, err := in.Stat(); err == nil && info.Size() > 0 {
 		src = &readProgress{r: in, total: info.Size(), draw: progressBar(stderr, "import kB", time.Now())}
@@ -294,22 +285,36 @@ func importExport(ctx context.Context, cfg *Config, f *importFlags, stdout, stde
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes})
+	// A dry run makes the whole import, every record checked, in a
+	// transaction it rolls back: nothing is written, not even a copy.
+	rep, err := db.Import(ctx, src, store.ImportSource{File: file, By: cfg.Identity.Principal(), MaxContentBytes: cfg.MaxContentBytes, DryRun: f.dryRun})
 	db.Close()
-	if p, ok := src.(*readProgress); ok && p.drawn {
-		fmt.Fprintln(stderr)
+	if p, ok := src.(*readProgress); ok {
+		if err == nil {
+			p.finish()
+		}
+		if p.drawn {
+			fmt.Fprintln(stderr)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("import %s: %s", f.file, errorText(err))
 	}
-	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), cfg.DataDir)
+	if f.dryRun {
+		fmt.Fprintf(stdout, "a dry run (nothing was stored) would import %s exactly into the empty store in %s\n", describeCounts(rep.Kinds), storeName(cfg))
+		return nil
+	}
+	fmt.Fprintf(stdout, "imported %s exactly into %s\n", describeCounts(rep.Kinds), storeName(cfg))
 	if rep.Kinds["memory"] > 0 && cfg.Embedder != "none" {
 		return reindex(ctx, cfg, true, stderr)
 	}
 	return nil
 }
 
-// readProgress draws how much of a file has been read, every megabyte.
+// readProgress draws how much of a file an exact import has read, every
+// megabyte, in kB. Reading is not the whole of the import (it indexes and
+// stamps what it read, then commits), so the bar stops short of the end,
+// at total-1 kB, until finish says the import is done.
 type readProgress struct {
 	r           io.Reader
 	read, total int64
@@ -322,8 +327,28 @@ func (p *readProgress) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.read += int64(n)
 	if p.read >= p.next || err == io.EOF {
-		p.draw(int(p.read/1024), int(p.total/1024))
-		p.next, p.drawn = p.read+1<<20, true
+		p.show(min(p.read/1024, p.kB()-1))
+		p.next = p.read + 1<<20
 	}
 	return n, err
+}
+
+// kB is the file's size in kB, rounded up: at least 1 for a file not empty.
+func (p *readProgress) kB() int64 { return (p.total + 1023) / 1024 }
+
+func (p *readProgress) show(done int64) {
+	p.draw(int(done), int(p.kB()))
+	p.drawn = true
+}
+
+// finish draws the bar full: the import committed.
+func (p *readProgress) finish() { p.show(p.kB()) }
+
+// storeName names where cfg's memory is, for messages: the data directory,
+// or the PostgreSQL database without its password.
+func storeName(cfg *Config) string {
+	if cfg.Database != "" {
+		return redactDatabase(cfg.Database)
+	}
+	return cfg.DataDir
 }

@@ -193,7 +193,7 @@ func TestImportMergesThroughGates(t *testing.T) {
 		t.Errorf("the forgotten and archived memories are not reported as left out:\n%s", out)
 	}
 	again, err := runCmd(t, dst, importer, "import", file, "--embedder", "none")
-	if err != nil || strings.Contains(again, "stored ") || !strings.Contains(again, "replayed ") {
+	if err != nil || strings.Contains(again, "stored ") || !strings.Contains(again, "imported before ") {
 		t.Fatalf("a second import: %v\n%s", err, again)
 	}
 	if out, err := runCmd(t, dst, nil, "verify"); err != nil {
@@ -434,9 +434,9 @@ func TestExportMemoryTool(t *testing.T) {
 
 // searches runs a fixed set of searches as ann on dir and returns their
 // results (ids, order and scores) as text.
-func searches(t *testing.T, dir string) string {
+func searches(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	s := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--embedder", "none"}})
+	s := startIn(t, options{dataDir: dir, args: append([]string{"--agent-id", "ann", "--embedder", "none"}, args...)})
 	defer s.stop()
 	var b strings.Builder
 	for _, q := range []string{"team offsite", "vendor contact extension", "deploys", "staging host", "reviewer"} {

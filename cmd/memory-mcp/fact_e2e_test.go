@@ -253,7 +253,7 @@ func TestWriteSurvivesStdinClosing(t *testing.T) {
 `
 	cmd := exec.Command(binary(t), "stdio", "--data-dir", dir)
 	cmd.Stdin = strings.NewReader(input)
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
+	cmd.Env = append(cleanEnv(t, dir), "XDG_CONFIG_HOME="+dir)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("server: %v", err)

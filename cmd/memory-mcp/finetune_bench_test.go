@@ -37,7 +37,7 @@ func BenchmarkFineTuneScale(b *testing.B) {
 // resident memory in MB, and when each stage its progress names began.
 func timed(b *testing.B, dir, cmd string, args ...string) (time.Duration, float64, string) {
 	c := exec.Command(binary(b), append([]string{cmd, "--data-dir", dir, "--log-level", "warn"}, args...)...)
-	c.Env = cleanEnv(dir)
+	c.Env = cleanEnv(b, dir)
 	stderr, err := c.StderrPipe()
 	if err != nil {
 		b.Fatal(err)

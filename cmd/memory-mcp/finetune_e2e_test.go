@@ -24,7 +24,7 @@ import (
 // about a handful of subjects.
 func seedMemories(t *testing.T, dir string, n int) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func seedMemories(t *testing.T, dir string, n int) {
 // in force.
 func vectorsOf(t *testing.T, dir string) (byEmbedder map[string]int, staged int, inForce string) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func vectorsOf(t *testing.T, dir string) (byEmbedder map[string]int, staged int,
 func runFineTune(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"finetune", "--data-dir", dir, "--human"}, args...)...)
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = cleanEnv(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -111,7 +111,7 @@ func TestFineTuneCommand(t *testing.T) {
 		t.Errorf("a rollback with no adapter in force: %v", err)
 	}
 	cmd := exec.Command(binary(t), "finetune", "--data-dir", dir)
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = cleanEnv(t, dir)
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "only a human operator may: add --human") {
 		t.Errorf("finetune without --human: %v\n%s", err, out)
 	}
@@ -147,7 +147,7 @@ func TestFineTuneKilled(t *testing.T) {
 func killAt(t *testing.T, dir, stage string) {
 	t.Helper()
 	cmd := exec.Command(binary(t), "finetune", "--data-dir", dir, "--human", "--gate-z=-1e6", "--embedding-batch-size", "8")
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = cleanEnv(t, dir)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func killAt(t *testing.T, dir, stage string) {
 
 func openedStore(t *testing.T, dir string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

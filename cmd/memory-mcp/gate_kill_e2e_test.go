@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,7 +29,7 @@ func TestGatedWritesSurviveKill(t *testing.T) {
 	dir := t.TempDir()
 	flags := []string{"--agent-id", "ann", "--dedup=false", "--rate-limits", "off", "--contradictions", "off"}
 	cmd := exec.Command(binary(t), append([]string{"stdio", "--data-dir", dir}, flags...)...)
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = cleanEnv(t, dir)
 	s := connectClient(t, options{dataDir: dir}, &mcp.CommandTransport{Command: cmd}, nil, nil, nil)
 	content := func(i int) string { return fmt.Sprintf("Kill test note %d of the run.", i) }
 	var mu sync.Mutex
@@ -79,7 +78,7 @@ func TestGatedWritesSurviveKill(t *testing.T) {
 	}
 
 	// After the crash: a key and its memory together, or neither.
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,15 +26,24 @@ type importWrite struct {
 	// key is the call's idempotency key, made from what is imported, so
 	// that a second import of the same thing is a repeat the gates answer
 	// without writing.
-	key  string
-	args any // the tool's arguments
-	what string
+	key string
+	// origin names what is imported for good (see store.Call.Origin):
+	// the write claims it, and no later import writes it again.
+	origin string
+	// memoryID and factID are the export's memory or fact the write
+	// carries, "" for none: a merge does not write one the store holds
+	// already in any state (a memory) or holds retracted (a fact).
+	memoryID, factID string
+	args             any // the tool's arguments
+	what             string
 }
 
 // importOutcome counts how an import's writes ended.
 type importOutcome struct {
-	Outcomes map[string]int `json:"outcomes"` // stored, duplicate, merged, unchanged, replayed, held, rejected
-	Skipped  map[string]int `json:"skipped"`  // records a merge does not carry, by kind
+	// stored, duplicate, merged, unchanged, replayed, held, rejected; and
+	// what was not written as the store holds it already (see skipHeld)
+	Outcomes map[string]int `json:"outcomes"`
+	Skipped  map[string]int `json:"skipped"` // records a merge does not carry, by kind
 	Failures []string       `json:"failures,omitempty"`
 	Unread   []string       `json:"unread,omitempty"` // what of a folder was not read, and why
 }
@@ -45,8 +55,15 @@ func newImportOutcome() *importOutcome {
 // applyWrites runs each write through the gates in front of its tool on
 // the app a. The rate limits are left out: they stop a runaway agent, and
 // an import is an operator's act, one write after another.
-func applyWrites(ctx context.Context, a *app, writes []importWrite, out *importOutcome, progress func(done, total int)) {
+func applyWrites(ctx context.Context, a *app, writes []importWrite, out *importOutcome, progress func(done, total int)) error {
 	a.gates.Limits, a.gates.Budget = nil, 0
+	writes, err := skipHeld(ctx, a.db, writes, out)
+	if err != nil {
+		return err
+	}
+	if progress != nil && len(writes) == 0 {
+		progress(0, 0)
+	}
 	for i, w := range writes {
 		outcome := applyWrite(ctx, a, w)
 		if strings.HasPrefix(outcome, "rejected") {
@@ -60,6 +77,53 @@ func applyWrites(ctx context.Context, a *app, writes []importWrite, out *importO
 			progress(i+1, len(writes))
 		}
 	}
+	return nil
+}
+
+// Outcomes of what a merge import leaves out as the store holds it already.
+const (
+	outcomeImportedBefore = "imported before"      // an earlier import claimed its origin
+	outcomeInStore        = "already in the store" // the store holds the memory, in whatever state
+	outcomeRetractedHere  = "retracted in the store"
+)
+
+// skipHeld counts out, and returns writes without, what the store holds
+// already, however long ago and in whatever state it came: what an earlier
+// import brought in (its origin), a memory the store holds by its id
+// (active, superseded, consolidated, archived, forgotten) or a merge import
+// made a memory of, and a fact the store holds retracted. An import never
+// brings back what the store let go, and a second import writes nothing.
+// Each write's own transaction claims its origin too, so that of two
+// imports at once only one writes.
+func skipHeld(ctx context.Context, db *store.DB, writes []importWrite, out *importOutcome) ([]importWrite, error) {
+	var origins, memories, facts []string
+	for _, w := range writes {
+		origins = append(origins, w.origin)
+		if w.memoryID != "" {
+			memories = append(memories, w.memoryID)
+		}
+		if w.factID != "" {
+			facts = append(facts, w.factID)
+		}
+	}
+	held, err := db.HeldForImport(ctx, origins, memories, facts)
+	if err != nil {
+		return nil, err
+	}
+	kept := writes[:0:0]
+	for _, w := range writes {
+		switch {
+		case held.Origins[w.origin]:
+			out.Outcomes[outcomeImportedBefore]++
+		case w.memoryID != "" && held.Memories[w.memoryID]:
+			out.Outcomes[outcomeInStore]++
+		case w.factID != "" && held.Retracted[w.factID]:
+			out.Outcomes[outcomeRetractedHere]++
+		default:
+			kept = append(kept, w)
+		}
+	}
+	return kept, nil
 }
 
 // applyWrite makes one write and says how it ended.
@@ -70,9 +134,14 @@ func applyWrite(ctx context.Context, a *app, w importWrite) string {
 	}
 	ctx = memory.WithIdentity(ctx, w.as)
 	res, _, err := a.gates.Run(ctx, memory.WriteCall{Tool: w.tool, Key: w.key, Args: args}, func(ctx context.Context) (any, string, error) {
+		if c := store.CallFrom(ctx); c != nil {
+			c.Origin = w.origin
+		}
 		return a.run(ctx, w.tool, args)
 	})
 	switch {
+	case errors.Is(err, store.ErrImported):
+		return outcomeImportedBefore
 	case memory.ErrorCode(err) == string(memory.EHELD):
 		return "held"
 	case err != nil:
@@ -207,25 +276,28 @@ func memoryWrite(m exportedMemory, as memory.Identity) importWrite {
 	if m.ExpiresAt != nil {
 		args.ExpiresAt = time.Unix(0, *m.ExpiresAt).UTC().Format(time.RFC3339Nano)
 	}
-	return importWrite{as: as, tool: "remember",
-		key: "import:" + m.ID, args: args, what: "memory " + m.ID}
+	return importWrite{as: as, tool: "remember", key: "import:" + m.ID, origin: "memory " + m.ID, memoryID: m.ID,
+		args: args, what: "memory " + m.ID}
 }
 
 func factWrite(f exportedFact, as memory.Identity) importWrite {
 	var tags []string
 	json.Unmarshal([]byte(f.Tags), &tags)
 	return importWrite{as: as, tool: "publish_fact",
-		key:  fmt.Sprintf("import:fact:%s:v%d", f.FactID, f.Version),
+		key:    fmt.Sprintf("import:fact:%s:v%d", f.FactID, f.Version),
+		origin: fmt.Sprintf("fact %s v%d %s", f.FactID, f.Version, f.Content), factID: f.FactID,
 		args: tools.PublishFactArgs{FactID: f.FactID, Content: f.Content, Category: f.Category, Tags: tags}, what: "fact " + f.FactID}
 }
 
 // mergeImport applies writes to the data directory's store through the
 // gates, or with dryRun to a backup of it made for the purpose and thrown
 // away after, so that what it says would change is what the gates decide.
+// The backup is made in the data directory (see makeDryRunDir): one that a
+// killed dry run leaves is removed when the directory is next opened.
 func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun bool, out *importOutcome, stderr io.Writer) error {
 	run := *cfg
 	if dryRun {
-		tmp, err := os.MkdirTemp("", "memory-mcp-dry-run-")
+		tmp, err := makeDryRunDir(cfg.DataDir)
 		if err != nil {
 			return err
 		}
@@ -235,14 +307,18 @@ func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun 
 			return err
 		}
 		key, _, err := provenanceKey(ctx, cfg, db)
-		if err == nil {
+		switch {
+		case err != nil:
+		case cfg.Database != "": // a copy of PostgreSQL's memory through its export
+			err = copyThroughExport(ctx, db, key, filepath.Join(tmp, store.FileName))
+		default:
 			err = db.Backup(ctx, filepath.Join(tmp, store.FileName))
 		}
 		db.Close()
 		if err != nil {
 			return err
 		}
-		run.DataDir, run.ProvenanceKey = tmp, fmt.Sprintf("%x", key)
+		run.DataDir, run.ProvenanceKey, run.Database = tmp, fmt.Sprintf("%x", key), ""
 		run.Backup.Dir = ""
 	}
 	a, err := openApp(ctx, &run, newLogger(&run, io.Discard))
@@ -250,11 +326,9 @@ func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun 
 		return err
 	}
 	defer a.Close()
-	applyWrites(ctx, a, writes, out, progressBar(stderr, "import", time.Now()))
-	if len(writes) > 0 {
-		fmt.Fprintln(stderr)
-	}
-	return nil
+	err = applyWrites(ctx, a, writes, out, progressBar(stderr, "import", time.Now()))
+	fmt.Fprintln(stderr)
+	return err
 }
 
 // writeOutcome renders what a merge did (or, dry, would do).

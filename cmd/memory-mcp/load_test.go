@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -177,7 +176,7 @@ func callHTTP(ctx context.Context, client *http.Client, url, token, tool string,
 // does not hold.
 func (r *loadResult) lost(t testing.TB, dir string) []string {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +232,7 @@ func serveProcess(t testing.TB, dir string, args ...string) (*exec.Cmd, string, 
 func serveProcessLog(t testing.TB, dir string, keep int, args ...string) (*exec.Cmd, string, *lockedWriter) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = cleanEnv(dir)
+	cmd.Env = cleanEnv(t, dir)
 	errw := &lockedWriter{w: &bytes.Buffer{}}
 	cmd.Stderr = errw
 	if keep > 0 {

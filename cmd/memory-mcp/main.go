@@ -212,13 +212,17 @@ func commands() []*command {
 		{name: "backup", synopsis: "write a verified online backup of the data directory's database",
 			usage: []string{"memory-mcp backup PATH [flags]"}, arg: "file to write the backup to (it must not exist)",
 			about: "Copies the database with SQLite's online backup while servers keep writing, checks the copy (integrity, " +
-				"migrations, every provenance stamp) and only then names it PATH; the provenance key is written beside it as PATH.key.",
+				"migrations, every provenance stamp) and only then names it PATH; the provenance key is written beside it as PATH.key. " +
+				"With --database (PostgreSQL) it writes the portable export from one snapshot and reads it back; back the cluster up " +
+				"with pg_dump or pg_basebackup (docs/operations.md).",
 			reads:    []string{"log"},
 			examples: []string{"memory-mcp backup /backups/memory-2026-11-29.db"},
 			run:      func(ctx context.Context, c *invocation) error { return backup(ctx, c.cfg, c.arg, c.stdout) }},
 		{name: "restore", synopsis: "restore a backup into the configured, empty data directory",
 			usage: []string{"memory-mcp restore PATH [flags]"}, arg: "backup file written by memory-mcp backup",
-			about:    "Refuses a data directory that holds anything. The key is read from PATH.key, or from MEMORY_MCP_PROVENANCE_KEY.",
+			about: "Refuses a data directory that holds anything. The key is read from PATH.key, or from MEMORY_MCP_PROVENANCE_KEY. " +
+				"With --database it imports a backup (a portable one, or a SQLite backup through its export) into an " +
+				"empty database.",
 			reads:    []string{"log"},
 			examples: []string{"memory-mcp restore /backups/memory-2026-11-29.db --data-dir /srv/memory"},
 			run:      func(ctx context.Context, c *invocation) error { return restore(ctx, c.cfg, c.arg, c.stdout) }},

@@ -101,21 +101,22 @@ func reindex(ctx context.Context, cfg *Config, staleOnly bool, stderr io.Writer)
 }
 
 // progressBar draws "reindex [=====>    ]  1200/5882  20%  340/s" over
-// itself, label first.
+// itself, label first. The share is rounded down, so that it says 100%
+// (and the bar is full) only once done is total: 19,950 of 20,000 is 99%.
 func progressBar(w io.Writer, label string, start time.Time) func(done, total int) {
 	const width = 30
 	return func(done, total int) {
-		frac := 1.0
+		done = max(0, min(done, total))
+		pct, fill := 100, width
 		if total > 0 {
-			frac = float64(done) / float64(total)
+			pct, fill = int(int64(done)*100/int64(total)), int(int64(done)*width/int64(total))
 		}
-		fill := int(frac * width)
 		bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
 		if fill > 0 && fill < width {
 			bar = strings.Repeat("=", fill-1) + ">" + strings.Repeat(" ", width-fill)
 		}
 		rate := float64(done) / max(time.Since(start).Seconds(), 1e-3)
-		fmt.Fprintf(w, "\r%s [%s] %d/%d %3.0f%% %.0f/s", label, bar, done, total, 100*frac, rate)
+		fmt.Fprintf(w, "\r%s [%s] %d/%d %3d%% %.0f/s", label, bar, done, total, pct, rate)
 	}
 }
 

@@ -124,7 +124,7 @@ func fill(b *testing.B, dir string, emb *memory.Embedder, n int) {
 		b.Fatal(err)
 	}
 	texts, _ := ds.Corpus()
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), b, dir)
 	if err != nil {
 		b.Fatal(err)
 	}

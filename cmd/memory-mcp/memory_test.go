@@ -4,12 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/memory-mcp/memory-mcp/store"
 )
 
 func TestCutFlag(t *testing.T) {
@@ -56,7 +53,7 @@ func TestVectorIndexIsNotLoadedWhenVectorsAreOff(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		db, err := store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+		db, err := openTestStore(ctx, t, cfg.DataDir)
 		if err != nil {
 			t.Fatal(err)
 		}

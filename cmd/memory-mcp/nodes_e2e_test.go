@@ -53,7 +53,7 @@ func (tm *team) node(args ...string) *httpServe {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(binary(t), append([]string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0", "--embedder", "none"}, args...)...)
-	cmd.Env = append(cleanEnv(dir), tm.env...)
+	cmd.Env = append(homeEnv(dir), tm.env...)
 	errw := &lockedWriter{w: &bytes.Buffer{}}
 	cmd.Stderr = errw
 	if err := cmd.Start(); err != nil {
@@ -109,7 +109,7 @@ func (tm *team) command(args ...string) (string, string) {
 	tm.t.Helper()
 	dir := tm.t.TempDir()
 	cmd := exec.Command(binary(tm.t), append(args, "--data-dir", dir, "--database", tm.database)...)
-	cmd.Env = append(cleanEnv(dir), tm.env...)
+	cmd.Env = append(homeEnv(dir), tm.env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

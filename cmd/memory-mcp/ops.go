@@ -3,11 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
-	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,27 +59,21 @@ func newOps() *ops {
 
 // observe adds the gauges read from a running server at each scrape.
 func (o *ops) observe(a *app) {
-	dbFile := a.db.Path()
 	storeBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "memory_mcp_store_bytes",
-		Help: "Size of the database and its write-ahead log on disk."}, func() float64 { return float64(storeSize(dbFile)) })
+		Help: "Size of the store on disk: the database file and its write-ahead log, or the PostgreSQL database."}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		n, err := a.db.Size(ctx)
+		if err != nil {
+			return -1
+		}
+		return float64(n)
+	})
 	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "memory_mcp_index_sync_lag_changes",
 		Help: "Change feed rows the vector index has not applied yet (the next search applies them)."}, func() float64 {
 		return float64(indexLag(a))
 	})
 	o.reg.MustRegister(storeBytes, lag)
-}
-
-// storeSize is the bytes of the database file and its WAL and shared-memory files.
-func storeSize(dbFile string) int64 {
-	var n int64
-	for _, f := range []string{dbFile, dbFile + "-wal", dbFile + "-shm"} {
-		if st, err := os.Stat(f); err == nil {
-			n += st.Size()
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return -1
-		}
-	}
-	return n
 }
 
 // indexLag is how many changes the vector index is behind the feed (0

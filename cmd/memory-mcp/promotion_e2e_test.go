@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -218,7 +217,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 	// Replay rebuilds the same state from the ledger.
 	var before, after sharedResult
 	s.ok("shared_state", map[string]any{"limit": 500}, &before)
-	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	out, err := commandOn(t, dir, "replay", "--data-dir", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "shared state is identical to the ledger's projection") {
 		t.Fatalf("replay: %v\n%s", err, out)
 	}
@@ -393,7 +392,7 @@ func TestConcurrentPromotion(t *testing.T) {
 	if len(seen) != len(subjects) || len(sh.Rows) != len(subjects) {
 		t.Fatalf("%d issues, %d results; want %d each", len(seen), len(sh.Rows), len(subjects))
 	}
-	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	out, err := commandOn(t, dir, "replay", "--data-dir", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "identical") {
 		t.Fatalf("replay after concurrent writes: %v\n%s", err, out)
 	}
@@ -406,7 +405,7 @@ func TestConcurrentPromotion(t *testing.T) {
 func TestReplayListsFlippedEvents(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(dir, store.FileName))
+	db, err := openTestStore(ctx, t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,13 +418,13 @@ func TestReplayListsFlippedEvents(t *testing.T) {
 	if err != nil || ev.Applied {
 		t.Fatalf("append: %v, %+v", err, ev)
 	}
-	out, err := exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	out, err := commandOn(t, dir, "replay", "--data-dir", dir).CombinedOutput()
 	want := fmt.Sprintf("event 1 (%s) issues/upsert db_timeout: failed before, now applied", ev.EventID)
 	if err != nil || !strings.Contains(string(out), "1 applied, 0 failed") || !strings.Contains(string(out), want) ||
 		!strings.Contains(string(out), "shared state changed") {
 		t.Fatalf("replay: %v\n%s", err, out)
 	}
-	out, err = exec.Command(binary(t), "replay", "--data-dir", dir).CombinedOutput()
+	out, err = commandOn(t, dir, "replay", "--data-dir", dir).CombinedOutput()
 	if err != nil || strings.Contains(string(out), "event 1") || !strings.Contains(string(out), "identical") {
 		t.Fatalf("second replay: %v\n%s", err, out)
 	}

@@ -41,6 +41,7 @@ func openStore(ctx context.Context, cfg *Config) (*store.DB, string, error) {
 // openDatabase opens the memory's database without a provenance key: the
 // PostgreSQL database --database names, else memory.db in the data directory.
 func openDatabase(ctx context.Context, cfg *Config) (*store.DB, error) {
+	cleanDryRuns(cfg.DataDir) // a merge's dry run copies either engine's memory there
 	if cfg.Database != "" {
 		return store.OpenPostgres(ctx, cfg.Database)
 	}
@@ -80,6 +81,11 @@ func provenanceKey(ctx context.Context, cfg *Config, db *store.DB) ([]byte, stri
 			return nil, "", serr
 		}
 		if stamped {
+			// A process starting beside this one makes the file before it
+			// stamps a row: look again before calling the key lost.
+			if key, err := readProvenanceKey(path); err == nil {
+				return key, path, nil
+			}
 			return nil, "", fmt.Errorf("%s is missing, but the rows of %s are stamped with a provenance key: restore the file, or set MEMORY_MCP_PROVENANCE_KEY to the key that was used (a new key would make every stamped row read as tampered)",
 				path, db.Path())
 		}
@@ -135,6 +141,10 @@ func readProvenanceKey(path string) ([]byte, error) {
 func createProvenanceKey(path string) ([]byte, error) {
 	key := make([]byte, store.ProvenanceKeySize)
 	rand.Read(key)
+	// With the memory in PostgreSQL nothing else made the data directory.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create provenance key: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ProvenanceKeyFile+".new-*")
 	if err != nil {
 		return nil, fmt.Errorf("create provenance key: %w", err)

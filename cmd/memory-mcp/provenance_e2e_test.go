@@ -21,7 +21,7 @@ import (
 func verifyCmd(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"verify", "--data-dir", dir}, args...)...)
-	cmd.Env = append(cleanEnv(dir), env...)
+	cmd.Env = append(cleanEnv(t, dir), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -73,6 +73,7 @@ func writeEveryKind(s *proc, word string) string {
 // the file behind the store's back is listed by id (never its content) and
 // verify fails, in text and in JSON.
 func TestVerifyCommand(t *testing.T) {
+	sqliteOnly(t, "it edits the bytes of the SQLite file; the store's provenance tests run on both engines")
 	const word = "Quxzorblat"
 	dir := t.TempDir()
 	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--seniority", "senior", "--embedder", "none"}})
@@ -208,7 +209,7 @@ func TestProcessesShareTheKeyFile(t *testing.T) {
 	var cmds []*exec.Cmd
 	for range 4 {
 		cmd := exec.Command(binary(t), "verify", "--data-dir", dir)
-		cmd.Env = cleanEnv(dir)
+		cmd.Env = cleanEnv(t, dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,7 @@ func stdioLoad(b *testing.B, clients int, dur time.Duration) (*loadResult, []int
 	sessions := make([]*mcp.ClientSession, clients)
 	for c := range clients {
 		cmd := exec.Command(binary(b), "stdio", "--data-dir", dir, "--agent-id", fmt.Sprintf("load-%d", c), "--rate-limits", "off", "--log-level", "warn")
-		cmd.Env = cleanEnv(dir)
+		cmd.Env = cleanEnv(b, dir)
 		cmd.Stderr = &bytes.Buffer{}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {

@@ -40,7 +40,7 @@ func serveHTTPIn(t testing.TB, dir string, args ...string) *httpServe {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	env := envOf(cleanEnv(dir))
+	env := envOf(cleanEnv(t, dir))
 	errw := &lockedWriter{w: &bytes.Buffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -108,7 +108,7 @@ func (h *httpServe) cli(args ...string) string {
 func (h *httpServe) tryCLI(args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	args = append(slices.Clone(args), "--data-dir", h.dir)
-	err := run(context.Background(), args, envOf(append(cleanEnv(h.dir), h.env...)), nil, &out, &errb)
+	err := run(context.Background(), args, envOf(append(cleanEnv(h.t, h.dir), h.env...)), nil, &out, &errb)
 	if err != nil {
 		return out.String(), err
 	}

@@ -267,7 +267,7 @@ func TestServeAuthNone(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":8080", "[::]:0", "192.0.2.1:0"} {
 		// Were the address accepted, the server would serve until ctx ends.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := run(ctx, []string{"serve", "--data-dir", dir, "--auth", "none", "--addr", addr}, envOf(cleanEnv(dir)), nil, io.Discard, io.Discard)
+		err := run(ctx, []string{"serve", "--data-dir", dir, "--auth", "none", "--addr", addr}, envOf(cleanEnv(t, dir)), nil, io.Discard, io.Discard)
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), "loopback") {
 			t.Fatalf("auth none on %s: %v", addr, err)

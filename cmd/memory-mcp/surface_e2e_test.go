@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -166,7 +165,7 @@ type sweep struct {
 }
 
 func newSweep(t *testing.T, p *proc, dir string) *sweep {
-	db, err := store.Open(context.Background(), filepath.Join(dir, store.FileName))
+	db, err := openTestStore(context.Background(), t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -43,7 +44,8 @@ func BenchmarkReviewPages(b *testing.B) {
 
 // BenchmarkReviewMemoryPages measures the pages that read memories, as a
 // browser gets them, on one agent's 100k memories (LoCoMo turns, as
-// BenchmarkStartup100k fills them): its list first and deep in it, the
+// BenchmarkStartup100k fills them): the agents' index, its list first and
+// deep in it (by offset, and by the older links' key), the
 // counts under a filter, a search, a memory's story, its erase
 // confirmation (a dry run) and the statistics' trends of a day and a month.
 func BenchmarkReviewMemoryPages(b *testing.B) {
@@ -56,7 +58,13 @@ func BenchmarkReviewMemoryPages(b *testing.B) {
 			b.Fatalf("a memory to open: %+v, %v", page, err)
 		}
 		id := page.Memories[0].ID
-		timePages(b, rv, "memories=100000", 10, "/ui/memories?agent=bench", "/ui/memories?agent=bench&offset=99900",
+		deep, err := rv.app.memories.List(ctx, memory.ListQuery{AgentID: "bench", Offset: 99_850, Limit: 1})
+		if err != nil || len(deep.Memories) != 1 {
+			b.Fatalf("a memory deep in the list: %+v, %v", deep, err)
+		}
+		key := url.QueryEscape(deep.Memories[0].CreatedAt.UTC().Format(time.RFC3339Nano) + " " + deep.Memories[0].ID)
+		timePages(b, rv, "memories=100000", 10, "/ui/agents", "/ui/memories?agent=bench", "/ui/memories?agent=bench&offset=99900",
+			"/ui/memories?agent=bench&before="+key,
 			"/ui/memories?agent=bench&category=episodic&state=forgotten", "/ui/memories?agent=bench&q=camping+trip+with+the+kids",
 			"/ui/memories/"+id, "/ui/memories/"+id+"/erase", "/ui/stats?span=day", "/ui/stats?span=month")
 	}

@@ -228,6 +228,20 @@ func TestReviewPageInABrowser(t *testing.T) {
 	b.open("/ui/state", "Shared state", "state")
 	b.open("/ui/ledger", "Ledger", "ledger")
 
+	// The queue filtered by the form: sam's notes are both items, and
+	// nobody else's is none.
+	b.open("/ui/pending", "Pending queue", "pending-filter")
+	b.do("filter the queue", chromedp.SendKeys(chromedp.CSS(`input[name="agent"]`), "sam"), chromedp.Click(chromedp.CSS(`form.inline button`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="agent"][value="sam"]`)))
+	if s := b.text("p.note"); !strings.Contains(s, "2 item(s) open match the filters") {
+		t.Fatalf("sam's pending items: %q", s)
+	}
+	b.shot("pending-filtered")
+	b.open("/ui/pending?agent=ann", "Pending queue", "pending-filtered-none")
+	if s := b.text("p.note"); !strings.Contains(s, "0 item(s) open match the filters") {
+		t.Fatalf("ann's pending items: %q", s)
+	}
+
 	// Bind one pending item to the auth module's issue, drop the other.
 	b.open("/ui/pending", "Pending queue", "pending")
 	auth := slices.IndexFunc(bound.Candidates, func(c memory.Candidate) bool { return strings.Contains(c.TargetID, "auth") })
@@ -318,6 +332,34 @@ func TestReviewPageInABrowser(t *testing.T) {
 	b.shot("repeats-after")
 	if stored, err := rv.app.memories.Repeats(ctx, memory.RepeatQuery{IDs: []string{rep.ID}}); err != nil || len(stored) != 1 || stored[0].StoredAs == "" {
 		t.Fatalf("the repeat in the store = %+v, %v", stored, err)
+	}
+
+	// Every agent with memories, each leading to its memories.
+	b.open("/ui/agents", "Agents", "agents")
+	if s := b.text("main table"); !strings.Contains(s, "the shared space") || !strings.Contains(s, "sam") {
+		t.Fatalf("the agents: %q", s)
+	}
+	b.do("open sam's memories", chromedp.Click(chromedp.CSS(`main table a[href$="agent=sam"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#filters`)))
+	if h := b.text("main h1"); h != "Memories of sam" {
+		t.Fatalf("the agents page's link led to %q", h)
+	}
+
+	// A shared copy, retracted from its page.
+	vpn := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "The VPN gateway is vpn2.example.com."}))
+	var shared string
+	for _, id := range memID.FindAllString(rv.ok(sam, "publish_memory", map[string]any{"id": vpn}), -1) {
+		if id != vpn {
+			shared = id
+		}
+	}
+	b.open("/ui/memories/"+shared, "Memory "+shared, "memory-shared")
+	if msg := b.act(`form[action$="/retract"] button`); !strings.Contains(msg, "is retracted") {
+		t.Fatalf("after retracting: %q", msg)
+	}
+	b.shot("memory-retracted")
+	if got, err := rv.app.memories.Story(ctx, shared); err != nil || got.Entry.ForgottenAt == nil || !strings.Contains(got.Entry.ForgetReason, "olivia") {
+		t.Fatalf("the retracted copy in the store = %+v, %v", got.Entry, err)
 	}
 
 	// sam's memories: listed, searched, and one memory's story, acted on.

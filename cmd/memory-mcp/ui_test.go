@@ -53,7 +53,7 @@ func startReview(t testing.TB) *review {
 func startReviewIn(t testing.TB, dir string) *review {
 	t.Helper()
 	env := map[string]string{}
-	for _, kv := range cleanEnv(dir) {
+	for _, kv := range cleanEnv(t, dir) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
@@ -409,6 +409,13 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	friday := memID.FindString(rv.ok(sam, "remember", map[string]any{"content": "The release is on Friday. " + hostile}))
 	rv.ok(sam, "remember", map[string]any{"content": "The release is on Tuesday. " + hostile})
 	rv.ok(sam, "remember", map[string]any{"content": "the release is on Friday. " + hostile}) // a repeat: its words are kept
+	// friday's copy in the shared space
+	var sharedCopy string
+	for _, id := range memID.FindAllString(rv.ok(sam, "publish_memory", map[string]any{"id": friday}), -1) {
+		if id != friday {
+			sharedCopy = id
+		}
+	}
 	pending, err := rv.app.promotion.ListPending(ctx, memory.PendingQuery{})
 	if err != nil || len(pending.Pending) != 1 || !strings.Contains(pending.Pending[0].RawInput, hostile) {
 		t.Fatalf("pending = %+v, %v", pending, err)
@@ -428,7 +435,8 @@ func TestReviewPageShowsMemoryTextAsText(t *testing.T) {
 	for _, path := range []string{"/ui/facts?category=other", "/ui/facts/hostile", "/ui/facts?q=alert", "/ui/state", "/ui/ledger",
 		"/ui/pending", "/ui/approvals", "/ui/conflicts?subject=memories", "/ui/conflicts?subject=facts", "/ui/blocks",
 		"/ui/blocks/project", "/ui/blocks/team-plan", "/ui/repeats", "/ui/memories?agent=sam", "/ui/memories?agent=sam&q=release",
-		"/ui/memories/" + friday, "/ui/memories/" + friday + "/erase"} {
+		"/ui/memories/" + friday, "/ui/memories/" + friday + "/erase", "/ui/memories?shared=1", "/ui/memories/" + sharedCopy,
+		"/ui/memories?agent=sam&before=2200-01-01T00:00:00Z+mem-000000000000", "/ui/pending?agent=sam"} {
 		req, _ := http.NewRequest(http.MethodGet, rv.srv.URL+path, nil)
 		status, body, h := rv.do(req, "olivia-token")
 		escaped(path, status, body, h, http.StatusOK)
@@ -471,6 +479,8 @@ func TestReviewPageSecurityHeaders(t *testing.T) {
 		status                    int
 	}{
 		{"a page", "GET", "/ui/approvals", "olivia-token", nil, http.StatusOK},
+		{"the agents page", "GET", "/ui/agents", "olivia-token", nil, http.StatusOK},
+		{"the memories page", "GET", "/ui/memories?shared=1", "olivia-token", nil, http.StatusOK},
 		{"the sign-in page", "GET", "/ui/signin", "", nil, http.StatusOK},
 		{"a bad query", "GET", "/ui/facts?category=bogus", "olivia-token", nil, http.StatusBadRequest},
 		{"no identity", "GET", "/ui/", "", nil, http.StatusUnauthorized},

@@ -13,6 +13,8 @@
 #
 # The server runs with --auth none, as one person on one machine would run it: the suite's
 # client sends no credential. Node 20 needs node20.mjs (see there); Node 22 does not.
+# With COMPAT_POSTGRES set to a PostgreSQL server's URL, the server keeps the memory in a fresh
+# database there (--database, dropped at the end).
 # Usage: compat/conformance/run.sh [path/to/memory-mcp]   (after `npm ci` here)
 set -euo pipefail
 
@@ -28,17 +30,24 @@ scenarios=(server-initialize ping logging-set-level tools-list resources-list re
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memory-mcp-conformance-XXXXXX")
 pid=
+database=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    [ -n "$database" ] && "$root/scripts/postgres.sh" drop "$database"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+engine=()
+if [ -n "${COMPAT_POSTGRES:-}" ]; then
+    database=$("$root/scripts/postgres.sh" database "$COMPAT_POSTGRES")
+    engine=(--database "$database")
+fi
 export HOME=$tmp/home
 mkdir -p "$HOME"
 unset XDG_CONFIG_HOME XDG_DATA_HOME
 for v in $(env | sed -n 's/^\(MEMORY_MCP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 
-"$bin" serve --data-dir "$tmp/data" --addr 127.0.0.1:0 --auth none 2>"$tmp/server.log" &
+"$bin" serve --data-dir "$tmp/data" "${engine[@]}" --addr 127.0.0.1:0 --auth none 2>"$tmp/server.log" &
 pid=$!
 url=
 for _ in $(seq 100); do
@@ -52,7 +61,7 @@ done
 node_args=()
 major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$major" -lt 22 ] && node_args=(--import "$here/node20.mjs")
-echo "MCP conformance $(node -p "require('$here/node_modules/@modelcontextprotocol/conformance/package.json').version") on node $(node --version) against $url"
+echo "MCP conformance $(node -p "require('$here/node_modules/@modelcontextprotocol/conformance/package.json').version") on node $(node --version) against $url${database:+ (memory in PostgreSQL: $database)}"
 
 failed=0
 for s in "${scenarios[@]}"; do

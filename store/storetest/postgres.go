@@ -9,7 +9,12 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -28,14 +33,21 @@ const PostgresEnv = "MEMORY_MCP_TEST_POSTGRES"
 // MEMORY_MCP_REQUIRE_POSTGRES, and CI sets CI), when it fails t instead.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	return connString(newDatabase(t))
+	return connString(newDatabase(t, ""))
+}
+
+// PostgresURLWith is PostgresURL for a database made with options, the
+// tail of its CREATE DATABASE (say, a collation of its own).
+func PostgresURLWith(t testing.TB, options string) string {
+	t.Helper()
+	return connString(newDatabase(t, options))
 }
 
 // PostgresDatabaseURL is PostgresURL as a postgres:// URL, the form the
 // command line's --database takes.
 func PostgresDatabaseURL(t testing.TB) string {
 	t.Helper()
-	cfg := newDatabase(t)
+	cfg := newDatabase(t, "")
 	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
 	if cfg.Password != "" {
 		u.User = url.UserPassword(cfg.User, cfg.Password)
@@ -46,18 +58,10 @@ func PostgresDatabaseURL(t testing.TB) string {
 	return u.String()
 }
 
-// newDatabase makes the database PostgresURL names.
-func newDatabase(t testing.TB) *pgx.ConnConfig {
+// newDatabase makes the database PostgresURL names, with options.
+func newDatabase(t testing.TB, options string) *pgx.ConnConfig {
 	t.Helper()
-	server := os.Getenv(PostgresEnv)
-	if server == "" {
-		why := "no PostgreSQL to run on: " + PostgresEnv + " is not set (`make test` starts one; for a run of your own, `export " +
-			PostgresEnv + "=$(make -s postgres)`)"
-		if os.Getenv("MEMORY_MCP_REQUIRE_POSTGRES") != "" || os.Getenv("CI") != "" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
+	server := postgresServer(t)
 	cfg, err := pgx.ParseConfig(server)
 	if err != nil {
 		t.Fatalf("%s: %v", PostgresEnv, err)
@@ -68,7 +72,7 @@ func newDatabase(t testing.TB) *pgx.ConnConfig {
 	rand.Read(b)
 	name := "memory_mcp_test_" + hex.EncodeToString(b)
 	ctx := context.Background()
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name+` `+options); err != nil {
 		t.Fatalf("create a test database on %s: %v", cfg.Host, err)
 	}
 	t.Cleanup(func() {
@@ -81,6 +85,69 @@ func newDatabase(t testing.TB) *pgx.ConnConfig {
 	db := cfg.Copy()
 	db.Database = name
 	return db
+}
+
+// postgresServer returns the test server's URL; without one it skips t,
+// or fails it where the run must cover PostgreSQL (see PostgresURL).
+func postgresServer(t testing.TB) string {
+	t.Helper()
+	server := os.Getenv(PostgresEnv)
+	if server == "" {
+		why := "no PostgreSQL to run on: " + PostgresEnv + " is not set (`make test` starts one; for a run of your own, `export " +
+			PostgresEnv + "=$(make -s postgres)`)"
+		if os.Getenv("MEMORY_MCP_REQUIRE_POSTGRES") != "" || os.Getenv("CI") != "" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return server
+}
+
+// A Cluster is a PostgreSQL cluster of a test's own (scripts/postgres.sh),
+// which it may shut down and start again; the shared test server must
+// never be. It runs where the shared server is given (the same rule as
+// PostgresURL), and is removed when the test ends.
+type Cluster struct {
+	// URL is the cluster's postgres database, as user postgres.
+	URL    string
+	script string
+	t      testing.TB
+}
+
+// OwnPostgres starts a cluster for t alone.
+func OwnPostgres(t testing.TB) *Cluster {
+	t.Helper()
+	postgresServer(t)
+	_, file, _, _ := runtime.Caller(0)
+	c := &Cluster{script: filepath.Join(filepath.Dir(file), "..", "..", "scripts", "postgres.sh"), t: t}
+	cmd := exec.Command(c.script, "start")
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, PostgresEnv+"=") })
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("start a cluster of the test's own: %v", err)
+	}
+	c.URL = strings.TrimSpace(string(out))
+	t.Cleanup(func() { c.run("stop") })
+	return c
+}
+
+// Down shuts the cluster down (fast: sessions are ended) and waits until
+// it has stopped.
+func (c *Cluster) Down() { c.t.Helper(); c.run("down") }
+
+// Crash stops the cluster at once, as a crash would: its sessions end in
+// the middle of whatever they were doing, told nothing.
+func (c *Cluster) Crash() { c.t.Helper(); c.run("down", "immediate") }
+
+// Up starts the cluster again and waits until it accepts connections.
+func (c *Cluster) Up() { c.t.Helper(); c.run("up") }
+
+func (c *Cluster) run(what string, args ...string) {
+	c.t.Helper()
+	if out, err := exec.Command(c.script, append([]string{what, c.URL}, args...)...).CombinedOutput(); err != nil {
+		c.t.Fatalf("postgres.sh %s: %v\n%s", what, err, out)
+	}
 }
 
 // connString renders cfg as a keyword/value connection string.

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"testing"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 )
@@ -85,4 +86,20 @@ func HoldReader(ctx context.Context, path string) (release func() error, err err
 		db.Close()
 		return err
 	}, nil
+}
+
+// SameLines fails t at the first line where got differs from want (two
+// exports, say), quoting both.
+func SameLines(t testing.TB, what, want, got string) {
+	t.Helper()
+	if want == got {
+		return
+	}
+	lw, lg := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(lw), len(lg)) {
+		if lw[i] != lg[i] {
+			t.Fatalf("%s differs at line %d:\n%s\n%s", what, i+1, lw[i], lg[i])
+		}
+	}
+	t.Fatalf("%s has %d lines, want %d", what, len(lg), len(lw))
 }
