@@ -15,10 +15,24 @@ import (
 )
 
 // inFiles returns the files of dir whose raw bytes hold s, as written or
-// in lower case (the full-text index keeps words lower-cased).
+// in lower case (the full-text index keeps words lower-cased). On the
+// PostgreSQL pass the memory is not in dir but in the database's relation
+// files in the cluster's data directory: those are read too, after a
+// checkpoint has written every page the server holds in memory to them.
 func inFiles(t *testing.T, dir, s string) []string {
 	t.Helper()
 	var found []string
+	if u := databaseFor(t, dir); u != "" {
+		db, err := storetest.OpenPostgresSQL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CHECKPOINT`); err != nil {
+			t.Fatal(err)
+		}
+		found = storetest.PostgresFilesHolding(t, db, s)
+	}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
