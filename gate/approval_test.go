@@ -24,8 +24,6 @@ type approvals struct {
 	facts *store.FactService
 }
 
-func newApprovals(t *testing.T) *approvals { return approvalsOn(newFixture(t)) }
-
 // approvalsOn is the approvals fixture over f.
 func approvalsOn(f *fixture) *approvals {
 	return &approvals{fixture: f, facts: store.NewFactService(f.db)}

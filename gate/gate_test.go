@@ -31,12 +31,6 @@ type fixture struct {
 	clk *storetest.Clock
 }
 
-// newFixture opens a fixture on SQLite.
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	return newFixtureOn(t, "sqlite")
-}
-
 // newFixtureOn opens a fixture on a fresh PostgreSQL database of the test
 // server when engine is "postgres", else on a SQLite file.
 func newFixtureOn(t *testing.T, engine string) *fixture {

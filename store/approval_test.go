@@ -10,6 +10,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // gated returns a call of remember by who with an approval request of
@@ -310,30 +311,7 @@ func TestWriteLogOnBothEngines(t *testing.T) {
 func TestLedgerReviewOnBothEngines(t *testing.T) {
 	onEngines(t, func(t *testing.T, openDB opener) {
 		db, clk := openDB(t)
-		call := &store.Call{Principal: senior.Principal(), Tool: "write_note", Started: clk.Peek(), Gates: map[string]time.Duration{},
-			Approval: &store.ApprovalRequest{Kind: memory.ApprovalReview, OnLedger: true, Tier: memory.RiskHigh, Rule: "promote",
-				Caller: senior, Args: []byte(`{"text":"x"}`)}}
-		ctx := store.WithCall(as(senior), call)
-		appendEvents := func(texts ...string) []memory.Event {
-			t.Helper()
-			var evs []memory.Event
-			err := db.Update(ctx, func(tx *store.Tx) error {
-				evs = nil
-				for _, text := range texts {
-					ev := memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: text},
-						RawInput: "learned: " + text, Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()}
-					if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
-						return err
-					}
-					evs = append(evs, ev)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return evs
-		}
+		call, appendEvents := ledgerReviewed(t, db, clk)
 		appendEvents() // no event: no review
 		if id := call.Queued(); id != "" {
 			t.Fatalf("a transaction without events queued review %s", id)
@@ -356,4 +334,34 @@ func TestLedgerReviewOnBothEngines(t *testing.T) {
 			t.Fatalf("review lists %v (%+v), want the events %v", got, a.Wrote, want)
 		}
 	})
+}
+
+// ledgerReviewed returns a write_note call whose review is of the ledger
+// events it commits, and appendEvents, which appends one event per text in
+// one of its write transactions and returns them.
+func ledgerReviewed(t *testing.T, db *store.DB, clk *storetest.Clock) (*store.Call, func(texts ...string) []memory.Event) {
+	call := &store.Call{Principal: senior.Principal(), Tool: "write_note", Started: clk.Peek(), Gates: map[string]time.Duration{},
+		Approval: &store.ApprovalRequest{Kind: memory.ApprovalReview, OnLedger: true, Tier: memory.RiskHigh, Rule: "promote",
+			Caller: senior, Args: []byte(`{"text":"x"}`)}}
+	ctx := store.WithCall(as(senior), call)
+	return call, func(texts ...string) []memory.Event {
+		t.Helper()
+		var evs []memory.Event
+		err := db.Update(ctx, func(tx *store.Tx) error {
+			evs = nil
+			for _, text := range texts {
+				ev := memory.Event{Bucket: memory.BucketLearnings, Operation: memory.OpAppend, Payload: memory.Payload{Text: text},
+					RawInput: "learned: " + text, Agent: senior.AgentID, Run: "r", CreatedAt: db.Now()}
+				if err := tx.AppendEvent(ctx, &ev, store.Project); err != nil {
+					return err
+				}
+				evs = append(evs, ev)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
 }

@@ -46,6 +46,11 @@ var busyTimeout = 10 * time.Second
 // DB is an open memory database.
 type DB struct {
 	sql *sql.DB
+
+	// beforeRerun, set by tests only, runs before a write transaction is
+	// run again: where another writer's commit would land.
+	beforeRerun func()
+
 	// reads serves View: connections opened query_only. A read-only
 	// transaction on a connection that may write switches query_only on and
 	// off, and SQLite expires every statement prepared on the connection
@@ -281,6 +286,9 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 			return ctx.Err()
 		case <-time.After(retryWait(try)):
 		}
+		if db.beforeRerun != nil {
+			db.beforeRerun()
+		}
 		err = db.update(ctx, fn, try >= serializeAfter)
 	}
 	return db.busyError(err)
@@ -348,6 +356,20 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 			defer call.mu.Unlock()
 		}
 	}
+	// On PostgreSQL this run may be rolled back and fn run again: what it
+	// writes of the call is undone with it, so that the next run starts
+	// from what the committed transactions left (see Call.rerun).
+	committed := false
+	for _, c := range []*Call{call, owed} {
+		if c != nil {
+			undo := c.rerun()
+			defer func() {
+				if !committed {
+					undo()
+				}
+			}()
+		}
+	}
 	if call != nil {
 		if err := tx.firstWrite(ctx, call); err != nil {
 			return err
@@ -369,6 +391,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error, queued bool) er
 	if err := t.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	committed = true
 	if call != nil {
 		call.committed = true
 		if call.holds() {

@@ -125,3 +125,12 @@ var RebindParams = rebindParams
 
 // FilterTokens is the filters column of a memory.
 var FilterTokens = filterTokens
+
+// BeforeRerun makes db call f (once) before it next runs a write
+// transaction again, as if another writer committed in between.
+func (db *DB) BeforeRerun(f func()) {
+	db.beforeRerun = func() {
+		db.beforeRerun = nil
+		f()
+	}
+}

@@ -73,8 +73,11 @@ func (s *FactService) Publish(ctx context.Context, w memory.FactWrite) (memory.F
 	if s.Judge != nil && !s.standsAs(ctx, w) { // a model is slow: not asked about a write that changes nothing
 		judged = s.judged(ctx, w)
 	}
-	out := memory.FactPublished{Outcome: memory.WriteOutcomeStored}
+	var out memory.FactPublished
 	err = s.db.Update(ctx, func(tx *Tx) error {
+		// PostgreSQL may run this again: what a run that rolled back
+		// found (unchanged, a duplicate, its conflicts) is not this run's.
+		out = memory.FactPublished{Outcome: memory.WriteOutcomeStored}
 		f := memory.Fact{ID: w.FactID, Content: w.Content, Category: w.Category, Tags: w.Tags, Author: memory.AuthorOf(id)}
 		if f.ID == "" {
 			if f.ID, err = s.newFactID(ctx, tx, w.Content); err != nil {

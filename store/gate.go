@@ -107,6 +107,22 @@ func (c *Call) begin() {
 	c.Outcome, c.Reason, c.Ref = "", "", ""
 }
 
+// rerun notes what a write transaction may change of c (under c.mu) and
+// returns what puts it back: the transaction's deferred undo, when it did
+// not commit. PostgreSQL may roll a transaction back and run it again; the
+// approval it inserted, the ledger events its review listed, its write log
+// line and the Approval lastWrite dropped for a repeat went with it, and the
+// run again must not build on them (skip inserting the approval, update a
+// row that is gone, list an event twice).
+func (c *Call) rerun() (undo func()) {
+	approval, wrote, logID := c.Approval, len(c.wrote), c.logID
+	id, outcome, reason, ref := c.approval, c.Outcome, c.Reason, c.Ref
+	return func() {
+		c.Approval, c.wrote, c.logID = approval, c.wrote[:wrote], logID
+		c.approval, c.Outcome, c.Reason, c.Ref = id, outcome, reason, ref
+	}
+}
+
 // claim takes c's idempotency key in tx: a new key, or one that expired.
 func (tx *Tx) claim(ctx context.Context, c *Call) error {
 	now := tx.Now()

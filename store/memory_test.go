@@ -651,14 +651,9 @@ func TestUntilReachesBefore1970(t *testing.T) {
 	})
 }
 
-// twoHandles opens one file twice, each handle with the hash embedder and
-// its vector index loaded: two processes, as far as the store can tell.
-func twoHandles(t *testing.T) (a, b *store.MemoryService) {
-	t.Helper()
-	return twoHandlesOn(t, openDB)
-}
-
-// twoHandlesOn is twoHandles on the engine open opens.
+// twoHandlesOn opens one store twice on the engine open opens, each handle
+// with the hash embedder and its vector index loaded: two processes, as far
+// as the store can tell.
 func twoHandlesOn(t *testing.T, open opener) (a, b *store.MemoryService) {
 	t.Helper()
 	emb := hashEmbedder("hash-32", 32)

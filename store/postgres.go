@@ -108,7 +108,14 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 	name := postgresName(cfg)
 	sdb := stdlib.OpenDB(*cfg)
 	db := &DB{sql: sdb, reads: sdb, path: name, postgres: true, pg: &postgresEngine{cfg: cfg}}
-	if err := db.migratePostgres(ctx, migrations); err != nil {
+	// The migrations run on connections of their own, closed after: one
+	// that prepared a statement before a migration changed its columns
+	// (0042's collations) would fail it there ("cached plan must not change
+	// result type").
+	mig := stdlib.OpenDB(*cfg)
+	err = (&DB{sql: mig, reads: mig, path: name, postgres: true, pg: db.pg}).migratePostgres(ctx, migrations)
+	mig.Close()
+	if err != nil {
 		sdb.Close()
 		return nil, db.busyError(err)
 	}

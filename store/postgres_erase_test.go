@@ -149,8 +149,9 @@ func TestPostgresScrubOwedIsPaidByTheNextErase(t *testing.T) {
 
 // holdsNoStoredText are the text columns added after migration 0035 that
 // hold no text an agent or a person stored (names of callers and
-// counters), whose statistics may stay.
-var holdsNoStoredText = []string{"gate_counters.principal", "gate_counters.name"}
+// counters, the keyed hashes of what an import brought), whose statistics
+// may stay.
+var holdsNoStoredText = []string{"gate_counters.principal", "gate_counters.name", "import_origins.origin", "import_origins.imported_by"}
 
 // No column that can hold stored text is analyzed (migration 0035): its
 // statistics would keep sample values an erase does not reach. A new

@@ -178,22 +178,6 @@ func (n *node) kill() {
 	<-done
 }
 
-// stop ends the node as systemd would (SIGTERM) and waits.
-func (n *node) stop() {
-	n.mu.Lock()
-	cmd, done := n.cmd, n.done
-	n.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(45 * time.Second):
-		n.kill()
-	}
-}
-
 func (n *node) url() string { return "http://" + n.addr + "/mcp" }
 
 // tail is the end of the node's log, for a failure's message.

@@ -33,14 +33,21 @@ const PostgresEnv = "MEMORY_MCP_TEST_POSTGRES"
 // MEMORY_MCP_REQUIRE_POSTGRES, and CI sets CI), when it fails t instead.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
-	return connString(newDatabase(t))
+	return connString(newDatabase(t, ""))
+}
+
+// PostgresURLWith is PostgresURL for a database made with options, the
+// tail of its CREATE DATABASE (say, a collation of its own).
+func PostgresURLWith(t testing.TB, options string) string {
+	t.Helper()
+	return connString(newDatabase(t, options))
 }
 
 // PostgresDatabaseURL is PostgresURL as a postgres:// URL, the form the
 // command line's --database takes.
 func PostgresDatabaseURL(t testing.TB) string {
 	t.Helper()
-	cfg := newDatabase(t)
+	cfg := newDatabase(t, "")
 	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Path: "/" + cfg.Database}
 	if cfg.Password != "" {
 		u.User = url.UserPassword(cfg.User, cfg.Password)
@@ -51,8 +58,8 @@ func PostgresDatabaseURL(t testing.TB) string {
 	return u.String()
 }
 
-// newDatabase makes the database PostgresURL names.
-func newDatabase(t testing.TB) *pgx.ConnConfig {
+// newDatabase makes the database PostgresURL names, with options.
+func newDatabase(t testing.TB, options string) *pgx.ConnConfig {
 	t.Helper()
 	server := postgresServer(t)
 	cfg, err := pgx.ParseConfig(server)
@@ -65,7 +72,7 @@ func newDatabase(t testing.TB) *pgx.ConnConfig {
 	rand.Read(b)
 	name := "memory_mcp_test_" + hex.EncodeToString(b)
 	ctx := context.Background()
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name+` `+options); err != nil {
 		t.Fatalf("create a test database on %s: %v", cfg.Host, err)
 	}
 	t.Cleanup(func() {
