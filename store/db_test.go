@@ -185,6 +185,11 @@ func TestChangeFeed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The same words under a new id are a duplicate: nothing changed,
+		// and the feed says so on either engine.
+		if p, err := facts.Publish(ctx, memory.FactWrite{FactID: "c", Content: "x b 1", Category: memory.FactOther}); err != nil || p.Outcome != memory.WriteOutcomeDuplicate {
+			t.Fatalf("a repeat under a new id: %+v, %v", p, err)
+		}
 		ch, err := db.ChangesSince(ctx, 0, 10)
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // BenchmarkEraseAgent erases one agent's 4,000 memories (beside another
@@ -45,7 +46,7 @@ func BenchmarkEraseAgent(b *testing.B) {
 				var found []string
 				if _, pg := postgresURLs.Load(db); pg {
 					checkpoint(b, db)
-					found = postgresFilesHolding(b, db, secret)
+					found = storetest.PostgresFilesHolding(b, db.SQL(), secret)
 				} else {
 					found = filesHolding(b, filepath.Dir(db.Path()), secret)
 				}

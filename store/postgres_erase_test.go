@@ -1,12 +1,9 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,59 +11,8 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
-
-// postgresFilesHolding returns the relations of db's database (its tables,
-// TOAST tables, indexes and catalogs: every file of the database's
-// directory in the cluster) whose files' raw bytes hold s, as written or in
-// lower case (a tsvector keeps words lower-cased). The test runs where the
-// cluster's files are and may read them (as root, or as its owner).
-func postgresFilesHolding(t testing.TB, db *store.DB, s string) []string {
-	t.Helper()
-	var dataDir, dbOID string
-	if err := db.SQL().QueryRow(`SELECT current_setting('data_directory'), oid::text FROM pg_database WHERE datname = current_database()`).Scan(&dataDir, &dbOID); err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]string{} // file node -> relation
-	rows, err := db.SQL().Query(`SELECT pg_relation_filenode(oid)::text, oid::regclass::text FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var node, rel string
-		if err := rows.Scan(&node, &rel); err != nil {
-			t.Fatal(err)
-		}
-		names[node] = rel
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(dataDir, "base", dbOID)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatalf("the test reads the cluster's files: %v", err)
-	}
-	var found []string
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if os.IsNotExist(err) { // dropped meanwhile
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(s)) || bytes.Contains(b, []byte(strings.ToLower(s))) {
-			node, _, _ := strings.Cut(strings.SplitN(e.Name(), "_", 2)[0], ".")
-			rel := names[node]
-			if rel == "" {
-				rel = "a file no relation names"
-			}
-			found = append(found, rel+" ("+e.Name()+")")
-		}
-	}
-	return found
-}
 
 // checkpoint writes every page PostgreSQL holds in memory to its file.
 func checkpoint(t testing.TB, db *store.DB) {
@@ -109,7 +55,7 @@ func seedPostgresSecret(t *testing.T, db *store.DB) memory.Entry {
 		t.Fatal(err)
 	}
 	checkpoint(t, db)
-	if found := postgresFilesHolding(t, db, secret); len(found) == 0 {
+	if found := storetest.PostgresFilesHolding(t, db.SQL(), secret); len(found) == 0 {
 		t.Fatal("no file of the database holds the secret before the erase: the checks after it could not fail")
 	}
 	return keep
@@ -132,11 +78,11 @@ func TestPostgresEraseLeavesNoBytesInTheFiles(t *testing.T) {
 		!rep.Scrubbed || rep.ScrubOwed {
 		t.Fatalf("report %+v: want 32 memories, a note and a fact, scrubbed", rep)
 	}
-	if found := postgresFilesHolding(t, db, secret); len(found) > 0 {
+	if found := storetest.PostgresFilesHolding(t, db.SQL(), secret); len(found) > 0 {
 		t.Fatalf("once the erase returned the erased bytes are still in %v", found)
 	}
 	checkpoint(t, db)
-	if found := postgresFilesHolding(t, db, secret); len(found) > 0 {
+	if found := storetest.PostgresFilesHolding(t, db.SQL(), secret); len(found) > 0 {
 		t.Fatalf("after a checkpoint the erased bytes are in %v", found)
 	}
 	if !stored(t, db, keep.ID) {
@@ -179,7 +125,7 @@ func TestPostgresScrubOwedIsPaidByTheNextErase(t *testing.T) {
 		t.Fatalf("scrub owed %+v, %v, %v; want erasure %d", debt, owed, err, rep.Erasure)
 	}
 	checkpoint(t, db)
-	if len(postgresFilesHolding(t, db, secret)) == 0 {
+	if len(storetest.PostgresFilesHolding(t, db.SQL(), secret)) == 0 {
 		t.Fatal("the erased bytes are in no file while the scrub is owed: the check below could not fail")
 	}
 	if err := reader.Rollback(); err != nil {
@@ -193,7 +139,7 @@ func TestPostgresScrubOwedIsPaidByTheNextErase(t *testing.T) {
 		t.Fatalf("an erase of nothing after the reader left: %+v, %v; want the owed scrub done", rep, err)
 	}
 	checkpoint(t, db)
-	if found := postgresFilesHolding(t, db, secret); len(found) > 0 {
+	if found := storetest.PostgresFilesHolding(t, db.SQL(), secret); len(found) > 0 {
 		t.Fatalf("after the owed scrub the erased bytes are still in %v", found)
 	}
 	if _, owed, err := db.OwedScrub(ctx); err != nil || owed {
@@ -249,7 +195,7 @@ func TestPostgresCollectPurgesAndScrubs(t *testing.T) {
 	expiring := remember(t, mem, senior, memory.EntryWrite{Content: "The door code of " + secret + " is 5512.", ExpiresAt: clk.Peek().Add(time.Hour)})
 	lasting := remember(t, mem, senior, memory.EntryWrite{Content: "The doors lock at nine."})
 	checkpoint(t, db)
-	if len(postgresFilesHolding(t, db, secret)) == 0 {
+	if len(storetest.PostgresFilesHolding(t, db.SQL(), secret)) == 0 {
 		t.Fatal("no file holds the secret before gc: the check below could not fail")
 	}
 	clk.Advance(48 * time.Hour)
@@ -271,7 +217,7 @@ func TestPostgresCollectPurgesAndScrubs(t *testing.T) {
 		t.Fatalf("the scrub gc owes: scrubbed %v, owed %v, %v", scrubbed, owed, err)
 	}
 	checkpoint(t, db)
-	if found := postgresFilesHolding(t, db, secret); len(found) > 0 {
+	if found := storetest.PostgresFilesHolding(t, db.SQL(), secret); len(found) > 0 {
 		t.Fatalf("after gc and its scrub the purged bytes are in %v", found)
 	}
 }

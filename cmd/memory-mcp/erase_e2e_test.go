@@ -15,10 +15,24 @@ import (
 )
 
 // inFiles returns the files of dir whose raw bytes hold s, as written or
-// in lower case (the full-text index keeps words lower-cased).
+// in lower case (the full-text index keeps words lower-cased). On the
+// PostgreSQL pass the memory is not in dir but in the database's relation
+// files in the cluster's data directory: those are read too, after a
+// checkpoint has written every page the server holds in memory to them.
 func inFiles(t *testing.T, dir, s string) []string {
 	t.Helper()
 	var found []string
+	if u := databaseFor(t, dir); u != "" {
+		db, err := storetest.OpenPostgresSQL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CHECKPOINT`); err != nil {
+			t.Fatal(err)
+		}
+		found = storetest.PostgresFilesHolding(t, db, s)
+	}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -260,9 +274,22 @@ func TestScheduledGC(t *testing.T) {
 	}
 }
 
+// holdReader holds a read transaction open on dir's memory from a
+// connection of its own, as another process reading would, until release:
+// on SQLite it keeps the write-ahead log from being emptied; on PostgreSQL
+// (REPEATABLE READ) its snapshot keeps seeing the rows an erase deletes,
+// which a rewrite of the tables must then keep.
+func holdReader(t *testing.T, dir string) (release func() error, err error) {
+	if u := databaseFor(t, dir); u != "" {
+		return storetest.HoldPostgresReader(t.Context(), u)
+	}
+	return storetest.HoldReader(t.Context(), filepath.Join(dir, store.FileName))
+}
+
 // TestScrubOwedIsRetried: another process reading keeps an erase's scrub
-// from emptying the write-ahead log, so the scrub stays owed (the erase
-// and stats say so). While a server keeps the database open, nothing else
+// from emptying the write-ahead log (on PostgreSQL, from rewriting the
+// tables without the rows its snapshot still sees), so the scrub stays
+// owed (the erase and stats say so). While a server keeps the database open, nothing else
 // empties the log: a gc that purges nothing, or another server's start,
 // finishes the scrub, and no file holds the erased bytes after it.
 func TestScrubOwedIsRetried(t *testing.T) {
@@ -293,7 +320,7 @@ func TestScrubOwedIsRetried(t *testing.T) {
 	binary(t)
 	var wg sync.WaitGroup
 	for i, dir := range dirs {
-		release, err := storetest.HoldReader(t.Context(), filepath.Join(dir, store.FileName))
+		release, err := holdReader(t, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

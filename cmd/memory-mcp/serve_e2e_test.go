@@ -226,10 +226,13 @@ func TestServeEveryRevision(t *testing.T) {
 			}
 			cs, heard := h.listener(t, token, rev)
 			subscribe(t, cs, resources.FactsSnapshot)
-			publisher.ok("publish_fact", map[string]any{"fact_id": "from-olivia-" + rev, "content": "Written by another client.", "category": "other"}, nil)
+			// Words of its own each revision: the same words under a new id
+			// are a duplicate, which changes nothing and notifies no one.
+			written := "Written by another client in " + rev + "."
+			publisher.ok("publish_fact", map[string]any{"fact_id": "from-olivia-" + rev, "content": written, "category": "other"}, nil)
 			hear(t, "builder", heard, resources.FactsSnapshot)
 			text, err := s.read(resources.FactsSnapshot)
-			if err != nil || !strings.Contains(text, "Written by another client.") {
+			if err != nil || !strings.Contains(text, written) {
 				t.Fatalf("after the update: %q, %v", text, err)
 			}
 		})

@@ -182,3 +182,31 @@ func OpenPostgresSQL(url string) (*sql.DB, error) {
 	}
 	return stdlib.OpenDB(*cfg), nil
 }
+
+// HoldPostgresReader is HoldReader on the PostgreSQL database at url: a
+// REPEATABLE READ transaction of a connection of its own that has read,
+// so that until release its snapshot sees every row deleted after it
+// began, and an erase's scrub (which must keep what a snapshot still
+// sees) stays owed.
+func HoldPostgresReader(ctx context.Context, url string) (release func() error, err error) {
+	db, err := OpenPostgresSQL(url)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("hold a reader: %w", err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&n); err != nil {
+		tx.Rollback()
+		db.Close()
+		return nil, fmt.Errorf("hold a reader: %w", err)
+	}
+	return func() error {
+		err := tx.Rollback()
+		db.Close()
+		return err
+	}, nil
+}
