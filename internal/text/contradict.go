@@ -73,6 +73,10 @@ type claim struct {
 	// only marks a list said to be the whole of it ("now only on
 	// Fridays") where the key leaves the word out.
 	only bool
+	// tense is "past" or "present" for a sentence told through a verb of
+	// state in that tense (tenseOf), qual what it says beside its value
+	// (qualifiers).
+	tense, qual string
 }
 
 // Claim is one thing a text states, hashed: its key (the sentence with the
@@ -118,7 +122,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 	whole := len(sentences(older)) == 1
 	for _, n := range nc {
 		for _, o := range oc {
-			if o.key != n.key || o.value == n.value || n.also || !clashes(o, n) {
+			if o.key != n.key || o.value == n.value || n.also || !sameTime(o, n) || !clashes(o, n) {
 				continue
 			}
 			c := Clash{Kind: ConflictValue, Slot: o.slot, Older: o.raw, Newer: n.raw, Whole: whole}
@@ -226,8 +230,10 @@ func claims(content string) []claim {
 		cs = append(cs, insteadClaims(toks)...)
 		cs = append(cs, attributeClaims(toks)...)
 		cs = append(cs, toolClaims(toks)...)
+		tense, qual := tenseOf(toks), qualifiers(toks)
 		for i := range cs {
 			cs[i].also = marks.also && cs[i].slot != ""
+			cs[i].tense, cs[i].qual = tense, qual
 		}
 		out = append(out, cs...)
 	}
