@@ -106,12 +106,13 @@ var units = map[string]bool{"office": true, "branch": true, "site": true, "campu
 var titles = map[string]bool{"cto": true, "ceo": true, "cfo": true, "coo": true, "cio": true, "ciso": true, "vp": true}
 
 // sameTime reports whether claims o and n can replace one another: not a
-// past state beside a present one; for one attribute said two ways ("c|"
+// past state beside a present one, nor a past state and a change (what
+// Ann lived in stays true when she moves); for one attribute said two ways ("c|"
 // keys), not with different qualifiers; for any other value, not one an
 // office or a person and the other not.
 func sameTime(o, n claim) bool {
-	if o.tense != "" && n.tense != "" && o.tense != n.tense {
-		return false
+	if o.tense == "past" && n.tense != "past" || o.tense == "present" && n.tense == "past" {
+		return false // a change ("moved to Paris") ends a present state, not a past one
 	}
 	switch {
 	case n.slot == "":
