@@ -120,7 +120,7 @@ func settings(getenv func(string) string) []setting {
 		{"database", "a PostgreSQL URL (postgres://user@host:5432/db?sslmode=require) to keep the memory in; empty: memory.db in the data directory", constant(""),
 			func(c *Config, v string) error {
 				if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
-					return fmt.Errorf("%q is not a PostgreSQL URL: give one (postgres://user@host:5432/db), or nothing for the SQLite file in the data directory", redactDatabase(v))
+					return fmt.Errorf("%s is not a PostgreSQL URL: give one (postgres://user@host:5432/db), or nothing for the SQLite file in the data directory", redactDatabase(v))
 				}
 				c.Database = v
 				return nil
@@ -418,6 +418,11 @@ func redactDatabase(v string) string {
 	u, err := url.Parse(v)
 	if err != nil {
 		return "(a URL that does not parse)"
+	}
+	if u.Scheme == "" || u.Opaque != "" {
+		// Not a URL (a key=value connection string, say): it may hold a
+		// password anywhere, so none of it is shown.
+		return "(a connection string that is not a URL)"
 	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")

@@ -144,3 +144,24 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (*C
 	}
 	return flags.resolve(getenv)
 }
+
+// The database setting never shows a password: not in config's listing of
+// a URL, and not in the error for a value that is not a URL, where it may
+// sit anywhere (a key=value connection string).
+func TestDatabasePasswordIsNeverShown(t *testing.T) {
+	cfg, err := LoadConfig([]string{"--database", "postgres://ann:S3cretPW@db:5432/team?sslmode=require&password=S3cretPW"}, mapEnv(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	cfg.Describe(&b)
+	if strings.Contains(b.String(), "S3cretPW") || !strings.Contains(b.String(), "postgres://ann:xxxxx@db:5432/team") {
+		t.Errorf("config shows:\n%s", b.String())
+	}
+	for _, v := range []string{"user=postgres password=S3cretPW host=127.0.0.1 dbname=team", "mysql://ann:S3cretPW@db/team"} {
+		_, err := LoadConfig(nil, mapEnv(map[string]string{"MEMORY_MCP_DATABASE": v}), io.Discard)
+		if err == nil || strings.Contains(err.Error(), "S3cretPW") || !strings.Contains(err.Error(), "is not a PostgreSQL URL") {
+			t.Errorf("MEMORY_MCP_DATABASE=%q: %v", v, err)
+		}
+	}
+}
