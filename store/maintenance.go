@@ -191,9 +191,18 @@ func (s *MemoryService) List(ctx context.Context, q memory.ListQuery) (memory.En
 				}
 			}
 		}
+		if page.Total == 0 {
+			// None to list: walking the listing for none (a rare state,
+			// a category with none in it) read every entry of the agent.
+			return nil
+		}
 		if q.BeforeID != "" {
-			where += ` AND (m.created_at < ? OR (m.created_at = ? AND m.id < ?))`
-			args = append(args, nanos(q.Before), nanos(q.Before), q.BeforeID)
+			// A row value, which both engines read as one range of the
+			// listing: written as created_at < ? OR (created_at = ? AND
+			// id < ?), SQLite answered each side apart and sorted what
+			// both found, every older row (170 ms at 100k memories).
+			where += ` AND (m.created_at, m.id) < (?, ?)`
+			args = append(args, nanos(q.Before), q.BeforeID)
 		}
 		// Newest first, ties by id, walked backwards along memories_listing
 		// (or memories_shared_listing), which holds every column filtered on.
