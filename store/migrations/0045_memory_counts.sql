@@ -87,3 +87,9 @@ END;
 -- from this index alone, in a space, up to the time asked.
 CREATE INDEX memories_expiring ON memories (agent_id, shared, expires_at, category, namespace,
     archived_at, archive_reason) WHERE expires_at IS NOT NULL AND forgotten_at IS NULL;
+
+-- An erase deletes the erased memories' claims by memory; the claims were
+-- keyed by agent and claim only, so the delete read every claim of the
+-- store (0.8 s of the review page's erase confirmation at 100k memories,
+-- 577k claims).
+CREATE INDEX memory_claims_memory ON memory_claims (memory_pk);
