@@ -3,11 +3,9 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -525,15 +523,7 @@ func TestDedupRekeyMigration(t *testing.T) {
 	t.Run("postgres", func(t *testing.T) {
 		ctx := context.Background()
 		url := storetest.PostgresURL(t)
-		before := fstest.MapFS{}
-		names, _ := fs.Glob(store.PostgresMigrations, "*.sql")
-		for _, n := range names {
-			if n < "0043" {
-				b, _ := fs.ReadFile(store.PostgresMigrations, n)
-				before[n] = &fstest.MapFile{Data: b}
-			}
-		}
-		old, err := store.OpenPostgresWith(ctx, url, before)
+		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0043"))
 		if err != nil {
 			t.Fatal(err)
 		}
