@@ -31,10 +31,11 @@ var englishWordList string
 
 var englishWords = set(strings.Fields(englishWordList)...)
 
-// emphasis are words written in capitals to stress them, not to name
-// something else: "NEVER force-push" is "never force-push".
+// emphasis are words written in capitals to stress them (or, as "NOTE:",
+// to label a sentence), not to name something else: "NEVER force-push" is
+// "never force-push".
 var emphasis = set(strings.Fields(`not no never always only all must do dont none every each any both
-	very just still now ever yes so too`)...)
+	very just still now ever yes so too note`)...)
 
 // caseFold is s with case folded where it carries none (see above); every
 // rune stays where it was.

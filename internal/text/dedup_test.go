@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"testing"
+	"unicode"
+)
 
 func TestDedupKeys(t *testing.T) {
 	same := [][2]string{
@@ -90,4 +93,28 @@ func TestDedupKeys(t *testing.T) {
 	if ea != eb || ea == ec {
 		t.Errorf("exact key: case and spacing fold (%v), punctuation does not (%v)", ea == eb, ea != ec)
 	}
+}
+
+// FuzzDedupKeys: any text has keys and a meaning key, and caseFold only
+// changes case, rune for rune.
+func FuzzDedupKeys(f *testing.F) {
+	for _, s := range []string{"IT handles it.", "The ratio is 1,5.", "5 Gb", "MAX_RETRIES = 3", "THE DEPLOY WINDOW IS FRIDAY.",
+		"user_ids app.logs getUsers", "$1,000,000.50 at 10:30 AM", "_", "1,", ",1", "a_", "É_Ü", "9:30am"} {
+		f.Add(s, "The ratio is 15.")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		DedupKeys(a)
+		MeaningKey(a)
+		Restates(a, b)
+		writtenNumber(a)
+		folded, orig := []rune(caseFold(a)), []rune(a)
+		if len(folded) != len(orig) {
+			t.Fatalf("caseFold(%q) = %q: %d runes, want %d", a, string(folded), len(folded), len(orig))
+		}
+		for i := range orig {
+			if folded[i] != orig[i] && folded[i] != unicode.ToLower(orig[i]) {
+				t.Fatalf("caseFold(%q) = %q: rune %d changed beyond case", a, string(folded), i)
+			}
+		}
+	})
 }
