@@ -3,10 +3,8 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -145,17 +143,6 @@ func TestKeptCountsMatchTheRows(t *testing.T) {
 // its counts from the memories it holds, on both engines.
 func TestKeptCountsFilledOnUpgrade(t *testing.T) {
 	ctx := context.Background()
-	before := func(fsys fs.FS) fs.FS {
-		names, _ := fs.Glob(fsys, "*.sql")
-		old := fstest.MapFS{}
-		for _, n := range names {
-			if n < "0045" {
-				b, _ := fs.ReadFile(fsys, n)
-				old[n] = &fstest.MapFile{Data: b}
-			}
-		}
-		return old
-	}
 	// Each engine's store at its migration before 0045, and how to open it
 	// again with every migration.
 	for _, e := range []struct {
@@ -164,12 +151,12 @@ func TestKeptCountsFilledOnUpgrade(t *testing.T) {
 	}{
 		{"sqlite", func(t *testing.T) (*store.DB, func() (*store.DB, error), error) {
 			path := filepath.Join(t.TempDir(), store.FileName)
-			db, err := store.OpenWith(ctx, path, before(store.MigrationFS))
+			db, err := store.OpenWith(ctx, path, migrationsBefore("0045"))
 			return db, func() (*store.DB, error) { return store.Open(ctx, path) }, err
 		}},
 		{"postgres", func(t *testing.T) (*store.DB, func() (*store.DB, error), error) {
 			url := storetest.PostgresURL(t)
-			db, err := store.OpenPostgresWith(ctx, url, before(store.PostgresMigrations))
+			db, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0045"))
 			return db, func() (*store.DB, error) { return store.OpenPostgres(ctx, url) }, err
 		}},
 	} {
