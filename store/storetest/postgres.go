@@ -114,13 +114,16 @@ type Cluster struct {
 	t      testing.TB
 }
 
-// OwnPostgres starts a cluster for t alone.
-func OwnPostgres(t testing.TB) *Cluster {
+// OwnPostgres starts a cluster for t alone, with the options of
+// `scripts/postgres.sh start`: "--tls" (its URL then verifies the
+// server's certificate against the cluster's own CA) and "--passwords"
+// (every role but postgres must give its password).
+func OwnPostgres(t testing.TB, options ...string) *Cluster {
 	t.Helper()
 	postgresServer(t)
 	_, file, _, _ := runtime.Caller(0)
 	c := &Cluster{script: filepath.Join(filepath.Dir(file), "..", "..", "scripts", "postgres.sh"), t: t}
-	cmd := exec.Command(c.script, "start")
+	cmd := exec.Command(c.script, append([]string{"start"}, options...)...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, PostgresEnv+"=") })
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -142,6 +145,11 @@ func (c *Cluster) Crash() { c.t.Helper(); c.run("down", "immediate") }
 
 // Up starts the cluster again and waits until it accepts connections.
 func (c *Cluster) Up() { c.t.Helper(); c.run("up") }
+
+// Certify reissues the certificate of a cluster started with --tls for
+// names (host names or IP addresses), from the cluster's CA, and has the
+// server load it.
+func (c *Cluster) Certify(names ...string) { c.t.Helper(); c.run("cert", names...) }
 
 func (c *Cluster) run(what string, args ...string) {
 	c.t.Helper()
