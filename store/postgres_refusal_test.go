@@ -1,20 +1,10 @@
 package store_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"database/sql"
-	"encoding/pem"
-	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -210,8 +200,7 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 	}
 	db.Close()
 
-	other := filepath.Join(t.TempDir(), "other-ca.crt")
-	writeCA(t, other)
+	other := storetest.UnknownCA(t)
 	msg := refusedFor(t, "postgres://postgres@"+host+"/postgres?sslmode=verify-full&sslrootcert="+other, "")
 	wantWords(t, msg, "the TLS certificate of the server "+host+" failed verification", "signed by an unknown authority", "sslrootcert")
 
@@ -233,24 +222,4 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 	plainHost, _, _ := strings.Cut(strings.TrimPrefix(plain.URL, "postgres://postgres@"), "/")
 	msg = refusedFor(t, "postgres://postgres:s3cret@"+plainHost+"/postgres?sslmode=require", "s3cret")
 	wantWords(t, msg, "the server "+plainHost+" refused TLS", "enable ssl on the server", "sslmode=prefer", "sslmode=disable")
-}
-
-// writeCA writes to path the certificate of a new CA, which signed nothing
-// a server holds.
-func writeCA(t *testing.T, path string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
