@@ -247,8 +247,11 @@ func (db *DB) claimSchema(ctx context.Context, t *sql.Tx) error {
 	}
 	others := slices.DeleteFunc(slices.Clone(tables), func(n string) bool { return n == "schema_migrations" })
 	if len(others) < len(tables) {
-		cols, err := scanStrings(t.QueryContext(ctx, `SELECT column_name FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = 'schema_migrations' ORDER BY column_name`))
+		// pg_attribute, not information_schema, which hides the columns
+		// of a table the user may not read
+		cols, err := scanStrings(t.QueryContext(ctx, `SELECT attname::text FROM pg_attribute WHERE attnum > 0 AND NOT attisdropped
+			AND attrelid = (SELECT oid FROM pg_class WHERE relname = 'schema_migrations' AND relnamespace = current_schema()::regnamespace)
+			ORDER BY attname`))
 		if err != nil {
 			return fmt.Errorf("read schema_migrations' columns: %w", err)
 		}
@@ -257,7 +260,7 @@ func (db *DB) claimSchema(ctx context.Context, t *sql.Tx) error {
 		}
 		var applied bool
 		if err := t.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations)`).Scan(&applied); err != nil {
-			return fmt.Errorf("read schema_migrations: %w", err)
+			return db.denied(schema.String, err, "read schema_migrations")
 		}
 		if applied || len(others) == 0 {
 			return nil
@@ -268,14 +271,35 @@ func (db *DB) claimSchema(ctx context.Context, t *sql.Tx) error {
 		return notOurs(db.path, schema.String, "it holds tables memory-mcp did not make ("+tableList(others)+") and no schema_migrations")
 	}
 	if _, err := t.ExecContext(ctx, `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`); err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "42501" {
-			return fmt.Errorf("cannot use the database %s: its user may not create tables in schema %s (%s); grant it (GRANT CREATE ON SCHEMA %s TO the user), or make the user the database's owner",
-				db.path, schema.String, pe.Message, pgx.Identifier{schema.String}.Sanitize())
-		}
-		return fmt.Errorf("create schema_migrations: %w", err)
+		return db.denied(schema.String, err, "create schema_migrations")
 	}
 	return nil
+}
+
+// denied is err, met doing what in schema, as the refusal of a user that
+// lacks a privilege on it, or wrapped as it is when it is not that.
+func (db *DB) denied(schema string, err error, what string) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "42501" {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if strings.Contains(pe.Message, "for schema") {
+		return fmt.Errorf("cannot use the database %s: its user %q may not create tables in schema %s (%s); grant it (GRANT CREATE ON SCHEMA %s TO the user), or make the user the database's owner",
+			db.path, db.pg.cfg.User, schema, pe.Message, ident(schema))
+	}
+	return fmt.Errorf("cannot use the database %s: its user %q may not use memory-mcp's tables in schema %s (%s); connect as the user that made them, or grant this one their use",
+		db.path, db.pg.cfg.User, schema, pe.Message)
+}
+
+// ident is name as an SQL statement in a message names it: quoted only
+// when it must be.
+func ident(name string) string {
+	for i, c := range name {
+		if !(c == '_' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return pgx.Identifier{name}.Sanitize()
+		}
+	}
+	return name
 }
 
 // notOurs is the refusal of a schema that is not memory-mcp's, saying why.
@@ -494,13 +518,13 @@ func (db *DB) refused(err error) error {
 		switch {
 		case pe.Code == "3D000":
 			return fmt.Errorf("%sdatabase %q does not exist on %s; create it (CREATE DATABASE %s) or correct the database's name in the URL (--database)",
-				cannot, cfg.Database, host, pgx.Identifier{cfg.Database}.Sanitize())
+				cannot, cfg.Database, host, ident(cfg.Database))
 		case pe.Code == "28P01":
 			return fmt.Errorf("%sauthentication failed for user %q on %s (the server says: %s); correct the password in the URL (--database), or the server's pg_hba.conf",
 				cannot, cfg.User, host, pe.Message)
 		case pe.Code == "28000" && strings.HasPrefix(pe.Message, "role ") && strings.HasSuffix(pe.Message, " does not exist"):
 			return fmt.Errorf("%srole %q does not exist on %s; create it (CREATE ROLE %s LOGIN) or correct the user in the URL (--database)",
-				cannot, cfg.User, host, pgx.Identifier{cfg.User}.Sanitize())
+				cannot, cfg.User, host, ident(cfg.User))
 		case strings.HasPrefix(pe.Code, "28"), pe.Code == "42501" && pe.Severity == "FATAL":
 			// no pg_hba.conf entry, a role that may not log in, no CONNECT
 			msg := pe.Message

@@ -169,9 +169,11 @@ func TestPostgresInASchemaOfItsOwn(t *testing.T) {
 // TestPostgresOverVerifiedTLS: on a cluster with ssl = on and a
 // certificate from a CA of its own (scripts/postgres.sh start --tls), the
 // store opens and works over sslmode=verify-full. A CA that did not sign
-// the certificate, a certificate for another host, a wrong password, and
-// sslmode=require against a server without TLS are each refused at once,
-// permanently, saying what failed on which host and what to do.
+// the certificate, a certificate for another host, a wrong password, a
+// user that may not create tables, and sslmode=require against a server
+// without TLS are each refused at once, permanently, saying what failed
+// on which host and what to do; an sslrootcert that cannot be read is
+// EINVALID.
 func TestPostgresOverVerifiedTLS(t *testing.T) {
 	c := storetest.OwnPostgres(t, "--tls", "--passwords")
 	if !strings.Contains(c.URL, "sslmode=verify-full&sslrootcert=") {
@@ -193,7 +195,7 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 	if hits := search(t, mem, senior, memory.Query{Text: "deploys"}); len(hits) != 1 {
 		t.Errorf("search over TLS = %v, want the memory", hits)
 	}
-	for _, q := range []string{`CREATE ROLE ann LOGIN PASSWORD 'right-horse'`, `CREATE DATABASE ann_db OWNER ann`} {
+	for _, q := range []string{`CREATE ROLE ann LOGIN PASSWORD 'right-horse'`, `CREATE DATABASE ann_db OWNER ann`, `CREATE DATABASE not_anns`} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -206,6 +208,18 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 
 	msg = refusedFor(t, "postgres://ann:wrong-horse@"+host+"/ann_db?"+query, "wrong-horse")
 	wantWords(t, msg, `authentication failed for user "ann" on `+host, "correct the password")
+
+	// PostgreSQL 15 lets only a database's owner create tables in its
+	// public schema; ann may not read the tables postgres made either.
+	msg = refusedFor(t, "postgres://ann:right-horse@"+host+"/not_anns?"+query, "right-horse")
+	wantWords(t, msg, `its user "ann" may not create tables in schema public`, "GRANT CREATE ON SCHEMA public")
+	msg = refusedFor(t, "postgres://ann:right-horse@"+host+"/postgres?"+query, "right-horse")
+	wantWords(t, msg, `its user "ann" may not use memory-mcp's tables in schema public (permission denied for table schema_migrations)`)
+
+	_, err = store.OpenPostgres(t.Context(), "postgres://postgres@"+host+"/postgres?sslmode=verify-full&sslrootcert=/no/such/ca.crt")
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "the database URL's TLS settings cannot be used: unable to read CA file") {
+		t.Errorf("an sslrootcert that cannot be read: %v, want EINVALID saying the TLS settings cannot be used", err)
+	}
 
 	c.Certify("db.example.com")
 	msg = refusedFor(t, c.URL, "")
