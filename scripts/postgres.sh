@@ -35,10 +35,11 @@
 #                                   same port and data, for fault tests
 #
 # With MEMORY_MCP_TEST_POSTGRES already set (a server of your own), run and
-# start use it as it is and start nothing. Debian's postgresql-15 is
-# installed when missing (apt, as root or through sudo). The cluster lives
-# in a temporary directory, listens on 127.0.0.1 only, trusts local
-# connections, and trades durability for speed (fsync off): it holds test
+# start (without options) use it as it is and start nothing. Debian's
+# postgresql-15 is installed when missing (apt, as root or through sudo),
+# and openssl for --tls. The cluster lives in a temporary directory,
+# listens on 127.0.0.1 only, trusts local connections (but see
+# --passwords), and trades durability for speed (fsync off): it holds test
 # data only. PostgreSQL refuses to run as root, so as root it runs as the
 # postgres user the package creates.
 set -euo pipefail
@@ -46,12 +47,15 @@ set -euo pipefail
 bin=/usr/lib/postgresql/15/bin
 
 install() {
-	[ -x "$bin/initdb" ] && return
+	local want=
+	[ -x "$bin/initdb" ] || want=postgresql-15
+	[ -z "${1:-}" ] || command -v openssl >/dev/null || want+=" openssl"
+	[ -n "$want" ] || return 0
 	local sudo=
 	[ "$(id -u)" = 0 ] || sudo=sudo
-	echo "postgres: installing Debian's postgresql-15" >&2
+	echo "postgres: installing Debian's $want" >&2
 	$sudo apt-get update >&2
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 >&2
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $want >&2
 }
 
 # as runs a command as the cluster's owner: postgres when we are root.
@@ -75,7 +79,7 @@ start() {
 		esac
 		shift
 	done
-	install
+	install $tls
 	local dir
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/memory-mcp-pg.XXXXXX")
 	chmod 755 "$dir"
@@ -228,7 +232,7 @@ restart() {
 case "${1:-}" in
 start)
 	shift
-	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ]; then echo "$MEMORY_MCP_TEST_POSTGRES"; else start "$@"; fi
+	if [ -n "${MEMORY_MCP_TEST_POSTGRES:-}" ] && [ $# = 0 ]; then echo "$MEMORY_MCP_TEST_POSTGRES"; else start "$@"; fi
 	;;
 cert)
 	read -r port dir < <(cluster "${2:?usage: $0 cert URL NAME...}")
