@@ -1,11 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"slices"
 	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
 
+	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/score"
 )
 
@@ -133,4 +137,53 @@ func (db *DB) BeforeRerun(f func()) {
 		db.beforeRerun = nil
 		f()
 	}
+}
+
+// ActiveTrendByScan is the trend of active memories as the statistics
+// page first drew it, one grouped scan of every memory: what activeTrend,
+// counted back from the kept counts, must equal.
+func (db *DB) ActiveTrendByScan(ctx context.Context, q memory.TrendQuery) ([]memory.AgentCounts, error) {
+	since, step := nanos(q.Since()), int64(q.Step)
+	per := map[string][]int{}
+	err := db.View(ctx, func(tx *Tx) error {
+		rows, err := tx.query(ctx, `SELECT agent_id, CASE WHEN created_at < ?1 THEN -1 ELSE (created_at - ?1) / ?2 END AS born,
+		(gone - ?1) / ?2 AS left_at, count(*)
+		FROM (SELECT agent_id, created_at, CASE WHEN forgotten_at IS NULL THEN archived_at WHEN archived_at IS NULL THEN forgotten_at
+			WHEN forgotten_at < archived_at THEN forgotten_at ELSE archived_at END AS gone FROM memories WHERE shared = 0) m
+		WHERE gone IS NULL OR gone >= ?1 GROUP BY 1, 2, 3`, since, step)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var agent string
+			var born int64
+			var gone sql.NullInt64
+			var n int
+			if err := rows.Scan(&agent, &born, &gone, &n); err != nil {
+				return err
+			}
+			if per[agent] == nil {
+				per[agent] = make([]int, q.Steps)
+			}
+			for i := max(born, 0); i < int64(q.Steps); i++ {
+				if gone.Valid && gone.Int64 <= i {
+					break
+				}
+				per[agent][i] += n
+			}
+		}
+		return rows.Err()
+	})
+	out := make([]memory.AgentCounts, 0, len(per))
+	for a, c := range per {
+		out = append(out, memory.AgentCounts{AgentID: a, Counts: c})
+	}
+	slices.SortFunc(out, func(a, b memory.AgentCounts) int {
+		if d := cmp.Compare(b.Counts[q.Steps-1], a.Counts[q.Steps-1]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.AgentID, b.AgentID)
+	})
+	return out[:min(len(out), trendAgents)], err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -15,12 +16,12 @@ const trendAgents = 8
 
 // Trends counts, per step of q, the conflicts between memories found and
 // decided, the memories consolidated into a summary, and each agent's active
-// personal memories at the step's end. Each figure is one grouped scan: at
+// personal memories at the step's end. Each figure is grouped in SQL: at
 // 100k memories, reading the rows into Go per step would cost more than the
 // page can wait. The active counts follow a memory from its creation to when
-// it was first forgotten or archived; one restored since counts as active
-// throughout, and expiry is not followed (memory_stats counts the present
-// exactly).
+// it was first forgotten or archived, counted back from the present (see
+// activeTrend); one restored since counts as active throughout, and expiry
+// is not followed (memory_stats counts the present exactly).
 func (s *MemoryService) Trends(ctx context.Context, q memory.TrendQuery) (memory.MemoryTrends, error) {
 	who, err := memory.RequireIdentity(ctx)
 	if err != nil {
@@ -75,42 +76,47 @@ func (tx *Tx) perStep(ctx context.Context, q memory.TrendQuery, query string, ar
 	return out, rows.Err()
 }
 
-// activeTrend counts each agent's memories by the step they were written in
-// (-1: before the window) and the step they left search in (none: still in
-// it), then adds them up per step's end.
+// activeTrend counts each agent's active personal memories at each step's
+// end without reading every memory: a memory is active at a step's end
+// when it was written before it and left search (was first forgotten or
+// archived) after it, or has not left. Counted back from the memories
+// active now (memory_counts' kept counts), only the memories written,
+// forgotten or archived since the window began change a step's figure, and
+// those are read from indexes (migration 0049), so the cost grows with
+// what the window saw, not with the store. One restored since counts as
+// active throughout, and expiry is not followed, as memory_counts' active
+// state does not follow it.
 func (tx *Tx) activeTrend(ctx context.Context, q memory.TrendQuery, since, step int64) ([]memory.AgentCounts, error) {
-	// Written in what both engines read alike: CASE for the scalar min and
-	// max, which PostgreSQL spells otherwise.
-	rows, err := tx.query(ctx, `SELECT agent_id, CASE WHEN created_at < ?1 THEN -1 ELSE (created_at - ?1) / ?2 END AS born,
-		(gone - ?1) / ?2 AS left_at, count(*)
-		FROM (SELECT agent_id, created_at, CASE WHEN forgotten_at IS NULL THEN archived_at WHEN archived_at IS NULL THEN forgotten_at
-			WHEN forgotten_at < archived_at THEN forgotten_at ELSE archived_at END AS gone FROM memories WHERE shared = 0) m
-		WHERE gone IS NULL OR gone >= ?1 GROUP BY 1, 2, 3`, since, step)
+	type agentNow struct {
+		id     string
+		active int
+	}
+	var agents []agentNow
+	rows, err := tx.query(ctx, `SELECT agent_id, CAST(sum(CASE WHEN state = 'active' THEN n ELSE 0 END) AS BIGINT)
+		FROM memory_counts WHERE shared = 0 GROUP BY agent_id`)
 	if err != nil {
 		return nil, fmt.Errorf("active trend: %w", err)
 	}
-	defer rows.Close()
-	per := map[string][]int{}
 	for rows.Next() {
-		var agent string
-		var born int64
-		var gone sql.NullInt64
-		var n int
-		if err := rows.Scan(&agent, &born, &gone, &n); err != nil {
+		var a agentNow
+		if err := rows.Scan(&a.id, &a.active); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		if per[agent] == nil {
-			per[agent] = make([]int, q.Steps)
-		}
-		for i := max(born, 0); i < int64(q.Steps); i++ {
-			if gone.Valid && gone.Int64 <= i {
-				break
-			}
-			per[agent][i] += n
-		}
+		agents = append(agents, a)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("active trend: %w", err)
+	}
+	per := map[string][]int{}
+	for _, a := range agents {
+		counts, seen, err := tx.activeSteps(ctx, q, a.id, a.active, since, step)
+		if err != nil {
+			return nil, err
+		}
+		if seen {
+			per[a.id] = counts
+		}
 	}
 	out := make([]memory.AgentCounts, 0, len(per))
 	for a, c := range per {
@@ -123,6 +129,57 @@ func (tx *Tx) activeTrend(ctx context.Context, q memory.TrendQuery, since, step 
 		return cmp.Compare(a.AgentID, b.AgentID)
 	})
 	return out[:min(len(out), trendAgents)], nil
+}
+
+// activeSteps counts agent's active personal memories at each step's end,
+// given the number active now, and reports whether the agent had any
+// memory in search within the window (an agent without one is no line of
+// the chart). The memories read are those written since the window began
+// (memories_listing) and those written before it that left search within
+// it or since, forgotten (memories_forgotten) or else archived
+// (memories_archived_at): disjoint, each read from its index alone. Of
+// them, each counts at the steps it was active at, and those still active
+// now are taken out of active, which counted them at every step.
+func (tx *Tx) activeSteps(ctx context.Context, q memory.TrendQuery, agent string, active int, since, step int64) ([]int, bool, error) {
+	// CASE for the scalar min, which PostgreSQL spells otherwise.
+	const gone = `CASE WHEN forgotten_at IS NULL THEN archived_at WHEN archived_at IS NULL THEN forgotten_at
+		WHEN forgotten_at < archived_at THEN forgotten_at ELSE archived_at END`
+	rows, err := tx.query(ctx, `SELECT CASE WHEN created_at < ?2 THEN -1 ELSE (created_at - ?2) / ?3 END, (gone - ?2) / ?3, count(*)
+		FROM (SELECT created_at, `+gone+` AS gone FROM memories WHERE agent_id = ?1 AND shared = 0 AND created_at >= ?2
+			UNION ALL
+			SELECT created_at, `+gone+` FROM memories WHERE agent_id = ?1 AND shared = 0 AND forgotten_at >= ?2 AND created_at < ?2
+			UNION ALL
+			SELECT created_at, `+gone+` FROM memories WHERE agent_id = ?1 AND shared = 0 AND archived_at >= ?2 AND created_at < ?2
+				AND (forgotten_at IS NULL OR forgotten_at < ?2)) m
+		WHERE gone IS NULL OR gone >= ?2 GROUP BY 1, 2`, agent, since, step)
+	if err != nil {
+		return nil, false, fmt.Errorf("active trend of %s: %w", agent, err)
+	}
+	defer rows.Close()
+	counts := make([]int, q.Steps)
+	base, seen := active, active > 0
+	for rows.Next() {
+		var born int64
+		var left sql.NullInt64
+		var n int
+		if err := rows.Scan(&born, &left, &n); err != nil {
+			return nil, false, err
+		}
+		seen = true
+		if !left.Valid {
+			base -= n
+		}
+		for i := max(born, 0); i < int64(q.Steps); i++ {
+			if left.Valid && left.Int64 <= i {
+				break
+			}
+			counts[i] += n
+		}
+	}
+	for i := range counts {
+		counts[i] += base
+	}
+	return counts, seen, rows.Err()
 }
 
 // Agents lists every agent that has kept memories, with its active personal

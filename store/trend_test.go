@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -68,4 +69,90 @@ func trendsCountPerStep(t *testing.T, db *store.DB, clk *storetest.Clock) {
 	if _, err := s.Trends(as(human), memory.TrendQuery{Until: clk.Now(), Step: time.Hour}); memory.ErrorCode(err) != memory.EINVALID {
 		t.Fatalf("no steps: %v", err)
 	}
+}
+
+// TestActiveTrendCountedBackEqualsScan: the trend of active memories,
+// counted back from the kept counts through what the window saw, is the
+// one a scan of every memory draws, on a store with memories written,
+// forgotten, superseded, consolidated and restored before the window, in
+// it and after its last step's end, for agents that kept memories and one
+// whose memories all left before the window.
+func TestActiveTrendCountedBackEqualsScan(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		emb := hashEmbedder("hash-32", 32)
+		s := store.NewMemoryService(db, &emb)
+		if _, err := s.Index.Load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		cara := memory.Identity{AgentID: "cara", Seniority: memory.SeniorityMid, Autonomy: memory.AutonomyFull}
+		gone := remember(t, s, cara, memory.EntryWrite{Content: "cara's only memory, forgotten long ago"})
+		if _, err := s.Forget(as(cara), gone.ID, "old"); err != nil {
+			t.Fatal(err)
+		}
+		var early []memory.Entry
+		for i := range 6 {
+			early = append(early, remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("ann's early note number %d about the garden plan", i)}))
+			remember(t, s, bob, memory.EntryWrite{Content: fmt.Sprintf("bob's early note number %d about the boat trip", i)})
+			clk.Advance(10 * time.Minute)
+		}
+		if _, err := s.Forget(as(ann), early[0].ID, "before the window"); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(3 * time.Hour) // the window begins about here
+		for i := range 5 {
+			m := remember(t, s, ann, memory.EntryWrite{Content: fmt.Sprintf("ann's note %d in the window, on the kitchen", i)})
+			switch i {
+			case 1:
+				if _, err := s.Forget(as(ann), m.ID, "in the window"); err != nil {
+					t.Fatal(err)
+				}
+			case 3:
+				if _, err := s.Forget(as(ann), early[1].ID, "an early one, in the window"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			remember(t, s, bob, memory.EntryWrite{Content: fmt.Sprintf("bob's note %d in the window, on the harbour", i)})
+			clk.Advance(50 * time.Minute)
+		}
+		remember(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Tuesday."})
+		remember(t, s, ann, memory.EntryWrite{Content: "The flight to Oslo is on Wednesday."}) // supersedes the Tuesday one
+		if _, err := consolidate(t, db, ann, "ann's early notes, in short", early[2].ID, early[3].ID); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(40 * time.Minute)
+		if _, err := s.Restore(as(human), "ann", early[2].ID); err != nil {
+			t.Fatal(err)
+		}
+		until := clk.Now()
+		clk.Advance(2 * time.Hour) // after the last step's end
+		remember(t, s, bob, memory.EntryWrite{Content: "bob's note written after the window"})
+		if _, err := s.Forget(as(ann), early[4].ID, "after the window"); err != nil {
+			t.Fatal(err)
+		}
+
+		for _, q := range []memory.TrendQuery{
+			{Until: until, Step: time.Hour, Steps: 6},
+			{Until: until, Step: 20 * time.Minute, Steps: 10},
+			{Until: until.Add(-90 * time.Minute), Step: time.Hour, Steps: 2},
+			{Until: clk.Now(), Step: 24 * time.Hour, Steps: 3},
+		} {
+			got, err := s.Trends(as(human), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := db.ActiveTrendByScan(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) < 2 {
+				t.Fatalf("the scan found %+v: the store is not what this test means", want)
+			}
+			if !slices.EqualFunc(got.Active, want, func(a, b memory.AgentCounts) bool {
+				return a.AgentID == b.AgentID && slices.Equal(a.Counts, b.Counts)
+			}) {
+				t.Errorf("steps of %v until %v: counted back %+v, scanned %+v", q.Step, q.Until, got.Active, want)
+			}
+		}
+	})
 }
