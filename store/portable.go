@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -218,10 +219,13 @@ func exportKind(c *sqlite3.Conn, k portableKind, f ExportFilter, sets map[string
 		return 0, err
 	}
 	where := k.where
-	if where == "" || (f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil) {
+	if where == "" {
 		where = "1"
 	}
 	keeps, within := columnSets(cols, k.keeps, sets), columnSets(cols, k.within, sets)
+	if f.whole() {
+		where, keeps, within = k.inStore("1"), nil, nil
+	}
 	st, _, err := c.Prepare(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + k.table + ` WHERE ` + where + ` ORDER BY ` + k.order)
 	if err != nil {
 		return 0, err
@@ -265,6 +269,36 @@ rows:
 		n++
 	}
 	return n, st.Err()
+}
+
+// whole reports whether f selects everything.
+func (f ExportFilter) whole() bool {
+	return f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil
+}
+
+// setRows are the rows each set of keeps and within holds in an export of
+// everything, which holds every row of their tables: a memory's id and pk,
+// a fact's id.
+var setRows = map[string]struct{ table, column string }{
+	"memory":    {"memories", "id"},
+	"memory_pk": {"memories", "pk"},
+	"fact":      {"snapshot", "fact_id"},
+}
+
+// inStore is the condition of k's rows in an export of everything: that
+// the rows its within columns name are in the store (of an export of
+// everything, the sets would hold every id of the store, memory growing
+// with it), else all, as all is said on the engine.
+func (k portableKind) inStore(all string) string {
+	var conds []string
+	for _, col := range slices.Sorted(maps.Keys(k.within)) {
+		r := setRows[k.within[col]]
+		conds = append(conds, fmt.Sprintf(`EXISTS (SELECT 1 FROM %s s WHERE s.%s = %s.%s)`, r.table, r.column, k.table, col))
+	}
+	if len(conds) == 0 {
+		return all
+	}
+	return strings.Join(conds, " AND ")
 }
 
 // columnSets gives, per column of cols, the set named for it in named (nil

@@ -42,10 +42,13 @@ func (db *DB) exportKindPostgres(ctx context.Context, tx *sql.Tx, k portableKind
 		return 0, err
 	}
 	where, args := k.where, filterArgs(f)
-	if where == "" || (f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil) {
+	if where == "" {
 		where, args = "true", nil
 	}
 	keeps, within := columnSets(cols, k.keeps, sets), columnSets(cols, k.within, sets)
+	if f.whole() {
+		where, args, keeps, within = k.inStore("true"), nil, nil, nil
+	}
 	rows, err := tx.QueryContext(ctx, db.dialect(`SELECT `+strings.Join(cols, ", ")+` FROM `+k.table+
 		` WHERE `+postgresFilterTypes.Replace(where)+` ORDER BY `+k.order), args...)
 	if err != nil {
