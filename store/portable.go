@@ -84,7 +84,8 @@ type portableKind struct {
 	// in their sets: a link or a conflict is exported only when both its
 	// ends are. Checked here rather than in SQL: a filter of one table by
 	// two IN lists over a filtered 100k-row table took minutes in SQLite,
-	// a Go set of ids a few megabytes.
+	// a Go set of ids a few megabytes. An export of everything, which holds
+	// every row, checks in the store instead (inStore).
 	keeps, within map[string]string
 }
 
@@ -143,7 +144,9 @@ type ExportCounts map[string]int
 
 // Export writes what the filter selects to w in the export format (JSON
 // Lines: a header, one record per row, a checksum trailer), from one
-// consistent snapshot, streaming: memory use does not grow with the store.
+// consistent snapshot, streaming: an export of everything holds no more
+// memory for a bigger store; a filtered one keeps the ids of what it wrote,
+// to check links against (see keeps).
 // The same store and filter always give the same bytes.
 //
 // On PostgreSQL the snapshot is one REPEATABLE READ transaction, and the
