@@ -20,7 +20,7 @@ import (
 
 // BenchmarkPortable measures the real binary, each command a process of
 // its own, on a data directory of n memories (LoCoMo turns, remembered
-// through the store by four agents at once): export (memories/s, the
+// through the store by several agents at once): export (memories/s, the
 // process's peak RSS, bytes), an exact import of that export into an empty
 // store (memories/s, peak RSS; --embedder none: the rows alone, re-embedding
 // is reindex's figure) whose export is byte-identical, a second import of
@@ -34,18 +34,22 @@ import (
 //
 //	MEMORY_MCP_BENCH_PORTABLE_MEMORIES=100000 go test -run '^$' -bench BenchmarkPortable -benchtime 1x -timeout 60m ./cmd/memory-mcp
 //
+// MEMORY_MCP_BENCH_PORTABLE_AGENTS (4 by default) is how many agents fill
+// the store at once: PostgreSQL, whose writers do not wait on one lock,
+// fills faster with more.
+//
 // With MEMORY_MCP_TEST_ENGINE=postgres (and MEMORY_MCP_TEST_POSTGRES) every
 // store is a fresh PostgreSQL database instead, given to each command as
 // MEMORY_MCP_DATABASE; backup and restore are then the portable export's.
 func BenchmarkPortable(b *testing.B) {
-	n := benchEnv("MEMORY_MCP_BENCH_PORTABLE_MEMORIES", 10_000)
+	n, agents := benchEnv("MEMORY_MCP_BENCH_PORTABLE_MEMORIES", 10_000), benchEnv("MEMORY_MCP_BENCH_PORTABLE_AGENTS", 4)
 	engine := "sqlite"
 	if onPostgres() {
 		engine = "postgres"
 	}
 	for range b.N {
 		dir := b.TempDir()
-		fillAgents(b, dir, n, 4)
+		fillAgents(b, dir, n, agents)
 		line := func(format string, args ...any) {
 			fmt.Printf("portable engine=%s memories=%d "+format+"\n", append([]any{engine, n}, args...)...)
 		}
