@@ -25,7 +25,7 @@ import (
 // store (memories/s, peak RSS; --embedder none: the rows alone, re-embedding
 // is reindex's figure) whose export is byte-identical, a second import of
 // the same export into that store (through the write gates, each memory
-// found there, nothing stored: the store's export still byte-identical),
+// found there, nothing stored: the store's records unchanged),
 // an online backup (time, size, beside the database's own size) and its
 // restore into an empty data directory, whose export is byte-identical too.
 //
@@ -35,8 +35,9 @@ import (
 //	MEMORY_MCP_BENCH_PORTABLE_MEMORIES=100000 go test -run '^$' -bench BenchmarkPortable -benchtime 1x -timeout 60m ./cmd/memory-mcp
 //
 // MEMORY_MCP_BENCH_PORTABLE_AGENTS (4 by default) is how many agents fill
-// the store at once: PostgreSQL, whose writers do not wait on one lock,
-// fills faster with more.
+// the store at once. The rates are of n, the memories asked for; the
+// export's own count (a few LoCoMo turns are repeats dedup keeps once) is
+// on the export line.
 //
 // With MEMORY_MCP_TEST_ENGINE=postgres (and MEMORY_MCP_TEST_POSTGRES) every
 // store is a fresh PostgreSQL database instead, given to each command as
