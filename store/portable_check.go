@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -40,27 +39,7 @@ type importColumn struct {
 type recordChecker struct {
 	maxBytes int
 	cols     map[string]map[string]importColumn // table -> column -> what it takes (importColumns)
-	seen     map[string]idSet                   // memory, memory_pk, fact, block: the ids read so far
-}
-
-// idSet is a set of ids held as keyed 64-bit hashes, not as text: an
-// import checks every reference against the ids read before it, and a
-// memory's id and pk as text took about 130 bytes a memory, the most of an
-// exact import's memory that grows with the file (a hash, 16). The key is
-// random to the process, so a file cannot be made to name an id it does
-// not hold by a collision.
-type idSet struct {
-	seed maphash.Seed
-	m    map[uint64]struct{}
-}
-
-func newIDSet(seed maphash.Seed) idSet { return idSet{seed: seed, m: map[uint64]struct{}{}} }
-
-func (s idSet) add(id string) { s.m[maphash.String(s.seed, id)] = struct{}{} }
-
-func (s idSet) has(id string) bool {
-	_, ok := s.m[maphash.String(s.seed, id)]
-	return ok
+	seen     map[string]map[string]bool         // memory, memory_pk, fact, block: the ids read so far
 }
 
 // newRecordChecker checks the records of the import from src, whose
@@ -70,9 +49,8 @@ func newRecordChecker(src ImportSource) *recordChecker {
 	if maxBytes <= 0 {
 		maxBytes = memory.DefaultMaxContentBytes
 	}
-	seed := maphash.MakeSeed()
 	return &recordChecker{maxBytes: maxBytes, cols: src.columns,
-		seen: map[string]idSet{"memory": newIDSet(seed), "memory_pk": newIDSet(seed), "fact": newIDSet(seed), "block": newIDSet(seed)}}
+		seen: map[string]map[string]bool{"memory": {}, "memory_pk": {}, "fact": {}, "block": {}}}
 }
 
 // maxTextBytes bounds any text column: a JSON column holds a call's
@@ -128,7 +106,7 @@ func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
 	}
 	refers := func(set string, cols ...string) error {
 		for _, col := range cols {
-			if v := row[col]; v != nil && !rc.seen[set].has(fmt.Sprint(v)) {
+			if v := row[col]; v != nil && !rc.seen[set][fmt.Sprint(v)] {
 				return memory.Errorf(memory.EINVALID, "%s %v names no %s before it in the export", col, v, strings.ReplaceAll(set, "_", " "))
 			}
 		}
@@ -151,14 +129,14 @@ func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
 	case "memory":
 		err = firstError(ids("id", "agent_id", "namespace"), content("content"), memory.CheckText("source", text("source"), memory.MaxSourceLen),
 			name("category", category))
-		rc.seen["memory"].add(text("id"))
-		rc.seen["memory_pk"].add(fmt.Sprint(row["pk"]))
+		rc.seen["memory"][text("id")] = true
+		rc.seen["memory_pk"][fmt.Sprint(row["pk"])] = true
 	case "fact_op", "fact":
 		err = firstError(ids("fact_id", "author_agent_id"), name("category", factCategory))
 		if _, ok := row["content"].(string); err == nil && (ok || kind == "fact") { // a retraction has none
 			err = content("content")
 		}
-		rc.seen["fact"].add(text("fact_id"))
+		rc.seen["fact"][text("fact_id")] = true
 	case "fact_claim":
 		err = refers("fact", "fact_id")
 	case "fact_conflict":
@@ -177,7 +155,7 @@ func (rc *recordChecker) check(kind string, raw json.RawMessage) error {
 	case "shared_repeat":
 		err = refers("memory", "copy_id", "memory_id")
 	case "block":
-		rc.seen["block"].add(fmt.Sprint(row["id"]))
+		rc.seen["block"][fmt.Sprint(row["id"])] = true
 	case "block_version":
 		err = refers("block", "block_id")
 	case "note":
