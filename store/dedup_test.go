@@ -517,25 +517,7 @@ func TestDedupRekeyMigration(t *testing.T) {
 			t.Errorf("a different memory after one from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
 		}
 	}
-	t.Run("sqlite", func(t *testing.T) {
-		check(t, upgraded(t, "0043", func(old *store.DB) { setup(t, old) }))
-	})
-	t.Run("postgres", func(t *testing.T) {
-		ctx := context.Background()
-		url := storetest.PostgresURL(t)
-		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0043"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		setup(t, old)
-		old.Close()
-		db, err := store.OpenPostgres(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		check(t, db)
-	})
+	onUpgrade(t, "0043", setup, check)
 }
 
 // Migration 0048 runs the re-key again for paths, units, amounts and code
@@ -569,13 +551,19 @@ func TestDedupRekeyPathsUnitsMigration(t *testing.T) {
 			t.Errorf("a different memory after one from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
 		}
 	}
+	onUpgrade(t, "0048", setup, check)
+}
+
+// onUpgrade runs setup on a store migrated up to before migration, on
+// each engine, and check on it once opened by the current binary.
+func onUpgrade(t *testing.T, migration string, setup, check func(*testing.T, *store.DB)) {
 	t.Run("sqlite", func(t *testing.T) {
-		check(t, upgraded(t, "0048", func(old *store.DB) { setup(t, old) }))
+		check(t, upgraded(t, migration, func(old *store.DB) { setup(t, old) }))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		ctx := context.Background()
 		url := storetest.PostgresURL(t)
-		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0048"))
+		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore(migration))
 		if err != nil {
 			t.Fatal(err)
 		}
