@@ -31,3 +31,21 @@ func TestSearchSignedNamesAndJapaneseEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchFindsARepeatsWordsEndToEnd: words remember answered as a
+// duplicate are searched with their author's searches, through the
+// checking client.
+func TestSearchFindsARepeatsWordsEndToEnd(t *testing.T) {
+	s := startIn(t, options{args: []string{"--agent-id", "ann"}})
+	var first, again memoryResult
+	s.ok("remember", map[string]any{"content": "The color of the logo is blue."}, &first)
+	s.ok("remember", map[string]any{"content": "The colour of the logo is blue."}, &again)
+	if again.ID != first.ID {
+		t.Fatalf("the British spelling was stored as %s, not answered a repeat of %s: the test asks nothing", again.ID, first.ID)
+	}
+	var sr searchResult
+	s.ok("search_memory", map[string]any{"query": "colour"}, &sr)
+	if !slices.Equal(sr.ids(), []string{first.ID}) {
+		t.Errorf("search_memory colour found %v, want %s, which the repeat was folded into", sr.ids(), first.ID)
+	}
+}
