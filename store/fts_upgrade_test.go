@@ -2,11 +2,9 @@ package store_test
 
 import (
 	"context"
-	"io/fs"
 	"slices"
 	"strconv"
 	"testing"
-	"testing/fstest"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -194,17 +192,4 @@ func TestTermsMigrationIndexesSignsAndCJKAgain(t *testing.T) {
 		defer db.Close()
 		check(t, db, ids)
 	})
-}
-
-// postgresMigrationsBefore are the PostgreSQL migrations before name.
-func postgresMigrationsBefore(name string) fstest.MapFS {
-	before := fstest.MapFS{}
-	names, _ := fs.Glob(store.PostgresMigrations, "*.sql")
-	for _, n := range names {
-		if n < name {
-			b, _ := fs.ReadFile(store.PostgresMigrations, n)
-			before[n] = &fstest.MapFile{Data: b}
-		}
-	}
-	return before
 }
