@@ -100,6 +100,10 @@ func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 }
 
 func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, error) {
+	if MisencodedURL(url) {
+		return nil, memory.Errorf(memory.EINVALID, "the database URL has an @ that is not the one ending its user and password, so a part of the password "+
+			"would be read as its host or database: percent-encode @ in the password as %%40 (and / as %%2F, : as %%3A, %% as %%25)")
+	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil && strings.Contains(err.Error(), ": failed to configure TLS (") {
 		// sslrootcert, sslcert or sslkey names a file that cannot be read or used
@@ -144,12 +148,30 @@ func postgresName(cfg *pgx.ConnConfig) string {
 	return "postgres://" + net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))) + "/" + cfg.Database
 }
 
+// MisencodedURL reports whether a postgres:// URL holds an @ that the
+// driver, which ends the user and password at the first @ before a /
+// (as libpq does), would read as part of the host or database: a raw @
+// or / in the password. Its host or database name would then quote the
+// rest of the password in every message.
+func MisencodedURL(url string) bool {
+	rest, ok := strings.CutPrefix(url, "postgresql://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(url, "postgres://"); !ok {
+			return false // key=value: no @ is special
+		}
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	at, slash := strings.IndexByte(rest, '@'), strings.IndexByte(rest, '/')
+	return strings.Count(rest, "@") > 1 || at >= 0 && slash >= 0 && slash < at
+}
+
 // redactURLError drops what a parse error quotes of the URL (it may hold a
 // password) and keeps the reason.
 func redactURLError(err error) string {
 	var pe *pgconn.ParseConfigError
 	if errors.As(err, &pe) && pe.Unwrap() != nil {
-		return pe.Unwrap().Error()
+		s, _, _ := strings.Cut(pe.Unwrap().Error(), `: "`) // invalid percent-encoded token: "…"
+		return s
 	}
 	s := err.Error()
 	if i := strings.LastIndex(s, ": "); i >= 0 {

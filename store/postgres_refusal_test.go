@@ -237,3 +237,25 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 	msg = refusedFor(t, "postgres://postgres:s3cret@"+plainHost+"/postgres?sslmode=require", "s3cret")
 	wantWords(t, msg, "the server "+plainHost+" refused TLS", "enable ssl on the server", "sslmode=prefer", "sslmode=disable")
 }
+
+// TestPostgresRefusesMistakesInTheURL: a password with a raw @ or / (which
+// the driver, as libpq, would split into the host or database, quoting
+// the rest of the password in every message) is refused naming the
+// escape and quoting nothing.
+func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
+	url := storetest.PostgresDatabaseURL(t) // postgres://user@host:port/db?sslmode=disable
+	rest, _ := strings.CutPrefix(url, "postgres://")
+	user, rest, _ := strings.Cut(rest, "@")
+	base, query, _ := strings.Cut(rest, "?")
+	for _, bad := range []string{"Zq@Xk:w/Rj%x", "Zq@Xkvw", "12/Vb@x"} {
+		_, err := store.OpenPostgres(t.Context(), "postgres://"+user+":"+bad+"@"+base+"?"+query)
+		if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "percent-encode @ in the password as %40") {
+			t.Errorf("password %q: %v", bad, err)
+		}
+		for _, part := range []string{"Xk", "Rj", "Vb"} {
+			if err != nil && strings.Contains(err.Error(), part) && strings.Contains(bad, part) {
+				t.Errorf("password %q: the message quotes %q of it: %v", bad, part, err)
+			}
+		}
+	}
+}
