@@ -554,6 +554,13 @@ func (db *DB) refused(err error) error {
 				msg += " (" + strings.TrimSuffix(pe.Detail, ".") + ")"
 			}
 			return fmt.Errorf("%sthe server %s refused the connection: %s; connect as a user the server admits to this database, or change its pg_hba.conf or grants", cannot, host, msg)
+		case (pe.Code == "42704" || pe.Code == "22023") && pe.Severity == "FATAL":
+			// a URL parameter the driver does not know goes to the server as a setting
+			return fmt.Errorf("%sthe server %s refused a setting of the URL: %s; correct or remove that URL parameter (the driver's own include sslmode, sslrootcert, "+
+				"connect_timeout and options)", cannot, host, pe.Message)
+		case pe.Code == "25006":
+			return fmt.Errorf("the database %s is read-only for its user %q (%s), and memory-mcp writes to it: connect to the primary, not a standby, "+
+				"or turn default_transaction_read_only off for the user (ALTER ROLE %s RESET default_transaction_read_only) or the database", db.path, cfg.User, pe.Message, ident(cfg.User))
 		}
 		return nil
 	}

@@ -241,7 +241,10 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 // TestPostgresRefusesMistakesInTheURL: a password with a raw @ or / (which
 // the driver, as libpq, would split into the host or database, quoting
 // the rest of the password in every message) is refused naming the
-// escape and quoting nothing.
+// escape and quoting nothing; a misspelt parameter, which the driver
+// passes to the server as a setting, is refused naming it and not as
+// EBUSY; so is a database its user may only read, at the first open and
+// at a later one.
 func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 	url := storetest.PostgresDatabaseURL(t) // postgres://user@host:port/db?sslmode=disable
 	rest, _ := strings.CutPrefix(url, "postgres://")
@@ -257,5 +260,38 @@ func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 				t.Errorf("password %q: the message quotes %q of it: %v", bad, part, err)
 			}
 		}
+	}
+
+	msg := refusedFor(t, "postgres://"+user+"@"+base+"?"+strings.Replace(query, "sslmode", "sslmod", 1), "")
+	wantWords(t, msg, `refused a setting of the URL: unrecognized configuration parameter "sslmod"`, "correct or remove that URL parameter")
+
+	raw, err := storetest.OpenPostgresSQL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	readOnly := func(on string) {
+		t.Helper()
+		if _, err := raw.Exec(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = ` + on + `', current_database()); END $$`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readOnly("on")
+	msg = refusedFor(t, url, "")
+	wantWords(t, msg, "is read-only for its user", "CREATE TABLE", "default_transaction_read_only")
+	readOnly("off")
+	db, err := store.OpenPostgres(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	readOnly("on")
+	db, err = store.OpenPostgres(t.Context(), url)
+	if err == nil {
+		err = db.UseProvenanceKey(t.Context(), make([]byte, store.ProvenanceKeySize))
+		db.Close()
+	}
+	if err == nil || memory.ErrorCode(err) == memory.EBUSY || !strings.Contains(err.Error(), "is read-only for its user") {
+		t.Errorf("a read-only database that has the schema: %v", err)
 	}
 }
