@@ -510,7 +510,11 @@ func (db *DB) postgresError(err error) error {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
-		return memory.Errorf(memory.EBUSY, "the database %s is unreachable; retry the call in a few seconds", db.path)
+		why := "" // connection refused, no such host, i/o timeout: a typo'd host or port shows here
+		if errors.As(err, &ne) {
+			why = " (" + ne.Error() + ")"
+		}
+		return memory.Errorf(memory.EBUSY, "the database %s is unreachable%s; retry the call in a few seconds", db.path, why)
 	}
 	// The server went away mid-call without a word (it crashed, or was
 	// stopped at once): the connection ended in the middle of a message.

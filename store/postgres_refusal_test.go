@@ -244,7 +244,7 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 // escape and quoting nothing; a misspelt parameter, which the driver
 // passes to the server as a setting, is refused naming it and not as
 // EBUSY; so is a database its user may only read, at the first open and
-// at a later one.
+// at a later one. A port nothing listens on stays EBUSY, saying why.
 func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 	url := storetest.PostgresDatabaseURL(t) // postgres://user@host:port/db?sslmode=disable
 	rest, _ := strings.CutPrefix(url, "postgres://")
@@ -260,6 +260,12 @@ func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 				t.Errorf("password %q: the message quotes %q of it: %v", bad, part, err)
 			}
 		}
+	}
+
+	// nothing listens on the port: retryable, and saying why
+	_, err := store.OpenPostgres(t.Context(), "postgres://"+user+"@127.0.0.1:1/postgres?"+query)
+	if memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "is unreachable (dial tcp 127.0.0.1:1: connect: connection refused)") {
+		t.Errorf("a port nothing listens on: %v", err)
 	}
 
 	msg := refusedFor(t, "postgres://"+user+"@"+base+"?"+strings.Replace(query, "sslmode", "sslmod", 1), "")
