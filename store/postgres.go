@@ -107,7 +107,11 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil && strings.Contains(err.Error(), ": failed to configure TLS (") {
 		// sslrootcert, sslcert or sslkey names a file that cannot be read or used
-		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %v", redactURLError(err))
+		why := redactURLError(err)
+		if why == "sslmode is invalid" {
+			why = "sslmode is none of disable, allow, prefer, require, verify-ca and verify-full"
+		}
+		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %s", why)
 	}
 	if err != nil {
 		return nil, memory.Errorf(memory.EINVALID, "the database URL is not a PostgreSQL URL: %v", redactURLError(err))

@@ -244,7 +244,8 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 // escape and quoting nothing; a misspelt parameter, which the driver
 // passes to the server as a setting, is refused naming it and not as
 // EBUSY; so is a database its user may only read, at the first open and
-// at a later one. A port nothing listens on stays EBUSY, saying why.
+// at a later one. An unknown sslmode names the ones there are; a port
+// nothing listens on stays EBUSY, saying why.
 func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 	url := storetest.PostgresDatabaseURL(t) // postgres://user@host:port/db?sslmode=disable
 	rest, _ := strings.CutPrefix(url, "postgres://")
@@ -262,8 +263,12 @@ func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 		}
 	}
 
+	_, err := store.OpenPostgres(t.Context(), "postgres://"+user+"@"+base+"?sslmode=requir")
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "sslmode is none of disable, allow, prefer, require, verify-ca and verify-full") {
+		t.Errorf("an unknown sslmode: %v", err)
+	}
 	// nothing listens on the port: retryable, and saying why
-	_, err := store.OpenPostgres(t.Context(), "postgres://"+user+"@127.0.0.1:1/postgres?"+query)
+	_, err = store.OpenPostgres(t.Context(), "postgres://"+user+"@127.0.0.1:1/postgres?"+query)
 	if memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "is unreachable (dial tcp 127.0.0.1:1: connect: connection refused)") {
 		t.Errorf("a port nothing listens on: %v", err)
 	}
