@@ -358,6 +358,8 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, auth
 		}
 		switch {
 		case !sameStatement(w, keys.timed, told):
+		case !text.NamesAgree(c.Content, w.Content):
+			// The keys fold case; "Pay Bill" is not "pay bill".
 		case name == memory.DedupSemantic && !text.Restates(c.Content, w.Content):
 		case addsTags(w, c) && sp.shared():
 			// No merge replaces a shared memory (it may be another

@@ -272,6 +272,9 @@ var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
 	"0043_dedup_rekey_case_numbers.sql": func(ctx context.Context, t *sql.Tx) error {
 		return rekeyDedup(ctx, t, postgresRekey)
 	},
+	"0048_dedup_rekey_paths_units.sql": func(ctx context.Context, t *sql.Tx) error {
+		return rekeyDedup(ctx, t, postgresRekey)
+	},
 }
 
 // fillTerms writes the terms of the rows stored before the store wrote
