@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/text"
@@ -557,12 +556,13 @@ func (s *MemoryService) CurrentEmbedder() *memory.Embedder {
 	return s.Embedder
 }
 
-// indexedLength counts the tokens the full-text index makes of a memory's
-// content and tags: runs of letters and digits, as its tokenizer splits them.
+// indexedLength counts the terms the full-text index makes of a memory's
+// content and tags (text.Terms): the length BM25 reads, on PostgreSQL from
+// this column and on SQLite from FTS5's own count, which must agree.
 func indexedLength(content string, tags []string) int {
 	n := 0
-	for _, text := range append([]string{content}, tags...) {
-		n += len(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
+	for _, s := range append([]string{content}, tags...) {
+		n += len(text.Terms(s))
 	}
 	return n
 }

@@ -378,14 +378,15 @@ func isPath(w []rune) bool {
 		return false // "3/4", "2026/03/01", "24/7": numbers
 	}
 	for i := 1; i+1 < len(w); i++ {
-		if w[i] == '/' && wordRune(w[i-1]) && wordRune(w[i+1]) {
+		if w[i] == '/' && pathRune(w[i-1]) && pathRune(w[i+1]) {
 			return true
 		}
 	}
 	return false
 }
 
-func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+// pathRune reports whether r may stand on either side of a path's slash.
+func pathRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 // paths are the paths in s, in order, as written (see pathSpans).
 func paths(s string) []string {
