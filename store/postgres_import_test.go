@@ -104,6 +104,21 @@ func TestImportBesideSerializableWriters(t *testing.T) {
 	if v, tables := verify(t, pg); len(v.Mismatched) != 0 || tables["memories"].Valid != counts["memory"] {
 		t.Fatalf("verify after the import: %+v", v)
 	}
+	// The search statistics the import counted in one statement are what
+	// the trigger it lifted keeps, and the trigger is back.
+	var spaces, wrong int
+	var enabled string
+	if err := admin.QueryRow(`SELECT count(*), count(*) FILTER (WHERE (s.rows, s.tokens, s.gen) IS DISTINCT FROM (m.n, m.len, m.n))
+		FROM memory_spaces s FULL JOIN (SELECT agent_id, shared, count(*) AS n, sum(length) AS len FROM memories
+			WHERE forgotten_at IS NULL AND archived_at IS NULL GROUP BY agent_id, shared) m USING (agent_id, shared)`).Scan(&spaces, &wrong); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.QueryRow(`SELECT tgenabled FROM pg_trigger WHERE tgname = 'memories_spaces_insert'`).Scan(&enabled); err != nil {
+		t.Fatal(err)
+	}
+	if spaces == 0 || wrong != 0 || enabled != "O" {
+		t.Fatalf("after the import: %d of %d search spaces miscounted, the counting trigger's state %q (want O)", wrong, spaces, enabled)
+	}
 	var fromPG bytes.Buffer
 	if _, err := pg.Export(ctx, store.ExportFilter{}, &fromPG); err != nil {
 		t.Fatal(err)
