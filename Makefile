@@ -24,7 +24,7 @@ test: chromium haproxy ## unit, storage, end-to-end and multi-process tests (the
 # The end-to-end tests that choose their databases themselves (several nodes
 # on one PostgreSQL, a SQLite directory copied into one): the PostgreSQL
 # pass leaves them out, as they ran on the first.
-ENGINES_CHOSEN = ^(TestNodesSurviveFaults|TestNodesServeOneMemory|TestSessionsStickBehindHAProxy|TestCopyIntoPostgres|TestPostgresOutageThroughTheServer)$$
+ENGINES_CHOSEN = ^(TestNodesSurviveFaults|TestNodesServeOneMemory|TestSessionsStickBehindHAProxy|TestCopyIntoPostgres|TestPostgresOutageThroughTheServer|TestPostgresMisconfigurationRefusedAtStart)$$
 
 .PHONY: postgres haproxy
 

@@ -103,3 +103,80 @@ func keyMemories(ctx context.Context, tx *Tx, cond string) error {
 	}
 	return nil
 }
+
+// rekeyStatements are one engine's statements for rekeyDedup: set a
+// memory's exact, words and meaning keys by pk, and a fact's words key by
+// fact id.
+type rekeyStatements struct{ memory, fact string }
+
+var (
+	sqliteRekey   = rekeyStatements{`UPDATE memories SET exact_key = ?, words_key = ?, meaning_key = ? WHERE pk = ?`, `UPDATE snapshot SET words_key = ? WHERE fact_id = ?`}
+	postgresRekey = rekeyStatements{`UPDATE memories SET exact_key = $1, words_key = $2, meaning_key = $3 WHERE pk = $4`, `UPDATE snapshot SET words_key = $1 WHERE fact_id = $2`}
+)
+
+// rekeyDedup is migration 0043's Go step, on either engine: every memory's
+// dedup keys (exact, words, meaning) and every fact's words key derived
+// again by the text rules as they now are (case kept where it carries
+// meaning, a number's separators, identifiers and -s nouns of their own),
+// so that a repeat of a memory written before is found as one written
+// after would be. Only the rows whose keys changed are written.
+func rekeyDedup(ctx context.Context, tx *sql.Tx, st rekeyStatements) error {
+	type row struct {
+		pk                    int64
+		content               string
+		exact, words, meaning sql.NullString
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT pk, content, exact_key, words_key, meaning_key FROM memories`)
+	if err != nil {
+		return err
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.pk, &r.content, &r.exact, &r.words, &r.meaning); err != nil {
+			rows.Close()
+			return err
+		}
+		exact, words := text.DedupKeys(r.content)
+		meaning := text.MeaningKey(r.content)
+		if r.exact.String != exact || r.words.String != words || r.meaning.String != meaning || r.meaning.Valid != (meaning != "") {
+			todo = append(todo, row{pk: r.pk, exact: nullString(exact, true), words: nullString(words, true),
+				meaning: nullString(meaning, meaning != "")})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range todo {
+		if _, err := tx.ExecContext(ctx, st.memory, r.exact, r.words, r.meaning, r.pk); err != nil {
+			return err
+		}
+	}
+	type fact struct{ id, content, words string }
+	facts, err := tx.QueryContext(ctx, `SELECT fact_id, content, coalesce(words_key, '') FROM snapshot`)
+	if err != nil {
+		return err
+	}
+	var stale []fact
+	for facts.Next() {
+		var f fact
+		if err := facts.Scan(&f.id, &f.content, &f.words); err != nil {
+			facts.Close()
+			return err
+		}
+		if _, words := text.DedupKeys(f.content); words != f.words {
+			stale = append(stale, fact{id: f.id, words: words})
+		}
+	}
+	facts.Close()
+	if err := facts.Err(); err != nil {
+		return err
+	}
+	for _, f := range stale {
+		if _, err := tx.ExecContext(ctx, st.fact, f.words, f.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}

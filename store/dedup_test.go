@@ -11,6 +11,7 @@ import (
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/text"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 func rememberOutcome(t *testing.T, s *store.MemoryService, who memory.Identity, w memory.EntryWrite) memory.Remembered {
@@ -472,4 +473,67 @@ func TestTextRulesMigrationRekeysEarlierMemories(t *testing.T) {
 		WHERE m.id = 'mem-shared' AND c.agent_id = '*shared'`).Scan(&shared); err != nil || shared == 0 {
 		t.Errorf("the shared copy's claims: %d (%v), want them under the shared space", shared, err)
 	}
+}
+
+// Memories and facts keyed before case, a number's separators,
+// identifiers and -s nouns of their own told memories apart are keyed
+// again on upgrade (migration 0043), on both engines: each key is the
+// rules' as they now are, a repeat of an earlier memory is still found,
+// and a memory that differs from it only in what the old keys folded is
+// stored apart.
+func TestDedupRekeyMigration(t *testing.T) {
+	const it, budget = "IT handles it.", "The budget is $1,000."
+	ids := map[string]string{}
+	setup := func(t *testing.T, old *store.DB) {
+		s := store.NewMemoryService(old, nil)
+		ids[it] = remember(t, s, ann, memory.EntryWrite{Content: it}).ID
+		ids[budget] = remember(t, s, ann, memory.EntryWrite{Content: budget}).ID
+		if _, err := store.NewFactService(old).Publish(as(senior), memory.FactWrite{FactID: "news",
+			Content: "The news team owns the homepage.", Category: memory.FactConvention}); err != nil {
+			t.Fatal(err)
+		}
+		// As the earlier rules keyed them: case and every s folded.
+		exec(t, old, `UPDATE memories SET exact_key = 'old', words_key = 'old', meaning_key = 'old'`,
+			`UPDATE snapshot SET words_key = 'old'`)
+	}
+	check := func(t *testing.T, db *store.DB) {
+		for _, content := range []string{it, budget} {
+			exact, words := text.DedupKeys(content)
+			var e, w, m string
+			if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+ids[content]+`'`).Scan(&e, &w, &m); err != nil ||
+				e != exact || w != words || m != text.MeaningKey(content) {
+				t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
+			}
+		}
+		var fw string
+		if _, words := text.DedupKeys("The news team owns the homepage."); db.SQL().QueryRow(`SELECT words_key FROM snapshot WHERE fact_id = 'news'`).Scan(&fw) != nil || fw != words {
+			t.Errorf("the fact's words key %q, want it derived again", fw)
+		}
+		s := store.NewMemoryService(db, nil)
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The budget is $1000."}); r.Outcome != memory.WriteOutcomeDuplicate {
+			t.Errorf("a repeat of a memory from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
+		}
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "it handles it."}); r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("a different memory after one from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		check(t, upgraded(t, "0043", func(old *store.DB) { setup(t, old) }))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		ctx := context.Background()
+		url := storetest.PostgresURL(t)
+		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0043"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup(t, old)
+		old.Close()
+		db, err := store.OpenPostgres(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		check(t, db)
+	})
 }

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	memory "github.com/memory-mcp/memory-mcp"
 )
@@ -88,15 +90,18 @@ func newErasure(tx *Tx) *erasure {
 		report: memory.ErasureReport{Counts: map[string]int{}}}
 }
 
-// asciiLower lowers ASCII letters only, as SQLite's lower() does, so that
-// a text and a stored row are compared alike whatever else they hold.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
+// foldCase is s with every letter's case folded (simple Unicode case
+// folding: "ÉCOLE" and "école" are one text; one rune never becomes
+// two), so that an erase's text and a stored row are compared alike on
+// either engine. It is done in Go, never in SQL: SQLite's lower() folds
+// ASCII letters only, and PostgreSQL's follows the collation's locale.
+func foldCase(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return strings.Map(func(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }, s)
 		}
-		return r
-	}, s)
+	}
+	return s
 }
 
 // quoting returns the key (the expression key) of each row of table that
@@ -128,7 +133,7 @@ func (e *erasure) quoting(ctx context.Context, table, key, whose string, quoted 
 		}
 		mine := *dest[1].(*bool)
 		for _, v := range vals {
-			lower := asciiLower(v)
+			lower := foldCase(v)
 			if quoted && e.quotedIn.in(lower) || mine && e.textIn.in(lower) {
 				out = append(out, *dest[0].(*string))
 				break
@@ -136,20 +141,6 @@ func (e *erasure) quoting(ctx context.Context, table, key, whose string, quoted 
 		}
 	}
 	return out, rows.Err()
-}
-
-// holdsAny is the SQL condition that one of cols holds one of the texts
-// of the JSON list bound as parameter n (lower-cased). The list is read
-// through a subquery naming its one column erased_text, so that cols
-// (block_versions.value, a table's id) resolve to the row's own columns,
-// not json_each's.
-func (db *DB) holdsAny(n int, cols ...string) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = db.instr(db.asciiLower("coalesce("+c+", '')"), "erased_text") + " > 0"
-	}
-	return "EXISTS (SELECT 1 FROM (SELECT value AS erased_text FROM json_each(?" + strconv.Itoa(n) + ")) erased WHERE " +
-		strings.Join(parts, " OR ") + ")"
 }
 
 // instr is the SQL expression of where needle first occurs in hay (from
@@ -161,16 +152,6 @@ func (db *DB) instr(hay, needle string) string {
 	return "instr(" + hay + ", " + needle + ")"
 }
 
-// asciiLower is the SQL expression of s with its ASCII letters lowered,
-// as asciiLower does in Go: SQLite's lower() lowers those only, and
-// PostgreSQL's lowers every letter its locale knows, so it translates.
-func (db *DB) asciiLower(s string) string {
-	if db.postgres {
-		return "translate(" + s + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-	}
-	return "lower(" + s + ")"
-}
-
 // textList is texts (or ids) as a JSON list, [] for none: PostgreSQL's
 // json_each takes no null.
 func textList(texts []string) string {
@@ -180,13 +161,13 @@ func textList(texts []string) string {
 	return jsonList(texts)
 }
 
-// textForms are the forms a text is searched for in, lower-cased (ASCII
-// letters): as written, and as JSON writes it inside a string, once and
+// textForms are the forms a text is searched for in, case-folded
+// (foldCase): as written, and as JSON writes it inside a string, once and
 // twice ("&" is "\u0026", a quote "\""), since arguments, results and
 // payloads are kept as JSON.
 func textForms(s string) []string {
 	once := jsonEscape(s)
-	forms := []string{asciiLower(s), asciiLower(once), asciiLower(jsonEscape(once))}
+	forms := []string{foldCase(s), foldCase(once), foldCase(jsonEscape(once))}
 	slices.Sort(forms)
 	return slices.Compact(forms)
 }
@@ -257,12 +238,34 @@ func (e *erasure) selectMemories(ctx context.Context, r memory.ErasureRequest, f
 	if r.AgentID != "" {
 		conds, args = append(conds, "agent_id = ?"), append(args, r.AgentID)
 	}
-	if r.Contains != "" {
-		conds = append(conds, e.tx.db.holdsAny(len(args)+1, "content", "tags", "source", "forget_reason"))
-		args = append(args, textList(forms))
+	if r.Contains == "" {
+		ids, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
+		if err != nil {
+			return nil, fmt.Errorf("select memories: %w", err)
+		}
+		return ids, nil
 	}
-	ids, err := scanStrings(e.tx.queryOnce(ctx, `SELECT id FROM memories WHERE `+strings.Join(conds, " AND "), args...))
+	// The text is looked for in Go, case-folded alike on both engines
+	// (foldCase), each memory read once.
+	holds := newQuoteMatcher(forms)
+	rows, err := e.tx.queryOnce(ctx, `SELECT id, coalesce(content, ''), coalesce(tags, ''), coalesce(source, ''), coalesce(forget_reason, '')
+		FROM memories WHERE `+strings.Join(conds, " AND "), args...)
 	if err != nil {
+		return nil, fmt.Errorf("select memories: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	var id string
+	texts := make([]string, 4)
+	for rows.Next() {
+		if err := rows.Scan(&id, &texts[0], &texts[1], &texts[2], &texts[3]); err != nil {
+			return nil, fmt.Errorf("select memories: %w", err)
+		}
+		if slices.ContainsFunc(texts, func(t string) bool { return holds.in(foldCase(t)) }) {
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("select memories: %w", err)
 	}
 	return ids, nil
@@ -790,7 +793,7 @@ func (e *erasure) names(principal, ref, kept string) bool {
 			return true
 		}
 	}
-	lower := asciiLower(kept)
+	lower := foldCase(kept)
 	if e.agent == "" || principal == "agent:"+e.agent || principal == "human:"+e.agent {
 		if e.textIn.in(lower) {
 			return true

@@ -267,6 +267,43 @@ func TestEraseByIDTakesCopiesAndSummaries(t *testing.T) {
 	})
 }
 
+// An erase by text finds it in any letter case, beyond ASCII, alike on
+// both engines: "ÉCOLE" takes the memories and the fact that say "école"
+// or "École", and leaves "ecole", another word.
+func TestEraseFoldsCaseBeyondASCII(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, _ := openDB(t)
+		mem := store.NewMemoryService(db, nil)
+		lower := remember(t, mem, senior, memory.EntryWrite{Content: "Registration at the école closes on Friday."})
+		title := remember(t, mem, junior, memory.EntryWrite{Content: "Pick-up is at the gate.", Tags: []string{"École-Jaurès"}})
+		other := remember(t, mem, senior, memory.EntryWrite{Content: "The ecole parking lot is shut."})
+		facts := store.NewFactService(db)
+		if _, err := facts.Publish(as(senior), memory.FactWrite{FactID: "school", Content: "The École Jaurès is the team's school.", Category: memory.FactConvention}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := mem.Erase(as(human), memory.ErasureRequest{Contains: "ÉCOLE", Reason: "request 24"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Counts[memory.ErasedMemories] != 2 || rep.Counts[memory.ErasedFacts] != 1 {
+			t.Errorf("erase of ÉCOLE: %v, want the 2 memories and the fact that say it in another case", rep.Counts)
+		}
+		for _, m := range []struct {
+			id   string
+			gone bool
+		}{{lower.ID, true}, {title.ID, true}, {other.ID, false}} {
+			if stored(t, db, m.id) == m.gone {
+				t.Errorf("%s: stored %v, want gone %v", m.id, !m.gone, m.gone)
+			}
+		}
+		for _, rest := range []string{"Jaur", "Registration"} { // only beside the erased word
+			if got := quoting(t, db, rest); len(got) != 0 {
+				t.Errorf("rows still saying %q: %v", rest, got)
+			}
+		}
+	})
+}
+
 // Selectors narrow each other.
 func TestEraseSelectorsNarrow(t *testing.T) {
 	onEngines(t, func(t *testing.T, openDB opener) {

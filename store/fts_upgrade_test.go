@@ -2,10 +2,8 @@ package store_test
 
 import (
 	"context"
-	"io/fs"
 	"slices"
 	"testing"
-	"testing/fstest"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
@@ -57,15 +55,7 @@ func TestFTSMigrationIndexesAgainWithTheStoresTerms(t *testing.T) {
 func TestPostgresMigrationFillsTerms(t *testing.T) {
 	ctx := context.Background()
 	url := storetest.PostgresURL(t)
-	before := fstest.MapFS{}
-	names, _ := fs.Glob(store.PostgresMigrations, "*.sql")
-	for _, n := range names {
-		if n < "0033" {
-			b, _ := fs.ReadFile(store.PostgresMigrations, n)
-			before[n] = &fstest.MapFile{Data: b}
-		}
-	}
-	old, err := store.OpenPostgresWith(ctx, url, before)
+	old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0033"))
 	if err != nil {
 		t.Fatal(err)
 	}

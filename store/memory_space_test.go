@@ -131,6 +131,20 @@ func migrationsBefore(name string) fstest.MapFS {
 	return before
 }
 
+// postgresMigrationsBefore are the PostgreSQL migrations whose names sort
+// before name, as migrationsBefore are SQLite's.
+func postgresMigrationsBefore(name string) fstest.MapFS {
+	before := fstest.MapFS{}
+	names, _ := fs.Glob(store.PostgresMigrations, "*.sql")
+	for _, n := range names {
+		if n < name {
+			b, _ := fs.ReadFile(store.PostgresMigrations, n)
+			before[n] = &fstest.MapFile{Data: b}
+		}
+	}
+	return before
+}
+
 // upgraded opens a database with the migrations before name, lets setup
 // write into it as the build of that schema would, then reopens it with
 // every migration: a database upgraded from before name.

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"database/sql/driver"
 	"embed"
@@ -99,6 +101,10 @@ func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 
 func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, error) {
 	cfg, err := pgx.ParseConfig(url)
+	if err != nil && strings.Contains(err.Error(), ": failed to configure TLS (") {
+		// sslrootcert, sslcert or sslkey names a file that cannot be read or used
+		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %v", redactURLError(err))
+	}
 	if err != nil {
 		return nil, memory.Errorf(memory.EINVALID, "the database URL is not a PostgreSQL URL: %v", redactURLError(err))
 	}
@@ -169,13 +175,12 @@ func (db *DB) migratePostgres(ctx context.Context, fsys fs.FS) error {
 	// transaction-level advisory lock (safe behind a pooler).
 	err = db.inPostgresTx(ctx, func(t *sql.Tx) error {
 		if _, err := t.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+migrationsKey+`)`); err != nil {
-			return err
+			return fmt.Errorf("create schema_migrations: %w", err)
 		}
-		_, err := t.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`)
-		return err
+		return db.claimSchema(ctx, t)
 	})
 	if err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+		return err
 	}
 	for _, name := range names {
 		body, err := fs.ReadFile(fsys, name)
@@ -212,6 +217,104 @@ func (db *DB) migratePostgres(ctx context.Context, fsys fs.FS) error {
 		}
 	}
 	return nil
+}
+
+// claimSchema makes schema_migrations in the schema the store's tables go
+// in (the first of the search_path that exists: public, unless the URL
+// sets options=-csearch_path=...), unless it is there. It refuses, having
+// made nothing, a schema that is not memory-mcp's: one that holds tables
+// but no schema_migrations (or an empty one, left by a build that did not
+// look first), or a schema_migrations another tool made. memory-mcp's
+// tables would clash with another program's there (a "memories" table of
+// its own), and a half-made schema would be left behind.
+func (db *DB) claimSchema(ctx context.Context, t *sql.Tx) error {
+	var schema sql.NullString
+	if err := t.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	if !schema.Valid {
+		var path string
+		if err := t.QueryRowContext(ctx, `SHOW search_path`).Scan(&path); err != nil {
+			return fmt.Errorf("create schema_migrations: %w", err)
+		}
+		return fmt.Errorf("cannot use the database %s: no schema of its search_path (%s) exists to make memory-mcp's tables in; create it (CREATE SCHEMA ...) or correct the URL's options=-csearch_path=...",
+			db.path, path)
+	}
+	tables, err := scanStrings(t.QueryContext(ctx, `SELECT relname FROM pg_class
+		WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY relname`))
+	if err != nil {
+		return fmt.Errorf("list the tables of schema %s: %w", schema.String, err)
+	}
+	others := slices.DeleteFunc(slices.Clone(tables), func(n string) bool { return n == "schema_migrations" })
+	if len(others) < len(tables) {
+		// pg_attribute, not information_schema, which hides the columns
+		// of a table the user may not read
+		cols, err := scanStrings(t.QueryContext(ctx, `SELECT attname::text FROM pg_attribute WHERE attnum > 0 AND NOT attisdropped
+			AND attrelid = (SELECT oid FROM pg_class WHERE relname = 'schema_migrations' AND relnamespace = current_schema()::regnamespace)
+			ORDER BY attname`))
+		if err != nil {
+			return fmt.Errorf("read schema_migrations' columns: %w", err)
+		}
+		if !slices.Equal(cols, []string{"applied_at", "name"}) {
+			return notOurs(db.path, schema.String, fmt.Sprintf("its schema_migrations is another program's (columns %s)", strings.Join(cols, ", ")))
+		}
+		var applied bool
+		if err := t.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations)`).Scan(&applied); err != nil {
+			return db.denied(schema.String, err, "read schema_migrations")
+		}
+		if applied || len(others) == 0 {
+			return nil
+		}
+		return notOurs(db.path, schema.String, "it holds tables memory-mcp did not make ("+tableList(others)+") beside an empty schema_migrations")
+	}
+	if len(others) > 0 {
+		return notOurs(db.path, schema.String, "it holds tables memory-mcp did not make ("+tableList(others)+") and no schema_migrations")
+	}
+	if _, err := t.ExecContext(ctx, `CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)`); err != nil {
+		return db.denied(schema.String, err, "create schema_migrations")
+	}
+	return nil
+}
+
+// denied is err, met doing what in schema, as the refusal of a user that
+// lacks a privilege on it, or wrapped as it is when it is not that.
+func (db *DB) denied(schema string, err error, what string) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "42501" {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if strings.Contains(pe.Message, "for schema") {
+		return fmt.Errorf("cannot use the database %s: its user %q may not create tables in schema %s (%s); grant it (GRANT CREATE ON SCHEMA %s TO the user), or make the user the database's owner",
+			db.path, db.pg.cfg.User, schema, pe.Message, ident(schema))
+	}
+	return fmt.Errorf("cannot use the database %s: its user %q may not use memory-mcp's tables in schema %s (%s); connect as the user that made them, or grant this one their use",
+		db.path, db.pg.cfg.User, schema, pe.Message)
+}
+
+// ident is name as an SQL statement in a message names it: quoted only
+// when it must be.
+func ident(name string) string {
+	for i, c := range name {
+		if !(c == '_' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return pgx.Identifier{name}.Sanitize()
+		}
+	}
+	return name
+}
+
+// notOurs is the refusal of a schema that is not memory-mcp's, saying why.
+func notOurs(db, schema, why string) error {
+	return fmt.Errorf("%s is not a memory-mcp database: schema %s is not empty, and %s; nothing was changed. "+
+		"Give memory-mcp an empty database of its own (CREATE DATABASE memory_mcp), or a schema of its own in this one "+
+		"(CREATE SCHEMA memory_mcp, then add options=-csearch_path%%3Dmemory_mcp to the URL)", db, schema, why)
+}
+
+// tableList names tables in a message: the first ten, and how many more.
+func tableList(names []string) string {
+	if len(names) <= 10 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:10], ", ") + fmt.Sprintf(" and %d more", len(names)-10)
 }
 
 // inPostgresTx runs fn in a transaction of its own and commits it.
@@ -364,6 +467,9 @@ func (db *DB) postgresError(err error) error {
 	if errors.As(err, &me) {
 		return err
 	}
+	if refused := db.refused(err); refused != nil {
+		return refused
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
@@ -390,6 +496,68 @@ func (db *DB) postgresError(err error) error {
 		return memory.Errorf(memory.EBUSY, "the connection to the database %s was lost mid-call (did it restart?); retry the call in a few seconds", db.path)
 	}
 	return err
+}
+
+// refused returns what a connection the server or its certificate refused
+// for a reason of set-up means, or nil when err is no such refusal: an
+// unknown database or role, a wrong password, a server that offers no TLS
+// when the URL demands it, a certificate that does not verify. Retrying
+// cannot help, so it is not EBUSY but a plain error (at start the command
+// exits with it; in a call, the log has it) saying what is wrong, on which
+// host, and what to change. It never quotes the URL, which may hold a
+// password.
+func (db *DB) refused(err error) error {
+	if db.pg == nil {
+		return nil
+	}
+	cfg := db.pg.cfg
+	host := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	cannot := "cannot open the database " + db.path + ": "
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "3D000":
+			return fmt.Errorf("%sdatabase %q does not exist on %s; create it (CREATE DATABASE %s) or correct the database's name in the URL (--database)",
+				cannot, cfg.Database, host, ident(cfg.Database))
+		case pe.Code == "28P01":
+			return fmt.Errorf("%sauthentication failed for user %q on %s (the server says: %s); correct the password in the URL (--database), or the server's pg_hba.conf",
+				cannot, cfg.User, host, pe.Message)
+		case pe.Code == "28000" && strings.HasPrefix(pe.Message, "role ") && strings.HasSuffix(pe.Message, " does not exist"):
+			return fmt.Errorf("%srole %q does not exist on %s; create it (CREATE ROLE %s LOGIN) or correct the user in the URL (--database)",
+				cannot, cfg.User, host, ident(cfg.User))
+		case strings.HasPrefix(pe.Code, "28"), pe.Code == "42501" && pe.Severity == "FATAL":
+			// no pg_hba.conf entry, a role that may not log in, no CONNECT
+			msg := pe.Message
+			if pe.Detail != "" {
+				msg += " (" + strings.TrimSuffix(pe.Detail, ".") + ")"
+			}
+			return fmt.Errorf("%sthe server %s refused the connection: %s; connect as a user the server admits to this database, or change its pg_hba.conf or grants", cannot, host, msg)
+		}
+		return nil
+	}
+	if strings.Contains(err.Error(), "server refused TLS connection") {
+		return fmt.Errorf("%sthe server %s refused TLS, which the URL's sslmode (require, verify-ca or verify-full) demands: enable ssl on the server "+
+			"(ssl = on in postgresql.conf, with ssl_cert_file and ssl_key_file), or connect with sslmode=prefer (TLS when the server offers it) or sslmode=disable", cannot, host)
+	}
+	var why string
+	var unknown x509.UnknownAuthorityError
+	var name x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &unknown):
+		why = "it is signed by an unknown authority: no CA in the URL's sslrootcert (or, without sslrootcert, the system's CAs) signed it"
+	case errors.As(err, &name):
+		why = fmt.Sprintf("it is not for the host %q the URL names (%v)", cfg.Host, name.Error())
+	case errors.As(err, &invalid):
+		why = invalid.Error()
+	case errors.As(err, &verify):
+		why = verify.Err.Error()
+	default:
+		return nil
+	}
+	return fmt.Errorf("%sthe TLS certificate of the server %s failed verification: %s; give the CA that signed the server's certificate in sslrootcert, "+
+		"connect by a name the certificate holds, or fix the server's certificate (sslmode=require encrypts without verifying)", cannot, host, why)
 }
 
 // lostConnection reports whether err is a connection that ended under a

@@ -16,7 +16,7 @@ import (
 type EraseArgs struct {
 	IDs      []string `json:"ids,omitempty" jsonschema:"Ids of memories to erase (any agent's), with their shared copies or originals and the summaries made from them. Every id must exist, or nothing is erased."`
 	AgentID  string   `json:"agent_id,omitempty" jsonschema:"Erase only this agent's memories (with ids or contains), or all of them (alone). With contains, the notes, ledger events, pending writes, block versions and facts quoting the text go only when this agent wrote them (those quoting an erased memory's whole content, facts aside, go whoever wrote them)."`
-	Contains string   `json:"contains,omitempty" jsonschema:"A text to remove wherever it is stored (a name, a secret; at least 3 characters; ASCII letters match in either case): memories, notes, the promotion ledger and pending writes, shared state, core memory block versions, org facts. Given with ids, only those memories are searched."`
+	Contains string   `json:"contains,omitempty" jsonschema:"A text to remove wherever it is stored (a name, a secret; at least 3 characters; letters match in either case, accented ones too): memories, notes, the promotion ledger and pending writes, shared state, core memory block versions, org facts. Given with ids, only those memories are searched."`
 	Reason   string   `json:"reason" jsonschema:"Why this is erased (a request's reference, 'secret pasted by mistake'). Kept in the audit; must not quote what is erased."`
 	DryRun   bool     `json:"dry_run,omitempty" jsonschema:"true: count what would be erased and change nothing."`
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,22 @@ func matches(re *regexp.Regexp, text string) []string {
 // TestHelpEveryCommand: "memory-mcp X --help" (and "memory-mcp help X")
 // succeeds for every command and action, lists exactly the flags the
 // command accepts, each once, and names no flag it does not accept.
+// TestHelpOfHelp: help is listed as a command, so asking for its help
+// prints the main help rather than "unknown command".
+func TestHelpOfHelp(t *testing.T) {
+	getenv := mapEnv(helpEnvHome)
+	var want bytes.Buffer
+	if err := run(context.Background(), []string{"help"}, getenv, nil, &want, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"help", "help"}, {"help", "--help"}, {"--help", "help"}} {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, getenv, nil, &out, io.Discard); err != nil || out.String() != want.String() {
+			t.Errorf("%v = %v, and prints:\n%s", args, err, out.String())
+		}
+	}
+}
+
 func TestHelpEveryCommand(t *testing.T) {
 	getenv := mapEnv(helpEnvHome)
 	everyCommand(commands(), func(c *command, path []string) {

@@ -176,7 +176,8 @@ func TestStoredTextRefusesControlCharacters(t *testing.T) {
 // TestMalformedJSONRPCIsAnswered: on stdio, a message that is no JSON-RPC
 // request is answered with Invalid Request (-32600): one without a method
 // (mcp-go took it for a notification and said nothing), one whose id is an
-// object, an array or a boolean (mcp-go echoed it). The session goes on.
+// object, an array or a boolean (mcp-go echoed it), or null on a request
+// (mcp-go took it for a notification). The session goes on.
 func TestMalformedJSONRPCIsAnswered(t *testing.T) {
 	s := startRaw(t)
 	for _, tt := range []struct{ line, want string }{
@@ -184,6 +185,7 @@ func TestMalformedJSONRPCIsAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, "the id must be a string or a number"},
 		{`{"jsonrpc":"2.0","id":[2],"method":"tools/list"}`, "the id must be a string or a number"},
 		{`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, "the id must be a string or a number"},
+		{`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, "not null"},
 	} {
 		s.send(tt.line)
 		// Each is answered with a null id: an id that is no id is not echoed.

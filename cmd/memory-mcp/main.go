@@ -43,9 +43,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmds[0].execute(ctx, args, getenv, inv) // stdio, the default
 	case args[0] == "--version" || args[0] == "-version":
 		args[0] = "version"
-	case isHelp(args[0]) && len(args) > 1: // help erase, help token add
+	case isHelp(args[0]) && len(args) > 1 && !isHelp(args[1]): // help erase, help token add
 		args = append(args[1:], "--help")
-	case isHelp(args[0]):
+	case isHelp(args[0]): // help, help help
 		fmt.Fprint(stdout, mainHelp(cmds, getenv))
 		return nil
 	}

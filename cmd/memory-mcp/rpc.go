@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,6 +159,11 @@ func invalidRequest(msg []byte) (json.RawMessage, string) {
 		switch t := bytes.TrimSpace(id); {
 		case len(t) == 0, t[0] == '{', t[0] == '[', t[0] == 't', t[0] == 'f':
 			return nil, "the id must be a string or a number"
+		case string(t) == "null" && !isNotification(m["method"]):
+			// mcp-go takes it for a notification and never answers, so
+			// the caller would wait for good. MCP forbids a null id; a
+			// notification's (some clients send one) is let through.
+			return nil, "the id must be a string or a number, not null (a notification has no id)"
 		}
 	}
 	_, hasMethod := m["method"]
@@ -167,6 +173,12 @@ func invalidRequest(msg []byte) (json.RawMessage, string) {
 		return id, `the message names no "method": a request has a method (and an id), a notification a method alone`
 	}
 	return nil, ""
+}
+
+// isNotification reports whether method (JSON) names a notification.
+func isNotification(method json.RawMessage) bool {
+	var name string
+	return json.Unmarshal(method, &name) == nil && strings.HasPrefix(name, "notifications/")
 }
 
 // owns reports whether session id is open and was opened by agent.

@@ -341,6 +341,7 @@ func TestServeRefusesMalformedJSONRPC(t *testing.T) {
 		{"no method, an id", `{"jsonrpc":"2.0","id":7}`, `"id":7`},
 		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, "the id must be a string or a number"},
 		{"an array id", `{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`, `"id":null`},
+		{"a null id", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, "not null"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			status, _, body := h.post(t, tt.body, inSession...)

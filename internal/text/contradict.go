@@ -248,7 +248,7 @@ type marked struct{ now, also, andNow bool }
 
 func markers(s string) marked {
 	var m marked
-	ws := splitWords(strings.ToLower(s))
+	ws := splitWords(strings.ToLower(s), false)
 	for i, w := range ws {
 		switch {
 		case w == "now" || w == "instead" || w == "anymore" || w == "no" && i+1 < len(ws) && ws[i+1] == "longer":
@@ -576,7 +576,7 @@ var single = foldSet("favourite", "favorite", "preferred", "default", "main", "p
 // tech lead for search, and another name replaces it. A role without its
 // scope ("the team lead": of which team?) claims nothing.
 func roleClaim(s string, toks []token) []claim {
-	raw := slices.DeleteFunc(splitWords(s), func(w string) bool {
+	raw := slices.DeleteFunc(splitWords(s, false), func(w string) bool {
 		lw := strings.ToLower(w)
 		return dropped[lw] && lw != "the" && lw != "a" && lw != "an" // "Bruno is now the team lead"
 	})
@@ -1431,8 +1431,10 @@ var abbreviations = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": t
 // present of "to be", plurals, contractions), values recognised and
 // normalised so that "3pm" and "15:00", "$5,000" and "5000 dollars", "five"
 // and "5" compare equal.
-func words(s string) []token {
-	raw := splitWords(s)
+func words(s string) []token { return readWords(splitWords(s, false)) }
+
+// readWords reads a sentence's words and values (splitWords) into tokens.
+func readWords(raw []string) []token {
 	var out []token
 	for i := 0; i < len(raw); i++ {
 		w := raw[i]
@@ -1500,7 +1502,8 @@ func words(s string) []token {
 // splitWords splits a sentence into words and values: letters, digits and
 // the marks inside a value ("5,000", "3.5", "15:00", "2026-03-03", "$20",
 // "10%", "auto-renew") stay in one piece; other punctuation separates.
-func splitWords(s string) []string {
+// With ids, so do an identifier's joints ("user_id", "app.logs").
+func splitWords(s string, ids bool) []string {
 	rs := []rune(s)
 	var out []string
 	start := -1
@@ -1511,6 +1514,9 @@ func splitWords(s string) []string {
 		a, b := ' ', rs[i+1]
 		if i > 0 {
 			a = rs[i-1]
+		}
+		if ids && (rs[i] == '_' || rs[i] == '.') && (unicode.IsLetter(a) || unicode.IsDigit(a)) && (unicode.IsLetter(b) || unicode.IsDigit(b)) {
+			return true
 		}
 		switch rs[i] {
 		case ',', '.', ':', '/':

@@ -17,8 +17,15 @@ import (
 // apart. A plural ending stays where the word is one thing: after "a" ("a
 // daughter" is not "daughters"), before "is", "was", "has" or "does"
 // ("Lucas is"), and on a name inside a sentence. Both are hex SHA-256.
+//
+// Case folds in both keys only where it carries no meaning (see caseFold:
+// "IT" is not "it", "5 Gb" not "5 GB", "MAX_RETRIES" not "max_retries"); a
+// number keeps its separators ("1,5" is not "15", "1.10" not "1.1"), but
+// for thousands ("$1,000" is "$1000"); an identifier ("user_ids",
+// "getUsers", "app.logs") and an -s noun of a meaning of its own ("news",
+// "customs", see ownPlurals) keep their s.
 func DedupKeys(content string) (exact, words string) {
-	e := sha256.Sum256([]byte(strings.Join(strings.Fields(strings.ToLower(content)), " ")))
+	e := sha256.Sum256([]byte(strings.Join(strings.Fields(caseFold(content)), " ")))
 	w := sha256.Sum256([]byte(strings.Join(dedupWords(content), " ")))
 	return hex.EncodeToString(e[:]), hex.EncodeToString(w[:])
 }
@@ -46,10 +53,7 @@ func sign(r rune) bool {
 
 func dedupWords(content string) []string {
 	orig := []rune(content)
-	rs := make([]rune, len(orig))
-	for i, r := range orig {
-		rs[i] = unicode.ToLower(r)
-	}
+	rs := []rune(caseFold(content))
 	var out []string
 	start := -1           // where the word being read began
 	sentenceStart := true // no word yet since the sentence began
@@ -60,6 +64,10 @@ func dedupWords(content string) []string {
 		}
 		w := string(rs[start:end])
 		switch {
+		case identifier(string(orig[start:end])) || strings.IndexFunc(w, unicode.IsDigit) >= 0:
+			// "user_ids", "getUsers", "1.5", "1,000": as written (but for
+			// thousands separators), never stemmed.
+			out = append(out, thousandsFolded(strings.Trim(w, "'’")))
 		case w == "a" && orig[start] == 'A' && !sentenceStart:
 			// "plan A" is not "a plan": a capital A inside a sentence is a name.
 			out = append(out, "A")
@@ -85,8 +93,19 @@ func dedupWords(content string) []string {
 		start, sentenceStart, afterColon = -1, false, false
 	}
 	alnum := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
+	inner := func(i int) bool {
+		// A number's separators ("1,5", "1.10", "10:30") and an
+		// identifier's joints ("user_id", "app.logs") are inside a word.
+		switch rs[i] {
+		case ',', ':':
+			return i > 0 && unicode.IsDigit(rs[i-1]) && i+1 < len(rs) && unicode.IsDigit(rs[i+1])
+		case '.', '_':
+			return alnum(i-1) && alnum(i+1)
+		}
+		return false
+	}
 	for i, r := range rs {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || start >= 0 && inner(i) {
 			if start < 0 {
 				start = i
 			}
@@ -198,15 +217,19 @@ func appendWord(out []string, w string) []string {
 // word key, as written but for case and apostrophes ("Let's Encrypt",
 // "Lets Encrypt"): a name, whose plural ending stays.
 func appendName(out []string, w string) []string {
-	if w = nameKey(w); w == "" || foldedWords[w] {
+	if w = unmarked(w); w == "" || foldedWords[w] {
 		return out
 	}
 	return append(out, american(w))
 }
 
 // singular drops a plural (or third-person) s from a word of more than
-// three letters, but not from -ss, -us or -is.
+// three letters, but not from -ss, -us or -is, nor from an -s noun of a
+// meaning of its own ("news", "customs").
 func singular(w string) string {
+	if ownPlurals[w] {
+		return w
+	}
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
 		return strings.TrimSuffix(w, "s")
 	}

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"testing"
+	"unicode"
+)
 
 func TestDedupKeys(t *testing.T) {
 	same := [][2]string{
@@ -21,6 +24,12 @@ func TestDedupKeys(t *testing.T) {
 		{"The user's favourite colour is green.", "The user's favorite color is green."},
 		{"Staging certificates are issued by Let's Encrypt.", "Staging certificates are issued by Lets Encrypt."},
 		{"The staging database is Postgres 16.", "Staging database: Postgres 16"},
+		{"THE DEPLOY WINDOW IS FRIDAY.", "The deploy window is Friday."},
+		{"The budget is $1,000.", "The budget is $1000."},
+		{"Never force-push to main.", "NEVER force-push to main."},
+		{"All timestamps are UTC.", "All timestamps are utc."},
+		{"The call is at 10 am.", "The call is at 10 AM."},
+		{"Ann has two cats.", "Ann has two cat."},
 	}
 	for _, p := range same {
 		_, wa := DedupKeys(p[0])
@@ -54,6 +63,22 @@ func TestDedupKeys(t *testing.T) {
 		{"The on-call engineer is Luca.", "The on-call engineer is Lucas."},
 		{"Account balance is -$250.", "Account balance is $250."},
 		{"Ann works on the internal API.", "Ann works on the international API."},
+		// Issue 22: a number's separators, a meaningful capital, an -s
+		// noun of its own and an identifier tell memories apart.
+		{"The ratio is 1,5.", "The ratio is 15."},
+		{"We run version 1.10 of the client.", "We run version 1.1 of the client."},
+		{"Standup is at 10:30.", "Standup is at 1030."},
+		{"The API is at v2.0.", "The API is at v20."},
+		{"IT handles it.", "it handles it."},
+		{"Tell US about the outage.", "Tell us about the outage."},
+		{"The disk holds 5 Gb.", "The disk holds 5 GB."},
+		{"The file is 20 MB.", "The file is 20 mB."},
+		{"Set MAX_RETRIES to 3.", "Set max_retries to 3."},
+		{"The news team meets on Monday.", "The new team meets on Monday."},
+		{"The package is stuck in customs.", "The package is stuck in custom."},
+		{"The table is keyed by user_id.", "The table is keyed by user_ids."},
+		{"Call getUsers on startup.", "Call getUser on startup."},
+		{"The service logs to app.logs.", "The service logs to app.log."},
 	}
 	for _, p := range apart {
 		ea, wa := DedupKeys(p[0])
@@ -63,9 +88,33 @@ func TestDedupKeys(t *testing.T) {
 		}
 	}
 	ea, _ := DedupKeys("Deploy on Friday")
-	eb, _ := DedupKeys("  deploy ON\tfriday ")
+	eb, _ := DedupKeys("  deploy on\tFRIDAY ")
 	ec, _ := DedupKeys("deploy on friday.")
 	if ea != eb || ea == ec {
 		t.Errorf("exact key: case and spacing fold (%v), punctuation does not (%v)", ea == eb, ea != ec)
 	}
+}
+
+// FuzzDedupKeys: any text has keys and a meaning key, and caseFold only
+// changes case, rune for rune.
+func FuzzDedupKeys(f *testing.F) {
+	for _, s := range []string{"IT handles it.", "The ratio is 1,5.", "5 Gb", "MAX_RETRIES = 3", "THE DEPLOY WINDOW IS FRIDAY.",
+		"user_ids app.logs getUsers", "$1,000,000.50 at 10:30 AM", "_", "1,", ",1", "a_", "É_Ü", "9:30am"} {
+		f.Add(s, "The ratio is 15.")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		DedupKeys(a)
+		MeaningKey(a)
+		Restates(a, b)
+		writtenNumber(a)
+		folded, orig := []rune(caseFold(a)), []rune(a)
+		if len(folded) != len(orig) {
+			t.Fatalf("caseFold(%q) = %q: %d runes, want %d", a, string(folded), len(folded), len(orig))
+		}
+		for i := range orig {
+			if folded[i] != orig[i] && folded[i] != unicode.ToLower(orig[i]) {
+				t.Fatalf("caseFold(%q) = %q: rune %d changed beyond case", a, string(folded), i)
+			}
+		}
+	})
 }

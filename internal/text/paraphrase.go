@@ -60,6 +60,10 @@ type content struct {
 func contentOf(text string) content {
 	c := content{counts: map[string]int{}, orient: map[string][]string{}}
 	for _, s := range sentences(text) {
+		rs := []rune(s)
+		if sen := [2]int{0, len(rs)}; shout(rs, sen, wordSpans(rs, 0, len(rs))) {
+			s = caseFold(s) // a shouted sentence says what its lower case says
+		}
 		toks := contentTokens(s)
 		for i, t := range toks {
 			switch {
@@ -132,10 +136,20 @@ var participleAfter = map[string]bool{"is": true, "are": true, "am": true, "was"
 // whole but after a form of "to be" ("is testing" is "tests", but the
 // "accounting" team is not the "account" team), and a word in a plural
 // form counted as many.
+//
+// Case is kept where it carries meaning (caseFold: "IT" is not "it"), an
+// identifier ("user_ids", "getUsers") and an -s noun of its own ("news",
+// "customs") are never stemmed, and a number keeps its separators
+// (writtenNumber: "1,5" is not "15", "1.10" not "1.1").
 func contentTokens(s string) []token {
 	var out []token
-	for _, t := range words(s) {
+	kept := keptCase(s)
+	for _, t := range readWords(splitWords(s, true)) {
 		switch t.slot {
+		case "number", "amount", "percent":
+			if n, ok := writtenNumber(t.raw); ok && !strings.HasSuffix(t.norm, "th") {
+				t.norm = n
+			}
 		case "code":
 			// A channel, an email address or a room code ("4B") is a word
 			// both texts must say, as a name is, wherever it stands.
@@ -143,11 +157,23 @@ func contentTokens(s string) []token {
 			continue
 		case "name":
 			for _, w := range strings.Fields(t.raw) {
-				out = append(out, token{norm: fold(strings.ReplaceAll(strings.ToLower(w), "-", "")), raw: w, name: true})
+				norm := fold(strings.ReplaceAll(strings.ToLower(w), "-", ""))
+				if k, ok := asWritten(w, kept); ok {
+					norm = k
+				}
+				out = append(out, token{norm: norm, raw: w, name: true})
 			}
 			continue
 		case "":
 			lw := american(strings.ReplaceAll(strings.ToLower(t.raw), "-", ""))
+			if k, ok := asWritten(t.raw, kept); ok || ownPlurals[lw] {
+				if !ok {
+					k = lw
+				}
+				t.norm, t.name = k, isName(t.raw)
+				out = append(out, t)
+				continue
+			}
 			if g, ok := strings.CutSuffix(lw, "s"); ok && strings.HasSuffix(g, "ing") || strings.HasSuffix(lw, "ing") {
 				if len(out) > 0 && progressive[strings.ToLower(out[len(out)-1].raw)] {
 					t.norm = Stem(lw)
@@ -270,7 +296,7 @@ func covered(a, b []token) bool {
 // counted as one thing and the other as many ("a daughter", "daughters").
 func sameWord(x, y token) bool {
 	if x.name && y.name {
-		return nameKey(x.raw) == nameKey(y.raw)
+		return nameOf(x) == nameOf(y)
 	}
 	return x.norm == y.norm && (x.count == "" || y.count == "" || x.count == y.count)
 }
@@ -324,8 +350,35 @@ func MeaningKey(content string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// nameOf is a name token as a key: its norm where that keeps its case
+// ("US"), or else nameKey of it as written.
+func nameOf(t token) string {
+	if strings.ToLower(t.norm) != t.norm {
+		return t.norm
+	}
+	return nameKey(t.raw)
+}
+
+// asWritten is word w as a key when its form is part of what it says: its
+// case where that carries meaning (kept: "IT", "Gb"), or an identifier as
+// written but for case ("user_ids", "getUsers": never stemmed).
+func asWritten(w string, kept map[string]bool) (string, bool) {
+	switch {
+	case kept[w]:
+		return unmarked(w), true
+	case identifier(w):
+		return unmarked(strings.ToLower(w)), true
+	}
+	return "", false
+}
+
 // nameKey is a name as a key: lower case, without hyphens or apostrophes
 // ("Wi-Fi" is "WiFi", "Let's Encrypt" "Lets Encrypt").
 func nameKey(w string) string {
-	return strings.NewReplacer("-", "", "'", "", "’", "").Replace(strings.ToLower(w))
+	return unmarked(strings.ToLower(w))
+}
+
+// unmarked is w without hyphens or apostrophes.
+func unmarked(w string) string {
+	return strings.NewReplacer("-", "", "'", "", "’", "").Replace(w)
 }

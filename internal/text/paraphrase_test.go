@@ -86,3 +86,43 @@ func TestMeaningKey(t *testing.T) {
 		t.Errorf("the same words in another order: keys %q and %q, want one (Restates tells them apart)", a, b)
 	}
 }
+
+// The semantic tier keeps apart what a number's separators, a meaningful
+// capital, an -s noun of its own or an identifier say, and its meaning key
+// with it; it still folds a thousands separator, a shouted sentence and an
+// acronym that spells no word (issue 22).
+func TestRestatesKeepsSeparatorsCaseAndIdentifiers(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		want         bool
+	}{
+		{"The ratio is 1,5.", "The ratio is 15.", false},
+		{"We run version 1.10 of the client.", "We run version 1.1 of the client.", false},
+		{"The card fee is 2,5%.", "The card fee is 25%.", false},
+		{"The public API is at v2.0.", "The public API is at v20.", false},
+		{"IT handles it.", "it handles it.", false},
+		{"Tell US about the outage.", "Tell us about the outage.", false},
+		{"The disk holds 5 Gb.", "The disk holds 5 GB.", false},
+		{"Set MAX_RETRIES to 3.", "Set max_retries to 3.", false},
+		{"Ann forgot her glasses at the office.", "Ann forgot her glass at the office.", false},
+		{"The package is stuck in customs.", "The package is stuck in custom.", false},
+		{"The table is keyed by user_id.", "The table is keyed by user_ids.", false},
+		{"Call getUsers on startup.", "Call getUser on startup.", false},
+		{"The budget is $1,000.", "$1000 is the budget.", true},
+		{"THE DEPLOY WINDOW IS ON FRIDAY.", "The deploy window is on Friday.", true},
+		{"All timestamps in the API are UTC.", "All timestamps in the API are utc.", true},
+	} {
+		if got := Restates(c.older, c.newer); got != c.want {
+			t.Errorf("Restates(%q, %q) = %v, want %v", c.older, c.newer, got, c.want)
+		}
+		if same := MeaningKey(c.older) == MeaningKey(c.newer); c.want && !same {
+			t.Errorf("%q and %q: a restatement with different meaning keys", c.older, c.newer)
+		}
+	}
+	for w, want := range map[string]string{"1,5": "1,5", "1,000": "1000", "25,000.50": "25000.50", "1.10": "1.10",
+		"10:30": "10:30", "$1,000": "1000", "1,50": "1,50"} {
+		if got, ok := writtenNumber(w); !ok || got != want {
+			t.Errorf("writtenNumber(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

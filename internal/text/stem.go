@@ -294,3 +294,18 @@ func set(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// ownPlurals are nouns in -s whose meaning is their own, not many of what
+// the word without the s names: nouns used only in the plural (pluralia
+// tantum: "glasses", "goods", "customs", "savings", "clothes"), plurals
+// that became words of their own ("news", "arms", "sales", "odds",
+// "means", "quarters", "futures") and the names of fields in -ics
+// ("physics", "politics"). Dedup keeps their s: "the news team" is not
+// "the new team", nor "customs" "custom". (Stem still folds them, as the
+// full-text index has them: a search reads wider than dedup writes.)
+var ownPlurals = set(strings.Fields(`news glasses spectacles arms goods customs savings earnings winnings means
+	series species odds sales proceeds remains premises quarters headquarters damages manners spirits
+	grounds futures securities shorts briefs trousers scissors pliers surroundings belongings outskirts
+	whereabouts thanks clothes lodgings valuables riches physics politics economics mathematics ethics
+	logistics analytics electronics mechanics athletics genetics linguistics statistics acoustics
+	aesthetics optics robotics semantics dynamics`)...)

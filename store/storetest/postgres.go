@@ -2,10 +2,16 @@ package storetest
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/hex"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"net/url"
 	"os"
@@ -16,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -114,13 +121,16 @@ type Cluster struct {
 	t      testing.TB
 }
 
-// OwnPostgres starts a cluster for t alone.
-func OwnPostgres(t testing.TB) *Cluster {
+// OwnPostgres starts a cluster for t alone, with the options of
+// `scripts/postgres.sh start`: "--tls" (its URL then verifies the
+// server's certificate against the cluster's own CA) and "--passwords"
+// (every role but postgres must give its password).
+func OwnPostgres(t testing.TB, options ...string) *Cluster {
 	t.Helper()
 	postgresServer(t)
 	_, file, _, _ := runtime.Caller(0)
 	c := &Cluster{script: filepath.Join(filepath.Dir(file), "..", "..", "scripts", "postgres.sh"), t: t}
-	cmd := exec.Command(c.script, "start")
+	cmd := exec.Command(c.script, append([]string{"start"}, options...)...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, PostgresEnv+"=") })
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -142,6 +152,34 @@ func (c *Cluster) Crash() { c.t.Helper(); c.run("down", "immediate") }
 
 // Up starts the cluster again and waits until it accepts connections.
 func (c *Cluster) Up() { c.t.Helper(); c.run("up") }
+
+// UnknownCA writes the certificate of a new CA, which signed no server's
+// certificate, to a file of t's and returns its path: an sslrootcert
+// that verifies nothing.
+func UnknownCA(t testing.TB) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "a CA no server knows"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "unknown-ca.crt")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Certify reissues the certificate of a cluster started with --tls for
+// names (host names or IP addresses), from the cluster's CA, and has the
+// server load it.
+func (c *Cluster) Certify(names ...string) { c.t.Helper(); c.run("cert", names...) }
 
 func (c *Cluster) run(what string, args ...string) {
 	c.t.Helper()
