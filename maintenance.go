@@ -142,23 +142,47 @@ type StateCounts struct {
 
 // Add counts one more memory in state st; summary says it consolidates others.
 func (c *StateCounts) Add(st MemoryState, summary bool) {
+	c.AddN(st, 1)
+	if summary && st == StateActive {
+		c.Summaries++
+	}
+}
+
+// AddN counts n more memories in state st (fewer, for n below 0).
+func (c *StateCounts) AddN(st MemoryState, n int) {
 	switch st {
 	case StateActive:
-		c.Active++
-		if summary {
-			c.Summaries++
-		}
+		c.Active += n
 	case StateConsolidated:
-		c.Consolidated++
+		c.Consolidated += n
 	case StateSuperseded:
-		c.Superseded++
+		c.Superseded += n
 	case StateArchived:
-		c.Archived++
+		c.Archived += n
 	case StateExpired:
-		c.Expired++
+		c.Expired += n
 	case StateForgotten:
-		c.Forgotten++
+		c.Forgotten += n
 	}
+}
+
+// Of is the count in state st.
+func (c StateCounts) Of(st MemoryState) int {
+	switch st {
+	case StateActive:
+		return c.Active
+	case StateConsolidated:
+		return c.Consolidated
+	case StateSuperseded:
+		return c.Superseded
+	case StateArchived:
+		return c.Archived
+	case StateExpired:
+		return c.Expired
+	case StateForgotten:
+		return c.Forgotten
+	}
+	return 0
 }
 
 // CategoryStats counts one category's memories by state.

@@ -445,6 +445,11 @@ type MemoryService interface {
 	// Stats counts an agent's memories per category and state: the caller's,
 	// or for a human caller the agent named.
 	Stats(ctx context.Context, agent string) (MemoryStats, error)
+	// Counts counts the memories List would page through under q's
+	// categories and namespaces, in every state (q's states, tags and page
+	// aside; Summaries is not counted): the caller's own, or for a human
+	// the agent named, or with q.Shared the shared space.
+	Counts(ctx context.Context, q ListQuery) (StateCounts, error)
 	// Conflicts lists contradictions between an agent's memories, newest
 	// first, with both memories.
 	Conflicts(ctx context.Context, q ConflictQuery) ([]Conflict, error)

@@ -61,8 +61,14 @@ func TestCopyMovesEverythingOntoPostgres(t *testing.T) {
 		tables = append(tables, c.Table)
 		rows[c.Table] = c.Rows
 	}
-	if rows["memories"] != 5 || rows["operation_log"] != 3 || rows["notes"] != 1 || rows["auth_tokens"] != 1 || rows["provenance_key"] != 1 {
+	if rows["memories"] != 5 || rows["operation_log"] != 3 || rows["notes"] != 1 || rows["auth_tokens"] != 1 || rows["provenance_key"] != 1 ||
+		rows["memory_counts"] == 0 {
 		t.Fatalf("copied %v", copied)
+	}
+	// The kept counts come over as they were (the triggers off), not
+	// counted again for each memory copied.
+	if bad, err := pg.CheckCounts(ctx); err != nil || len(bad) != 0 {
+		t.Fatalf("the copied counts differ from the copied memories: %+v, %v", bad, err)
 	}
 	want, err := lite.RowCounts(ctx, tables)
 	if err != nil {

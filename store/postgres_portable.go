@@ -202,6 +202,9 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 	if err := fillTerms(ctx, t); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	if err := fillRepeatTerms(ctx, t); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	counts, _ := json.Marshal(rep.Kinds)
 	if _, err := tx.execOnce(ctx, `INSERT INTO imports (imported_at, imported_by, file, sha256, format, kinds, first_memory_pk, last_memory_pk, last_memory_created_at)
 		SELECT ?, ?, ?, ?, ?, ?, min(pk), max(pk), max(created_at) FROM memories`,

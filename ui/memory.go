@@ -164,42 +164,17 @@ func (d memoriesData) title() string {
 	return "Memories of " + d.Agent
 }
 
-// stateCounts counts the memories in each state under lq's other filters:
-// an agent's from memory_stats' one grouped scan (a count per state through
-// the listing took 4 s at 100k memories), a namespace's or the shared
-// space's from the listing's own count.
+// stateCounts counts the memories in each state under lq's other filters,
+// from the counts the database keeps (a count per state through the
+// listing took 4 s at 100k memories, a grouped scan 0.2-0.5 s).
 func (h *handler) stateCounts(ctx context.Context, lq memory.ListQuery) ([]stateCount, error) {
-	out := make([]stateCount, 0, len(memory.MemoryStates))
-	if !lq.Shared && len(lq.Namespaces) == 0 {
-		st, err := h.svc.Memories.Stats(ctx, lq.AgentID)
-		if err != nil {
-			return nil, err
-		}
-		c := st.Total
-		if len(lq.Categories) > 0 {
-			c = memory.StateCounts{}
-			for _, cs := range st.Categories {
-				if cs.Category == lq.Categories[0] {
-					c = cs.StateCounts
-				}
-			}
-		}
-		n := map[memory.MemoryState]int{memory.StateActive: c.Active, memory.StateConsolidated: c.Consolidated,
-			memory.StateSuperseded: c.Superseded, memory.StateArchived: c.Archived, memory.StateExpired: c.Expired,
-			memory.StateForgotten: c.Forgotten}
-		for _, state := range memory.MemoryStates {
-			out = append(out, stateCount{State: state, N: n[state]})
-		}
-		return out, nil
+	c, err := h.svc.Memories.Counts(ctx, lq)
+	if err != nil {
+		return nil, err
 	}
-	for _, st := range memory.MemoryStates {
-		c := lq
-		c.States, c.Offset, c.Limit = []memory.MemoryState{st}, 0, 1
-		page, err := h.svc.Memories.List(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, stateCount{State: st, N: page.Total})
+	out := make([]stateCount, 0, len(memory.MemoryStates))
+	for _, state := range memory.MemoryStates {
+		out = append(out, stateCount{State: state, N: c.Of(state)})
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,15 +88,91 @@ func BenchmarkSearchBinary10k(b *testing.B) {
 	}
 }
 
-// filled is a new data directory holding n memories embedded offline.
+// filled is a new data directory holding n memories embedded offline. On
+// SQLite the n memories are remembered once per run (at 100k that takes
+// minutes) and each benchmark gets a copy of that store's files: its own,
+// to read and write. With MEMORY_MCP_BENCH_FILLS set to a directory, the
+// filled stores are kept there and reused by later runs as well (a store
+// an older build filled is migrated when first opened). On PostgreSQL each
+// directory's database is filled anew.
 func filled(b *testing.B, n int) string {
 	emb, err := newEmbedder(context.Background(), &Config{Embedder: "offline"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	fill(b, dir, emb, n)
+	if onPostgres() {
+		fill(b, dir, emb, n)
+		return dir
+	}
+	fills.Lock()
+	defer fills.Unlock()
+	src := filepath.Join(fills.root(b), strconv.Itoa(n))
+	if _, err := os.Stat(src); err != nil {
+		// Filled aside and renamed whole: a fill cut short is never reused.
+		part := src + ".part"
+		if err := errors.Join(os.RemoveAll(part), os.MkdirAll(part, 0o700)); err != nil {
+			b.Fatal(err)
+		}
+		fill(b, part, emb, n)
+		if err := os.Rename(part, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, e.Name()), raw, 0o600)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 	return dir
+}
+
+// fills are the stores filled in this run (see filled), under
+// MEMORY_MCP_BENCH_FILLS or a directory of the run's own, which TestMain
+// removes at its end.
+var fills fillCache
+
+type fillCache struct {
+	sync.Mutex
+	dir  string
+	temp bool // the run's own
+}
+
+// root is the directory the filled stores are kept in; the caller holds f.
+func (f *fillCache) root(b *testing.B) string {
+	if f.dir == "" {
+		if f.dir = os.Getenv("MEMORY_MCP_BENCH_FILLS"); f.dir == "" {
+			dir, err := os.MkdirTemp("", "memory-mcp-fills-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.dir, f.temp = dir, true
+		}
+	}
+	return f.dir
+}
+
+// clean removes the run's own directory of filled stores.
+func (f *fillCache) clean() {
+	f.Lock()
+	defer f.Unlock()
+	if f.temp {
+		os.RemoveAll(f.dir)
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	fills.clean()
+	os.Exit(code)
 }
 
 // serve starts the real binary on dir as agent "bench" with embedder and

@@ -198,6 +198,10 @@ type verifyReport struct {
 	// Stamped is what --trust-unstamped stamped, per table.
 	Stamped map[string]int `json:"stamped,omitempty"`
 	store.ProvenanceReport
+	// CountsMismatched are the counts the database keeps per space, state,
+	// category and namespace (memory_counts) that differ from the memories
+	// counted one by one: edited by hand.
+	CountsMismatched []store.CountsMismatch `json:"counts_mismatched,omitempty"`
 }
 
 // errMismatched is verify's failure: some rows do not match their stamps.
@@ -224,6 +228,9 @@ func verify(ctx context.Context, cfg *Config, f *verifyFlags, stdout io.Writer) 
 	if out.ProvenanceReport, err = db.Verify(ctx); err != nil {
 		return err
 	}
+	if out.CountsMismatched, err = db.CheckCounts(ctx); err != nil {
+		return err
+	}
 	if f.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -235,6 +242,9 @@ func verify(ctx context.Context, cfg *Config, f *verifyFlags, stdout io.Writer) 
 	}
 	if n := len(out.Mismatched); n > 0 {
 		return errMismatched(n)
+	}
+	if n := len(out.CountsMismatched); n > 0 {
+		return fmt.Errorf("%d of the memory counts the database keeps differ from the memories it holds", n)
 	}
 	return nil
 }
@@ -270,5 +280,18 @@ func writeVerify(w io.Writer, r verifyReport) {
 		for _, m := range r.Mismatched {
 			fmt.Fprintf(w, "  %s %s\n", m.Table, m.ID)
 		}
+	}
+	if len(r.CountsMismatched) > 0 {
+		fmt.Fprintf(w, "%d memory counts the database keeps (memory_counts) differ from the memories counted one by one (edited by hand?):\n",
+			len(r.CountsMismatched))
+		for _, m := range r.CountsMismatched {
+			space := "agent " + m.AgentID
+			if m.Shared {
+				space = "shared by " + m.AgentID
+			}
+			fmt.Fprintf(w, "  %s, %s %s in %s: kept %d, counted %d\n", space, m.State, m.Category, m.Namespace, m.Kept, m.Counted)
+		}
+	} else {
+		fmt.Fprintln(w, "the memory counts the database keeps match the memories")
 	}
 }

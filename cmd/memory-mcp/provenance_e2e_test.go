@@ -14,6 +14,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 // verifyCmd runs `memory-mcp verify` on dir as a process with env added to
@@ -276,5 +277,36 @@ func TestVerifyTrustUnstamped(t *testing.T) {
 	r, code := verifyJSON(t, dir, nil)
 	if checked, valid, unstamped, _ := totals(r); code != 0 || checked != 1 || valid != 1 || unstamped != 0 {
 		t.Fatalf("after stamping: %+v (exit %d)", r, code)
+	}
+}
+
+// verify checks the memory counts the database keeps: they match what the
+// server wrote, and a count edited by hand is named (agent, state,
+// category, namespace, both numbers) and fails verify, in text and in
+// JSON.
+func TestVerifyChecksTheKeptCounts(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--seniority", "senior", "--embedder", "none"}})
+	writeEveryKind(s, "Quxzorblat")
+	s.stop()
+	if out, errs, code := verifyCmd(t, dir, nil); code != 0 || !strings.Contains(out, "the memory counts the database keeps match the memories") {
+		t.Fatalf("verify of an untouched directory: exit %d\n%s\n%s", code, out, errs)
+	}
+	if err := storetest.MiscountMemories(context.Background(), storeAt(t, dir), "ann", 3); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := verifyCmd(t, dir, nil)
+	if code != 1 || !strings.Contains(out, "agent ann, active semantic in default: kept 5, counted 2") ||
+		!strings.Contains(errs, "memory counts the database keeps differ") {
+		t.Fatalf("verify after the edit: exit %d\n%s\n%s", code, out, errs)
+	}
+	r, code := verifyJSON(t, dir, nil)
+	if code != 1 || len(r.CountsMismatched) == 0 || len(r.Mismatched) != 0 {
+		t.Fatalf("report after the edit = %+v (exit %d)", r, code)
+	}
+	for _, m := range r.CountsMismatched {
+		if m.AgentID != "ann" || m.Kept != m.Counted+3 {
+			t.Errorf("%+v: not the count edited", m)
+		}
 	}
 }

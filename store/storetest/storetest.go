@@ -17,7 +17,7 @@ import (
 // by its URL or key=value string (PostgresURL's), which readOnly does not
 // restrict.
 func open(path string, readOnly bool) (*sql.DB, error) {
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") || strings.Contains(path, "dbname=") {
+	if isPostgres(path) {
 		return OpenPostgresSQL(path)
 	}
 	dsn := "file:" + path
@@ -25,6 +25,11 @@ func open(path string, readOnly bool) (*sql.DB, error) {
 		dsn += "?mode=ro"
 	}
 	return sql.Open("sqlite3", dsn)
+}
+
+// isPostgres says whether path names a PostgreSQL database.
+func isPostgres(path string) bool {
+	return strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") || strings.Contains(path, "dbname=")
 }
 
 // AddMigration records migration name as applied to the database at path,
@@ -56,6 +61,23 @@ func SpaceCounts(ctx context.Context, path string) (miscounted, memories int, er
 		return 0, 0, fmt.Errorf("count memory spaces: %w", err)
 	}
 	return miscounted, memories, nil
+}
+
+// MiscountMemories adds by to every memory count the database at path
+// keeps (memory_counts) for agent, as someone editing the database by hand
+// would.
+func MiscountMemories(ctx context.Context, path, agent string, by int) error {
+	db, err := open(path, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	q := `UPDATE memory_counts SET n = n + ? WHERE agent_id = ?`
+	if isPostgres(path) {
+		q = `UPDATE memory_counts SET n = n + $1 WHERE agent_id = $2`
+	}
+	_, err = db.ExecContext(ctx, q, by, agent)
+	return err
 }
 
 // HoldReader opens a read transaction on the database at path, from a
