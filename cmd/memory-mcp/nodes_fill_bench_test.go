@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -86,14 +87,43 @@ func writeGenerated(b *testing.B, path string, texts []string, n int) {
 	cw := bufio.NewWriterSize(claims, 1<<20)
 	fmt.Fprintln(w, `{"format":"memory-mcp","version":1,"filter":{}}`)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	// The text rules are the cost: chunks are made on every core and
+	// written in order.
+	type chunk struct{ mems, claims []string }
+	const size = 2_000
+	jobs := make(chan int)
+	done := make([]chan chunk, (n+size-1)/size)
+	for i := range done {
+		done[i] = make(chan chunk, 1)
+	}
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for start := range jobs {
+				var ch chunk
+				for i := start; i < min(n, start+size); i++ {
+					mem, cs := genMemory(texts, i, base)
+					ch.mems, ch.claims = append(ch.mems, mem), append(ch.claims, cs...)
+				}
+				done[start/size] <- ch
+			}
+		}()
+	}
+	go func() {
+		for start := 0; start < n; start += size {
+			jobs <- start
+		}
+		close(jobs)
+	}()
 	nclaims := 0
-	for i := range n {
-		mem, cs := genMemory(texts, i, base)
-		fmt.Fprintln(w, mem)
-		for _, c := range cs {
+	for _, d := range done {
+		ch := <-d
+		for _, m := range ch.mems {
+			fmt.Fprintln(w, m)
+		}
+		for _, c := range ch.claims {
 			fmt.Fprintln(cw, c)
 		}
-		nclaims += len(cs)
+		nclaims += len(ch.claims)
 	}
 	if err := cw.Flush(); err != nil {
 		b.Fatal(err)
