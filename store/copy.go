@@ -76,6 +76,9 @@ func (db *DB) Copy(ctx context.Context, dst *DB) ([]CopiedTable, error) {
 			if err := fillTerms(ctx, to.sql); err != nil {
 				return err
 			}
+			if err := fillRepeatTerms(ctx, to.sql); err != nil {
+				return err
+			}
 			if err := to.triggers(ctx, tables, "ENABLE"); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -107,17 +108,55 @@ var distinctKinds = []dedupKind{
 // half is only reported, by BenchmarkDistinctDedup.
 var distinctCorpora = []dedupCorpus{
 	{"distinct-tuned", "dedup_distinct.jsonl", distinctKinds},
+	{"fresh-tuned", "dedup_fresh.jsonl", freshKinds},
 	{"distinct-heldout", "dedup_distinct_heldout.jsonl", distinctKinds},
 }
 
+// freshKinds are the kinds of testdata/dedup_fresh.jsonl, a set written by
+// a tester who had not read the rules and then tuned on (issue 22): the
+// different memories that a version, unit, acronym, identifier, single
+// word, negation, near-stem word, lexical -s, name, address, port, time,
+// amount, percentage, number, path, tense, date or the order of two roles
+// ("Ann reports to Bob") tells apart; and the true repeats that differ in
+// punctuation, case, spacing, word order, a thousands separator, a plural,
+// shouting or a Unicode form. Word order is a kind of both labels.
+var freshKinds = []dedupKind{
+	{"version", "distinct"},
+	{"unit", "distinct"},
+	{"acronym", "distinct"},
+	{"identifier", "distinct"},
+	{"oneword", "distinct"},
+	{"negation", "distinct"},
+	{"nearstem", "distinct"},
+	{"lexical", "distinct"},
+	{"name", "distinct"},
+	{"ip", "distinct"},
+	{"port", "distinct"},
+	{"time", "distinct"},
+	{"money", "distinct"},
+	{"percent", "distinct"},
+	{"number", "distinct"},
+	{"path", "distinct"},
+	{"tense", "distinct"},
+	{"date", "distinct"},
+	{"order", "distinct"},
+	{"punctuation", "duplicate"},
+	{"casefold", "duplicate"},
+	{"spacing", "duplicate"},
+	{"order", "duplicate"},
+	{"separator", "duplicate"},
+	{"plural", "duplicate"},
+	{"shouted", "duplicate"},
+	{"unicode", "duplicate"},
+}
+
 func loadDedupPairs(tb testing.TB, file string, kinds []dedupKind) []dedupPair {
-	want := map[string]string{}
+	want := map[dedupKind]bool{}
 	for _, k := range kinds {
-		want[k.name] = k.label
+		want[k] = true
 	}
 	return loadPairs(tb, file, func(p dedupPair) bool {
-		label, ok := want[p.Kind]
-		return ok && p.Label == label && p.A != "" && p.B != ""
+		return want[dedupKind{p.Kind, p.Label}] && p.A != "" && p.B != ""
 	})
 }
 
@@ -199,7 +238,7 @@ type dedupReport struct {
 	pairs, tn int
 	confusion
 	order          []dedupKind
-	kinds          map[string]*dedupKindCount
+	kinds          map[dedupKind]*dedupKindCount
 	tiers          map[string]*confusion // by the tier that answered duplicate (fn unused)
 	falsePositives []dedupFalsePositive
 }
@@ -216,10 +255,10 @@ func measureDedup(tb testing.TB, c dedupCorpus) dedupReport {
 	if !s.Dedup {
 		tb.Fatal("dedup is off by default")
 	}
-	r := dedupReport{corpus: c.name, pairs: len(pairs), order: c.kinds, kinds: map[string]*dedupKindCount{},
+	r := dedupReport{corpus: c.name, pairs: len(pairs), order: c.kinds, kinds: map[dedupKind]*dedupKindCount{},
 		tiers: map[string]*confusion{}}
 	for _, k := range c.kinds {
-		r.kinds[k.name] = &dedupKindCount{}
+		r.kinds[k] = &dedupKindCount{}
 	}
 	for i, p := range pairs {
 		ctx := memory.WithIdentity(tb.Context(), memory.Identity{AgentID: fmt.Sprintf("p%03d", i),
@@ -244,7 +283,7 @@ func measureDedup(tb testing.TB, c dedupCorpus) dedupReport {
 			tb.Fatalf("pair %d: duplicate of %s, want %s", i+1, second.ID, first.ID)
 		}
 		labelled := p.Label == "duplicate"
-		k := r.kinds[p.Kind]
+		k := r.kinds[dedupKind{p.Kind, p.Label}]
 		k.n++
 		if predicted {
 			k.predicted++
@@ -285,7 +324,7 @@ func (r dedupReport) lines() []string {
 		}
 	}
 	for _, kd := range r.order {
-		k := r.kinds[kd.name]
+		k := r.kinds[kd]
 		if k.n == 0 {
 			continue
 		}
@@ -378,15 +417,26 @@ func BenchmarkDistinctDedup(b *testing.B) {
 // as repeats say nothing new, as on the other corpora (a number's
 // separators, a meaningful capital, a lexical -s and an identifier tell
 // memories apart); and it still finds repeats among the true ones.
+//
+// The same holds on the fresh set (testdata/dedup_fresh.jsonl), tuned on
+// since: names that are also words ("Pay Bill", "pay bill"), paths as one
+// word whose order is kept, and lexical -s nouns ("premises").
 func TestDistinctCorpus(t *testing.T) {
-	r := measureDedup(t, distinctCorpora[0])
-	for _, l := range r.lines() {
-		t.Log(l)
-	}
-	if p := r.precision(); p < 0.995 {
-		t.Errorf("duplicate precision %.3f is below 0.995: %d of %d memories dropped as repeats said something new", p, r.fp, r.tp+r.fp)
-	}
-	if r.tn == 0 || r.tp == 0 {
-		t.Errorf("%d different pairs kept apart and %d repeats found; want both", r.tn, r.tp)
+	for _, c := range distinctCorpora {
+		if strings.HasSuffix(c.name, "-heldout") {
+			continue // only reported, by BenchmarkDistinctDedup
+		}
+		t.Run(c.name, func(t *testing.T) {
+			r := measureDedup(t, c)
+			for _, l := range r.lines() {
+				t.Log(l)
+			}
+			if p := r.precision(); p < 0.995 {
+				t.Errorf("duplicate precision %.3f is below 0.995: %d of %d memories dropped as repeats said something new", p, r.fp, r.tp+r.fp)
+			}
+			if r.tn == 0 || r.tp == 0 {
+				t.Errorf("%d different pairs kept apart and %d repeats found; want both", r.tn, r.tp)
+			}
+		})
 	}
 }

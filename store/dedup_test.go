@@ -517,13 +517,53 @@ func TestDedupRekeyMigration(t *testing.T) {
 			t.Errorf("a different memory after one from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
 		}
 	}
+	onUpgrade(t, "0043", setup, check)
+}
+
+// Migration 0048 runs the re-key again for paths, units, amounts and code
+// marks, on both engines: the keys are the rules' as they now are, a
+// repeat told with other spacing of its unit is found, and a path swapped
+// is stored apart.
+func TestDedupRekeyPathsUnitsMigration(t *testing.T) {
+	const limit, scripts = "The upload limit is 10 MB.", "Deploy scripts live in scripts/deploy/."
+	ids := map[string]string{}
+	setup := func(t *testing.T, old *store.DB) {
+		s := store.NewMemoryService(old, nil)
+		for _, c := range []string{limit, scripts} {
+			ids[c] = remember(t, s, ann, memory.EntryWrite{Content: c}).ID
+		}
+		exec(t, old, `UPDATE memories SET exact_key = 'old', words_key = 'old', meaning_key = 'old'`)
+	}
+	check := func(t *testing.T, db *store.DB) {
+		for _, content := range []string{limit, scripts} {
+			exact, words := text.DedupKeys(content)
+			var e, w, m string
+			if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+ids[content]+`'`).Scan(&e, &w, &m); err != nil ||
+				e != exact || w != words || m != text.MeaningKey(content) {
+				t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
+			}
+		}
+		s := store.NewMemoryService(db, nil)
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The upload limit is 10MB."}); r.Outcome != memory.WriteOutcomeDuplicate {
+			t.Errorf("a repeat of a memory from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
+		}
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Deploy scripts live in deploy/scripts/."}); r.Outcome != memory.WriteOutcomeStored {
+			t.Errorf("a different memory after one from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
+		}
+	}
+	onUpgrade(t, "0048", setup, check)
+}
+
+// onUpgrade runs setup on a store migrated up to before migration, on
+// each engine, and check on it once opened by the current binary.
+func onUpgrade(t *testing.T, migration string, setup, check func(*testing.T, *store.DB)) {
 	t.Run("sqlite", func(t *testing.T) {
-		check(t, upgraded(t, "0043", func(old *store.DB) { setup(t, old) }))
+		check(t, upgraded(t, migration, func(old *store.DB) { setup(t, old) }))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		ctx := context.Background()
 		url := storetest.PostgresURL(t)
-		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0043"))
+		old, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore(migration))
 		if err != nil {
 			t.Fatal(err)
 		}

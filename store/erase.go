@@ -394,6 +394,9 @@ func (e *erasure) merge(ctx context.Context) error {
 	if e.facts {
 		tables = append(tables, "fact_fts")
 	}
+	if e.report.Counts[memory.ErasedRepeats] > 0 {
+		tables = append(tables, "repeat_fts")
+	}
 	for _, t := range tables {
 		if _, err := e.tx.execOnce(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`); err != nil {
 			return fmt.Errorf("merge %s: %w", t, err)

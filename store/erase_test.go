@@ -62,7 +62,7 @@ func quoting(t *testing.T, db *store.DB, s string) map[string]int {
 	if pg { // the terms are columns of the rows above
 		return out
 	}
-	for _, fts := range []string{"memory_fts", "memory_archive_fts", "fact_fts"} {
+	for _, fts := range []string{"memory_fts", "memory_archive_fts", "fact_fts", "repeat_fts"} {
 		var n int
 		if err := db.SQL().QueryRow(`SELECT count(*) FROM `+fts+` WHERE `+fts+` MATCH ?`, `"`+strings.ToLower(s)+`"`).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", fts, err)
@@ -158,7 +158,7 @@ func TestEraseByTextRemovesEveryCopy(t *testing.T) {
 		before := quoting(t, db, secret)
 		_, pg := postgresURLs.Load(db) // where the terms are the rows' own
 		for _, table := range []string{"memories", "memory_repeats", "notes", "events_memory", "pending_memory_events", "shared_issues", "shared_learnings",
-			"block_versions", "blocks", "operation_log", "snapshot", "memory_fts", "fact_fts"} {
+			"block_versions", "blocks", "operation_log", "snapshot", "memory_fts", "fact_fts", "repeat_fts"} {
 			if before[table] == 0 && !(pg && strings.HasSuffix(table, "_fts")) {
 				t.Fatalf("the test stored no %s quoting the secret: %v", table, before)
 			}

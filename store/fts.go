@@ -18,10 +18,11 @@ func MatchAny(q string) string {
 	return strings.Join(words, " OR ")
 }
 
-// textWords are text's words (text.Words) without duplicates, in
-// first-seen order.
+// textWords are text's words as its terms are made of them (text.TermWords:
+// "c++" and "c#" are words, a CJK run its pairs of characters) without
+// duplicates, in first-seen order; each is a phrase of one term.
 func textWords(s string) []string {
-	fields := text.Words(s)
+	fields := text.TermWords(s)
 	seen := make(map[string]bool, len(fields))
 	out := fields[:0]
 	for _, f := range fields {

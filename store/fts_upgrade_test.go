@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -87,4 +88,108 @@ func TestPostgresMigrationFillsTerms(t *testing.T) {
 	if got := search(t, s, ann, memory.Query{Text: "internal"}); len(got) != 0 {
 		t.Errorf("search internal found %v", got)
 	}
+}
+
+// Migration 0044 indexes again with the terms that keep "C#" and ".NET"
+// whole and pair CJK characters: rows indexed before it hold the old terms
+// ("c", one term for a whole Japanese sentence) and the old lengths, on
+// both engines; after it a search finds them by the new terms, and a
+// memory's length and its space's total count the new terms.
+func TestTermsMigrationIndexesSignsAndCJKAgain(t *testing.T) {
+	texts := []string{"I write C# at work.", "昨日は東京タワーに行った", "Ann ships Node.js services."}
+	// what the tokenizer before 0044 indexed them as, and their lengths then
+	old := []string{"I write C at work.", "zzonetermforthewholerun", "Ann ships Node js services."}
+	oldLength := []int{5, 1, 5}
+	newLength := []int{5, 11, 4}
+	check := func(t *testing.T, db *store.DB, ids []string) {
+		s := store.NewMemoryService(db, nil)
+		for q, want := range map[string][]string{"C#": {ids[0]}, "c": nil, "東京": {ids[1]}, "タワー": {ids[1]},
+			"node.js": {ids[2]}, "js": nil, "zzonetermforthewholerun": nil} {
+			if got := search(t, s, ann, memory.Query{Text: q}); !slices.Equal(got, want) {
+				t.Errorf("search %q found %v, want %v", q, got, want)
+			}
+		}
+		total := 0
+		for i, id := range ids {
+			var n int
+			if err := db.SQL().QueryRow(`SELECT length FROM memories WHERE id = '` + id + `'`).Scan(&n); err != nil || n != newLength[i] {
+				t.Errorf("length of %q is %d (%v), want %d", texts[i], n, err, newLength[i])
+			}
+			total += newLength[i]
+		}
+		var tokens int
+		if err := db.SQL().QueryRow(`SELECT tokens FROM memory_spaces WHERE agent_id = 'ann'`).Scan(&tokens); err != nil || tokens != total {
+			t.Errorf("ann's space counts %d tokens (%v), want %d", tokens, err, total)
+		}
+		facts, err := store.NewFactService(db).Query(as(senior), memory.FactQuery{Text: "F#"})
+		if err != nil || len(facts) != 1 {
+			t.Errorf("facts F#: %d found (%v), want 1", len(facts), err)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		var ids []string
+		db := upgraded(t, "0044", func(db *store.DB) {
+			s := store.NewMemoryService(db, nil)
+			for i, c := range texts {
+				id := remember(t, s, ann, memory.EntryWrite{Content: c}).ID
+				ids = append(ids, id)
+				exec(t, db, `INSERT INTO memory_fts (memory_fts, rowid, content, tags, filters)
+					SELECT 'delete', pk, content, tags, filters FROM memories WHERE id = '`+id+`'`,
+					`INSERT INTO memory_fts (rowid, content, tags, filters) SELECT pk, '`+old[i]+`', tags, filters FROM memories WHERE id = '`+id+`'`,
+					`DROP TRIGGER memories_immutable`,
+					`UPDATE memories SET length = `+strconv.Itoa(oldLength[i])+` WHERE id = '`+id+`'`,
+					`CREATE TRIGGER memories_immutable BEFORE UPDATE OF id, agent_id, namespace, category, content, tags, shared,
+					    created_at, occurred_at, published_from, filters, length ON memories BEGIN
+					    SELECT RAISE(ABORT, 'memory content and ownership are immutable');
+					END`)
+			}
+			exec(t, db, `UPDATE memory_spaces SET tokens = 11 WHERE agent_id = 'ann'`)
+			if _, err := store.NewFactService(db).Publish(as(senior), memory.FactWrite{FactID: "lang",
+				Content: "Pricing is written in F#.", Category: memory.FactConvention}); err != nil {
+				t.Fatal(err)
+			}
+			exec(t, db, `INSERT INTO fact_fts (fact_fts, rowid, content, tags) SELECT 'delete', id, content, tags FROM operation_log`,
+				`INSERT INTO fact_fts (rowid, content, tags) SELECT id, 'Pricing is written in F.', tags FROM operation_log`)
+		})
+		check(t, db, ids)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		ctx := context.Background()
+		url := storetest.PostgresURL(t)
+		db, err := store.OpenPostgresWith(ctx, url, postgresMigrationsBefore("0044"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := store.NewMemoryService(db, nil)
+		var ids []string
+		pgExec := func(q string, args ...any) {
+			if _, err := db.SQL().Exec(q, args...); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		for _, c := range texts {
+			ids = append(ids, remember(t, s, ann, memory.EntryWrite{Content: c}).ID)
+		}
+		pgExec(`ALTER TABLE memories DISABLE TRIGGER USER`)
+		for i, id := range ids {
+			pgExec(`UPDATE memories SET terms = to_tsvector('simple', $1) || setweight(to_tsvector('simple', filters), 'A'), length = $2 WHERE id = $3`,
+				old[i], oldLength[i], id)
+		}
+		pgExec(`ALTER TABLE memories ENABLE TRIGGER USER`)
+		pgExec(`UPDATE memory_spaces SET tokens = 11 WHERE agent_id = 'ann'`)
+		if _, err := store.NewFactService(db).Publish(as(senior), memory.FactWrite{FactID: "lang",
+			Content: "Pricing is written in F#.", Category: memory.FactConvention}); err != nil {
+			t.Fatal(err)
+		}
+		pgExec(`ALTER TABLE operation_log DISABLE TRIGGER USER`)
+		pgExec(`UPDATE operation_log SET terms = to_tsvector('simple', 'Pricing is written in F.')`)
+		pgExec(`ALTER TABLE operation_log ENABLE TRIGGER USER`)
+		db.Close()
+		db, err = store.OpenPostgres(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		check(t, db, ids)
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/internal/text"
@@ -358,6 +357,8 @@ func (s *MemoryService) findDuplicate(ctx context.Context, tx *Tx, sp pool, auth
 		}
 		switch {
 		case !sameStatement(w, keys.timed, told):
+		case !text.NamesAgree(c.Content, w.Content):
+			// The keys fold case; "Pay Bill" is not "pay bill".
 		case name == memory.DedupSemantic && !text.Restates(c.Content, w.Content):
 		case addsTags(w, c) && sp.shared():
 			// No merge replaces a shared memory (it may be another
@@ -555,12 +556,13 @@ func (s *MemoryService) CurrentEmbedder() *memory.Embedder {
 	return s.Embedder
 }
 
-// indexedLength counts the tokens the full-text index makes of a memory's
-// content and tags: runs of letters and digits, as its tokenizer splits them.
+// indexedLength counts the terms the full-text index makes of a memory's
+// content and tags (text.Terms): the length BM25 reads, on PostgreSQL from
+// this column and on SQLite from FTS5's own count, which must agree.
 func indexedLength(content string, tags []string) int {
 	n := 0
-	for _, text := range append([]string{content}, tags...) {
-		n += len(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
+	for _, s := range append([]string{content}, tags...) {
+		n += len(text.Terms(s))
 	}
 	return n
 }

@@ -225,10 +225,11 @@ func TestSpacesMigrationCountsEarlierMemories(t *testing.T) {
 		rows.Scan(&agent, &shared, &n, &tokens)
 		got[fmt.Sprintf("%s/%d", agent, shared)] = [2]int{n, tokens}
 	}
-	// ann: 11 + 3 tag tokens ("v2.3", "API's" and "api-latency" are two
-	// each), then 5 + 1 (✓ and — are no tokens); bob: 4 each ("bob's").
-	// ann's forgotten memory counts nowhere.
-	want := map[string][2]int{"ann/0": {2, 11 + 3 + 5 + 1}, "bob/0": {1, 4}, "bob/1": {1, 4}}
+	// ann: 10 + 3 tag tokens ("API's" and "api-latency" are two each,
+	// "v2.3" one since 0044 counts again), then 5 + 1 (✓ and — are no
+	// tokens, 部署 one pair); bob: 4 each ("bob's"). ann's forgotten memory
+	// counts nowhere.
+	want := map[string][2]int{"ann/0": {2, 10 + 3 + 5 + 1}, "bob/0": {1, 4}, "bob/1": {1, 4}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("memory_spaces after the upgrade = %v, want %v", got, want)
 	}

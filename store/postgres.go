@@ -100,10 +100,18 @@ func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 }
 
 func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, error) {
+	if MisencodedURL(url) {
+		return nil, memory.Errorf(memory.EINVALID, "the database URL has an @ that is not the one ending its user and password, so a part of the password "+
+			"would be read as its host or database: percent-encode @ in the password as %%40 (and / as %%2F, : as %%3A, %% as %%25)")
+	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil && strings.Contains(err.Error(), ": failed to configure TLS (") {
 		// sslrootcert, sslcert or sslkey names a file that cannot be read or used
-		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %v", redactURLError(err))
+		why := redactURLError(err)
+		if why == "sslmode is invalid" {
+			why = "sslmode is none of disable, allow, prefer, require, verify-ca and verify-full"
+		}
+		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %s", why)
 	}
 	if err != nil {
 		return nil, memory.Errorf(memory.EINVALID, "the database URL is not a PostgreSQL URL: %v", redactURLError(err))
@@ -144,12 +152,30 @@ func postgresName(cfg *pgx.ConnConfig) string {
 	return "postgres://" + net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))) + "/" + cfg.Database
 }
 
+// MisencodedURL reports whether a postgres:// URL holds an @ that the
+// driver, which ends the user and password at the first @ before a /
+// (as libpq does), would read as part of the host or database: a raw @
+// or / in the password. Its host or database name would then quote the
+// rest of the password in every message.
+func MisencodedURL(url string) bool {
+	rest, ok := strings.CutPrefix(url, "postgresql://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(url, "postgres://"); !ok {
+			return false // key=value: no @ is special
+		}
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	at, slash := strings.IndexByte(rest, '@'), strings.IndexByte(rest, '/')
+	return strings.Count(rest, "@") > 1 || at >= 0 && slash >= 0 && slash < at
+}
+
 // redactURLError drops what a parse error quotes of the URL (it may hold a
 // password) and keeps the reason.
 func redactURLError(err error) string {
 	var pe *pgconn.ParseConfigError
 	if errors.As(err, &pe) && pe.Unwrap() != nil {
-		return pe.Unwrap().Error()
+		s, _, _ := strings.Cut(pe.Unwrap().Error(), `: "`) // invalid percent-encoded token: "…"
+		return s
 	}
 	s := err.Error()
 	if i := strings.LastIndex(s, ": "); i >= 0 {
@@ -488,7 +514,11 @@ func (db *DB) postgresError(err error) error {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
-		return memory.Errorf(memory.EBUSY, "the database %s is unreachable; retry the call in a few seconds", db.path)
+		why := "" // connection refused, no such host, i/o timeout: a typo'd host or port shows here
+		if errors.As(err, &ne) {
+			why = " (" + ne.Error() + ")"
+		}
+		return memory.Errorf(memory.EBUSY, "the database %s is unreachable%s; retry the call in a few seconds", db.path, why)
 	}
 	// The server went away mid-call without a word (it crashed, or was
 	// stopped at once): the connection ended in the middle of a message.
@@ -532,6 +562,13 @@ func (db *DB) refused(err error) error {
 				msg += " (" + strings.TrimSuffix(pe.Detail, ".") + ")"
 			}
 			return fmt.Errorf("%sthe server %s refused the connection: %s; connect as a user the server admits to this database, or change its pg_hba.conf or grants", cannot, host, msg)
+		case (pe.Code == "42704" || pe.Code == "22023") && pe.Severity == "FATAL":
+			// a URL parameter the driver does not know goes to the server as a setting
+			return fmt.Errorf("%sthe server %s refused a setting of the URL: %s; correct or remove that URL parameter (the driver's own include sslmode, sslrootcert, "+
+				"connect_timeout and options)", cannot, host, pe.Message)
+		case pe.Code == "25006":
+			return fmt.Errorf("the database %s is read-only for its user %q (%s), and memory-mcp writes to it: connect to the primary, not a standby, "+
+				"or turn default_transaction_read_only off for the user (ALTER ROLE %s RESET default_transaction_read_only) or the database", db.path, cfg.User, pe.Message, ident(cfg.User))
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -102,6 +103,18 @@ func (tx *Tx) indexFact(ctx context.Context, id int64, content, tags string) err
 	}
 	if _, err := tx.exec(ctx, `UPDATE operation_log SET terms = ?::tsvector WHERE id = ?`, postgresTerms("", content, tags), id); err != nil {
 		return fmt.Errorf("index fact: %w", err)
+	}
+	return nil
+}
+
+// indexRepeat writes, on PostgreSQL, the terms of the repeat just kept as
+// id (SQLite's trigger fills repeat_fts).
+func (tx *Tx) indexRepeat(ctx context.Context, id, content, tags string) error {
+	if !tx.db.postgres {
+		return nil
+	}
+	if _, err := tx.exec(ctx, `UPDATE memory_repeats SET terms = ?::tsvector WHERE id = ?`, postgresTerms("", content, tags), id); err != nil {
+		return fmt.Errorf("index repeat: %w", err)
 	}
 	return nil
 }
@@ -272,6 +285,75 @@ var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
 	"0043_dedup_rekey_case_numbers.sql": func(ctx context.Context, t *sql.Tx) error {
 		return rekeyDedup(ctx, t, postgresRekey)
 	},
+	"0048_dedup_rekey_paths_units.sql": func(ctx context.Context, t *sql.Tx) error {
+		return rekeyDedup(ctx, t, postgresRekey)
+	},
+	"0044_terms_signs_cjk.sql": refillTerms,
+}
+
+// refillTerms writes again the terms of every memory and PUBLISH row and
+// the length of every memory, as the terms are made now, counts each
+// space's tokens again, and sets back the guards 0044's SQL lifted.
+func refillTerms(ctx context.Context, t *sql.Tx) error {
+	type row struct {
+		key                    int64
+		content, tags, filters string
+	}
+	read := func(q string) ([]row, error) {
+		rows, err := t.QueryContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.key, &r.content, &r.tags, &r.filters); err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return out, rows.Err()
+	}
+	memories, err := read(`SELECT pk, content, tags, filters FROM memories ORDER BY pk`)
+	if err != nil {
+		return fmt.Errorf("refill terms: %w", err)
+	}
+	for _, r := range memories {
+		var tags []string
+		if err := json.Unmarshal([]byte(r.tags), &tags); err != nil {
+			return fmt.Errorf("refill terms: tags of memory %d: %w", r.key, err)
+		}
+		if _, err := t.ExecContext(ctx, `UPDATE memories SET terms = $1::tsvector, length = $2 WHERE pk = $3`,
+			postgresTerms(r.filters, r.content, r.tags), indexedLength(r.content, tags), r.key); err != nil {
+			return fmt.Errorf("refill terms: %w", err)
+		}
+	}
+	if err := fillRepeatTerms(ctx, t); err != nil {
+		return err
+	}
+	facts, err := read(`SELECT id, content, tags, '' FROM operation_log WHERE operation_type = 'PUBLISH' ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("refill terms: %w", err)
+	}
+	for _, r := range facts {
+		if _, err := t.ExecContext(ctx, `UPDATE operation_log SET terms = $1::tsvector WHERE id = $2`, postgresTerms("", r.content, r.tags), r.key); err != nil {
+			return fmt.Errorf("refill terms: %w", err)
+		}
+	}
+	for _, q := range []string{
+		`UPDATE memory_spaces s SET tokens = coalesce((SELECT sum(m.length) FROM memories m
+			WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL AND m.archived_at IS NULL), 0),
+			gen = s.gen + 1`,
+		`ALTER TABLE memories ENABLE TRIGGER memories_immutable`,
+		`ALTER TABLE memories ENABLE TRIGGER memories_terms_once`,
+		`ALTER TABLE operation_log ENABLE TRIGGER operation_log_terms_once`,
+	} {
+		if _, err := t.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("refill terms: %w", err)
+		}
+	}
+	return nil
 }
 
 // fillTerms writes the terms of the rows stored before the store wrote
@@ -307,6 +389,38 @@ func fillTerms(ctx context.Context, t *sql.Tx) error {
 			if _, err := t.ExecContext(ctx, table.write, postgresTerms(r.filters, r.content, r.tags), r.key); err != nil {
 				return fmt.Errorf("fill terms: %w", err)
 			}
+		}
+	}
+	return nil
+}
+
+// fillRepeatTerms writes the terms of the repeats kept (or copied in)
+// without them.
+func fillRepeatTerms(ctx context.Context, t *sql.Tx) error {
+	type row struct {
+		pk            int64
+		content, tags string
+	}
+	rows, err := t.QueryContext(ctx, `SELECT pk, content, tags FROM memory_repeats WHERE terms IS NULL ORDER BY pk`)
+	if err != nil {
+		return fmt.Errorf("fill repeat terms: %w", err)
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.pk, &r.content, &r.tags); err != nil {
+			rows.Close()
+			return err
+		}
+		todo = append(todo, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range todo {
+		if _, err := t.ExecContext(ctx, `UPDATE memory_repeats SET terms = $1::tsvector WHERE pk = $2`, postgresTerms("", r.content, r.tags), r.pk); err != nil {
+			return fmt.Errorf("fill repeat terms: %w", err)
 		}
 	}
 	return nil

@@ -237,3 +237,72 @@ func TestPostgresOverVerifiedTLS(t *testing.T) {
 	msg = refusedFor(t, "postgres://postgres:s3cret@"+plainHost+"/postgres?sslmode=require", "s3cret")
 	wantWords(t, msg, "the server "+plainHost+" refused TLS", "enable ssl on the server", "sslmode=prefer", "sslmode=disable")
 }
+
+// TestPostgresRefusesMistakesInTheURL: a password with a raw @ or / (which
+// the driver, as libpq, would split into the host or database, quoting
+// the rest of the password in every message) is refused naming the
+// escape and quoting nothing; a misspelt parameter, which the driver
+// passes to the server as a setting, is refused naming it and not as
+// EBUSY; so is a database its user may only read, at the first open and
+// at a later one. An unknown sslmode names the ones there are; a port
+// nothing listens on stays EBUSY, saying why.
+func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
+	url := storetest.PostgresDatabaseURL(t) // postgres://user@host:port/db?sslmode=disable
+	rest, _ := strings.CutPrefix(url, "postgres://")
+	user, rest, _ := strings.Cut(rest, "@")
+	base, query, _ := strings.Cut(rest, "?")
+	for _, bad := range []string{"Zq@Xk:w/Rj%x", "Zq@Xkvw", "12/Vb@x"} {
+		_, err := store.OpenPostgres(t.Context(), "postgres://"+user+":"+bad+"@"+base+"?"+query)
+		if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "percent-encode @ in the password as %40") {
+			t.Errorf("password %q: %v", bad, err)
+		}
+		for _, part := range []string{"Xk", "Rj", "Vb"} {
+			if err != nil && strings.Contains(err.Error(), part) && strings.Contains(bad, part) {
+				t.Errorf("password %q: the message quotes %q of it: %v", bad, part, err)
+			}
+		}
+	}
+
+	_, err := store.OpenPostgres(t.Context(), "postgres://"+user+"@"+base+"?sslmode=requir")
+	if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), "sslmode is none of disable, allow, prefer, require, verify-ca and verify-full") {
+		t.Errorf("an unknown sslmode: %v", err)
+	}
+	// nothing listens on the port: retryable, and saying why
+	_, err = store.OpenPostgres(t.Context(), "postgres://"+user+"@127.0.0.1:1/postgres?"+query)
+	if memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "is unreachable (dial tcp 127.0.0.1:1: connect: connection refused)") {
+		t.Errorf("a port nothing listens on: %v", err)
+	}
+
+	msg := refusedFor(t, "postgres://"+user+"@"+base+"?"+strings.Replace(query, "sslmode", "sslmod", 1), "")
+	wantWords(t, msg, `refused a setting of the URL: unrecognized configuration parameter "sslmod"`, "correct or remove that URL parameter")
+
+	raw, err := storetest.OpenPostgresSQL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	readOnly := func(on string) {
+		t.Helper()
+		if _, err := raw.Exec(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = ` + on + `', current_database()); END $$`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readOnly("on")
+	msg = refusedFor(t, url, "")
+	wantWords(t, msg, "is read-only for its user", "CREATE TABLE", "default_transaction_read_only")
+	readOnly("off")
+	db, err := store.OpenPostgres(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	readOnly("on")
+	db, err = store.OpenPostgres(t.Context(), url)
+	if err == nil {
+		err = db.UseProvenanceKey(t.Context(), make([]byte, store.ProvenanceKeySize))
+		db.Close()
+	}
+	if err == nil || memory.ErrorCode(err) == memory.EBUSY || !strings.Contains(err.Error(), "is read-only for its user") {
+		t.Errorf("a read-only database that has the schema: %v", err)
+	}
+}

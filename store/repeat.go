@@ -62,7 +62,7 @@ func (tx *Tx) keepRepeat(ctx context.Context, who memory.Identity, r repeat, now
 	if err != nil {
 		return "", fmt.Errorf("keep repeat: %w", err)
 	}
-	return id, nil
+	return id, tx.indexRepeat(ctx, id, r.w.Content, string(tags))
 }
 
 // newRepeatID returns an unused id like "rep-3f9a1c7b2d4e".

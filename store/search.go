@@ -154,6 +154,14 @@ func (s *MemoryService) candidates(ctx context.Context, tx *Tx, text string, qve
 			}
 			list = byBM25(append(list, more...), pool)
 		}
+		// The caller's own words that dedup folded into a memory find
+		// it too; all, not terms: a word only a repeat holds is in no
+		// memory.
+		repeats, err := s.repeatList(ctx, tx, all, f, st)
+		if err != nil {
+			return nil, ran, 0, err
+		}
+		list = withRepeats(list, repeats, pool)
 		for i, c := range list {
 			got := candidate(cands, c)
 			got.BM25Rank, got.BM25 = i+1, c.BM25

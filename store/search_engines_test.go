@@ -35,7 +35,13 @@ func TestEnginesRankAlike(t *testing.T) {
 		docs[i] = doc{content: fmt.Sprintf("note %d: %s", i, sentence(3+rng.IntN(12))), ns: []string{"ops", "dev"}[rng.IntN(2)],
 			tags: []string{words[rng.IntN(len(words))]}, bob: rng.IntN(4) == 0}
 	}
-	queries := []memory.Query{
+	// Names with signs and CJK text make terms of their own (pairs of
+	// characters), which both engines count alike.
+	for i, c := range []string{"I write C++ and C# at work", "the C team ships .NET and Node.js", "昨日は東京タワーに行った",
+		"東京の会議は木曜日", "we use F# for pricing, not C#"} {
+		docs = append(docs, doc{content: fmt.Sprintf("note x%d: %s", i, c), ns: "dev"})
+	}
+	queries := []memory.Query{{Text: "C# at work"}, {Text: "東京タワー"}, {Text: "node.js .net c++"},
 		{Text: "deploying servers"}, {Text: "kafka lag alert"}, {Text: "international accounting"},
 		{Text: "the memorial meeting"}, {Text: "cafe latency budget", Namespaces: []string{"ops"}},
 		{Text: "billing invoices"}, {Text: "postgres vacuum backup", Scope: memory.ScopePersonal},

@@ -419,6 +419,9 @@ func redactDatabase(v string) string {
 	if err != nil {
 		return "(a URL that does not parse)"
 	}
+	if store.MisencodedURL(v) {
+		return "(a URL whose password needs percent-encoding: @ as %40, / as %2F)"
+	}
 	if u.Scheme == "" || u.Opaque != "" {
 		// Not a URL (a key=value connection string, say): it may hold a
 		// password anywhere, so none of it is shown.

@@ -158,6 +158,18 @@ func TestDatabasePasswordIsNeverShown(t *testing.T) {
 	if strings.Contains(b.String(), "S3cretPW") || !strings.Contains(b.String(), "postgres://ann:xxxxx@db:5432/team") {
 		t.Errorf("config shows:\n%s", b.String())
 	}
+	// a raw @ or / in the password: no part of it is shown
+	for _, v := range []string{"postgres://ann:S3c@retPW/x@db:5432/team", "postgres://ann:12/S3cretPW@db/team"} {
+		cfg, err := LoadConfig([]string{"--database", v}, mapEnv(nil), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Reset()
+		cfg.Describe(&b)
+		if strings.Contains(b.String(), "retPW") || !strings.Contains(b.String(), "password needs percent-encoding") {
+			t.Errorf("config shows:\n%s", b.String())
+		}
+	}
 	for _, v := range []string{"user=postgres password=S3cretPW host=127.0.0.1 dbname=team", "mysql://ann:S3cretPW@db/team"} {
 		_, err := LoadConfig(nil, mapEnv(map[string]string{"MEMORY_MCP_DATABASE": v}), io.Discard)
 		if err == nil || strings.Contains(err.Error(), "S3cretPW") || !strings.Contains(err.Error(), "is not a PostgreSQL URL") {

@@ -24,6 +24,10 @@ func TestDistinctMemoriesAreRememberedEndToEnd(t *testing.T) {
 		{"The table is keyed by user_id.", "The table is keyed by user_ids."},
 		{"IT handles it.", "it handles it."},
 		{"The disk holds 5 Gb.", "The disk holds 5 GB."},
+		// A name that is also a word, and two paths in each other's place.
+		{"Pay Bill on Friday.", "Pay bill on Friday."},
+		{"The mount points /opt/data at /mnt/disk.", "The mount points /mnt/disk at /opt/data."},
+		{"Deploy scripts live in scripts/deploy/.", "Deploy scripts live in deploy/scripts/."},
 	} {
 		var first, second remembered
 		ann.ok("remember", map[string]any{"content": p[0]}, &first)
@@ -44,6 +48,7 @@ func TestDistinctMemoriesAreRememberedEndToEnd(t *testing.T) {
 		{"The budget is $1,000.", "The budget is $1000."},
 		{"NEVER PUSH TO MAIN ON FRIDAYS.", "Never push to main on Fridays."},
 		{"The staging database is Postgres 16.", "the staging database is postgres 16."},
+		{"The upload limit is 10 MB.", "The upload limit is 10MB."},
 	} {
 		var first, again remembered
 		ann.ok("remember", map[string]any{"content": p[0]}, &first)

@@ -2,6 +2,7 @@ package text
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -17,7 +18,8 @@ import (
 //     ("NEVER", "NOT", see emphasis);
 //   - a unit after a number written in both cases ("5 Gb" is bits, "5 GB"
 //     bytes; "20 mB", "20 MB"), but for "AM" and "PM" ("10 AM", "10 am");
-//   - an identifier with an underscore and a capital ("MAX_RETRIES").
+//   - an identifier with an underscore and a capital ("MAX_RETRIES");
+//   - a path ("/var/log/App.log", see pathSpans), as file systems have it.
 //
 // A shouted sentence (no lower-case letter, two words or more) is the same
 // as its lower-case form, but for its identifiers with underscores.
@@ -30,6 +32,25 @@ import (
 var englishWordList string
 
 var englishWords = set(strings.Fields(englishWordList)...)
+
+// wordNames are the names that are also English words, as capitalised
+// words ("Bill", "China", "Turkey", "Apple", "Polish"): the same list's
+// capitalised entries whose lower-case form it lists too, but for
+// function words ("At", "As", "Will"), which a capital inside a sentence
+// rarely makes a name.
+//
+//go:embed names.txt
+var wordNameList string
+
+var wordNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(wordNameList) {
+		if !StopWords[strings.ToLower(w)] {
+			m[w] = true
+		}
+	}
+	return m
+}()
 
 // emphasis are words written in capitals to stress them (or, as "NOTE:",
 // to label a sentence), not to name something else: "NEVER force-push" is
@@ -74,7 +95,7 @@ func keptSpans(rs []rune) [][2]int {
 			}
 		}
 	}
-	return kept
+	return append(kept, pathSpans(rs)...)
 }
 
 // keepsCase reports whether word w's capitals carry meaning, after a
@@ -103,6 +124,99 @@ func keepsCase(w string, afterNumber, shouted bool) bool {
 		return false
 	}
 	return englishWords[lower] && !emphasis[lower]
+}
+
+// NamesAgree reports whether neither text writes as a name, capitalised
+// inside a sentence, a word that the other writes in lower case, where
+// the word is a name too ("Pay Bill on Friday", "Pay bill on Friday"; "Ask
+// about the China exports", "the china exports"; see wordNames): the
+// capital makes it the name, the lower case the word, and the two say
+// different things. A name's capital is not told apart in a text that
+// writes no capital at all ("project atlas uses postgresql"), nor in a
+// sentence's first word (or the first after a colon or "="), in a shouted
+// sentence or a title ("Next Offsite Is In Lisbon"), nor in a name of
+// several capitalised words ("the Berlin Marathon"): there case tells no
+// name from a word. A name that spells no word ("Postgres", "Redis")
+// names the same thing in any case, and so does one the list does not
+// hold as a name ("Node", "Payments": written in lower case for the same
+// product or team).
+func NamesAgree(older, newer string) bool {
+	an, aw, acased := namesAndWords(older)
+	bn, bw, bcased := namesAndWords(newer)
+	if !acased || !bcased {
+		return true
+	}
+	for w := range an {
+		if bw[w] {
+			return false
+		}
+	}
+	for w := range bn {
+		if aw[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// namesAndWords are the names that are also words (wordNames) that s
+// writes as names, and those it writes as words, in lower case; and
+// whether s writes a capital at all.
+func namesAndWords(s string) (names, words map[string]bool, cased bool) {
+	names, words = map[string]bool{}, map[string]bool{}
+	rs := []rune(s)
+	cased = slices.ContainsFunc(rs, unicode.IsUpper)
+	for _, sen := range sentenceSpans(rs) {
+		spans := wordSpans(rs, sen[0], sen[1])
+		if shout(rs, sen, spans) || titleCase(rs, spans) {
+			continue
+		}
+		inner := func(k int) bool { // a capitalised word inside the sentence
+			return k > 0 && k < len(spans) && unicode.IsUpper(rs[spans[k][0]]) && !afterColon(rs, spans[k][0])
+		}
+		for k, w := range spans {
+			word := string(rs[w[0]:w[1]])
+			lower := strings.ToLower(word)
+			switch {
+			case !wordNames[capitalised(lower)]:
+			case word == lower:
+				words[lower] = true
+			case wordNames[word] && inner(k) && !inner(k-1) && !inner(k+1):
+				names[lower] = true
+			}
+		}
+	}
+	return names, words, cased
+}
+
+// capitalised is w with a capital first letter.
+func capitalised(w string) string {
+	rs := []rune(w)
+	rs[0] = unicode.ToUpper(rs[0])
+	return string(rs)
+}
+
+// afterColon reports whether only spaces stand between a colon (or "=",
+// which reads as one) and rs[i]: the word there opens what follows it
+// ("Priority: Fix it", "warehouse = Snowflake").
+func afterColon(rs []rune, i int) bool {
+	for i--; i >= 0 && unicode.IsSpace(rs[i]); i-- {
+	}
+	return i >= 0 && (rs[i] == ':' || rs[i] == '=')
+}
+
+// titleCase reports whether a sentence is in title case: three words or
+// more, each beginning with a capital.
+func titleCase(rs []rune, words [][2]int) bool {
+	if len(words) < 3 {
+		return false
+	}
+	for _, w := range words {
+		if !unicode.IsUpper(rs[w[0]]) {
+			return false
+		}
+	}
+	return true
 }
 
 // shout reports whether a sentence is shouted: no lower-case letter, and
@@ -220,4 +334,66 @@ func thousandsFolded(n string) string {
 		return strings.Join(groups, "") + "." + frac
 	}
 	return strings.Join(groups, "")
+}
+
+// pathSpans are where the paths in rs stand: a run without spaces,
+// trimmed of the punctuation around it, that begins with "/", "./",
+// "../" or "~/", or has a slash between letters or digits
+// ("scripts/deploy/", "/opt/data", "https://x.io/a"). A path is one word
+// whose parts keep their order and case: "scripts/deploy/" is not
+// "deploy/scripts/", nor "/var/App.log" "/var/app.log".
+func pathSpans(rs []rune) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(rs); {
+		if unicode.IsSpace(rs[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && !unicode.IsSpace(rs[j]) {
+			j++
+		}
+		from, to := i, j
+		for from < to && strings.ContainsRune("\"'`([{<“‘", rs[from]) {
+			from++
+		}
+		for to > from && strings.ContainsRune("\"'`)]}>”’.,;:!?", rs[to-1]) {
+			to--
+		}
+		if isPath(rs[from:to]) {
+			out = append(out, [2]int{from, to})
+		}
+		i = j
+	}
+	return out
+}
+
+// isPath reports whether w is a path (see pathSpans).
+func isPath(w []rune) bool {
+	s := string(w)
+	if strings.HasPrefix(s, "/") && len(w) > 1 || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~/") {
+		return true
+	}
+	if strings.IndexFunc(s, unicode.IsLetter) < 0 {
+		return false // "3/4", "2026/03/01", "24/7": numbers
+	}
+	for i := 1; i+1 < len(w); i++ {
+		if w[i] == '/' && pathRune(w[i-1]) && pathRune(w[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathRune reports whether r may stand on either side of a path's slash.
+func pathRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// paths are the paths in s, in order, as written (see pathSpans).
+func paths(s string) []string {
+	rs := []rune(s)
+	var out []string
+	for _, p := range pathSpans(rs) {
+		out = append(out, string(rs[p[0]:p[1]]))
+	}
+	return out
 }

@@ -41,7 +41,13 @@ func TestContradicts(t *testing.T) {
 		{"The staging Postgres listens on port 5433.", "The staging Postgres listens on port 5434.", ConflictValue, "number", true},
 		{"The API gateway listens on port 8080.", "The admin console listens on port 8081.", "", "", false},
 		{"Ann lives in Lyon.", "Ann moved to Paris.", ConflictValue, "name", true},
-		{"Ann lived in Lyon.", "Ann moved to Paris.", "", "", false}, // history stays true
+		{"Ann lived in Lyon.", "Ann moved to Paris.", "", "", false},                 // history stays true
+		{"Ann lived in Lyon.", "Ann lived in Paris.", "", "", false},                 // two past states: both can be true
+		{"Kofi worked at Shell.", "Kofi worked at BP.", "", "", false},               // a career, not a correction
+		{"Ann lives in Lyon.", "Ann lives in Paris.", ConflictValue, "name", true},   // two present states cannot
+		{"Ann works at Google.", "Ann joined Spotify.", ConflictValue, "name", true}, // a new employer
+		{"Ann works at Google.", "Ann's brother joined Spotify.", "", "", false},     // another subject
+		{"Ann works at Google.", "Ann joined the running club.", "", "", false},      // no employer named
 		{"Ann lives in Lyon.", "Ann visited Paris.", "", "", false},
 		{"Ann works at Stripe.", "Ann moved to Paris.", "", "", false},
 		{"Ann lives in Lyon.", "Ann's sister moved to Paris.", "", "", false},
@@ -184,7 +190,13 @@ func TestContradicts(t *testing.T) {
 		{"The service listens on port 8080.", "The service listened on port 9090.", "", "", false},
 		{"The room seats 12 people.", "The room seated 40 people.", "", "", false},
 		{"Ann lives in Lyon.", "Ann moved to Paris.", ConflictValue, "name", true},
-		{"Ann lived in Lyon.", "Ann moved to Paris.", "", "", false}, // history stays true
+		{"Ann lived in Lyon.", "Ann moved to Paris.", "", "", false},                 // history stays true
+		{"Ann lived in Lyon.", "Ann lived in Paris.", "", "", false},                 // two past states: both can be true
+		{"Kofi worked at Shell.", "Kofi worked at BP.", "", "", false},               // a career, not a correction
+		{"Ann lives in Lyon.", "Ann lives in Paris.", ConflictValue, "name", true},   // two present states cannot
+		{"Ann works at Google.", "Ann joined Spotify.", ConflictValue, "name", true}, // a new employer
+		{"Ann works at Google.", "Ann's brother joined Spotify.", "", "", false},     // another subject
+		{"Ann works at Google.", "Ann joined the running club.", "", "", false},      // no employer named
 		{"Ann works at Klarna.", "Ann now works at Spotify.", ConflictValue, "name", true},
 		{"The service listens on port 8080.", "The service now listens on port 9090.", ConflictValue, "number", true},
 		{"The user earns $90,000 a year.", "The user now earns $95,000 a year.", ConflictValue, "amount", true},

@@ -47,8 +47,30 @@ var negated = map[string]string{"is": "is", "are": "are", "was": "was", "were": 
 
 // signs are the characters that are words of their own in a word key:
 // they change what a statement says ("C++", "10%", "UTC+2", ">= 18", "3/4").
+// A backtick marks code in Markdown and says nothing itself: "`make
+// test`" is "make test".
 func sign(r rune) bool {
-	return unicode.IsSymbol(r) || strings.ContainsRune("#%&@/*", r)
+	return r != '`' && (unicode.IsSymbol(r) || strings.ContainsRune("#%&@/*", r))
+}
+
+// currencySigns are the signs of money: after one, a whole amount's ".00"
+// says nothing ("$20.00" is "$20").
+var currencySigns = set("$", "€", "£", "¥")
+
+// measureUnits are the units written after a number with or without a space
+// ("10MB", "10 MB"; "30s", "30 s"; "250ms"), in lower case.
+var measureUnits = set("b", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "bit", "bits", "kbps", "mbps",
+	"gbps", "ns", "us", "µs", "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "d", "am", "pm", "hz",
+	"khz", "mhz", "ghz", "px", "kg", "km", "cm", "mm", "rpm", "rps", "qps", "fps")
+
+// numberUnit splits a word that is a number and a unit ("10MB", "250ms",
+// "5Gb") into the two; any other word is n as it is, without a unit.
+func numberUnit(w string) (n, unit string) {
+	i := strings.LastIndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != 'µ' })
+	if i < 0 || i+1 == len(w) || !measureUnits[strings.ToLower(w[i+1:])] || !allDigits([]rune(strings.NewReplacer(".", "", ",", "").Replace(w[:i+1]))) || !unicode.IsDigit(rune(w[i])) {
+		return w, ""
+	}
+	return w[:i+1], w[i+1:]
 }
 
 func dedupWords(content string) []string {
@@ -66,8 +88,16 @@ func dedupWords(content string) []string {
 		switch {
 		case identifier(string(orig[start:end])) || strings.IndexFunc(w, unicode.IsDigit) >= 0:
 			// "user_ids", "getUsers", "1.5", "1,000": as written (but for
-			// thousands separators), never stemmed.
-			out = append(out, thousandsFolded(strings.Trim(w, "'’")))
+			// thousands separators), never stemmed; a number and its unit
+			// are two words however spaced ("10MB", "10 MB").
+			n, unit := numberUnit(strings.Trim(w, "'’"))
+			n = thousandsFolded(n)
+			if len(out) > 0 && currencySigns[out[len(out)-1]] {
+				n = strings.TrimSuffix(n, ".00") // "$20.00" is "$20"
+			}
+			if out = append(out, n); unit != "" {
+				out = append(out, unit)
+			}
 		case w == "a" && orig[start] == 'A' && !sentenceStart:
 			// "plan A" is not "a plan": a capital A inside a sentence is a name.
 			out = append(out, "A")
@@ -104,7 +134,20 @@ func dedupWords(content string) []string {
 		}
 		return false
 	}
-	for i, r := range rs {
+	pathAt := map[int]int{} // where each path begins, to where it ends
+	for _, p := range pathSpans(orig) {
+		pathAt[p[0]] = p[1]
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if end, ok := pathAt[i]; ok && start < 0 {
+			// A path is one word, as written: "scripts/deploy/" is not
+			// "deploy/scripts/", nor "/opt/scripts" "/opt/script".
+			out = append(out, string(orig[i:end]))
+			sentenceStart, afterColon = false, false
+			i = end - 1
+			continue
+		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || start >= 0 && inner(i) {
 			if start < 0 {
 				start = i

@@ -30,6 +30,15 @@ func TestDedupKeys(t *testing.T) {
 		{"All timestamps are UTC.", "All timestamps are utc."},
 		{"The call is at 10 am.", "The call is at 10 AM."},
 		{"Ann has two cats.", "Ann has two cat."},
+		// A number and its unit however spaced, a whole amount's ".00",
+		// and code marks say nothing more.
+		{"The upload limit is 10 MB.", "The upload limit is 10MB."},
+		{"The request timeout is 30s.", "The request timeout is 30 s."},
+		{"Latency p99 is 250 ms.", "Latency p99 is 250ms."},
+		{"The disk holds 5Gb.", "The disk holds 5 Gb."},
+		{"The plan costs $20 per month.", "The plan costs $20.00 per month."},
+		{"Run `make test` before pushing.", "Run make test before pushing."},
+		{"Config is in /etc/app/config.yaml.", "config is in /etc/app/config.yaml"},
 	}
 	for _, p := range same {
 		_, wa := DedupKeys(p[0])
@@ -79,6 +88,16 @@ func TestDedupKeys(t *testing.T) {
 		{"The table is keyed by user_id.", "The table is keyed by user_ids."},
 		{"Call getUsers on startup.", "Call getUser on startup."},
 		{"The service logs to app.logs.", "The service logs to app.log."},
+		// A path is one word whose parts keep their order and case; a
+		// lexical -s noun keeps its s whatever its spelling.
+		{"Deploy scripts live in scripts/deploy/.", "Deploy scripts live in deploy/scripts/."},
+		{"The mount points /opt/data at /mnt/disk.", "The mount points /mnt/disk at /opt/data."},
+		{"Logs go to /var/log/App.log.", "Logs go to /var/log/app.log."},
+		{"Keep it in ./scripts/deploy.", "Keep it in ./script/deploy."},
+		{"The premises are locked at 20:00.", "The premise is locked at 20:00."},
+		{"The quarters are cleaned daily.", "The quarter is cleaned daily."},
+		{"The plan costs $20.50 per month.", "The plan costs $20 per month."},
+		{"The timeout is 30s.", "The timeout is 30m."},
 	}
 	for _, p := range apart {
 		ea, wa := DedupKeys(p[0])
@@ -106,6 +125,7 @@ func FuzzDedupKeys(f *testing.F) {
 		DedupKeys(a)
 		MeaningKey(a)
 		Restates(a, b)
+		NamesAgree(a, b)
 		writtenNumber(a)
 		folded, orig := []rune(caseFold(a)), []rune(a)
 		if len(folded) != len(orig) {
@@ -117,4 +137,37 @@ func FuzzDedupKeys(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A name that is also a word is not that word (issue 22): the keys fold
+// its case, and NamesAgree tells them apart where case tells anything.
+func TestNamesAgree(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		agree bool
+	}{
+		{"Pay Bill on Friday.", "Pay bill on Friday.", false},
+		{"Ask Bob about the China exports.", "Ask Bob about the china exports.", false},
+		{"We ship to Turkey in May.", "We ship turkey in May.", false},
+		{"The team prefers Apple laptops.", "The team prefers apple laptops.", false},
+		{"Order the Polish version.", "Order the polish version.", false},
+		// Case that tells no name from a word.
+		{"The staging database is Postgres 16.", "the staging database is postgres 16.", true},
+		{"The build needs Node >= 18", "build needs node >=18", true},
+		{"Carla is the tech lead for Payments.", "Carla is the tech lead for payments.", true},
+		{"Bill pays the rent.", "bill pays the rent.", true},
+		{"Tom approves the expense reports.", "The expense reports are approved by Tom.", true},
+		{"Project Atlas uses PostgreSQL 15.", "project atlas uses postgresql 15.", true},
+		{"The user trains for the Berlin marathon.", "The user trains for the Berlin Marathon.", true},
+		{"Next Offsite Is In Turkey.", "Next offsite is in turkey.", true},
+		{"PAY BILL ON FRIDAY.", "Pay bill on Friday.", true},
+		{"Priority: Bill the client.", "Priority: bill the client.", true},
+	} {
+		if got := NamesAgree(c.a, c.b); got != c.agree {
+			t.Errorf("NamesAgree(%q, %q) = %v, want %v", c.a, c.b, got, c.agree)
+		}
+		if got := NamesAgree(c.b, c.a); got != c.agree {
+			t.Errorf("NamesAgree(%q, %q) = %v, want %v", c.b, c.a, got, c.agree)
+		}
+	}
 }

@@ -64,6 +64,12 @@ func contentOf(text string) content {
 		if sen := [2]int{0, len(rs)}; shout(rs, sen, wordSpans(rs, 0, len(rs))) {
 			s = caseFold(s) // a shouted sentence says what its lower case says
 		}
+		if ps := paths(s); len(ps) > 0 {
+			// Paths are values whose order is their roles: "points
+			// /opt/data at /mnt/disk" is not "points /mnt/disk at
+			// /opt/data", nor "scripts/deploy/" "deploy/scripts/".
+			c.counts["paths:"+strings.Join(ps, "\x00")]++
+		}
 		toks := contentTokens(s)
 		for i, t := range toks {
 			switch {

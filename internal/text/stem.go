@@ -303,9 +303,21 @@ func set(words ...string) map[string]bool {
 // ("physics", "politics"). Dedup keeps their s: "the news team" is not
 // "the new team", nor "customs" "custom". (Stem still folds them, as the
 // full-text index has them: a search reads wider than dedup writes.)
-var ownPlurals = set(strings.Fields(`news glasses spectacles arms goods customs savings earnings winnings means
+//
+// A word is listed as written and as the keys spell it once British forms
+// are folded (american: "premises" is read as "premizes"), so that the
+// folding does not take the s it keeps.
+var ownPlurals = withAmerican(set(strings.Fields(`news glasses spectacles arms goods customs savings earnings winnings means
 	series species odds sales proceeds remains premises quarters headquarters damages manners spirits
 	grounds futures securities shorts briefs trousers scissors pliers surroundings belongings outskirts
 	whereabouts thanks clothes lodgings valuables riches physics politics economics mathematics ethics
 	logistics analytics electronics mechanics athletics genetics linguistics statistics acoustics
-	aesthetics optics robotics semantics dynamics`)...)
+	aesthetics optics robotics semantics dynamics particulars honors honours`)...))
+
+// withAmerican adds to a set of words each one's American spelling.
+func withAmerican(words map[string]bool) map[string]bool {
+	for w := range words {
+		words[american(w)] = true
+	}
+	return words
+}

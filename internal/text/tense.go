@@ -111,8 +111,11 @@ var titles = map[string]bool{"cto": true, "ceo": true, "cfo": true, "coo": true,
 // keys), not with different qualifiers; for any other value, not one an
 // office or a person and the other not.
 func sameTime(o, n claim) bool {
-	if o.tense == "past" && n.tense != "past" || o.tense == "present" && n.tense == "past" {
-		return false // a change ("moved to Paris") ends a present state, not a past one
+	if o.tense == "past" || o.tense == "present" && n.tense == "past" {
+		// A change ("moved to Paris") ends a present state, not a past
+		// one; and two past states ("Ann lived in Lyon", "Ann lived in
+		// Paris") are a history, each true in its own time.
+		return false
 	}
 	switch {
 	case n.slot == "":

@@ -19,25 +19,122 @@ type Span struct {
 // Term makes it: the full-text index of both engines holds exactly these
 // (SQLite's FTS5 through a tokenizer that calls Terms, PostgreSQL's tsvector
 // from the same spans), and a search looks for its words' terms.
+//
+// A word is a run of letters and digits, and a few marks inside or after it
+// that name something of their own (see wordEnd): "C++", "C#", "F#",
+// ".NET", "Node.js" and "3.5" are one term each, never "c" or "net". A run
+// of Chinese, Japanese or Korean characters, written without spaces, is
+// its overlapping pairs of characters ("東京タワー" is 東京, 京タ, タワ,
+// ワー), as Lucene's CJKAnalyzer makes it, so that a word inside it is
+// found; a character standing alone is a term of its own.
 func Terms(s string) []Span {
 	var out []Span
-	start := -1
-	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case cjk(r):
+			out, i = appendBigrams(out, s, i)
+		case wordRune(r) || r == '.' && dotName(s, i):
+			end := wordEnd(s, i)
+			out = appendTerm(out, s, i, end)
+			i = end
+		default:
+			i += n
 		}
-		if start >= 0 {
-			out = appendTerm(out, s, start, i)
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = appendTerm(out, s, start, len(s))
 	}
 	return out
+}
+
+// TermWords are the words of s, lower case, as Terms reads them: the text
+// of each of its terms (a pair of CJK characters, "c++", "node.js", or a
+// word), each of which makes that one term again. A search looks for
+// these.
+func TermWords(s string) []string {
+	spans := Terms(s)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = strings.ToLower(s[sp.Start:sp.End])
+	}
+	return out
+}
+
+// cjk reports whether r is written in a script without spaces between its
+// words (Han, Hiragana, Katakana) or is Hangul, which CJKAnalyzer pairs as
+// well; with the marks that belong to such words (the long vowel "ー", the
+// repeat "々").
+func cjk(r rune) bool {
+	return r >= 0x1100 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー' || r == '々')
+}
+
+// wordRune reports whether r is part of a word of Terms: a letter or a
+// digit of a script written with spaces.
+func wordRune(r rune) bool { return (unicode.IsLetter(r) || unicode.IsNumber(r)) && !cjk(r) }
+
+// dotName reports whether the dot at s[i] begins a name (".NET", ".env"):
+// a letter follows it and no word or dot comes before it.
+func dotName(s string, i int) bool {
+	next, _ := utf8.DecodeRuneInString(s[i+1:])
+	if !unicode.IsLetter(next) || cjk(next) {
+		return false
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	return i == 0 || !wordRune(prev) && prev != '.'
+}
+
+// wordEnd is where the word that begins at s[i] ends. Besides letters and
+// digits it holds: a dot between two of them ("node.js", "3.5", "J.K"),
+// or leading it (dotName); and "++", or a "#" no letter or digit follows,
+// right after it ("C++", "C#", "F#"), which end it. A dot that ends a
+// sentence, a "#" of a number ("issue#42") or a tag ("#go"), and a single
+// "+" ("a+b") are not words.
+func wordEnd(s string, i int) int {
+	j := i
+	if s[j] == '.' {
+		j++
+	}
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		next, _ := utf8.DecodeRuneInString(s[j+n:])
+		switch {
+		case wordRune(r):
+			j += n
+		case r == '.' && wordRune(next):
+			j += n
+		case r == '+' && next == '+':
+			return j + 2
+		case r == '#' && !wordRune(next):
+			return j + 1
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// appendBigrams appends the terms of the run of CJK characters that begins
+// at s[i], and returns where it ends: each pair of neighbours, or the one
+// character of a run of one. Their text is not folded as Term folds a word
+// (a Japanese voicing mark is a combining mark Term would drop: "が" is not
+// "か").
+func appendBigrams(out []Span, s string, i int) ([]Span, int) {
+	var at []int
+	end := i
+	for end < len(s) {
+		r, n := utf8.DecodeRuneInString(s[end:])
+		if !cjk(r) {
+			break
+		}
+		at = append(at, end)
+		end += n
+	}
+	at = append(at, end)
+	if len(at) == 2 {
+		return append(out, Span{Term: s[i:end], Start: i, End: end}), end
+	}
+	for k := 0; k+2 < len(at); k++ {
+		out = append(out, Span{Term: s[at[k]:at[k+2]], Start: at[k], End: at[k+2]})
+	}
+	return out, end
 }
 
 func appendTerm(out []Span, s string, start, end int) []Span {

@@ -46,3 +46,65 @@ func TestTermsSpans(t *testing.T) {
 		t.Errorf("a long word makes %d terms, the first of %d bytes", len(got), len(got[0].Term))
 	}
 }
+
+func termList(s string) []string {
+	var out []string
+	for _, sp := range Terms(s) {
+		out = append(out, sp.Term)
+	}
+	return out
+}
+
+func TestTermsKeepNamesWithSigns(t *testing.T) {
+	cases := map[string][]string{
+		"I write C++":                  {"i", "write", "c++"},
+		"I write C#.":                  {"i", "write", "c#"},
+		"F# and C, not C#":             {"f#", "and", "c", "not", "c#"},
+		"Ann uses .NET (and ASP.NET)":  {"ann", "use", ".net", "and", "asp.net"},
+		"Node.js, then Vue.js.":        {"node.js", "then", "vue.js"},
+		"Python 3.5 ends. Then 4":      {"python", "3.5", "end", "then", "4"},
+		"C++11 and g++":                {"c++", "11", "and", "g++"},
+		"see ticket#42 and #go; a+b":   {"see", "ticket", "42", "and", "go", "a", "b"},
+		"it ends...then .5 and .":      {"it", "end", "then", "5", "and"},
+		"J.K. Rowling wrote":           {"j.k", "rowl", "write"},
+		"notepad++ is not notepad":     {"notepad++", "is", "not", "notepad"},
+		"the servers.":                 {"the", "server"},
+		"deployed the API-servers ok.": {"deploy", "the", "api", "server", "ok"},
+	}
+	for s, want := range cases {
+		if got := termList(s); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", s, got, want)
+		}
+	}
+	apart := [][2]string{{"C++", "C#"}, {"C#", "F#"}, {"C", "C#"}, {"C", "C++"}, {".NET", "net"}, {"Node.js", "node"}}
+	for _, p := range apart {
+		if slices.Equal(termList(p[0]), termList(p[1])) {
+			t.Errorf("%q and %q make the same terms %q", p[0], p[1], termList(p[0]))
+		}
+	}
+}
+
+func TestTermsPairCJK(t *testing.T) {
+	cases := map[string][]string{
+		"東京タワーに行った":               {"東京", "京タ", "タワ", "ワー", "ーに", "に行", "行っ", "った"},
+		"私は寿司が好き。猫":               {"私は", "は寿", "寿司", "司が", "が好", "好き", "猫"},
+		"Ann visited 東京 in 2023年": {"ann", "visit", "東京", "in", "2023", "年"},
+		"서울에 살아요":                 {"서울", "울에", "살아", "아요"},
+		"がか":                      {"がか"},
+	}
+	for s, want := range cases {
+		if got := termList(s); !slices.Equal(got, want) {
+			t.Errorf("Terms(%q) = %q, want %q", s, got, want)
+		}
+	}
+	// Every term's text makes that term again: a search looks for a
+	// document's terms by their text.
+	for _, s := range []string{"東京タワーに行った", "I write C++ and .NET", "J.K. Rowling"} {
+		words, terms := TermWords(s), termList(s)
+		for i, w := range words {
+			if got := termList(w); len(got) != 1 || got[0] != terms[i] {
+				t.Errorf("TermWords(%q)[%d] = %q makes %q, want %q", s, i, w, got, terms[i])
+			}
+		}
+	}
+}

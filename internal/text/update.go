@@ -335,7 +335,7 @@ func attributeClaims(toks []token) []claim {
 		return nil
 	}
 	w, lw := toks[v].norm, strings.ToLower(toks[v].raw)
-	if lw != "grew" && lw != "was" && !present(toks[v]) {
+	if lw != "grew" && lw != "was" && lw != "joined" && !present(toks[v]) {
 		return nil // "worked at Klarna before", "earned $60,000 in 2019": another time
 	}
 	next := ""
@@ -346,6 +346,11 @@ func attributeClaims(toks []token) []claim {
 	case w == fold("earns") || w == fold("makes"):
 		return at(subj, "income", v+1, "amount")
 	case w == fold("works") && (next == "for" || next == "at") || w == "is" && next == fold("employed"):
+		return at(subj, "employer", v+1, "name")
+	case lw == "joined":
+		// "Ann joined Spotify": an employer from now on, as "works at"
+		// says (a name right after the verb; "joined the running club"
+		// names none).
 		return at(subj, "employer", v+1, "name")
 	case lw == "grew" && next == "up", w == "is" && next == "from", w == fold("comes") && next == "from":
 		return at(subj, "hometown", v+2, "name")

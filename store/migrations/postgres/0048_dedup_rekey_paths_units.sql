@@ -1,0 +1,12 @@
+-- The dedup keys read more as a reader does (issue 22): a path is one
+-- word whose parts keep their order and case ("scripts/deploy/" is not
+-- "deploy/scripts/"), a number and its unit are the same words however
+-- spaced ("10MB", "10 MB"), a whole amount's ".00" and Markdown's code
+-- marks say nothing ("$20.00" is "$20", "`make test`" "make test"), and
+-- an -s noun of its own keeps its s in its American spelling too
+-- ("premises" is not "premise"). The exact, words and meaning keys stored
+-- beside memories, and the words key of every fact, were derived by the
+-- earlier rules: a repeat would miss the stored memory it repeats. All Go
+-- (rekeyDedup, migration 0043's step run again): every key derived again
+-- by the rules as they are now. The claims are unchanged.
+SELECT 1;
