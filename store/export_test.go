@@ -1,10 +1,8 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"slices"
 	"strings"
 
 	chromem "github.com/philippgille/chromem-go"
@@ -175,15 +173,5 @@ func (db *DB) ActiveTrendByScan(ctx context.Context, q memory.TrendQuery) ([]mem
 		}
 		return rows.Err()
 	})
-	out := make([]memory.AgentCounts, 0, len(per))
-	for a, c := range per {
-		out = append(out, memory.AgentCounts{AgentID: a, Counts: c})
-	}
-	slices.SortFunc(out, func(a, b memory.AgentCounts) int {
-		if d := cmp.Compare(b.Counts[q.Steps-1], a.Counts[q.Steps-1]); d != 0 {
-			return d
-		}
-		return cmp.Compare(a.AgentID, b.AgentID)
-	})
-	return out[:min(len(out), trendAgents)], err
+	return topAgents(per, q.Steps), err
 }

@@ -118,17 +118,23 @@ func (tx *Tx) activeTrend(ctx context.Context, q memory.TrendQuery, since, step 
 			per[a.id] = counts
 		}
 	}
+	return topAgents(per, q.Steps), nil
+}
+
+// topAgents are the trendAgents agents of per with the most active
+// memories at the last step's end (a tie by id), with their counts.
+func topAgents(per map[string][]int, steps int) []memory.AgentCounts {
 	out := make([]memory.AgentCounts, 0, len(per))
 	for a, c := range per {
 		out = append(out, memory.AgentCounts{AgentID: a, Counts: c})
 	}
 	slices.SortFunc(out, func(a, b memory.AgentCounts) int {
-		if d := cmp.Compare(b.Counts[q.Steps-1], a.Counts[q.Steps-1]); d != 0 {
+		if d := cmp.Compare(b.Counts[steps-1], a.Counts[steps-1]); d != 0 {
 			return d
 		}
 		return cmp.Compare(a.AgentID, b.AgentID)
 	})
-	return out[:min(len(out), trendAgents)], nil
+	return out[:min(len(out), trendAgents)]
 }
 
 // activeSteps counts agent's active personal memories at each step's end,
