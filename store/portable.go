@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -83,7 +84,8 @@ type portableKind struct {
 	// in their sets: a link or a conflict is exported only when both its
 	// ends are. Checked here rather than in SQL: a filter of one table by
 	// two IN lists over a filtered 100k-row table took minutes in SQLite,
-	// a Go set of ids a few megabytes.
+	// a Go set of ids a few megabytes. An export of everything, which holds
+	// every row, checks in the store instead (inStore).
 	keeps, within map[string]string
 }
 
@@ -142,7 +144,9 @@ type ExportCounts map[string]int
 
 // Export writes what the filter selects to w in the export format (JSON
 // Lines: a header, one record per row, a checksum trailer), from one
-// consistent snapshot, streaming: memory use does not grow with the store.
+// consistent snapshot, streaming: an export of everything holds no more
+// memory for a bigger store; a filtered one keeps the ids of what it wrote,
+// to check links against (see keeps).
 // The same store and filter always give the same bytes.
 //
 // On PostgreSQL the snapshot is one REPEATABLE READ transaction, and the
@@ -218,10 +222,13 @@ func exportKind(c *sqlite3.Conn, k portableKind, f ExportFilter, sets map[string
 		return 0, err
 	}
 	where := k.where
-	if where == "" || (f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil) {
+	if where == "" {
 		where = "1"
 	}
 	keeps, within := columnSets(cols, k.keeps, sets), columnSets(cols, k.within, sets)
+	if f.whole() {
+		where, keeps, within = k.inStore("1"), nil, nil
+	}
 	st, _, err := c.Prepare(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + k.table + ` WHERE ` + where + ` ORDER BY ` + k.order)
 	if err != nil {
 		return 0, err
@@ -265,6 +272,36 @@ rows:
 		n++
 	}
 	return n, st.Err()
+}
+
+// whole reports whether f selects everything.
+func (f ExportFilter) whole() bool {
+	return f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil
+}
+
+// setRows are the rows each set of keeps and within holds in an export of
+// everything, which holds every row of their tables: a memory's id and pk,
+// a fact's id.
+var setRows = map[string]struct{ table, column string }{
+	"memory":    {"memories", "id"},
+	"memory_pk": {"memories", "pk"},
+	"fact":      {"snapshot", "fact_id"},
+}
+
+// inStore is the condition of k's rows in an export of everything: that
+// the rows its within columns name are in the store (of an export of
+// everything, the sets would hold every id of the store, memory growing
+// with it), else all, as all is said on the engine.
+func (k portableKind) inStore(all string) string {
+	var conds []string
+	for _, col := range slices.Sorted(maps.Keys(k.within)) {
+		r := setRows[k.within[col]]
+		conds = append(conds, fmt.Sprintf(`EXISTS (SELECT 1 FROM %s s WHERE s.%s = %s.%s)`, r.table, r.column, k.table, col))
+	}
+	if len(conds) == 0 {
+		return all
+	}
+	return strings.Join(conds, " AND ")
 }
 
 // columnSets gives, per column of cols, the set named for it in named (nil

@@ -42,10 +42,13 @@ func (db *DB) exportKindPostgres(ctx context.Context, tx *sql.Tx, k portableKind
 		return 0, err
 	}
 	where, args := k.where, filterArgs(f)
-	if where == "" || (f.AgentID == "" && f.Namespace == "" && f.Since == nil && f.Until == nil) {
+	if where == "" {
 		where, args = "true", nil
 	}
 	keeps, within := columnSets(cols, k.keeps, sets), columnSets(cols, k.within, sets)
+	if f.whole() {
+		where, args, keeps, within = k.inStore("true"), nil, nil, nil
+	}
 	rows, err := tx.QueryContext(ctx, db.dialect(`SELECT `+strings.Join(cols, ", ")+` FROM `+k.table+
 		` WHERE `+postgresFilterTypes.Replace(where)+` ORDER BY `+k.order), args...)
 	if err != nil {
@@ -148,23 +151,57 @@ func postgresPortableColumns(ctx context.Context, q interface {
 // memories and published facts written, the import recorded and every row
 // stamped, all in one transaction that commits only once
 // the whole file was read and its trailer matched.
+//
+// The transaction is REPEATABLE READ, not serializable as the store's other
+// writes are, and holds every table an export fills against other writers
+// instead (EXCLUSIVE: readers go on): a serializable transaction keeps a
+// predicate lock for what each of its statements reads, foreign key checks
+// included, and, running for minutes, keeps those of every serializable
+// transaction of the cluster that committed meanwhile, until PostgreSQL's
+// shared lock table is full (an import of 20,000 memories failed with "out
+// of shared memory" beside a running server). Nothing else can write while
+// the tables are held, so there is nothing for it to be serialized against.
 func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource, rep *ImportReport) error {
-	t, err := db.sql.BeginTx(ctx, db.writeTx())
+	t, err := db.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer t.Rollback()
+	tables := make([]string, 0, len(portableKinds)+1)
+	for _, k := range portableKinds {
+		tables = append(tables, k.table)
+	}
+	if _, err := t.ExecContext(ctx, `LOCK TABLE `+strings.Join(append(tables, "imports"), ", ")+` IN EXCLUSIVE MODE`); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	tx := &Tx{sql: t, db: db}
-	cols := map[string][]string{}
-	sum, err := readImport(r, src, rep, func(kind string, row json.RawMessage) error { return tx.insertRecord(ctx, kind, row, cols) })
+	counted, err := deferSpaces(ctx, t)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	ins := &pgInserter{tx: tx, cols: map[string][]string{}}
+	sum, err := readImport(r, src, rep, func(kind string, row json.RawMessage) error { return ins.insert(ctx, kind, row) })
+	if err == nil {
+		err = ins.flush(ctx)
+	}
 	if err != nil {
 		return err
+	}
+	if err := counted(); err != nil {
+		return fmt.Errorf("import: count the search spaces: %w", err)
 	}
 	if err := tx.advanceIdentities(ctx); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	// The rows' terms, which an export does not carry, as the migration
-	// that brought terms wrote those of the rows stored before it.
+	// The planner's statistics of the tables filled, which knew them
+	// empty: the stamping after, and a reindex, read in key order, and
+	// planned for an empty table read all of it for every batch.
+	if _, err := t.ExecContext(ctx, `ANALYZE `+strings.Join(tables, ", ")); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	// The terms of rows that came without them (the inserts wrote those of
+	// every memory and published fact), as the migration that brought
+	// terms wrote those of the rows stored before it.
 	if err := fillTerms(ctx, t); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -184,9 +221,63 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 	return t.Commit()
 }
 
-// insertRecord inserts one record of kind, its columns checked against the
-// table's (cols caches them per kind).
-func (tx *Tx) insertRecord(ctx context.Context, kind string, raw json.RawMessage, cols map[string][]string) error {
+// deferSpaces lifts, in t, the trigger that counts each memory inserted
+// into its search space's statistics (memory_spaces), and returns the
+// function that counts every memory inserted since in one statement, as
+// the trigger would have, and puts the trigger back. The trigger updates
+// its space's one row for every memory, and in one transaction each update
+// walked the versions the earlier ones left: 20,000 memories took 7 s of
+// it, growing with the square of their number. Lifting a trigger takes a
+// lock that lets readers go on; where the importing role may not (it does
+// not own the table), the trigger stays and the import is only slower.
+func deferSpaces(ctx context.Context, t *sql.Tx) (func() error, error) {
+	if _, err := t.ExecContext(ctx, `SAVEPOINT defer_spaces`); err != nil {
+		return nil, err
+	}
+	if _, err := t.ExecContext(ctx, `ALTER TABLE memories DISABLE TRIGGER memories_spaces_insert`); err != nil {
+		_, err = t.ExecContext(ctx, `ROLLBACK TO SAVEPOINT defer_spaces`)
+		return func() error { return nil }, err
+	}
+	if _, err := t.ExecContext(ctx, `RELEASE SAVEPOINT defer_spaces`); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if _, err := t.ExecContext(ctx, `INSERT INTO memory_spaces AS s (agent_id, shared, rows, tokens, gen)
+			SELECT agent_id, shared, count(*), sum(length), count(*) FROM memories
+			WHERE forgotten_at IS NULL AND archived_at IS NULL GROUP BY agent_id, shared
+			ON CONFLICT (agent_id, shared) DO UPDATE SET rows = s.rows + excluded.rows, tokens = s.tokens + excluded.tokens, gen = s.gen + excluded.gen`); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, `ALTER TABLE memories ENABLE TRIGGER memories_spaces_insert`)
+		return err
+	}, nil
+}
+
+// importBatch is how many rows one INSERT of an import writes at most (and
+// never more than 60,000 parameters: PostgreSQL takes 65,535). A statement
+// per row was a round trip per row, most of an import's time.
+const importBatch = 500
+
+// pgInserter inserts an import's records in multi-row INSERTs: consecutive
+// records of one kind with the same columns go into one statement, in the
+// file's order (a row is checked against the keys it names at the end of
+// its statement, so a row may name one later in the same statement, never
+// one in a later statement that the file had before it).
+type pgInserter struct {
+	tx    *Tx
+	cols  map[string][]string // each kind's table's columns, as known
+	kind  string              // of the rows held
+	table string
+	names []string // the held rows' columns, terms last when terms is set
+	terms bool     // the held rows carry their search terms
+	args  []any
+	rows  int
+}
+
+// insert checks one record of kind against its table's columns and holds
+// it for the next statement, which it first sends when the record does not
+// fit in it.
+func (ins *pgInserter) insert(ctx context.Context, kind string, raw json.RawMessage) error {
 	var row map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &row); err != nil {
 		return err
@@ -195,16 +286,17 @@ func (tx *Tx) insertRecord(ctx context.Context, kind string, raw json.RawMessage
 	if !ok {
 		return fmt.Errorf("unknown kind %q", kind)
 	}
-	known, ok := cols[kind]
+	known, ok := ins.cols[kind]
 	if !ok {
 		var err error
-		if known, err = postgresPortableColumns(ctx, tx.sql, k); err != nil {
+		if known, err = postgresPortableColumns(ctx, ins.tx.sql, k); err != nil {
 			return err
 		}
-		cols[kind] = known
+		ins.cols[kind] = known
 	}
-	names := make([]string, 0, len(row))
-	args := make([]any, 0, len(row))
+	names := make([]string, 0, len(row)+1)
+	args := make([]any, 0, len(row)+1)
+	vals := map[string]any{}
 	for _, col := range known {
 		v, ok := row[col]
 		if !ok {
@@ -215,6 +307,7 @@ func (tx *Tx) insertRecord(ctx context.Context, kind string, raw json.RawMessage
 			return fmt.Errorf("column %s: %v", col, err)
 		}
 		names, args = append(names, col), append(args, val)
+		vals[col] = val
 	}
 	if len(names) != len(row) {
 		for col := range row {
@@ -223,7 +316,66 @@ func (tx *Tx) insertRecord(ctx context.Context, kind string, raw json.RawMessage
 			}
 		}
 	}
-	_, err := tx.exec(ctx, `INSERT INTO `+k.table+` (`+strings.Join(names, ", ")+`) VALUES (`+placeholders(len(names))+`)`, args...)
+	// The row's search terms, as fillTerms would write them after.
+	terms, ok := importTerms(k.table, vals)
+	if ok {
+		names, args = append(names, "terms"), append(args, terms)
+	}
+	if ins.rows > 0 && (kind != ins.kind || ok != ins.terms || !slices.Equal(names, ins.names) ||
+		ins.rows >= min(importBatch, 60000/len(names))) {
+		if err := ins.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if ins.rows == 0 {
+		ins.kind, ins.table, ins.names, ins.terms = kind, k.table, names, ok
+	}
+	ins.args = append(ins.args, args...)
+	ins.rows++
+	return nil
+}
+
+// importTerms are the search terms of a row of table, when it is one that
+// has them: every memory, and a fact's PUBLISH operation.
+func importTerms(table string, vals map[string]any) (string, bool) {
+	text := func(col string) (string, bool) { s, ok := vals[col].(string); return s, ok }
+	content, okc := text("content")
+	tags, okt := text("tags")
+	if !okc || !okt {
+		return "", false
+	}
+	switch table {
+	case "memories":
+		if filters, ok := text("filters"); ok {
+			return postgresTerms(filters, content, tags), true
+		}
+	case "operation_log":
+		if op, _ := text("operation_type"); op == "PUBLISH" {
+			return postgresTerms("", content, tags), true
+		}
+	}
+	return "", false
+}
+
+// flush inserts the rows held in one statement.
+func (ins *pgInserter) flush(ctx context.Context) error {
+	if ins.rows == 0 {
+		return nil
+	}
+	cells := make([]string, len(ins.names))
+	for i := range cells {
+		cells[i] = "?"
+	}
+	if ins.terms {
+		cells[len(cells)-1] = "CAST(? AS tsvector)"
+	}
+	row := "(" + strings.Join(cells, ", ") + ")"
+	q := `INSERT INTO ` + ins.table + ` (` + strings.Join(ins.names, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", ins.rows), ", ")
+	_, err := ins.tx.execOnce(ctx, q, ins.args...)
+	if err != nil {
+		err = fmt.Errorf("insert %d %s records: %w", ins.rows, ins.kind, err)
+	}
+	ins.args, ins.rows = ins.args[:0], 0
 	return err
 }
 

@@ -641,15 +641,25 @@ func (tx *Tx) stampBatchPostgres(ctx context.Context, s stampSpec, after []int64
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		where := strings.Join(s.keys, " = ? AND ") + " = ?"
-		for _, r := range todo {
-			if _, err := tx.execOnce(ctx, `UPDATE `+s.table+` SET stamp = ? WHERE `+where+` AND stamp IS NULL`,
-				append([]any{r.stamp}, r.keys...)...); err != nil {
-				return err
-			}
-		}
 		n = len(todo)
-		return nil
+		if n == 0 {
+			return nil
+		}
+		// One statement for the batch: a statement per row was a round
+		// trip per row, most of an import's stamping.
+		cells, names, where := []string{"CAST(? AS bytea)"}, []string{"stamp"}, []string{"t.stamp IS NULL"}
+		for i, k := range s.keys {
+			cells, names = append(cells, "CAST(? AS bigint)"), append(names, fmt.Sprintf("k%d", i))
+			where = append(where, fmt.Sprintf("t.%s = v.k%d", k, i))
+		}
+		tuple := "(" + strings.Join(cells, ", ") + ")"
+		args := make([]any, 0, n*len(cells))
+		for _, r := range todo {
+			args = append(append(args, r.stamp), r.keys...)
+		}
+		_, err = tx.execOnce(ctx, `UPDATE `+s.table+` AS t SET stamp = v.stamp FROM (VALUES `+strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", ")+
+			`) AS v (`+strings.Join(names, ", ")+`) WHERE `+strings.Join(where, " AND "), args...)
+		return err
 	}()
 	return n, err
 }

@@ -164,8 +164,28 @@ func TestReindexMissingOnBothEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		seq, err := db.LastChange(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 5 {
 			t.Fatalf("reindex --missing = %d, %v; want the 4 damaged memories and the older embedder's", n, err)
+		}
+		// Running servers reload each vector stored: a change per memory,
+		// in the memories' order.
+		changes, err := db.ChangesSince(ctx, seq, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs []string
+		for _, c := range changes {
+			if c.Kind != memory.ChangeMemory {
+				t.Errorf("reindex recorded a change of kind %s", c.Kind)
+			}
+			refs = append(refs, c.Ref)
+		}
+		if want := []string{ids[0], ids[1], ids[2], ids[3], ids[5]}; !slices.Equal(refs, want) {
+			t.Fatalf("reindex --missing recorded changes of %v, want %v", refs, want)
 		}
 		if n, err := store.Reindex(ctx, db, emb, store.ReindexOptions{StaleOnly: true}); err != nil || n != 0 {
 			t.Fatalf("reindex --missing again = %d, %v; want nothing left", n, err)

@@ -235,7 +235,7 @@ func importForeign(ctx context.Context, cfg *Config, f *importFlags, format stri
 	}
 	out := newImportOutcome()
 	out.Unread = unread
-	if err := mergeImport(ctx, cfg, writes, f.dryRun, out, stderr); err != nil {
+	if err := mergeImport(ctx, cfg, writesOf(writes), f.dryRun, out, stderr); err != nil {
 		return err
 	}
 	writeOutcome(stdout, out, f.dryRun)

@@ -52,32 +52,55 @@ func newImportOutcome() *importOutcome {
 	return &importOutcome{Outcomes: map[string]int{}, Skipped: map[string]int{}}
 }
 
+// importWrites are an import's writes, handed over a batch at a time so
+// that an import holds one batch in memory, not the file: each calls apply
+// with every batch in turn; total is how many writes there are in all.
+type importWrites struct {
+	total int
+	each  func(apply func([]importWrite) error) error
+}
+
+// writesOf is writes as importWrites: one batch.
+func writesOf(writes []importWrite) importWrites {
+	return importWrites{total: len(writes), each: func(apply func([]importWrite) error) error { return apply(writes) }}
+}
+
+// importBatch is how many writes of an export a merge holds at once (a
+// few megabytes); each batch also scans the store once for what earlier
+// merges wrote (HeldForImport), so not too few.
+var importBatch = 5000
+
 // applyWrites runs each write through the gates in front of its tool on
-// the app a. The rate limits are left out: they stop a runaway agent, and
-// an import is an operator's act, one write after another.
-func applyWrites(ctx context.Context, a *app, writes []importWrite, out *importOutcome, progress func(done, total int)) error {
+// the app a, batch by batch. The rate limits are left out: they stop a
+// runaway agent, and an import is an operator's act, one write after another.
+func applyWrites(ctx context.Context, a *app, writes importWrites, out *importOutcome, progress func(done, total int)) error {
 	a.gates.Limits, a.gates.Budget = nil, 0
-	writes, err := skipHeld(ctx, a.db, writes, out)
-	if err != nil {
-		return err
-	}
-	if progress != nil && len(writes) == 0 {
-		progress(0, 0)
-	}
-	for i, w := range writes {
-		outcome := applyWrite(ctx, a, w)
-		if strings.HasPrefix(outcome, "rejected") {
-			if len(out.Failures) < 20 {
-				out.Failures = append(out.Failures, w.what+": "+strings.TrimPrefix(outcome, "rejected: "))
+	done := 0
+	err := writes.each(func(batch []importWrite) error {
+		kept, err := skipHeld(ctx, a.db, batch, out)
+		if err != nil {
+			return err
+		}
+		done += len(batch) - len(kept)
+		for _, w := range kept {
+			outcome := applyWrite(ctx, a, w)
+			if strings.HasPrefix(outcome, "rejected") {
+				if len(out.Failures) < 20 {
+					out.Failures = append(out.Failures, w.what+": "+strings.TrimPrefix(outcome, "rejected: "))
+				}
+				outcome = "rejected"
 			}
-			outcome = "rejected"
+			out.Outcomes[outcome]++
+			if done++; progress != nil && done%100 == 0 {
+				progress(done, writes.total)
+			}
 		}
-		out.Outcomes[outcome]++
-		if progress != nil && (i%100 == 99 || i == len(writes)-1) {
-			progress(i+1, len(writes))
-		}
+		return nil
+	})
+	if err == nil && progress != nil {
+		progress(done, writes.total)
 	}
-	return nil
+	return err
 }
 
 // Outcomes of what a merge import leaves out as the store holds it already.
@@ -226,8 +249,51 @@ type exportedFact struct {
 // archived and superseded memories, shared copies, conflicts, blocks,
 // notes, the ledger, approvals) is counted as skipped, never brought back
 // as active: an import never revives what was refuted.
-func exportWrites(r io.Reader, out *importOutcome, now time.Time, as memory.Identity) ([]importWrite, error) {
-	var writes []importWrite
+//
+// The file is read twice: once whole, every line and the trailer's count
+// and checksum checked and what is skipped counted, before anything is
+// written; then again, a batch of writes at a time, as they are applied,
+// so that a merge's memory does not grow with the file.
+func exportWrites(in io.ReadSeeker, out *importOutcome, now time.Time, as memory.Identity) (importWrites, error) {
+	var w importWrites
+	if err := readWrites(in, out, now, as, func(importWrite) error { w.total++; return nil }); err != nil {
+		return w, err
+	}
+	w.each = func(apply func([]importWrite) error) error {
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		batch := make([]importWrite, 0, importBatch)
+		var applyErr error // not the file's fault: not reported as a bad line
+		err := readWrites(in, nil, now, as, func(w importWrite) error {
+			if batch = append(batch, w); len(batch) < importBatch {
+				return nil
+			}
+			applyErr = apply(batch)
+			batch = batch[:0]
+			return applyErr
+		})
+		switch {
+		case applyErr != nil:
+			return applyErr
+		case err != nil: // the file changed since it was checked
+			return fmt.Errorf("the file changed while it was imported: %s", errorText(err))
+		case len(batch) > 0:
+			return apply(batch)
+		}
+		return nil
+	}
+	return w, nil
+}
+
+// readWrites reads the export r and calls fn with each write it asks for,
+// counting in out, unless nil, what it skips.
+func readWrites(r io.Reader, out *importOutcome, now time.Time, as memory.Identity, fn func(importWrite) error) error {
+	skip := func(what string) {
+		if out != nil {
+			out.Skipped[what]++
+		}
+	}
 	_, err := store.ReadExport(r, func(kind string, row json.RawMessage) error {
 		switch kind {
 		case "memory":
@@ -236,26 +302,26 @@ func exportWrites(r io.Reader, out *importOutcome, now time.Time, as memory.Iden
 				return err
 			}
 			if m.Shared == 1 || m.ForgottenAt != nil || m.ArchivedAt != nil || m.SupersededBy != nil || (m.ExpiresAt != nil && *m.ExpiresAt <= now.UnixNano()) {
-				out.Skipped["memory not active"]++
+				skip("memory not active")
 				return nil
 			}
-			writes = append(writes, memoryWrite(m, as))
+			return fn(memoryWrite(m, as))
 		case "fact":
 			var f exportedFact
 			if err := json.Unmarshal(row, &f); err != nil {
 				return err
 			}
 			if f.RetractedAt != nil {
-				out.Skipped["fact retracted"]++
+				skip("fact retracted")
 				return nil
 			}
-			writes = append(writes, factWrite(f, as))
+			return fn(factWrite(f, as))
 		default:
-			out.Skipped[kind]++
+			skip(kind)
 		}
 		return nil
 	})
-	return writes, err
+	return err
 }
 
 func memoryWrite(m exportedMemory, as memory.Identity) importWrite {
@@ -294,7 +360,7 @@ func factWrite(f exportedFact, as memory.Identity) importWrite {
 // away after, so that what it says would change is what the gates decide.
 // The backup is made in the data directory (see makeDryRunDir): one that a
 // killed dry run leaves is removed when the directory is next opened.
-func mergeImport(ctx context.Context, cfg *Config, writes []importWrite, dryRun bool, out *importOutcome, stderr io.Writer) error {
+func mergeImport(ctx context.Context, cfg *Config, writes importWrites, dryRun bool, out *importOutcome, stderr io.Writer) error {
 	run := *cfg
 	if dryRun {
 		tmp, err := makeDryRunDir(cfg.DataDir)
