@@ -263,7 +263,7 @@ func (db *DB) claimSchema(ctx context.Context, t *sql.Tx) error {
 		if err := t.QueryRowContext(ctx, `SHOW search_path`).Scan(&path); err != nil {
 			return fmt.Errorf("create schema_migrations: %w", err)
 		}
-		return fmt.Errorf("cannot use the database %s: no schema of its search_path (%s) exists to make memory-mcp's tables in; create it (CREATE SCHEMA ...) or correct the URL's options=-csearch_path=...",
+		return fmt.Errorf("cannot use the database %s: no schema of its search_path (%s) exists to make memory-mcp's tables in; create it (CREATE SCHEMA name) or correct the URL's options=-csearch_path=name",
 			db.path, path)
 	}
 	tables, err := scanStrings(t.QueryContext(ctx, `SELECT relname FROM pg_class

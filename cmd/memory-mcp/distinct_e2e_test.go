@@ -7,7 +7,8 @@ import (
 
 // Issue 22's promise through the binary, offline defaults: a memory that
 // differs from an earlier one only in a number's separators, an -s noun
-// of its own, an identifier or a capital that carries meaning is stored
+// of its own, an identifier, a capital that carries meaning or a
+// function word that relates the same content words otherwise is stored
 // as its own, and a search finds each of the two; a thousands separator,
 // a shouted sentence and a change of case that means nothing are still
 // repeats.
@@ -28,6 +29,10 @@ func TestDistinctMemoriesAreRememberedEndToEnd(t *testing.T) {
 		{"Pay Bill on Friday.", "Pay bill on Friday."},
 		{"The mount points /opt/data at /mnt/disk.", "The mount points /mnt/disk at /opt/data."},
 		{"Deploy scripts live in scripts/deploy/.", "Deploy scripts live in deploy/scripts/."},
+		// The same content words, other function words: another statement.
+		{"Mark reviews every PR before merge.", "Mark every PR for review before merge."},
+		{"Frank is the on-call lead this week.", "Be frank with the on-call lead this week."},
+		{"Go to the release review on Monday.", "Go release review is on Monday."},
 	} {
 		var first, second remembered
 		ann.ok("remember", map[string]any{"content": p[0]}, &first)

@@ -22,7 +22,10 @@ import (
 // "to be" must agree; names
 // must come in the same order ("Alice owes Bob" is not "Bob owes Alice");
 // a word that orients a statement ("from", "than", "over") must lead to
-// the same word in both; and Contradicts must find no clash either way.
+// the same word in both; the function words that carry a relation must
+// agree too (see relations: "Mark reviews every PR" is not "Mark every PR
+// for review", nor "Go to the release review" "Go release review is");
+// and Contradicts must find no clash either way.
 //
 // It never matches two different words by their vectors: the offline word
 // vectors put "dog" and "cat", "son" and "daughter", "morning" and
@@ -34,7 +37,7 @@ func Restates(older, newer string) bool {
 	// manages the team", "the team is managed by Alice"), and otherwise
 	// stays: "the team manages Alice" is not "the team is managed by Alice".
 	if len(a.words) == 0 || len(b.words) == 0 || !a.agrees(b) || !sameOrder(a.names, b.names) ||
-		swapped(a.words, b.words) != (a.passive != b.passive) {
+		swapped(a.words, b.words) != (a.passive != b.passive) || !a.relatesAs(b) {
 		return false
 	}
 	if _, ok := Contradicts(older, newer); ok {
@@ -55,10 +58,16 @@ type content struct {
 	// passive reports a "by", which lets the doer come last ("the team is
 	// managed by Alice").
 	passive bool
+	// relations counts the function words that carry a relation (see
+	// relations), and "to" where it is a preposition.
+	relations map[string]int
+	// frame is the preposition of a phrase that opens the text and is set
+	// off by a comma (see framing), or "".
+	frame string
 }
 
 func contentOf(text string) content {
-	c := content{counts: map[string]int{}, orient: map[string][]string{}}
+	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}}
 	for _, s := range sentences(text) {
 		rs := []rune(s)
 		if sen := [2]int{0, len(rs)}; shout(rs, sen, wordSpans(rs, 0, len(rs))) {
@@ -69,6 +78,9 @@ func contentOf(text string) content {
 			// /opt/data at /mnt/disk" is not "points /mnt/disk at
 			// /opt/data", nor "scripts/deploy/" "deploy/scripts/".
 			c.counts["paths:"+strings.Join(ps, "\x00")]++
+		}
+		if n := len(toDeterminer.FindAllStringIndex(s, -1)); n > 0 {
+			c.relations["to"] += n
 		}
 		toks := contentTokens(s)
 		for i, t := range toks {
@@ -92,6 +104,12 @@ func contentOf(text string) content {
 				c.counts["past"]++ // "worked at Stripe" is not "works at Stripe"
 			}
 			c.passive = c.passive || t.norm == "by" && t.slot == ""
+			if t.slot == "" && relations[t.norm] && !beforeValue(toks, i) {
+				c.relations[t.norm]++
+				if i == 0 && framing.MatchString(s) {
+					c.frame = t.norm
+				}
+			}
 			if orienting[t.norm] && t.slot == "" {
 				c.orient[t.norm] = append(c.orient[t.norm], following(toks, i))
 			}
@@ -242,6 +260,53 @@ func (c content) agrees(d content) bool {
 		}
 	}
 	return true
+}
+
+// relations are the prepositions that say how the content words relate,
+// which "the same words in another order" must keep: "Mark reviews every
+// PR" is not "Mark every PR for review", nor "Frank is the lead" "Be frank
+// with the lead". "by" is the passive's (Restates weighs it), and "to" as
+// often an infinitive's or a noun's ("allergic to penicillin", "a
+// penicillin allergy"), so neither is among them; but "to" before a
+// determiner is a preposition ("go to the review", see toDeterminer).
+var relations = foldSet("with", "for", "in", "on", "at", "of", "as", "about")
+
+// toDeterminer is "to" before a determiner: a preposition then ("go to
+// the review") rather than an infinitive's ("to review").
+var toDeterminer = regexp.MustCompile(`(?i)\bto\s+(the|a|an|this|that|these|those|my|our|your|his|her|their|its)\b`)
+
+// beforeValue reports whether toks[i] leads straight to a value: "on"
+// in "is on July 3" says what "is July 3" says, and the value itself is
+// weighed with the words beside it.
+func beforeValue(toks []token, i int) bool {
+	return i+1 < len(toks) && toks[i+1].slot != ""
+}
+
+// framing is a sentence that opens with a phrase set off by a comma ("In
+// an emergency, contact Paul"): the phrase frames the whole, and another
+// text may say it as a modifier ("the emergency contact is Paul").
+var framing = regexp.MustCompile(`^\s*\pL+\s[^,.;:]{1,40},`)
+
+// relatesAs reports whether c and d carry the same relations, but for a
+// framing phrase of one that the other says as a modifier, without its
+// preposition ("In an emergency, contact Paul", "The emergency contact is
+// Paul").
+func (c content) relatesAs(d content) bool {
+	if maps.Equal(c.relations, d.relations) {
+		return true
+	}
+	asModifier := func(c, d content) bool {
+		return c.frame != "" && d.relations[c.frame] == 0 && equalBut(c.relations, d.relations, c.frame)
+	}
+	return asModifier(c, d) || asModifier(d, c)
+}
+
+// equalBut reports whether a and b hold the same counts but for key k.
+func equalBut(a, b map[string]int, k string) bool {
+	a, b = maps.Clone(a), maps.Clone(b)
+	delete(a, k)
+	delete(b, k)
+	return maps.Equal(a, b)
 }
 
 func sameWords(a, b []string) bool {

@@ -57,6 +57,12 @@ func TestRestates(t *testing.T) {
 		{"The platform team manages Alice.", "The platform team is managed by Alice.", false},
 		{"The warehouse order ships from Rotterdam.", "The warehouse order ships to Rotterdam.", false},
 		{"The user prefers tea over coffee.", "The user prefers coffee over tea.", false},
+		// The same content words related by other function words.
+		{"Mark reviews every PR before merge.", "Mark every PR for review before merge.", false},
+		{"Frank is the on-call lead this week.", "Be frank with the on-call lead this week.", false},
+		{"Go to the release review on Monday.", "Go release review is on Monday.", false},
+		{"Ann works with Bob on the parser.", "On the parser Ann works with Bob.", true},
+		{"The user's emergency contact is their brother Paul.", "In an emergency, contact the user's brother Paul.", true},
 		// A word more says something more.
 		{"The user is allergic to peanuts.", "The user is allergic to peanuts and shellfish.", false},
 		{"Logs are shipped to Loki.", "Logs are shipped to Loki via Promtail.", false},
