@@ -12,4 +12,7 @@ ALTER TABLE operation_log DISABLE TRIGGER operation_log_terms_once;
 -- repeat_fts): a repeat keeps its terms as a memory does, written by the
 -- store after its insert and by refillTerms for the repeats kept before.
 ALTER TABLE memory_repeats ADD COLUMN terms tsvector;
+-- No statistics on text, as 0035 ordered: ANALYZE would copy a repeat's
+-- words into pg_statistic, where an erase cannot reach them.
+ALTER TABLE memory_repeats ALTER COLUMN terms SET STATISTICS 0;
 CREATE INDEX memory_repeats_terms ON memory_repeats USING gin (terms);
