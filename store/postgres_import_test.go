@@ -119,6 +119,13 @@ func TestImportBesideSerializableWriters(t *testing.T) {
 	if spaces == 0 || wrong != 0 || enabled != "O" {
 		t.Fatalf("after the import: %d of %d search spaces miscounted, the counting trigger's state %q (want O)", wrong, spaces, enabled)
 	}
+	// So are the kept state counts, lifted and counted the same way.
+	if bad, err := pg.CheckCounts(ctx); err != nil || len(bad) != 0 {
+		t.Fatalf("kept counts after the import: %v %+v", err, bad)
+	}
+	if err := admin.QueryRow(`SELECT tgenabled FROM pg_trigger WHERE tgname = 'memories_counts_insert'`).Scan(&enabled); err != nil || enabled != "O" {
+		t.Fatalf("the kept counts' trigger after the import: %q %v (want O)", enabled, err)
+	}
 	var fromPG bytes.Buffer
 	if _, err := pg.Export(ctx, store.ExportFilter{}, &fromPG); err != nil {
 		t.Fatal(err)

@@ -221,20 +221,21 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 	return t.Commit()
 }
 
-// deferSpaces lifts, in t, the trigger that counts each memory inserted
-// into its search space's statistics (memory_spaces), and returns the
-// function that counts every memory inserted since in one statement, as
-// the trigger would have, and puts the trigger back. The trigger updates
-// its space's one row for every memory, and in one transaction each update
-// walked the versions the earlier ones left: 20,000 memories took 7 s of
-// it, growing with the square of their number. Lifting a trigger takes a
-// lock that lets readers go on; where the importing role may not (it does
-// not own the table), the trigger stays and the import is only slower.
+// deferSpaces lifts, in t, the triggers that count each memory inserted
+// into its search space's statistics (memory_spaces) and its state's kept
+// count (memory_counts), and returns the function that counts every memory
+// inserted since in one statement each, as the triggers would have, and
+// puts the triggers back. Each trigger updates one row for every memory,
+// and in one transaction each update walked the versions the earlier ones
+// left: 20,000 memories took 7 s of it, growing with the square of their
+// number (a million never finished). Lifting a trigger takes a lock that
+// lets readers go on; where the importing role may not (it does not own
+// the table), the triggers stay and the import is only slower.
 func deferSpaces(ctx context.Context, t *sql.Tx) (func() error, error) {
 	if _, err := t.ExecContext(ctx, `SAVEPOINT defer_spaces`); err != nil {
 		return nil, err
 	}
-	if _, err := t.ExecContext(ctx, `ALTER TABLE memories DISABLE TRIGGER memories_spaces_insert`); err != nil {
+	if _, err := t.ExecContext(ctx, `ALTER TABLE memories DISABLE TRIGGER memories_spaces_insert, DISABLE TRIGGER memories_counts_insert`); err != nil {
 		_, err = t.ExecContext(ctx, `ROLLBACK TO SAVEPOINT defer_spaces`)
 		return func() error { return nil }, err
 	}
@@ -248,7 +249,13 @@ func deferSpaces(ctx context.Context, t *sql.Tx) (func() error, error) {
 			ON CONFLICT (agent_id, shared) DO UPDATE SET rows = s.rows + excluded.rows, tokens = s.tokens + excluded.tokens, gen = s.gen + excluded.gen`); err != nil {
 			return err
 		}
-		_, err := t.ExecContext(ctx, `ALTER TABLE memories ENABLE TRIGGER memories_spaces_insert`)
+		if _, err := t.ExecContext(ctx, `INSERT INTO memory_counts AS c (agent_id, shared, category, namespace, state, n)
+			SELECT agent_id, shared, category, namespace, memory_mcp_kept_state(forgotten_at, archived_at, archive_reason), count(*)
+			FROM memories GROUP BY 1, 2, 3, 4, 5
+			ON CONFLICT (agent_id, shared, category, namespace, state) DO UPDATE SET n = c.n + excluded.n`); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, `ALTER TABLE memories ENABLE TRIGGER memories_spaces_insert, ENABLE TRIGGER memories_counts_insert`)
 		return err
 	}, nil
 }
