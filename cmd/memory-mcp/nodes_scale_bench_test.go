@@ -31,11 +31,19 @@ import (
 // MEMORY_MCP_BENCH_NODES_MEMORIES sets the count: 3,000 by default, so that
 // make bench finishes; the write rate no longer falls as the agent's
 // memories grow (about 190 a second to 60,000 on 2 shared cores), but a
-// million (the figure) would still take an hour and a half.
+// million written so would take an hour and a half: with
+// MEMORY_MCP_BENCH_NODES_FILL=import the database is filled by importing a
+// generated export instead (nodes_fill_bench_test.go; a million in about
+// nine minutes), and MEMORY_MCP_BENCH_NODES_WRITES (2,000) remembers through
+// the store then measure the write rate on top of it.
 // MEMORY_MCP_BENCH_NODES_WRITERS sets the writers: one by default, since
 // writers of one agent's memories wait on each other (four wrote 7 a
 // second). MEMORY_MCP_BENCH_NODES_QUERIES caps the questions searched (all of
-// LoCoMo's by default).
+// LoCoMo's by default). The million of docs/DESIGN.md:
+//
+//	MEMORY_MCP_BENCH_NODES_FILL=import MEMORY_MCP_BENCH_NODES_MEMORIES=1000000 \
+//	MEMORY_MCP_BENCH_NODES_QUERIES=300 go test -run '^$' -bench 'BenchmarkNodesScale$' \
+//	-benchtime 1x -timeout 0 ./cmd/memory-mcp
 func BenchmarkNodesScale(b *testing.B) {
 	n := benchEnv("MEMORY_MCP_BENCH_NODES_MEMORIES", 3_000)
 	writers := benchEnv("MEMORY_MCP_BENCH_NODES_WRITERS", 1)
