@@ -449,9 +449,6 @@ var migrationSteps = map[string]func(context.Context, *Tx) error{
 	"0023_claims_rekey.sql":          refillClaims,
 	"0032_claims_rekey_handles.sql":  refillClaims,
 	"0038_claims_rekey_reworded.sql": refillClaims,
-	"0043_dedup_rekey_case_numbers.sql": func(ctx context.Context, tx *Tx) error {
-		return rekeyDedup(ctx, tx.sql, sqliteRekey)
-	},
 	"0048_dedup_rekey_paths_units.sql": func(ctx context.Context, tx *Tx) error {
 		return rekeyDedup(ctx, tx.sql, sqliteRekey)
 	},

@@ -282,9 +282,6 @@ func (s *FactService) postgresMatch(ctx context.Context, b *factQuery, words []s
 // after its SQL, in its transaction (as migrationSteps are SQLite's).
 var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
 	"0033_fts_terms.sql": fillTerms,
-	"0043_dedup_rekey_case_numbers.sql": func(ctx context.Context, t *sql.Tx) error {
-		return rekeyDedup(ctx, t, postgresRekey)
-	},
 	"0048_dedup_rekey_paths_units.sql": func(ctx context.Context, t *sql.Tx) error {
 		return rekeyDedup(ctx, t, postgresRekey)
 	},

@@ -5,6 +5,8 @@
 -- identifier ("user_id" / "user_ids"). The exact, words and meaning keys
 -- stored beside memories, and the words key of every fact, were derived by
 -- the earlier rules: a repeat would miss the stored memory it repeats. All
--- Go (rekeyDedup): every key derived again by the rules as they are now.
--- The claims are unchanged.
+-- Go (rekeyDedup): every key derived again by the rules as they are now,
+-- run by 0048's step, which every store that runs this one runs too (the
+-- two landed together; one pass over the memories, not two). The claims
+-- are unchanged.
 SELECT 1;
