@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+
+	memory "github.com/memory-mcp/memory-mcp"
 )
 
 // Export and exact import on PostgreSQL: the same records, in the same
@@ -174,6 +177,16 @@ func (db *DB) importPostgres(ctx context.Context, r io.Reader, src ImportSource,
 	if _, err := t.ExecContext(ctx, `LOCK TABLE `+strings.Join(append(tables, "imports"), ", ")+` IN EXCLUSIVE MODE`); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	// Empty again, now that no one else can write: a write between Import's
+	// check and the lock would be counted by its trigger and again by
+	// deferSpaces' count.
+	var held bool
+	if err := t.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM memories)`).Scan(&held); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if held {
+		return memory.Errorf(memory.ECONFLICT, "the store at %s already holds memory: an exact import goes only into an empty store", db.path)
+	}
 	tx := &Tx{sql: t, db: db}
 	counted, err := deferSpaces(ctx, t)
 	if err != nil {
@@ -236,6 +249,7 @@ func deferSpaces(ctx context.Context, t *sql.Tx) (func() error, error) {
 		return nil, err
 	}
 	if _, err := t.ExecContext(ctx, `ALTER TABLE memories DISABLE TRIGGER memories_spaces_insert, DISABLE TRIGGER memories_counts_insert`); err != nil {
+		slog.Warn("import: the counting triggers stay on, and a large import is slow (the importing role does not own the memories table?)", "err", err)
 		_, err = t.ExecContext(ctx, `ROLLBACK TO SAVEPOINT defer_spaces`)
 		return func() error { return nil }, err
 	}
