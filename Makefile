@@ -19,7 +19,7 @@ run: ## build and serve MCP over stdio on the default data directory (stdout car
 
 test: chromium haproxy ## unit, storage, end-to-end and multi-process tests (the review page's browser test needs Chromium, installed first if missing; the store's tests also run on a throwaway PostgreSQL, see `make postgres`; the multi-node fault test runs three nodes behind HAProxy, installed first if missing), then the end-to-end tests again with every server's memory in PostgreSQL (those that choose their databases themselves run once)
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run sh -c \
-		'$(GO) test ./... && MEMORY_MCP_TEST_ENGINE=postgres $(GO) test -skip "$(ENGINES_CHOSEN)" ./cmd/memory-mcp/'
+		'$(GO) test -timeout 30m ./... && MEMORY_MCP_TEST_ENGINE=postgres $(GO) test -timeout 30m -skip "$(ENGINES_CHOSEN)" ./cmd/memory-mcp/'
 
 # The end-to-end tests that choose their databases themselves (several nodes
 # on one PostgreSQL, a SQLite directory copied into one): the PostgreSQL
@@ -49,8 +49,11 @@ check: ## formatting, vet and staticcheck
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# The end-to-end suite under the race detector takes close to go test's
+# default 10 minutes on two cores (589 s on a quiet machine): a longer
+# timeout, so that a slow machine is not a failure.
 race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
-	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race ./store/... ./resources/ ./cmd/memory-mcp/
+	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race -timeout 30m ./store/... ./resources/ ./cmd/memory-mcp/
 
 bench: haproxy ## print throughput, latency and quality figures (each benchmark runs a fixed workload once; the multi-node ones start their own PostgreSQL; BenchmarkEngines compares SQLite with a throwaway PostgreSQL)
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./...
