@@ -50,7 +50,7 @@ check: ## formatting, vet and staticcheck
 	$(GO) run $(STATICCHECK) ./...
 
 # The end-to-end suite under the race detector takes close to go test's
-# default 10 minutes on two cores (589 s on a quiet machine): a longer
+# default 10 minutes on two cores (589 s of the 600 in one run): a longer
 # timeout, so that a slow machine is not a failure.
 race: ## the race detector over the packages that hold concurrency: the store (vector index, caches), subscriptions, and the server run in process
 	MEMORY_MCP_REQUIRE_POSTGRES=1 scripts/postgres.sh run $(GO) test -race -timeout 30m ./store/... ./resources/ ./cmd/memory-mcp/
