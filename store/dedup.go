@@ -114,11 +114,12 @@ var (
 	postgresRekey = rekeyStatements{`UPDATE memories SET exact_key = $1, words_key = $2, meaning_key = $3 WHERE pk = $4`, `UPDATE snapshot SET words_key = $1 WHERE fact_id = $2`}
 )
 
-// rekeyDedup is migrations 0043's and 0048's Go step, on either engine:
+// rekeyDedup is migrations 0043's, 0048's and 0050's Go step, on either engine:
 // every memory's dedup keys (exact, words, meaning) and every fact's words
 // key derived again by the text rules as they now are (0043: case kept
 // where it carries meaning, a number's separators, identifiers and -s
-// nouns of their own; 0048: paths, units, amounts and code marks),
+// nouns of their own; 0048: paths, units, amounts and code marks; 0050:
+// camel case and capitals after a determiner),
 // so that a repeat of a memory written before is found as one written
 // after would be. Only the rows whose keys changed are written.
 func rekeyDedup(ctx context.Context, tx *sql.Tx, st rekeyStatements) error {

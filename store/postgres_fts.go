@@ -286,6 +286,9 @@ var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
 		return rekeyDedup(ctx, t, postgresRekey)
 	},
 	"0044_terms_signs_cjk.sql": refillTerms,
+	"0050_dedup_rekey_camel_case.sql": func(ctx context.Context, t *sql.Tx) error {
+		return rekeyDedup(ctx, t, postgresRekey)
+	},
 }
 
 // refillTerms writes again the terms of every memory and PUBLISH row and

@@ -27,6 +27,8 @@ func TestDedupKeys(t *testing.T) {
 		{"THE DEPLOY WINDOW IS FRIDAY.", "The deploy window is Friday."},
 		{"The budget is $1,000.", "The budget is $1000."},
 		{"Never force-push to main.", "NEVER force-push to main."},
+		{"Do NOT restart the database.", "Do not restart the database."},
+		{"Run ALL the tests.", "Run all the tests."},
 		{"All timestamps are UTC.", "All timestamps are utc."},
 		{"The call is at 10 am.", "The call is at 10 AM."},
 		{"Ann has two cats.", "Ann has two cat."},
@@ -72,6 +74,10 @@ func TestDedupKeys(t *testing.T) {
 		{"The on-call engineer is Luca.", "The on-call engineer is Lucas."},
 		{"Account balance is -$250.", "Account balance is $250."},
 		{"Ann works on the internal API.", "Ann works on the international API."},
+		// A camel-case identifier keeps its case; so does a word of
+		// emphasis in capitals after a determiner, which names a thing.
+		{"The helper function in utils is named getURL.", "The helper function in utils is named getUrl."},
+		{"The NOT gate feeds the latch.", "The not gate feeds the latch."},
 		// Issue 22: a number's separators, a meaningful capital, an -s
 		// noun of its own and an identifier tell memories apart.
 		{"The ratio is 1,5.", "The ratio is 15."},

@@ -14,18 +14,25 @@ import (
 // Restates reports whether newer says what older says in other words, for
 // dedup's semantic tier: the same content words in another order or
 // another form ("The platform team is managed by Alice", "Alice manages
-// the platform team"; "allergic to penicillin", "a penicillin allergy").
+// the platform team"; "Ann is testing the API", "Ann tests the API").
 // Every content word of either text must be matched in the other, by its
 // stem (inflection only: "internal" is not "international", nor "account"
-// "accounting"); the values (numbers, amounts, dates, days,
-// times, colours), signs, negations, modals, quantifiers and the past of
-// "to be" must agree; names
-// must come in the same order ("Alice owes Bob" is not "Bob owes Alice");
-// a word that orients a statement ("from", "than", "over") must lead to
-// the same word in both; the function words that carry a relation must
-// agree too (see relations: "Mark reviews every PR" is not "Mark every PR
-// for review", nor "Go to the release review" "Go release review is");
-// and Contradicts must find no clash either way.
+// "accounting"); the values (numbers, amounts, dates, days, times,
+// colours), signs, negations, modals, quantifiers and the past of "to be"
+// must agree; a word that orients a statement ("from", "than", "over") or
+// says what it holds of ("only", "not") must lead to the same word in
+// both; the function words that carry a relation must agree too (see
+// relations: "Mark reviews every PR" is not "Mark every PR for review");
+// a word after "to be" keeps its form unless a "by" names the doer
+// (voiceAgrees: "to be called Sam" is not "to call Sam"); the order may
+// change only by one move of a stretch of words, or by a passive turned
+// active, with names in the same order (arrangedAlike: "The client calls
+// the server" is not "The server calls the client", nor "Alice owes Bob"
+// "Bob owes Alice"); and Contradicts must find no clash either way.
+//
+// The order rule is a list of what may move, not of what may not: an
+// order it does not know keeps two memories apart, which costs a repeat
+// stored twice rather than a memory lost.
 //
 // It never matches two different words by their vectors: the offline word
 // vectors put "dog" and "cat", "son" and "daughter", "morning" and
@@ -33,11 +40,8 @@ import (
 // memory that says something new (see docs/DESIGN.md).
 func Restates(older, newer string) bool {
 	a, b := contentOf(older), contentOf(newer)
-	// The doer moves to the end with a "by" on one side only ("Alice
-	// manages the team", "the team is managed by Alice"), and otherwise
-	// stays: "the team manages Alice" is not "the team is managed by Alice".
-	if len(a.words) == 0 || len(b.words) == 0 || !a.agrees(b) || !sameOrder(a.names, b.names) ||
-		swapped(a.words, b.words) != (a.passive != b.passive) || !a.relatesAs(b) {
+	if len(a.words) == 0 || len(b.words) == 0 || !a.agrees(b) || !a.placedAs(b) || !b.placedAs(a) ||
+		!a.relatesAs(b) || !a.voiceAgrees(b) || !b.voiceAgrees(a) || !arrangedAlike(a, b) {
 		return false
 	}
 	if _, ok := Contradicts(older, newer); ok {
@@ -51,8 +55,11 @@ func Restates(older, newer string) bool {
 
 // content is what a text says, for Restates.
 type content struct {
-	words  []token
-	names  []string       // the words written with a capital, in order
+	words []token
+	// placed are the names a preposition places ("in:slack"), which may
+	// move with their phrase ("In Slack, Omar prefers DMs", "Omar prefers
+	// DMs in Slack"); other names keep their order (see arrangedAlike).
+	placed [][2]string    // a preposition and the name it places
 	counts map[string]int // values, signs, negations and marks, by kind
 	orient map[string][]string
 	// passive reports a "by", which lets the doer come last ("the team is
@@ -64,6 +71,14 @@ type content struct {
 	// frame is the preposition of a phrase that opens the text and is set
 	// off by a comma (see framing), or "".
 	frame string
+	// seq is the text's words in order, for arrangedAlike: its content
+	// words, negations and marks, "then", "by", and the prepositions that
+	// carry a relation, but not its values (weighed with their neighbours).
+	seq []token
+	// stated marks the words of seq that follow a form of "to be" ("is
+	// managed", "to be called"): a passive or a state, which the other
+	// text must write in the same form unless a "by" names the doer.
+	stated []bool
 }
 
 func contentOf(text string) content {
@@ -84,6 +99,11 @@ func contentOf(text string) content {
 		}
 		toks := contentTokens(s)
 		for i, t := range toks {
+			if t.slot == "" && (!functionWords[t.norm] || t.norm == "then" || t.norm == "by" ||
+				relations[t.norm] && !beforeValue(toks, i)) {
+				c.seq = append(c.seq, t)
+				c.stated = append(c.stated, afterBe(toks, i))
+			}
 			switch {
 			case t.slot != "":
 				// A value goes with the words beside it: "writer 0 note 5"
@@ -96,8 +116,8 @@ func contentOf(text string) content {
 			case functionWords[t.norm]:
 			default:
 				c.words = append(c.words, t)
-				if isName(t.raw) {
-					c.names = append(c.names, t.norm)
+				if n := len(c.seq); isName(t.raw) && placed(c.seq, n-1) {
+					c.placed = append(c.placed, [2]string{c.seq[n-2].norm, t.norm})
 				}
 			}
 			if past(toks, i) {
@@ -333,24 +353,6 @@ func common(a, b []string) []string {
 	return out
 }
 
-// swapped reports whether b puts what comes before some word of a after
-// it and what comes after it before: "the cat chased the dog", "the dog
-// chased the cat", which without a "by" are the roles swapped.
-func swapped(a, b []token) bool {
-	at := make([]int, len(a)) // where each word of a is in b
-	for i, x := range a {
-		at[i] = slices.IndexFunc(b, func(y token) bool { return sameWord(x, y) })
-	}
-	for i := 1; i+1 < len(a); i++ {
-		v := at[i]
-		if v >= 0 && !slices.ContainsFunc(at[:i], func(j int) bool { return j <= v }) &&
-			!slices.ContainsFunc(at[i+1:], func(j int) bool { return j < 0 || j >= v }) {
-			return true
-		}
-	}
-	return false
-}
-
 // covered reports whether every word of a is matched in b.
 func covered(a, b []token) bool {
 	for _, x := range a {
@@ -382,9 +384,11 @@ var marks = foldSet("was", "will", "would", "can", "could", "must", "should", "m
 
 // orienting words must lead to the same word in both texts: "ships from
 // Rotterdam" is not "ships to Rotterdam", "tea over coffee" not "coffee
-// over tea".
+// over tea"; and so must the words that say what a statement holds of
+// ("Only Sam approves deploys", "Sam approves only deploys"; "a
+// vegetarian, not a vegan", "a vegan, not a vegetarian").
 var orienting = foldSet("from", "to", "into", "than", "over", "under", "above", "below", "before", "after",
-	"instead", "between", "since", "until")
+	"instead", "between", "since", "until", "only", "even", "also", "just", "not", "never")
 
 // functionWords carry how a statement reads, not what it says.
 var functionWords = foldSet("a", "an", "the", "is", "am", "are", "be", "been", "being", "do", "does", "did", "have",
@@ -452,4 +456,203 @@ func nameKey(w string) string {
 // unmarked is w without hyphens or apostrophes.
 func unmarked(w string) string {
 	return strings.NewReplacer("-", "", "'", "", "’", "").Replace(w)
+}
+
+// beForms are the forms of "to be" after which a word says a state or a
+// passive ("is managed", "to be called"), for afterBe.
+var beForms = set("is", "are", "am", "was", "were", "be", "been", "being", "isn't", "aren't", "wasn't", "weren't")
+
+// afterBe reports whether toks[i] follows a form of "to be", but for a
+// word in -ing ("is testing" says what "tests" says), past negations and
+// words in -ly ("is not managed", "is automatically rotated").
+func afterBe(toks []token, i int) bool {
+	if strings.HasSuffix(strings.ToLower(toks[i].raw), "ing") {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		w := strings.ToLower(toks[j].raw)
+		if negations[toks[j].norm] || strings.HasSuffix(w, "ly") && toks[j].slot == "" {
+			continue
+		}
+		return beForms[w]
+	}
+	return false
+}
+
+// voiceAgrees reports whether each word c writes after a form of "to be"
+// the other writes in the same form, unless c names the doer with a "by"
+// ("is managed by Alice", "Alice manages"): "wants to be called Sam" is
+// not "wants to call Sam".
+func (c content) voiceAgrees(d content) bool {
+	if _, ok := c.active(); ok {
+		return true
+	}
+	for i, t := range c.seq {
+		if !c.stated[i] {
+			continue
+		}
+		if !slices.ContainsFunc(d.seq, func(u token) bool {
+			return sameWord(t, u) && strings.EqualFold(t.raw, u.raw)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// placedAs reports whether every name c places with a preposition d
+// places with the same one, where d writes that name as a name too.
+func (c content) placedAs(d content) bool {
+	for _, p := range c.placed {
+		if slices.ContainsFunc(d.seq, func(t token) bool { return isName(t.raw) && t.norm == p[1] }) &&
+			!slices.Contains(d.placed, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// arrangedAlike reports whether b says a's words in a's order, or in an
+// order one move of a stretch of them makes of it: a phrase fronted or
+// put last ("After lunch Priya reviews pull requests", "Priya reviews
+// pull requests after lunch"), an adverb moved, the sides of "is"
+// turned ("Vim is the user's editor", "The user's editor is Vim"); or
+// the same with a passive turned active ("The team is managed by Alice",
+// "Alice manages the team"). Any other order puts the words in other
+// roles: "The client calls the server" is not "The server calls the
+// client", "Sort by date, then by name" not "Sort by name, then by date",
+// "the manager told the intern about the lead" not "told the lead about
+// the intern".
+func arrangedAlike(a, b content) bool {
+	x, y := a.unframed(b), b.unframed(a)
+	if alike(x, y) {
+		return true
+	}
+	if act, ok := a.active(); ok && alike(act, y) {
+		return true
+	}
+	act, ok := b.active()
+	return ok && alike(x, act)
+}
+
+// alike reports whether y is one move from x (oneMove) and names, but
+// for those a preposition places, in x's order: "Ann mentors Bob" is not
+// "Bob mentors Ann", nor "For Ann, Bob is the best reviewer" "For Bob,
+// Ann is the best reviewer".
+func alike(x, y []token) bool {
+	return oneMove(x, y) && sameOrder(namesOf(x), namesOf(y))
+}
+
+// namesOf are the names of seq in order, as nameOf keys, but for those a
+// preposition places.
+func namesOf(seq []token) []string {
+	var out []string
+	for i, t := range seq {
+		if isName(t.raw) && !placed(seq, i) {
+			out = append(out, nameOf(t))
+		}
+	}
+	return out
+}
+
+// placed reports whether a preposition comes just before seq[i].
+func placed(seq []token, i int) bool {
+	return i > 0 && (relations[seq[i-1].norm] || orienting[seq[i-1].norm])
+}
+
+// unframed is c's words without the preposition of its framing phrase
+// where d says that phrase as a modifier (see relatesAs).
+func (c content) unframed(d content) []token {
+	if c.frame != "" && d.relations[c.frame] == 0 && len(c.seq) > 0 && c.seq[0].norm == c.frame {
+		return c.seq[1:]
+	}
+	return c.seq
+}
+
+// active is a passive c's words as the active says them: "the team
+// [is] managed by Alice" as "Alice managed the team". The doer is the
+// words after "by" up to the next preposition; the verb is the first
+// word after a form of "to be" before it.
+func (c content) active() ([]token, bool) {
+	by := slices.IndexFunc(c.seq, func(t token) bool { return t.norm == "by" })
+	if by < 0 {
+		return nil, false
+	}
+	verb := slices.Index(c.stated[:by], true)
+	end := by + 1
+	for end < len(c.seq) && !relations[c.seq[end].norm] && !orienting[c.seq[end].norm] && c.seq[end].norm != "then" {
+		end++
+	}
+	if verb < 0 || end == by+1 {
+		return nil, false
+	}
+	out := slices.Concat(c.seq[by+1:end], c.seq[verb:verb+1], c.seq[:verb], c.seq[verb+1:by], c.seq[end:])
+	return out, true
+}
+
+// oneMove reports whether y is x's words (matched by sameWord) in x's
+// order, or in the order that moving one stretch of x elsewhere makes.
+func oneMove(x, y []token) bool {
+	if len(x) != len(y) || len(x) > 40 {
+		return false
+	}
+	// at[k] is the word of x that y[k] is, each word of x taken once,
+	// the first free one first.
+	at := make([]int, len(y))
+	used := make([]bool, len(x))
+	for k, u := range y {
+		at[k] = -1
+		for i, t := range x {
+			if !used[i] && sameWord(t, u) && possessive(t.raw) == possessive(u.raw) {
+				at[k], used[i] = i, true
+				break
+			}
+		}
+		if at[k] < 0 {
+			return false
+		}
+	}
+	// Without the common start and end, what is left must be two
+	// stretches of x in the other order: i..j-1 and j..k-1 as j..k-1,
+	// i..j-1.
+	lo, hi := 0, len(at)
+	for lo < hi && at[lo] == lo {
+		lo++
+	}
+	for hi > lo && at[hi-1] == hi-1 {
+		hi--
+	}
+	if lo == hi {
+		return true
+	}
+	for j := lo + 1; j < hi; j++ {
+		if rotatedAt(at[lo:hi], lo, j) {
+			return true
+		}
+	}
+	return false
+}
+
+// rotatedAt reports whether w, the indices of x at lo.., is x[j..] then
+// x[lo..j].
+func rotatedAt(w []int, lo, j int) bool {
+	n := len(w) - (j - lo) // the length of x[j..hi]
+	for k, v := range w {
+		want := j + k
+		if k >= n {
+			want = lo + k - n
+		}
+		if v != want {
+			return false
+		}
+	}
+	return true
+}
+
+// possessive reports whether w is written with a possessive "'s": the
+// owner's role goes with it ("Ann, Bob's manager" is not "Bob, Ann's
+// manager").
+func possessive(w string) bool {
+	w = strings.ToLower(w)
+	return strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s")
 }

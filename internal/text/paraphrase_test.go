@@ -57,6 +57,27 @@ func TestRestates(t *testing.T) {
 		{"The platform team manages Alice.", "The platform team is managed by Alice.", false},
 		{"The warehouse order ships from Rotterdam.", "The warehouse order ships to Rotterdam.", false},
 		{"The user prefers tea over coffee.", "The user prefers coffee over tea.", false},
+		// Roles and scope told only by the order of the words: one stretch
+		// may move (a phrase fronted, an adverb, the sides of "is", a
+		// passive), but no other order keeps the roles.
+		{"The client calls the server on startup.", "The server calls the client on startup.", false},
+		{"The auth service calls the user service on every login.", "The user service calls the auth service on every login.", false},
+		{"Sort by date, then by name.", "Sort by name, then by date.", false},
+		{"Only admins can delete logs.", "Admins can only delete logs.", false},
+		{"The user eats fish only on Fridays.", "The user eats only fish on Fridays.", false},
+		{"The user is a vegetarian, not a vegan.", "The user is a vegan, not a vegetarian.", false},
+		{"The manager told the intern about the lead.", "The manager told the lead about the intern.", false},
+		{"For Ann, Bob is the best reviewer.", "For Bob, Ann is the best reviewer.", false},
+		{"Ann, Bob's manager, approved the plan.", "Bob, Ann's manager, approved the plan.", false},
+		{"The client is called by the server.", "The client calls the server.", false},
+		{"The user wants to be called Sam.", "The user wants to call Sam.", false},
+		{"The CI job installs dependencies with npm ci.", "The CI job installs dependencies with npm i.", false},
+		{"After lunch Priya reviews pull requests.", "Priya reviews pull requests after lunch.", true},
+		{"In Slack, Omar prefers direct messages.", "Omar prefers direct messages in Slack.", true},
+		{"The ETL job is triggered hourly by the scheduler.", "The scheduler triggers the ETL job hourly.", true},
+		{"Priyanka maintains the Terraform modules.", "The Terraform modules are maintained by Priyanka.", true},
+		{"Ann carefully reviews every pull request.", "Ann reviews every pull request carefully.", true},
+		{"The user's favourite editor is Vim.", "Vim is the user's favourite editor.", true},
 		// The same content words related by other function words.
 		{"Mark reviews every PR before merge.", "Mark every PR for review before merge.", false},
 		{"Frank is the on-call lead this week.", "Be frank with the on-call lead this week.", false},
@@ -131,4 +152,24 @@ func TestRestatesKeepsSeparatorsCaseAndIdentifiers(t *testing.T) {
 			t.Errorf("writtenNumber(%q) = %q, want %q", w, got, want)
 		}
 	}
+}
+
+// FuzzRestates feeds Restates what a caller may write: it must not panic,
+// and a text that restates another says it in that text's words, so the
+// two must restate each other both ways round.
+func FuzzRestates(f *testing.F) {
+	for _, s := range [][2]string{
+		{"The platform team is managed by Alice.", "Alice manages the platform team."},
+		{"Sort by date, then by name.", "Sort by name, then by date."},
+		{"Only admins can delete logs.", "Admins can only delete logs."},
+		{"By by by is is by.", "is by by"},
+		{"For Ann, Bob's manager is Bob.", "Bob is, for Ann, Bob's manager."},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if Restates(a, b) != Restates(b, a) {
+			t.Errorf("Restates(%q, %q) is not Restates(%q, %q)", a, b, b, a)
+		}
+	})
 }
