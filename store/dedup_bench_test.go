@@ -200,8 +200,10 @@ var fresh3Kinds = []dedupKind{
 // rules in view to attack what only word order, scope words, voice and
 // case tell apart ("The client calls the server", "The server calls the
 // client"; "Only admins can delete logs", "Admins can only delete logs";
-// "The NOT gate", "the not gate"), beside the reorderings that say the
-// same (a phrase fronted, a passive, the sides of "is").
+// "The NOT gate", "the not gate"), and by a question, "re-", "been" or
+// "a few" ("Is the API public?", "The API is public."; "re-sign",
+// "resign"), beside the reorderings that say the same (a phrase fronted,
+// a passive, the sides of "is").
 var orderKinds = []dedupKind{
 	{"roles", "distinct"},
 	{"order", "distinct"},
@@ -218,6 +220,21 @@ var orderKinds = []dedupKind{
 	{"word", "distinct"},
 	{"values", "distinct"},
 	{"poss", "distinct"},
+	{"hyphen", "distinct"},
+	{"question", "distinct"},
+	{"emoji", "distinct"},
+	{"currency", "distinct"},
+	{"accent", "distinct"},
+	{"been", "distinct"},
+	{"few", "distinct"},
+	{"approx", "distinct"},
+	{"sign", "distinct"},
+	{"german", "distinct"},
+	{"chinese", "distinct"},
+	{"per", "distinct"},
+	{"than", "distinct"},
+	{"cond", "distinct"},
+	{"quant", "distinct"},
 	{"name-case", "duplicate"},
 	{"shout", "duplicate"},
 	{"passive", "duplicate"},
@@ -230,6 +247,9 @@ var orderKinds = []dedupKind{
 	{"copula", "duplicate"},
 	{"front", "duplicate"},
 	{"sym", "duplicate"},
+	{"question-mark", "duplicate"},
+	{"hyphen", "duplicate"},
+	{"poss", "duplicate"},
 }
 
 // fresh2Kinds are the kinds of testdata/dedup_fresh2.jsonl, a second set

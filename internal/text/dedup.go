@@ -32,9 +32,10 @@ func DedupKeys(content string) (exact, words string) {
 
 // foldedWords are left out of a memory's word key: they change how a
 // statement reads, not what it says. The past of "to be" is not among
-// them: "Dana was the lead" is not "Dana is the lead".
+// them: "Dana was the lead" is not "Dana is the lead"; nor is "been":
+// "Ann has been the lead" is not "Ann has the lead".
 var foldedWords = map[string]bool{"a": true, "an": true, "the": true, "is": true, "are": true, "am": true,
-	"be": true, "been": true}
+	"be": true}
 
 // wordForms fold what differs only in form: "were" says what "was" says.
 var wordForms = map[string]string{"were": "was"}
@@ -80,11 +81,15 @@ func dedupWords(content string) []string {
 	start := -1           // where the word being read began
 	sentenceStart := true // no word yet since the sentence began
 	afterColon := false   // the sentence began at a colon
+	opener := ""          // the sentence's first word, in lower case
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
 		w := string(rs[start:end])
+		if sentenceStart {
+			opener = strings.ToLower(w)
+		}
 		switch {
 		case identifier(string(orig[start:end])) || strings.IndexFunc(w, unicode.IsDigit) >= 0:
 			// "user_ids", "getUsers", "1.5", "1,000": as written (but for
@@ -159,7 +164,15 @@ func dedupWords(content string) []string {
 		case r == ':':
 			// "Carlos: the accountant" reads as "Carlos is the accountant".
 			out, sentenceStart, afterColon = append(out, colonMark), true, true
-		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '?' || r == ';' || r == '\n':
+		case r == '?':
+			// A question asks what a statement says: "Is the API
+			// public?" is not "The API is public." A statement with a
+			// question mark ("The printer is on floor 3?") still says it.
+			if questionOpeners[opener] {
+				out = append(out, "?")
+			}
+			sentenceStart, afterColon = true, false
+		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == ';' || r == '\n':
 			sentenceStart, afterColon = true, false
 		case r == '=':
 			// "x = y" reads as "x: y", but "<=", ">=", "!=", "==" are signs.
@@ -181,6 +194,13 @@ func dedupWords(content string) []string {
 	flush(len(rs))
 	return settle(out)
 }
+
+// questionOpeners are the words a question opens with: an auxiliary or a
+// question word.
+var questionOpeners = set("is", "are", "am", "was", "were", "do", "does", "did", "have", "has", "had", "can",
+	"could", "will", "would", "shall", "should", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't",
+	"don't", "doesn't", "didn't", "haven't", "hasn't", "can't", "won't", "wouldn't", "shouldn't", "who", "whom",
+	"whose", "what", "which", "when", "where", "why", "how")
 
 // Marks on the words appendWord adds, settled once the next word is known.
 const (

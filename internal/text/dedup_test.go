@@ -29,6 +29,7 @@ func TestDedupKeys(t *testing.T) {
 		{"Never force-push to main.", "NEVER force-push to main."},
 		{"Do NOT restart the database.", "Do not restart the database."},
 		{"Run ALL the tests.", "Run all the tests."},
+		{"The printer is on floor 3?", "The printer is on floor 3."},
 		{"All timestamps are UTC.", "All timestamps are utc."},
 		{"The call is at 10 am.", "The call is at 10 AM."},
 		{"Ann has two cats.", "Ann has two cat."},
@@ -78,6 +79,8 @@ func TestDedupKeys(t *testing.T) {
 		// emphasis in capitals after a determiner, which names a thing.
 		{"The helper function in utils is named getURL.", "The helper function in utils is named getUrl."},
 		{"The NOT gate feeds the latch.", "The not gate feeds the latch."},
+		{"Is the API public?", "The API is public."},
+		{"Ann has been the lead.", "Ann has the lead."},
 		// Issue 22: a number's separators, a meaningful capital, an -s
 		// noun of its own and an identifier tell memories apart.
 		{"The ratio is 1,5.", "The ratio is 15."},

@@ -120,6 +120,17 @@ func contentOf(text string) content {
 					c.placed = append(c.placed, [2]string{c.seq[n-2].norm, t.norm})
 				}
 			}
+			switch w := strings.ToLower(t.raw); {
+			case t.slot != "":
+			case w == "few" || w == "little":
+				// "a few tests pass" is some, "few tests pass" hardly any.
+				if t.count == "one" {
+					w = "a " + w
+				}
+				c.counts["quantity:"+w]++
+			case w == "been":
+				c.counts[w]++ // "has been the lead" is not "has the lead"
+			}
 			if past(toks, i) {
 				c.counts["past"]++ // "worked at Stripe" is not "works at Stripe"
 			}
@@ -209,7 +220,7 @@ func contentTokens(s string) []token {
 			}
 			continue
 		case "":
-			lw := american(strings.ReplaceAll(strings.ToLower(t.raw), "-", ""))
+			lw := american(dehyphen(strings.ToLower(t.raw)))
 			if k, ok := asWritten(t.raw, kept); ok || ownPlurals[lw] {
 				if !ok {
 					k = lw
@@ -223,7 +234,7 @@ func contentTokens(s string) []token {
 					t.norm = Stem(lw)
 				}
 			}
-			t.norm = strings.ReplaceAll(t.norm, "-", "")
+			t.norm = dehyphen(t.norm)
 			if t.count == "" && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") && Stem(lw) != lw && !isName(t.raw) {
 				t.count = "many"
 			}
@@ -655,4 +666,15 @@ func rotatedAt(w []int, lo, j int) bool {
 func possessive(w string) bool {
 	w = strings.ToLower(w)
 	return strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s")
+}
+
+// dehyphen is w without its hyphens ("Wi-Fi" is "WiFi", "on-call"
+// "oncall"), but for the hyphen after "re" or "co", which makes another
+// word: "re-sign" is not "resign", nor "re-cover" "recover", "co-op"
+// "coop".
+func dehyphen(w string) string {
+	if l := strings.ToLower(w); strings.HasPrefix(l, "re-") || strings.HasPrefix(l, "co-") {
+		return w
+	}
+	return strings.ReplaceAll(w, "-", "")
 }
