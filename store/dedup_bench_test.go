@@ -200,9 +200,11 @@ var fresh3Kinds = []dedupKind{
 // rules in view to attack what only word order, scope words, voice and
 // case tell apart ("The client calls the server", "The server calls the
 // client"; "Only admins can delete logs", "Admins can only delete logs";
-// "The NOT gate", "the not gate"), and by a question, "re-", "been" or
-// "a few" ("Is the API public?", "The API is public."; "re-sign",
-// "resign"), beside the reorderings that say the same (a phrase fronted,
+// "The NOT gate", "the not gate"), and by a question, "re-", "been", "a
+// few", a pronoun, "and" or "or", or a verb whose past is its plain form
+// ("Is the API public?", "The API is public."; "re-sign", "resign"; "I
+// prefer tabs", "You prefer tabs"; "Ann sets the agenda", "Ann set the
+// agenda"), beside the reorderings that say the same (a phrase fronted,
 // a passive, the sides of "is").
 var orderKinds = []dedupKind{
 	{"roles", "distinct"},
@@ -231,10 +233,13 @@ var orderKinds = []dedupKind{
 	{"sign", "distinct"},
 	{"german", "distinct"},
 	{"chinese", "distinct"},
-	{"per", "distinct"},
 	{"than", "distinct"},
 	{"cond", "distinct"},
 	{"quant", "distinct"},
+	{"and-or", "distinct"},
+	{"pronoun", "distinct"},
+	{"orient", "distinct"},
+	{"number", "distinct"},
 	{"name-case", "duplicate"},
 	{"shout", "duplicate"},
 	{"passive", "duplicate"},
@@ -249,7 +254,9 @@ var orderKinds = []dedupKind{
 	{"sym", "duplicate"},
 	{"question-mark", "duplicate"},
 	{"hyphen", "duplicate"},
+	{"per", "duplicate"},
 	{"poss", "duplicate"},
+	{"order", "duplicate"},
 }
 
 // fresh2Kinds are the kinds of testdata/dedup_fresh2.jsonl, a second set

@@ -288,9 +288,11 @@ func appendName(out []string, w string) []string {
 
 // singular drops a plural (or third-person) s from a word of more than
 // three letters, but not from -ss, -us or -is, nor from an -s noun of a
-// meaning of its own ("news", "customs").
+// meaning of its own ("news", "customs"), nor from a verb whose past is
+// its plain form ("Ann sets the agenda" is now, "Ann set the agenda" may
+// be the past, see sameInPast).
 func singular(w string) string {
-	if ownPlurals[w] {
+	if ownPlurals[w] || sameInPast[strings.TrimSuffix(w, "s")] {
 		return w
 	}
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
@@ -298,3 +300,8 @@ func singular(w string) string {
 	}
 	return w
 }
+
+// sameInPast are the verbs whose past is written as their plain form:
+// "sets" and "set", "reads" and "read" may be now and then.
+var sameInPast = set("set", "cut", "put", "read", "hit", "let", "shut", "cost", "hurt", "quit", "spread", "split",
+	"bet", "cast", "burst", "broadcast", "forecast", "upset", "fit", "rid", "shed", "thrust", "beat", "bid")

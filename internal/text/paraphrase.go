@@ -59,8 +59,9 @@ type content struct {
 	// placed are the names a preposition places ("in:slack"), which may
 	// move with their phrase ("In Slack, Omar prefers DMs", "Omar prefers
 	// DMs in Slack"); other names keep their order (see arrangedAlike).
-	placed [][2]string    // a preposition and the name it places
-	counts map[string]int // values, signs, negations and marks, by kind
+	placed [][2]string     // a preposition and the name it places
+	third  map[string]bool // the genders of its pronouns of the third person
+	counts map[string]int  // values, signs, negations and marks, by kind
 	orient map[string][]string
 	// passive reports a "by", which lets the doer come last ("the team is
 	// managed by Alice").
@@ -82,7 +83,7 @@ type content struct {
 }
 
 func contentOf(text string) content {
-	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}}
+	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}, third: map[string]bool{}}
 	for _, s := range sentences(text) {
 		rs := []rune(s)
 		if sen := [2]int{0, len(rs)}; shout(rs, sen, wordSpans(rs, 0, len(rs))) {
@@ -130,6 +131,10 @@ func contentOf(text string) content {
 				c.counts["quantity:"+w]++
 			case w == "been":
 				c.counts[w]++ // "has been the lead" is not "has the lead"
+			case third[w] != "":
+				c.third[third[w]] = true
+			case bound[w]:
+				c.counts["bound:"+w]++ // "Ann or Bob", "Ann and Bob"; "my laptop", "your laptop"
 			}
 			if past(toks, i) {
 				c.counts["past"]++ // "worked at Stripe" is not "works at Stripe"
@@ -221,7 +226,7 @@ func contentTokens(s string) []token {
 			continue
 		case "":
 			lw := american(dehyphen(strings.ToLower(t.raw)))
-			if k, ok := asWritten(t.raw, kept); ok || ownPlurals[lw] {
+			if k, ok := asWritten(t.raw, kept); ok || ownPlurals[lw] || sameInPast[strings.TrimSuffix(lw, "s")] {
 				if !ok {
 					k = lw
 				}
@@ -282,7 +287,7 @@ func following(toks []token, i int) string {
 // and marks, and whether each word that orients both leads to the same
 // words in each.
 func (c content) agrees(d content) bool {
-	if !maps.Equal(c.counts, d.counts) {
+	if !maps.Equal(c.counts, d.counts) || len(c.third) > 0 && len(d.third) > 0 && !maps.Equal(c.third, d.third) {
 		return false
 	}
 	for w, next := range c.orient {
@@ -400,6 +405,24 @@ var marks = foldSet("was", "will", "would", "can", "could", "must", "should", "m
 // vegetarian, not a vegan", "a vegan, not a vegetarian").
 var orienting = foldSet("from", "to", "into", "than", "over", "under", "above", "below", "before", "after",
 	"instead", "between", "since", "until", "only", "even", "also", "just", "not", "never")
+
+// bound are the function words that say whose, which, where or how many
+// things a statement is of, which two texts must both say as often:
+// pronouns ("I prefer tabs", "You prefer tabs"), "this" and "those"
+// ("This branch is protected", "That branch is protected"), "here",
+// "and" and "or", "get" and "got" ("Ann got the job", "Ann gets the job").
+// The rest of functionWords may differ: articles, forms of "to be" and
+// "do", "has", the passive's "by", "what" and "there" ("Dark mode is what
+// the user prefers", "Every weekday there's a standup"), "that" ("says
+// that it rains", "says it rains") and the prepositions (see relations).
+var bound = set("i", "me", "my", "we", "us", "our", "you", "your", "this", "these", "those", "here", "and", "or",
+	"who", "whom", "whose", "which", "get", "gets", "got")
+
+// third are the pronouns of the third person, by gender: a text may say
+// "their brother" where another says "the user's brother", but where both
+// use one they must agree ("Ann met her manager", "Ann met his manager").
+var third = map[string]string{"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f", "it": "n",
+	"its": "n", "they": "p", "them": "p", "their": "p", "theirs": "p"}
 
 // functionWords carry how a statement reads, not what it says.
 var functionWords = foldSet("a", "an", "the", "is", "am", "are", "be", "been", "being", "do", "does", "did", "have",

@@ -83,6 +83,15 @@ func TestRestates(t *testing.T) {
 		{"There is little time before the launch.", "There is a little time before the launch.", false},
 		{"Ann has been the lead.", "Ann has the lead.", false},
 		{"The e-mail goes to Ann.", "The email goes to Ann.", true},
+		// Pronouns, "and" and "or", "this" and "that" say whose and which.
+		{"I prefer tabs over spaces.", "You prefer tabs over spaces.", false},
+		{"Ann met her manager on Monday.", "Ann met his manager on Monday.", false},
+		{"We deploy on Fridays.", "They deploy on Fridays.", false},
+		{"Ann or Bob will review the PR.", "Ann and Bob will review the PR.", false},
+		{"This branch is protected.", "That branch is protected.", false},
+		{"Ann works here.", "Ann works there.", false},
+		{"Ann got the job.", "Ann gets the job.", false},
+		{"Ann sets the agenda.", "Ann set the agenda.", false},
 		// The same content words related by other function words.
 		{"Mark reviews every PR before merge.", "Mark every PR for review before merge.", false},
 		{"Frank is the on-call lead this week.", "Be frank with the on-call lead this week.", false},
