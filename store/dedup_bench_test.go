@@ -240,6 +240,9 @@ var orderKinds = []dedupKind{
 	{"pronoun", "distinct"},
 	{"orient", "distinct"},
 	{"number", "distinct"},
+	{"degree", "distinct"},
+	{"url", "distinct"},
+	{"flag", "distinct"},
 	{"name-case", "duplicate"},
 	{"shout", "duplicate"},
 	{"passive", "duplicate"},
@@ -257,6 +260,9 @@ var orderKinds = []dedupKind{
 	{"per", "duplicate"},
 	{"poss", "duplicate"},
 	{"order", "duplicate"},
+	{"plural", "duplicate"},
+	{"synonym", "duplicate"},
+	{"spacing", "duplicate"},
 }
 
 // fresh2Kinds are the kinds of testdata/dedup_fresh2.jsonl, a second set

@@ -82,6 +82,7 @@ func TestDedupKeys(t *testing.T) {
 		{"Is the API public?", "The API is public."},
 		{"Ann has been the lead.", "Ann has the lead."},
 		{"The team cut costs.", "The team cuts costs."},
+		{"Use http://example.com for the docs.", "Use https://example.com for the docs."},
 		{"The user reads the news.", "The user read the news."},
 		// Issue 22: a number's separators, a meaningful capital, an -s
 		// noun of its own and an identifier tell memories apart.

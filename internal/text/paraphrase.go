@@ -98,6 +98,11 @@ func contentOf(text string) content {
 		if n := len(toDeterminer.FindAllStringIndex(s, -1)); n > 0 {
 			c.relations["to"] += n
 		}
+		for _, w := range splitWords(s, true) {
+			if w = strings.ToLower(w); unsaid[w] {
+				c.counts["said:"+w]++ // "Ann also reviews PRs" is not "Ann reviews PRs"
+			}
+		}
 		toks := contentTokens(s)
 		for i, t := range toks {
 			if t.slot == "" && (!functionWords[t.norm] || t.norm == "then" || t.norm == "by" ||
@@ -416,7 +421,13 @@ var orienting = foldSet("from", "to", "into", "than", "over", "under", "above", 
 // the user prefers", "Every weekday there's a standup"), "that" ("says
 // that it rains", "says it rains") and the prepositions (see relations).
 var bound = set("i", "me", "my", "we", "us", "our", "you", "your", "this", "these", "those", "here", "and", "or",
-	"who", "whom", "whose", "which", "get", "gets", "got")
+	"who", "whom", "whose", "which", "get", "gets", "got", "very", "so")
+
+// unsaid are the words the contradiction rules leave out of a claim (see
+// dropped) that a restatement must say too: "Ann also reviews PRs" is not
+// "Ann reviews PRs", "Ann just left" not "Ann left", "Ann is in Lisbon
+// today" not "Ann is in Lisbon".
+var unsaid = set("also", "just", "today", "still", "yet")
 
 // third are the pronouns of the third person, by gender: a text may say
 // "their brother" where another says "the user's brother", but where both
