@@ -243,6 +243,13 @@ var orderKinds = []dedupKind{
 	{"degree", "distinct"},
 	{"url", "distinct"},
 	{"flag", "distinct"},
+	{"ordinal", "distinct"},
+	{"year", "distinct"},
+	{"unit", "distinct"},
+	{"spanish", "distinct"},
+	{"french", "distinct"},
+	{"file", "distinct"},
+	{"code", "distinct"},
 	{"name-case", "duplicate"},
 	{"shout", "duplicate"},
 	{"passive", "duplicate"},
@@ -263,6 +270,9 @@ var orderKinds = []dedupKind{
 	{"plural", "duplicate"},
 	{"synonym", "duplicate"},
 	{"spacing", "duplicate"},
+	{"date", "duplicate"},
+	{"time", "duplicate"},
+	{"code", "duplicate"},
 }
 
 // fresh2Kinds are the kinds of testdata/dedup_fresh2.jsonl, a second set
