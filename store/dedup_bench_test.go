@@ -111,6 +111,7 @@ var distinctCorpora = []dedupCorpus{
 	{"fresh-tuned", "dedup_fresh.jsonl", freshKinds},
 	{"fresh2-tuned", "dedup_fresh2.jsonl", fresh2Kinds},
 	{"fresh3-tuned", "dedup_fresh3.jsonl", fresh3Kinds},
+	{"fresh4-tuned", "dedup_fresh4.jsonl", fresh4Kinds},
 	{"order-tuned", "dedup_order.jsonl", orderKinds},
 	{"distinct-heldout", "dedup_distinct_heldout.jsonl", distinctKinds},
 }
@@ -194,6 +195,58 @@ var fresh3Kinds = []dedupKind{
 	{"hyphenation", "duplicate"},
 	{"number-format", "duplicate"},
 	{"that-omission", "duplicate"},
+}
+
+// fresh4Kinds are the kinds of testdata/dedup_fresh4.jsonl, a fourth set
+// written by a tester who had not read the rules, measured once held out
+// after the third set and the attacks of the order corpus had been tuned
+// on (precision 0.970, recall 0.640: "She approved his request" taken for
+// "He approved her request") and tuned on since.
+var fresh4Kinds = []dedupKind{
+	{"negation", "distinct"},
+	{"swapped-roles", "distinct"},
+	{"pronoun", "distinct"},
+	{"number", "distinct"},
+	{"bound", "distinct"},
+	{"quantifier", "distinct"},
+	{"version", "distinct"},
+	{"date-time", "distinct"},
+	{"frequency", "distinct"},
+	{"unit", "distinct"},
+	{"preposition", "distinct"},
+	{"particle", "distinct"},
+	{"modal", "distinct"},
+	{"comparative", "distinct"},
+	{"scope-word", "distinct"},
+	{"name-as-word", "distinct"},
+	{"case-meaning", "distinct"},
+	{"symbol", "distinct"},
+	{"file-path", "distinct"},
+	{"code-identifier", "distinct"},
+	{"tense", "distinct"},
+	{"non-english", "distinct"},
+	{"url", "distinct"},
+	{"acronym", "distinct"},
+	{"logic-word", "distinct"},
+	{"case", "duplicate"},
+	{"punctuation", "duplicate"},
+	{"spacing", "duplicate"},
+	{"hyphenation", "duplicate"},
+	{"article", "duplicate"},
+	{"word-order", "duplicate"},
+	{"plural", "duplicate"},
+	{"verb-form", "duplicate"},
+	{"passive", "duplicate"},
+	{"british-american", "duplicate"},
+	{"contraction", "duplicate"},
+	{"list-reorder", "duplicate"},
+	{"numeral-form", "duplicate"},
+	{"time-format", "duplicate"},
+	{"date-format", "duplicate"},
+	{"abbreviation", "duplicate"},
+	{"possessive", "duplicate"},
+	{"ampersand", "duplicate"},
+	{"symbol-word", "duplicate"},
 }
 
 // orderKinds are the kinds of testdata/dedup_order.jsonl, written with the

@@ -3,6 +3,7 @@ package text
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -75,6 +76,7 @@ func numberUnit(w string) (n, unit string) {
 }
 
 func dedupWords(content string) []string {
+	content = spelledOut(content)
 	orig := []rune(content)
 	rs := []rune(caseFold(content))
 	var out []string
@@ -305,3 +307,22 @@ func singular(w string) string {
 // "sets" and "set", "reads" and "read" may be now and then.
 var sameInPast = set("set", "cut", "put", "read", "hit", "let", "shut", "cost", "hurt", "quit", "spread", "split",
 	"bet", "cast", "burst", "broadcast", "forecast", "upset", "fit", "rid", "shed", "thrust", "beat", "bid")
+
+// spelledOut is s with what is written two ways written one way: a
+// contraction of "are", "am", "have" or "will" spelled out ("We're" is "We
+// are"), "&" between words as "and", and "percent" after a number as "%".
+func spelledOut(s string) string {
+	s = contraction.ReplaceAllStringFunc(s, func(m string) string {
+		i := strings.IndexAny(m, "'’")
+		return m[:i] + " " + contracted[strings.ToLower(m[i+len(string([]rune(m[i:])[0])):])]
+	})
+	s = ampersand.ReplaceAllString(s, "${1}and${2}")
+	return percent.ReplaceAllString(s, "${1}%")
+}
+
+var (
+	contraction = regexp.MustCompile(`(?i)\b\pL+['’](re|m|ve|ll)\b`)
+	contracted  = map[string]string{"re": "are", "m": "am", "ve": "have", "ll": "will"}
+	ampersand   = regexp.MustCompile(`(\s)&(\s)`)
+	percent     = regexp.MustCompile(`(?i)(\d)\s*(?:percent|per cent)\b`)
+)

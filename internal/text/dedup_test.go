@@ -30,6 +30,8 @@ func TestDedupKeys(t *testing.T) {
 		{"Do NOT restart the database.", "Do not restart the database."},
 		{"Run ALL the tests.", "Run all the tests."},
 		{"The printer is on floor 3?", "The printer is on floor 3."},
+		{"We're on call; they've left.", "We are on call; they have left."},
+		{"Test coverage must stay above 80 percent.", "Test coverage must stay above 80%."},
 		{"All timestamps are UTC.", "All timestamps are utc."},
 		{"The call is at 10 am.", "The call is at 10 AM."},
 		{"Ann has two cats.", "Ann has two cat."},

@@ -59,9 +59,9 @@ type content struct {
 	// placed are the names a preposition places ("in:slack"), which may
 	// move with their phrase ("In Slack, Omar prefers DMs", "Omar prefers
 	// DMs in Slack"); other names keep their order (see arrangedAlike).
-	placed [][2]string     // a preposition and the name it places
-	third  map[string]bool // the genders of its pronouns of the third person
-	counts map[string]int  // values, signs, negations and marks, by kind
+	placed [][2]string    // a preposition and the name it places
+	third  []string       // the genders of its pronouns of the third person, in order
+	counts map[string]int // values, signs, negations and marks, by kind
 	orient map[string][]string
 	// passive reports a "by", which lets the doer come last ("the team is
 	// managed by Alice").
@@ -83,7 +83,8 @@ type content struct {
 }
 
 func contentOf(text string) content {
-	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}, third: map[string]bool{}}
+	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}}
+	text = spelledOut(text)
 	for _, s := range sentences(text) {
 		rs := []rune(s)
 		if sen := [2]int{0, len(rs)}; shout(rs, sen, wordSpans(rs, 0, len(rs))) {
@@ -114,8 +115,15 @@ func contentOf(text string) content {
 			case t.slot != "":
 				// A value goes with the words beside it: "writer 0 note 5"
 				// is not "writer 5 note 0".
+				// One at either end of the sentence goes with the
+				// sentence, wherever its phrase moves ("Every Monday, the
+				// user reviews the board", "The user reviews the board
+				// every Monday").
 				around := []string{neighbour(toks, i, -1), neighbour(toks, i, 1)}
 				slices.Sort(around)
+				if around[0] == "" {
+					around = []string{"edge"}
+				}
 				c.counts[t.slot+":"+t.norm+"|"+strings.Join(around, "|")]++
 			case negations[t.norm] || marks[t.norm]:
 				c.counts[t.norm]++
@@ -137,7 +145,7 @@ func contentOf(text string) content {
 			case w == "been":
 				c.counts[w]++ // "has been the lead" is not "has the lead"
 			case third[w] != "":
-				c.third[third[w]] = true
+				c.third = append(c.third, third[w])
 			case bound[w]:
 				c.counts["bound:"+w]++ // "Ann or Bob", "Ann and Bob"; "my laptop", "your laptop"
 			}
@@ -292,7 +300,7 @@ func following(toks []token, i int) string {
 // and marks, and whether each word that orients both leads to the same
 // words in each.
 func (c content) agrees(d content) bool {
-	if !maps.Equal(c.counts, d.counts) || len(c.third) > 0 && len(d.third) > 0 && !maps.Equal(c.third, d.third) {
+	if !maps.Equal(c.counts, d.counts) || len(c.third) > 0 && len(d.third) > 0 && !slices.Equal(c.third, d.third) {
 		return false
 	}
 	for w, next := range c.orient {
@@ -431,7 +439,8 @@ var unsaid = set("also", "just", "today", "still", "yet")
 
 // third are the pronouns of the third person, by gender: a text may say
 // "their brother" where another says "the user's brother", but where both
-// use one they must agree ("Ann met her manager", "Ann met his manager").
+// use them they must agree, in order ("Ann met her manager", "Ann met his
+// manager"; "She approved his request", "He approved her request").
 var third = map[string]string{"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f", "it": "n",
 	"its": "n", "they": "p", "them": "p", "their": "p", "theirs": "p"}
 
