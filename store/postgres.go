@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net"
+	neturl "net/url"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -112,6 +114,7 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 		if why == "sslmode is invalid" {
 			why = "sslmode is none of disable, allow, prefer, require, verify-ca and verify-full"
 		}
+		why = tlsFileError(url, why)
 		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %s", why)
 	}
 	if err != nil {
@@ -183,6 +186,41 @@ func redactURLError(err error) string {
 		return s[i+2:]
 	}
 	return "it does not parse"
+}
+
+// tlsFileError says which of the URL's TLS files the driver could read but
+// not use, naming the parameter and the file, where the driver's words
+// ("unable to add CA to cert pool") name neither.
+func tlsFileError(url, why string) string {
+	switch {
+	case why == "unable to add CA to cert pool":
+		return fmt.Sprintf("sslrootcert %s holds no certificate in PEM form (-----BEGIN CERTIFICATE-----): give the file of the CA "+
+			"that signed the server's certificate, converted to PEM if it is DER (openssl x509 -inform der)", urlParam(url, "sslrootcert"))
+	case why == "failed to decode sslkey":
+		return fmt.Sprintf("sslkey %s holds no private key in PEM form (-----BEGIN PRIVATE KEY-----): give the key of the client certificate sslcert %s",
+			urlParam(url, "sslkey"), urlParam(url, "sslcert"))
+	case strings.HasPrefix(why, "unable to load cert"):
+		return fmt.Sprintf("sslcert %s and sslkey %s are not a certificate and its key (%s)", urlParam(url, "sslcert"), urlParam(url, "sslkey"), why)
+	}
+	return why
+}
+
+// urlParam returns the value of key in a PostgreSQL URL or keyword=value
+// string (unquoted), or else in its libpq environment variable, as the
+// driver reads it; "" when it is not set.
+func urlParam(dsn, key string) string {
+	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		if v := u.Query().Get(key); v != "" {
+			return v
+		}
+	} else {
+		for _, kv := range strings.Fields(dsn) {
+			if v, ok := strings.CutPrefix(kv, key+"="); ok {
+				return strings.Trim(v, "'")
+			}
+		}
+	}
+	return os.Getenv("PG" + strings.ToUpper(key))
 }
 
 // migratePostgres applies every PostgreSQL migration not yet applied, each in

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -377,4 +379,27 @@ func greeter(t *testing.T, greeting string) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// TestPostgresRefusesTLSFilesThatAreNotPEM: an sslrootcert, sslcert or
+// sslkey naming a file that is there but holds no certificate or key (the
+// wrong file, or one in DER form) is EINVALID naming the parameter and the
+// file, so the operator knows which of the URL's files to replace.
+func TestPostgresRefusesTLSFilesThatAreNotPEM(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.crt")
+	if err := os.WriteFile(garbage, []byte("\x30\x82\x01\x0anot a certificate at all\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ query, words string }{
+		{"sslmode=verify-full&sslrootcert=" + garbage, "sslrootcert " + garbage + " holds no certificate in PEM form"},
+		{"sslmode=require&sslcert=" + garbage + "&sslkey=" + garbage, "sslkey " + garbage + " holds no private key in PEM form"},
+	} {
+		for _, url := range []string{"postgres://ann@127.0.0.1:1/team?" + tt.query, "host=127.0.0.1 port=1 user=ann dbname=team " + strings.ReplaceAll(tt.query, "&", " ")} {
+			_, err := store.OpenPostgres(t.Context(), url)
+			if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), tt.words) {
+				t.Errorf("%s: %v, want EINVALID saying %q", url, err, tt.words)
+			}
+		}
+	}
 }
