@@ -556,7 +556,7 @@ func (db *DB) postgresError(err error) error {
 		if silentServer(err) && db.pg != nil {
 			return memory.Errorf(memory.EBUSY, "the database %s is unreachable: the server %s accepted the connection but did not answer within %s; "+
 				"if PostgreSQL listens there it is stalled, so retry the call in a few seconds; if another program listens on that port "+
-				"(an HTTP server waits silently for a request), correct the host or port in the URL (--database)", db.path, db.pg.host(), db.pg.cfg.ConnectTimeout)
+				"(an HTTP server waits silently for a request), correct the host or port in the URL", db.path, db.pg.host(), db.pg.cfg.ConnectTimeout)
 		}
 		why := "" // connection refused, no such host, i/o timeout: a typo'd host or port shows here
 		if errors.As(err, &ne) {
@@ -590,13 +590,13 @@ func (db *DB) refused(err error) error {
 	if errors.As(err, &pe) {
 		switch {
 		case pe.Code == "3D000":
-			return fmt.Errorf("%sdatabase %q does not exist on %s; create it (CREATE DATABASE %s) or correct the database's name in the URL (--database)",
+			return fmt.Errorf("%sdatabase %q does not exist on %s; create it (CREATE DATABASE %s) or correct the database's name in the URL",
 				cannot, cfg.Database, host, ident(cfg.Database))
 		case pe.Code == "28P01":
-			return fmt.Errorf("%sauthentication failed for user %q on %s (the server says: %s); correct the password in the URL (--database), or the server's pg_hba.conf",
+			return fmt.Errorf("%sauthentication failed for user %q on %s (the server says: %s); correct the password in the URL, or the server's pg_hba.conf",
 				cannot, cfg.User, host, pe.Message)
 		case pe.Code == "28000" && strings.HasPrefix(pe.Message, "role ") && strings.HasSuffix(pe.Message, " does not exist"):
-			return fmt.Errorf("%srole %q does not exist on %s; create it (CREATE ROLE %s LOGIN) or correct the user in the URL (--database)",
+			return fmt.Errorf("%srole %q does not exist on %s; create it (CREATE ROLE %s LOGIN) or correct the user in the URL",
 				cannot, cfg.User, host, ident(cfg.User))
 		case strings.HasPrefix(pe.Code, "28"), pe.Code == "42501" && pe.Severity == "FATAL":
 			// no pg_hba.conf entry, a role that may not log in, no CONNECT
@@ -617,7 +617,7 @@ func (db *DB) refused(err error) error {
 	}
 	if notPostgres(err) || strings.Contains(err.Error(), "server refused TLS connection") && !answersSSLRequest(cfg) {
 		return fmt.Errorf("%sthe server %s does not speak PostgreSQL's protocol (it answered the connection with something else): another program "+
-			"listens on that port; correct the host or port in the URL (--database)", cannot, host)
+			"listens on that port; correct the host or port in the URL", cannot, host)
 	}
 	if strings.Contains(err.Error(), "server refused TLS connection") {
 		return fmt.Errorf("%sthe server %s refused TLS, which the URL's sslmode (require, verify-ca or verify-full) demands: enable ssl on the server "+
