@@ -218,11 +218,19 @@ type token struct {
 	name  bool // written with a capital inside a sentence (set by contentTokens)
 }
 
+// maxClaimWords is the most words a sentence may have and make claims.
+const maxClaimWords = 200
+
 // claims are the claims content makes, sentence by sentence.
 func claims(content string) []claim {
 	var out []claim
 	for _, s := range sentences(content) {
 		toks := codes(words(s))
+		if len(toks) > maxClaimWords {
+			// No statement a rule can read is this long (minified JSON,
+			// a log line); reading one would take its square.
+			continue
+		}
 		marks := markers(s)
 		var cs []claim
 		cs = append(cs, polarityClaim(toks)...)
@@ -1608,13 +1616,21 @@ func splitWords(s string, ids bool) []string {
 	return out
 }
 
+// maxHandle is the longest channel name or email address handle reads
+// (an address is at most 254 characters).
+const maxHandle = 256
+
 // handle is the length of the channel name ("#ops-alerts") or email
 // address ("ann@x.io") rs starts with, or 0: each is one value, which the
 // marks inside it would otherwise split.
 func handle(rs []rune) int {
 	end := 0
 	for end < len(rs) && !unicode.IsSpace(rs[end]) {
-		end++
+		if end++; end > maxHandle {
+			// No channel or address is this long; reading on from every
+			// word of a text without spaces would take its square.
+			return 0
+		}
 	}
 	for end > 0 && strings.ContainsRune(".,;:!?)]}\"'’", rs[end-1]) {
 		end-- // the sentence's marks after it

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -183,5 +184,21 @@ func TestNamesAgree(t *testing.T) {
 		if got := NamesAgree(c.b, c.a); got != c.agree {
 			t.Errorf("NamesAgree(%q, %q) = %v, want %v", c.b, c.a, got, c.agree)
 		}
+	}
+}
+
+// BenchmarkKeysWithoutSpaces derives every key a write needs (dedup keys,
+// meaning key, claims) of 32 KiB without a space, as minified JSON or a
+// list of paths is: each must read it once, not once a word.
+func BenchmarkKeysWithoutSpaces(b *testing.B) {
+	for name, unit := range map[string]string{"paths": "src/", "dots": "a.", "csv": "alpha,beta,", "json": `{"id":7,"tags":["a","b"]},`} {
+		in := strings.Repeat(unit, 32*1024/len(unit))
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				DedupKeys(in)
+				MeaningKey(in)
+				ClaimKeys(in)
+			}
+		})
 	}
 }
