@@ -113,6 +113,7 @@ var distinctCorpora = []dedupCorpus{
 	{"fresh3-tuned", "dedup_fresh3.jsonl", fresh3Kinds},
 	{"fresh4-tuned", "dedup_fresh4.jsonl", fresh4Kinds},
 	{"order-tuned", "dedup_order.jsonl", orderKinds},
+	{"review-attacks", "dedup_review.jsonl", reviewKinds},
 	{"distinct-heldout", "dedup_distinct_heldout.jsonl", distinctKinds},
 }
 
@@ -247,6 +248,53 @@ var fresh4Kinds = []dedupKind{
 	{"possessive", "duplicate"},
 	{"ampersand", "duplicate"},
 	{"symbol-word", "duplicate"},
+}
+
+// reviewKinds are the kinds of testdata/dedup_review.jsonl, 200 pairs a
+// reviewer wrote against the rules to break them (152 different
+// memories, 48 repeats). At first 130 of the 152 were dropped as repeats;
+// the order rules were rebuilt on them. What still fools the rules is
+// reported, not asserted: a plural and its singular ("the user's
+// brothers", "brother"), which every tier folds by design, a statement
+// with a question mark, a shouted sentence, an adverb moved between two
+// clauses, a framing phrase said as a modifier.
+var reviewKinds = []dedupKind{
+	{"pronoun-role", "distinct"},
+	{"compound-swap", "distinct"},
+	{"modifier-move", "distinct"},
+	{"adverb-scope", "distinct"},
+	{"degree-scope", "distinct"},
+	{"unlike", "distinct"},
+	{"values-same-neighbours", "distinct"},
+	{"values-edges", "distinct"},
+	{"attachment", "distinct"},
+	{"plural", "distinct"},
+	{"third-missing", "distinct"},
+	{"endash", "distinct"},
+	{"arrow", "distinct"},
+	{"question", "distinct"},
+	{"shout", "distinct"},
+	{"possessive-swap", "distinct"},
+	{"pronoun-passive", "distinct"},
+	{"has-is", "distinct"},
+	{"to-be", "distinct"},
+	{"short-past", "distinct"},
+	{"infinitive", "distinct"},
+	{"and-or", "distinct"},
+	{"negation-scope", "distinct"},
+	{"without", "distinct"},
+	{"quantifier", "distinct"},
+	{"modal-scope", "distinct"},
+	{"cause-swap", "distinct"},
+	{"article", "distinct"},
+	{"frame", "distinct"},
+	{"were-was", "distinct"},
+	{"sentence-boundary", "distinct"},
+	{"appositive-list", "distinct"},
+	{"question-nomark", "distinct"},
+	{"tense-move", "distinct"},
+	{"possessive-start", "distinct"},
+	{"rep", "duplicate"},
 }
 
 // orderKinds are the kinds of testdata/dedup_order.jsonl, written with the
@@ -656,7 +704,7 @@ func BenchmarkDistinctDedup(b *testing.B) {
 // word whose order is kept, and lexical -s nouns ("premises").
 func TestDistinctCorpus(t *testing.T) {
 	for _, c := range distinctCorpora {
-		if strings.HasSuffix(c.name, "-heldout") {
+		if strings.HasSuffix(c.name, "-heldout") || strings.HasSuffix(c.name, "-attacks") {
 			continue // only reported, by BenchmarkDistinctDedup
 		}
 		t.Run(c.name, func(t *testing.T) {

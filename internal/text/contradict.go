@@ -216,6 +216,7 @@ type token struct {
 	// (set by contentTokens), or "".
 	count string
 	name  bool // written with a capital inside a sentence (set by contentTokens)
+	past  bool // tells of the past (set by contentOf, see past)
 }
 
 // maxClaimWords is the most words a sentence may have and make claims.

@@ -84,13 +84,27 @@ func dedupWords(content string) []string {
 	sentenceStart := true // no word yet since the sentence began
 	afterColon := false   // the sentence began at a colon
 	opener := ""          // the sentence's first word, in lower case
+	ended := false        // a sentence ended since the last word
+	// boundary keeps where one sentence ends and the next begins: "Don't
+	// deploy. On Friday, run the tests." is not "Don't deploy on Friday.
+	// Run the tests."
+	boundary := func() {
+		if ended && len(out) > 0 {
+			out = append(out, sentenceMark)
+		}
+		ended = false
+	}
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
 		w := string(rs[start:end])
+		boundary()
 		if sentenceStart {
-			opener = strings.ToLower(w)
+			opener = ""
+		}
+		if opener == "" && !openerSkips[strings.ToLower(w)] {
+			opener = strings.ToLower(w) // the first word but for "also", "so"...
 		}
 		switch {
 		case identifier(string(orig[start:end])) || strings.IndexFunc(w, unicode.IsDigit) >= 0:
@@ -150,7 +164,11 @@ func dedupWords(content string) []string {
 		if end, ok := pathAt[i]; ok && start < 0 {
 			// A path is one word, as written: "scripts/deploy/" is not
 			// "deploy/scripts/", nor "/opt/scripts" "/opt/script".
+			boundary()
 			out = append(out, string(orig[i:end]))
+			if sentenceStart || opener == "" {
+				opener = string(orig[i:end]) // "/var/log is full?" asks nothing
+			}
 			sentenceStart, afterColon = false, false
 			i = end - 1
 			continue
@@ -173,9 +191,14 @@ func dedupWords(content string) []string {
 			if questionOpeners[opener] {
 				out = append(out, "?")
 			}
-			sentenceStart, afterColon = true, false
-		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == ';' || r == '\n':
-			sentenceStart, afterColon = true, false
+			sentenceStart, afterColon, ended = true, false, true
+		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '\n':
+			sentenceStart, afterColon, ended = true, false, true
+		case r == ';':
+			sentenceStart, afterColon = true, false // "formatting; ESLint", "formatting, ESLint"
+		case r == '=' && i+1 < len(rs) && rs[i+1] == '>':
+			out = append(out, "=>") // an arrow, not "x >"
+			i++
 		case r == '=':
 			// "x = y" reads as "x: y", but "<=", ">=", "!=", "==" are signs.
 			if i > 0 && strings.ContainsRune("<>!=", rs[i-1]) && len(out) > 0 {
@@ -187,6 +210,8 @@ func dedupWords(content string) []string {
 			out = append(out, "!") // of "!="
 		case sign(r):
 			out = append(out, string(r))
+		case (r == '–' || r == '−') && i+1 < len(rs) && (unicode.IsDigit(rs[i+1]) || sign(rs[i+1])) && !alnum(i-1):
+			out = append(out, "-") // a minus written as a dash: "–$250", "−5°C"
 		case r == '-' && !(alnum(i-1) && alnum(i+1)) && (alnum(i-1) || alnum(i+1) || i+1 < len(rs) && sign(rs[i+1])):
 			// A minus ("-4") or a trailing sign ("A-"), not a hyphen
 			// ("read-only", "2026-03-01"), which folds like a space.
@@ -196,6 +221,13 @@ func dedupWords(content string) []string {
 	flush(len(rs))
 	return settle(out)
 }
+
+// sentenceMark stands between two sentences in a words key.
+const sentenceMark = "\x06"
+
+// openerSkips are the words before a question's auxiliary that do not
+// make it a statement: "Also, is the cache warm?"
+var openerSkips = set("also", "so", "and", "but", "then", "now", "ok", "okay", "well", "hey", "again", "still")
 
 // questionOpeners are the words a question opens with: an auxiliary or a
 // question word.

@@ -86,6 +86,10 @@ func TestDedupKeys(t *testing.T) {
 		{"Ann has been the lead.", "Ann has the lead."},
 		{"The team cut costs.", "The team cuts costs."},
 		{"Use http://example.com for the docs.", "Use https://example.com for the docs."},
+		{"Don't deploy. On Friday, run the tests.", "Don't deploy on Friday. Run the tests."},
+		{"The account balance is –$250.", "The account balance is $250."},
+		{"Rename old_id => new_id.", "Rename old_id > new_id."},
+		{"Also, is the cache warm?", "Also, the cache is warm."},
 		{"The user reads the news.", "The user read the news."},
 		// Issue 22: a number's separators, a meaningful capital, an -s
 		// noun of its own and an identifier tell memories apart.

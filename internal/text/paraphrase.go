@@ -41,6 +41,7 @@ import (
 func Restates(older, newer string) bool {
 	a, b := contentOf(older), contentOf(newer)
 	if len(a.words) == 0 || len(b.words) == 0 || !a.agrees(b) || !a.placedAs(b) || !b.placedAs(a) ||
+		!sameOrder(a.values, b.values) ||
 		!a.relatesAs(b) || !a.voiceAgrees(b) || !b.voiceAgrees(a) || !arrangedAlike(a, b) {
 		return false
 	}
@@ -59,8 +60,18 @@ type content struct {
 	// placed are the names a preposition places ("in:slack"), which may
 	// move with their phrase ("In Slack, Omar prefers DMs", "Omar prefers
 	// DMs in Slack"); other names keep their order (see arrangedAlike).
-	placed [][2]string    // a preposition and the name it places
-	third  []string       // the genders of its pronouns of the third person, in order
+	placed [][2]string // a preposition and the name it places
+	third  []string    // the genders of its pronouns of the third person, in order
+	// values are the values no preposition places, in order; clause
+	// whether a word opens a clause of its own ("who", "that"), which a
+	// phrase must not move across ("the candidate who left on Friday").
+	values []string
+	clause bool
+	// be is where in seq the first form of "to be" stands, or -1, and
+	// cleft whether "what" follows it ("Dark mode is what the user
+	// prefers"): the sides of "is" may turn.
+	be     int
+	cleft  bool
 	counts map[string]int // values, signs, negations and marks, by kind
 	orient map[string][]string
 	// passive reports a "by", which lets the doer come last ("the team is
@@ -83,8 +94,9 @@ type content struct {
 }
 
 func contentOf(text string) content {
-	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}}
+	c := content{counts: map[string]int{}, orient: map[string][]string{}, relations: map[string]int{}, be: -1}
 	text = spelledOut(text)
+	var edges [][2]string // a value at an end of its sentence: its key as such, and with its neighbour
 	for _, s := range sentences(text) {
 		rs := []rune(s)
 		if sen := [2]int{0, len(rs)}; shout(rs, sen, wordSpans(rs, 0, len(rs))) {
@@ -106,10 +118,24 @@ func contentOf(text string) content {
 		}
 		toks := contentTokens(s)
 		for i, t := range toks {
+			lw := strings.ToLower(t.raw)
+			if beForms[lw] && c.be < 0 && t.slot == "" {
+				c.be = len(c.seq) // the first "is": the sides of it may turn
+				c.cleft = i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "what")
+			}
 			if t.slot == "" && (!functionWords[t.norm] || t.norm == "then" || t.norm == "by" ||
-				relations[t.norm] && !beforeValue(toks, i)) {
+				relations[t.norm] && !beforeValue(toks, i) || placedWords[lw] || third[lw] != "") {
+				t.past = past(toks, i)
 				c.seq = append(c.seq, t)
-				c.stated = append(c.stated, afterBe(toks, i))
+				c.stated = append(c.stated, afterBe(toks, i) && !functionWords[t.norm] && !placedWords[lw] && third[lw] == "")
+			}
+			if clauseWords[lw] && t.slot == "" {
+				c.clause = true
+			}
+			if t.slot != "" && (i == 0 || !valueOpeners[strings.ToLower(toks[i-1].raw)]) {
+				// Values no preposition places keep their order: "3 pods
+				// crashed on node 7" is not "7 pods crashed on node 3".
+				c.values = append(c.values, t.slot+":"+t.norm)
 			}
 			switch {
 			case t.slot != "":
@@ -121,10 +147,14 @@ func contentOf(text string) content {
 				// every Monday").
 				around := []string{neighbour(toks, i, -1), neighbour(toks, i, 1)}
 				slices.Sort(around)
+				full := t.slot + ":" + t.norm + "|" + strings.Join(around, "|")
 				if around[0] == "" {
-					around = []string{"edge"}
+					// Unless a clause of its own may hold it: "the
+					// candidate who left on Friday" (see clause).
+					edges = append(edges, [2]string{t.slot + ":" + t.norm + "|edge", full})
+					break
 				}
-				c.counts[t.slot+":"+t.norm+"|"+strings.Join(around, "|")]++
+				c.counts[full]++
 			case negations[t.norm] || marks[t.norm]:
 				c.counts[t.norm]++
 			case functionWords[t.norm]:
@@ -142,8 +172,10 @@ func contentOf(text string) content {
 					w = "a " + w
 				}
 				c.counts["quantity:"+w]++
-			case w == "been":
-				c.counts[w]++ // "has been the lead" is not "has the lead"
+			case w == "been" || w == "be":
+				c.counts[w]++ // "has been the lead" is not "has the lead", "wants to be a lead" "wants a lead"
+			case (w == "has" || w == "have") && !(i+1 < len(toks) && (past(toks, i+1) || toks[i+1].norm == "been")):
+				c.counts["have"]++ // "Ann has a manager" is not "Ann is a manager"; "has reviewed" is "reviewed"
 			case third[w] != "":
 				c.third = append(c.third, third[w])
 			case bound[w]:
@@ -169,6 +201,13 @@ func contentOf(text string) content {
 			c.counts["sign:"+w]++ // "C++" is not "C", "A+" not "A-"
 		}
 	}
+	for _, e := range edges {
+		if c.clause {
+			c.counts[e[1]]++
+		} else {
+			c.counts[e[0]]++
+		}
+	}
 	return c
 }
 
@@ -186,7 +225,7 @@ func past(toks []token, i int) bool {
 	if w == "had" || w == "did" {
 		return true
 	}
-	if len(w) <= 4 || !strings.HasSuffix(w, "ed") {
+	if len(w) <= 3 || !strings.HasSuffix(w, "ed") || notPast[w] {
 		return false
 	}
 	for j := i - 1; j >= 0; j-- {
@@ -197,6 +236,10 @@ func past(toks []token, i int) bool {
 	}
 	return true
 }
+
+// notPast are words in -ed of four letters that tell of no past.
+var notPast = set("need", "feed", "seed", "weed", "reed", "deed", "heed", "shed", "sled", "bred", "shred", "speed",
+	"greed", "creed", "breed", "bleed", "steed", "tweed", "embed", "hundred")
 
 // participleAfter are the words after which a word in -ed is a state or
 // a passive rather than the past.
@@ -437,6 +480,12 @@ var bound = set("i", "me", "my", "we", "us", "our", "you", "your", "this", "thes
 // today" not "Ann is in Lisbon".
 var unsaid = set("also", "just", "today", "still", "yet")
 
+// placedWords are the function words whose place matters, kept in a
+// text's order (seq): "Our team reviews your PRs" is not "Your team
+// reviews our PRs", "He mentors the intern" not "The intern mentors him".
+var placedWords = set("i", "me", "my", "we", "us", "our", "you", "your", "this", "these", "those", "here", "very",
+	"so", "get", "gets", "got", "who", "whom", "whose", "which", "and", "or")
+
 // third are the pronouns of the third person, by gender: a text may say
 // "their brother" where another says "the user's brother", but where both
 // use them they must agree, in order ("Ann met her manager", "Ann met his
@@ -538,11 +587,12 @@ func afterBe(toks []token, i int) bool {
 // ("is managed by Alice", "Alice manages"): "wants to be called Sam" is
 // not "wants to call Sam".
 func (c content) voiceAgrees(d content) bool {
-	if _, ok := c.active(); ok {
-		return true
+	verb := -1
+	if _, ok := c.active(d); ok {
+		verb = c.passiveVerb()
 	}
 	for i, t := range c.seq {
-		if !c.stated[i] {
+		if !c.stated[i] || i == verb {
 			continue
 		}
 		if !slices.ContainsFunc(d.seq, func(u token) bool {
@@ -552,6 +602,16 @@ func (c content) voiceAgrees(d content) bool {
 		}
 	}
 	return true
+}
+
+// passiveVerb is where in seq the verb of c's passive stands: the first
+// word after a form of "to be" before its "by", or -1.
+func (c content) passiveVerb() int {
+	by := slices.IndexFunc(c.seq, func(t token) bool { return t.norm == "by" })
+	if by < 0 {
+		return -1
+	}
+	return slices.Index(c.stated[:by], true)
 }
 
 // placedAs reports whether every name c places with a preposition d
@@ -567,34 +627,73 @@ func (c content) placedAs(d content) bool {
 }
 
 // arrangedAlike reports whether b says a's words in a's order, or in an
-// order one move of a stretch of them makes of it: a phrase fronted or
-// put last ("After lunch Priya reviews pull requests", "Priya reviews
-// pull requests after lunch"), an adverb moved, the sides of "is"
-// turned ("Vim is the user's editor", "The user's editor is Vim"); or
+// order one move of a phrase makes of it: a phrase that opens with a
+// preposition, "every" or "when" fronted or put last ("After lunch Priya
+// reviews pull requests", "Priya reviews pull requests after lunch"), an
+// adverb moved to an end ("Ann carefully reviews PRs", "Ann reviews PRs
+// carefully"), the sides of "is" turned ("Vim is the user's editor",
+// "The user's editor is Vim"; "Dark mode is what the user prefers"); or
 // the same with a passive turned active ("The team is managed by Alice",
 // "Alice manages the team"). Any other order puts the words in other
 // roles: "The client calls the server" is not "The server calls the
 // client", "Sort by date, then by name" not "Sort by name, then by date",
-// "the manager told the intern about the lead" not "told the lead about
-// the intern".
+// "milk chocolate" not "chocolate milk", "Bob says the build usually
+// fails" not "Bob usually says the build fails".
 func arrangedAlike(a, b content) bool {
-	x, y := a.unframed(b), b.unframed(a)
+	x, y := a.arranged(b), b.arranged(a)
 	if alike(x, y) {
 		return true
 	}
-	if act, ok := a.active(); ok && alike(act, y) {
+	if act, ok := a.active(b); ok && alike(act, y) {
 		return true
 	}
-	act, ok := b.active()
+	act, ok := b.active(a)
 	return ok && alike(x, act)
+}
+
+// arrangement is a text's words in order (seq, see content), where its
+// first "is" stands (be, or -1) and whether "what" follows it (cleft),
+// and whether it opens with a framing phrase the other text says as a
+// modifier (framed, see relatesAs).
+type arrangement struct {
+	seq                   []token
+	be                    int
+	cleft, framed, clause bool
+}
+
+// arranged is c's words as compared with d's: without the preposition of
+// c's framing phrase where d says it as a modifier, and without c's
+// pronouns of the third person where d has none ("their brother", "the
+// user's brother").
+func (c content) arranged(d content) arrangement {
+	a := arrangement{seq: c.seq, be: c.be, cleft: c.cleft, clause: c.clause || d.clause}
+	if c.frame != "" && d.relations[c.frame] == 0 && len(a.seq) > 0 && a.seq[0].norm == c.frame {
+		a.seq, a.framed = a.seq[1:], true
+		if a.be > 0 {
+			a.be--
+		}
+	}
+	if len(d.third) == 0 {
+		var kept []token
+		be := a.be
+		for i, t := range a.seq {
+			if third[strings.ToLower(t.raw)] == "" {
+				kept = append(kept, t)
+			} else if i < be {
+				a.be--
+			}
+		}
+		a.seq = kept
+	}
+	return a
 }
 
 // alike reports whether y is one move from x (oneMove) and names, but
 // for those a preposition places, in x's order: "Ann mentors Bob" is not
 // "Bob mentors Ann", nor "For Ann, Bob is the best reviewer" "For Bob,
 // Ann is the best reviewer".
-func alike(x, y []token) bool {
-	return oneMove(x, y) && sameOrder(namesOf(x), namesOf(y))
+func alike(x, y arrangement) bool {
+	return oneMove(x, y) && sameOrder(namesOf(x.seq), namesOf(y.seq))
 }
 
 // namesOf are the names of seq in order, as nameOf keys, but for those a
@@ -614,50 +713,52 @@ func placed(seq []token, i int) bool {
 	return i > 0 && (relations[seq[i-1].norm] || orienting[seq[i-1].norm])
 }
 
-// unframed is c's words without the preposition of its framing phrase
-// where d says that phrase as a modifier (see relatesAs).
-func (c content) unframed(d content) []token {
-	if c.frame != "" && d.relations[c.frame] == 0 && len(c.seq) > 0 && c.seq[0].norm == c.frame {
-		return c.seq[1:]
-	}
-	return c.seq
-}
-
 // active is a passive c's words as the active says them: "the team
 // [is] managed by Alice" as "Alice managed the team". The doer is the
 // words after "by" up to the next preposition; the verb is the first
 // word after a form of "to be" before it.
-func (c content) active() ([]token, bool) {
-	by := slices.IndexFunc(c.seq, func(t token) bool { return t.norm == "by" })
+func (c content) active(d content) (arrangement, bool) {
+	x := c.arranged(d)
+	by := slices.IndexFunc(x.seq, func(t token) bool { return t.norm == "by" })
 	if by < 0 {
-		return nil, false
+		return x, false
 	}
-	verb := slices.Index(c.stated[:by], true)
+	verb := -1
+	for i, t := range x.seq[:by] {
+		if k := slices.IndexFunc(c.seq, func(u token) bool { return u == t }); k >= 0 && c.stated[k] {
+			verb = i
+			break
+		}
+	}
 	end := by + 1
-	for end < len(c.seq) && !relations[c.seq[end].norm] && !orienting[c.seq[end].norm] && c.seq[end].norm != "then" {
+	for end < len(x.seq) && !phraseOpeners[x.seq[end].norm] && x.seq[end].norm != "then" {
 		end++
 	}
 	if verb < 0 || end == by+1 {
-		return nil, false
+		return x, false
 	}
-	out := slices.Concat(c.seq[by+1:end], c.seq[verb:verb+1], c.seq[:verb], c.seq[verb+1:by], c.seq[end:])
-	return out, true
+	seq := slices.Concat(x.seq[by+1:end], x.seq[verb:verb+1], x.seq[:verb], x.seq[verb+1:by], x.seq[end:])
+	return arrangement{seq: seq, be: -1}, true
 }
 
-// oneMove reports whether y is x's words (matched by sameWord) in x's
-// order, or in the order that moving one stretch of x elsewhere makes.
-func oneMove(x, y []token) bool {
-	if len(x) != len(y) || len(x) > 40 {
+// oneMove reports whether y is x's words (matched by sameWord, each in
+// the same tense and with or without its possessive "'s" alike) in x's
+// order, or in the order one move of a phrase makes (see arrangedAlike):
+// a stretch that opens with a preposition, "every" or "when", or of
+// adverbs, moved from or to either end; or the two sides of "is" turned.
+func oneMove(x, y arrangement) bool {
+	n := len(x.seq)
+	if n != len(y.seq) || n > 40 {
 		return false
 	}
 	// at[k] is the word of x that y[k] is, each word of x taken once,
 	// the first free one first.
-	at := make([]int, len(y))
-	used := make([]bool, len(x))
-	for k, u := range y {
+	at := make([]int, n)
+	used := make([]bool, n)
+	for k, u := range y.seq {
 		at[k] = -1
-		for i, t := range x {
-			if !used[i] && sameWord(t, u) && possessive(t.raw) == possessive(u.raw) {
+		for i, t := range x.seq {
+			if !used[i] && sameWord(t, u) && possessive(t.raw) == possessive(u.raw) && t.past == u.past {
 				at[k], used[i] = i, true
 				break
 			}
@@ -667,9 +768,9 @@ func oneMove(x, y []token) bool {
 		}
 	}
 	// Without the common start and end, what is left must be two
-	// stretches of x in the other order: i..j-1 and j..k-1 as j..k-1,
-	// i..j-1.
-	lo, hi := 0, len(at)
+	// stretches of x in the other order: lo..j-1 and j..hi-1 as j..hi-1,
+	// lo..j-1.
+	lo, hi := 0, n
 	for lo < hi && at[lo] == lo {
 		lo++
 	}
@@ -679,13 +780,93 @@ func oneMove(x, y []token) bool {
 	if lo == hi {
 		return true
 	}
+	if joined(x.seq, at[lo:hi], lo, hi) {
+		// Two sides of "and" or "or": "chess and rock climbing", "rock
+		// climbing and chess".
+		return true
+	}
 	for j := lo + 1; j < hi; j++ {
-		if rotatedAt(at[lo:hi], lo, j) {
+		if !rotatedAt(at[lo:hi], lo, j) {
+			continue
+		}
+		// In y the two stretches stand at lo..m-1 and m..hi-1.
+		m := lo + hi - j
+		edge := lo == 0 || hi == n
+		if edge && (x.movable(lo, j) || x.movable(j, hi) || y.movable(lo, m) || y.movable(m, hi)) {
+			return true
+		}
+		// The sides of "is": "X is Y", "Y is X"; "Y is what X".
+		if lo == 0 && hi == n && (x.be == j && (y.be == n-j || x.cleft) || y.be == n-j && y.cleft) {
 			return true
 		}
 	}
 	return false
 }
+
+// joined reports whether w, the indices of x at lo..hi-1, is the two
+// sides of an "and" or "or" in x[lo:hi] in the other order.
+func joined(x []token, w []int, lo, hi int) bool {
+	for k := lo + 1; k < hi-1; k++ {
+		if x[k].norm != "and" && x[k].norm != "or" {
+			continue
+		}
+		want := slices.Concat(span(k+1, hi), []int{k}, span(lo, k))
+		if slices.Equal(w, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// span is the integers from..to-1.
+func span(from, to int) []int {
+	out := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// movable reports whether x.seq[from:to] is a phrase that may move to or
+// from an end of its sentence: one that opens with a preposition, "every"
+// or a word that opens a clause ("when", "if"), a framing phrase, or
+// adverbs.
+func (x arrangement) movable(from, to int) bool {
+	if x.clause {
+		return false // a phrase may belong to either clause
+	}
+	if from == 0 && x.framed || phraseOpeners[x.seq[from].norm] {
+		return true
+	}
+	for _, t := range x.seq[from:to] {
+		if w := strings.ToLower(t.raw); !adverbs[w] && !(len(w) > 4 && strings.HasSuffix(w, "ly")) {
+			return false
+		}
+	}
+	return true
+}
+
+// phraseOpeners are the words that open a phrase that may move: the
+// prepositions, "every" and "each", and the words that open a clause.
+var phraseOpeners = foldSet("with", "for", "in", "on", "at", "of", "as", "about", "from", "into", "over", "under",
+	"above", "below", "before", "after", "between", "since", "until", "during", "via", "per", "within", "without",
+	"across", "through", "throughout", "near", "around", "behind", "beside", "every", "each", "when", "whenever",
+	"if", "while", "unless", "because", "once")
+
+// clauseWords open a clause inside a sentence.
+var clauseWords = set("who", "whom", "whose", "which", "that")
+
+// valueOpeners are the words that place a value ("at 3pm", "every
+// Monday", "in 2019"), which may move with its phrase.
+var valueOpeners = set("at", "on", "in", "by", "from", "to", "until", "till", "since", "before", "after", "every",
+	"each", "for", "during", "around", "about", "per", "of", "over", "under", "than", "between", "and", "or", "next",
+	"last", "this")
+
+// adverbs are the adverbs not in -ly that may move to an end of a
+// sentence: "Raj always reviews the schema", "Raj reviews the schema
+// always".
+var adverbs = set("always", "usually", "often", "sometimes", "seldom", "twice", "again", "together", "remotely",
+	"onsite", "soon", "later", "tonight", "daily", "weekly", "monthly", "yearly", "hourly", "nightly")
 
 // rotatedAt reports whether w, the indices of x at lo.., is x[j..] then
 // x[lo..j].
