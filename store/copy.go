@@ -167,7 +167,7 @@ func copyTable(ctx context.Context, from, to *Tx, t string) (int64, error) {
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 	insert := func(args []any) error {
 		n := len(args) / len(cols)
-		_, err := to.exec(ctx, `INSERT INTO `+t+` (`+strings.Join(cols, ", ")+`) VALUES `+strings.TrimSuffix(strings.Repeat(row+", ", n), ", "), args...)
+		_, err := to.exec(ctx, `INSERT INTO `+t+` (`+strings.Join(cols, ", ")+`) VALUES `+valuesRows(row, n), args...)
 		return err
 	}
 	var n int64

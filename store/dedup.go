@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"math"
 
 	"github.com/memory-mcp/memory-mcp/internal/text"
 )
@@ -104,14 +106,13 @@ func keyMemories(ctx context.Context, tx *Tx, cond string) error {
 	return nil
 }
 
-// rekeyStatements are one engine's statements for rekeyDedup: set a
-// memory's exact, words and meaning keys by pk, and a fact's words key by
-// fact id.
-type rekeyStatements struct{ memory, fact string }
+// rekeyStatements adapt rekeyDedup's statements, written with SQLite's
+// placeholders, to one engine.
+type rekeyStatements struct{ bind func(string) string }
 
 var (
-	sqliteRekey   = rekeyStatements{`UPDATE memories SET exact_key = ?, words_key = ?, meaning_key = ? WHERE pk = ?`, `UPDATE snapshot SET words_key = ? WHERE fact_id = ?`}
-	postgresRekey = rekeyStatements{`UPDATE memories SET exact_key = $1, words_key = $2, meaning_key = $3 WHERE pk = $4`, `UPDATE snapshot SET words_key = $1 WHERE fact_id = $2`}
+	sqliteRekey   = rekeyStatements{func(q string) string { return q }}
+	postgresRekey = rekeyStatements{rebindParams}
 )
 
 // rekeyDedup is migrations 0043's and 0048's Go step, on either engine:
@@ -120,64 +121,56 @@ var (
 // where it carries meaning, a number's separators, identifiers and -s
 // nouns of their own; 0048: paths, units, amounts and code marks),
 // so that a repeat of a memory written before is found as one written
-// after would be. Only the rows whose keys changed are written.
+// after would be. Only the rows whose keys changed are written, a page of
+// rows a statement (rowRewrite).
 func rekeyDedup(ctx context.Context, tx *sql.Tx, st rekeyStatements) error {
-	type row struct {
-		pk                    int64
-		content               string
-		exact, words, meaning sql.NullString
+	if err := memoryKeys.run(ctx, tx, st.bind, math.MinInt64); err != nil {
+		return fmt.Errorf("rekey memories: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT pk, content, exact_key, words_key, meaning_key FROM memories`)
-	if err != nil {
-		return err
-	}
-	var todo []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.pk, &r.content, &r.exact, &r.words, &r.meaning); err != nil {
-			rows.Close()
-			return err
-		}
-		exact, words := text.DedupKeys(r.content)
-		meaning := text.MeaningKey(r.content)
-		if r.exact.String != exact || r.words.String != words || r.meaning.String != meaning || r.meaning.Valid != (meaning != "") {
-			todo = append(todo, row{pk: r.pk, exact: nullString(exact, true), words: nullString(words, true),
-				meaning: nullString(meaning, meaning != "")})
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, r := range todo {
-		if _, err := tx.ExecContext(ctx, st.memory, r.exact, r.words, r.meaning, r.pk); err != nil {
-			return err
-		}
-	}
-	type fact struct{ id, content, words string }
-	facts, err := tx.QueryContext(ctx, `SELECT fact_id, content, coalesce(words_key, '') FROM snapshot`)
-	if err != nil {
-		return err
-	}
-	var stale []fact
-	for facts.Next() {
-		var f fact
-		if err := facts.Scan(&f.id, &f.content, &f.words); err != nil {
-			facts.Close()
-			return err
-		}
-		if _, words := text.DedupKeys(f.content); words != f.words {
-			stale = append(stale, fact{id: f.id, words: words})
-		}
-	}
-	facts.Close()
-	if err := facts.Err(); err != nil {
-		return err
-	}
-	for _, f := range stale {
-		if _, err := tx.ExecContext(ctx, st.fact, f.words, f.id); err != nil {
-			return err
-		}
+	if err := factKeys.run(ctx, tx, st.bind, ""); err != nil {
+		return fmt.Errorf("rekey facts: %w", err)
 	}
 	return nil
+}
+
+// memoryKeys is rekeyDedup's rewrite of the memories' keys.
+var memoryKeys = rowRewrite[int64]{
+	read:    `SELECT pk, content, exact_key, words_key, meaning_key FROM memories WHERE pk > ? ORDER BY pk LIMIT ?`,
+	table:   "memories",
+	key:     "pk",
+	columns: []string{"exact_key text", "words_key text", "meaning_key text"},
+	rewrite: func(rows *sql.Rows) (int64, []any, error) {
+		var pk int64
+		var content string
+		var e, w, m sql.NullString
+		if err := rows.Scan(&pk, &content, &e, &w, &m); err != nil {
+			return 0, nil, err
+		}
+		exact, words := text.DedupKeys(content)
+		meaning := text.MeaningKey(content)
+		if e.String == exact && w.String == words && m.String == meaning && m.Valid == (meaning != "") {
+			return pk, nil, nil
+		}
+		return pk, []any{exact, words, nullString(meaning, meaning != "")}, nil
+	},
+}
+
+// factKeys is rekeyDedup's rewrite of the facts' words keys. A fact id
+// is never empty (memory.CheckID), so the first page, after "", starts at
+// the first fact.
+var factKeys = rowRewrite[string]{
+	read:    `SELECT fact_id, content, coalesce(words_key, '') FROM snapshot WHERE fact_id > ? ORDER BY fact_id LIMIT ?`,
+	table:   "snapshot",
+	key:     "fact_id",
+	columns: []string{"words_key text"},
+	rewrite: func(rows *sql.Rows) (string, []any, error) {
+		var id, content, old string
+		if err := rows.Scan(&id, &content, &old); err != nil {
+			return "", nil, err
+		}
+		if _, words := text.DedupKeys(content); words != old {
+			return id, []any{words}, nil
+		}
+		return id, nil, nil
+	},
 }

@@ -701,6 +701,13 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
+// valuesRows is the rows of a multi-row VALUES list: row, a parenthesised
+// tuple of placeholders, n times. A batch of rows in one statement is one
+// round trip to PostgreSQL where a statement per row was one per row.
+func valuesRows(row string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
 func anySlice[T any](xs []T) []any {
 	out := make([]any, len(xs))
 	for i, x := range xs {

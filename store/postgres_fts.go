@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,54 +356,45 @@ var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
 
 // refillTerms writes again the terms of every memory and PUBLISH row and
 // the length of every memory, as the terms are made now, counts each
-// space's tokens again, and sets back the guards 0044's SQL lifted.
+// space's tokens again, and sets back the guards 0044's SQL lifted. The
+// rows are written a page at a time (rowRewrite).
 func refillTerms(ctx context.Context, t *sql.Tx) error {
-	type row struct {
-		key                    int64
-		content, tags, filters string
-	}
-	read := func(q string) ([]row, error) {
-		rows, err := t.QueryContext(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []row
-		for rows.Next() {
-			var r row
-			if err := rows.Scan(&r.key, &r.content, &r.tags, &r.filters); err != nil {
-				return nil, err
+	memories := rowRewrite[int64]{
+		read:    `SELECT pk, content, tags, filters FROM memories WHERE pk > ? ORDER BY pk LIMIT ?`,
+		table:   "memories",
+		key:     "pk",
+		columns: []string{"terms tsvector", "length bigint"},
+		rewrite: func(rows *sql.Rows) (int64, []any, error) {
+			var pk int64
+			var content, tags, filters string
+			if err := rows.Scan(&pk, &content, &tags, &filters); err != nil {
+				return 0, nil, err
 			}
-			out = append(out, r)
-		}
-		return out, rows.Err()
+			var list []string
+			if err := json.Unmarshal([]byte(tags), &list); err != nil {
+				return 0, nil, fmt.Errorf("tags of memory %d: %w", pk, err)
+			}
+			return pk, []any{postgresTerms(filters, content, tags), indexedLength(content, list)}, nil
+		},
 	}
-	memories, err := read(`SELECT pk, content, tags, filters FROM memories ORDER BY pk`)
-	if err != nil {
+	if err := memories.run(ctx, t, rebindParams, math.MinInt64); err != nil {
 		return fmt.Errorf("refill terms: %w", err)
-	}
-	for _, r := range memories {
-		var tags []string
-		if err := json.Unmarshal([]byte(r.tags), &tags); err != nil {
-			return fmt.Errorf("refill terms: tags of memory %d: %w", r.key, err)
-		}
-		if _, err := t.ExecContext(ctx, `UPDATE memories SET terms = $1::tsvector, length = $2 WHERE pk = $3`,
-			postgresTerms(r.filters, r.content, r.tags), indexedLength(r.content, tags), r.key); err != nil {
-			return fmt.Errorf("refill terms: %w", err)
-		}
 	}
 	if err := fillRepeatTerms(ctx, t); err != nil {
 		return err
 	}
-	facts, err := read(`SELECT id, content, tags, '' FROM operation_log WHERE operation_type = 'PUBLISH' ORDER BY id`)
-	if err != nil {
+	facts := termsRewrite("operation_log", "id", `SELECT id, content, tags, '' FROM operation_log
+		WHERE operation_type = 'PUBLISH' AND id > ? ORDER BY id LIMIT ?`)
+	if err := facts.run(ctx, t, rebindParams, math.MinInt64); err != nil {
 		return fmt.Errorf("refill terms: %w", err)
 	}
-	for _, r := range facts {
-		if _, err := t.ExecContext(ctx, `UPDATE operation_log SET terms = $1::tsvector WHERE id = $2`, postgresTerms("", r.content, r.tags), r.key); err != nil {
-			return fmt.Errorf("refill terms: %w", err)
-		}
-	}
+	return guardTerms(ctx, t)
+}
+
+// guardTerms ends 0044's refill: it counts each space's tokens again, from
+// its memories' lengths as refilled, and sets back the guards 0044's SQL
+// lifted.
+func guardTerms(ctx context.Context, t *sql.Tx) error {
 	for _, q := range []string{
 		`UPDATE memory_spaces s SET tokens = coalesce((SELECT sum(m.length) FROM memories m
 			WHERE m.agent_id = s.agent_id AND m.shared = s.shared AND m.forgotten_at IS NULL AND m.archived_at IS NULL), 0),
@@ -418,39 +410,37 @@ func refillTerms(ctx context.Context, t *sql.Tx) error {
 	return nil
 }
 
+// termsRewrite writes the terms of the rows of table that read selects
+// (key, content, tags, filters; rowRewrite's read), as the store's write
+// path makes them.
+func termsRewrite(table, key, read string) rowRewrite[int64] {
+	return rowRewrite[int64]{
+		read:    read,
+		table:   table,
+		key:     key,
+		columns: []string{"terms tsvector"},
+		rewrite: func(rows *sql.Rows) (int64, []any, error) {
+			var k int64
+			var content, tags, filters string
+			if err := rows.Scan(&k, &content, &tags, &filters); err != nil {
+				return 0, nil, err
+			}
+			return k, []any{postgresTerms(filters, content, tags)}, nil
+		},
+	}
+}
+
 // fillTerms writes the terms of the rows stored before the store wrote
 // them: every memory, and every PUBLISH row of the fact log, still without.
 func fillTerms(ctx context.Context, t *sql.Tx) error {
-	for _, table := range []struct{ read, write string }{
-		{`SELECT pk, content, tags, filters FROM memories WHERE terms IS NULL`, `UPDATE memories SET terms = $1::tsvector WHERE pk = $2`},
-		{`SELECT id, content, tags, '' FROM operation_log WHERE terms IS NULL AND operation_type = 'PUBLISH'`,
-			`UPDATE operation_log SET terms = $1::tsvector WHERE id = $2`},
+	for _, rw := range []rowRewrite[int64]{
+		termsRewrite("memories", "pk", `SELECT pk, content, tags, filters FROM memories
+			WHERE terms IS NULL AND pk > ? ORDER BY pk LIMIT ?`),
+		termsRewrite("operation_log", "id", `SELECT id, content, tags, '' FROM operation_log
+			WHERE terms IS NULL AND operation_type = 'PUBLISH' AND id > ? ORDER BY id LIMIT ?`),
 	} {
-		type row struct {
-			key                    int64
-			content, tags, filters string
-		}
-		var todo []row
-		rows, err := t.QueryContext(ctx, table.read)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var r row
-			if err := rows.Scan(&r.key, &r.content, &r.tags, &r.filters); err != nil {
-				rows.Close()
-				return err
-			}
-			todo = append(todo, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, r := range todo {
-			if _, err := t.ExecContext(ctx, table.write, postgresTerms(r.filters, r.content, r.tags), r.key); err != nil {
-				return fmt.Errorf("fill terms: %w", err)
-			}
+		if err := rw.run(ctx, t, rebindParams, math.MinInt64); err != nil {
+			return fmt.Errorf("fill terms: %w", err)
 		}
 	}
 	return nil
@@ -459,31 +449,10 @@ func fillTerms(ctx context.Context, t *sql.Tx) error {
 // fillRepeatTerms writes the terms of the repeats kept (or copied in)
 // without them.
 func fillRepeatTerms(ctx context.Context, t *sql.Tx) error {
-	type row struct {
-		pk            int64
-		content, tags string
-	}
-	rows, err := t.QueryContext(ctx, `SELECT pk, content, tags FROM memory_repeats WHERE terms IS NULL ORDER BY pk`)
-	if err != nil {
+	repeats := termsRewrite("memory_repeats", "pk", `SELECT pk, content, tags, '' FROM memory_repeats
+		WHERE terms IS NULL AND pk > ? ORDER BY pk LIMIT ?`)
+	if err := repeats.run(ctx, t, rebindParams, math.MinInt64); err != nil {
 		return fmt.Errorf("fill repeat terms: %w", err)
-	}
-	var todo []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.pk, &r.content, &r.tags); err != nil {
-			rows.Close()
-			return err
-		}
-		todo = append(todo, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, r := range todo {
-		if _, err := t.ExecContext(ctx, `UPDATE memory_repeats SET terms = $1::tsvector WHERE pk = $2`, postgresTerms("", r.content, r.tags), r.pk); err != nil {
-			return fmt.Errorf("fill repeat terms: %w", err)
-		}
 	}
 	return nil
 }

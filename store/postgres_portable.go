@@ -391,7 +391,7 @@ func (ins *pgInserter) flush(ctx context.Context) error {
 		cells[len(cells)-1] = "CAST(? AS tsvector)"
 	}
 	row := "(" + strings.Join(cells, ", ") + ")"
-	q := `INSERT INTO ` + ins.table + ` (` + strings.Join(ins.names, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", ins.rows), ", ")
+	q := `INSERT INTO ` + ins.table + ` (` + strings.Join(ins.names, ", ") + `) VALUES ` + valuesRows(row, ins.rows)
 	_, err := ins.tx.execOnce(ctx, q, ins.args...)
 	if err != nil {
 		err = fmt.Errorf("insert %d %s records: %w", ins.rows, ins.kind, err)

@@ -657,7 +657,7 @@ func (tx *Tx) stampBatchPostgres(ctx context.Context, s stampSpec, after []int64
 		for _, r := range todo {
 			args = append(append(args, r.stamp), r.keys...)
 		}
-		_, err = tx.execOnce(ctx, `UPDATE `+s.table+` AS t SET stamp = v.stamp FROM (VALUES `+strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", ")+
+		_, err = tx.execOnce(ctx, `UPDATE `+s.table+` AS t SET stamp = v.stamp FROM (VALUES `+valuesRows(tuple, n)+
 			`) AS v (`+strings.Join(names, ", ")+`) WHERE `+strings.Join(where, " AND "), args...)
 		return err
 	}()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -165,7 +164,7 @@ func (tx *Tx) storeVectorsPostgres(ctx context.Context, embedder string, batch [
 	}
 	args = append(args, embedder, memory.ChangeMemory, now.UnixNano())
 	tuple := "(CAST(? AS bytea), CAST(? AS bigint), CAST(? AS text))"
-	_, err := tx.execOnce(ctx, `WITH v (embedding, pk, id) AS (VALUES `+strings.TrimSuffix(strings.Repeat(tuple+", ", len(batch)), ", ")+`),
+	_, err := tx.execOnce(ctx, `WITH v (embedding, pk, id) AS (VALUES `+valuesRows(tuple, len(batch))+`),
 		stored AS (UPDATE memories AS m SET embedding = v.embedding, embedder = ? FROM v WHERE m.pk = v.pk AND m.id = v.id RETURNING m.pk, m.id)
 		INSERT INTO changes (kind, ref, at) SELECT ?, id, ? FROM stored ORDER BY pk`, args...)
 	if err != nil {
