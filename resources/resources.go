@@ -72,6 +72,7 @@ func changed(c memory.Change) []string {
 type Subscriptions struct {
 	mu       sync.Mutex
 	sessions map[server.ClientSession]*subscriber
+	now      func() time.Time // the clock Watch times an outage of the feed by
 }
 
 // subscriber is one session's subscriptions: the caller who made them (on
@@ -86,7 +87,7 @@ type subscriber struct {
 // NewSubscriptions returns a subscription registry and installs the hooks
 // that keep it current on h (pass h to the server with server.WithHooks).
 func NewSubscriptions(h *server.Hooks) *Subscriptions {
-	subs := &Subscriptions{sessions: map[server.ClientSession]*subscriber{}}
+	subs := &Subscriptions{sessions: map[server.ClientSession]*subscriber{}, now: time.Now}
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		subs.add(ctx, []string{req.Params.URI}, 1)
 	})
@@ -163,6 +164,7 @@ func (subs *Subscriptions) Watch(ctx context.Context, feed memory.ChangeFeed, bl
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	down := outage{log: log}
 	for {
 		select {
 		case <-ctx.Done():
@@ -173,14 +175,41 @@ func (subs *Subscriptions) Watch(ctx context.Context, feed memory.ChangeFeed, bl
 		changes, err := feed.ChangesSince(ctx, seq, 1000)
 		if err != nil {
 			if ctx.Err() == nil {
-				log.Warn("read change feed", "err", err)
+				down.fail(subs.now(), err)
 			}
 			continue
 		}
+		down.end(subs.now())
 		for _, c := range changes {
 			subs.notify(ctx, blocks, c)
 			seq = c.Seq
 		}
+	}
+}
+
+// outage keeps the log of a feed that fails at every tick (twice a second
+// on a server whose database is down) to a line when the failure starts,
+// a reminder a minute while it lasts, and a line when it ends.
+type outage struct {
+	log         *slog.Logger
+	since, told time.Time // zero while the feed reads
+}
+
+func (o *outage) fail(now time.Time, err error) {
+	switch {
+	case o.since.IsZero():
+		o.since, o.told = now, now
+		o.log.Warn("change feed unreadable: subscribers hear of changes once it reads again; retrying", "err", err)
+	case now.Sub(o.told) >= time.Minute:
+		o.told = now
+		o.log.Warn("change feed still unreadable", "since", o.since, "err", err)
+	}
+}
+
+func (o *outage) end(now time.Time) {
+	if !o.since.IsZero() {
+		o.log.Info("change feed readable again", "after", now.Sub(o.since))
+		o.since = time.Time{}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
+	"github.com/memory-mcp/memory-mcp/store/storetest"
 )
 
 func TestChangedNamesTheResourcesAChangeTouches(t *testing.T) {
@@ -158,5 +160,97 @@ func TestWatchStoppedIsNotAFeedFailure(t *testing.T) {
 	NewSubscriptions(&server.Hooks{}).Watch(context.Background(), db, nil, slog.New(slog.NewTextHandler(&logs, nil)), time.Millisecond)
 	if !strings.Contains(logs.String(), "change feed unavailable") {
 		t.Errorf("a closed feed was not reported; logs:\n%s", logs.String())
+	}
+}
+
+// records is a slog handler that keeps the messages it is given.
+type records struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *records) WithGroup(string) slog.Handler            { return r }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, rec.Level.String()+" "+rec.Message)
+	return nil
+}
+
+func (r *records) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.msgs)
+}
+
+// TestWatchLogsAnOutageOnce: while PostgreSQL is down the change feed
+// fails at every tick (twice a second on a server); the log has one line
+// when the outage starts, at most one reminder a minute while it lasts,
+// and one line when the feed reads again, not a line per retry. The
+// database is a cluster of the test's own that it shuts down and starts;
+// the clock is the test's, which counts the retries it is asked for.
+func TestWatchLogsAnOutageOnce(t *testing.T) {
+	c := storetest.OwnPostgres(t)
+	db, err := store.OpenPostgres(context.Background(), c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mu sync.Mutex
+	now, asked := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), 0
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); asked++; return now }
+	// waitAsked waits until the watch has asked the time n more times.
+	waitAsked := func(n int) {
+		t.Helper()
+		mu.Lock()
+		want := asked + n
+		mu.Unlock()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			done := asked >= want
+			mu.Unlock()
+			if done {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the watch did not retry %d times in a minute", n)
+			}
+		}
+	}
+	subs := NewSubscriptions(&server.Hooks{})
+	subs.now = clock
+	logs := &records{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		subs.Watch(ctx, db, nil, slog.New(logs), 5*time.Millisecond)
+	}()
+	defer func() { cancel(); <-done }()
+
+	waitAsked(3)
+	if got := logs.all(); len(got) != 0 {
+		t.Fatalf("a working feed logged %q", got)
+	}
+	c.Down()
+	waitAsked(30)
+	if got := logs.all(); len(got) != 1 || !strings.Contains(got[0], "WARN change feed unreadable") {
+		t.Fatalf("30 retries into an outage the log has %q, want one line saying the feed is unreadable", got)
+	}
+	mu.Lock()
+	now = now.Add(61 * time.Second)
+	mu.Unlock()
+	waitAsked(30)
+	if got := logs.all(); len(got) != 2 || !strings.Contains(got[1], "WARN change feed still unreadable") {
+		t.Fatalf("a minute into the outage the log has %q, want one reminder", got)
+	}
+	c.Up()
+	for deadline := time.Now().Add(time.Minute); len(logs.all()) < 3 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	waitAsked(10)
+	if got := logs.all(); len(got) != 3 || !strings.Contains(got[2], "INFO change feed readable again") {
+		t.Fatalf("after the outage the log has %q, want one line saying the feed reads again", got)
 	}
 }

@@ -199,3 +199,38 @@ func TestKeptCountsFilledOnUpgrade(t *testing.T) {
 		})
 	}
 }
+
+// TestListDoesNotTrustCountsOfNone: the listing answers "none" from the
+// kept counts without walking the listing, but counts that drifted to none
+// (rows lost from memory_counts, or a count zeroed) do not hide the
+// memories that are there among the space's newest: List finds them, with
+// their number as the total, as the review page shows them.
+func TestListDoesNotTrustCountsOfNone(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		s, db, _ := memoriesOn(t, openDB, nil)
+		for _, c := range []string{"The harbour opens at six.", "Bob's boat is called Wren.", "Sailing lessons are on Sundays."} {
+			remember(t, s, bob, memory.EntryWrite{Content: c})
+		}
+		list := func(q memory.ListQuery) memory.EntryPage {
+			t.Helper()
+			q.AgentID, q.Limit = "bob", 50
+			page, err := s.List(as(human), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return page
+		}
+		active := memory.ListQuery{States: []memory.MemoryState{memory.StateActive}}
+		for _, drift := range []string{`UPDATE memory_counts SET n = 0 WHERE agent_id = 'bob'`, `DELETE FROM memory_counts WHERE agent_id = 'bob'`} {
+			if _, err := db.SQL().Exec(drift); err != nil {
+				t.Fatal(err)
+			}
+			if page := list(active); len(page.Memories) != 3 || page.Total != 3 {
+				t.Errorf("after %s: listed %d memories, total %d; want the 3 there are", drift, len(page.Memories), page.Total)
+			}
+		}
+		if page := list(memory.ListQuery{States: []memory.MemoryState{memory.StateForgotten}}); len(page.Memories) != 0 || page.Total != 0 {
+			t.Errorf("a state with no memories listed %d, total %d", len(page.Memories), page.Total)
+		}
+	})
+}

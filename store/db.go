@@ -69,6 +69,9 @@ type DB struct {
 	logLines atomic.Int64
 	// counted counts the admissions this process counted (pruning).
 	counted atomic.Int64
+	// statements counts the statements run through a Tx, so that a test can
+	// hold a page to a fixed number of them however many rows it shows.
+	statements atomic.Int64
 	// Now is the clock every write stamps with; tests replace it.
 	Now memory.Clock
 	// provenanceKey keys the stamps of the rows this DB writes (see
@@ -198,6 +201,7 @@ func (tx *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 // PostgreSQL the driver prepares and caches each statement per connection
 // itself, so q is only rebound to its dialect.
 func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	tx.db.statements.Add(1)
 	if tx.db.postgres {
 		return tx.sql.ExecContext(ctx, tx.db.rebind(q), tx.db.args(args)...)
 	}
@@ -209,6 +213,7 @@ func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 }
 
 func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	tx.db.statements.Add(1)
 	if tx.db.postgres {
 		return tx.sql.QueryContext(ctx, tx.db.rebind(q), tx.db.args(args)...)
 	}
@@ -222,6 +227,7 @@ func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // queryRow reports a statement that does not prepare through Scan, as
 // database/sql's own QueryRow does: it runs q directly, which fails the same way.
 func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	tx.db.statements.Add(1)
 	if tx.db.postgres {
 		return tx.sql.QueryRowContext(ctx, tx.db.rebind(q), tx.db.args(args)...)
 	}
@@ -235,14 +241,17 @@ func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // reuse: a statement run rarely, or built in many shapes. On PostgreSQL
 // they rebind it as exec does.
 func (tx *Tx) execOnce(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	tx.db.statements.Add(1)
 	return tx.sql.ExecContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
 }
 
 func (tx *Tx) queryOnce(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	tx.db.statements.Add(1)
 	return tx.sql.QueryContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
 }
 
 func (tx *Tx) queryRowOnce(ctx context.Context, q string, args ...any) *sql.Row {
+	tx.db.statements.Add(1)
 	return tx.sql.QueryRowContext(ctx, tx.db.dialect(q), tx.db.args(args)...)
 }
 

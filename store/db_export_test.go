@@ -43,3 +43,6 @@ func (db *DB) KeepNoIdle() {
 	db.sql.SetMaxIdleConns(0)
 	db.reads.SetMaxIdleConns(0)
 }
+
+// Statements is how many statements the database has run through a Tx.
+func (db *DB) Statements() int64 { return db.statements.Load() }

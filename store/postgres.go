@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net"
+	neturl "net/url"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -111,6 +114,7 @@ func openPostgresWith(ctx context.Context, url string, migrations fs.FS) (*DB, e
 		if why == "sslmode is invalid" {
 			why = "sslmode is none of disable, allow, prefer, require, verify-ca and verify-full"
 		}
+		why = tlsFileError(url, why)
 		return nil, memory.Errorf(memory.EINVALID, "the database URL's TLS settings cannot be used: %s", why)
 	}
 	if err != nil {
@@ -182,6 +186,41 @@ func redactURLError(err error) string {
 		return s[i+2:]
 	}
 	return "it does not parse"
+}
+
+// tlsFileError says which of the URL's TLS files the driver could read but
+// not use, naming the parameter and the file, where the driver's words
+// ("unable to add CA to cert pool") name neither.
+func tlsFileError(url, why string) string {
+	switch {
+	case why == "unable to add CA to cert pool":
+		return fmt.Sprintf("sslrootcert %s holds no certificate in PEM form (-----BEGIN CERTIFICATE-----): give the file of the CA "+
+			"that signed the server's certificate, converted to PEM if it is DER (openssl x509 -inform der)", urlParam(url, "sslrootcert"))
+	case why == "failed to decode sslkey":
+		return fmt.Sprintf("sslkey %s holds no private key in PEM form (-----BEGIN PRIVATE KEY-----): give the key of the client certificate sslcert %s",
+			urlParam(url, "sslkey"), urlParam(url, "sslcert"))
+	case strings.HasPrefix(why, "unable to load cert"):
+		return fmt.Sprintf("sslcert %s and sslkey %s are not a certificate and its key (%s)", urlParam(url, "sslcert"), urlParam(url, "sslkey"), why)
+	}
+	return why
+}
+
+// urlParam returns the value of key in a PostgreSQL URL or keyword=value
+// string (unquoted), or else in its libpq environment variable, as the
+// driver reads it; "" when it is not set.
+func urlParam(dsn, key string) string {
+	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		if v := u.Query().Get(key); v != "" {
+			return v
+		}
+	} else {
+		for _, kv := range strings.Fields(dsn) {
+			if v, ok := strings.CutPrefix(kv, key+"="); ok {
+				return strings.Trim(v, "'")
+			}
+		}
+	}
+	return os.Getenv("PG" + strings.ToUpper(key))
 }
 
 // migratePostgres applies every PostgreSQL migration not yet applied, each in
@@ -514,6 +553,11 @@ func (db *DB) postgresError(err error) error {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		if silentServer(err) && db.pg != nil {
+			return memory.Errorf(memory.EBUSY, "the database %s is unreachable: the server %s accepted the connection but did not answer within %s; "+
+				"if PostgreSQL listens there it is stalled, so retry the call in a few seconds; if another program listens on that port "+
+				"(an HTTP server waits silently for a request), correct the host or port in the URL", db.path, db.pg.host(), db.pg.cfg.ConnectTimeout)
+		}
 		why := "" // connection refused, no such host, i/o timeout: a typo'd host or port shows here
 		if errors.As(err, &ne) {
 			why = " (" + ne.Error() + ")"
@@ -540,20 +584,19 @@ func (db *DB) refused(err error) error {
 	if db.pg == nil {
 		return nil
 	}
-	cfg := db.pg.cfg
-	host := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	cfg, host := db.pg.cfg, db.pg.host()
 	cannot := "cannot open the database " + db.path + ": "
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
 		case pe.Code == "3D000":
-			return fmt.Errorf("%sdatabase %q does not exist on %s; create it (CREATE DATABASE %s) or correct the database's name in the URL (--database)",
+			return fmt.Errorf("%sdatabase %q does not exist on %s; create it (CREATE DATABASE %s) or correct the database's name in the URL",
 				cannot, cfg.Database, host, ident(cfg.Database))
 		case pe.Code == "28P01":
-			return fmt.Errorf("%sauthentication failed for user %q on %s (the server says: %s); correct the password in the URL (--database), or the server's pg_hba.conf",
+			return fmt.Errorf("%sauthentication failed for user %q on %s (the server says: %s); correct the password in the URL, or the server's pg_hba.conf",
 				cannot, cfg.User, host, pe.Message)
 		case pe.Code == "28000" && strings.HasPrefix(pe.Message, "role ") && strings.HasSuffix(pe.Message, " does not exist"):
-			return fmt.Errorf("%srole %q does not exist on %s; create it (CREATE ROLE %s LOGIN) or correct the user in the URL (--database)",
+			return fmt.Errorf("%srole %q does not exist on %s; create it (CREATE ROLE %s LOGIN) or correct the user in the URL",
 				cannot, cfg.User, host, ident(cfg.User))
 		case strings.HasPrefix(pe.Code, "28"), pe.Code == "42501" && pe.Severity == "FATAL":
 			// no pg_hba.conf entry, a role that may not log in, no CONNECT
@@ -571,6 +614,10 @@ func (db *DB) refused(err error) error {
 				"or turn default_transaction_read_only off for the user (ALTER ROLE %s RESET default_transaction_read_only) or the database", db.path, cfg.User, pe.Message, ident(cfg.User))
 		}
 		return nil
+	}
+	if notPostgres(err) || strings.Contains(err.Error(), "server refused TLS connection") && !answersSSLRequest(cfg) {
+		return fmt.Errorf("%sthe server %s does not speak PostgreSQL's protocol (it answered the connection with something else): another program "+
+			"listens on that port; correct the host or port in the URL", cannot, host)
 	}
 	if strings.Contains(err.Error(), "server refused TLS connection") {
 		return fmt.Errorf("%sthe server %s refused TLS, which the URL's sslmode (require, verify-ca or verify-full) demands: enable ssl on the server "+
@@ -597,6 +644,62 @@ func (db *DB) refused(err error) error {
 		"connect by a name the certificate holds, or fix the server's certificate (sslmode=require encrypts without verifying)", cannot, host, why)
 }
 
+// notPostgres reports whether err is a connection the server answered in
+// another protocol than PostgreSQL's: its bytes do not frame as the
+// messages a server sends at start (a length past the driver's bound, an
+// unknown type, a message the start never has), as an HTTP, SSH or SMTP
+// server's greeting or error does not. A connection that only ended, or
+// timed out, may be a PostgreSQL going down, and is no such proof.
+func notPostgres(err error) bool {
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	var notTLS tls.RecordHeaderError // it said S, yes to TLS, as SSH- begins
+	if errors.As(err, &tooLong) || errors.As(err, &notTLS) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"unknown message type", "received unexpected message", "body must have length of", "body is invalid"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// answersSSLRequest reports whether the server at cfg's host and port
+// answers PostgreSQL's request for TLS as PostgreSQL does, with S or N.
+// The driver reports any other answer as the server refusing TLS, which
+// would send the operator to enable ssl on a port where another program
+// listens. A server that cannot be asked again counts as PostgreSQL, so
+// that only an answer of another protocol changes the message.
+func answersSSLRequest(cfg *pgx.ConnConfig) bool {
+	if strings.HasPrefix(cfg.Host, "/") {
+		return true // a Unix socket is PostgreSQL's own
+	}
+	timeout := cfg.ConnectTimeout
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), timeout)
+	if err != nil {
+		return true
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(timeout))
+	answer := make([]byte, 1)
+	if _, err := conn.Write([]byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}); err != nil { // length 8, code 80877103
+		return true
+	}
+	if _, err := io.ReadFull(conn, answer); err != nil {
+		return true
+	}
+	return answer[0] == 'S' || answer[0] == 'N'
+}
+
+// silentServer reports whether err is a connection the server accepted and
+// then never answered before the connect timeout: a stalled PostgreSQL, or
+// another program that waits for its own protocol's first words.
+func silentServer(err error) bool {
+	msg := err.Error()
+	return pgconn.Timeout(err) && (strings.Contains(msg, "failed to receive message: timeout") || strings.Contains(msg, "tls error: timeout"))
+}
+
 // lostConnection reports whether err is a connection that ended under a
 // statement: the server went away without a word (a crash, an immediate
 // shutdown), so the driver read end of file, or the pool handed out a
@@ -616,6 +719,11 @@ func retryable(err error) bool {
 // postgresEngine is what a DB on PostgreSQL keeps beside its pool.
 type postgresEngine struct {
 	cfg *pgx.ConnConfig // to open the change listener's own connection
+}
+
+// host is the server's host and port as messages name it.
+func (pg *postgresEngine) host() string {
+	return net.JoinHostPort(pg.cfg.Host, strconv.Itoa(int(pg.cfg.Port)))
 }
 
 // changesChannel is the channel every commit that wrote a change notifies

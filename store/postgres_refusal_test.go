@@ -2,6 +2,12 @@ package store_test
 
 import (
 	"database/sql"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -304,5 +310,96 @@ func TestPostgresRefusesMistakesInTheURL(t *testing.T) {
 	}
 	if err == nil || memory.ErrorCode(err) == memory.EBUSY || !strings.Contains(err.Error(), "is read-only for its user") {
 		t.Errorf("a read-only database that has the schema: %v", err)
+	}
+}
+
+// TestPostgresRefusesWhatIsNotPostgreSQL: a URL whose port has another
+// program behind it is a set-up mistake, not an outage. A server that
+// answers in another protocol is refused at once, permanently, saying
+// that it is not PostgreSQL and to correct the host or port, whatever the
+// sslmode; one that accepts the connection and stays silent (an HTTP
+// server waits for a request line) cannot be told from a stalled
+// PostgreSQL, so it stays EBUSY but says what to check; a port nothing
+// listens on stays a retryable outage.
+func TestPostgresRefusesWhatIsNotPostgreSQL(t *testing.T) {
+	for name, greeting := range map[string]string{
+		"http": "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+		"ssh":  "SSH-2.0-OpenSSH_9.6\r\n", // S is also PostgreSQL's yes to TLS
+	} {
+		host := greeter(t, greeting)
+		for _, mode := range []string{"disable", "prefer", "require"} {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				msg := refusedFor(t, "postgres://ann:s3cret@"+host+"/team?connect_timeout=5&sslmode="+mode, "s3cret")
+				wantWords(t, msg, "the server "+host+" does not speak PostgreSQL's protocol", "correct the host or port in the URL")
+			})
+		}
+	}
+
+	silent := httptest.NewServer(http.NotFoundHandler())
+	defer silent.Close()
+	silentHost := silent.Listener.Addr().String()
+	_, err := store.OpenPostgres(t.Context(), "postgres://ann@"+silentHost+"/team?connect_timeout=1&sslmode=disable")
+	if memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "the server "+silentHost+" accepted the connection but did not answer") ||
+		!strings.Contains(err.Error(), "if another program listens on that port") {
+		t.Errorf("a server that never answers: %v, want EBUSY saying it accepted the connection and what to check", err)
+	}
+
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedHost := closed.Addr().String()
+	closed.Close()
+	_, err = store.OpenPostgres(t.Context(), "postgres://ann@"+closedHost+"/team?connect_timeout=5&sslmode=disable")
+	if memory.ErrorCode(err) != memory.EBUSY || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("a closed port: %v, want EBUSY (an outage: retry)", err)
+	}
+}
+
+// greeter listens on a port of its own, writing greeting to every
+// connection and then reading what comes until the client leaves, as a
+// server of another protocol does; it returns the host and port.
+func greeter(t *testing.T, greeting string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.Write([]byte(greeting))
+				io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestPostgresRefusesTLSFilesThatAreNotPEM: an sslrootcert, sslcert or
+// sslkey naming a file that is there but holds no certificate or key (the
+// wrong file, or one in DER form) is EINVALID naming the parameter and the
+// file, so the operator knows which of the URL's files to replace.
+func TestPostgresRefusesTLSFilesThatAreNotPEM(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.crt")
+	if err := os.WriteFile(garbage, []byte("\x30\x82\x01\x0anot a certificate at all\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ query, words string }{
+		{"sslmode=verify-full&sslrootcert=" + garbage, "sslrootcert " + garbage + " holds no certificate in PEM form"},
+		{"sslmode=require&sslcert=" + garbage + "&sslkey=" + garbage, "sslkey " + garbage + " holds no private key in PEM form"},
+	} {
+		for _, url := range []string{"postgres://ann@127.0.0.1:1/team?" + tt.query, "host=127.0.0.1 port=1 user=ann dbname=team " + strings.ReplaceAll(tt.query, "&", " ")} {
+			_, err := store.OpenPostgres(t.Context(), url)
+			if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(err.Error(), tt.words) {
+				t.Errorf("%s: %v, want EINVALID saying %q", url, err, tt.words)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	memory "github.com/memory-mcp/memory-mcp"
@@ -85,40 +86,56 @@ func (tx *Tx) perStep(ctx context.Context, q memory.TrendQuery, query string, ar
 // those are read from indexes (migration 0049), so the cost grows with
 // what the window saw, not with the store. One restored since counts as
 // active throughout, and expiry is not followed, as memory_counts' active
-// state does not follow it.
+// state does not follow it. Two statements serve every agent: the kept
+// counts, then what the window saw, grouped by agent.
 func (tx *Tx) activeTrend(ctx context.Context, q memory.TrendQuery, since, step int64) ([]memory.AgentCounts, error) {
-	type agentNow struct {
-		id     string
-		active int
+	active, err := tx.activeNow(ctx)
+	if err != nil {
+		return nil, err
 	}
-	var agents []agentNow
+	ids := slices.Sorted(maps.Keys(active))
+	per, err := tx.activeSteps(ctx, q, ids, since, step)
+	if err != nil {
+		return nil, err
+	}
+	for agent, n := range active {
+		counts := per[agent]
+		if counts == nil && n == 0 {
+			continue // no memory in search within the window: no line of the chart
+		}
+		if counts == nil {
+			counts = make([]int, q.Steps)
+			per[agent] = counts
+		}
+		for i := range counts {
+			counts[i] += n
+		}
+	}
+	return topAgents(per, q.Steps), nil
+}
+
+// activeNow is each agent's active personal memories now, by the kept
+// counts, for every agent that has kept a personal memory.
+func (tx *Tx) activeNow(ctx context.Context) (map[string]int, error) {
 	rows, err := tx.query(ctx, `SELECT agent_id, CAST(sum(CASE WHEN state = 'active' THEN n ELSE 0 END) AS BIGINT)
 		FROM memory_counts WHERE shared = 0 GROUP BY agent_id`)
 	if err != nil {
 		return nil, fmt.Errorf("active trend: %w", err)
 	}
+	active := map[string]int{}
 	for rows.Next() {
-		var a agentNow
-		if err := rows.Scan(&a.id, &a.active); err != nil {
+		var agent string
+		var n int
+		if err := rows.Scan(&agent, &n); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		agents = append(agents, a)
+		active[agent] = n
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, fmt.Errorf("active trend: %w", err)
 	}
-	per := map[string][]int{}
-	for _, a := range agents {
-		counts, seen, err := tx.activeSteps(ctx, q, a.id, a.active, since, step)
-		if err != nil {
-			return nil, err
-		}
-		if seen {
-			per[a.id] = counts
-		}
-	}
-	return topAgents(per, q.Steps), nil
+	return active, nil
 }
 
 // topAgents are the trendAgents agents of per with the most active
@@ -137,55 +154,57 @@ func topAgents(per map[string][]int, steps int) []memory.AgentCounts {
 	return out[:min(len(out), trendAgents)]
 }
 
-// activeSteps counts agent's active personal memories at each step's end,
-// given the number active now, and reports whether the agent had any
-// memory in search within the window (an agent without one is no line of
-// the chart). The memories read are those written since the window began
-// (memories_listing) and those written before it that left search within
-// it or since, forgotten (memories_forgotten) or else archived
-// (memories_archived_at): disjoint, each read from its index alone. Of
-// them, each counts at the steps it was active at, and those still active
-// now are taken out of active, which counted them at every step.
-func (tx *Tx) activeSteps(ctx context.Context, q memory.TrendQuery, agent string, active int, since, step int64) ([]int, bool, error) {
+// activeSteps counts, for each of agents that had a memory in search
+// within the window, how its active personal memories at each step's end
+// differ from those active now. The memories read are those written since
+// the window began (memories_listing) and those written before it that
+// left search within it or since, forgotten (memories_forgotten) or else
+// archived (memories_archived_at): disjoint, each read from its index
+// alone, one agent after another (agent_id leads each index, so the list
+// of agents is what lets one statement seek them all). Of them, each
+// counts at the steps it was active at, and those still active now are
+// taken out, since the count now counted them at every step.
+func (tx *Tx) activeSteps(ctx context.Context, q memory.TrendQuery, agents []string, since, step int64) (map[string][]int, error) {
 	// CASE for the scalar min, which PostgreSQL spells otherwise.
 	const gone = `CASE WHEN forgotten_at IS NULL THEN archived_at WHEN archived_at IS NULL THEN forgotten_at
 		WHEN forgotten_at < archived_at THEN forgotten_at ELSE archived_at END`
-	rows, err := tx.query(ctx, `SELECT CASE WHEN created_at < ?2 THEN -1 ELSE (created_at - ?2) / ?3 END, (gone - ?2) / ?3, count(*)
-		FROM (SELECT created_at, `+gone+` AS gone FROM memories WHERE agent_id = ?1 AND shared = 0 AND created_at >= ?2
+	const mine = `agent_id IN (SELECT value FROM json_each(?1)) AND shared = 0`
+	rows, err := tx.query(ctx, `SELECT agent_id, CASE WHEN created_at < ?2 THEN -1 ELSE (created_at - ?2) / ?3 END, (gone - ?2) / ?3, count(*)
+		FROM (SELECT agent_id, created_at, `+gone+` AS gone FROM memories WHERE `+mine+` AND created_at >= ?2
 			UNION ALL
-			SELECT created_at, `+gone+` FROM memories WHERE agent_id = ?1 AND shared = 0 AND forgotten_at >= ?2 AND created_at < ?2
+			SELECT agent_id, created_at, `+gone+` FROM memories WHERE `+mine+` AND forgotten_at >= ?2 AND created_at < ?2
 			UNION ALL
-			SELECT created_at, `+gone+` FROM memories WHERE agent_id = ?1 AND shared = 0 AND archived_at >= ?2 AND created_at < ?2
+			SELECT agent_id, created_at, `+gone+` FROM memories WHERE `+mine+` AND archived_at >= ?2 AND created_at < ?2
 				AND (forgotten_at IS NULL OR forgotten_at < ?2)) m
-		WHERE gone IS NULL OR gone >= ?2 GROUP BY 1, 2`, agent, since, step)
+		WHERE gone IS NULL OR gone >= ?2 GROUP BY 1, 2, 3`, jsonList(agents), since, step)
 	if err != nil {
-		return nil, false, fmt.Errorf("active trend of %s: %w", agent, err)
+		return nil, fmt.Errorf("active trend: %w", err)
 	}
 	defer rows.Close()
-	counts := make([]int, q.Steps)
-	base, seen := active, active > 0
+	per := map[string][]int{}
 	for rows.Next() {
+		var agent string
 		var born int64
 		var left sql.NullInt64
 		var n int
-		if err := rows.Scan(&born, &left, &n); err != nil {
-			return nil, false, err
+		if err := rows.Scan(&agent, &born, &left, &n); err != nil {
+			return nil, err
 		}
-		seen = true
-		if !left.Valid {
-			base -= n
+		counts := per[agent]
+		if counts == nil {
+			counts = make([]int, q.Steps)
+			per[agent] = counts
 		}
-		for i := max(born, 0); i < int64(q.Steps); i++ {
-			if left.Valid && left.Int64 <= i {
-				break
+		for i := range counts {
+			if !left.Valid {
+				counts[i] -= n // still active: the count now has it at every step
 			}
-			counts[i] += n
+			if int64(i) >= born && (!left.Valid || int64(i) < left.Int64) {
+				counts[i] += n
+			}
 		}
 	}
-	for i := range counts {
-		counts[i] += base
-	}
-	return counts, seen, rows.Err()
+	return per, rows.Err()
 }
 
 // Agents lists every agent that has kept memories, with its active personal

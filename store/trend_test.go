@@ -156,3 +156,41 @@ func TestActiveTrendCountedBackEqualsScan(t *testing.T) {
 		}
 	})
 }
+
+// TestTrendsRunAFixedNumberOfStatements: the statistics page's trends run
+// as many statements for many agents as for two (the active trend used
+// to ask once per agent), and still follow every agent.
+func TestTrendsRunAFixedNumberOfStatements(t *testing.T) {
+	onEngines(t, func(t *testing.T, openDB opener) {
+		db, clk := openDB(t)
+		s := store.NewMemoryService(db, nil)
+		agents := func(from, to int) {
+			for i := from; i < to; i++ {
+				id := memory.Identity{AgentID: fmt.Sprintf("agent%02d", i), Seniority: memory.SeniorityMid, Autonomy: memory.AutonomyFull}
+				remember(t, s, id, memory.EntryWrite{Content: fmt.Sprintf("agent %d keeps a note about project number %d", i, i)})
+			}
+		}
+		q := memory.TrendQuery{Until: clk.Now().Add(time.Hour), Step: time.Hour, Steps: 4}
+		statements := func() (int64, []memory.AgentCounts) {
+			before := db.Statements()
+			got, err := s.Trends(as(human), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db.Statements() - before, got.Active
+		}
+		agents(0, 2)
+		two, active := statements()
+		if len(active) != 2 {
+			t.Fatalf("the trend of two agents follows %+v", active)
+		}
+		agents(2, 12)
+		twelve, active := statements()
+		if twelve != two {
+			t.Errorf("the trends ran %d statements for two agents and %d for twelve", two, twelve)
+		}
+		if len(active) != 8 || active[0].Counts[3] != 1 {
+			t.Errorf("the trend of twelve agents follows %+v, want the top 8 with a memory each", active)
+		}
+	})
+}

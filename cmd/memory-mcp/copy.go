@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -35,12 +34,15 @@ func (f *copyFlags) define(fs *flag.FlagSet) {
 // must use (MEMORY_MCP_PROVENANCE_KEY, or the same key file), and searches
 // find the same memories on both.
 func copyToPostgres(ctx context.Context, cfg *Config, f *copyFlags, stdout io.Writer) error {
-	target := cmp.Or(f.to, cfg.Database)
+	target, source := f.to, "flag --to"
+	if target == "" {
+		target, source = cfg.Database, cfg.databaseSource()
+	}
 	if target == "" {
 		return errors.New("copy: name the new, empty PostgreSQL database to copy into: --to postgres://user@host:5432/db")
 	}
 	if !strings.HasPrefix(target, "postgres://") && !strings.HasPrefix(target, "postgresql://") {
-		return fmt.Errorf("copy: %q is not a PostgreSQL URL: give one (postgres://user@host:5432/db)", redactDatabase(target))
+		return fmt.Errorf("copy: %q (from %s) is not a PostgreSQL URL: give one (postgres://user@host:5432/db)", redactDatabase(target), source)
 	}
 	path := filepath.Join(cfg.DataDir, store.FileName)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -60,7 +62,7 @@ func copyToPostgres(ctx context.Context, cfg *Config, f *copyFlags, stdout io.Wr
 	}
 	dst, err := store.OpenPostgres(ctx, target)
 	if err != nil {
-		return fmt.Errorf("copy: %s", errorText(err))
+		return fmt.Errorf("copy: %s", errorText(urlError(err, source)))
 	}
 	defer dst.Close()
 	copied, err := src.Copy(ctx, dst)

@@ -145,3 +145,46 @@ func regexpLine(out, table string) bool {
 	}
 	return false
 }
+
+// TestCopyRefusalsNameTheURLsSource: a target copy cannot open is refused
+// naming where its URL came from (--to, else --database or
+// MEMORY_MCP_DATABASE), so the operator corrects the setting that was
+// used, and never a flag that was not.
+func TestCopyRefusalsNameTheURLsSource(t *testing.T) {
+	url := storetest.PostgresDatabaseURL(t) // postgres://user@host:port/db?sslmode=disable
+	base, query, _ := strings.Cut(url, "?")
+	missing := base[:strings.LastIndex(base, "/")] + "/no_such_copy_db?" + query
+	dir := t.TempDir()
+	if _, errs, err := runCopyBinary(t, dir, "token", "add", "--agent-id", "bob", "--seniority", "mid"); err != nil {
+		t.Fatalf("token add: %v\n%s", err, errs)
+	}
+	for _, tt := range []struct {
+		name      string
+		args, env []string
+		want      []string
+		notWant   string
+	}{
+		{"--to", []string{"--to", missing}, nil, []string{`database "no_such_copy_db" does not exist`, "flag --to"}, "--database"},
+		{"--database", []string{"--database", missing}, nil, []string{`database "no_such_copy_db" does not exist`, "flag --database"}, "--to"},
+		{"env", nil, []string{"MEMORY_MCP_DATABASE=" + missing}, []string{`database "no_such_copy_db" does not exist`, "env MEMORY_MCP_DATABASE"}, "--database"},
+		{"not PostgreSQL", []string{"--to", "mysql://db.example.com/memory"}, nil, []string{"is not a PostgreSQL URL", "flag --to"}, "--database"},
+		{"a raw @", []string{"--to", "postgres://ann:p@ss@127.0.0.1:1/memory"}, nil, []string{"percent-encode @", "flag --to"}, "--database"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binary(t), append([]string{"copy", "--data-dir", dir}, tt.args...)...)
+			cmd.Env = append(homeEnv(dir), tt.env...)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			err := cmd.Run()
+			msg := errb.String()
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(msg, w) {
+					t.Errorf("copy %v: %v, and stderr does not say %q: %s", tt.args, err, w, msg)
+				}
+			}
+			if strings.Contains(msg, tt.notWant) {
+				t.Errorf("copy %v names %s, which it was not given: %s", tt.args, tt.notWant, msg)
+			}
+		})
+	}
+}

@@ -202,3 +202,68 @@ func TestMemoryToolAddsWhatBlocksKeep(t *testing.T) {
 		t.Fatalf("one shared write, reviews:\n%s", text(res))
 	}
 }
+
+// TestMemoryToolHidesSharedFilesItCannotRead: a shared file an agent may
+// not read answers every command of that agent as a path nothing is at
+// does, and a create there as one at a label another agent's own file
+// uses: the answer never tells the hidden file, its owner or its version
+// from a label that is merely taken (a shared file needs a label of its
+// own, so a create there cannot succeed).
+func TestMemoryToolHidesSharedFilesItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	ann := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "ann", "--blocks", "[]"}})
+	ann.memory(false, map[string]any{"command": "create", "path": "/memories/shared/secret", "file_text": "ann and bob only\n", "readers": []string{"bob"}})
+	ann.memory(false, map[string]any{"command": "create", "path": "/memories/mine", "file_text": "ann's own\n"})
+	ann.stop()
+	cy := startIn(t, options{dataDir: dir, args: []string{"--agent-id", "cy", "--blocks", "[]"}})
+	answer := func(args map[string]any) string { return text(cy.call("memory", args)) }
+	for _, tt := range []struct {
+		name string
+		args func(label string) map[string]any
+	}{
+		{"view", func(l string) map[string]any {
+			return map[string]any{"command": "view", "path": "/memories/shared/" + l}
+		}},
+		{"str_replace", func(l string) map[string]any {
+			return map[string]any{"command": "str_replace", "path": "/memories/shared/" + l, "old_str": "ann", "new_str": "cy"}
+		}},
+		{"insert", func(l string) map[string]any {
+			return map[string]any{"command": "insert", "path": "/memories/shared/" + l, "insert_line": 0, "insert_text": "cy\n"}
+		}},
+		{"delete", func(l string) map[string]any {
+			return map[string]any{"command": "delete", "path": "/memories/shared/" + l}
+		}},
+		{"history", func(l string) map[string]any {
+			return map[string]any{"command": "history", "path": "/memories/shared/" + l}
+		}},
+		{"restore", func(l string) map[string]any {
+			return map[string]any{"command": "restore", "path": "/memories/shared/" + l, "version": 1}
+		}},
+		{"rename", func(l string) map[string]any {
+			return map[string]any{"command": "rename", "old_path": "/memories/shared/" + l, "new_path": "/memories/shared/elsewhere"}
+		}},
+	} {
+		hidden, nothing := answer(tt.args("secret")), answer(tt.args("nosuch"))
+		if strings.ReplaceAll(hidden, "secret", "nosuch") != nothing {
+			t.Errorf("%s: a hidden file answers %q; a path nothing is at %q", tt.name, hidden, nothing)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		args func(label string) map[string]any
+	}{
+		{"create", func(l string) map[string]any {
+			return map[string]any{"command": "create", "path": "/memories/shared/" + l, "file_text": "cy's\n"}
+		}},
+		{"rename onto", func(l string) map[string]any {
+			return map[string]any{"command": "rename", "old_path": "/memories/cys", "new_path": "/memories/shared/" + l}
+		}},
+	} {
+		cy.memory(false, map[string]any{"command": "create", "path": "/memories/cys", "file_text": "cy's\n"})
+		hidden, taken := answer(tt.args("secret")), answer(tt.args("mine"))
+		if strings.ReplaceAll(hidden, "secret", "mine") != taken || strings.Contains(hidden, "ann") || strings.ContainsAny(hidden, "0123456789") {
+			t.Errorf("%s: a hidden file's label answers %q; another agent's own label %q", tt.name, hidden, taken)
+		}
+		cy.memory(false, map[string]any{"command": "delete", "path": "/memories/cys"})
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 
+	memory "github.com/memory-mcp/memory-mcp"
 	"github.com/memory-mcp/memory-mcp/store"
 )
 
@@ -43,9 +45,29 @@ func openStore(ctx context.Context, cfg *Config) (*store.DB, string, error) {
 func openDatabase(ctx context.Context, cfg *Config) (*store.DB, error) {
 	cleanDryRuns(cfg.DataDir) // a merge's dry run copies either engine's memory there
 	if cfg.Database != "" {
-		return store.OpenPostgres(ctx, cfg.Database)
+		db, err := store.OpenPostgres(ctx, cfg.Database)
+		return db, urlError(err, cfg.databaseSource())
 	}
 	return store.Open(ctx, filepath.Join(cfg.DataDir, store.FileName))
+}
+
+// databaseSource is where --database's value came from: a flag, the
+// environment or the config file.
+func (c *Config) databaseSource() string {
+	return cmp.Or(c.sources["database"], "flag --database")
+}
+
+// urlError adds to err, a PostgreSQL URL's refusal, where the URL came
+// from: the store's messages say what to correct "in the URL", and only
+// the command knows which setting gave it. The error keeps its code.
+func urlError(err error, source string) error {
+	if err == nil {
+		return nil
+	}
+	if code := memory.ErrorCode(err); code != memory.EINTERNAL {
+		return memory.Errorf(code, "%s (the URL is from %s)", memory.ErrorMessage(err), source)
+	}
+	return fmt.Errorf("%w (the URL is from %s)", err, source)
 }
 
 // useProvenanceKey gives db the key from MEMORY_MCP_PROVENANCE_KEY, else

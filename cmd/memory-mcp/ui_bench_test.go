@@ -46,7 +46,8 @@ func BenchmarkReviewPages(b *testing.B) {
 // browser gets them, on one agent's 100k memories (LoCoMo turns, as
 // BenchmarkStartup100k fills them): the agents' index, its list first and
 // deep in it (by offset, and by the older links' key), the
-// counts under a filter, a search, a memory's story, its erase
+// counts under a filter, a category with none (the kept counts say none,
+// and the rows are asked whether one is there), a search, a memory's story, its erase
 // confirmation (a dry run) and the statistics' trends of a day and a month.
 func BenchmarkReviewMemoryPages(b *testing.B) {
 	for range b.N {
@@ -65,7 +66,8 @@ func BenchmarkReviewMemoryPages(b *testing.B) {
 		key := url.QueryEscape(deep.Memories[0].CreatedAt.UTC().Format(time.RFC3339Nano) + " " + deep.Memories[0].ID)
 		timePages(b, rv, "memories=100000", 10, "/ui/agents", "/ui/memories?agent=bench", "/ui/memories?agent=bench&offset=99900",
 			"/ui/memories?agent=bench&before="+key,
-			"/ui/memories?agent=bench&category=episodic&state=forgotten", "/ui/memories?agent=bench&q=camping+trip+with+the+kids",
+			"/ui/memories?agent=bench&category=episodic&state=forgotten", "/ui/memories?agent=bench&category=semantic",
+			"/ui/memories?agent=bench&q=camping+trip+with+the+kids",
 			"/ui/memories/"+id, "/ui/memories/"+id+"/erase", "/ui/stats?span=day", "/ui/stats?span=month")
 	}
 }
