@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -20,8 +21,8 @@ import (
 // through the "memory" tokenizer, so both engines hold the same terms; a
 // search finds its candidates through the partial GIN indexes (terms @@ a
 // tsquery of the same words and filter tokens FTS5 matches) and scores them
-// with the same BM25 as memory_rank, in SQL, in the same order of
-// operations, so that both engines rank alike to the last bit.
+// with memory_rank's own arithmetic (postgresBM25), so that both engines
+// rank alike to the last bit.
 //
 // The tsvector is not a word list with positions: each term of the
 // content and tags has one position per occurrence (weight D, the
@@ -188,46 +189,110 @@ func (s *MemoryService) postgresFrequency(ctx context.Context, tx *Tx, word stri
 // that pass f, scored by memory_rank's BM25. Every filter is applied before
 // ranking (PostgreSQL's planner orders the work), which returns what
 // SQLite's rank-then-filter returns: both order by score, then by row.
+//
+// PostgreSQL finds the matches and cuts each one's terms down to the
+// query's lexemes (ts_filter drops the filter tokens' positions, of weight
+// A; setweight marks the query's lexemes A and a second ts_filter keeps
+// them), all in C on the packed tsvector; the scores are memory_rank's own
+// arithmetic (bm25), here. Scoring in SQL had to unnest the terms into rows
+// and group them back per memory, which cost twice what finding and reading
+// the matches does; unnesting every term of every match (about 30 each)
+// took 90% of a search at 25k memories.
 func (s *MemoryService) postgresBM25(ctx context.Context, tx *Tx, terms []queryTerm, f filter, st spaceStats, pool int) ([]*scored, error) {
 	words := make([]string, len(terms))
 	lexemes := make([]string, len(terms))
-	idf := make([]float64, len(terms))
+	rank := &rankState{idf: make([]float64, len(terms)), avgdl: st.avgdl(), freq: make([]float64, len(terms))}
 	for i, t := range terms {
-		words[i], lexemes[i], idf[i] = t.text, lexemeOf(t.text), score.IDF(float64(st.rows), float64(t.df))
+		words[i], lexemes[i], rank.idf[i] = t.text, lexemeOf(t.text), score.IDF(float64(st.rows), float64(t.df))
 	}
 	match := f.tsquery(words)
 	if match == "" {
 		return nil, nil
 	}
 	cond, args := f.sql()
-	p := bm25Params
-	args = slices.Concat([]any{p.K1 + 1, p.K1, p.B, p.B, st.avgdl(), lexemes, idf, match}, args, []any{pool})
-	// The score's arithmetic is bm25's, operation for operation, and its
-	// sum runs in the query's order, as memory_rank's does.
-	rows, err := tx.query(ctx, `SELECT m.id, m.shared, m.occurred_at, m.confidence, r.score
-		FROM (SELECT m.pk, sum(q.idf * u.tf * ?::float8 / (u.tf + ?::float8 * (1 - ?::float8 + ?::float8 * m.length / ?::float8)) ORDER BY q.ord) AS score
-		      FROM memories m,
-		           LATERAL (SELECT lexeme, least(cardinality(array_remove(weights, 'A')), `+strconv.Itoa(maxTermFrequency)+`) AS tf FROM unnest(m.terms)) u,
-		           unnest(?::text[], ?::float8[]) WITH ORDINALITY AS q(term, idf, ord)
-		      WHERE m.terms @@ ?::tsquery AND `+cond+` AND q.term = u.lexeme AND u.tf > 0
-		      GROUP BY m.pk ORDER BY score DESC, m.pk LIMIT ?) r
-		JOIN memories m ON m.pk = r.pk ORDER BY r.score DESC, r.pk`, args...)
+	rows, err := tx.query(ctx, `SELECT m.pk, m.id, m.shared, m.occurred_at, m.confidence, m.length,
+		ts_filter(setweight(ts_filter(m.terms, '{b,c,d}'), 'a', ?::text[]), '{a}')::text
+		FROM memories m WHERE m.terms @@ ?::tsquery AND `+cond, slices.Concat([]any{lexemes, match}, args)...)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 search: %w", err)
 	}
 	defer rows.Close()
-	var out []*scored
+	type hit struct {
+		pk int64
+		c  *scored
+	}
+	var found []hit
 	for rows.Next() {
 		c := &scored{known: true}
+		var pk, occurred, length int64
 		var shared bool
-		var occurred int64
-		if err := rows.Scan(&c.ID, &shared, &occurred, &c.Confidence, &c.BM25); err != nil {
+		var held string
+		if err := rows.Scan(&pk, &c.ID, &shared, &occurred, &c.Confidence, &length, &held); err != nil {
 			return nil, err
 		}
-		c.Personal, c.OccurredAt = !shared, fromNanos(occurred)
-		out = append(out, c)
+		if !termFrequencies(held, lexemes, rank.freq) {
+			continue // none of the query's words in its text: only in its filters
+		}
+		c.Personal, c.OccurredAt, c.BM25 = !shared, fromNanos(occurred), bm25(rank, float64(length))
+		found = append(found, hit{pk, c})
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(found, func(a, b hit) int {
+		if d := cmp.Compare(b.c.BM25, a.c.BM25); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.pk, b.pk)
+	})
+	out := make([]*scored, min(len(found), pool))
+	for i := range out {
+		out[i] = found[i].c
+	}
+	return out, nil
+}
+
+// termFrequencies sets freq[i] to how many times lexemes[i] occurs in held,
+// a tsvector's text form ('lexeme':1A,2A ...), up to maxTermFrequency, and
+// reports whether any occurs.
+func termFrequencies(held string, lexemes []string, freq []float64) bool {
+	clear(freq)
+	found := false
+	var lex []byte
+	for i := 0; i < len(held); {
+		if held[i] == ' ' {
+			i++
+			continue
+		}
+		// A quoted lexeme: ' and \ are doubled inside.
+		lex = lex[:0]
+		for i++; i < len(held); i++ {
+			c := held[i]
+			if c == '\'' && i+1 < len(held) && held[i+1] == '\'' || c == '\\' && i+1 < len(held) {
+				i++
+			} else if c == '\'' {
+				i++
+				break
+			}
+			lex = append(lex, held[i])
+		}
+		n := 0
+		if i < len(held) && held[i] == ':' {
+			n = 1
+			for i++; i < len(held) && held[i] != ' '; i++ {
+				if held[i] == ',' {
+					n++
+				}
+			}
+		}
+		n = min(n, maxTermFrequency)
+		for j, l := range lexemes {
+			if l == string(lex) && n > 0 {
+				freq[j], found = float64(n), true
+			}
+		}
+	}
+	return found
 }
 
 // factBM25 is FTS5's bm25() as fact search ranks with it: k1 1.2, b 0.75.

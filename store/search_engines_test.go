@@ -41,7 +41,15 @@ func TestEnginesRankAlike(t *testing.T) {
 		"東京の会議は木曜日", "we use F# for pricing, not C#"} {
 		docs = append(docs, doc{content: fmt.Sprintf("note x%d: %s", i, c), ns: "dev"})
 	}
-	queries := []memory.Query{{Text: "C# at work"}, {Text: "東京タワー"}, {Text: "node.js .net c++"},
+	// A word said many times counts each time; a memory may say the very
+	// tokens that mark a memory's space and namespace (ann's personal
+	// space, namespace ops), which count as words of its text only, and
+	// never put bob's memory in ann's space.
+	docs = append(docs, doc{content: "note y0: deploy deploy deploy deploy the server", ns: "ops"},
+		doc{content: "note y1: zp616e6e0 zn6f70730 deploy", ns: "ops"},
+		doc{content: "note y2: zp616e6e0 zn6f70730 kafka", ns: "ops", bob: true})
+	queries := []memory.Query{{Text: "zp616e6e0 deploy"}, {Text: "zn6f70730 kafka", Namespaces: []string{"ops"}},
+		{Text: "zp616e6e0", Scope: memory.ScopePersonal}, {Text: "deploy deploy server"}, {Text: "C# at work"}, {Text: "東京タワー"}, {Text: "node.js .net c++"},
 		{Text: "deploying servers"}, {Text: "kafka lag alert"}, {Text: "international accounting"},
 		{Text: "the memorial meeting"}, {Text: "cafe latency budget", Namespaces: []string{"ops"}},
 		{Text: "billing invoices"}, {Text: "postgres vacuum backup", Scope: memory.ScopePersonal},
