@@ -403,3 +403,43 @@ func TestClaimsMigrationRekeysRewordedUpdates(t *testing.T) {
 		}
 	}
 }
+
+// Migration 0053 hashes again, on both engines, the claims of memories and
+// facts stored before a name that modifies a noun stopped being a value:
+// the claims the earlier rules stored are gone, a memory stored before the
+// upgrade is still superseded by a new value of what it states, and no
+// longer by another budget of the same owner.
+func TestClaimsMigrationRekeysModifiers(t *testing.T) {
+	ids := map[string]string{}
+	setup := func(t *testing.T, old *store.DB) {
+		s := store.NewMemoryService(old, nil)
+		for _, c := range []string{"Ruby owns the IT budget.", "The QA lead is Sky."} {
+			ids[c] = remember(t, s, ann, memory.EntryWrite{Content: c}).ID
+		}
+		if _, err := store.NewFactService(old).Publish(as(senior), memory.FactWrite{FactID: "lead",
+			Content: "The release lead is Omar.", Category: memory.FactConvention}); err != nil {
+			t.Fatal(err)
+		}
+		// As the earlier rules hashed them: other claims than today's.
+		exec(t, old, `DELETE FROM memory_claims`, `DELETE FROM fact_claims`,
+			`INSERT INTO memory_claims (agent_id, claim, value, memory_pk) SELECT 'ann', 1, 2, pk FROM memories`)
+	}
+	check := func(t *testing.T, db *store.DB) {
+		var stale, facts int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM memory_claims WHERE claim = 1`).Scan(&stale); err != nil || stale != 0 {
+			t.Fatalf("a claim the earlier rules hashed is still stored: %d, %v", stale, err)
+		}
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM fact_claims WHERE fact_id = 'lead'`).Scan(&facts); err != nil || facts == 0 {
+			t.Fatalf("the fact's claims were not hashed again: %d, %v", facts, err)
+		}
+		s := store.NewMemoryService(db, nil)
+		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "Ruby owns the CI budget."}); len(r.Conflicts) != 0 {
+			t.Errorf("another budget conflicts with one stored before the upgrade: %+v", r.Conflicts)
+		}
+		r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The QA lead is Ruby."})
+		if len(r.Conflicts) != 1 || r.Conflicts[0].OlderID != ids["The QA lead is Sky."] || r.Conflicts[0].Resolution != memory.ConflictNewerWins {
+			t.Errorf("a new QA lead does not supersede the one stored before the upgrade: %+v", r.Conflicts)
+		}
+	}
+	onUpgrade(t, "0053", setup, check)
+}

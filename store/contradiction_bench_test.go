@@ -41,10 +41,15 @@ var contradictionKinds = []struct{ name, label string }{
 // rules that find them. "reworded" are more of each kind of contradiction
 // (a denial, an opposite, a value, an update) said as a user would say it,
 // and near-misses beside them, written before the rules that find them.
+// "modifiers" are names, days and codes before a noun ("the IT budget",
+// "the CI budget"; "the Python SDK", "the Go SDK"), which the fresh dedup
+// sets showed superseding each other, beside values a word of time
+// follows ("works at Google now"), written before the rule.
 var contradictionCorpora = []struct{ name, file string }{
 	{"tuned", "contradiction_pairs.jsonl"},
 	{"updates", "contradiction_updates.jsonl"},
 	{"reworded", "contradiction_reworded.jsonl"},
+	{"modifiers", "contradiction_modifiers.jsonl"},
 	{"heldout", "contradiction_pairs_heldout.jsonl"},
 }
 

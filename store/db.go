@@ -461,6 +461,10 @@ var migrationSteps = map[string]func(context.Context, *Tx) error{
 	"0048_dedup_rekey_paths_units.sql": func(ctx context.Context, tx *Tx) error {
 		return rekeyDedup(ctx, tx.sql, sqliteRekey)
 	},
+	"0050_dedup_rekey_camel_case.sql": func(ctx context.Context, tx *Tx) error {
+		return rekeyDedup(ctx, tx.sql, sqliteRekey)
+	},
+	"0053_claims_rekey_modifiers.sql": refillClaims,
 }
 
 // collect reads every row of q, each by scan, before a migration's Go

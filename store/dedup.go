@@ -115,13 +115,14 @@ var (
 	postgresRekey = rekeyStatements{rebindParams}
 )
 
-// rekeyDedup is migrations 0043's and 0048's Go step, on either engine:
-// every memory's dedup keys (exact, words, meaning) and every fact's words
-// key derived again by the text rules as they now are (0043: case kept
-// where it carries meaning, a number's separators, identifiers and -s
-// nouns of their own; 0048: paths, units, amounts and code marks),
-// so that a repeat of a memory written before is found as one written
-// after would be. Only the rows whose keys changed are written, a page of
+// rekeyDedup is migrations 0043's, 0048's and 0050's Go step, on either
+// engine: every memory's dedup keys (exact, words, meaning) and every
+// fact's words key derived again by the text rules as they now are (0043:
+// case kept where it carries meaning, a number's separators, identifiers
+// and -s nouns of their own; 0048: paths, units, amounts and code marks;
+// 0050: camel case, capitals after a determiner, a question's mark,
+// "been", contractions), so that a repeat of a memory written before is
+// found as one written after would be. Only the rows whose keys changed are written, a page of
 // rows a statement (rowRewrite).
 func rekeyDedup(ctx context.Context, tx *sql.Tx, st rekeyStatements) error {
 	if err := memoryKeys.run(ctx, tx, st.bind, math.MinInt64); err != nil {

@@ -554,6 +554,47 @@ func TestDedupRekeyPathsUnitsMigration(t *testing.T) {
 	onUpgrade(t, "0048", setup, check)
 }
 
+// Migration 0050 runs the re-key again for camel case and capitals after
+// a determiner, on both engines: a repeat of a memory from before the
+// upgrade is found, and a name told apart by its case is stored.
+func TestDedupRekeyCamelCaseMigration(t *testing.T) {
+	const helper, gate = "The helper is named getURL.", "The NOT gate feeds the latch."
+	ids := map[string]string{}
+	setup := func(t *testing.T, old *store.DB) {
+		s := store.NewMemoryService(old, nil)
+		for _, c := range []string{helper, gate} {
+			ids[c] = remember(t, s, ann, memory.EntryWrite{Content: c}).ID
+		}
+		// As the earlier rules keyed them: "getURL" and "NOT" folded.
+		for _, c := range []string{helper, gate} {
+			exact, words := text.DedupKeys(strings.ToLower(c))
+			exec(t, old, `UPDATE memories SET exact_key = '`+exact+`', words_key = '`+words+`', meaning_key = 'old' WHERE id = '`+ids[c]+`'`)
+		}
+	}
+	check := func(t *testing.T, db *store.DB) {
+		for _, content := range []string{helper, gate} {
+			exact, words := text.DedupKeys(content)
+			var e, w, m string
+			if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+ids[content]+`'`).Scan(&e, &w, &m); err != nil ||
+				e != exact || w != words || m != text.MeaningKey(content) {
+				t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
+			}
+		}
+		s := store.NewMemoryService(db, nil)
+		for content, want := range map[string]memory.WriteOutcome{
+			"The helper is named getURL!":   memory.WriteOutcomeDuplicate,
+			"The helper is named getUrl.":   memory.WriteOutcomeStored,
+			"The not gate feeds the latch.": memory.WriteOutcomeStored,
+			"the NOT gate feeds the latch.": memory.WriteOutcomeDuplicate,
+		} {
+			if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: content}); r.Outcome != want {
+				t.Errorf("%q after the upgrade: %s (tier %q), want %s", content, r.Outcome, r.Tier, want)
+			}
+		}
+	}
+	onUpgrade(t, "0050", setup, check)
+}
+
 // onUpgrade runs setup on a store migrated up to before migration, on
 // each engine, and check on it once opened by the current binary.
 func onUpgrade(t *testing.T, migration string, setup, check func(*testing.T, *store.DB)) {

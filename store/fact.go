@@ -194,7 +194,11 @@ func (s *FactService) repeat(ctx context.Context, tx *Tx, w memory.FactWrite, st
 	}
 	// A fact marked superseded says what no longer holds: saying it again
 	// restates it, and is stored.
-	same = slices.DeleteFunc(same, func(f memory.Fact) bool { return f.SupersededBy != "" })
+	// The words key folds case; "Pay Bill" is not "pay bill" (as for
+	// memories, text.NamesAgree).
+	same = slices.DeleteFunc(same, func(f memory.Fact) bool {
+		return f.SupersededBy != "" || !text.NamesAgree(f.Content, w.Content)
+	})
 	var dup memory.Fact
 	tier := memory.DedupWords
 	if len(same) > 0 {

@@ -59,6 +59,12 @@ func TestFactDuplicates(t *testing.T) {
 		if p := publish(t, facts, ctx, memory.FactWrite{FactID: "logs-b", Content: "Every service logs in XML.", Category: memory.FactConvention}); p.Outcome != memory.WriteOutcomeStored {
 			t.Fatalf("other words: %+v", p)
 		}
+		// The words key folds case, but a name that is also a word is not
+		// the word: "Pay Bill" is not "pay bill".
+		publish(t, facts, ctx, memory.FactWrite{FactID: "pay-bill", Content: "Finance will pay Bill on Friday.", Category: memory.FactConvention})
+		if p := publish(t, facts, ctx, memory.FactWrite{FactID: "pay-the-bill", Content: "Finance will pay bill on Friday.", Category: memory.FactConvention}); p.Outcome != memory.WriteOutcomeStored {
+			t.Fatalf("a name's word in lower case: %+v", p)
+		}
 		if _, err := facts.Retract(ctx, memory.FactRetract{FactID: "logs"}); err != nil {
 			t.Fatal(err)
 		}

@@ -352,6 +352,86 @@ var postgresMigrationSteps = map[string]func(context.Context, *sql.Tx) error{
 		return rekeyDedup(ctx, t, postgresRekey)
 	},
 	"0044_terms_signs_cjk.sql": refillTerms,
+	"0050_dedup_rekey_camel_case.sql": func(ctx context.Context, t *sql.Tx) error {
+		return rekeyDedup(ctx, t, postgresRekey)
+	},
+	"0053_claims_rekey_modifiers.sql": refillClaimsPostgres,
+}
+
+// refillClaimsPostgres is refillClaims on PostgreSQL: the claims of every
+// memory (a shared one's under sharedClaims) and of every active fact
+// deleted and hashed again by the rules as they now are, a page of
+// memories at a time, each page's claims in one statement.
+func refillClaimsPostgres(ctx context.Context, t *sql.Tx) error {
+	if _, err := t.ExecContext(ctx, `DELETE FROM memory_claims`); err != nil {
+		return err
+	}
+	const page = 1000
+	for after := int64(-1); ; {
+		rows, err := t.QueryContext(ctx, `SELECT pk, agent_id, shared, content FROM memories WHERE pk > $1 ORDER BY pk LIMIT $2`, after, page)
+		if err != nil {
+			return err
+		}
+		var agents []string
+		var pks, keys, values []int64
+		n := 0
+		for rows.Next() {
+			var pk int64
+			var agent, content string
+			var shared bool
+			if err := rows.Scan(&pk, &agent, &shared, &content); err != nil {
+				rows.Close()
+				return err
+			}
+			n, after = n+1, pk
+			if shared {
+				agent = sharedClaims
+			}
+			for _, c := range text.ClaimKeys(content) {
+				agents, pks, keys, values = append(agents, agent), append(pks, pk), append(keys, c.Key), append(values, c.Value)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(pks) > 0 {
+			if _, err := t.ExecContext(ctx, `INSERT INTO memory_claims (agent_id, claim, value, memory_pk)
+				SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) ON CONFLICT DO NOTHING`,
+				agents, keys, values, pks); err != nil {
+				return err
+			}
+		}
+		if n < page {
+			break
+		}
+	}
+	if _, err := t.ExecContext(ctx, `DELETE FROM fact_claims`); err != nil {
+		return err
+	}
+	rows, err := t.QueryContext(ctx, `SELECT fact_id, content FROM snapshot WHERE retracted_at IS NULL`)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	var keys, values []int64
+	for rows.Next() {
+		var id, content string
+		if err := rows.Scan(&id, &content); err != nil {
+			rows.Close()
+			return err
+		}
+		for _, c := range text.ClaimKeys(content) {
+			ids, keys, values = append(ids, id), append(keys, c.Key), append(values, c.Value)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return err
+	}
+	_, err = t.ExecContext(ctx, `INSERT INTO fact_claims (claim, value, fact_id)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]) ON CONFLICT DO NOTHING`, keys, values, ids)
+	return err
 }
 
 // refillTerms writes again the terms of every memory and PUBLISH row and

@@ -33,6 +33,14 @@ func TestDistinctMemoriesAreRememberedEndToEnd(t *testing.T) {
 		{"Mark reviews every PR before merge.", "Mark every PR for review before merge."},
 		{"Frank is the on-call lead this week.", "Be frank with the on-call lead this week."},
 		{"Go to the release review on Monday.", "Go release review is on Monday."},
+		// The same words in an order that gives them other roles or
+		// another scope, another voice, a camel-case name, a capital that
+		// names.
+		{"The client calls the server on startup.", "The server calls the client on startup."},
+		{"Only admins can delete logs.", "Admins can only delete logs."},
+		{"The user wants to be called Sam.", "The user wants to call Sam."},
+		{"The helper in utils is named getURL.", "The helper in utils is named getUrl."},
+		{"The NOT gate feeds the latch.", "The not gate feeds the latch."},
 	} {
 		var first, second remembered
 		ann.ok("remember", map[string]any{"content": p[0]}, &first)
@@ -54,6 +62,9 @@ func TestDistinctMemoriesAreRememberedEndToEnd(t *testing.T) {
 		{"NEVER PUSH TO MAIN ON FRIDAYS.", "Never push to main on Fridays."},
 		{"The staging database is Postgres 16.", "the staging database is postgres 16."},
 		{"The upload limit is 10 MB.", "The upload limit is 10MB."},
+		{"Alice manages the platform team.", "The platform team is managed by Alice."},
+		{"After lunch Priya reviews pull requests.", "Priya reviews pull requests after lunch."},
+		{"Do NOT restart the database.", "Do not restart the database."},
 	} {
 		var first, again remembered
 		ann.ok("remember", map[string]any{"content": p[0]}, &first)

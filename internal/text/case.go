@@ -18,7 +18,9 @@ import (
 //     ("NEVER", "NOT", see emphasis);
 //   - a unit after a number written in both cases ("5 Gb" is bits, "5 GB"
 //     bytes; "20 mB", "20 MB"), but for "AM" and "PM" ("10 AM", "10 am");
-//   - an identifier with an underscore and a capital ("MAX_RETRIES");
+//   - an identifier with an underscore and a capital ("MAX_RETRIES"), or in
+//     camel case ("getURL" is not "getUrl");
+//   - a word of emphasis in capitals after a determiner ("the NOT gate");
 //   - a path ("/var/log/App.log", see pathSpans), as file systems have it.
 //
 // A shouted sentence (no lower-case letter, two words or more) is the same
@@ -90,7 +92,8 @@ func keptSpans(rs []rune) [][2]int {
 		shouted := shout(rs, sen, words)
 		for k, w := range words {
 			afterNumber := k > 0 && allDigits(rs[words[k-1][0]:words[k-1][1]])
-			if keepsCase(string(rs[w[0]:w[1]]), afterNumber, shouted) {
+			named := k > 0 && determiners[strings.ToLower(string(rs[words[k-1][0]:words[k-1][1]]))]
+			if keepsCase(string(rs[w[0]:w[1]]), afterNumber, named, shouted) {
 				kept = append(kept, w)
 			}
 		}
@@ -98,15 +101,22 @@ func keptSpans(rs []rune) [][2]int {
 	return append(kept, pathSpans(rs)...)
 }
 
+// determiners are the words after which a word in capitals names a thing
+// rather than stressing one: "the NOT gate" is not "the not gate", though
+// "do NOT restart" is "do not restart".
+var determiners = set("the", "a", "an", "this", "that", "these", "those", "each", "every", "our", "your", "my",
+	"their", "its", "his", "her")
+
 // keepsCase reports whether word w's capitals carry meaning, after a
-// number or not, in a shouted sentence or not.
-func keepsCase(w string, afterNumber, shouted bool) bool {
+// number or not, after a determiner (named) or not, in a shouted sentence
+// or not.
+func keepsCase(w string, afterNumber, named, shouted bool) bool {
 	upper := strings.IndexFunc(w, unicode.IsUpper) >= 0
 	if !upper {
 		return false
 	}
-	if strings.ContainsRune(w, '_') {
-		return true // "MAX_RETRIES"
+	if strings.ContainsRune(w, '_') || camel(w) {
+		return true // "MAX_RETRIES", "getURL" (not "getUrl")
 	}
 	unit := strings.TrimLeftFunc(w, unicode.IsDigit)
 	if unit != w {
@@ -123,7 +133,16 @@ func keepsCase(w string, afterNumber, shouted bool) bool {
 	if shouted || letters < 2 || letters > 5 || unit != strings.ToUpper(unit) || unit != w {
 		return false
 	}
-	return englishWords[lower] && !emphasis[lower]
+	return englishWords[lower] && (!emphasis[lower] || named)
+}
+
+// camel reports whether w is an identifier in camel case: two lower-case
+// letters or more, then a capital ("getURL", "userId", "macOS"), whose
+// case a program keeps. "iOS" and "iPhone" are names, the same in any
+// case.
+func camel(w string) bool {
+	i := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLower(r) })
+	return i >= 2 && unicode.IsUpper([]rune(w[i:])[0])
 }
 
 // NamesAgree reports whether neither text writes as a name, capitalised

@@ -122,7 +122,7 @@ func Contradicts(older, newer string) (Clash, bool) {
 	whole := len(sentences(older)) == 1
 	for _, n := range nc {
 		for _, o := range oc {
-			if o.key != n.key || o.value == n.value || n.also || !sameTime(o, n) || !clashes(o, n) {
+			if o.key != n.key || o.value == n.value || n.also || !sameTime(o, n) || !clashes(o, n) || oneKind(o, n) {
 				continue
 			}
 			c := Clash{Kind: ConflictValue, Slot: o.slot, Older: o.raw, Newer: n.raw, Whole: whole}
@@ -133,6 +133,24 @@ func Contradicts(older, newer string) (Clash, bool) {
 		}
 	}
 	return Clash{}, false
+}
+
+// oneKind reports whether o and n are names of several words that end in
+// the same acronym and differ before it: two things of one kind ("the
+// Python SDK", "the Go SDK"; "the REST API", "the GraphQL API"), as a
+// name before a noun says (see modifies), not a new value of one. A name
+// that ends in a word ("Elm Street", "Oak Street"; "Hillside Nursery")
+// is a place, which a new one replaces.
+func oneKind(o, n claim) bool {
+	if o.slot != "name" || n.slot != "name" || !strings.HasPrefix(o.key, "v|") {
+		return false
+	}
+	a, b := strings.Fields(o.raw), strings.Fields(n.raw)
+	if len(a) < 2 || len(b) < 2 || a[len(a)-1] != b[len(b)-1] {
+		return false
+	}
+	head := a[len(a)-1]
+	return len(head) >= 2 && strings.ToUpper(head) == head && strings.IndexFunc(head, unicode.IsLetter) >= 0
 }
 
 // clashes reports whether claims o and n, of one key and other values,
@@ -198,13 +216,22 @@ type token struct {
 	// (set by contentTokens), or "".
 	count string
 	name  bool // written with a capital inside a sentence (set by contentTokens)
+	past  bool // tells of the past (set by contentOf, see past)
 }
+
+// maxClaimWords is the most words a sentence may have and make claims.
+const maxClaimWords = 200
 
 // claims are the claims content makes, sentence by sentence.
 func claims(content string) []claim {
 	var out []claim
 	for _, s := range sentences(content) {
 		toks := codes(words(s))
+		if len(toks) > maxClaimWords {
+			// No statement a rule can read is this long (minified JSON,
+			// a log line); reading one would take its square.
+			continue
+		}
 		marks := markers(s)
 		var cs []claim
 		cs = append(cs, polarityClaim(toks)...)
@@ -879,6 +906,13 @@ func valueClaims(toks []token) []claim {
 			continue
 		}
 		end := listEnd(toks, i)
+		if modifies(toks, i, end) {
+			// "Ruby owns the IT budget", "Kim runs the Monday standup":
+			// the name says which budget, which standup, and another name
+			// another one, not a new value of the same.
+			i = end - 1
+			continue
+		}
 		a := anchorOf(toks, i)
 		if a < 0 {
 			a = lasting(toks, i)
@@ -937,6 +971,29 @@ func valueClaims(toks []token) []claim {
 	}
 	return append(out, changeClaims(toks, values)...)
 }
+
+// modifies reports whether the value toks[i:end] is a name, a day or a
+// code that a noun follows: it says which thing the noun is ("the QA
+// contact", "the Monday standup", "the EU region lead"), as an adjective
+// would, rather than being the value stated. A number's noun is what it
+// counts ("12 engineers"), and a word of time or manner after a value
+// ("Google now", "Lisbon next week", "Monday morning") is no noun of it.
+func modifies(toks []token, i, end int) bool {
+	if s := toks[i].slot; s != "name" && s != "day" && s != "code" || end >= len(toks) {
+		return false
+	}
+	n := toks[end]
+	w := strings.ToLower(n.raw)
+	return n.slot == "" && !StopWords[n.norm] && !StopWords[w] && !afterValue[w] && !strings.HasSuffix(w, "ly") &&
+		strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) < 0
+}
+
+// afterValue are the words of time, place and manner that may follow a
+// value without being a noun it modifies.
+var afterValue = set("now", "today", "tonight", "tomorrow", "yesterday", "next", "last", "again", "instead",
+	"anymore", "already", "soon", "morning", "mornings", "afternoon", "afternoons", "evening", "evenings", "night",
+	"nights", "noon", "midnight", "time", "too", "as", "well", "either", "though", "permanently", "full-time",
+	"part-time", "remotely", "onsite", "week", "month", "year", "weekend", "weekends")
 
 // changeClaims are the changes a sentence tells of: a verb of change with
 // "to" and a value ("Ann moved to Paris", "the retro has been moved to
@@ -1560,13 +1617,21 @@ func splitWords(s string, ids bool) []string {
 	return out
 }
 
+// maxHandle is the longest channel name or email address handle reads
+// (an address is at most 254 characters).
+const maxHandle = 256
+
 // handle is the length of the channel name ("#ops-alerts") or email
 // address ("ann@x.io") rs starts with, or 0: each is one value, which the
 // marks inside it would otherwise split.
 func handle(rs []rune) int {
 	end := 0
 	for end < len(rs) && !unicode.IsSpace(rs[end]) {
-		end++
+		if end++; end > maxHandle {
+			// No channel or address is this long; reading on from every
+			// word of a text without spaces would take its square.
+			return 0
+		}
 	}
 	for end > 0 && strings.ContainsRune(".,;:!?)]}\"'’", rs[end-1]) {
 		end-- // the sentence's marks after it

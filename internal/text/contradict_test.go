@@ -26,7 +26,15 @@ func TestContradicts(t *testing.T) {
 		{"The Node.js version is 18. It ships with npm.", "The Node.js version is 20.", ConflictValue, "number", false},
 		{"The landlord is Mr. Patel.", "The landlord is Mrs. Greene.", ConflictValue, "name", true},
 		{"The logo is navy blue.", "The logo is bright red.", ConflictValue, "colour", true},
-		{"Alice met Bob on Monday.", "Alice met Carol on Monday.", "", "", false},          // one meets many
+		{"Alice met Bob on Monday.", "Alice met Carol on Monday.", "", "", false}, // one meets many
+		// A name, a day or a code before a noun says which thing it is.
+		{"Ruby owns the IT budget.", "Ruby owns the CI budget.", "", "", false},
+		{"Sky is the QA contact for release 4.", "Sky is the HR contact for release 4.", "", "", false},
+		{"Kim runs the Monday standup.", "Kim runs the Friday standup.", "", "", false},
+		{"Raj maintains the Python SDK.", "Raj maintains the Go SDK.", "", "", false},
+		{"The QA lead is Sky.", "The QA lead is Ruby.", ConflictValue, "name", true},
+		{"Ann works at Google now.", "Ann works at Apple now.", ConflictValue, "name", true},
+		{"The bike shop is on Elm Street.", "The bike shop is on Oak Street.", ConflictValue, "name", true},
 		{"The user bought 3 apples.", "The user bought 5 apples.", "", "", false},          // two purchases
 		{"Anna lives in Rome.", "Marco lives in Milan.", "", "", false},                    // two people
 		{"The meeting is on Tuesday.", "The meeting is on Tuesday at 3pm.", "", "", false}, // more detail

@@ -3,6 +3,7 @@ package text
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -32,9 +33,10 @@ func DedupKeys(content string) (exact, words string) {
 
 // foldedWords are left out of a memory's word key: they change how a
 // statement reads, not what it says. The past of "to be" is not among
-// them: "Dana was the lead" is not "Dana is the lead".
+// them: "Dana was the lead" is not "Dana is the lead"; nor is "been":
+// "Ann has been the lead" is not "Ann has the lead".
 var foldedWords = map[string]bool{"a": true, "an": true, "the": true, "is": true, "are": true, "am": true,
-	"be": true, "been": true}
+	"be": true}
 
 // wordForms fold what differs only in form: "were" says what "was" says.
 var wordForms = map[string]string{"were": "was"}
@@ -74,17 +76,36 @@ func numberUnit(w string) (n, unit string) {
 }
 
 func dedupWords(content string) []string {
+	content = spelledOut(content)
 	orig := []rune(content)
 	rs := []rune(caseFold(content))
 	var out []string
 	start := -1           // where the word being read began
 	sentenceStart := true // no word yet since the sentence began
 	afterColon := false   // the sentence began at a colon
+	opener := ""          // the sentence's first word, in lower case
+	ended := false        // a sentence ended since the last word
+	// boundary keeps where one sentence ends and the next begins: "Don't
+	// deploy. On Friday, run the tests." is not "Don't deploy on Friday.
+	// Run the tests."
+	boundary := func() {
+		if ended && len(out) > 0 {
+			out = append(out, sentenceMark)
+		}
+		ended = false
+	}
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
 		w := string(rs[start:end])
+		boundary()
+		if sentenceStart {
+			opener = ""
+		}
+		if opener == "" && !openerSkips[strings.ToLower(w)] {
+			opener = strings.ToLower(w) // the first word but for "also", "so"...
+		}
 		switch {
 		case identifier(string(orig[start:end])) || strings.IndexFunc(w, unicode.IsDigit) >= 0:
 			// "user_ids", "getUsers", "1.5", "1,000": as written (but for
@@ -143,7 +164,11 @@ func dedupWords(content string) []string {
 		if end, ok := pathAt[i]; ok && start < 0 {
 			// A path is one word, as written: "scripts/deploy/" is not
 			// "deploy/scripts/", nor "/opt/scripts" "/opt/script".
+			boundary()
 			out = append(out, string(orig[i:end]))
+			if sentenceStart || opener == "" {
+				opener = string(orig[i:end]) // "/var/log is full?" asks nothing
+			}
 			sentenceStart, afterColon = false, false
 			i = end - 1
 			continue
@@ -159,8 +184,21 @@ func dedupWords(content string) []string {
 		case r == ':':
 			// "Carlos: the accountant" reads as "Carlos is the accountant".
 			out, sentenceStart, afterColon = append(out, colonMark), true, true
-		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '?' || r == ';' || r == '\n':
-			sentenceStart, afterColon = true, false
+		case r == '?':
+			// A question asks what a statement says: "Is the API
+			// public?" is not "The API is public." A statement with a
+			// question mark ("The printer is on floor 3?") still says it.
+			if questionOpeners[opener] {
+				out = append(out, "?")
+			}
+			sentenceStart, afterColon, ended = true, false, true
+		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '\n':
+			sentenceStart, afterColon, ended = true, false, true
+		case r == ';':
+			sentenceStart, afterColon = true, false // "formatting; ESLint", "formatting, ESLint"
+		case r == '=' && i+1 < len(rs) && rs[i+1] == '>':
+			out = append(out, "=>") // an arrow, not "x >"
+			i++
 		case r == '=':
 			// "x = y" reads as "x: y", but "<=", ">=", "!=", "==" are signs.
 			if i > 0 && strings.ContainsRune("<>!=", rs[i-1]) && len(out) > 0 {
@@ -172,6 +210,8 @@ func dedupWords(content string) []string {
 			out = append(out, "!") // of "!="
 		case sign(r):
 			out = append(out, string(r))
+		case (r == '–' || r == '−') && i+1 < len(rs) && (unicode.IsDigit(rs[i+1]) || sign(rs[i+1])) && !alnum(i-1):
+			out = append(out, "-") // a minus written as a dash: "–$250", "−5°C"
 		case r == '-' && !(alnum(i-1) && alnum(i+1)) && (alnum(i-1) || alnum(i+1) || i+1 < len(rs) && sign(rs[i+1])):
 			// A minus ("-4") or a trailing sign ("A-"), not a hyphen
 			// ("read-only", "2026-03-01"), which folds like a space.
@@ -181,6 +221,20 @@ func dedupWords(content string) []string {
 	flush(len(rs))
 	return settle(out)
 }
+
+// sentenceMark stands between two sentences in a words key.
+const sentenceMark = "\x06"
+
+// openerSkips are the words before a question's auxiliary that do not
+// make it a statement: "Also, is the cache warm?"
+var openerSkips = set("also", "so", "and", "but", "then", "now", "ok", "okay", "well", "hey", "again", "still")
+
+// questionOpeners are the words a question opens with: an auxiliary or a
+// question word.
+var questionOpeners = set("is", "are", "am", "was", "were", "do", "does", "did", "have", "has", "had", "can",
+	"could", "will", "would", "shall", "should", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't",
+	"don't", "doesn't", "didn't", "haven't", "hasn't", "can't", "won't", "wouldn't", "shouldn't", "who", "whom",
+	"whose", "what", "which", "when", "where", "why", "how")
 
 // Marks on the words appendWord adds, settled once the next word is known.
 const (
@@ -268,9 +322,11 @@ func appendName(out []string, w string) []string {
 
 // singular drops a plural (or third-person) s from a word of more than
 // three letters, but not from -ss, -us or -is, nor from an -s noun of a
-// meaning of its own ("news", "customs").
+// meaning of its own ("news", "customs"), nor from a verb whose past is
+// its plain form ("Ann sets the agenda" is now, "Ann set the agenda" may
+// be the past, see sameInPast).
 func singular(w string) string {
-	if ownPlurals[w] {
+	if ownPlurals[w] || sameInPast[strings.TrimSuffix(w, "s")] {
 		return w
 	}
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
@@ -278,3 +334,27 @@ func singular(w string) string {
 	}
 	return w
 }
+
+// sameInPast are the verbs whose past is written as their plain form:
+// "sets" and "set", "reads" and "read" may be now and then.
+var sameInPast = set("set", "cut", "put", "read", "hit", "let", "shut", "cost", "hurt", "quit", "spread", "split",
+	"bet", "cast", "burst", "broadcast", "forecast", "upset", "fit", "rid", "shed", "thrust", "beat", "bid")
+
+// spelledOut is s with what is written two ways written one way: a
+// contraction of "are", "am", "have" or "will" spelled out ("We're" is "We
+// are"), "&" between words as "and", and "percent" after a number as "%".
+func spelledOut(s string) string {
+	s = contraction.ReplaceAllStringFunc(s, func(m string) string {
+		i := strings.IndexAny(m, "'’")
+		return m[:i] + " " + contracted[strings.ToLower(m[i+len(string([]rune(m[i:])[0])):])]
+	})
+	s = ampersand.ReplaceAllString(s, "${1}and${2}")
+	return percent.ReplaceAllString(s, "${1}%")
+}
+
+var (
+	contraction = regexp.MustCompile(`(?i)\b\pL+['’](re|m|ve|ll)\b`)
+	contracted  = map[string]string{"re": "are", "m": "am", "ve": "have", "ll": "will"}
+	ampersand   = regexp.MustCompile(`(\s)&(\s)`)
+	percent     = regexp.MustCompile(`(?i)(\d)\s*(?:percent|per cent)\b`)
+)

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -27,6 +28,11 @@ func TestDedupKeys(t *testing.T) {
 		{"THE DEPLOY WINDOW IS FRIDAY.", "The deploy window is Friday."},
 		{"The budget is $1,000.", "The budget is $1000."},
 		{"Never force-push to main.", "NEVER force-push to main."},
+		{"Do NOT restart the database.", "Do not restart the database."},
+		{"Run ALL the tests.", "Run all the tests."},
+		{"The printer is on floor 3?", "The printer is on floor 3."},
+		{"We're on call; they've left.", "We are on call; they have left."},
+		{"Test coverage must stay above 80 percent.", "Test coverage must stay above 80%."},
 		{"All timestamps are UTC.", "All timestamps are utc."},
 		{"The call is at 10 am.", "The call is at 10 AM."},
 		{"Ann has two cats.", "Ann has two cat."},
@@ -72,6 +78,19 @@ func TestDedupKeys(t *testing.T) {
 		{"The on-call engineer is Luca.", "The on-call engineer is Lucas."},
 		{"Account balance is -$250.", "Account balance is $250."},
 		{"Ann works on the internal API.", "Ann works on the international API."},
+		// A camel-case identifier keeps its case; so does a word of
+		// emphasis in capitals after a determiner, which names a thing.
+		{"The helper function in utils is named getURL.", "The helper function in utils is named getUrl."},
+		{"The NOT gate feeds the latch.", "The not gate feeds the latch."},
+		{"Is the API public?", "The API is public."},
+		{"Ann has been the lead.", "Ann has the lead."},
+		{"The team cut costs.", "The team cuts costs."},
+		{"Use http://example.com for the docs.", "Use https://example.com for the docs."},
+		{"Don't deploy. On Friday, run the tests.", "Don't deploy on Friday. Run the tests."},
+		{"The account balance is –$250.", "The account balance is $250."},
+		{"Rename old_id => new_id.", "Rename old_id > new_id."},
+		{"Also, is the cache warm?", "Also, the cache is warm."},
+		{"The user reads the news.", "The user read the news."},
 		// Issue 22: a number's separators, a meaningful capital, an -s
 		// noun of its own and an identifier tell memories apart.
 		{"The ratio is 1,5.", "The ratio is 15."},
@@ -169,5 +188,21 @@ func TestNamesAgree(t *testing.T) {
 		if got := NamesAgree(c.b, c.a); got != c.agree {
 			t.Errorf("NamesAgree(%q, %q) = %v, want %v", c.b, c.a, got, c.agree)
 		}
+	}
+}
+
+// BenchmarkKeysWithoutSpaces derives every key a write needs (dedup keys,
+// meaning key, claims) of 32 KiB without a space, as minified JSON or a
+// list of paths is: each must read it once, not once a word.
+func BenchmarkKeysWithoutSpaces(b *testing.B) {
+	for name, unit := range map[string]string{"paths": "src/", "dots": "a.", "csv": "alpha,beta,", "json": `{"id":7,"tags":["a","b"]},`} {
+		in := strings.Repeat(unit, 32*1024/len(unit))
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				DedupKeys(in)
+				MeaningKey(in)
+				ClaimKeys(in)
+			}
+		})
 	}
 }

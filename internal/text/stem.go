@@ -312,7 +312,7 @@ var ownPlurals = withAmerican(set(strings.Fields(`news glasses spectacles arms g
 	grounds futures securities shorts briefs trousers scissors pliers surroundings belongings outskirts
 	whereabouts thanks clothes lodgings valuables riches physics politics economics mathematics ethics
 	logistics analytics electronics mechanics athletics genetics linguistics statistics acoustics
-	aesthetics optics robotics semantics dynamics particulars honors honours`)...))
+	aesthetics optics robotics semantics dynamics particulars honors honours https`)...))
 
 // withAmerican adds to a set of words each one's American spelling.
 func withAmerican(words map[string]bool) map[string]bool {
