@@ -1734,8 +1734,9 @@ func value(raw []string, i int, lw string, next func(int) string) (token, int, b
 		}
 	}
 	if c := strings.IndexAny(lw, "$€£¥"); c == 0 {
-		if n, ok := number(lw[len(string([]rune(lw)[0])):]); ok {
-			return token{norm: n, raw: w, slot: "amount"}, 1, true
+		sign := string([]rune(lw)[0])
+		if n, ok := number(lw[len(sign):]); ok {
+			return token{norm: sign + n, raw: w, slot: "amount"}, 1, true
 		}
 	}
 	if o, ok := ordinal(lw); ok {
@@ -1756,8 +1757,9 @@ func value(raw []string, i int, lw string, next func(int) string) (token, int, b
 		if next(1) == "years" && next(2) == "old" || next(1) == "year" && next(2) == "old" {
 			return token{norm: n, raw: strings.Join(raw[i:i+3], " "), slot: "number"}, 3, true // "33 years old" is "33"
 		}
-		if currencies[next(1)] {
-			return token{norm: n, raw: w + " " + raw[i+1], slot: "amount"}, 2, true
+		if sign := currencies[next(1)]; sign != "" {
+			// "500 EUR" is "€500", not "500 USD".
+			return token{norm: sign + n, raw: w + " " + raw[i+1], slot: "amount"}, 2, true
 		}
 		if next(1) == "percent" {
 			return token{norm: n, raw: w + " " + raw[i+1], slot: "percent"}, 2, true
@@ -2022,5 +2024,7 @@ var colours = map[string]string{"red": "red", "orange": "orange", "yellow": "yel
 
 var shades = map[string]bool{"bright": true, "dark": true, "light": true, "pale": true, "navy": true}
 
-var currencies = map[string]bool{"dollars": true, "dollar": true, "usd": true, "euros": true, "euro": true,
-	"eur": true, "pounds": true, "gbp": true, "yen": true, "francs": true, "chf": true, "kroner": true, "krona": true}
+// currencies are the words of money after a number, each with the sign
+// it is written with: "500 euros" is "€500", "500 USD" is not "500 EUR".
+var currencies = map[string]string{"dollars": "$", "dollar": "$", "usd": "$", "euros": "€", "euro": "€", "eur": "€",
+	"pounds": "£", "gbp": "£", "yen": "¥", "jpy": "¥", "francs": "chf", "chf": "chf", "kroner": "kr", "krona": "kr"}

@@ -20,6 +20,8 @@ func TestContradicts(t *testing.T) {
 		{"Tom has 2 kids.", "Tom has three kids.", ConflictValue, "number", true},
 		{"The budget is $5,000.", "The budget is $7,500.", ConflictValue, "amount", true},
 		{"The budget is $5,000.", "The budget is $5000.", "", "", false},
+		{"The budget is 500 EUR.", "The budget is 500 USD.", ConflictValue, "amount", true},
+		{"The budget is 500 euros.", "The budget is €500.", "", "", false},
 		{"Rent is due on March 3rd.", "Rent is due on 5 March.", ConflictValue, "date", true},
 		{"Ravi is 28.", "Ravi is 33 years old.", ConflictValue, "number", true},
 		{"Our database runs PostgreSQL 14.", "Our database runs PostgreSQL 16.", ConflictValue, "name", true},

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DedupKeys are the keys remember finds a repeated memory by: Exact, the
@@ -80,11 +81,15 @@ func dedupWords(content string) []string {
 	orig := []rune(content)
 	rs := []rune(caseFold(content))
 	var out []string
-	start := -1           // where the word being read began
-	sentenceStart := true // no word yet since the sentence began
-	afterColon := false   // the sentence began at a colon
-	opener := ""          // the sentence's first word, in lower case
-	ended := false        // a sentence ended since the last word
+	start := -1              // where the word being read began
+	sentenceStart := true    // no word yet since the sentence began
+	afterColon := false      // the sentence began at a colon
+	opener := ""             // the sentence's first word, in lower case
+	ended := false           // a sentence ended since the last word
+	listed := map[int]bool{} // the commas between names in a list (see nameComma)
+	for _, m := range nameComma.FindAllStringSubmatchIndex(content, -1) {
+		listed[utf8.RuneCountInString(content[:m[2]])] = true
+	}
 	// boundary keeps where one sentence ends and the next begins: "Don't
 	// deploy. On Friday, run the tests." is not "Don't deploy on Friday.
 	// Run the tests."
@@ -194,6 +199,10 @@ func dedupWords(content string) []string {
 			sentenceStart, afterColon, ended = true, false, true
 		case r == '.' || r == '!' && !(i+1 < len(rs) && rs[i+1] == '=') || r == '\n':
 			sentenceStart, afterColon, ended = true, false, true
+		case r == ',' && listed[i]:
+			// A comma between two names parts two people: "Invite Dana,
+			// Lee and Kim" is not "Invite Dana Lee and Kim".
+			out = append(out, ",")
 		case r == ';':
 			sentenceStart, afterColon = true, false // "formatting; ESLint", "formatting, ESLint"
 		case r == '=' && i+1 < len(rs) && rs[i+1] == '>':

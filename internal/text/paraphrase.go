@@ -111,6 +111,9 @@ func contentOf(text string) content {
 		if n := len(toDeterminer.FindAllStringIndex(s, -1)); n > 0 {
 			c.relations["to"] += n
 		}
+		if n := len(nameComma.FindAllStringIndex(s, -1)); n > 0 {
+			c.counts["name,name"] += n // "Dana, Lee and Kim" is three people, "Dana Lee and Kim" two
+		}
 		for _, w := range splitWords(s, true) {
 			if w = strings.ToLower(w); unsaid[w] {
 				c.counts["said:"+w]++ // "Ann also reviews PRs" is not "Ann reviews PRs"
@@ -852,6 +855,11 @@ var phraseOpeners = foldSet("with", "for", "in", "on", "at", "of", "as", "about"
 	"above", "below", "before", "after", "between", "since", "until", "during", "via", "per", "within", "without",
 	"across", "through", "throughout", "near", "around", "behind", "beside", "every", "each", "when", "whenever",
 	"if", "while", "unless", "because", "once")
+
+// nameComma is a comma between two words with capitals in a list, one
+// an "and" or "or" closes later in the sentence: "Invite Dana, Lee and
+// Kim" (but not "In Slack, Omar prefers DMs").
+var nameComma = regexp.MustCompile(`\p{Lu}\pL*(,)\s+\p{Lu}[^.!?;]*\b(?:and|or)\b`)
 
 // clauseWords open a clause inside a sentence.
 var clauseWords = set("who", "whom", "whose", "which", "that")

@@ -117,6 +117,9 @@ func TestRestates(t *testing.T) {
 		{"The user's hobbies are chess and rock climbing.", "The user's hobbies are rock climbing and chess.", true},
 		{"Deploy when the build passes.", "When the build passes, deploy.", true},
 		{"The dashboard updates automatically.", "The dashboard automatically updates.", true},
+		{"The monthly cloud budget is 500 EUR.", "The monthly cloud budget is 500 USD.", false},
+		{"Invite Dana, Lee and Kim Park to the review.", "Invite Dana Lee and Kim Park to the review.", false},
+		{"Ann, Bob and Chloe review the PRs.", "Ann, Bob, and Chloe review the PRs.", true},
 		// The same content words related by other function words.
 		{"Mark reviews every PR before merge.", "Mark every PR for review before merge.", false},
 		{"Frank is the on-call lead this week.", "Be frank with the on-call lead this week.", false},

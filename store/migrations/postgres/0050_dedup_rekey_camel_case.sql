@@ -3,11 +3,13 @@
 -- emphasis in capitals after a determiner, which names a thing ("the NOT
 -- gate" is not "the not gate"; "do NOT restart" still is "do not
 -- restart"). The words key keeps a question's mark ("Is the API public?"
--- is not "The API is public.") and "been" ("Ann has been the lead" is not
--- "Ann has the lead"); and the words and meaning keys read "We're" as "We
--- are", "&" between words as "and", "80 percent" as "80%". The exact,
--- words and meaning keys of memories, and the words key of facts, that
--- hold such words were derived by the earlier rules. All Go (rekeyDedup,
--- as 0048): every key derived again by the rules as they are now. The
--- claims are unchanged.
+-- is not "The API is public."), "been" ("Ann has been the lead" is not
+-- "Ann has the lead"), where a sentence ends, a comma between names in a
+-- list, a dash as a minus and "=>"; the words and meaning keys read
+-- "We're" as "We are", "&" between words as "and", "80 percent" as "80%",
+-- and an amount with its currency ("500 EUR" is "€500", not "500 USD").
+-- The exact, words and meaning keys of memories, and the words key of
+-- facts, that hold such words were derived by the earlier rules. All Go
+-- (rekeyDedup, as 0048): every key derived again by the rules as they are
+-- now. The claims are unchanged (0053 hashes them again).
 SELECT 1;
