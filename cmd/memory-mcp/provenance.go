@@ -59,10 +59,12 @@ func (c *Config) databaseSource() string {
 
 // urlError adds to err, a PostgreSQL URL's refusal, where the URL came
 // from: the store's messages say what to correct "in the URL", and only
-// the command knows which setting gave it. The error keeps its code.
+// the command knows which setting gave it. The error keeps its code. A
+// refusal that is not the URL's ("written by a newer memory-mcp") is
+// left as it is.
 func urlError(err error, source string) error {
-	if err == nil {
-		return nil
+	if err == nil || !strings.Contains(err.Error(), "URL") {
+		return err
 	}
 	if code := memory.ErrorCode(err); code != memory.EINTERNAL {
 		return memory.Errorf(code, "%s (the URL is from %s)", memory.ErrorMessage(err), source)

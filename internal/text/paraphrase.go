@@ -74,9 +74,6 @@ type content struct {
 	cleft  bool
 	counts map[string]int // values, signs, negations and marks, by kind
 	orient map[string][]string
-	// passive reports a "by", which lets the doer come last ("the team is
-	// managed by Alice").
-	passive bool
 	// relations counts the function words that carry a relation (see
 	// relations), and "to" where it is a preposition.
 	relations map[string]int
@@ -187,7 +184,6 @@ func contentOf(text string) content {
 			if past(toks, i) {
 				c.counts["past"]++ // "worked at Stripe" is not "works at Stripe"
 			}
-			c.passive = c.passive || t.norm == "by" && t.slot == ""
 			if t.slot == "" && relations[t.norm] && !beforeValue(toks, i) {
 				c.relations[t.norm]++
 				if i == 0 && framing.MatchString(s) {
