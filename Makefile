@@ -85,6 +85,8 @@ fuzz: ## run each fuzz target for a short while
 	$(GO) test -run '^$$' -fuzz FuzzParseWriteAccess -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzBlockEdit -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzContradicts -fuzztime 30s ./internal/text
+	$(GO) test -run '^$$' -fuzz FuzzRestates -fuzztime 30s -fuzzminimizetime 5s ./internal/text
+	$(GO) test -run '^$$' -fuzz FuzzDedupKeys -fuzztime 30s -fuzzminimizetime 5s ./internal/text
 	$(GO) test -run '^$$' -fuzz FuzzPromoteNote -fuzztime 30s -fuzzminimizetime 10s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzLLMOutput -fuzztime 30s ./promotion
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime 30s ./store
