@@ -497,14 +497,7 @@ func TestDedupRekeyMigration(t *testing.T) {
 			`UPDATE snapshot SET words_key = 'old'`)
 	}
 	check := func(t *testing.T, db *store.DB) {
-		for _, content := range []string{it, budget} {
-			exact, words := text.DedupKeys(content)
-			var e, w, m string
-			if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+ids[content]+`'`).Scan(&e, &w, &m); err != nil ||
-				e != exact || w != words || m != text.MeaningKey(content) {
-				t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
-			}
-		}
+		checkRekeyed(t, db, ids)
 		var fw string
 		if _, words := text.DedupKeys("The news team owns the homepage."); db.SQL().QueryRow(`SELECT words_key FROM snapshot WHERE fact_id = 'news'`).Scan(&fw) != nil || fw != words {
 			t.Errorf("the fact's words key %q, want it derived again", fw)
@@ -535,14 +528,7 @@ func TestDedupRekeyPathsUnitsMigration(t *testing.T) {
 		exec(t, old, `UPDATE memories SET exact_key = 'old', words_key = 'old', meaning_key = 'old'`)
 	}
 	check := func(t *testing.T, db *store.DB) {
-		for _, content := range []string{limit, scripts} {
-			exact, words := text.DedupKeys(content)
-			var e, w, m string
-			if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+ids[content]+`'`).Scan(&e, &w, &m); err != nil ||
-				e != exact || w != words || m != text.MeaningKey(content) {
-				t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
-			}
-		}
+		checkRekeyed(t, db, ids)
 		s := store.NewMemoryService(db, nil)
 		if r := rememberOutcome(t, s, ann, memory.EntryWrite{Content: "The upload limit is 10MB."}); r.Outcome != memory.WriteOutcomeDuplicate {
 			t.Errorf("a repeat of a memory from before the upgrade: %s (tier %q)", r.Outcome, r.Tier)
@@ -572,14 +558,7 @@ func TestDedupRekeyCamelCaseMigration(t *testing.T) {
 		}
 	}
 	check := func(t *testing.T, db *store.DB) {
-		for _, content := range []string{helper, gate} {
-			exact, words := text.DedupKeys(content)
-			var e, w, m string
-			if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+ids[content]+`'`).Scan(&e, &w, &m); err != nil ||
-				e != exact || w != words || m != text.MeaningKey(content) {
-				t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
-			}
-		}
+		checkRekeyed(t, db, ids)
 		s := store.NewMemoryService(db, nil)
 		for content, want := range map[string]memory.WriteOutcome{
 			"The helper is named getURL!":   memory.WriteOutcomeDuplicate,
@@ -593,6 +572,20 @@ func TestDedupRekeyCamelCaseMigration(t *testing.T) {
 		}
 	}
 	onUpgrade(t, "0050", setup, check)
+}
+
+// checkRekeyed checks that each memory of ids (by content) has the exact,
+// words and meaning keys the rules now derive from its content.
+func checkRekeyed(t *testing.T, db *store.DB, ids map[string]string) {
+	t.Helper()
+	for content, id := range ids {
+		exact, words := text.DedupKeys(content)
+		var e, w, m string
+		if err := db.SQL().QueryRow(`SELECT exact_key, words_key, meaning_key FROM memories WHERE id = '`+id+`'`).Scan(&e, &w, &m); err != nil ||
+			e != exact || w != words || m != text.MeaningKey(content) {
+			t.Errorf("%q: keys %q %q %q (%v), want them derived again", content, e, w, m, err)
+		}
+	}
 }
 
 // onUpgrade runs setup on a store migrated up to before migration, on
